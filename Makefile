@@ -1,0 +1,101 @@
+# berth - build, test, fuzz.
+#
+#   make            build/berth and build/libberth.a (optimised, warnings are errors)
+#   make test       every test tier under ASan + UBSan; ends with "N passed, N failed"
+#   make valgrind   the unit tests under valgrind (no sanitizers)
+#   make fuzz       longer fuzz runs (FUZZ_SECONDS each, default 60)
+#   make demo       the main job on the local backend (see README)
+
+CC       ?= cc
+PKGS     := libfyaml
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+WARN     := -Wall -Wextra -Werror -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
+            -Wmissing-prototypes -Wvla -Wnull-dereference -Wimplicit-fallthrough \
+            -Wno-unused-parameter
+CPPFLAGS := -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='"$(VERSION)"' \
+            $(shell pkg-config --cflags $(PKGS))
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 $(WARN) -fno-strict-aliasing
+LDLIBS   := $(shell pkg-config --libs $(PKGS))
+
+LIB_SRC  := $(wildcard src/*.c)
+CLI_SRC  := $(wildcard cli/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+HEADERS  := $(wildcard include/berth/*.h)
+
+B  := build
+BT := build/test
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all test unit golden headers fuzz fuzz-smoke valgrind demo clean bench
+all: $(B)/berth $(B)/libberth.a
+
+# ---- optimised build ------------------------------------------------------
+$(B)/obj/%.o: %.c | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libberth.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
+	$(AR) rcs $@ $^
+
+$(B)/berth: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libberth.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B):
+	@mkdir -p $@
+
+# ---- test build: ASan + UBSan, fault injection ---------------------------
+TCFLAGS := -O1 -g $(SAN) -std=c11 $(WARN) -DBERTH_FAULT_INJECTION
+$(BT)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(TCFLAGS) -MMD -MP -c $< -o $@
+
+$(BT)/libberth.a: $(LIB_SRC:%.c=$(BT)/obj/%.o)
+	$(AR) rcs $@ $^
+
+$(BT)/berth: $(CLI_SRC:%.c=$(BT)/obj/%.o) $(BT)/libberth.a
+	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BT)/%: $(BT)/obj/tests/unit/%.o $(BT)/obj/tests/unit/t.o $(BT)/libberth.a
+	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS)
+
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BT)/%)
+
+# every public header must compile on its own (C11, pedantic)
+$(BT)/headers.ok: $(HEADERS)
+	@mkdir -p $(BT)
+	@for h in $(HEADERS); do \
+	  printf '#include "%s"\n#include "%s"\nint main(void){return 0;}\n' $${h#include/} $${h#include/} > $(BT)/hdr.c; \
+	  $(CC) -Iinclude -std=c11 $(WARN) -fsyntax-only $(BT)/hdr.c || { echo "header $$h does not compile alone"; exit 1; }; \
+	done; touch $@
+
+test: $(UNIT_BIN) $(BT)/berth $(BT)/headers.ok fuzz-build
+	@tests/run.sh $(BT)
+
+valgrind: CFLAGS := -O0 -g
+valgrind: $(B)/berth
+	@BERTH_VALGRIND=1 tests/run.sh $(BT) --valgrind
+
+# ---- fuzzing (clang libFuzzer) --------------------------------------------
+FUZZ_CC    := clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(CPPFLAGS)
+FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BT)/%,$(wildcard tests/fuzz/fuzz_*.c))
+$(BT)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(wildcard src/*.h) $(HEADERS)
+	@mkdir -p $(BT)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+fuzz-build: $(FUZZ_BIN)
+FUZZ_SECONDS ?= 60
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p $(BT)/corpus/$$n; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 $(BT)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
+
+demo: all
+	@scripts/demo.sh
+
+bench: all
+	@echo "benchmarks: see bench/README.md"
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,122 @@
+/*
+ * main.c - berth's entry point: global flags, help, dispatch to cmd_<verb>.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "berth/berth.h"
+#include "cli.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const char usage_help[] =
+	"usage: berth help [VERB]\n"
+	"\n"
+	"Shows the list of verbs, or the full help of one verb.\n";
+
+static const char usage_version[] =
+	"usage: berth version\n"
+	"\n"
+	"Prints berth's version (also: berth --version).\n";
+
+static const cli_verb verbs[] = {
+	{"validate", cmd_validate, "check run specs without running them", usage_validate},
+	{"help", cmd_help, "show help for berth or one of its verbs", usage_help},
+	{"version", cmd_version, "print the version", usage_version},
+};
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: berth [--version] [--help] VERB [ARGS...]\n"
+		"\n"
+		"berth runs AI workloads with the hardware they declare.\n"
+		"\n"
+		"verbs:\n");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(out,
+		"\n"
+		"'berth help VERB' shows the options of a verb.\n"
+		"exit status: 0 success, 2 invalid input (spec, policy, flags), 1 anything else.\n");
+}
+
+static const cli_verb *find_verb(const char *name)
+{
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(verbs[i].name, name) == 0)
+			return &verbs[i];
+	return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_usage(stdout);
+		return 0;
+	}
+	const cli_verb *v = find_verb(argv[1]);
+	if (!v) {
+		cli_error("no verb \"%s\" (see 'berth help')", argv[1]);
+		return 2;
+	}
+	fputs(v->usage, stdout);
+	return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("berth %s\n", berth_version());
+	return 0;
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("berth: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_report(const berth_error *err)
+{
+	char line[1024];
+	for (size_t i = 0; i < berth_error_count(err); i++) {
+		const berth_problem *p = berth_error_get(err, i);
+		size_t n = berth_problem_format(p, line, sizeof(line));
+		fputs(line, stderr);
+		if (n >= sizeof(line))
+			fputs("...", stderr);
+		fputc('\n', stderr);
+	}
+	return berth_code_exit_status(berth_error_code(err));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cmd_version(argc - 1, argv + 1);
+	const cli_verb *v = find_verb(argv[1]);
+	if (!v) {
+		cli_error("unknown verb \"%s\" (see 'berth help')", argv[1]);
+		return 2;
+	}
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(v->usage, stdout);
+			return 0;
+		}
+	return v->fn(argc - 1, argv + 1);
+}

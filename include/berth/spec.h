@@ -1,0 +1,209 @@
+/*
+ * berth/spec.h - the run spec: what a user asks for (runspec.md section 1).
+ *
+ * berth_spec_parse() reads YAML 1.2 or JSON (one or many documents, one run
+ * each) into typed structs, accepting every spelling the user documentation
+ * shows: a resource as a string, an integer or {requests, limits};
+ * node_selector as [{key, value}] or a map; fs_group as 8877 or "8877".
+ * It then checks every rule that needs no platform policy, and reports all
+ * problems of all documents at once, each with file, line, column and key
+ * path ("train.yaml:12:10: resources.mem.requests: \"32Gb\" is not a
+ * quantity: ...").
+ *
+ * Every value keeps the position it was written at; `set` (or a non-NULL
+ * string) tells whether the user wrote it. A berth_spec_set owns all memory
+ * reachable from it, including the berth_node trees it points to.
+ */
+#ifndef BERTH_SPEC_H
+#define BERTH_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "berth/error.h"
+#include "berth/node.h"
+#include "berth/quantity.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct berth_str {
+	const char *s;  /* NULL when not given */
+	berth_pos pos;
+} berth_str;
+
+typedef struct berth_int {
+	int64_t v;
+	berth_pos pos;
+	bool set;
+} berth_int;
+
+typedef struct berth_qty {
+	berth_quantity q;
+	berth_pos pos;
+	bool set;
+} berth_qty;
+
+typedef struct berth_strlist {
+	berth_str *items;
+	size_t n;
+	berth_pos pos;
+	bool set;
+} berth_strlist;
+
+/* A key/value entry: node_selector, labels (maps), envs ({name, value}). */
+typedef struct berth_kv {
+	berth_str key;
+	berth_str value;
+	berth_pos pos;
+} berth_kv;
+
+typedef struct berth_kvlist {
+	berth_kv *items;
+	size_t n;
+	berth_pos pos;
+	bool set;
+} berth_kvlist;
+
+typedef enum berth_action {
+	BERTH_ACTION_JOB = 0,  /* the default */
+	BERTH_ACTION_SERVE,
+	BERTH_ACTION_DEPLOY,
+	BERTH_ACTION_CRONJOB,
+} berth_action;
+
+typedef enum berth_preemption {
+	BERTH_PREEMPTION_UNSET = 0,
+	BERTH_PREEMPTION_ALLOW,
+	BERTH_PREEMPTION_CONSTRAIN,
+	BERTH_PREEMPTION_PREVENT,
+	BERTH_PREEMPTION_NONE,
+} berth_preemption;
+
+typedef enum berth_volume_type {
+	BERTH_VOLUME_PVC = 0,        /* persistent_volume_claim: a new PVC per run */
+	BERTH_VOLUME_EMPTY_DIR,      /* empty_dir */
+	BERTH_VOLUME_CONFIG_MAP,     /* config_map: an existing ConfigMap (pre-existing) */
+	BERTH_VOLUME_SECRET,         /* secret: a platform secret as files */
+	BERTH_VOLUME_SHARED,         /* shared_volume: an existing PVC (pre-existing) */
+} berth_volume_type;
+
+/* One resource: requests and limits. */
+typedef struct berth_resource {
+	berth_qty requests;
+	berth_qty limits;
+	berth_pos pos;
+} berth_resource;
+
+typedef struct berth_resources {
+	berth_resource cpu, mem, gpu, disk;
+	berth_str gpu_type;  /* extended resource name, e.g. nvidia.com/gpu */
+	berth_pos pos;
+	bool set;
+} berth_resources;
+
+typedef struct berth_volume {
+	berth_volume_type type;
+	berth_str type_name;     /* volume_type as written */
+	berth_str name;
+	berth_str mount_path;
+	berth_qty size;          /* spec.size: pvc, empty_dir */
+	berth_str storage_class; /* spec.storage_class: pvc */
+	berth_str access_mode;   /* spec.access_mode: pvc */
+	berth_str medium;        /* spec.medium: empty_dir */
+	berth_str ref;           /* spec.name (config_map, secret), spec.claim_name (shared_volume) */
+	berth_pos pos;
+} berth_volume;
+
+typedef struct berth_toleration {
+	berth_str key, op, value, effect; /* op: "operator" */
+	berth_int seconds;                /* tolerationSeconds */
+	berth_pos pos;
+} berth_toleration;
+
+typedef struct berth_port {
+	berth_str name;
+	berth_int port;
+	berth_int target_port;     /* a number ... */
+	berth_str target_port_name; /* ... or a named container port */
+	berth_str protocol;
+	berth_int node_port;
+	berth_pos pos;
+} berth_port;
+
+typedef struct berth_function {
+	berth_str ref;  /* function: NAME, a function registered on the server */
+	berth_str name, image, image_pull_policy;
+	berth_strlist command, args;
+	berth_pos pos;
+	bool set;
+} berth_function;
+
+typedef struct berth_spec {
+	const char *file;   /* as given to berth_spec_parse */
+	size_t doc;         /* 0-based index of the document in the file */
+	berth_pos pos;
+	berth_str project;  /* default "default" */
+	berth_str name;     /* default: the function name */
+	berth_function function;
+	berth_action action;
+	berth_str action_name;
+	berth_str schedule;
+	berth_str profile;
+	berth_resources resources;
+	berth_volume *volumes;
+	size_t nvolumes;
+	berth_pos volumes_pos;
+	berth_kvlist node_selector;
+	const berth_node *affinity;   /* a Kubernetes Affinity, validated; NULL if unset */
+	berth_toleration *tolerations;
+	size_t ntolerations;
+	berth_pos tolerations_pos;
+	berth_strlist secrets;
+	berth_kvlist envs;
+	berth_int fs_group, run_as_user, run_as_group;
+	berth_str priority_class;
+	berth_preemption preemption_mode;
+	berth_str preemption_name;
+	berth_int replicas, min_replicas, max_replicas;
+	berth_str service_type;
+	berth_port *ports;
+	size_t nports;
+	berth_pos service_pos;
+	berth_kvlist labels;
+	berth_strlist args;           /* overrides function.args */
+	const berth_node *inputs;     /* a map; given to the process as JSON */
+	berth_int timeout;            /* seconds */
+	berth_int retries;
+} berth_spec;
+
+typedef struct berth_spec_set berth_spec_set;
+
+/*
+ * Parses and validates every document of data (len bytes) into *out.
+ * name is the file name used in messages ("-" or "<stdin>" for a stream).
+ * Returns 0 when every run is valid (*err may then hold warnings), or a
+ * negative code with every problem in *err; *out is NULL on failure.
+ */
+int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
+		     berth_error **err);
+
+/* Reads path ("-": standard input) and parses it as berth_spec_parse. */
+int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **err);
+
+size_t berth_spec_set_count(const berth_spec_set *set);
+const berth_spec *berth_spec_set_get(const berth_spec_set *set, size_t i);
+void berth_spec_set_free(berth_spec_set *set);
+
+/* Names of enumerations, as written in a spec ("job", "prevent", ...). */
+const char *berth_action_name(berth_action a);
+const char *berth_preemption_name(berth_preemption p);
+const char *berth_volume_type_name(berth_volume_type t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

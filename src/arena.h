@@ -1,0 +1,21 @@
+/*
+ * arena.h - a bump allocator: everything a parsed spec holds lives in one
+ * arena and goes with it in one free.
+ */
+#ifndef BERTH_ARENA_H
+#define BERTH_ARENA_H
+
+#include <stddef.h>
+
+typedef struct berth_arena berth_arena;
+
+berth_arena *berth_arena_new(void);
+void berth_arena_free(berth_arena *a);
+/* 16-byte aligned, zeroed; NULL on allocation failure. */
+void *berth_arena_alloc(berth_arena *a, size_t n);
+char *berth_arena_strndup(berth_arena *a, const char *s, size_t n);
+char *berth_arena_strdup(berth_arena *a, const char *s);
+/* Bytes handed out so far. */
+size_t berth_arena_used(const berth_arena *a);
+
+#endif

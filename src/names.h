@@ -1,0 +1,26 @@
+/*
+ * names.h - Kubernetes name rules (DNS-1123, qualified names, label values,
+ * environment variable names), cron schedules, and did-you-mean.
+ *
+ * Each check returns NULL when s is valid, or a static phrase saying what
+ * is wrong, to follow the quoted value in a message ("\"Train\" is not a
+ * valid name: <phrase>").
+ */
+#ifndef BERTH_NAMES_H
+#define BERTH_NAMES_H
+
+#include <stddef.h>
+
+const char *berth_check_dns_label(const char *s);      /* RFC 1123 label, <= 63 */
+const char *berth_check_dns_subdomain(const char *s);  /* RFC 1123 subdomain, <= 253 */
+const char *berth_check_qualified_name(const char *s); /* [prefix/]name: label keys */
+const char *berth_check_label_value(const char *s);
+const char *berth_check_env_name(const char *s);
+const char *berth_check_cron(const char *s);           /* 5 fields or @daily... */
+const char *berth_check_port_name(const char *s);      /* IANA_SVC_NAME */
+
+/* The candidate closest to s (edit distance, ignoring case, '_' and '-'),
+ * or NULL when none is close enough to suggest. */
+const char *berth_suggest(const char *s, const char *const *candidates, size_t n);
+
+#endif

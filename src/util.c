@@ -1,0 +1,156 @@
+/*
+ * util.c - memory and the capped growable buffer.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+long berth_fail_alloc_after = 0;
+
+static int injected_failure(void)
+{
+#ifdef BERTH_FAULT_INJECTION
+	if (berth_fail_alloc_after > 0 && --berth_fail_alloc_after == 0)
+		return 1;
+#endif
+	return 0;
+}
+
+void *berth_malloc(size_t n)
+{
+	return injected_failure() ? NULL : malloc(n ? n : 1);
+}
+
+void *berth_calloc(size_t n, size_t size)
+{
+	return injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1);
+}
+
+void *berth_realloc(void *p, size_t n)
+{
+	return injected_failure() ? NULL : realloc(p, n ? n : 1);
+}
+
+char *berth_strndup(const char *s, size_t n)
+{
+	char *d = berth_malloc(n + 1);
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *berth_strdup(const char *s)
+{
+	return berth_strndup(s, strlen(s));
+}
+
+char *berth_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char tmp[256];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	if ((size_t)n < sizeof(tmp))
+		return berth_strndup(tmp, (size_t)n);
+	char *d = berth_malloc((size_t)n + 1);
+	if (!d)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(d, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return d;
+}
+
+static int buf_grow(berth_buf *b, size_t extra)
+{
+	if (b->failed)
+		return b->failed;
+	if (extra > SIZE_MAX - b->len - 1 || (b->max && b->len + extra > b->max))
+		return b->failed = -BERTH_ETOOBIG;
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	char *d = berth_realloc(b->data, cap);
+	if (!d)
+		return b->failed = -BERTH_ENOMEM;
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+int berth_buf_append(berth_buf *b, const void *data, size_t len)
+{
+	int ret = buf_grow(b, len);
+	if (ret)
+		return ret;
+	if (len)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int berth_buf_puts(berth_buf *b, const char *s)
+{
+	return berth_buf_append(b, s, strlen(s));
+}
+
+int berth_buf_putc(berth_buf *b, char c)
+{
+	return berth_buf_append(b, &c, 1);
+}
+
+int berth_buf_printf(berth_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char tmp[256];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return b->failed = b->failed ? b->failed : -BERTH_EINTERNAL;
+	if ((size_t)n < sizeof(tmp))
+		return berth_buf_append(b, tmp, (size_t)n);
+	int ret = buf_grow(b, (size_t)n);
+	if (ret)
+		return ret;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+char *berth_buf_detach(berth_buf *b)
+{
+	char *d;
+	if (b->failed) {
+		berth_buf_release(b);
+		return NULL;
+	}
+	d = b->data ? b->data : berth_strdup("");
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return d;
+}
+
+void berth_buf_release(berth_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->failed = 0;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs every test tier and ends with one line "N passed, N failed".
+#   tests/run.sh BUILD_DIR [--valgrind]
+# Tiers: unit binaries, golden cases (tests/golden/*/), CLI checks, fuzz smoke.
+set -u
+bt=${1:-build/test}
+mode=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cd "$root"
+pass=0 fail=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+count() { # reads "ok NAME" / "FAIL NAME" lines
+	while IFS= read -r line; do
+		case "$line" in
+		ok\ *) pass=$((pass + 1)) ;;
+		FAIL\ *) fail=$((fail + 1)); echo "$line" ;;
+		esac
+	done
+}
+
+echo "== unit"
+for t in "$bt"/test_*; do
+	[ -x "$t" ] || continue
+	if [ "$mode" = --valgrind ]; then
+		run=(valgrind -q --error-exitcode=99 --leak-check=full "$t")
+	else
+		run=("$t")
+	fi
+	"${run[@]}" >"$log" 2>&1
+	rc=$?
+	count <"$log"
+	if [ $rc -ne 0 ]; then
+		grep -v '^ok ' "$log" | sed 's/^/    /' | head -40
+		# a crash or sanitizer report that left no FAIL line still fails
+		grep -q '^FAIL ' "$log" || { fail=$((fail + 1)); echo "FAIL $(basename "$t") (exit $rc)"; }
+	fi
+done
+
+echo "== golden"
+"$here/golden.sh" "$bt/berth" >"$log" 2>&1
+count <"$log"
+grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
+
+if [ "$mode" != --valgrind ]; then
+	echo "== cli"
+	"$here/cli.sh" "$bt/berth" >"$log" 2>&1
+	count <"$log"
+	grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
+
+	echo "== fuzz (short runs)"
+	for f in "$bt"/fuzz_*; do
+		[ -x "$f" ] || continue
+		n=$(basename "$f")
+		corpus=$(mktemp -d)
+		if "$f" -max_total_time="${FUZZ_SMOKE_SECONDS:-10}" -timeout=5 -rss_limit_mb=2048 \
+			"$corpus" "tests/fuzz/corpus/$n" >"$log" 2>&1; then
+			count <<<"ok fuzz $n"
+		else
+			count <<<"FAIL fuzz $n"
+			tail -30 "$log" | sed 's/^/    /'
+		fi
+		rm -rf "$corpus"
+	done
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
