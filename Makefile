@@ -78,13 +78,14 @@ valgrind: $(B)/berth
 
 # ---- fuzzing (clang libFuzzer) --------------------------------------------
 FUZZ_CC    := clang
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(CPPFLAGS)
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 $(CPPFLAGS)
 FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BT)/%,$(wildcard tests/fuzz/fuzz_*.c))
 $(BT)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(wildcard src/*.h) $(HEADERS)
 	@mkdir -p $(BT)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
 fuzz-build: $(FUZZ_BIN)
 FUZZ_SECONDS ?= 60
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p $(BT)/corpus/$$n; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 $(BT)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done

@@ -164,18 +164,21 @@ int berth_error_move(berth_error **dst, berth_error *src)
 {
 	if (!src)
 		return 0;
-	if (src->is_static || (*dst && (*dst)->is_static))
+	if (src->is_static || (*dst && (*dst)->is_static)) {
+		berth_error_free(src);
 		return set_oom(dst);
+	}
 	if (!*dst) {
 		*dst = src;
 		return 0;
 	}
 	for (size_t i = 0; i < src->count; i++) {
 		if (push(dst, &src->items[i]) < 0) {
-			/* items moved so far belong to dst; the rest are freed */
-			src->items += i;
-			src->count -= i;
-			berth_error_free(src);
+			/* items moved so far belong to dst; free the rest */
+			for (size_t j = i; j < src->count; j++)
+				problem_clear(&src->items[j]);
+			free(src->items);
+			free(src);
 			return set_oom(dst);
 		}
 	}

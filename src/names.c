@@ -212,7 +212,7 @@ const char *berth_check_cron(const char *s)
 		{0, 23, NULL, 0, 0, "has a bad hour field (0-23)"},
 		{1, 31, NULL, 0, 0, "has a bad day-of-month field (1-31)"},
 		{1, 12, months, 12, 1, "has a bad month field (1-12 or jan-dec)"},
-		{0, 7, days, 7, 0, "has a bad day-of-week field (0-7 or sun-sat)"},
+		{0, 6, days, 7, 0, "has a bad day-of-week field (0-6 or sun-sat)"},
 	};
 	if (s[0] == '@') {
 		for (size_t i = 0; i < BERTH_ARRAY_SIZE(macros); i++)

@@ -63,6 +63,8 @@ static void vreport(dctx *c, berth_pos pos, const char *path, berth_code code, b
 		    const char *fmt, va_list ap)
 {
 	berth_where w = {c->file, pos.line, pos.column, path};
+	if (sev == BERTH_ERROR && !c->first_code)
+		c->first_code = code;
 	if (sev == BERTH_ERROR && ++c->errors > BERTH_MAX_PROBLEMS) {
 		if (c->errors == BERTH_MAX_PROBLEMS + 1) {
 			w.path = NULL;
@@ -168,9 +170,11 @@ static void dec_str(dctx *c, const berth_node *n, void *dst, const void *arg)
 static int parse_int(const char *s, int64_t *v)
 {
 	char *end;
+	if (!((s[0] >= '0' && s[0] <= '9') || s[0] == '-'))
+		return -BERTH_ETYPE; /* strtoll would skip leading white space */
 	errno = 0;
 	long long x = strtoll(s, &end, 10);
-	if (s[0] == '\0' || *end || s[0] == ' ')
+	if (*end)
 		return -BERTH_ETYPE;
 	if (errno == ERANGE)
 		return -BERTH_ERANGE;
@@ -309,11 +313,19 @@ static void decode_map(dctx *c, const berth_node *n, const field *fields, size_t
 {
 	if (!want(c, n, BERTH_NODE_MAP, "a map"))
 		return;
+	uint64_t seen = 0;
 	check_duplicate_keys(c, n);
 	for (size_t i = 0; i < n->len; i++) {
 		const berth_node *k = n->u.pairs[i].key, *v = n->u.pairs[i].value;
 		const field *f = lookup(c, k, fields, nf);
-		if (!f || is_null(v))
+		if (!f)
+			continue;
+		/* a key given twice is reported once, and only its first value read */
+		uint64_t bit = (uint64_t)1 << ((size_t)(f - fields) % 64);
+		if (seen & bit)
+			continue;
+		seen |= bit;
+		if (is_null(v))
 			continue;
 		size_t len = path_key(c, f->key);
 		f->fn(c, v, (char *)base + f->off, f->arg);
@@ -402,17 +414,15 @@ static void dec_kvlist(dctx *c, const berth_node *n, void *dst, const void *arg)
 		const berth_node *item = n->u.items[i];
 		berth_kv *kv = &out->items[out->n];
 		size_t len = path_index(c, i);
-		size_t before = c->errors;
+		memset(kv, 0, sizeof(*kv));
 		kv->pos = item->pos;
 		DECODE_MAP(c, item, fields, kv);
-		if (c->errors == before && item->kind == BERTH_NODE_MAP) {
-			if (!kv->key.s)
-				report(c, item->pos, BERTH_EMISSING, "%s is required", QUOTE(ka->key));
-			if (!kv->value.s) {
-				/* {name: X} alone: an empty value, as Kubernetes reads it */
-				kv->value.s = "";
-				kv->value.pos = item->pos;
-			}
+		if (item->kind == BERTH_NODE_MAP && !kv->key.s && !berth_node_get(item, ka->key))
+			report(c, item->pos, BERTH_EMISSING, "%s is required", QUOTE(ka->key));
+		if (!kv->value.s) {
+			/* {name: X} alone: an empty value, as Kubernetes reads it */
+			kv->value.s = "";
+			kv->value.pos = item->pos;
 		}
 		if (kv->key.s)
 			out->n++;
@@ -841,8 +851,12 @@ int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, s
 	}
 	if (err)
 		berth_error_sort(*err);
+	/* an error object that could not record a warning holds an error */
+	if (err && berth_error_errors(*err) && !c.errors)
+		c.errors++;
 	if (c.errors) {
-		ret = err ? -(int)berth_error_code(*err) : -BERTH_EINVALID;
+		ret = err && berth_error_code(*err) ? -(int)berth_error_code(*err)
+						    : -(int)(c.first_code ? c.first_code : BERTH_EINVALID);
 		if (ret == 0)
 			ret = -BERTH_EINVALID;
 		goto fail;

@@ -18,6 +18,7 @@ typedef struct dctx {
 	berth_error **err;
 	berth_buf path;     /* key path of the value being read */
 	size_t errors;
+	berth_code first_code; /* of the first error, for callers without err */
 } dctx;
 
 /* Key paths: push returns the length to restore with path_pop. */

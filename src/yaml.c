@@ -286,7 +286,7 @@ static int on_end(struct builder *b)
 {
 	struct frame f = b->frames[--b->nframes];
 	size_t n = b->nkids - f.first;
-	const berth_node **kids = b->kids + f.first;
+	const berth_node **kids = n ? b->kids + f.first : NULL;
 	berth_node *node = berth_arena_alloc(b->arena, sizeof(*node));
 	size_t weight = 1;
 
@@ -305,7 +305,8 @@ static int on_end(struct builder *b)
 		const berth_node **items = berth_arena_alloc(b->arena, n * sizeof(*items));
 		if (!items)
 			return nomem(b);
-		memcpy(items, kids, n * sizeof(*items));
+		if (n)
+			memcpy(items, kids, n * sizeof(*items));
 		node->len = n;
 		node->u.items = items;
 	} else {
@@ -499,6 +500,53 @@ static int parse_json(struct builder *b, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * YAML and JSON are Unicode text: reject bytes that are not UTF-8 and control
+ * characters other than tab, line feed and carriage return, before libfyaml
+ * sees them (0.7.12 loops forever on some invalid bytes in a directive).
+ * Returns the offset of the first bad byte, or SIZE_MAX.
+ */
+static size_t bad_text(const char *data, size_t len, unsigned *cp)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	for (size_t i = 0; i < len;) {
+		unsigned c = s[i];
+		size_t n;
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+				*cp = c;
+				return i;
+			}
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		else
+			goto bad;
+		unsigned v = c & (0x3f >> n);
+		for (size_t k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+				goto bad;
+			v = v << 6 | (s[i + k] & 0x3f);
+		}
+		/* overlong forms, surrogates, beyond U+10FFFF */
+		if ((n == 2 && v < 0x800) || (n == 3 && (v < 0x10000 || v > 0x10ffff)) ||
+		    (v >= 0xd800 && v <= 0xdfff))
+			goto bad;
+		i += n + 1;
+		continue;
+bad:
+		*cp = 0x110000 + c; /* marks a raw byte */
+		return i;
+	}
+	return SIZE_MAX;
+}
+
 int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, size_t len,
 		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err)
 {
@@ -517,6 +565,20 @@ int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, siz
 	if (len > BERTH_YAML_MAX_BYTES)
 		return berth_fail(err, BERTH_ETOOBIG, "%s: input is %zu bytes, more than the %u allowed",
 				  name, len, BERTH_YAML_MAX_BYTES);
+	unsigned cp = 0;
+	size_t bad = bad_text(data, len, &cp);
+	if (bad != SIZE_MAX) {
+		uint32_t line = 0, col = 0;
+		advance(data, 0, bad, &line, &col);
+		berth_where w = {name, line + 1, col + 1, NULL};
+		if (cp >= 0x110000)
+			return berth_problem_add(err, BERTH_ESYNTAX, BERTH_ERROR, &w,
+						 "byte 0x%02x is not valid UTF-8 (YAML and JSON are UTF-8 text)",
+						 cp - 0x110000);
+		return berth_problem_add(err, BERTH_ESYNTAX, BERTH_ERROR, &w,
+					 "control character U+%04X is not allowed (use an escape in a "
+					 "double-quoted string)", cp);
+	}
 	while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
 		i++;
 	if (i < len && (data[i] == '{' || data[i] == '[')) {
@@ -528,7 +590,8 @@ int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, siz
 			if (ret == 0 || ps.comma == SIZE_MAX)
 				break;
 			/* seed 004 writes `name: "my-pvc",`: drop the comma, say so */
-			if (++tries > 1000) {
+			/* each comma costs a parse of the whole input: few are allowed */
+			if (++tries > 32) {
 				ret = syntax(&b, ps.comma_pos, "%s", "too many stray commas");
 				break;
 			}

@@ -13,6 +13,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 count() { # reads "ok NAME" / "FAIL NAME" lines

@@ -7,7 +7,12 @@
  *   suffix   ::= "" | n u m k M G T P E | Ki Mi Gi Ti Pi Ei | (e|E) sign? digits
  * Unlike upstream, a number without any digit ("." "+" "-" "Gi" "m"), which
  * upstream silently reads as zero, is rejected, and so is any value whose
- * magnitude exceeds 2^63-1 units (upstream caps or wraps it).
+ * magnitude exceeds 2^63-1 units (upstream caps it at 2^63-1, and wraps an
+ * exponent beyond 32 bits: "1e4294967296" is 1 there, out of range here).
+ * An exponent of any length is read without overflow: huge and positive,
+ * it puts a nonzero value out of range; huge and negative, it rounds up to
+ * 1n. Whitespace anywhere, a NUL byte, or any other byte outside the grammar
+ * is rejected.
  *
  * Values are exact: no floating point anywhere. A value is held as whole
  * units plus nanounits; anything finer than 1n is rounded up, away from
@@ -15,9 +20,15 @@
  * some resources").
  *
  * The format (decimal SI, binary SI, decimal exponent) is that of the
- * suffix the value was written with, and decides the canonical form,
- * exactly as Kubernetes prints it: "0.5" -> "500m", "1.5Gi" -> "1536Mi",
- * "1e13" -> "10e12", "1000M" -> "1G", "1024Mi" -> "1Gi", "1500" -> "1500".
+ * suffix the value was written with (as upstream, a binary value of
+ * magnitude below one unit becomes decimal SI), and decides the canonical
+ * form, exactly as Kubernetes computes it: "0.5" -> "500m", "1.5Gi" ->
+ * "1536Mi", "1e13" -> "10e12", "1e-9" -> "1e-9", "1000M" -> "1G", "1024Mi"
+ * -> "1Gi", "1500" -> "1500". (Upstream String() returns the input itself
+ * when it judges it canonical, so it prints "+1", "1.", "01" or "1E3" back
+ * unchanged; berth always prints the computed form: "1", "1", "1", "1e3".)
+ * A binary value that is not a multiple of 1024 prints without a suffix
+ * and so reads back as decimal: "312.5Ki" -> "320000" -> "320k".
  *
  * All functions are pure and thread-safe.
  */
@@ -57,23 +68,31 @@ typedef struct berth_quantity {
 #define BERTH_QUANTITY_STR_MAX 48
 
 /*
- * Parses s (length len; s need not be NUL-terminated). On error returns
- * -BERTH_EQUANTITY (malformed) or -BERTH_ERANGE (overflow) and, when err is
- * not NULL, adds one problem whose message quotes the input, e.g.
- * "\"12Gb\" is not a quantity" (no position: callers that know where the
- * value came from report it themselves with berth_quantity_parse_message).
+ * Parses s (length len; s need not be NUL-terminated, and only len bytes
+ * are read). Allocates nothing on success. On error leaves *out untouched,
+ * returns -BERTH_EQUANTITY (malformed) or -BERTH_ERANGE (overflow) and,
+ * when err is not NULL, adds one problem of that code whose message quotes
+ * the input, e.g. "\"12Gb\" is not a quantity: unknown suffix ..." (no
+ * position: callers that know where the value came from report it
+ * themselves with berth_quantity_parse_message). If that problem cannot be
+ * allocated, *err becomes the out-of-memory error and -BERTH_ENOMEM is
+ * returned.
  */
 int berth_quantity_parse(berth_quantity *out, const char *s, size_t len, berth_error **err);
 
 /*
  * Like berth_quantity_parse but without an error object: returns 0 or the
  * negative code, and writes the message ("\"12Gb\" is not a quantity: ...")
- * into msg (size msglen) on failure. For callers that attach positions.
+ * into msg (size msglen, truncated and NUL-terminated; msg may be NULL when
+ * msglen is 0) on failure, or "" on success. For callers that attach
+ * positions. The input is quoted in printable ASCII (other bytes as \xNN,
+ * non-ASCII UTF-8 included) and cut to its first 40 bytes, then "...".
  */
 int berth_quantity_parse_message(berth_quantity *out, const char *s, size_t len,
 				 char *msg, size_t msglen);
 
-/* Builds a quantity of whole units in the given format. */
+/* Builds a quantity of whole units in the given format (units must not be
+ * INT64_MIN, whose magnitude is out of range). */
 berth_quantity berth_quantity_from_int(int64_t units, enum berth_quantity_format format);
 
 /* -1, 0, 1: compares values whatever their formats (1Gi == 1024Mi). */
@@ -86,19 +105,21 @@ int berth_quantity_sign(const berth_quantity *q);
 int berth_quantity_is_integer(const berth_quantity *q);
 
 /*
- * out = a + b. The result takes a's format (upstream Add keeps the
- * receiver's format). -BERTH_ERANGE on overflow, out untouched.
+ * out = a + b, exactly. The result takes a's format, or b's when a is zero
+ * (as upstream Add, so that a sum started from "0" keeps the format of what
+ * is added). -BERTH_ERANGE on overflow, out untouched. out may alias a or b.
  */
 int berth_quantity_add(berth_quantity *out, const berth_quantity *a, const berth_quantity *b);
 
 /*
  * out = q * ratio, where ratio is itself an exact decimal quantity (e.g. the
  * 1.1 of mem_limit_ratio). Rounded up, away from zero, to 1n. Keeps q's
- * format. -BERTH_ERANGE on overflow.
+ * format. -BERTH_ERANGE on overflow, out untouched. out may alias q.
  */
 int berth_quantity_mul(berth_quantity *out, const berth_quantity *q, const berth_quantity *ratio);
 
-/* Rounds up (toward +infinity) to whole units: 37795712204.8 -> 37795712205. */
+/* Rounds up (toward +infinity) to whole units: 37795712204.8 -> 37795712205,
+ * -1.5 -> -1. Keeps q's format. */
 int berth_quantity_ceil(berth_quantity *out, const berth_quantity *q);
 
 /*
@@ -108,10 +129,13 @@ int berth_quantity_ceil(berth_quantity *out, const berth_quantity *q);
  */
 size_t berth_quantity_format(const berth_quantity *q, char *buf, size_t len);
 
-/* The value as a count of milliunits (CPU millicores), rounded up; saturates. */
+/* The value as a count of milliunits (CPU millicores), rounded up (toward
+ * +infinity: -1.0001m -> -1); saturates at INT64_MIN / INT64_MAX. Upstream
+ * MilliValue rounds a negative value away from zero instead. */
 int64_t berth_quantity_milli(const berth_quantity *q);
 
-/* The value in whole units, rounded up (memory bytes, GPUs); saturates. */
+/* The value in whole units, rounded up toward +infinity (memory bytes,
+ * GPUs); saturates. */
 int64_t berth_quantity_value(const berth_quantity *q);
 
 #ifdef __cplusplus

@@ -1,0 +1,1585 @@
+/*
+ * test_spec.c - berth_spec_parse: typed values, every spelling the user
+ * documentation shows, positions, documents and JSON streams, error
+ * collection, caps on hostile input, and allocation failures.
+ *
+ * Every input is parsed from an exact-size heap copy that is freed right
+ * after berth_spec_parse returns: ASan catches a read past len, and any
+ * pointer the spec set keeps into the input.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "berth/spec.h"
+#include "internal.h"
+#include "t.h"
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static void dump(const berth_error *err)
+{
+	char buf[1024];
+	for (size_t i = 0; i < berth_error_count(err); i++) {
+		berth_problem_format(berth_error_get(err, i), buf, sizeof(buf));
+		fprintf(stderr, "    problem: %s\n", buf);
+	}
+}
+
+/* Parses the first len bytes of text from an exact-size heap copy. */
+static int parse_n(berth_spec_set **set, const char *text, size_t len, berth_error **err)
+{
+	char *copy = malloc(len ? len : 1);
+	int ret;
+
+	if (!copy)
+		abort();
+	memcpy(copy, text, len);
+	ret = berth_spec_parse(set, "t.yaml", copy, len, err);
+	memset(copy, 'X', len); /* anything still pointing in reads garbage */
+	free(copy);
+	return ret;
+}
+
+static int parse(berth_spec_set **set, const char *text, berth_error **err)
+{
+	return parse_n(set, text, strlen(text), err);
+}
+
+/* Parses text that must be valid and draw no problem at all. */
+static berth_spec_set *must(const char *text)
+{
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	int ret = parse(&set, text, &err);
+
+	CHECKF(ret == 0, "parse returned %d for:\n%s", ret, text);
+	CHECKF(berth_error_count(err) == 0, "%zu unexpected problems", berth_error_count(err));
+	dump(err);
+	berth_error_free(err);
+	CHECK((ret == 0) == (set != NULL));
+	return set;
+}
+
+/* The only spec of a set (NULL, with a failed check, when there is not one). */
+static const berth_spec *only(const berth_spec_set *set)
+{
+	CHECK_INT(berth_spec_set_count(set), set ? 1 : 0);
+	return berth_spec_set_get(set, 0);
+}
+
+/* Parses text that must fail with return value -code; returns the error. */
+static berth_error *must_fail(const char *text, berth_code code)
+{
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	int ret = parse(&set, text, &err);
+
+	CHECKF(ret == -(int)code, "parse returned %d, want %d", ret, -(int)code);
+	CHECK(set == NULL);
+	CHECK(err != NULL);
+	if (ret != -(int)code)
+		dump(err);
+	berth_spec_set_free(set);
+	return err;
+}
+
+/* The canonical form of q, in a rotating static buffer. */
+static const char *qfmt(const berth_quantity *q)
+{
+	static char bufs[4][BERTH_QUANTITY_STR_MAX];
+	static int i;
+	char *b = bufs[i++ % 4];
+	berth_quantity_format(q, b, BERTH_QUANTITY_STR_MAX);
+	return b;
+}
+
+/* 1 when q equals the quantity s (whatever their formats). */
+static int qeq(const berth_quantity *q, const char *s)
+{
+	berth_quantity want;
+	char msg[256];
+	if (berth_quantity_parse_message(&want, s, strlen(s), msg, sizeof(msg)) < 0) {
+		CHECKF(0, "bad quantity in the test: %s", msg);
+		return 0;
+	}
+	return berth_quantity_cmp(q, &want) == 0;
+}
+
+/* CHECK_INT that also yields whether it held. */
+#define CHECK_INT_RET(a, b)                                                                 \
+	t_check((long long)(a) == (long long)(b), __FILE__, __LINE__, "%s == %s: %lld != %lld", \
+		#a, #b, (long long)(a), (long long)(b))
+
+#define CHECK_POS(p, l, c)                                                                  \
+	do {                                                                                \
+		CHECK_INT((p).line, l);                                                     \
+		CHECK_INT((p).column, c);                                                   \
+	} while (0)
+
+/* Problem i of err must have these fields (path NULL: none). */
+static void check_problem(const berth_error *err, size_t i, berth_code code, berth_severity sev,
+			  unsigned line, unsigned col, const char *path, const char *msg_has)
+{
+	const berth_problem *p = berth_error_get(err, i);
+	if (!CHECKF(p != NULL, "no problem %zu (count %zu)", i, berth_error_count(err)))
+		return;
+	CHECKF(p->code == code, "problem %zu: code %d (%s), want %d (%s): %s", i, (int)p->code,
+	       berth_code_name(p->code), (int)code, berth_code_name(code), p->message);
+	CHECK_INT(p->severity, sev);
+	CHECK_STR(p->file, "t.yaml");
+	CHECKF(p->line == line && p->column == col, "problem %zu at %u:%u, want %u:%u: %s", i, p->line,
+	       p->column, line, col, p->message);
+	if (path)
+		CHECK_STR(p->path, path);
+	else
+		CHECKF(p->path == NULL, "problem %zu: path \"%s\", want none", i, p->path);
+	CHECKF(p->message && strstr(p->message, msg_has), "problem %zu: message \"%s\" lacks \"%s\"", i,
+	       p->message ? p->message : "(null)", msg_has);
+}
+
+/* ---- typed values ----------------------------------------------------------------- */
+
+static void test_fs_group_string_and_int(void)
+{
+	static const char *const texts[] = {"fs_group: '8877'\n", "fs_group: \"8877\"\n",
+					    "fs_group: 8877\n"};
+	for (size_t i = 0; i < 3; i++) {
+		berth_spec_set *set = must(texts[i]);
+		const berth_spec *s = only(set);
+		if (s) {
+			CHECK_INT(s->fs_group.v, 8877);
+			CHECK(s->fs_group.set);
+			CHECK_INT(s->fs_group.pos.line, 1);
+			CHECK(!s->run_as_user.set);
+			CHECK(!s->run_as_group.set);
+			CHECK_INT(s->run_as_user.v, 0);
+		}
+		berth_spec_set_free(set);
+	}
+}
+
+static void test_run_as_user_group(void)
+{
+	berth_spec_set *set = must("run_as_user: 1000\nrun_as_group: '2000'\n");
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK(s->run_as_user.set);
+		CHECK_INT(s->run_as_user.v, 1000);
+		CHECK_POS(s->run_as_user.pos, 1, 14);
+		CHECK(s->run_as_group.set);
+		CHECK_INT(s->run_as_group.v, 2000);
+		CHECK(!s->fs_group.set);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_int_not_padded(void)
+{
+	berth_error *err = must_fail("fs_group: \" 8877\"\n", BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 12, "fs_group", "\" 8877\" is not an integer");
+	berth_error_free(err);
+	err = must_fail("fs_group: \"8877 \"\n", BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 12, "fs_group", "is not an integer");
+	berth_error_free(err);
+	/* leading white space of any kind is refused */
+	berth_error_free(must_fail("fs_group: \"\\t8877\"\n", BERTH_ETYPE));
+	berth_error_free(must_fail("fs_group: \"\\n8877\"\n", BERTH_ETYPE));
+
+}
+
+static void test_int_spellings(void)
+{
+	/* YAML 1.2 core schema: +12, 0x1f and 0o17 are integers */
+	berth_spec_set *set = must("timeout: +12\nretries: 0x1f\nrun_as_user: 0o17\n");
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK_INT(s->timeout.v, 12);
+		CHECK_INT(s->retries.v, 31);
+		CHECK_INT(s->run_as_user.v, 15);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_resources_cpu_string(void)
+{
+	berth_spec_set *set = must("resources:\n  cpu: \"8\"\n");
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK(s->resources.set);
+		CHECK(s->resources.cpu.requests.set);
+		CHECK(!s->resources.cpu.limits.set);
+		CHECK(qeq(&s->resources.cpu.requests.q, "8"));
+		CHECK(qeq(&s->resources.cpu.requests.q, "8000m"));
+		CHECK(!qeq(&s->resources.cpu.requests.q, "9"));
+		CHECK_STR(qfmt(&s->resources.cpu.requests.q), "8");
+		CHECK_INT(berth_quantity_milli(&s->resources.cpu.requests.q), 8000);
+		CHECK_INT(s->resources.cpu.requests.pos.line, 2);
+		/* a double-quoted scalar is placed at its first character, after the quote */
+		CHECK_INT(s->resources.cpu.requests.pos.column, 9);
+		CHECK(!s->resources.mem.requests.set && !s->resources.mem.limits.set);
+		CHECK(!s->resources.gpu.requests.set && !s->resources.gpu.limits.set);
+		CHECK(!s->resources.disk.requests.set && !s->resources.disk.limits.set);
+		CHECK(s->resources.gpu_type.s == NULL);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_resources_spellings(void)
+{
+	berth_spec_set *set = must("resources:\n"
+				   "  cpu: {requests: \"10\", limits: \"12\"}\n"
+				   "  mem: 32Gi\n"
+				   "  gpu: \"1\"\n"
+				   "  disk: 100Gi\n"
+				   "  gpu_type: nvidia.com/gpu\n");
+	const berth_spec *s = only(set);
+	if (s) {
+		const berth_resources *r = &s->resources;
+		CHECK(r->set);
+		CHECK_POS(r->pos, 2, 3);
+		CHECK(r->cpu.requests.set && r->cpu.limits.set);
+		CHECK(qeq(&r->cpu.requests.q, "10"));
+		CHECK(qeq(&r->cpu.limits.q, "12"));
+		CHECK_STR(qfmt(&r->cpu.limits.q), "12");
+		CHECK_POS(r->cpu.requests.pos, 2, 20);
+		CHECK_POS(r->cpu.limits.pos, 2, 34);
+		CHECK_POS(r->cpu.pos, 2, 8);
+
+		CHECK(r->mem.requests.set);
+		CHECK(!r->mem.limits.set);
+		CHECK(qeq(&r->mem.requests.q, "32Gi"));
+		CHECK(qeq(&r->mem.requests.q, "32768Mi"));
+		CHECK_STR(qfmt(&r->mem.requests.q), "32Gi");
+		CHECK_INT(berth_quantity_value(&r->mem.requests.q), 34359738368LL);
+		CHECK_POS(r->mem.requests.pos, 3, 8);
+
+		/* the short form of gpu is the limit */
+		CHECK(!r->gpu.requests.set);
+		CHECK(r->gpu.limits.set);
+		CHECK(qeq(&r->gpu.limits.q, "1"));
+		CHECK_INT(berth_quantity_value(&r->gpu.limits.q), 1);
+		CHECK_POS(r->gpu.limits.pos, 4, 9);
+
+		CHECK(r->disk.requests.set);
+		CHECK(!r->disk.limits.set);
+		CHECK_STR(qfmt(&r->disk.requests.q), "100Gi");
+
+		CHECK_STR(r->gpu_type.s, "nvidia.com/gpu");
+		CHECK_POS(r->gpu_type.pos, 6, 13);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_resources_numbers(void)
+{
+	/* integers and floats are quantities too; canonical forms as Kubernetes prints */
+	berth_spec_set *set = must("resources: {cpu: 0.5, mem: 1.5Gi, disk: 1000M, gpu: {limits: 2}}\n");
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK_STR(qfmt(&s->resources.cpu.requests.q), "500m");
+		CHECK_STR(qfmt(&s->resources.mem.requests.q), "1536Mi");
+		CHECK_STR(qfmt(&s->resources.disk.requests.q), "1G");
+		CHECK(s->resources.gpu.limits.set);
+		CHECK(!s->resources.gpu.requests.set);
+		CHECK_STR(qfmt(&s->resources.gpu.limits.q), "2");
+	}
+	berth_spec_set_free(set);
+}
+
+static void check_selector(const berth_kvlist *l)
+{
+	CHECK(l->set);
+	if (!CHECK_INT_RET(l->n, 2))
+		return;
+	CHECK_STR(l->items[0].key.s, "zone");
+	CHECK_STR(l->items[0].value.s, "us-east-1a");
+	CHECK_STR(l->items[1].key.s, "nvidia.com/gpu.product");
+	CHECK_STR(l->items[1].value.s, "A100");
+}
+
+static void test_node_selector_list_and_map(void)
+{
+	berth_spec_set *a = must("node_selector:\n"
+				 "  - key: zone\n"
+				 "    value: us-east-1a\n"
+				 "  - {key: nvidia.com/gpu.product, value: A100}\n");
+	berth_spec_set *b = must("node_selector: {zone: us-east-1a, nvidia.com/gpu.product: A100}\n");
+	const berth_spec *sa = only(a), *sb = only(b);
+	if (sa) {
+		check_selector(&sa->node_selector);
+		if (sa->node_selector.n == 2) {
+			CHECK_POS(sa->node_selector.items[0].key.pos, 2, 10);
+			CHECK_POS(sa->node_selector.items[0].value.pos, 3, 12);
+			CHECK_POS(sa->node_selector.items[1].pos, 4, 5);
+		}
+		CHECK_POS(sa->node_selector.pos, 2, 3);
+	}
+	if (sb) {
+		check_selector(&sb->node_selector);
+		if (sb->node_selector.n == 2) {
+			CHECK_POS(sb->node_selector.items[0].key.pos, 1, 17);
+			CHECK_POS(sb->node_selector.items[0].pos, 1, 17);
+			CHECK_POS(sb->node_selector.items[0].value.pos, 1, 23);
+		}
+	}
+	berth_spec_set_free(a);
+	berth_spec_set_free(b);
+}
+
+static void test_kv_item_with_bad_value(void)
+{
+	/* an item whose value is misspelt or not a string: reported, no crash
+	 * (HEAD 079811e crashed in check_labels on the NULL value) */
+	berth_error *err = must_fail("node_selector: [{key: a, valeu: b}]\n", BERTH_EUNKNOWN);
+	CHECK_INT(berth_error_errors(err), 1);
+	check_problem(err, 0, BERTH_EUNKNOWN, BERTH_ERROR, 1, 26, "node_selector[0].valeu",
+		      "unknown key \"valeu\"; did you mean \"value\"?");
+	berth_error_free(err);
+	err = must_fail("node_selector: [{key: a, value: [x]}]\n", BERTH_ETYPE);
+	CHECK_INT(berth_error_errors(err), 1);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 33, "node_selector[0].value",
+		      "must be a string, not a list");
+	berth_error_free(err);
+	err = must_fail("envs: [{name: A, valeu: b}, {value: c}]\n", BERTH_EUNKNOWN);
+	CHECK_INT(berth_error_errors(err), 2);
+	check_problem(err, 0, BERTH_EUNKNOWN, BERTH_ERROR, 1, 18, "envs[0].valeu", "unknown key \"valeu\"");
+	check_problem(err, 1, BERTH_EMISSING, BERTH_ERROR, 1, 29, "envs[1]", "\"name\" is required");
+	berth_error_free(err);
+}
+
+static void test_envs_labels_secrets_args(void)
+{
+	berth_spec_set *set = must("envs:\n"
+				   "  - name: HF_HOME\n"
+				   "    value: /data/hf\n"
+				   "  - {\"name\": \"EPOCHS\", \"value\": \"3\"}\n"
+				   "  - name: EMPTY\n"
+				   "labels: {team: ml, tier: \"\"}\n"
+				   "secrets: [s3-creds, HF_TOKEN]\n"
+				   "args: [--epochs, \"3\", 4]\n");
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK(s->envs.set);
+		if (CHECK_INT_RET(s->envs.n, 3)) {
+			CHECK_STR(s->envs.items[0].key.s, "HF_HOME");
+			CHECK_STR(s->envs.items[0].value.s, "/data/hf");
+			CHECK_STR(s->envs.items[1].key.s, "EPOCHS");
+			CHECK_STR(s->envs.items[1].value.s, "3");
+			/* {name: X} alone: an empty value */
+			CHECK_STR(s->envs.items[2].key.s, "EMPTY");
+			CHECK_STR(s->envs.items[2].value.s, "");
+			CHECK_POS(s->envs.items[0].key.pos, 2, 11);
+		}
+		CHECK(s->labels.set);
+		if (CHECK_INT_RET(s->labels.n, 2)) {
+			CHECK_STR(s->labels.items[0].key.s, "team");
+			CHECK_STR(s->labels.items[0].value.s, "ml");
+			CHECK_STR(s->labels.items[1].key.s, "tier");
+			CHECK_STR(s->labels.items[1].value.s, "");
+		}
+		CHECK(s->secrets.set);
+		if (CHECK_INT_RET(s->secrets.n, 2)) {
+			CHECK_STR(s->secrets.items[0].s, "s3-creds");
+			CHECK_STR(s->secrets.items[1].s, "HF_TOKEN");
+			CHECK_POS(s->secrets.items[1].pos, 7, 21);
+		}
+		CHECK(s->args.set);
+		if (CHECK_INT_RET(s->args.n, 3)) {
+			CHECK_STR(s->args.items[0].s, "--epochs");
+			CHECK_STR(s->args.items[1].s, "3");
+			CHECK_STR(s->args.items[2].s, "4"); /* numbers keep their spelling */
+		}
+		CHECK(!s->node_selector.set);
+		CHECK_INT(s->node_selector.n, 0);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_envs_as_map(void)
+{
+	berth_spec_set *set = must("envs: {A: \"1\", B: ~}\n");
+	const berth_spec *s = only(set);
+	if (s && CHECK_INT_RET(s->envs.n, 2)) {
+		CHECK_STR(s->envs.items[0].key.s, "A");
+		CHECK_STR(s->envs.items[0].value.s, "1");
+		CHECK_STR(s->envs.items[1].key.s, "B");
+		CHECK_STR(s->envs.items[1].value.s, ""); /* null: empty */
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_function_inline_and_ref(void)
+{
+	berth_spec_set *a = must("function:\n"
+				 "  name: train\n"
+				 "  image: python:3.11\n"
+				 "  command: [python, train.py]\n"
+				 "  args: [--lr, \"0.1\"]\n"
+				 "  image_pull_policy: IfNotPresent\n");
+	berth_spec_set *b = must("function: registered-name\n");
+	const berth_spec *sa = only(a), *sb = only(b);
+	if (sa) {
+		const berth_function *f = &sa->function;
+		CHECK(f->set);
+		CHECK(f->ref.s == NULL);
+		CHECK_STR(f->name.s, "train");
+		CHECK_STR(f->image.s, "python:3.11");
+		CHECK_STR(f->image_pull_policy.s, "IfNotPresent");
+		CHECK(f->command.set);
+		if (CHECK_INT_RET(f->command.n, 2)) {
+			CHECK_STR(f->command.items[0].s, "python");
+			CHECK_STR(f->command.items[1].s, "train.py");
+			CHECK_POS(f->command.items[1].pos, 4, 21);
+		}
+		if (CHECK_INT_RET(f->args.n, 2)) {
+			CHECK_STR(f->args.items[0].s, "--lr");
+			CHECK_STR(f->args.items[1].s, "0.1");
+		}
+		CHECK_POS(f->pos, 2, 3);
+		CHECK_POS(f->name.pos, 2, 9);
+		CHECK(!sa->args.set);
+	}
+	if (sb) {
+		CHECK(sb->function.set);
+		CHECK_STR(sb->function.ref.s, "registered-name");
+		CHECK_POS(sb->function.ref.pos, 1, 11);
+		CHECK(sb->function.name.s == NULL);
+		CHECK(sb->function.image.s == NULL);
+		CHECK(!sb->function.command.set);
+	}
+	berth_spec_set_free(a);
+	berth_spec_set_free(b);
+}
+
+static void test_action_enum(void)
+{
+	static const struct {
+		const char *text;
+		berth_action action;
+		const char *name;
+	} rows[] = {
+		{"project: p\n", BERTH_ACTION_JOB, NULL},
+		{"action: job\n", BERTH_ACTION_JOB, "job"},
+		{"action: serve\n", BERTH_ACTION_SERVE, "serve"},
+		{"action: deploy\n", BERTH_ACTION_DEPLOY, "deploy"},
+		{"action: cronjob\nschedule: \"0 3 * * *\"\n", BERTH_ACTION_CRONJOB, "cronjob"},
+	};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
+		berth_spec_set *set = must(rows[i].text);
+		const berth_spec *s = only(set);
+		if (s) {
+			CHECKF(s->action == rows[i].action, "row %zu: action %d", i, (int)s->action);
+			if (rows[i].name)
+				CHECK_STR(s->action_name.s, rows[i].name);
+			else
+				CHECK(s->action_name.s == NULL);
+		}
+		berth_spec_set_free(set);
+	}
+	CHECK_STR(berth_action_name(BERTH_ACTION_JOB), "job");
+	CHECK_STR(berth_action_name(BERTH_ACTION_SERVE), "serve");
+	CHECK_STR(berth_action_name(BERTH_ACTION_DEPLOY), "deploy");
+	CHECK_STR(berth_action_name(BERTH_ACTION_CRONJOB), "cronjob");
+	CHECK_STR(berth_action_name((berth_action)99), "?");
+
+	berth_error *err = must_fail("action: srve\n", BERTH_EINVALID);
+	CHECK_INT(berth_error_errors(err), 1);
+	check_problem(err, 0, BERTH_EINVALID, BERTH_ERROR, 1, 9, "action",
+		      "\"srve\" is not one of job, serve, deploy, cronjob; did you mean \"serve\"?");
+	berth_error_free(err);
+}
+
+static void test_preemption_enum(void)
+{
+	static const struct {
+		const char *text;
+		berth_preemption p;
+	} rows[] = {
+		{"project: p\n", BERTH_PREEMPTION_UNSET},
+		{"preemption_mode: allow\n", BERTH_PREEMPTION_ALLOW},
+		{"preemption_mode: constrain\n", BERTH_PREEMPTION_CONSTRAIN},
+		{"preemption_mode: prevent\n", BERTH_PREEMPTION_PREVENT},
+		{"preemption_mode: none\n", BERTH_PREEMPTION_NONE},
+	};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
+		berth_spec_set *set = must(rows[i].text);
+		const berth_spec *s = only(set);
+		if (s)
+			CHECKF(s->preemption_mode == rows[i].p, "row %zu: preemption %d", i,
+			       (int)s->preemption_mode);
+		berth_spec_set_free(set);
+	}
+	CHECK_STR(berth_preemption_name(BERTH_PREEMPTION_UNSET), "unset");
+	CHECK_STR(berth_preemption_name(BERTH_PREEMPTION_PREVENT), "prevent");
+	CHECK_STR(berth_preemption_name(BERTH_PREEMPTION_NONE), "none");
+	CHECK_STR(berth_preemption_name((berth_preemption)42), "unset");
+
+	/* "unset" is not a value a user can write */
+	berth_error *err = must_fail("preemption_mode: unset\n", BERTH_EINVALID);
+	check_problem(err, 0, BERTH_EINVALID, BERTH_ERROR, 1, 18, "preemption_mode",
+		      "\"unset\" is not one of allow, constrain, prevent, none");
+	berth_error_free(err);
+}
+
+static void test_volumes_every_type(void)
+{
+	berth_spec_set *set = must("volumes:\n"
+				   "  - volume_type: persistent_volume_claim\n"
+				   "    name: data\n"
+				   "    mount_path: /data\n"
+				   "    spec: {size: 10Gi, storage_class: fast-ssd, access_mode: ReadWriteOnce}\n"
+				   "  - volume_type: empty_dir\n"
+				   "    name: scratch\n"
+				   "    mount_path: /scratch\n"
+				   "    spec: {size: 1Gi, medium: Memory}\n"
+				   "  - {volume_type: config_map, name: cfg, mount_path: /etc/cfg, spec: {name: my-config}}\n"
+				   "  - {volume_type: secret, name: creds, mount_path: /etc/creds, spec: {name: my-secret}}\n"
+				   "  - {volume_type: shared_volume, name: shared, mount_path: /shared, spec: {claim_name: team-pvc}}\n"
+				   "  - {volume_type: empty_dir, name: tmp, mount_path: /tmp}\n");
+	const berth_spec *s = only(set);
+	if (s && CHECK_INT_RET(s->nvolumes, 6)) {
+		const berth_volume *v = s->volumes;
+		CHECK_POS(s->volumes_pos, 2, 3);
+
+		CHECK_INT(v[0].type, BERTH_VOLUME_PVC);
+		CHECK_STR(v[0].type_name.s, "persistent_volume_claim");
+		CHECK_STR(v[0].name.s, "data");
+		CHECK_STR(v[0].mount_path.s, "/data");
+		CHECK(v[0].size.set);
+		CHECK_STR(qfmt(&v[0].size.q), "10Gi");
+		CHECK_STR(v[0].storage_class.s, "fast-ssd");
+		CHECK_STR(v[0].access_mode.s, "ReadWriteOnce");
+		CHECK(v[0].medium.s == NULL);
+		CHECK(v[0].ref.s == NULL);
+		CHECK_POS(v[0].pos, 2, 5);
+		CHECK_POS(v[0].name.pos, 3, 11);
+		CHECK_POS(v[0].size.pos, 5, 18);
+
+		CHECK_INT(v[1].type, BERTH_VOLUME_EMPTY_DIR);
+		CHECK_STR(v[1].name.s, "scratch");
+		CHECK_STR(v[1].mount_path.s, "/scratch");
+		CHECK_STR(qfmt(&v[1].size.q), "1Gi");
+		CHECK_STR(v[1].medium.s, "Memory");
+		CHECK(v[1].storage_class.s == NULL);
+
+		CHECK_INT(v[2].type, BERTH_VOLUME_CONFIG_MAP);
+		CHECK_STR(v[2].type_name.s, "config_map");
+		CHECK_STR(v[2].ref.s, "my-config");
+		CHECK(!v[2].size.set);
+
+		CHECK_INT(v[3].type, BERTH_VOLUME_SECRET);
+		CHECK_STR(v[3].ref.s, "my-secret");
+		CHECK_STR(v[3].mount_path.s, "/etc/creds");
+
+		CHECK_INT(v[4].type, BERTH_VOLUME_SHARED);
+		CHECK_STR(v[4].ref.s, "team-pvc");
+		CHECK_STR(v[4].name.s, "shared");
+
+		CHECK_INT(v[5].type, BERTH_VOLUME_EMPTY_DIR);
+		CHECK(!v[5].size.set);
+		CHECK(v[5].medium.s == NULL);
+	}
+	berth_spec_set_free(set);
+
+	CHECK_STR(berth_volume_type_name(BERTH_VOLUME_PVC), "persistent_volume_claim");
+	CHECK_STR(berth_volume_type_name(BERTH_VOLUME_EMPTY_DIR), "empty_dir");
+	CHECK_STR(berth_volume_type_name(BERTH_VOLUME_CONFIG_MAP), "config_map");
+	CHECK_STR(berth_volume_type_name(BERTH_VOLUME_SECRET), "secret");
+	CHECK_STR(berth_volume_type_name(BERTH_VOLUME_SHARED), "shared_volume");
+	CHECK_STR(berth_volume_type_name((berth_volume_type)9), "?");
+}
+
+static void test_volume_spec_keys_follow_type(void)
+{
+	/* claim_name belongs to shared_volume, not to config_map */
+	berth_error *err = must_fail("volumes:\n"
+				     "  - volume_type: config_map\n"
+				     "    name: cfg\n"
+				     "    mount_path: /cfg\n"
+				     "    spec: {claim_name: x}\n",
+				     BERTH_EMISSING); /* problems are sorted: line 2 first */
+	CHECK_INT(berth_error_errors(err), 2);
+	check_problem(err, 0, BERTH_EMISSING, BERTH_ERROR, 2, 5, "volumes[0].spec.name",
+		      "a config_map volume needs spec.name");
+	check_problem(err, 1, BERTH_EUNKNOWN, BERTH_ERROR, 5, 12, "volumes[0].spec.claim_name",
+		      "unknown key \"claim_name\"");
+	berth_error_free(err);
+}
+
+static void test_tolerations(void)
+{
+	berth_spec_set *set = must("tolerations:\n"
+				   "  - key: nvidia.com/gpu\n"
+				   "    operator: Exists\n"
+				   "    effect: NoExecute\n"
+				   "    tolerationSeconds: 300\n"
+				   "  - {key: dedicated, operator: Equal, value: ml, effect: NoSchedule}\n");
+	const berth_spec *s = only(set);
+	if (s && CHECK_INT_RET(s->ntolerations, 2)) {
+		const berth_toleration *t = s->tolerations;
+		CHECK_POS(s->tolerations_pos, 2, 3);
+		CHECK_STR(t[0].key.s, "nvidia.com/gpu");
+		CHECK_STR(t[0].op.s, "Exists");
+		CHECK(t[0].value.s == NULL);
+		CHECK_STR(t[0].effect.s, "NoExecute");
+		CHECK(t[0].seconds.set);
+		CHECK_INT(t[0].seconds.v, 300);
+		CHECK_POS(t[0].seconds.pos, 5, 24);
+		CHECK_POS(t[0].pos, 2, 5);
+		CHECK_STR(t[1].key.s, "dedicated");
+		CHECK_STR(t[1].op.s, "Equal");
+		CHECK_STR(t[1].value.s, "ml");
+		CHECK_STR(t[1].effect.s, "NoSchedule");
+		CHECK(!t[1].seconds.set);
+	}
+	berth_spec_set_free(set);
+
+	/* tolerationSeconds without NoExecute is refused */
+	berth_error *err = must_fail("tolerations: [{key: a, effect: NoSchedule, tolerationSeconds: 5}]\n",
+				     BERTH_EINVALID);
+	check_problem(err, 0, BERTH_EINVALID, BERTH_ERROR, 1, 63, "tolerations[0].tolerationSeconds",
+		      "only allowed with effect NoExecute");
+	berth_error_free(err);
+}
+
+static void test_affinity_kept_as_node(void)
+{
+	berth_spec_set *set = must("affinity:\n"
+				   "  nodeAffinity:\n"
+				   "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+				   "      nodeSelectorTerms:\n"
+				   "        - matchExpressions:\n"
+				   "            - {key: nvidia.com/gpu.product, operator: In, values: [A100, H100]}\n");
+	const berth_spec *s = only(set);
+	if (s && CHECK(s->affinity != NULL)) {
+		const berth_node *a = s->affinity;
+		CHECK_INT(a->kind, BERTH_NODE_MAP);
+		CHECK_INT(a->len, 1);
+		CHECK_POS(a->pos, 2, 3);
+		const berth_node *na = berth_node_get(a, "nodeAffinity");
+		CHECK(berth_node_get(a, "podAffinity") == NULL);
+		CHECK(berth_node_get(a, "nodeaffinity") == NULL);
+		const berth_node *req = berth_node_get(na, "requiredDuringSchedulingIgnoredDuringExecution");
+		const berth_node *terms = berth_node_get(req, "nodeSelectorTerms");
+		if (CHECK(terms && terms->kind == BERTH_NODE_SEQ && terms->len == 1)) {
+			const berth_node *exprs = berth_node_get(terms->u.items[0], "matchExpressions");
+			if (CHECK(exprs && exprs->kind == BERTH_NODE_SEQ && exprs->len == 1)) {
+				const berth_node *e = exprs->u.items[0];
+				const berth_node *key = berth_node_get(e, "key");
+				const berth_node *vals = berth_node_get(e, "values");
+				if (CHECK(key && key->kind == BERTH_NODE_SCALAR)) {
+					CHECK_STR(key->u.text, "nvidia.com/gpu.product");
+					CHECK_INT(key->len, 22);
+					CHECK_INT(key->type, BERTH_SCALAR_STR);
+					CHECK_POS(key->pos, 6, 21);
+				}
+				if (CHECK(vals && vals->kind == BERTH_NODE_SEQ && vals->len == 2)) {
+					CHECK_STR(vals->u.items[1]->u.text, "H100");
+					CHECK_POS(vals->u.items[1]->pos, 6, 74);
+				}
+				CHECK_STR(berth_node_kind_name(e), "a map");
+				CHECK_STR(berth_node_kind_name(vals), "a list");
+			}
+		}
+		/* a node, not a map: no key */
+		CHECK(berth_node_get(terms, "x") == NULL);
+		CHECK(berth_node_get(NULL, "x") == NULL);
+	}
+	berth_spec_set_free(set);
+
+	/* a bad affinity is not kept, and the error points into it */
+	berth_error *err = must_fail("affinity:\n  nodeAffinity:\n    preferredDuringSchedulingIgnoredDuringExecution:\n"
+				     "      - {weight: 0, preference: {}}\n",
+				     BERTH_ERANGE);
+	check_problem(err, 0, BERTH_ERANGE, BERTH_ERROR, 4, 18,
+		      "affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+		      "0 is out of range (1 to 100)");
+	berth_error_free(err);
+}
+
+static void test_inputs_node(void)
+{
+	berth_spec_set *set = must("inputs:\n"
+				   "  lr: 0.1\n"
+				   "  epochs: 3\n"
+				   "  dataset: s3://bucket/data.csv\n"
+				   "  flags: [true, null, \"x\"]\n"
+				   "  nested: {a: {b: c}}\n");
+	const berth_spec *s = only(set);
+	if (s && CHECK(s->inputs != NULL)) {
+		const berth_node *in = s->inputs, *n;
+		CHECK_INT(in->kind, BERTH_NODE_MAP);
+		CHECK_INT(in->len, 5);
+		if (CHECK((n = berth_node_get(in, "lr")) != NULL)) {
+			CHECK_INT(n->type, BERTH_SCALAR_FLOAT);
+			CHECK_STR(n->u.text, "0.1");
+		}
+		if (CHECK((n = berth_node_get(in, "epochs")) != NULL)) {
+			CHECK_INT(n->type, BERTH_SCALAR_INT);
+			CHECK_STR(n->u.text, "3");
+			CHECK_POS(n->pos, 3, 11);
+			CHECK_STR(berth_node_kind_name(n), "an integer");
+		}
+		if (CHECK((n = berth_node_get(in, "dataset")) != NULL))
+			CHECK_STR(n->u.text, "s3://bucket/data.csv");
+		if (CHECK((n = berth_node_get(in, "flags")) != NULL && n->kind == BERTH_NODE_SEQ &&
+			  n->len == 3)) {
+			CHECK_INT(n->u.items[0]->type, BERTH_SCALAR_BOOL);
+			CHECK_INT(n->u.items[1]->type, BERTH_SCALAR_NULL);
+			CHECK_INT(n->u.items[2]->type, BERTH_SCALAR_STR);
+			CHECK_STR(berth_node_kind_name(n->u.items[0]), "a boolean");
+			CHECK_STR(berth_node_kind_name(n->u.items[1]), "null");
+			CHECK_STR(berth_node_kind_name(n->u.items[2]), "a string");
+		}
+		n = berth_node_get(berth_node_get(berth_node_get(in, "nested"), "a"), "b");
+		if (CHECK(n != NULL))
+			CHECK_STR(n->u.text, "c");
+		/* weight counts every node of the subtree: the map, its 5 keys,
+		 * lr, epochs, dataset, flags (1 + 3 items), nested (1 + a + {b: c}) */
+		CHECK_INT(in->weight, 1 + 5 + 1 + 1 + 1 + (1 + 3) + (1 + 1 + 3));
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_scalars_keep_spelling(void)
+{
+	/* strings, numbers and booleans keep their spelling as strings */
+	berth_spec_set *set = must("project: \"007\"\nname: 'run-1'\nprofile: 1xa100\nschedule: ~\n");
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK_STR(s->project.s, "007");
+		CHECK_STR(s->name.s, "run-1");
+		CHECK_STR(s->profile.s, "1xa100");
+		CHECK(s->schedule.s == NULL); /* null: not given */
+		CHECK_POS(s->project.pos, 1, 11);
+		CHECK_POS(s->name.pos, 2, 8);
+		CHECK_POS(s->profile.pos, 3, 10);
+	}
+	berth_spec_set_free(set);
+}
+
+/* ---- positions -------------------------------------------------------------------- */
+
+static void test_positions_plain_and_quoted(void)
+{
+	berth_spec_set *set = must("# a comment\n"
+				   "resources:\n"
+				   "  cpu: 8\n"
+				   "  mem: '4Gi'\n"
+				   "  disk: \"1Gi\"\n"
+				   "timeout:    60\n");
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK_POS(s->pos, 2, 1);
+		CHECK_POS(s->resources.pos, 3, 3);
+		CHECK_POS(s->resources.cpu.requests.pos, 3, 8);  /* plain: its first character */
+		CHECK_POS(s->resources.mem.requests.pos, 4, 9);  /* single-quoted: after the quote */
+		CHECK_POS(s->resources.disk.requests.pos, 5, 10); /* double-quoted: after the quote */
+		CHECK_POS(s->timeout.pos, 6, 13);
+		CHECK_INT(s->timeout.v, 60);
+	}
+	berth_spec_set_free(set);
+}
+
+/* ---- documents and JSON ------------------------------------------------------------ */
+
+static void test_multi_document(void)
+{
+	berth_spec_set *set = must("action: job\n"
+				   "---\n"
+				   "action: serve\n"
+				   "replicas: 2\n"
+				   "---\n"
+				   "# third\n"
+				   "action: deploy\n"
+				   "---\n");
+	if (CHECK_INT_RET(berth_spec_set_count(set), 3)) {
+		const berth_spec *s0 = berth_spec_set_get(set, 0), *s1 = berth_spec_set_get(set, 1),
+				 *s2 = berth_spec_set_get(set, 2);
+		CHECK_INT(s0->doc, 0);
+		CHECK_INT(s1->doc, 1);
+		CHECK_INT(s2->doc, 2);
+		CHECK_INT(s0->action, BERTH_ACTION_JOB);
+		CHECK_INT(s1->action, BERTH_ACTION_SERVE);
+		CHECK_INT(s1->replicas.v, 2);
+		CHECK_INT(s2->action, BERTH_ACTION_DEPLOY);
+		CHECK_STR(s0->file, "t.yaml");
+		CHECK_STR(s2->file, "t.yaml");
+		CHECK_POS(s1->pos, 3, 1);
+		CHECK_POS(s2->pos, 7, 1);
+		CHECK_POS(s1->replicas.pos, 4, 11);
+	}
+	CHECK(berth_spec_set_get(set, 3) == NULL);
+	CHECK(berth_spec_set_get(NULL, 0) == NULL);
+	CHECK_INT(berth_spec_set_count(NULL), 0);
+	berth_spec_set_free(set);
+	berth_spec_set_free(NULL);
+}
+
+static void test_empty_middle_document(void)
+{
+	/* an empty document is skipped; doc keeps the index in the file */
+	berth_spec_set *set = must("---\naction: job\n---\n---\naction: serve\n");
+	if (CHECK_INT_RET(berth_spec_set_count(set), 2)) {
+		CHECK_INT(berth_spec_set_get(set, 0)->doc, 0);
+		CHECK_INT(berth_spec_set_get(set, 1)->doc, 2);
+		CHECK_INT(berth_spec_set_get(set, 1)->action, BERTH_ACTION_SERVE);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_errors_across_documents(void)
+{
+	berth_error *err = must_fail("fs_group: x\n---\nrun_as_user: y\n---\nretries: z\n", BERTH_ETYPE);
+	CHECK_INT(berth_error_errors(err), 3);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 11, "fs_group", "\"x\" is not an integer");
+	check_problem(err, 1, BERTH_ETYPE, BERTH_ERROR, 3, 14, "run_as_user", "\"y\" is not an integer");
+	check_problem(err, 2, BERTH_ETYPE, BERTH_ERROR, 5, 10, "retries", "\"z\" is not an integer");
+	berth_error_free(err);
+}
+
+static void test_json_single(void)
+{
+	berth_spec_set *set = must("{\"action\": \"serve\", \"replicas\": 2,\n"
+				   " \"resources\": {\"cpu\": \"1\", \"mem\": 1073741824}}");
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK_INT(s->action, BERTH_ACTION_SERVE);
+		CHECK_INT(s->replicas.v, 2);
+		CHECK(qeq(&s->resources.mem.requests.q, "1Gi"));
+		CHECK_POS(s->replicas.pos, 1, 33);
+		CHECK_POS(s->resources.cpu.requests.pos, 2, 24);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_json_stream(void)
+{
+	berth_spec_set *set = must("{\"action\": \"job\", \"resources\": {\"cpu\": 2}}\n"
+				   "{\"action\": \"serve\", \"replicas\": 1}\n"
+				   "\n"
+				   "{\"action\": \"deploy\",\n  \"replicas\": 3}");
+	if (CHECK_INT_RET(berth_spec_set_count(set), 3)) {
+		const berth_spec *s0 = berth_spec_set_get(set, 0), *s1 = berth_spec_set_get(set, 1),
+				 *s2 = berth_spec_set_get(set, 2);
+		CHECK_INT(s0->action, BERTH_ACTION_JOB);
+		CHECK(qeq(&s0->resources.cpu.requests.q, "2"));
+		CHECK_INT(s1->action, BERTH_ACTION_SERVE);
+		CHECK_INT(s1->replicas.v, 1);
+		CHECK_INT(s2->action, BERTH_ACTION_DEPLOY);
+		CHECK_INT(s2->replicas.v, 3);
+		CHECK_INT(s0->doc, 0);
+		CHECK_INT(s1->doc, 1);
+		CHECK_INT(s2->doc, 2);
+		CHECK_POS(s1->pos, 2, 1);
+		CHECK_POS(s1->replicas.pos, 2, 33);
+		CHECK_POS(s2->pos, 4, 1);
+		CHECK_POS(s2->replicas.pos, 5, 15);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_json_error_in_second_value(void)
+{
+	berth_error *err = must_fail("{\"action\": \"job\"}\n"
+				     "{\"action\": \"serve\", \"replicas\": \"x\"}\n",
+				     BERTH_ETYPE);
+	CHECK_INT(berth_error_errors(err), 1);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 2, 34, "replicas", "\"x\" is not an integer");
+	berth_error_free(err);
+
+	err = must_fail("{\"action\": \"job\"}\n\n{\"resourcs\": {}}\n", BERTH_EUNKNOWN);
+	check_problem(err, 0, BERTH_EUNKNOWN, BERTH_ERROR, 3, 3, "resourcs",
+		      "unknown key \"resourcs\"; did you mean \"resources\"?");
+	berth_error_free(err);
+
+	/* a second value on the same line: columns go on from the first */
+	err = must_fail("{\"action\": \"job\"} {\"timeout\": \"x\"}", BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 32, "timeout", "\"x\" is not an integer");
+	berth_error_free(err);
+
+	/* a syntax error in the second value */
+	err = must_fail("{\"action\": \"job\"}\n{\"action\": \"job\",}\n", BERTH_ESYNTAX);
+	CHECK_INT(berth_error_count(err), 1);
+	const berth_problem *p = berth_error_get(err, 0);
+	if (CHECK(p != NULL)) {
+		CHECK_INT(p->line, 2);
+		CHECK_STR(p->file, "t.yaml");
+		CHECK(p->path == NULL);
+	}
+	berth_error_free(err);
+}
+
+static void test_empty_inputs(void)
+{
+	static const char *const empty[] = {"", "\n\n", "# only a comment\n", "   "};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(empty); i++) {
+		berth_error *err = must_fail(empty[i], BERTH_EMISSING);
+		CHECK_INT(berth_error_count(err), 1);
+		CHECK_INT(berth_error_code(err), BERTH_EMISSING);
+		const berth_problem *p = berth_error_get(err, 0);
+		if (CHECK(p != NULL)) {
+			CHECK_STR(p->file, "t.yaml");
+			CHECK_INT(p->line, 0);
+			CHECK(p->path == NULL);
+			CHECK_STR(p->message, "holds no run spec (the input is empty)");
+		}
+		berth_error_free(err);
+	}
+	/* documents, all empty */
+	berth_error *err = must_fail("---\n---\n", BERTH_EMISSING);
+	CHECK_INT(berth_error_count(err), 1);
+	if (berth_error_get(err, 0))
+		CHECK_STR(berth_error_get(err, 0)->message, "holds no run spec (every document is empty)");
+	berth_error_free(err);
+
+	/* an empty trailing document is ignored */
+	berth_spec_set *set = must("action: job\n---\n");
+	CHECK_INT(berth_spec_set_count(set), 1);
+	berth_spec_set_free(set);
+	set = must("action: job\n---\n...\n");
+	CHECK_INT(berth_spec_set_count(set), 1);
+	berth_spec_set_free(set);
+}
+
+static void test_not_a_map(void)
+{
+	berth_error *err = must_fail("- a\n- b\n", BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 1, NULL, "a run spec must be a map, not a list");
+	berth_error_free(err);
+	err = must_fail("[1, 2]", BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 1, NULL, "a run spec must be a map, not a list");
+	berth_error_free(err);
+	err = must_fail("just text\n", BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 1, NULL, "a run spec must be a map, not a string");
+	berth_error_free(err);
+}
+
+/* ---- errors -------------------------------------------------------------------------- */
+
+static void test_errors_collected_in_one_pass(void)
+{
+	berth_error *err = must_fail("bogus: 1\n"
+				     "resources:\n"
+				     "  mem: {requests: 32Gb}\n"
+				     "fs_group: abc\n",
+				     BERTH_EUNKNOWN);
+	CHECK_INT(berth_error_errors(err), 3);
+	CHECK_INT(berth_error_count(err), 3);
+	CHECK_INT(berth_error_code(err), BERTH_EUNKNOWN);
+	check_problem(err, 0, BERTH_EUNKNOWN, BERTH_ERROR, 1, 1, "bogus", "unknown key \"bogus\"");
+	check_problem(err, 1, BERTH_EQUANTITY, BERTH_ERROR, 3, 19, "resources.mem.requests",
+		      "\"32Gb\" is not a quantity");
+	check_problem(err, 2, BERTH_ETYPE, BERTH_ERROR, 4, 11, "fs_group", "\"abc\" is not an integer");
+	berth_error_free(err);
+}
+
+static void test_problem_fields(void)
+{
+	berth_error *err = must_fail("resources:\n  mem: {requests: 32Gb}\n", BERTH_EQUANTITY);
+	CHECK_INT(berth_error_count(err), 1);
+	CHECK_INT(berth_error_code(err), BERTH_EQUANTITY);
+	check_problem(err, 0, BERTH_EQUANTITY, BERTH_ERROR, 2, 19, "resources.mem.requests",
+		      "\"32Gb\" is not a quantity");
+	const berth_problem *p = berth_error_get(err, 0);
+	char buf[512];
+	if (p) {
+		berth_problem_format(p, buf, sizeof(buf));
+		CHECK_STR(buf, "t.yaml:2:19: resources.mem.requests: \"32Gb\" is not a quantity: unknown "
+			       "suffix \"Gb\" (use one of n u m k M G T P E, Ki Mi Gi Ti Pi Ei, or an "
+			       "exponent like e3)");
+	}
+	berth_error_free(err);
+}
+
+static void test_unknown_key_did_you_mean(void)
+{
+	berth_error *err = must_fail("resourcs: {cpu: \"1\"}\nresources: {memory: 1Gi}\n", BERTH_EUNKNOWN);
+	CHECK_INT(berth_error_errors(err), 2);
+	check_problem(err, 0, BERTH_EUNKNOWN, BERTH_ERROR, 1, 1, "resourcs", "");
+	check_problem(err, 1, BERTH_EUNKNOWN, BERTH_ERROR, 2, 13, "resources.memory", "");
+	if (berth_error_count(err) == 2) {
+		CHECK_STR(berth_error_get(err, 0)->message, "unknown key \"resourcs\"; did you mean \"resources\"?");
+		CHECK_STR(berth_error_get(err, 1)->message, "unknown key \"memory\"; did you mean \"mem\"?");
+	}
+	berth_error_free(err);
+
+	/* nothing close: the known keys are listed */
+	err = must_fail("resources: {zzzzzz: 1}\n", BERTH_EUNKNOWN);
+	if (berth_error_get(err, 0))
+		CHECK_STR(berth_error_get(err, 0)->message,
+			  "unknown key \"zzzzzz\" (known keys here: cpu, mem, gpu, disk, gpu_type)");
+	berth_error_free(err);
+
+	/* a key that is not plain is quoted in the path */
+	err = must_fail("\"a.b\": 1\n", BERTH_EUNKNOWN);
+	check_problem(err, 0, BERTH_EUNKNOWN, BERTH_ERROR, 1, 2, "[\"a.b\"]", "unknown key \"a.b\"");
+	berth_error_free(err);
+}
+
+static void test_duplicate_key(void)
+{
+	berth_error *err = must_fail("timeout: 1\nretries: 2\ntimeout: 3\n", BERTH_EDUPLICATE);
+	CHECK_INT(berth_error_errors(err), 1);
+	check_problem(err, 0, BERTH_EDUPLICATE, BERTH_ERROR, 3, 1, "timeout",
+		      "key \"timeout\" given twice (first at line 1)");
+	berth_error_free(err);
+}
+
+static void test_warning_trailing_comma(void)
+{
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	int ret = parse(&set, "volumes:\n"
+			      "  - volume_type: persistent_volume_claim\n"
+			      "    name: \"my-pvc\",\n"
+			      "    mount_path: /data\n"
+			      "    spec: {size: 10Gi}\n",
+			&err);
+	CHECK_INT(ret, 0);
+	CHECK(set != NULL);
+	CHECK_INT(berth_error_count(err), 1);
+	CHECK_INT(berth_error_errors(err), 0);
+	CHECK_INT(berth_error_code(err), BERTH_OK);
+	check_problem(err, 0, BERTH_ESYNTAX, BERTH_WARNING, 3, 19, NULL,
+		      "comma after a quoted value ignored (YAML block mappings need no commas)");
+	const berth_spec *s = only(set);
+	if (s && CHECK_INT_RET(s->nvolumes, 1)) {
+		CHECK_STR(s->volumes[0].name.s, "my-pvc");
+		CHECK_STR(s->volumes[0].mount_path.s, "/data");
+	}
+	berth_error_free(err);
+	berth_spec_set_free(set);
+}
+
+static void test_warning_gpu_type_without_gpu(void)
+{
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	int ret = parse(&set, "resources: {gpu_type: nvidia.com/gpu}\n", &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(berth_error_count(err), 1);
+	CHECK_INT(berth_error_errors(err), 0);
+	check_problem(err, 0, BERTH_EINVALID, BERTH_WARNING, 1, 23, "resources.gpu_type",
+		      "gpu_type is set but no gpu count is asked for");
+	berth_error_free(err);
+	berth_spec_set_free(set);
+}
+
+static void test_warnings_with_errors(void)
+{
+	/* a warning does not hide errors, and does not count as one */
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	int ret = parse(&set, "name: \"x\",\ntimeout: 0\n", &err);
+	CHECK_INT(ret, -BERTH_ERANGE);
+	CHECK(set == NULL);
+	CHECK_INT(berth_error_count(err), 2);
+	CHECK_INT(berth_error_errors(err), 1);
+	CHECK_INT(berth_error_code(err), BERTH_ERANGE);
+	check_problem(err, 0, BERTH_ESYNTAX, BERTH_WARNING, 1, 10, NULL, "comma after a quoted value");
+	check_problem(err, 1, BERTH_ERANGE, BERTH_ERROR, 2, 10, "timeout", "0 is out of range (1 to 2147483647)");
+	berth_error_free(err);
+}
+
+static void test_err_null(void)
+{
+	berth_spec_set *set = (berth_spec_set *)&set; /* must be reset to NULL */
+	int ret = parse(&set, "fs_group: abc\n", NULL);
+	CHECK(ret < 0);
+	CHECK(set == NULL);
+	/* without err, the code of the first problem is still returned */
+	CHECK_INT(ret, -BERTH_ETYPE);
+
+
+	set = (berth_spec_set *)&set;
+	CHECK_INT(parse(&set, "a: [", NULL), -BERTH_ESYNTAX);
+	CHECK(set == NULL);
+	CHECK_INT(parse(&set, "", NULL), -BERTH_EMISSING);
+	CHECK_INT(parse(&set, "resources:\n  mem: {requests: 32Gb}\n", NULL) < 0, 1);
+	CHECK(set == NULL);
+
+	/* warnings only, err NULL: success */
+	CHECK_INT(parse(&set, "name: \"x\",\n", NULL), 0);
+	if (CHECK(set != NULL))
+		CHECK_STR(only(set)->name.s, "x");
+	berth_spec_set_free(set);
+}
+
+static void test_syntax_error(void)
+{
+	berth_error *err = must_fail("resources:\n  cpu: \"1\"\n mem: 2Gi\n", BERTH_ESYNTAX);
+	CHECK_INT(berth_error_errors(err), 1);
+	check_problem(err, 0, BERTH_ESYNTAX, BERTH_ERROR, 3, 2, NULL, "invalid indentation in mapping");
+	berth_error_free(err);
+
+	/* an alias is placed at its name, after the '*' (as a quoted scalar after its quote) */
+	err = must_fail("a: *nope\n", BERTH_ESYNTAX);
+	check_problem(err, 0, BERTH_ESYNTAX, BERTH_ERROR, 1, 5, NULL, "unknown alias \"*nope\"");
+	berth_error_free(err);
+
+	/* a bad tag is placed at the value it tags */
+	err = must_fail("timeout: !!binary aGk=\n", BERTH_ESYNTAX);
+	check_problem(err, 0, BERTH_ESYNTAX, BERTH_ERROR, 1, 19, NULL,
+		      "unsupported tag \"tag:yaml.org,2002:binary\"");
+	berth_error_free(err);
+}
+
+/* ---- files ----------------------------------------------------------------------------- */
+
+static void test_parse_file_missing(void)
+{
+	berth_spec_set *set = (berth_spec_set *)&set;
+	berth_error *err = NULL;
+	const char *path = "/nonexistent-berth-dir/run.yaml";
+	CHECK_INT(berth_spec_parse_file(&set, path, &err), -BERTH_EIO);
+	CHECK(set == NULL);
+	CHECK_INT(berth_error_count(err), 1);
+	CHECK_INT(berth_error_code(err), BERTH_EIO);
+	const berth_problem *p = berth_error_get(err, 0);
+	if (CHECK(p != NULL)) {
+		CHECK(strstr(p->message, path) != NULL);
+		CHECKF(strstr(p->message, "No such file") != NULL, "message: %s", p->message);
+	}
+	berth_error_free(err);
+	CHECK_INT(berth_spec_parse_file(&set, path, NULL), -BERTH_EIO);
+}
+
+static char *temp_file(const char *text, size_t len)
+{
+	char *path = malloc(64);
+	if (!path)
+		abort();
+	snprintf(path, 64, "/tmp/berth-test-spec-XXXXXX");
+	int fd = mkstemp(path);
+	if (!CHECK(fd >= 0)) {
+		free(path);
+		return NULL;
+	}
+	CHECK_INT(write(fd, text, len), (long long)len);
+	close(fd);
+	return path;
+}
+
+static void test_parse_file(void)
+{
+	const char *text = "resources:\n  cpu: \"8\"\n---\nbogus: 1\n";
+	char *path = temp_file("action: serve\nreplicas: 3\n", 26);
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	if (!path)
+		return;
+	CHECK_INT(berth_spec_parse_file(&set, path, &err), 0);
+	CHECK_INT(berth_error_count(err), 0);
+	const berth_spec *s = only(set);
+	if (s) {
+		CHECK_STR(s->file, path);
+		CHECK_INT(s->action, BERTH_ACTION_SERVE);
+		CHECK_INT(s->replicas.v, 3);
+		CHECK_POS(s->replicas.pos, 2, 11);
+	}
+	berth_spec_set_free(set);
+	berth_error_free(err);
+	unlink(path);
+	free(path);
+
+	/* problems name the file */
+	path = temp_file(text, strlen(text));
+	if (!path)
+		return;
+	err = NULL;
+	CHECK_INT(berth_spec_parse_file(&set, path, &err), -BERTH_EUNKNOWN);
+	CHECK(set == NULL);
+	const berth_problem *p = berth_error_get(err, 0);
+	if (CHECK(p != NULL)) {
+		CHECK_STR(p->file, path);
+		CHECK_INT(p->line, 4);
+		CHECK_INT(p->column, 1);
+	}
+	berth_error_free(err);
+	unlink(path);
+	free(path);
+}
+
+static void test_parse_file_too_big(void)
+{
+	size_t len = (4u << 20) + 1;
+	char *big = malloc(len);
+	if (!big)
+		abort();
+	memset(big, '#', len);
+	char *path = temp_file(big, len);
+	free(big);
+	if (!path)
+		return;
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	CHECK_INT(berth_spec_parse_file(&set, path, &err), -BERTH_ETOOBIG);
+	CHECK(set == NULL);
+	CHECK_INT(berth_error_code(err), BERTH_ETOOBIG);
+	if (berth_error_get(err, 0))
+		CHECK(strstr(berth_error_get(err, 0)->message, path) != NULL);
+	berth_error_free(err);
+	unlink(path);
+	free(path);
+}
+
+/* ---- caps on hostile input -------------------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_billion_laughs(void)
+{
+	berth_buf b = BERTH_BUF_INIT;
+	berth_buf_puts(&b, "inputs:\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+	for (int i = 1; i <= 9; i++) {
+		berth_buf_printf(&b, "  l%d: &l%d [", i, i);
+		for (int j = 0; j < 10; j++)
+			berth_buf_printf(&b, "%s*l%d", j ? ", " : "", i - 1);
+		berth_buf_puts(&b, "]\n");
+	}
+	if (!CHECK(b.data && !b.failed))
+		return;
+	double t0 = now();
+	berth_error *err = must_fail(b.data, BERTH_ESYNTAX);
+	double dt = now() - t0;
+	CHECKF(dt < 5.0, "the alias bomb took %.2f s", dt);
+	CHECK_INT(berth_error_count(err), 1);
+	const berth_problem *p = berth_error_get(err, 0);
+	if (CHECK(p != NULL)) {
+		CHECK_STR(p->message, "document too large: more than 1000000 nodes once aliases are expanded");
+		/* l5 is the first level over the cap: 1 + 10 * 111111 nodes */
+		CHECK_INT(p->line, 7);
+	}
+	berth_error_free(err);
+	berth_buf_release(&b);
+}
+
+static void test_aliases_share(void)
+{
+	/* aliases under the cap are fine and share the anchored subtree */
+	berth_spec_set *set = must("inputs:\n  a: &x {k: v}\n  b: *x\n");
+	const berth_spec *s = only(set);
+	if (s && s->inputs) {
+		CHECK(berth_node_get(s->inputs, "a") == berth_node_get(s->inputs, "b"));
+		CHECK_INT(s->inputs->weight, 1 + 2 + 3 + 3);
+	}
+	berth_spec_set_free(set);
+}
+
+static void test_too_big(void)
+{
+	size_t max = 4u << 20;
+	char *big = malloc(max + 1);
+	if (!big)
+		abort();
+	memset(big, ' ', max + 1);
+	memcpy(big, "# ", 2);
+	big[max - 1] = '\n';
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	CHECK_INT(parse_n(&set, big, max + 1, &err), -BERTH_ETOOBIG);
+	CHECK(set == NULL);
+	CHECK_INT(berth_error_count(err), 1);
+	CHECK_INT(berth_error_code(err), BERTH_ETOOBIG);
+	const berth_problem *p = berth_error_get(err, 0);
+	if (CHECK(p != NULL))
+		CHECK_STR(p->message, "t.yaml: input is 4194305 bytes, more than the 4194304 allowed");
+	berth_error_free(err);
+
+	/* exactly the cap is read (and holds only a comment) */
+	err = NULL;
+	CHECK_INT(parse_n(&set, big, max, &err), -BERTH_EMISSING);
+	CHECK_INT(berth_error_code(err), BERTH_EMISSING);
+	berth_error_free(err);
+	free(big);
+}
+
+/* Each stray comma costs a parse of the whole input: at most 32 are fixed. */
+static void test_stray_comma_cap(void)
+{
+	berth_buf b = BERTH_BUF_INIT;
+	berth_spec_set *set = NULL;
+	berth_error *err = NULL;
+	berth_buf_puts(&b, "labels:\n");
+	for (int i = 0; i < 40; i++)
+		berth_buf_printf(&b, "  k%d: \"v\",\n", i);
+	CHECK_INT(berth_spec_parse(&set, "t.yaml", b.data, b.len, &err), -BERTH_ESYNTAX);
+	CHECK(set == NULL);
+	int found = 0;
+	for (size_t i = 0; i < berth_error_count(err); i++)
+		found |= strstr(berth_error_get(err, i)->message, "too many stray commas") != NULL;
+	CHECK(found);
+	berth_error_free(err);
+	berth_buf_release(&b);
+}
+
+static void test_too_many_problems(void)
+{
+	berth_buf b = BERTH_BUF_INIT;
+	for (int i = 0; i < 300; i++)
+		berth_buf_printf(&b, "zz%d: 1\n", i);
+	if (!CHECK(b.data && !b.failed))
+		return;
+	berth_error *err = must_fail(b.data, BERTH_EUNKNOWN);
+	size_t n = berth_error_count(err);
+	CHECKF(n <= 202, "%zu problems", n);
+	CHECK_INT(n, 201);
+	const berth_problem *p = berth_error_get(err, n - 1);
+	if (CHECK(p != NULL)) {
+		CHECK_STR(p->message, "too many problems; stopping after 200");
+		CHECK(p->path == NULL);
+		CHECK_INT(p->line, 201);
+	}
+	p = berth_error_get(err, 199);
+	if (CHECK(p != NULL)) {
+		CHECK_STR(p->path, "zz199");
+		CHECK_INT(p->line, 200);
+	}
+	berth_error_free(err);
+	berth_buf_release(&b);
+}
+
+/* ---- allocation failures ------------------------------------------------------------------ */
+
+static const char rich_spec[] =
+	"project: vision\n"
+	"name: train-resnet\n"
+	"function:\n"
+	"  name: train\n"
+	"  image: python:3.11\n"
+	"  command: [python, train.py]\n"
+	"action: job\n"
+	"resources:\n"
+	"  cpu: \"8\"\n"
+	"  mem: {requests: 32Gi, limits: 64Gi}\n"
+	"  gpu: \"1\"\n"
+	"  gpu_type: nvidia.com/gpu\n"
+	"volumes:\n"
+	"  - {volume_type: persistent_volume_claim, name: data, mount_path: /data, spec: {size: 10Gi}}\n"
+	"  - {volume_type: shared_volume, name: shared, mount_path: /shared, spec: {claim_name: team}}\n"
+	"node_selector: [{key: zone, value: a}]\n"
+	"affinity:\n"
+	"  nodeAffinity:\n"
+	"    requiredDuringSchedulingIgnoredDuringExecution:\n"
+	"      nodeSelectorTerms:\n"
+	"        - matchExpressions: [{key: gpu, operator: In, values: [a100]}]\n"
+	"tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]\n"
+	"secrets: [s1]\n"
+	"envs: [{name: A, value: b}]\n"
+	"labels: &lab {team: vision}\n"
+	"inputs: *lab\n"
+	"fs_group: '8877'\n"
+	"---\n"
+	"action: serve\n"
+	"replicas: 2\n"
+	"labels: {tier: web}\n";
+
+static void check_rich(const berth_spec_set *set)
+{
+	if (!CHECK_INT_RET(berth_spec_set_count(set), 2))
+		return;
+	const berth_spec *s = berth_spec_set_get(set, 0), *s1 = berth_spec_set_get(set, 1);
+	CHECK_STR(s->name.s, "train-resnet");
+	CHECK_STR(s->function.image.s, "python:3.11");
+	CHECK_INT(s->function.command.n, 2);
+	CHECK(qeq(&s->resources.mem.limits.q, "64Gi"));
+	CHECK(qeq(&s->resources.gpu.limits.q, "1"));
+	CHECK_INT(s->nvolumes, 2);
+	CHECK_INT(s->node_selector.n, 1);
+	CHECK(s->affinity != NULL);
+	CHECK_INT(s->ntolerations, 1);
+	CHECK_INT(s->secrets.n, 1);
+	CHECK_INT(s->envs.n, 1);
+	CHECK_INT(s->labels.n, 1);
+	CHECK(s->inputs != NULL);
+	CHECK_INT(s->fs_group.v, 8877);
+	CHECK_INT(s1->replicas.v, 2);
+	CHECK_INT(s1->labels.n, 1);
+}
+
+static void test_fault_injection_valid(void)
+{
+	int done = 0;
+	long n;
+	for (n = 1; n < 100000 && !done; n++) {
+		berth_spec_set *set = NULL;
+		berth_error *err = NULL;
+		berth_fail_alloc_after = n;
+		int ret = parse(&set, rich_spec, &err);
+		int injected = berth_fail_alloc_after == 0;
+		berth_fail_alloc_after = 0;
+		if (!injected) {
+			CHECKF(ret == 0, "n=%ld: no failure injected but parse returned %d", n, ret);
+			CHECK_INT(berth_error_count(err), 0);
+			check_rich(set);
+			done = 1;
+		} else if (ret == 0) {
+			/* a failure that costs nothing (a key path, sorting) */
+			CHECKF(berth_error_errors(err) == 0, "n=%ld: success with %zu errors", n,
+			       berth_error_errors(err));
+			check_rich(set);
+		} else {
+			CHECKF(ret == -BERTH_ENOMEM, "n=%ld: parse returned %d", n, ret);
+			CHECK(set == NULL);
+			CHECKF(berth_error_code(err) == BERTH_ENOMEM, "n=%ld: code %d", n,
+			       (int)berth_error_code(err));
+			for (size_t i = 0; i < berth_error_count(err); i++)
+				CHECKF(berth_error_get(err, i)->code == BERTH_ENOMEM, "n=%ld: problem %zu: %s",
+				       n, i, berth_error_get(err, i)->message);
+		}
+		berth_error_free(err);
+		berth_spec_set_free(set);
+	}
+	CHECKF(done, "still failing after %ld allocations", n);
+	CHECKF(n > 10, "only %ld allocations", n);
+}
+
+static void test_fault_injection_invalid(void)
+{
+	/* an invalid spec never turns valid because memory ran out */
+	static const char text[] =
+		"resourcs: {cpu: 1}\n"
+		"resources: {mem: {requests: 32Gb}}\n"
+		"volumes: [{volume_type: secret, name: Bad_Name, mount_path: rel}]\n"
+		"labels: {team: vision, team: x}\n"
+		"name: \"x\",\n";
+	int done = 0;
+	long n;
+	for (n = 1; n < 100000 && !done; n++) {
+		berth_spec_set *set = NULL;
+		berth_error *err = NULL;
+		berth_fail_alloc_after = n;
+		int ret = parse(&set, text, &err);
+		int injected = berth_fail_alloc_after == 0;
+		berth_fail_alloc_after = 0;
+		CHECKF(ret < 0, "n=%ld: parse returned %d", n, ret);
+		CHECK(set == NULL);
+		CHECKF(berth_error_errors(err) > 0, "n=%ld: no error", n);
+		if (!injected) {
+			CHECK_INT(ret, -BERTH_EUNKNOWN);
+			CHECK_INT(berth_error_errors(err), 6);
+			CHECK_INT(berth_error_count(err), 7);
+			done = 1;
+		}
+		berth_error_free(err);
+		berth_spec_set_free(set);
+	}
+	CHECKF(done, "still failing after %ld allocations", n);
+}
+
+static void test_fault_injection_warnings(void)
+{
+	/* a valid spec with warnings: losing a warning to a failed allocation
+	 * must not lose the spec */
+	static const char text[] = "name: \"x\",\nresources: {gpu_type: nvidia.com/gpu}\n";
+	int done = 0;
+	for (long n = 1; n < 100000 && !done; n++) {
+		berth_spec_set *set = NULL;
+		berth_error *err = NULL;
+		berth_fail_alloc_after = n;
+		int ret = parse(&set, text, &err);
+		int injected = berth_fail_alloc_after == 0;
+		berth_fail_alloc_after = 0;
+		CHECKF(ret == 0 || ret == -BERTH_ENOMEM, "n=%ld: parse returned %d", n, ret);
+		CHECK((ret == 0) == (set != NULL));
+		if (ret == 0) {
+			const berth_spec *s = only(set);
+			if (s) {
+				CHECK_STR(s->name.s, "x");
+				CHECK_STR(s->resources.gpu_type.s, "nvidia.com/gpu");
+			}
+			/* a success holds warnings only */
+			CHECK_INT(berth_error_errors(err), 0);
+		} else {
+			CHECK_INT(berth_error_code(err), BERTH_ENOMEM);
+		}
+		if (!injected) {
+			CHECK_INT(ret, 0);
+			CHECK_INT(berth_error_count(err), 2);
+			CHECK_INT(berth_error_errors(err), 0);
+			done = 1;
+		}
+		berth_error_free(err);
+		berth_spec_set_free(set);
+	}
+	CHECK(done);
+}
+
+static void test_fault_injection_err_null(void)
+{
+	int done = 0;
+	for (long n = 1; n < 100000 && !done; n++) {
+		berth_spec_set *set = NULL;
+		berth_fail_alloc_after = n;
+		int ret = parse(&set, rich_spec, NULL);
+		int injected = berth_fail_alloc_after == 0;
+		berth_fail_alloc_after = 0;
+		if (!injected) {
+			CHECK_INT(ret, 0);
+			done = 1;
+		} else {
+			CHECKF(ret == 0 || ret == -BERTH_ENOMEM || ret == -BERTH_EINVALID,
+			       "n=%ld: parse returned %d", n, ret);
+		}
+		CHECK((ret == 0) == (set != NULL));
+		berth_spec_set_free(set);
+	}
+	CHECK(done);
+}
+
+static void test_fault_injection_file(void)
+{
+	char *path = temp_file(rich_spec, strlen(rich_spec));
+	int done = 0;
+	if (!path)
+		return;
+	for (long n = 1; n < 100000 && !done; n++) {
+		berth_spec_set *set = NULL;
+		berth_error *err = NULL;
+		berth_fail_alloc_after = n;
+		int ret = berth_spec_parse_file(&set, path, &err);
+		int injected = berth_fail_alloc_after == 0;
+		berth_fail_alloc_after = 0;
+		if (!injected) {
+			CHECK_INT(ret, 0);
+			check_rich(set);
+			done = 1;
+		} else if (ret < 0) {
+			CHECKF(ret == -BERTH_ENOMEM, "n=%ld: %d", n, ret);
+			CHECK_INT(berth_error_code(err), BERTH_ENOMEM);
+		}
+		berth_error_free(err);
+		berth_spec_set_free(set);
+	}
+	CHECK(done);
+	unlink(path);
+	free(path);
+}
+
+T_MAIN(T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
+       T(test_resources_cpu_string), T(test_resources_spellings), T(test_resources_numbers),
+       T(test_node_selector_list_and_map), T(test_envs_labels_secrets_args), T(test_envs_as_map), T(test_kv_item_with_bad_value),
+       T(test_function_inline_and_ref), T(test_action_enum), T(test_preemption_enum),
+       T(test_volumes_every_type), T(test_volume_spec_keys_follow_type), T(test_tolerations),
+       T(test_affinity_kept_as_node), T(test_inputs_node), T(test_scalars_keep_spelling),
+       T(test_positions_plain_and_quoted), T(test_multi_document), T(test_empty_middle_document),
+       T(test_errors_across_documents), T(test_json_single), T(test_json_stream),
+       T(test_json_error_in_second_value), T(test_empty_inputs), T(test_not_a_map),
+       T(test_errors_collected_in_one_pass), T(test_problem_fields), T(test_unknown_key_did_you_mean),
+       T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
+       T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error),
+       T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap),
+       T(test_fault_injection_valid), T(test_fault_injection_invalid),
+       T(test_fault_injection_warnings), T(test_fault_injection_err_null),
+       T(test_fault_injection_file))
