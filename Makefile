@@ -72,9 +72,10 @@ $(BT)/headers.ok: $(HEADERS)
 test: $(UNIT_BIN) $(BT)/berth $(BT)/headers.ok fuzz-build
 	@tests/run.sh $(BT)
 
-valgrind: CFLAGS := -O0 -g
-valgrind: $(B)/berth
-	@BERTH_VALGRIND=1 tests/run.sh $(BT) --valgrind
+# the unit and golden tiers again, under valgrind, in a build without sanitizers
+valgrind:
+	@$(MAKE) --no-print-directory BT=build/vg SAN= $(UNIT_SRC:tests/unit/%.c=build/vg/%) build/vg/berth
+	@tests/run.sh build/vg --valgrind
 
 # ---- fuzzing (clang libFuzzer) --------------------------------------------
 FUZZ_CC    := clang

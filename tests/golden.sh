@@ -12,7 +12,7 @@ trap 'rm -f "$out" "$err"' EXIT
 for dir in "$root"/validate/*/; do
 	name=validate/$(basename "$dir")
 	spec=$(cd "$dir" && ls spec.* 2>/dev/null | head -1)
-	(cd "$dir" && "$berth" validate "$spec" >"$out" 2>"$err")
+	(cd "$dir" && ${BERTH_WRAP:-} "$berth" validate "$spec" >"$out" 2>"$err")
 	status=$?
 	if [ "$update" = --update ]; then
 		cp "$err" "$dir/expected"

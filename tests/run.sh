@@ -44,6 +44,9 @@ for t in "$bt"/test_*; do
 done
 
 echo "== golden"
+if [ "$mode" = --valgrind ]; then
+	export BERTH_WRAP="valgrind -q --error-exitcode=99 --leak-check=full"
+fi
 "$here/golden.sh" "$bt/berth" >"$log" 2>&1
 count <"$log"
 grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
