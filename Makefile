@@ -27,7 +27,7 @@ B  := build
 BT := build/test
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all test unit golden headers fuzz fuzz-smoke valgrind demo clean bench
+.PHONY: all test fuzz fuzz-build valgrind demo clean bench
 all: $(B)/berth $(B)/libberth.a
 
 # ---- optimised build ------------------------------------------------------
@@ -95,7 +95,7 @@ demo: all
 	@scripts/demo.sh
 
 bench: all
-	@echo "benchmarks: see bench/README.md"
+	@cat bench/README.md
 
 clean:
 	rm -rf $(B)

@@ -83,8 +83,3 @@ char *berth_arena_strdup(berth_arena *a, const char *s)
 {
 	return berth_arena_strndup(a, s, strlen(s));
 }
-
-size_t berth_arena_used(const berth_arena *a)
-{
-	return a->total;
-}

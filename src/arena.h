@@ -15,7 +15,5 @@ void berth_arena_free(berth_arena *a);
 void *berth_arena_alloc(berth_arena *a, size_t n);
 char *berth_arena_strndup(berth_arena *a, const char *s, size_t n);
 char *berth_arena_strdup(berth_arena *a, const char *s);
-/* Bytes handed out so far. */
-size_t berth_arena_used(const berth_arena *a);
 
 #endif

@@ -16,10 +16,6 @@
 #define BERTH_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define BERTH_UNUSED __attribute__((unused))
 
-/* Scoped cleanup, as crun's utils.h: the pointer is freed on scope exit. */
-static inline void berth_cleanup_freep(void *p) { free(*(void **)p); }
-#define cleanup_free __attribute__((cleanup(berth_cleanup_freep)))
-
 /* ---- problems ---------------------------------------------------------- */
 
 /* Where a problem is: file, 1-based line and column, key path. */
@@ -59,7 +55,6 @@ typedef struct berth_buf {
 
 int berth_buf_append(berth_buf *b, const void *data, size_t len);
 int berth_buf_puts(berth_buf *b, const char *s);
-int berth_buf_putc(berth_buf *b, char c);
 int berth_buf_printf(berth_buf *b, const char *fmt, ...) BERTH_PRINTF(2, 3);
 /* Hands the string over (never NULL on success) and resets b. */
 char *berth_buf_detach(berth_buf *b);
@@ -69,7 +64,6 @@ void berth_buf_release(berth_buf *b);
 
 char *berth_strndup(const char *s, size_t n);
 char *berth_strdup(const char *s);
-char *berth_asprintf(const char *fmt, ...) BERTH_PRINTF(1, 2);
 
 /* Fault injection for tests: when set > 0, the n-th next allocation made
  * through berth_malloc fails. Only in test builds (BERTH_FAULT_INJECTION). */

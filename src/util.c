@@ -47,28 +47,6 @@ char *berth_strdup(const char *s)
 	return berth_strndup(s, strlen(s));
 }
 
-char *berth_asprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char tmp[256];
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	if ((size_t)n < sizeof(tmp))
-		return berth_strndup(tmp, (size_t)n);
-	char *d = berth_malloc((size_t)n + 1);
-	if (!d)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(d, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return d;
-}
-
 static int buf_grow(berth_buf *b, size_t extra)
 {
 	if (b->failed)
@@ -104,11 +82,6 @@ int berth_buf_append(berth_buf *b, const void *data, size_t len)
 int berth_buf_puts(berth_buf *b, const char *s)
 {
 	return berth_buf_append(b, s, strlen(s));
-}
-
-int berth_buf_putc(berth_buf *b, char c)
-{
-	return berth_buf_append(b, &c, 1);
 }
 
 int berth_buf_printf(berth_buf *b, const char *fmt, ...)
