@@ -87,9 +87,16 @@ void report(dctx *c, berth_pos pos, berth_code code, const char *fmt, ...)
 void report_at(dctx *c, berth_pos pos, const char *path, berth_code code, const char *fmt, ...)
 {
 	va_list ap;
+	berth_buf full = BERTH_BUF_INIT;
+	if (c->prefix && path) {
+		berth_buf_printf(&full, "%s%s%s", c->prefix, path[0] == '[' ? "" : ".", path);
+		if (full.data)
+			path = full.data;
+	}
 	va_start(ap, fmt);
 	vreport(c, pos, path, code, BERTH_ERROR, fmt, ap);
 	va_end(ap);
+	berth_buf_release(&full);
 }
 
 void warn_at(dctx *c, berth_pos pos, const char *path, const char *fmt, ...)
@@ -126,21 +133,12 @@ const char *quoted(char *buf, size_t len, const char *s)
 
 /* ---- typed decoders --------------------------------------------------------- */
 
-typedef void (*decode_fn)(dctx *c, const berth_node *n, void *dst, const void *arg);
-
-typedef struct field {
-	const char *key;
-	decode_fn fn;
-	size_t off;
-	const void *arg;
-} field;
-
-static int is_null(const berth_node *n)
+int is_null(const berth_node *n)
 {
 	return n->kind == BERTH_NODE_SCALAR && n->type == BERTH_SCALAR_NULL;
 }
 
-static int want(dctx *c, const berth_node *n, berth_node_kind kind, const char *what)
+int want(dctx *c, const berth_node *n, berth_node_kind kind, const char *what)
 {
 	if (n->kind == kind)
 		return 1;
@@ -162,7 +160,7 @@ static int scalar_text(dctx *c, const berth_node *n, berth_str *out)
 	return 1;
 }
 
-static void dec_str(dctx *c, const berth_node *n, void *dst, const void *arg)
+void dec_str(dctx *c, const berth_node *n, void *dst, const void *arg)
 {
 	scalar_text(c, n, dst);
 }
@@ -183,7 +181,7 @@ static int parse_int(const char *s, int64_t *v)
 }
 
 /* An integer: 1000, or a string of digits ("8877", as seed 001 writes fs_group). */
-static void dec_int(dctx *c, const berth_node *n, void *dst, const void *arg)
+void dec_int(dctx *c, const berth_node *n, void *dst, const void *arg)
 {
 	berth_int *out = dst;
 	int ret;
@@ -220,7 +218,7 @@ static void dec_int(dctx *c, const berth_node *n, void *dst, const void *arg)
 	}
 }
 
-static void dec_qty(dctx *c, const berth_node *n, void *dst, const void *arg)
+void dec_qty(dctx *c, const berth_node *n, void *dst, const void *arg)
 {
 	berth_qty *out = dst;
 	char msg[256];
@@ -309,7 +307,7 @@ static void check_duplicate_keys(dctx *c, const berth_node *n)
 	free(v);
 }
 
-static void decode_map(dctx *c, const berth_node *n, const field *fields, size_t nf, void *base)
+void decode_map(dctx *c, const berth_node *n, const field *fields, size_t nf, void *base)
 {
 	if (!want(c, n, BERTH_NODE_MAP, "a map"))
 		return;
@@ -333,8 +331,6 @@ static void decode_map(dctx *c, const berth_node *n, const field *fields, size_t
 	}
 }
 
-#define DECODE_MAP(c, n, table, base) decode_map(c, n, table, BERTH_ARRAY_SIZE(table), base)
-
 /* Allocates an array of n elements of size sz in the arena. */
 static void *arena_array(dctx *c, size_t n, size_t sz, berth_pos pos)
 {
@@ -344,7 +340,7 @@ static void *arena_array(dctx *c, size_t n, size_t sz, berth_pos pos)
 	return p;
 }
 
-static void dec_strlist(dctx *c, const berth_node *n, void *dst, const void *arg)
+void dec_strlist(dctx *c, const berth_node *n, void *dst, const void *arg)
 {
 	berth_strlist *out = dst;
 	if (!want(c, n, BERTH_NODE_SEQ, arg ? (const char *)arg : "a list of strings"))
@@ -363,12 +359,7 @@ static void dec_strlist(dctx *c, const berth_node *n, void *dst, const void *arg
 
 /* ---- key/value lists: node_selector, labels, envs ---------------------------- */
 
-struct kv_arg {
-	const char *key;   /* the key's name in list form: "key" or "name" */
-	int allow_list;    /* [{key, value}] accepted besides a map */
-};
-
-static void dec_kvlist(dctx *c, const berth_node *n, void *dst, const void *arg)
+void dec_kvlist(dctx *c, const berth_node *n, void *dst, const void *arg)
 {
 	const struct kv_arg *ka = arg;
 	berth_kvlist *out = dst;
@@ -430,9 +421,9 @@ static void dec_kvlist(dctx *c, const berth_node *n, void *dst, const void *arg)
 	}
 }
 
-static const struct kv_arg kv_selector = {"key", 1};
-static const struct kv_arg kv_env = {"name", 1};
-static const struct kv_arg kv_map = {"key", 0};
+const struct kv_arg kv_selector = {"key", 1};
+const struct kv_arg kv_env = {"name", 1};
+const struct kv_arg kv_map = {"key", 0};
 
 /* ---- resources ------------------------------------------------------------------ */
 
@@ -520,7 +511,7 @@ static const struct {
 };
 
 /* Finds s in names (n entries); reports it with the allowed values if absent. */
-static int enum_value(dctx *c, const berth_str *s, const char *const *names, size_t n)
+int enum_value(dctx *c, const berth_str *s, const char *const *names, size_t n)
 {
 	berth_buf list = BERTH_BUF_INIT;
 	for (size_t i = 0; i < n; i++)
@@ -703,8 +694,11 @@ static void dec_affinity(dctx *c, const berth_node *n, void *dst, const void *ar
 {
 	size_t before = c->errors;
 	berth_check_affinity(c, n);
-	if (c->errors == before)
-		*(const berth_node **)dst = n;
+	if (c->errors == before) {
+		berth_spec *s = dst;
+		s->affinity = n;
+		s->affinity_pos = n->pos;
+	}
 }
 
 static const field spec_fields[] = {
@@ -717,7 +711,7 @@ static const field spec_fields[] = {
 	{"resources", dec_resources, offsetof(berth_spec, resources), NULL},
 	{"volumes", dec_volumes, 0, NULL},
 	{"node_selector", dec_kvlist, offsetof(berth_spec, node_selector), &kv_selector},
-	{"affinity", dec_affinity, offsetof(berth_spec, affinity), NULL},
+	{"affinity", dec_affinity, 0, NULL},
 	{"tolerations", dec_tolerations, 0, NULL},
 	{"secrets", dec_strlist, offsetof(berth_spec, secrets), "a list of secret names"},
 	{"envs", dec_kvlist, offsetof(berth_spec, envs), &kv_env},
@@ -769,6 +763,18 @@ const char *berth_volume_type_name(berth_volume_type t)
 	return (size_t)t < BERTH_ARRAY_SIZE(volume_types) ? volume_types[t] : "?";
 }
 
+size_t spec_fields_subset(field *out, size_t max, const char *const *keys, size_t base)
+{
+	size_t n = 0;
+	for (size_t k = 0; keys[k]; k++)
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(spec_fields) && n < max; i++)
+			if (strcmp(spec_fields[i].key, keys[k]) == 0) {
+				out[n] = spec_fields[i];
+				out[n++].off += base;
+			}
+	return n;
+}
+
 static void decode_spec(dctx *c, const berth_node *root, berth_spec *s)
 {
 	s->pos = root->pos;
@@ -778,6 +784,11 @@ static void decode_spec(dctx *c, const berth_node *root, berth_spec *s)
 		return;
 	}
 	DECODE_MAP(c, root, spec_fields, s);
+	spec_finish(c, s);
+}
+
+void spec_finish(dctx *c, berth_spec *s)
+{
 	if (s->action_name.s) {
 		size_t len = path_key(c, "action");
 		int a = enum_value(c, &s->action_name, action_names, BERTH_ARRAY_SIZE(action_names));

@@ -150,7 +150,8 @@ static void check_volume(dctx *c, const berth_spec *s, size_t i)
 			   "mount path %s is used twice (also volumes[%zu], line %u)",
 			   QUOTE(v->mount_path.s), j, w->mount_path.pos.line);
 	}
-	if (!v->type_name.s)
+	/* an unknown volume_type is reported where it is read; nothing more to check */
+	if (!v->type_name.s || strcmp(v->type_name.s, berth_volume_type_name(v->type)))
 		return;
 	if (v->size.set && berth_quantity_sign(&v->size.q) <= 0) {
 		char q[BERTH_QUANTITY_STR_MAX];
@@ -204,9 +205,9 @@ static void check_volume(dctx *c, const berth_spec *s, size_t i)
 
 /* ---- key/value lists ------------------------------------------------------------ */
 
-static void check_labels(dctx *c, const berth_kvlist *l, const char *field, int reserved)
+static void check_labels(dctx *c, const berth_kvlist *l, const char *fname, int reserved)
 {
-	size_t top = path_key(c, field);
+	size_t top = path_key(c, fname);
 	for (size_t i = 0; i < l->n; i++) {
 		const berth_kv *kv = &l->items[i];
 		const char *why;
@@ -614,8 +615,10 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	check_range(c, &s->fs_group, "fs_group", 0, 2147483647);
 	check_range(c, &s->run_as_user, "run_as_user", 0, 2147483647);
 	check_range(c, &s->run_as_group, "run_as_group", 0, 2147483647);
-	check_name(c, &s->priority_class, "priority_class", berth_check_dns_subdomain,
-		   "priority class name");
+	/* a priority_class is a name in the policy's list ("High" in MLRun), not
+	 * the PriorityClass object's name: it is checked against the policy */
+	if (s->priority_class.s && !*s->priority_class.s)
+		AT(c, s->priority_class.pos, "priority_class", BERTH_EINVALID, "must not be empty");
 	check_range(c, &s->timeout, "timeout", 1, 2147483647);
 	check_range(c, &s->retries, "retries", 0, 2147483647);
 

@@ -11,8 +11,12 @@
 #define BERTH_BERTH_H
 
 #include "berth/error.h"
+#include "berth/explain.h"
 #include "berth/node.h"
+#include "berth/policy.h"
 #include "berth/quantity.h"
+#include "berth/render.h"
+#include "berth/run.h"
 #include "berth/spec.h"
 
 #ifdef __cplusplus

@@ -29,21 +29,38 @@
 extern "C" {
 #endif
 
+/*
+ * Where an effective value came from (runspec.md section 3), lowest layer
+ * first. A parsed spec leaves every origin UNSET; berth_run_plan() sets it.
+ */
+typedef enum berth_origin {
+	BERTH_ORIGIN_UNSET = 0,
+	BERTH_ORIGIN_BUILTIN,   /* berth's own default */
+	BERTH_ORIGIN_DEFAULT,   /* the policy's defaults */
+	BERTH_ORIGIN_FUNCTION,  /* the run's function */
+	BERTH_ORIGIN_RUN,       /* the run spec */
+	BERTH_ORIGIN_PROFILE,   /* the hardware profile */
+	BERTH_ORIGIN_RULE,      /* a policy rule (GPU, mem_limit_ratio, preemption, ...) */
+} berth_origin;
+
 typedef struct berth_str {
 	const char *s;  /* NULL when not given */
 	berth_pos pos;
+	uint8_t origin; /* berth_origin */
 } berth_str;
 
 typedef struct berth_int {
 	int64_t v;
 	berth_pos pos;
 	bool set;
+	uint8_t origin;
 } berth_int;
 
 typedef struct berth_qty {
 	berth_quantity q;
 	berth_pos pos;
 	bool set;
+	uint8_t origin;
 } berth_qty;
 
 typedef struct berth_strlist {
@@ -51,6 +68,7 @@ typedef struct berth_strlist {
 	size_t n;
 	berth_pos pos;
 	bool set;
+	uint8_t origin;
 } berth_strlist;
 
 /* A key/value entry: node_selector, labels (maps), envs ({name, value}). */
@@ -58,6 +76,7 @@ typedef struct berth_kv {
 	berth_str key;
 	berth_str value;
 	berth_pos pos;
+	uint8_t origin;
 } berth_kv;
 
 typedef struct berth_kvlist {
@@ -115,12 +134,14 @@ typedef struct berth_volume {
 	berth_str medium;        /* spec.medium: empty_dir */
 	berth_str ref;           /* spec.name (config_map, secret), spec.claim_name (shared_volume) */
 	berth_pos pos;
+	uint8_t origin;
 } berth_volume;
 
 typedef struct berth_toleration {
 	berth_str key, op, value, effect; /* op: "operator" */
 	berth_int seconds;                /* tolerationSeconds */
 	berth_pos pos;
+	uint8_t origin;
 } berth_toleration;
 
 typedef struct berth_port {
@@ -131,6 +152,7 @@ typedef struct berth_port {
 	berth_str protocol;
 	berth_int node_port;
 	berth_pos pos;
+	uint8_t origin;
 } berth_port;
 
 typedef struct berth_function {
@@ -158,6 +180,8 @@ typedef struct berth_spec {
 	berth_pos volumes_pos;
 	berth_kvlist node_selector;
 	const berth_node *affinity;   /* a Kubernetes Affinity, validated; NULL if unset */
+	berth_pos affinity_pos;
+	uint8_t affinity_origin;
 	berth_toleration *tolerations;
 	size_t ntolerations;
 	berth_pos tolerations_pos;
@@ -175,6 +199,8 @@ typedef struct berth_spec {
 	berth_kvlist labels;
 	berth_strlist args;           /* overrides function.args */
 	const berth_node *inputs;     /* a map; given to the process as JSON */
+	uint8_t inputs_origin;
+	uint8_t ports_origin;         /* service.ports, replaced as a whole */
 	berth_int timeout;            /* seconds */
 	berth_int retries;
 } berth_spec;

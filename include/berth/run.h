@@ -1,0 +1,103 @@
+/*
+ * berth/run.h - a planned run: a run spec merged with the platform policy
+ * (runspec.md section 3), every effective value with its origin, and the
+ * policy's rules applied.
+ *
+ * The merge goes, lowest to highest: built-in defaults < policy defaults <
+ * function < run spec < profile. A profile wins every field it sets and only
+ * those; maps merge key by key (node_selector, labels), lists with an
+ * identity by identity (envs by name, volumes by name, tolerations by key and
+ * effect, secrets by name); other lists and scalars are replaced whole. Then,
+ * in order: the GPU rule, mem_limit_ratio, preemption mode, priority class,
+ * security, limits, quotas.
+ */
+#ifndef BERTH_RUN_H
+#define BERTH_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "berth/error.h"
+#include "berth/policy.h"
+#include "berth/quantity.h"
+#include "berth/spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a project's active runs already hold, for quotas. */
+typedef struct berth_usage {
+	berth_quantity cpu, mem, gpu;
+	int64_t runs;
+} berth_usage;
+
+typedef struct berth_run_opts {
+	const char *run_id;          /* NULL: a new random id */
+	const char *const *secrets;  /* the secret names the project has ... */
+	size_t nsecrets;
+	bool check_secrets;          /* ... checked only when true (a secret store is given) */
+	const berth_usage *usage;    /* NULL: the project runs nothing else */
+} berth_run_opts;
+
+/* Why a value is what it is, for a value a rule derived or changed. */
+typedef struct berth_note {
+	const char *path;   /* key path in the effective spec: "resources.mem.limits" */
+	const char *text;   /* "requests 32Gi x defaults.mem_limit_ratio 1.1 (config.yaml:4:20)" */
+} berth_note;
+
+typedef struct berth_run {
+	berth_spec spec;             /* the effective spec; every value's origin is set */
+	const char *id;              /* the run id: [a-z0-9] and inner '-', at most 24 */
+	const char *name;            /* <run-name>-<id>, the name of its objects (<= 63) */
+	const char *base_name;       /* <run-name>: spec name, else function name, else "run" */
+	const char *namespace;       /* NULL: none set by the policy */
+	const berth_profile *profile;
+	const char *origin_file[BERTH_ORIGIN_RULE + 1]; /* the file each origin's positions are in */
+	const char *priority_class_name; /* the PriorityClass object, NULL if none */
+	const char *gpu_resource;    /* extended resource of the GPUs, when any are asked for */
+	const char *seccomp_profile; /* RuntimeDefault unless the policy says otherwise */
+	bool run_as_non_root;        /* security.disable_root */
+	bool pvc_per_pod;            /* storage.pvc_lifecycle: pod (generic ephemeral volumes) */
+	const berth_kv *spot_labels; /* preemptible_nodes.node_selector, when the mode uses it ... */
+	size_t nspot_labels;
+	const char *spot_operator;   /* ... ANDed into each required affinity term: "In" or "NotIn" */
+	berth_note *notes;
+	size_t nnotes;
+	struct berth_arena *arena;   /* internal */
+} berth_run;
+
+/*
+ * Merges spec with policy (NULL: the built-in policy) and applies every
+ * policy rule. Returns 0, or a negative berth_code with every refusal in
+ * *err, each naming the field, the value, the rule and where the rule is
+ * written. Unlike other functions, *out is set on a refusal too (NULL only
+ * when out of memory or on bad arguments), so callers can show the effective
+ * spec next to the reasons; free it with berth_run_free.
+ *
+ * The run points into spec and policy: keep both alive as long as the run.
+ */
+int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *policy,
+		   const berth_run_opts *opts, berth_error **err);
+
+void berth_run_free(berth_run *run);
+
+/* A name for origin: "built-in", "policy default", "function", "run spec",
+ * "profile", "policy rule". */
+const char *berth_origin_name(berth_origin origin);
+
+/* The note for path, or NULL. */
+const char *berth_run_note(const berth_run *run, const char *path);
+
+/* Writes a new random run id (10 characters of [a-z0-9]) into buf (>= 11 bytes). */
+int berth_run_id_new(char *buf, size_t len);
+
+/* NULL if id can be a run id, else why not ("must be 1 to 20 characters ..."). */
+const char *berth_run_id_check(const char *id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

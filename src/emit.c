@@ -1,0 +1,392 @@
+/*
+ * emit.c - the output tree (emit.h) and its YAML and JSON writers.
+ *
+ * Why not libfyaml's emitter: it needs its own document tree built node by
+ * node through its API, a second copy of every object that costs more than
+ * the rendering itself (bench/). What berth writes is a small, known subset
+ * (block maps and lists, and scalars), so the writer is short: a string is
+ * written plain only when it is unambiguous under both YAML 1.1 and 1.2,
+ * else double-quoted with JSON escapes, which YAML reads the same way.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+static onode *add(obuild *b, onode *parent, const char *key, okind kind)
+{
+	if (!parent || b->failed)
+		return NULL;
+	onode *n = berth_arena_alloc(b->arena, sizeof(*n));
+	if (!n) {
+		b->failed = 1;
+		return NULL;
+	}
+	n->kind = kind;
+	n->key = parent->kind == O_MAP ? key : NULL;
+	if (parent->last)
+		parent->last->next = n;
+	else
+		parent->first = n;
+	parent->last = n;
+	return n;
+}
+
+onode *o_root(obuild *b, okind kind)
+{
+	onode *n = b->failed ? NULL : berth_arena_alloc(b->arena, sizeof(*n));
+	if (!n)
+		b->failed = 1;
+	else
+		n->kind = kind;
+	return n;
+}
+
+onode *o_map(obuild *b, onode *parent, const char *key)
+{
+	return add(b, parent, key, O_MAP);
+}
+
+onode *o_seq(obuild *b, onode *parent, const char *key)
+{
+	return add(b, parent, key, O_SEQ);
+}
+
+onode *o_str(obuild *b, onode *parent, const char *key, const char *s)
+{
+	onode *n = add(b, parent, key, O_STR);
+	if (n)
+		n->s = s ? s : "";
+	return n;
+}
+
+onode *o_strf(obuild *b, onode *parent, const char *key, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (len < 0) {
+		b->failed = 1;
+		return NULL;
+	}
+	char *s = berth_arena_alloc(b->arena, (size_t)len + 1);
+	if (!s) {
+		b->failed = 1;
+		return NULL;
+	}
+	if ((size_t)len < sizeof(small)) {
+		memcpy(s, small, (size_t)len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	return o_str(b, parent, key, s);
+}
+
+onode *o_int(obuild *b, onode *parent, const char *key, int64_t v)
+{
+	onode *n = add(b, parent, key, O_INT);
+	if (n)
+		n->i = v;
+	return n;
+}
+
+onode *o_bool(obuild *b, onode *parent, const char *key, int v)
+{
+	onode *n = add(b, parent, key, O_BOOL);
+	if (n)
+		n->i = v != 0;
+	return n;
+}
+
+onode *o_qty(obuild *b, onode *parent, const char *key, const berth_quantity *q)
+{
+	char buf[BERTH_QUANTITY_STR_MAX];
+	berth_quantity_format(q, buf, sizeof(buf));
+	const char *s = berth_arena_strdup(b->arena, buf);
+	if (!s) {
+		b->failed = 1;
+		return NULL;
+	}
+	return o_str(b, parent, key, s);
+}
+
+onode *o_get(const onode *m, const char *key)
+{
+	for (onode *c = m ? m->first : NULL; c; c = c->next)
+		if (c->key && strcmp(c->key, key) == 0)
+			return c;
+	return NULL;
+}
+
+static int listed(const char *key, const char *const *keys)
+{
+	for (size_t i = 0; key && keys && keys[i]; i++)
+		if (strcmp(keys[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+onode *o_copy(obuild *b, onode *parent, const char *key, const berth_node *n,
+	      const char *const *int_keys)
+{
+	onode *o;
+	switch (n->kind) {
+	case BERTH_NODE_MAP:
+		o = o_map(b, parent, key);
+		for (size_t i = 0; o && i < n->len; i++)
+			o_copy(b, o, n->u.pairs[i].key->u.text, n->u.pairs[i].value, int_keys);
+		return o;
+	case BERTH_NODE_SEQ:
+		o = o_seq(b, parent, key);
+		for (size_t i = 0; o && i < n->len; i++)
+			o_copy(b, o, NULL, n->u.items[i], int_keys);
+		return o;
+	case BERTH_NODE_SCALAR:
+		break;
+	}
+	if (n->type == BERTH_SCALAR_INT && listed(key, int_keys)) {
+		char *end;
+		long long v = strtoll(n->u.text, &end, 0);
+		if (!*end)
+			return o_int(b, parent, key, v);
+	}
+	return o_str(b, parent, key, n->type == BERTH_SCALAR_NULL ? "" : n->u.text);
+}
+
+onode *o_copy_typed(obuild *b, onode *parent, const char *key, const berth_node *n)
+{
+	onode *o;
+	if (n->kind == BERTH_NODE_MAP) {
+		o = o_map(b, parent, key);
+		for (size_t i = 0; o && i < n->len; i++)
+			o_copy_typed(b, o, n->u.pairs[i].key->u.text, n->u.pairs[i].value);
+		return o;
+	}
+	if (n->kind == BERTH_NODE_SEQ) {
+		o = o_seq(b, parent, key);
+		for (size_t i = 0; o && i < n->len; i++)
+			o_copy_typed(b, o, NULL, n->u.items[i]);
+		return o;
+	}
+	if (n->type == BERTH_SCALAR_STR)
+		return o_str(b, parent, key, n->u.text);
+	if (n->type == BERTH_SCALAR_BOOL)
+		return o_bool(b, parent, key, n->u.text[0] == 't' || n->u.text[0] == 'T');
+	if (n->type == BERTH_SCALAR_NULL) {
+		o = add(b, parent, key, O_RAW);
+		if (o)
+			o->s = "null";
+		return o;
+	}
+	/* numbers: JSON has no octal, hex or .inf; those stay strings */
+	const char *t = n->u.text;
+	int plain = *t != '+' && *t != '.';
+	for (const char *c = t; *c && plain; c++)
+		plain = (*c >= '0' && *c <= '9') || strchr("-.eE+", *c);
+	if (!plain || (t[0] == '0' && t[1] >= '0' && t[1] <= '9') || (t[0] == '-' && t[1] == '.'))
+		return o_str(b, parent, key, t);
+	o = add(b, parent, key, O_RAW);
+	if (o)
+		o->s = t;
+	return o;
+}
+
+/* ---- scalars -------------------------------------------------------------------- */
+
+/* Could a YAML reader take s for something other than a string? */
+static int needs_quotes(const char *s)
+{
+	static const char *const special[] = {
+		"null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE",
+		"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
+		"y", "Y", "n", "N", ".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN",
+	};
+	size_t len = strlen(s);
+	if (len == 0)
+		return 1;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(special); i++)
+		if (strcmp(s, special[i]) == 0)
+			return 1;
+	for (const char *p = s; *p; p++) {
+		char c = *p;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '/' || c == '-'))
+			return 1;
+	}
+	if (s[0] == '-' || s[0] == '.' || s[len - 1] == '.')
+		return 1;
+	/* number-like: digits with at most e, x, o, b, '.', '_', sign */
+	if (s[0] >= '0' && s[0] <= '9') {
+		for (const char *p = s; *p; p++)
+			if (!((*p >= '0' && *p <= '9') || strchr("._eExXoObBaAcCdDfF+-", *p)))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+static void put_quoted(berth_buf *out, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	berth_buf_append(out, "\"", 1);
+	const char *run = s;
+	for (const char *p = s;; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c && c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
+		berth_buf_append(out, run, (size_t)(p - run));
+		if (!c)
+			break;
+		run = p + 1;
+		switch (c) {
+		case '"': berth_buf_append(out, "\\\"", 2); break;
+		case '\\': berth_buf_append(out, "\\\\", 2); break;
+		case '\n': berth_buf_append(out, "\\n", 2); break;
+		case '\t': berth_buf_append(out, "\\t", 2); break;
+		case '\r': berth_buf_append(out, "\\r", 2); break;
+		default: {
+			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+			berth_buf_append(out, u, 6);
+		}
+		}
+	}
+	berth_buf_append(out, "\"", 1);
+}
+
+static void put_scalar(berth_buf *out, const onode *n, int json)
+{
+	char num[24];
+	switch (n->kind) {
+	case O_STR:
+		if (!json && !needs_quotes(n->s))
+			berth_buf_puts(out, n->s);
+		else
+			put_quoted(out, n->s);
+		break;
+	case O_INT:
+		snprintf(num, sizeof(num), "%lld", (long long)n->i);
+		berth_buf_puts(out, num);
+		break;
+	case O_BOOL:
+		berth_buf_puts(out, n->i ? "true" : "false");
+		break;
+	case O_RAW:
+		berth_buf_puts(out, n->s);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- YAML ------------------------------------------------------------------------ */
+
+static void indent(berth_buf *out, int n)
+{
+	static const char spaces[] = "                                                                ";
+	while (n > 0) {
+		int k = n < 64 ? n : 64;
+		berth_buf_append(out, spaces, (size_t)k);
+		n -= k;
+	}
+}
+
+static void yaml_key(berth_buf *out, const char *key)
+{
+	if (needs_quotes(key))
+		put_quoted(out, key);
+	else
+		berth_buf_puts(out, key);
+}
+
+static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first);
+
+/* What follows "key:" or "- ": a scalar, an empty collection, or a block. */
+static void yaml_value(berth_buf *out, const onode *v, int ind, int in_seq)
+{
+	if (v->kind != O_MAP && v->kind != O_SEQ) {
+		berth_buf_append(out, " ", 1);
+		put_scalar(out, v, 0);
+		berth_buf_append(out, "\n", 1);
+	} else if (!v->first) {
+		berth_buf_puts(out, v->kind == O_MAP ? " {}\n" : " []\n");
+	} else if (in_seq && v->kind == O_MAP) {
+		berth_buf_append(out, " ", 1);
+		yaml_block(out, v, ind + 2, 1);
+	} else {
+		berth_buf_append(out, "\n", 1);
+		/* a list under a key sits at the key's indentation, as kubectl writes it */
+		yaml_block(out, v, v->kind == O_SEQ && !in_seq ? ind : ind + 2, 0);
+	}
+}
+
+static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first)
+{
+	for (const onode *c = n->first; c; c = c->next) {
+		if (!inline_first || c != n->first)
+			indent(out, ind);
+		if (n->kind == O_MAP) {
+			yaml_key(out, c->key);
+			berth_buf_append(out, ":", 1);
+			yaml_value(out, c, ind, 0);
+		} else {
+			berth_buf_append(out, "-", 1);
+			yaml_value(out, c, ind, 1);
+		}
+	}
+}
+
+void emit_yaml(berth_buf *out, const onode *n)
+{
+	if (n->kind == O_MAP || n->kind == O_SEQ) {
+		if (n->first)
+			yaml_block(out, n, 0, 0);
+		else
+			berth_buf_puts(out, n->kind == O_MAP ? "{}\n" : "[]\n");
+	} else {
+		put_scalar(out, n, 0);
+		berth_buf_append(out, "\n", 1);
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static void json_value(berth_buf *out, const onode *n, int ind, int pretty)
+{
+	if (n->kind != O_MAP && n->kind != O_SEQ) {
+		put_scalar(out, n, 1);
+		return;
+	}
+	const char *open = n->kind == O_MAP ? "{" : "[", *close = n->kind == O_MAP ? "}" : "]";
+	berth_buf_puts(out, open);
+	if (!n->first) {
+		berth_buf_puts(out, close);
+		return;
+	}
+	for (const onode *c = n->first; c; c = c->next) {
+		if (pretty) {
+			berth_buf_append(out, "\n", 1);
+			indent(out, ind + 2);
+		}
+		if (n->kind == O_MAP) {
+			put_quoted(out, c->key);
+			berth_buf_puts(out, pretty ? ": " : ":");
+		}
+		json_value(out, c, ind + 2, pretty);
+		if (c->next)
+			berth_buf_append(out, ",", 1);
+	}
+	if (pretty) {
+		berth_buf_append(out, "\n", 1);
+		indent(out, ind);
+	}
+	berth_buf_puts(out, close);
+}
+
+void emit_json(berth_buf *out, const onode *n, int ind, int pretty)
+{
+	json_value(out, n, ind, pretty);
+}

@@ -1,0 +1,559 @@
+/*
+ * policy.c - the platform policy file and profiles.d/ into a berth_policy.
+ *
+ * Read with the decoders of the run spec (spec.c): defaults, profiles and
+ * preemptible_nodes are run spec fragments, decoded by the run spec's own
+ * table entries and checked by the same rules, so a profile's `resources`
+ * accepts exactly what a run's does.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "names.h"
+#include "policy_internal.h"
+#include "spec_internal.h"
+#include "yaml.h"
+
+#define MAX_FIELDS 48
+
+/* Run spec keys a profile may set. */
+static const char *const profile_keys[] = {
+	"resources", "volumes", "node_selector", "affinity", "tolerations", "secrets", "envs",
+	"fs_group", "run_as_user", "run_as_group", "priority_class", "preemption_mode", "labels",
+	"timeout", "retries", NULL,
+};
+
+/* Run spec keys the policy's defaults may set. */
+static const char *const default_keys[] = {
+	"resources", "node_selector", "tolerations", "envs", "labels", "fs_group", "run_as_user",
+	"run_as_group", "priority_class", "preemption_mode", "timeout", "retries", NULL,
+};
+
+static const char *const preemptible_keys[] = {"node_selector", "tolerations", NULL};
+
+/* Run spec fields that security.user_fields may lock. */
+static const char *const lockable_keys[] = {
+	"resources", "volumes", "node_selector", "affinity", "tolerations", "secrets", "envs",
+	"fs_group", "run_as_user", "run_as_group", "priority_class", "preemption_mode", "labels",
+	"timeout", "retries", "replicas", "min_replicas", "max_replicas", "service", "profile",
+};
+
+/* true/false, nothing else (YAML 1.2: yes/no are strings). */
+static void dec_bool(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_int *out = dst;
+	if (n->kind != BERTH_NODE_SCALAR || n->type != BERTH_SCALAR_BOOL) {
+		report(c, n->pos, BERTH_ETYPE, "must be true or false, not %s", berth_node_kind_name(n));
+		return;
+	}
+	out->v = n->u.text[0] == 't' || n->u.text[0] == 'T';
+	out->pos = n->pos;
+	out->set = true;
+}
+
+/* Decodes map n with the run spec keys in keys plus extra entries, all
+ * relative to base; then checks the fragment with the run spec's rules. */
+static void dec_fragment(dctx *c, const berth_node *n, const char *const *keys, const field *extra,
+			 size_t nextra, void *base, berth_spec *spec, const char *prefix)
+{
+	field t[MAX_FIELDS];
+	size_t nt = 0;
+	for (; nt < nextra; nt++)
+		t[nt] = extra[nt];
+	nt += spec_fields_subset(t + nt, MAX_FIELDS - nt, keys, (size_t)((char *)spec - (char *)base));
+	size_t before = c->errors;
+	decode_map(c, n, t, nt, base);
+	spec_finish(c, spec);
+	if (c->errors == before) {
+		const char *saved = c->prefix;
+		c->prefix = prefix;
+		berth_spec_validate(c, spec);
+		c->prefix = saved;
+	}
+}
+
+static void dec_defaults(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *p = dst;
+	const field extra[] = {{"mem_limit_ratio", dec_qty, offsetof(berth_policy, mem_limit_ratio), NULL}};
+	dec_fragment(c, n, default_keys, extra, 1, p, &p->defaults, "defaults");
+	if (p->mem_limit_ratio.set) {
+		berth_quantity one = berth_quantity_from_int(1, BERTH_QUANTITY_DECIMAL_SI);
+		if (berth_quantity_cmp(&p->mem_limit_ratio.q, &one) < 0)
+			report_at(c, p->mem_limit_ratio.pos, "defaults.mem_limit_ratio", BERTH_ERANGE,
+				  "must be at least 1 (a limit below the request is refused by Kubernetes)");
+	}
+}
+
+static void dec_preemptible(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *p = dst;
+	dec_fragment(c, n, preemptible_keys, NULL, 0, &p->preemptible, &p->preemptible,
+		     "preemptible_nodes");
+}
+
+static const field limits_fields[] = {
+	{"cpu", dec_qty, offsetof(berth_policy, limits.cpu), NULL},
+	{"mem", dec_qty, offsetof(berth_policy, limits.mem), NULL},
+	{"gpu", dec_qty, offsetof(berth_policy, limits.gpu), NULL},
+	{"disk", dec_qty, offsetof(berth_policy, limits.disk), NULL},
+	{"volume_size", dec_qty, offsetof(berth_policy, limits.volume_size), NULL},
+};
+
+static void dec_limits(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, limits_fields, BERTH_ARRAY_SIZE(limits_fields), dst);
+}
+
+static const field security_fields[] = {
+	{"disable_root", dec_bool, offsetof(berth_policy, security.disable_root), NULL},
+	{"block_existing_volumes", dec_bool, offsetof(berth_policy, security.block_existing_volumes), NULL},
+	{"seccomp_profile", dec_str, offsetof(berth_policy, security.seccomp_profile), NULL},
+	{"user_fields", dec_strlist, offsetof(berth_policy, security.user_fields), "a list of run spec keys"},
+};
+
+static void dec_security(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, security_fields, BERTH_ARRAY_SIZE(security_fields), dst);
+}
+
+static const field gpu_fields[] = {
+	{"default_type", dec_str, offsetof(berth_policy, gpu.default_type), NULL},
+	{"types", dec_strlist, offsetof(berth_policy, gpu.types), "a list of extended resource names"},
+};
+
+static void dec_gpu(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, gpu_fields, BERTH_ARRAY_SIZE(gpu_fields), dst);
+}
+
+static const field storage_fields[] = {
+	{"default_class", dec_str, offsetof(berth_policy, storage.default_class), NULL},
+	{"pvc_lifecycle", dec_str, offsetof(berth_policy, storage.pvc_lifecycle), NULL},
+};
+
+static void dec_storage(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, storage_fields, BERTH_ARRAY_SIZE(storage_fields), dst);
+}
+
+/* ---- profiles ---------------------------------------------------------------- */
+
+typedef struct profiles_dst {
+	berth_policy *p;
+	const char *file;
+} profiles_dst;
+
+static void dec_profiles(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *p = ((profiles_dst *)dst)->p;
+	const field extra[] = {
+		{"id", dec_str, offsetof(berth_profile, id), NULL},
+		{"description", dec_str, offsetof(berth_profile, description), NULL},
+	};
+	if (!want(c, n, BERTH_NODE_SEQ, "a list of profiles"))
+		return;
+	berth_profile *all = berth_arena_alloc(c->arena, (p->nprofiles + n->len) * sizeof(*all));
+	if (!all) {
+		report(c, n->pos, BERTH_ENOMEM, "out of memory");
+		return;
+	}
+	if (p->nprofiles)
+		memcpy(all, p->profiles, p->nprofiles * sizeof(*all));
+	p->profiles = all;
+	for (size_t i = 0; i < n->len; i++) {
+		berth_profile *pr = &p->profiles[p->nprofiles];
+		char prefix[32];
+		size_t len = path_index(c, i);
+		memset(pr, 0, sizeof(*pr));
+		pr->pos = n->u.items[i]->pos;
+		pr->file = c->file;
+		snprintf(prefix, sizeof(prefix), "profiles[%zu]", i);
+		dec_fragment(c, n->u.items[i], profile_keys, extra, 2, pr, &pr->spec, prefix);
+		pr->spec.file = c->file;
+		if (n->u.items[i]->kind == BERTH_NODE_MAP && !pr->id.s)
+			report(c, pr->pos, BERTH_EMISSING, "\"id\" is required");
+		if (pr->id.s) {
+			const char *why = berth_check_dns_subdomain(pr->id.s);
+			if (why)
+				report_at(c, pr->id.pos, prefix, BERTH_EINVALID,
+					  "id %s is not a valid profile id: it %s", QUOTE(pr->id.s), why);
+			for (size_t j = 0; j < p->nprofiles; j++)
+				if (p->profiles[j].id.s && strcmp(p->profiles[j].id.s, pr->id.s) == 0) {
+					report_at(c, pr->id.pos, prefix, BERTH_EDUPLICATE,
+						  "profile %s is defined twice (first at %s:%u)", QUOTE(pr->id.s),
+						  p->profiles[j].file, p->profiles[j].id.pos.line);
+					break;
+				}
+			p->nprofiles++;
+		}
+		path_pop(c, len);
+	}
+}
+
+/* ---- quotas ------------------------------------------------------------------ */
+
+static const field quota_fields[] = {
+	{"cpu", dec_qty, offsetof(berth_quota, cpu), NULL},
+	{"mem", dec_qty, offsetof(berth_quota, mem), NULL},
+	{"gpu", dec_qty, offsetof(berth_quota, gpu), NULL},
+	{"runs", dec_int, offsetof(berth_quota, runs), NULL},
+};
+
+static void dec_quotas(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *p = dst;
+	if (!want(c, n, BERTH_NODE_MAP, "a map of project name to quota"))
+		return;
+	if (!(p->quotas = berth_arena_alloc(c->arena, n->len * sizeof(*p->quotas)))) {
+		report(c, n->pos, BERTH_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n->len; i++) {
+		berth_quota *q = &p->quotas[p->nquotas++];
+		const berth_node *k = n->u.pairs[i].key;
+		size_t len = path_key(c, k->u.text);
+		q->project.s = k->u.text;
+		q->project.pos = q->pos = k->pos;
+		const char *why = strcmp(k->u.text, "default") ? berth_check_dns_label(k->u.text) : NULL;
+		if (why)
+			report(c, k->pos, BERTH_EINVALID, "%s is not a valid project name: it %s",
+			       QUOTE(k->u.text), why);
+		decode_map(c, n->u.pairs[i].value, quota_fields, BERTH_ARRAY_SIZE(quota_fields), q);
+		const berth_qty *v[3] = {&q->cpu, &q->mem, &q->gpu};
+		for (int j = 0; j < 3; j++)
+			if (v[j]->set && berth_quantity_sign(&v[j]->q) < 0)
+				report(c, v[j]->pos, BERTH_ERANGE, "a quota must not be negative");
+		if (q->runs.set && q->runs.v < 0)
+			report(c, q->runs.pos, BERTH_ERANGE, "a quota must not be negative");
+		path_pop(c, len);
+	}
+}
+
+/* ---- the file ---------------------------------------------------------------- */
+
+/* profiles are read after the rest of the file (see decode_file). */
+static void dec_later(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+}
+
+static const field policy_fields[] = {
+	{"namespace", dec_str, offsetof(berth_policy, namespace), NULL},
+	{"defaults", dec_defaults, 0, NULL},
+	{"limits", dec_limits, 0, NULL},
+	{"security", dec_security, 0, NULL},
+	{"gpu", dec_gpu, 0, NULL},
+	{"storage", dec_storage, 0, NULL},
+	{"preemptible_nodes", dec_preemptible, 0, NULL},
+	{"priority_classes", dec_kvlist, offsetof(berth_policy, priority_classes), &kv_map},
+	{"profiles", dec_later, 0, NULL},
+	{"quotas", dec_quotas, 0, NULL},
+};
+
+static void check_policy(dctx *c, berth_policy *p)
+{
+	const char *why;
+	if (p->namespace.s && (why = berth_check_dns_label(p->namespace.s)))
+		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
+			  "%s is not a valid namespace: it %s", QUOTE(p->namespace.s), why);
+	const berth_qty *lim[] = {&p->limits.cpu, &p->limits.mem, &p->limits.gpu, &p->limits.disk,
+				  &p->limits.volume_size};
+	static const char *const limname[] = {"limits.cpu", "limits.mem", "limits.gpu", "limits.disk",
+					      "limits.volume_size"};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(lim); i++)
+		if (lim[i]->set && berth_quantity_sign(&lim[i]->q) < 0)
+			report_at(c, lim[i]->pos, limname[i], BERTH_ERANGE, "a limit must not be negative");
+	for (size_t i = 0; i < p->security.user_fields.n; i++) {
+		const berth_str *f = &p->security.user_fields.items[i];
+		size_t k = 0;
+		while (k < BERTH_ARRAY_SIZE(lockable_keys) && strcmp(lockable_keys[k], f->s))
+			k++;
+		if (k == BERTH_ARRAY_SIZE(lockable_keys)) {
+			const char *hint = berth_suggest(f->s, lockable_keys, BERTH_ARRAY_SIZE(lockable_keys));
+			report_at(c, f->pos, "security.user_fields", BERTH_EINVALID,
+				  "%s is not a run spec field that can be locked%s%s%s", QUOTE(f->s),
+				  hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+		}
+	}
+	for (size_t i = 0; i < p->gpu.types.n; i++)
+		if ((why = berth_check_qualified_name(p->gpu.types.items[i].s)))
+			report_at(c, p->gpu.types.items[i].pos, "gpu.types", BERTH_EINVALID,
+				  "%s is not a valid resource name: it %s", QUOTE(p->gpu.types.items[i].s), why);
+	if (p->gpu.default_type.s && (why = berth_check_qualified_name(p->gpu.default_type.s)))
+		report_at(c, p->gpu.default_type.pos, "gpu.default_type", BERTH_EINVALID,
+			  "%s is not a valid resource name: it %s", QUOTE(p->gpu.default_type.s), why);
+	if (p->storage.pvc_lifecycle.s && strcmp(p->storage.pvc_lifecycle.s, "run") &&
+	    strcmp(p->storage.pvc_lifecycle.s, "pod"))
+		report_at(c, p->storage.pvc_lifecycle.pos, "storage.pvc_lifecycle", BERTH_EINVALID,
+			  "%s is not one of run, pod", QUOTE(p->storage.pvc_lifecycle.s));
+	if (p->storage.default_class.s && (why = berth_check_dns_subdomain(p->storage.default_class.s)))
+		report_at(c, p->storage.default_class.pos, "storage.default_class", BERTH_EINVALID,
+			  "%s is not a valid storage class name: it %s", QUOTE(p->storage.default_class.s), why);
+	if (p->security.seccomp_profile.s && strcmp(p->security.seccomp_profile.s, "RuntimeDefault") &&
+	    strcmp(p->security.seccomp_profile.s, "Unconfined") &&
+	    strncmp(p->security.seccomp_profile.s, "localhost/", 10))
+		report_at(c, p->security.seccomp_profile.pos, "security.seccomp_profile", BERTH_EINVALID,
+			  "%s is not one of RuntimeDefault, Unconfined, localhost/PATH",
+			  QUOTE(p->security.seccomp_profile.s));
+	for (size_t i = 0; i < p->priority_classes.n; i++) {
+		const berth_kv *kv = &p->priority_classes.items[i];
+		if ((why = berth_check_dns_subdomain(kv->value.s)))
+			report_at(c, kv->value.pos, "priority_classes", BERTH_EINVALID,
+				  "%s is not a valid PriorityClass name: it %s", QUOTE(kv->value.s), why);
+	}
+	/* a default GPU type outside the allowed list could never be used */
+	if (p->gpu.default_type.s && p->gpu.types.n) {
+		size_t i = 0;
+		while (i < p->gpu.types.n && strcmp(p->gpu.types.items[i].s, p->gpu.default_type.s))
+			i++;
+		if (i == p->gpu.types.n)
+			report_at(c, p->gpu.default_type.pos, "gpu.default_type", BERTH_EINVALID,
+				  "%s is not in gpu.types", QUOTE(p->gpu.default_type.s));
+	}
+}
+
+/* Parses one file of the policy: the main one (main != 0) or a profiles.d file. */
+static void decode_file(dctx *c, berth_policy *p, const char *name, const char *data, size_t len,
+			int main_file)
+{
+	berth_yaml_doc *docs;
+	size_t ndocs;
+	c->file = name;
+	c->path.len = 0;
+	if (c->path.data)
+		c->path.data[0] = '\0';
+	if (berth_yaml_parse(c->arena, name, data, len, &docs, &ndocs, c->err) < 0) {
+		c->errors++;
+		return;
+	}
+	if (ndocs > 1) {
+		berth_where w = {name, 0, 0, NULL};
+		berth_problem_add(c->err, BERTH_EINVALID, BERTH_ERROR, &w, "%s",
+				  "a policy file holds one document, not several");
+		c->errors++;
+		return;
+	}
+	if (ndocs == 0 || !docs[0].root || is_null(docs[0].root))
+		return; /* an empty policy: every key at its default */
+	const berth_node *root = docs[0].root;
+	profiles_dst pd = {p, name};
+	if (main_file) {
+		if (!want(c, root, BERTH_NODE_MAP, "a map"))
+			return;
+		decode_map(c, root, policy_fields, BERTH_ARRAY_SIZE(policy_fields), p);
+		const berth_node *pr = berth_node_get(root, "profiles");
+		if (pr && !is_null(pr)) {
+			size_t l = path_key(c, "profiles");
+			dec_profiles(c, pr, &pd, NULL);
+			path_pop(c, l);
+		}
+		check_policy(c, p);
+	} else {
+		const field f[] = {{"profiles", dec_profiles, 0, NULL}};
+		decode_map(c, root, f, 1, &pd);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int finish(dctx *c, berth_policy *p, berth_policy **out, berth_error **err)
+{
+	berth_buf_release(&c->path);
+	if (err)
+		berth_error_sort(*err);
+	if (c->errors || (err && berth_error_errors(*err))) {
+		int ret = err && berth_error_code(*err) ? -(int)berth_error_code(*err) : -BERTH_EINVALID;
+		berth_policy_free(p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+static berth_policy *policy_new(void)
+{
+	berth_policy *p = berth_calloc(1, sizeof(*p));
+	if (p && !(p->arena = berth_arena_new())) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+int berth_policy_parse(berth_policy **out, const char *name, const char *data, size_t len,
+		       berth_error **err)
+{
+	dctx c;
+	*out = NULL;
+	berth_policy *p = policy_new();
+	if (!p)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	memset(&c, 0, sizeof(c));
+	c.arena = p->arena;
+	c.err = err;
+	if (!(p->file = berth_arena_strdup(p->arena, name))) {
+		berth_policy_free(p);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	decode_file(&c, p, p->file, data, len, 1);
+	return finish(&c, p, out, err);
+}
+
+/* Reads the profiles.d/NAME.yaml files beside the main file, by name. */
+static void load_profiles_d(dctx *c, berth_policy *p, const char *main_path)
+{
+	const char *slash = strrchr(main_path, '/');
+	berth_buf dir = BERTH_BUF_INIT;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	if (slash)
+		berth_buf_append(&dir, main_path, (size_t)(slash - main_path) + 1);
+	berth_buf_puts(&dir, "profiles.d");
+	if (dir.failed) {
+		c->errors++;
+		berth_buf_release(&dir);
+		return;
+	}
+	DIR *d = opendir(dir.data);
+	if (!d) {
+		if (errno != ENOENT) {
+			berth_where w = {dir.data, 0, 0, NULL};
+			berth_problem_add(c->err, BERTH_EIO, BERTH_ERROR, &w, "cannot read: %s", strerror(errno));
+			c->errors++;
+		}
+		berth_buf_release(&dir);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		int yaml = (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0) ||
+			   (l > 4 && strcmp(e->d_name + l - 4, ".yml") == 0);
+		if (e->d_name[0] == '.' || !yaml)
+			continue;
+		if (n == cap) {
+			char **nn = berth_realloc(names, (cap = cap ? cap * 2 : 8) * sizeof(*names));
+			if (!nn)
+				break;
+			names = nn;
+		}
+		if (!(names[n] = berth_strdup(e->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		berth_buf path = BERTH_BUF_INIT;
+		char *data;
+		size_t len;
+		berth_buf_printf(&path, "%s/%s", dir.data, names[i]);
+		const char *name = path.data ? berth_arena_strdup(c->arena, path.data) : NULL;
+		if (!name) {
+			c->errors++;
+		} else if (berth_read_file(name, BERTH_YAML_MAX_BYTES, &data, &len, c->err) < 0) {
+			c->errors++;
+		} else {
+			decode_file(c, p, name, data, len, 0);
+			free(data);
+		}
+		berth_buf_release(&path);
+		free(names[i]);
+	}
+	free(names);
+	berth_buf_release(&dir);
+}
+
+int berth_policy_load(berth_policy **out, const char *path, berth_error **err)
+{
+	dctx c;
+	char *data;
+	size_t len;
+	struct stat st;
+	*out = NULL;
+	if (!path)
+		path = getenv("BERTH_CONFIG");
+	if (path && !*path)
+		path = NULL;
+	if (!path && stat("/etc/berth/config.yaml", &st) == 0)
+		path = "/etc/berth/config.yaml";
+	if (!path) {
+		if (!(*out = berth_policy_builtin()))
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		return 0;
+	}
+	berth_policy *p = policy_new();
+	if (!p)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	memset(&c, 0, sizeof(c));
+	c.arena = p->arena;
+	c.err = err;
+	if (!(p->file = berth_arena_strdup(p->arena, path))) {
+		berth_policy_free(p);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	int ret = berth_read_file(path, BERTH_YAML_MAX_BYTES, &data, &len, err);
+	if (ret < 0) {
+		berth_policy_free(p);
+		return ret;
+	}
+	decode_file(&c, p, p->file, data, len, 1);
+	free(data);
+	load_profiles_d(&c, p, path);
+	return finish(&c, p, out, err);
+}
+
+berth_policy *berth_policy_builtin(void)
+{
+	return policy_new();
+}
+
+void berth_policy_free(berth_policy *p)
+{
+	if (!p)
+		return;
+	berth_arena_free(p->arena);
+	free(p);
+}
+
+const char *berth_policy_file(const berth_policy *p)
+{
+	return p ? p->file : NULL;
+}
+
+size_t berth_policy_profile_count(const berth_policy *p)
+{
+	return p ? p->nprofiles : 0;
+}
+
+const berth_profile *berth_policy_profile_get(const berth_policy *p, size_t i)
+{
+	return p && i < p->nprofiles ? &p->profiles[i] : NULL;
+}
+
+const berth_profile *berth_policy_profile_find(const berth_policy *p, const char *id)
+{
+	for (size_t i = 0; p && id && i < p->nprofiles; i++)
+		if (strcmp(p->profiles[i].id.s, id) == 0)
+			return &p->profiles[i];
+	return NULL;
+}
+
+const berth_quota *berth_policy_quota(const berth_policy *p, const char *project)
+{
+	const berth_quota *dflt = NULL;
+	for (size_t i = 0; p && i < p->nquotas; i++) {
+		if (strcmp(p->quotas[i].project.s, project) == 0)
+			return &p->quotas[i];
+		if (strcmp(p->quotas[i].project.s, "default") == 0)
+			dflt = &p->quotas[i];
+	}
+	return dflt;
+}

@@ -1,0 +1,50 @@
+/*
+ * policy_internal.h - the policy's fields, for the merge and the renderer.
+ */
+#ifndef BERTH_POLICY_INTERNAL_H
+#define BERTH_POLICY_INTERNAL_H
+
+#include "arena.h"
+#include "berth/policy.h"
+
+typedef struct berth_quota {
+	berth_str project;  /* a project name, or "default" for every other project */
+	berth_qty cpu, mem, gpu;
+	berth_int runs;
+	berth_pos pos;
+} berth_quota;
+
+struct berth_policy {
+	berth_arena *arena;
+	const char *file;          /* NULL: built-in */
+	berth_str namespace;
+	berth_spec defaults;       /* fields filled when nobody set them */
+	berth_qty mem_limit_ratio; /* defaults.mem_limit_ratio */
+	struct {
+		berth_qty cpu, mem, gpu, disk, volume_size;
+	} limits;
+	struct {
+		berth_int disable_root, block_existing_volumes; /* booleans: v 0 or 1 */
+		berth_str seccomp_profile;
+		berth_strlist user_fields;
+	} security;
+	struct {
+		berth_str default_type;
+		berth_strlist types;
+	} gpu;
+	struct {
+		berth_str default_class;
+		berth_str pvc_lifecycle;  /* "run" or "pod" */
+	} storage;
+	berth_spec preemptible;    /* preemptible_nodes: node_selector, tolerations */
+	berth_kvlist priority_classes; /* name in a spec -> PriorityClass object */
+	berth_profile *profiles;
+	size_t nprofiles;
+	berth_quota *quotas;
+	size_t nquotas;
+};
+
+/* The quota for project: its own entry, else "default", else NULL. */
+const berth_quota *berth_policy_quota(const berth_policy *p, const char *project);
+
+#endif

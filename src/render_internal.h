@@ -1,0 +1,14 @@
+/*
+ * render_internal.h - pieces of the renderer that `explain` shows too.
+ */
+#ifndef BERTH_RENDER_INTERNAL_H
+#define BERTH_RENDER_INTERNAL_H
+
+#include "berth/render.h"
+#include "emit.h"
+
+/* The pod's effective affinity under parent ("affinity"): the user's terms
+ * with the preemption mode's terms ANDed in. NULL when there is none. */
+onode *render_affinity(obuild *b, onode *parent, const berth_run *run);
+
+#endif
