@@ -23,6 +23,9 @@ static const char usage_version[] =
 
 static const cli_verb verbs[] = {
 	{"validate", cmd_validate, "check run specs without running them", usage_validate},
+	{"render", cmd_render, "print the Kubernetes objects of runs", usage_render},
+	{"explain", cmd_explain, "show the effective spec and where each value comes from", usage_explain},
+	{"profiles", cmd_profiles, "list the platform's hardware profiles", usage_profiles},
 	{"help", cmd_help, "show help for berth or one of its verbs", usage_help},
 	{"version", cmd_version, "print the version", usage_version},
 };

@@ -1,0 +1,131 @@
+/*
+ * cmd_render.c - berth render SPEC|-: the Kubernetes objects of runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char usage_render[] =
+	"usage: berth render SPEC|- [--config POLICY] [--run-id ID] [-o yaml|json] [--secrets LIST]\n"
+	"\n"
+	"Merges each run of SPEC with the platform policy and prints the Kubernetes\n"
+	"objects berth would create: multi-document YAML (default) or a JSON v1 List.\n"
+	"'-' reads a stream of documents from standard input, one run each. Nothing is\n"
+	"printed unless every run is valid and allowed.\n"
+	"\n"
+	"  --config POLICY  the platform policy (default: $BERTH_CONFIG, then\n"
+	"                   /etc/berth/config.yaml, else built-in defaults)\n"
+	"  --run-id ID      the run id, so that the output is byte-stable (default:\n"
+	"                   random); with several runs: ID, ID-2, ID-3, ...\n"
+	"  -o yaml|json     the output format\n"
+	"  --secrets LIST   the project's secret names (a,b,c): unknown ones are refused\n"
+	"\n"
+	"exit status: 0 rendered, 2 a spec, the policy or a flag is invalid or a run\n"
+	"is refused, 1 anything else.\n";
+
+/* Parses flags and the one SPEC argument; returns -1 after a usage error. */
+int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, const char **spec)
+{
+	*spec = NULL;
+	for (int i = 1; i < argc; i++) {
+		int r = cli_plan_flag(o, argc, argv, &i);
+		if (r < 0)
+			return -1;
+		if (r)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("%s: unknown option \"%s\" (see 'berth help %s')", verb, argv[i], verb);
+			return -1;
+		}
+		if (*spec) {
+			cli_error("%s: one spec file at a time (use '-' and a stream for several runs)", verb);
+			return -1;
+		}
+		*spec = argv[i];
+	}
+	if (!*spec) {
+		cli_error("%s: no spec given (use '-' for standard input)", verb);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_render(int argc, char **argv)
+{
+	cli_plan_opts o;
+	const char *path;
+	berth_format fmt = BERTH_FORMAT_YAML;
+	berth_policy *policy = NULL;
+	berth_spec_set *set = NULL;
+	berth_render *out = NULL;
+	berth_error *err = NULL;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	if (cli_plan_args("render", &o, argc, argv, &path) < 0)
+		return 2;
+	if (o.output && !strcmp(o.output, "json"))
+		fmt = BERTH_FORMAT_JSON;
+	else if (o.output && strcmp(o.output, "yaml")) {
+		cli_error("render: -o takes yaml or json, not \"%s\"", o.output);
+		return 2;
+	}
+	if ((status = cli_plan_load(&o, &policy)))
+		goto out;
+	if (berth_spec_parse_file(&set, path, &err) < 0) {
+		status = cli_report(err);
+		goto out;
+	}
+	if (!(out = berth_render_new(fmt))) {
+		cli_error("out of memory");
+		status = 1;
+		goto out;
+	}
+	/* every run is planned before anything is printed: all or nothing */
+	size_t n = berth_spec_set_count(set);
+	berth_run **runs = calloc(n, sizeof(*runs));
+	int refused = 0;
+	for (size_t i = 0; runs && i < n; i++)
+		if (cli_plan_run(&o, policy, berth_spec_set_get(set, i), i, &runs[i], &err) < 0)
+			refused = 1;
+	if (!runs) {
+		cli_error("out of memory");
+		status = 1;
+	} else if (refused || berth_error_count(err)) {
+		status = cli_report(err);
+		if (!refused)
+			status = 0;
+	}
+	for (size_t i = 0; runs && i < n && !refused && !status; i++) {
+		berth_error_free(err);
+		err = NULL;
+		if (berth_render_add(out, runs[i], &err) < 0)
+			status = cli_report(err);
+	}
+	if (runs && !refused && !status) {
+		char *data;
+		size_t len;
+		if (berth_render_finish(out, &data, &len, &err) < 0) {
+			status = cli_report(err);
+		} else {
+			fwrite(data, 1, len, stdout);
+			free(data);
+			if (fflush(stdout) != 0) {
+				cli_error("render: cannot write the output");
+				status = 1;
+			}
+		}
+	}
+	for (size_t i = 0; runs && i < n; i++)
+		berth_run_free(runs[i]);
+	free(runs);
+out:
+	berth_render_free(out);
+	berth_error_free(err);
+	berth_spec_set_free(set);
+	berth_policy_free(policy);
+	cli_plan_release(&o);
+	return status;
+}

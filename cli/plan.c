@@ -1,0 +1,95 @@
+/*
+ * plan.c - what render, explain and validate share: the policy flag, the
+ * spec files, and planning each run against the policy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_plan_flag(cli_plan_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char **dst = NULL;
+	size_t n = 0;
+	if (!strcmp(a, "--config") || !strncmp(a, "--config=", 9))
+		dst = &o->config, n = 8;
+	else if (!strcmp(a, "--run-id") || !strncmp(a, "--run-id=", 9))
+		dst = &o->run_id, n = 8;
+	else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9))
+		dst = &o->output, n = a[1] == 'o' ? 2 : 8;
+	else if (!strcmp(a, "--secrets") || !strncmp(a, "--secrets=", 10))
+		dst = &o->secrets, n = 9;
+	else
+		return 0;
+	if (a[n] == '=') {
+		*dst = a + n + 1;
+	} else if (*i + 1 < argc) {
+		*dst = argv[++*i];
+	} else {
+		cli_error("option %s needs a value", a);
+		return -1;
+	}
+	return 1;
+}
+
+int cli_plan_load(cli_plan_opts *o, berth_policy **policy)
+{
+	berth_error *err = NULL;
+	int ret = berth_policy_load(policy, o->config, &err);
+	int st = cli_report(err);
+	berth_error_free(err);
+	if (ret < 0)
+		return st ? st : 1;
+	/* --secrets a,b,c: the project's secret names, checked like the server checks its store */
+	if (o->secrets) {
+		char *copy = strdup(o->secrets);
+		size_t n = 1;
+		for (const char *p = o->secrets; *p; p++)
+			n += *p == ',';
+		o->secret_names = calloc(n, sizeof(char *));
+		if (!copy || !o->secret_names) {
+			free(copy);
+			cli_error("out of memory");
+			return 1;
+		}
+		o->secret_copy = copy;
+		for (char *p = copy, *comma; p; p = comma ? comma + 1 : NULL) {
+			comma = strchr(p, ',');
+			if (comma)
+				*comma = '\0';
+			if (*p)
+				o->secret_names[o->nsecret_names++] = p;
+		}
+	}
+	return 0;
+}
+
+void cli_plan_release(cli_plan_opts *o)
+{
+	free(o->secret_names);
+	free(o->secret_copy);
+	o->secret_names = NULL;
+	o->secret_copy = NULL;
+}
+
+int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec *spec, size_t index,
+		 berth_run **run, berth_error **err)
+{
+	berth_run_opts ro;
+	char id[40];
+	memset(&ro, 0, sizeof(ro));
+	if (o->run_id) {
+		/* one id for a stream: the first run gets it, the next ID-2, ID-3, ... */
+		if (index == 0)
+			snprintf(id, sizeof(id), "%s", o->run_id);
+		else
+			snprintf(id, sizeof(id), "%.24s-%zu", o->run_id, index + 1);
+		ro.run_id = id;
+	}
+	ro.secrets = (const char *const *)o->secret_names;
+	ro.nsecrets = o->nsecret_names;
+	ro.check_secrets = o->secrets != NULL;
+	return berth_run_plan(run, spec, policy, &ro, err);
+}
