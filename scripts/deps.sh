@@ -3,17 +3,25 @@
 # Idempotent and quiet when everything is there already.
 #
 #   build:  gcc, make, pkg-config, libfyaml-dev (YAML 1.2 + JSON parser)
-#   tests:  clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes), valgrind
+#   tests:  clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes), valgrind,
+#           nodejs + npm (kubernetes-models, the Kubernetes schema validator)
 set -eu
 pkgs=(gcc make pkg-config libfyaml-dev clang libclang-rt-14-dev valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "deps: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo=sudo
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >/dev/null
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# node and npm run the Kubernetes schema validator of the tests (tests/schema);
+# any node >= 18 will do, so they are installed only when the commands are absent
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq >/dev/null
+	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# the npm packages of the schema tests, from tests/schema/package-lock.json
+"$(dirname "$0")/deps-npm.sh"

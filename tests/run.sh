@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test tier and ends with one line "N passed, N failed".
 #   tests/run.sh BUILD_DIR [--valgrind]
-# Tiers: unit binaries, golden cases (tests/golden/*/), CLI checks, fuzz smoke.
+# Tiers: unit binaries, golden cases (tests/golden/*/, tests/data/render/*/),
+# Kubernetes schema checks, CLI checks, fuzz smoke.
 set -u
 bt=${1:-build/test}
 mode=${2:-}
@@ -51,9 +52,19 @@ fi
 count <"$log"
 grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
 
+echo "== render (merge, policy rules, objects)"
+"$here/render.sh" "$bt/berth" >"$log" 2>&1
+count <"$log"
+grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
+
 if [ "$mode" != --valgrind ]; then
 	echo "== cli"
 	"$here/cli.sh" "$bt/berth" >"$log" 2>&1
+	count <"$log"
+	grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
+
+	echo "== schema (rendered objects against the Kubernetes API, kubernetes-models)"
+	"$here/schema.sh" "$bt/berth" >"$log" 2>&1
 	count <"$log"
 	grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Checks rendered objects against the Kubernetes API schema with a maintained
+# validator from npm (kubernetes-models, tests/schema/validate.js):
+#   - the expected output of every golden render case that succeeds;
+#   - every example (examples/*.yaml, examples/seeds/*.yaml) rendered with the
+#     example policy (it must be accepted) and with the built-in policy (it must
+#     be accepted, or refused only for naming a profile the built-in policy
+#     lacks).
+# Prints "ok NAME" / "FAIL NAME" per file.
+#   tests/schema.sh BERTH
+set -u
+berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! command -v node >/dev/null || [ ! -d tests/schema/node_modules ]; then
+	echo "FAIL schema (node or tests/schema/node_modules missing: run scripts/deps.sh)"
+	exit 0
+fi
+files=()
+for d in tests/data/render/*/; do
+	cmd=render
+	[ -f "$d/cmd" ] && cmd=$(cat "$d/cmd")
+	[ "${cmd%% *}" = render ] && [ "$(cat "$d/status")" = 0 ] && files+=("$d"expected)
+done
+for spec in examples/*.yaml examples/seeds/*.yaml; do
+	name=$(basename "$spec" .yaml)
+	out=$tmp/$name.policy.yaml
+	if env -u BERTH_CONFIG "$berth" render "$spec" --run-id x1 --config examples/policy/config.yaml \
+		>"$out" 2>"$tmp/err"; then
+		files+=("$out")
+	else
+		echo "FAIL render $spec with examples/policy"
+		sed 's/^/    /' "$tmp/err"
+	fi
+	out=$tmp/$name.builtin.yaml
+	if env -u BERTH_CONFIG "$berth" render "$spec" --run-id x1 >"$out" 2>"$tmp/err"; then
+		files+=("$out")
+	elif grep -q '^profile:' "$spec" && grep -q 'unknown profile' "$tmp/err" &&
+		[ "$(grep -c . "$tmp/err")" = 1 ]; then
+		echo "ok render $spec refused without a policy (its profile)"
+	else
+		echo "FAIL render $spec with the built-in policy"
+		sed 's/^/    /' "$tmp/err"
+	fi
+done
+node tests/schema/validate.js "${files[@]}" 2>"$tmp/schema"
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+	echo "FAIL schema validator (exit $rc)"
+	sed 's/^/    /' "$tmp/schema" | head -20
+	exit 0
+fi
+for f in "${files[@]}"; do
+	if grep -qF "$f" "$tmp/schema"; then
+		echo "FAIL schema $f"
+		grep -F "$f" "$tmp/schema" | sed 's/^/    /' | head -10
+	else
+		echo "ok schema $f"
+	fi
+done
