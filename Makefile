@@ -27,7 +27,7 @@ B  := build
 BT := build/test
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all test fuzz fuzz-build valgrind demo clean bench
+.PHONY: all test fuzz fuzz-build valgrind demo examples clean bench
 all: $(B)/berth $(B)/libberth.a
 
 # ---- optimised build ------------------------------------------------------
@@ -93,6 +93,13 @@ fuzz: $(FUZZ_BIN)
 
 demo: all
 	@scripts/demo.sh
+
+# what berth renders for the examples with the example policy (checked by make test)
+examples: all
+	@mkdir -p examples/rendered
+	@for f in examples/*.yaml; do \
+	  build/berth render $$f --config examples/policy/config.yaml --run-id x1 > examples/rendered/$$(basename $$f) || exit 1; \
+	done
 
 bench: all
 	@cat bench/README.md

@@ -30,6 +30,15 @@ for spec in examples/*.yaml examples/seeds/*.yaml; do
 	if env -u BERTH_CONFIG "$berth" render "$spec" --run-id x1 --config examples/policy/config.yaml \
 		>"$out" 2>"$tmp/err"; then
 		files+=("$out")
+		kept=examples/rendered/$name.yaml
+		if [ "$(dirname "$spec")" = examples ]; then
+			if diff -u "$kept" "$out" >"$tmp/diff" 2>&1; then
+				echo "ok $kept is up to date"
+			else
+				echo "FAIL $kept is stale (make examples)"
+				sed 's/^/    /' "$tmp/diff" | head -20
+			fi
+		fi
 	else
 		echo "FAIL render $spec with examples/policy"
 		sed 's/^/    /' "$tmp/err"
