@@ -142,16 +142,7 @@ static void field_rows(xctx *x, const berth_spec *s, const merge_field *f)
 		for (size_t i = 0; i < s->ntolerations; i++) {
 			const berth_toleration *t = &s->tolerations[i];
 			onode *m = o_root(b, O_MAP);
-			if (t->key.s)
-				o_str(b, m, "key", t->key.s);
-			if (t->op.s)
-				o_str(b, m, "operator", t->op.s);
-			if (t->value.s)
-				o_str(b, m, "value", t->value.s);
-			if (t->effect.s)
-				o_str(b, m, "effect", t->effect.s);
-			if (t->seconds.set)
-				o_int(b, m, "tolerationSeconds", t->seconds.v);
+			render_toleration(b, m, t);
 			row(x, PATHF("tolerations[%zu]", i), flat(x, m), t->origin, t->pos);
 		}
 		break;

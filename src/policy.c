@@ -386,21 +386,29 @@ static berth_policy *policy_new(void)
 	return p;
 }
 
+/* A new policy read from the file `name`, with its decoding context. */
+static int policy_begin(dctx *c, berth_policy **out, const char *name, berth_error **err)
+{
+	berth_policy *p = policy_new();
+	memset(c, 0, sizeof(*c));
+	c->err = err;
+	if (!p || !(p->file = berth_arena_strdup(p->arena, name))) {
+		berth_policy_free(p);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	c->arena = p->arena;
+	*out = p;
+	return 0;
+}
+
 int berth_policy_parse(berth_policy **out, const char *name, const char *data, size_t len,
 		       berth_error **err)
 {
 	dctx c;
+	berth_policy *p;
 	*out = NULL;
-	berth_policy *p = policy_new();
-	if (!p)
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	memset(&c, 0, sizeof(c));
-	c.arena = p->arena;
-	c.err = err;
-	if (!(p->file = berth_arena_strdup(p->arena, name))) {
-		berth_policy_free(p);
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	}
+	if (policy_begin(&c, &p, name, err) < 0)
+		return -BERTH_ENOMEM;
 	decode_file(&c, p, p->file, data, len, 1);
 	return finish(&c, p, out, err);
 }
@@ -489,16 +497,9 @@ int berth_policy_load(berth_policy **out, const char *path, berth_error **err)
 			return berth_fail(err, BERTH_ENOMEM, "out of memory");
 		return 0;
 	}
-	berth_policy *p = policy_new();
-	if (!p)
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	memset(&c, 0, sizeof(c));
-	c.arena = p->arena;
-	c.err = err;
-	if (!(p->file = berth_arena_strdup(p->arena, path))) {
-		berth_policy_free(p);
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	}
+	berth_policy *p;
+	if (policy_begin(&c, &p, path, err) < 0)
+		return -BERTH_ENOMEM;
 	int ret = berth_read_file(path, BERTH_YAML_MAX_BYTES, &data, &len, err);
 	if (ret < 0) {
 		berth_policy_free(p);

@@ -231,6 +231,20 @@ static void volumes(ctx *c, onode *pod)
 	}
 }
 
+void render_toleration(obuild *b, onode *o, const berth_toleration *t)
+{
+	if (t->key.s)
+		o_str(b, o, "key", t->key.s);
+	if (t->op.s)
+		o_str(b, o, "operator", t->op.s);
+	if (t->value.s)
+		o_str(b, o, "value", t->value.s);
+	if (t->effect.s)
+		o_str(b, o, "effect", t->effect.s);
+	if (t->seconds.set)
+		o_int(b, o, "tolerationSeconds", t->seconds.v);
+}
+
 onode *render_affinity(obuild *b, onode *parent, const berth_run *run)
 {
 	const berth_spec *s = &run->spec;
@@ -302,20 +316,8 @@ static void pod_template(ctx *c, onode *parent)
 	render_affinity(b, pod, r);
 	if (s->ntolerations) {
 		onode *ts = o_seq(b, pod, "tolerations");
-		for (size_t i = 0; i < s->ntolerations; i++) {
-			const berth_toleration *tl = &s->tolerations[i];
-			onode *o = o_map(b, ts, NULL);
-			if (tl->key.s)
-				o_str(b, o, "key", tl->key.s);
-			if (tl->op.s)
-				o_str(b, o, "operator", tl->op.s);
-			if (tl->value.s)
-				o_str(b, o, "value", tl->value.s);
-			if (tl->effect.s)
-				o_str(b, o, "effect", tl->effect.s);
-			if (tl->seconds.set)
-				o_int(b, o, "tolerationSeconds", tl->seconds.v);
-		}
+		for (size_t i = 0; i < s->ntolerations; i++)
+			render_toleration(b, o_map(b, ts, NULL), &s->tolerations[i]);
 	}
 	container(c, o_seq(b, pod, "containers"));
 	volumes(c, pod);

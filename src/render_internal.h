@@ -11,4 +11,7 @@
  * with the preemption mode's terms ANDed in. NULL when there is none. */
 onode *render_affinity(obuild *b, onode *parent, const berth_run *run);
 
+/* The fields of a toleration into map o, as Kubernetes spells them. */
+void render_toleration(obuild *b, onode *o, const berth_toleration *t);
+
 #endif
