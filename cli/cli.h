@@ -35,6 +35,9 @@ typedef struct cli_plan_opts {
 int cli_plan_flag(cli_plan_opts *o, int argc, char **argv, int *i);
 /* Loads the policy; reports problems and returns an exit status (0: loaded). */
 int cli_plan_load(cli_plan_opts *o, berth_policy **policy);
+/* Loads the policy, then reads the spec file (path, '-': standard input);
+ * reports problems and returns an exit status (0: both read). */
+int cli_plan_open(cli_plan_opts *o, const char *path, berth_policy **policy, berth_spec_set **set);
 void cli_plan_release(cli_plan_opts *o);
 /* Reads the shared flags and the one SPEC argument; -1 after a usage error. */
 int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, const char **spec);

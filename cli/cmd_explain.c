@@ -64,12 +64,8 @@ int cmd_explain(int argc, char **argv)
 	if (cli_plan_args("explain", &o, argc, argv, &path) < 0 ||
 	    explain_format("explain", o.output, &fmt) < 0)
 		return 2;
-	if ((status = cli_plan_load(&o, &policy)))
+	if ((status = cli_plan_open(&o, path, &policy, &set)))
 		goto out;
-	if (berth_spec_parse_file(&set, path, &err) < 0) {
-		status = cli_report(err);
-		goto out;
-	}
 	for (size_t i = 0; i < berth_spec_set_count(set); i++) {
 		berth_run *run = NULL;
 		berth_error *problems = NULL, *e2 = NULL;

@@ -72,12 +72,8 @@ int cmd_render(int argc, char **argv)
 		cli_error("render: -o takes yaml or json, not \"%s\"", o.output);
 		return 2;
 	}
-	if ((status = cli_plan_load(&o, &policy)))
+	if ((status = cli_plan_open(&o, path, &policy, &set)))
 		goto out;
-	if (berth_spec_parse_file(&set, path, &err) < 0) {
-		status = cli_report(err);
-		goto out;
-	}
 	if (!(out = berth_render_new(fmt))) {
 		cli_error("out of memory");
 		status = 1;

@@ -66,6 +66,21 @@ int cli_plan_load(cli_plan_opts *o, berth_policy **policy)
 	return 0;
 }
 
+int cli_plan_open(cli_plan_opts *o, const char *path, berth_policy **policy, berth_spec_set **set)
+{
+	berth_error *err = NULL;
+	int status = cli_plan_load(o, policy);
+	if (status)
+		return status;
+	/* warnings of a valid spec are shown too */
+	int ret = berth_spec_parse_file(set, path, &err);
+	int st = cli_report(err);
+	if (ret < 0)
+		status = st ? st : 1;
+	berth_error_free(err);
+	return status;
+}
+
 void cli_plan_release(cli_plan_opts *o)
 {
 	free(o->secret_names);

@@ -836,12 +836,8 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 		quota_rule(&p);
 		secrets_rule(&p);
 	}
-	/* the built-in policy owns nothing the run points to */
+	/* the built-in policy has no file and owns nothing the run points to */
 	berth_policy_free(builtin);
-	if (builtin)
-		for (int o = 0; o <= BERTH_ORIGIN_RULE; o++)
-			if (o != BERTH_ORIGIN_FUNCTION && o != BERTH_ORIGIN_RUN && o != BERTH_ORIGIN_PROFILE)
-				r->origin_file[o] = NULL;
 	if (p.nomem) {
 		berth_run_free(r);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
