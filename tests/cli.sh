@@ -48,3 +48,42 @@ printf 'resources: {cpu: "1"}\n' >"$tmp/big.yaml"
 head -c 5000000 /dev/zero | tr '\0' '#' >>"$tmp/big.yaml"
 check too-big 2 'larger than 4194304 bytes' -- "$berth" validate "$tmp/big.yaml"
 check directory 1 'cannot read' -- "$berth" validate "$tmp"
+
+# ---- render, explain, profiles ---------------------------------------------
+ex=$root/examples
+pol=$ex/policy/config.yaml
+r=$root/tests/data/render
+check render-stdin-stream 0 'name: second-t1-2' -- sh -c "$berth render - --run-id t1 < $r/009-stream/spec.yaml"
+check render-stdin-positions 2 '^<stdin>:5:10: profile: unknown profile' -- \
+	sh -c "env -u BERTH_CONFIG $berth render - < $r/101-unknown-profile-no-profiles/spec.yaml"
+check render-stable 0 EMPTY -- sh -c "cd $r/001-job-example-policy && \
+	$berth render spec.yaml --run-id s1 --config policy.yaml > $tmp/a && \
+	$berth render spec.yaml --run-id s1 --config policy.yaml > $tmp/b && cmp $tmp/a $tmp/b"
+check render-random-id 0 'name: minimal-[a-z][a-z0-9]{9}$' -- \
+	sh -c "env -u BERTH_CONFIG $berth render $r/002-job-builtin-policy/spec.yaml | grep -m1 'name: minimal-'"
+check berth-config-env 0 'berth.dev/profile: "1xa100"' -- \
+	sh -c "BERTH_CONFIG=$pol $berth render $ex/train.yaml --run-id t1"
+: >"$tmp/empty.yaml" # an empty policy: every key at its default
+check config-flag-wins 2 'unknown profile "1xa100": the platform defines no profiles \(.*empty.yaml\)' -- \
+	sh -c "BERTH_CONFIG=$pol $berth render $ex/train.yaml --config $tmp/empty.yaml"
+printf 'namespace: a\n---\nnamespace: b\n' >"$tmp/two.yaml"
+check policy-two-documents 2 'two.yaml: a policy file holds one document' -- "$berth" profiles --config "$tmp/two.yaml"
+check config-missing-value 2 'option --config needs a value' -- "$berth" render "$ex/train.yaml" --config
+check config-equals 0 'priorityClassName: berth-high' -- "$berth" render "$ex/train.yaml" --config="$pol"
+check config-unreadable 1 'cannot open "nope.yaml"' -- "$berth" render "$ex/train.yaml" --config nope.yaml
+check render-bad-format 2 '-o takes yaml or json, not "xml"' -- "$berth" render "$ex/train.yaml" -o xml
+check render-two-specs 2 'one spec file at a time' -- "$berth" render "$ex/train.yaml" "$ex/serve.yaml"
+check render-no-spec 2 'no spec given' -- "$berth" render --config "$pol"
+check render-unknown-option 2 'unknown option "--dry"' -- "$berth" render "$ex/train.yaml" --dry
+check render-bad-run-id 2 'run id "a_b" must consist of' -- "$berth" render "$ex/train.yaml" --run-id a_b
+# a stream of two valid runs and a refused one prints nothing at all
+check render-nothing-on-refusal 2 EMPTY -- \
+	sh -c "{ cat $r/009-stream/spec.yaml; echo ---; cat $r/101-unknown-profile-no-profiles/spec.yaml; } |
+	env -u BERTH_CONFIG $berth render - > $tmp/o 2>/dev/null; st=\$?; [ -s $tmp/o ] || exit \$st"
+check explain-json 0 '"status": "accepted"' -- "$berth" explain "$ex/serve.yaml" --config "$pol" -o json
+check explain-bad-format 2 '-o takes table, yaml or json' -- "$berth" explain "$ex/train.yaml" -o html
+check explain-refused-status 2 'refused:' -- sh -c "env -u BERTH_CONFIG $berth explain $ex/train.yaml"
+check profiles-none 0 '^no profiles defined$' -- env -u BERTH_CONFIG "$berth" profiles
+check profiles-json 0 '"id": "4xh100"' -- "$berth" profiles --config "$pol" -o json
+check profiles-stray-arg 2 'unexpected argument "x.yaml"' -- "$berth" profiles x.yaml
+check profiles-bad-policy 2 'policy.yaml:2:1: defauts: unknown key' -- "$berth" profiles --config "$r/112-policy-errors/policy.yaml"
