@@ -336,40 +336,34 @@ static const res_desc resources[] = {
 
 #define RES(r, i) ((berth_resource *)((char *)&(r)->spec.resources + resources[i].off))
 
+/*
+ * A GPU is a limit, and its request is the same. For the other resources,
+ * as Kubernetes does, a limit given without a request is the request; a
+ * request that comes only from the policy's defaults does not count.
+ */
 static void derive_resources(plan *p)
 {
 	berth_run *r = p->run;
 	char path[64];
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(resources); i++) {
 		berth_resource *res = RES(r, i);
-		const char *nm = resources[i].name;
 		int gpu = i == 2;
-		/* as Kubernetes does: a limit without a request makes the request */
-		if (res->limits.set && res->limits.origin > BERTH_ORIGIN_DEFAULT &&
-		    (!res->requests.set || res->requests.origin <= BERTH_ORIGIN_DEFAULT) &&
-		    (!res->requests.set || berth_quantity_cmp(&res->requests.q, &res->limits.q) != 0)) {
-			snprintf(path, sizeof(path), "resources.%s.requests", nm);
-			if (res->requests.set && !gpu)
-				note(p, path, "= limits %s from %s (a limit given without a request is the "
-				     "request; the default %s does not apply)", Q(res->limits.q),
-				     WHO(p, res->limits.origin), Q(res->requests.q));
-			else
-				note(p, path, "= limits %s (%s)", Q(res->limits.q),
-				     gpu ? "a GPU is a limit; its request is the same"
-					 : "a limit given without a request is the request");
-			res->requests = res->limits;
-			res->requests.origin = BERTH_ORIGIN_RULE;
-		} else if (gpu && res->limits.set && res->requests.set &&
-			   berth_quantity_cmp(&res->requests.q, &res->limits.q) != 0) {
-			note(p, "resources.gpu.requests", "= limits %s (a GPU is a limit; %s from %s is replaced)",
-			     Q(res->limits.q), Q(res->requests.q), WHO(p, res->requests.origin));
-			res->requests = res->limits;
-			res->requests.origin = BERTH_ORIGIN_RULE;
-		} else if (gpu && res->requests.set && !res->limits.set) {
-			note(p, "resources.gpu.limits", "= requests %s (a GPU is a limit)", Q(res->requests.q));
-			res->limits = res->requests;
-			res->limits.origin = BERTH_ORIGIN_RULE;
-		}
+		if (!res->limits.set ||
+		    (res->requests.set && berth_quantity_cmp(&res->requests.q, &res->limits.q) == 0))
+			continue;
+		if (!gpu && (res->limits.origin <= BERTH_ORIGIN_DEFAULT ||
+			     (res->requests.set && res->requests.origin > BERTH_ORIGIN_DEFAULT)))
+			continue;
+		const char *why = gpu ? "a GPU is a limit; its request is the same"
+				      : "a limit given without a request is the request";
+		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+		if (res->requests.set)
+			note(p, path, "= limits %s from %s (%s; %s from %s does not apply)", Q(res->limits.q),
+			     WHO(p, res->limits.origin), why, Q(res->requests.q), WHO(p, res->requests.origin));
+		else
+			note(p, path, "= limits %s (%s)", Q(res->limits.q), why);
+		res->requests = res->limits;
+		res->requests.origin = BERTH_ORIGIN_RULE;
 	}
 }
 
