@@ -7,7 +7,7 @@
 #   make demo       the main job on the local backend (see README)
 
 CC       ?= cc
-PKGS     := libfyaml
+PKGS     := libfyaml sqlite3 libsodium
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 WARN     := -Wall -Wextra -Werror -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wnull-dereference -Wimplicit-fallthrough \

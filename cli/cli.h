@@ -49,6 +49,13 @@ int cmd_validate(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_secrets(int argc, char **argv);
+int cmd_supervise(int argc, char **argv); /* hidden: berth __supervise ID */
 extern const char usage_validate[], usage_render[], usage_explain[], usage_profiles[];
+extern const char usage_run[], usage_get[], usage_logs[], usage_stop[], usage_secrets[];
 
 #endif

@@ -22,6 +22,11 @@ static const char usage_version[] =
 	"Prints berth's version (also: berth --version).\n";
 
 static const cli_verb verbs[] = {
+	{"run", cmd_run, "run specs (on this machine by default)", usage_run},
+	{"get", cmd_get, "show runs and their state", usage_get},
+	{"logs", cmd_logs, "print or follow a run's output", usage_logs},
+	{"stop", cmd_stop, "stop runs", usage_stop},
+	{"secrets", cmd_secrets, "set, list and remove the project's secrets", usage_secrets},
 	{"validate", cmd_validate, "check run specs without running them", usage_validate},
 	{"render", cmd_render, "print the Kubernetes objects of runs", usage_render},
 	{"explain", cmd_explain, "show the effective spec and where each value comes from", usage_explain},
@@ -111,6 +116,8 @@ int main(int argc, char **argv)
 		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
 		return cmd_version(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "__supervise"))
+		return cmd_supervise(argc - 1, argv + 1);
 	const cli_verb *v = find_verb(argv[1]);
 	if (!v) {
 		cli_error("unknown verb \"%s\" (see 'berth help')", argv[1]);

@@ -2,11 +2,12 @@
 # Installs what berth needs to build and test, from Debian 12 packages.
 # Idempotent and quiet when everything is there already.
 #
-#   build:  gcc, make, pkg-config, libfyaml-dev (YAML 1.2 + JSON parser)
+#   build:  gcc, make, pkg-config, libfyaml-dev (YAML 1.2 + JSON parser),
+#           libsqlite3-dev (the run store), libsodium-dev (secrets encrypted at rest)
 #   tests:  clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes), valgrind,
 #           nodejs + npm (kubernetes-models, the Kubernetes schema validator)
 set -eu
-pkgs=(gcc make pkg-config libfyaml-dev clang libclang-rt-14-dev valgrind)
+pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev clang libclang-rt-14-dev valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -194,6 +194,32 @@ static void dec_profiles(dctx *c, const berth_node *n, void *dst, const void *ar
 	}
 }
 
+static const field capacity_fields[] = {
+	{"cpu", dec_qty, offsetof(berth_policy, local.cpu), NULL},
+	{"mem", dec_qty, offsetof(berth_policy, local.mem), NULL},
+	{"gpu", dec_qty, offsetof(berth_policy, local.gpu), NULL},
+	{"disk", dec_qty, offsetof(berth_policy, local.disk), NULL},
+};
+
+static void dec_capacity(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, capacity_fields, BERTH_ARRAY_SIZE(capacity_fields), dst);
+}
+
+static const field local_fields[] = {
+	{"capacity", dec_capacity, 0, NULL},
+	{"labels", dec_kvlist, offsetof(berth_policy, local.labels), &kv_map},
+	{"taints", dec_strlist, offsetof(berth_policy, local.taints), "a list of taints (key=value:Effect)"},
+	{"priority_values", dec_kvlist, offsetof(berth_policy, local.priority_values), &kv_map},
+	{"grace_period", dec_int, offsetof(berth_policy, local.grace_period), NULL},
+	{"keep_volumes", dec_bool, offsetof(berth_policy, local.keep_volumes), NULL},
+};
+
+static void dec_local(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, local_fields, BERTH_ARRAY_SIZE(local_fields), dst);
+}
+
 /* ---- quotas ------------------------------------------------------------------ */
 
 static const field quota_fields[] = {
@@ -251,10 +277,71 @@ static const field policy_fields[] = {
 	{"priority_classes", dec_kvlist, offsetof(berth_policy, priority_classes), &kv_map},
 	{"profiles", dec_later, 0, NULL},
 	{"quotas", dec_quotas, 0, NULL},
+	{"local", dec_local, 0, NULL},
 };
+
+int berth_taint_parse(const char *s, berth_toleration *out, berth_arena *arena)
+{
+	const char *eq = strchr(s, '='), *colon = strrchr(s, ':');
+	if (!colon || colon == s || (eq && eq > colon))
+		return -1;
+	memset(out, 0, sizeof(*out));
+	const char *kend = eq ? eq : colon;
+	out->key.s = berth_arena_strndup(arena, s, (size_t)(kend - s));
+	out->value.s = eq ? berth_arena_strndup(arena, eq + 1, (size_t)(colon - eq - 1)) : NULL;
+	out->effect.s = berth_arena_strdup(arena, colon + 1);
+	if (!out->key.s || !out->effect.s || (eq && !out->value.s))
+		return -1;
+	return strcmp(out->effect.s, "NoSchedule") && strcmp(out->effect.s, "PreferNoSchedule") &&
+		       strcmp(out->effect.s, "NoExecute")
+		       ? -1
+		       : 0;
+}
+
+int64_t berth_policy_priority_value(const berth_policy *p, const char *class_name)
+{
+	for (size_t i = 0; p && class_name && i < p->local.priority_values.n; i++)
+		if (!strcmp(p->local.priority_values.items[i].key.s, class_name))
+			return strtoll(p->local.priority_values.items[i].value.s, NULL, 10);
+	return 0;
+}
+
+static void check_local(dctx *c, berth_policy *p)
+{
+	const berth_qty *cap[] = {&p->local.cpu, &p->local.mem, &p->local.gpu, &p->local.disk};
+	static const char *const capname[] = {"local.capacity.cpu", "local.capacity.mem",
+					      "local.capacity.gpu", "local.capacity.disk"};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(cap); i++)
+		if (cap[i]->set && berth_quantity_sign(&cap[i]->q) < 0)
+			report_at(c, cap[i]->pos, capname[i], BERTH_ERANGE, "a capacity must not be negative");
+	if (p->local.gpu.set && !berth_quantity_is_integer(&p->local.gpu.q))
+		report_at(c, p->local.gpu.pos, "local.capacity.gpu", BERTH_EINVALID, "GPUs are whole devices");
+	for (size_t i = 0; i < p->local.taints.n; i++) {
+		berth_toleration t;
+		if (berth_taint_parse(p->local.taints.items[i].s, &t, c->arena))
+			report_at(c, p->local.taints.items[i].pos, "local.taints", BERTH_EINVALID,
+				  "%s is not a taint: write key=value:Effect or key:Effect, the effect one of "
+				  "NoSchedule, PreferNoSchedule, NoExecute",
+				  QUOTE(p->local.taints.items[i].s));
+	}
+	for (size_t i = 0; i < p->local.priority_values.n; i++) {
+		const berth_kv *kv = &p->local.priority_values.items[i];
+		char *end;
+		errno = 0;
+		long long v = strtoll(kv->value.s, &end, 10);
+		if (errno || end == kv->value.s || *end || v < -2147483648LL || v > 1000000000LL)
+			report_at(c, kv->value.pos, "local.priority_values", BERTH_EINVALID,
+				  "%s is not a priority value: an integer up to 1000000000, as in a PriorityClass",
+				  QUOTE(kv->value.s));
+	}
+	if (p->local.grace_period.set && p->local.grace_period.v < 0)
+		report_at(c, p->local.grace_period.pos, "local.grace_period", BERTH_ERANGE,
+			  "must not be negative");
+}
 
 static void check_policy(dctx *c, berth_policy *p)
 {
+	check_local(c, p);
 	const char *why;
 	if (p->namespace.s && (why = berth_check_dns_label(p->namespace.s)))
 		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,

@@ -42,7 +42,21 @@ struct berth_policy {
 	size_t nprofiles;
 	berth_quota *quotas;
 	size_t nquotas;
+	struct {                   /* the local backend's machine (docs/local.md) */
+		berth_qty cpu, mem, gpu, disk;  /* capacity: overrides what is detected */
+		berth_kvlist labels;            /* node labels, besides the built-in ones */
+		berth_strlist taints;           /* "key=value:Effect", as kubectl taint writes them */
+		berth_kvlist priority_values;   /* PriorityClass name -> value, for queue order */
+		berth_int grace_period;         /* seconds between SIGTERM and SIGKILL on stop */
+		berth_int keep_volumes;         /* keep persistent_volume_claim directories */
+	} local;
 };
+
+/* Splits a taint "key=value:Effect" (or "key:Effect"); -1 if it is not one. */
+int berth_taint_parse(const char *s, berth_toleration *out, berth_arena *arena);
+
+/* The value of a PriorityClass for the local queue (local.priority_values); 0 if none. */
+int64_t berth_policy_priority_value(const berth_policy *p, const char *class_name);
 
 /* The quota for project: its own entry, else "default", else NULL. */
 const berth_quota *berth_policy_quota(const berth_policy *p, const char *project);

@@ -98,6 +98,18 @@ static void resources(ctx *c, onode *container)
 	}
 }
 
+const char *render_inputs_json(const berth_node *inputs, berth_arena *arena)
+{
+	obuild b = {.arena = arena};
+	berth_buf json = BERTH_BUF_INIT;
+	onode *in = o_copy_typed(&b, o_root(&b, O_SEQ), NULL, inputs);
+	if (in && !b.failed)
+		emit_json(&json, in, 0, 0);
+	const char *out = json.failed || !json.data ? NULL : berth_arena_strdup(arena, json.data);
+	berth_buf_release(&json);
+	return out;
+}
+
 static void container(ctx *c, onode *containers)
 {
 	const berth_spec *s = c->s;
@@ -127,17 +139,13 @@ static void container(ctx *c, onode *containers)
 	o_str(b, e, "name", "BERTH_RUN_ID");
 	o_str(b, e, "value", c->run->id);
 	if (s->inputs) {
-		berth_buf json = BERTH_BUF_INIT;
-		onode *in = o_copy_typed(b, o_root(b, O_SEQ), NULL, s->inputs);
-		if (in)
-			emit_json(&json, in, 0, 0);
+		const char *json = render_inputs_json(s->inputs, b->arena);
 		e = o_map(b, env, NULL);
 		o_str(b, e, "name", "BERTH_INPUTS");
-		if (json.failed || !json.data)
+		if (!json)
 			b->failed = 1;
 		else
-			o_str(b, e, "value", berth_arena_strdup(b->arena, json.data));
-		berth_buf_release(&json);
+			o_str(b, e, "value", json);
 	}
 	if (s->secrets.n) {
 		onode *ef = o_map(b, o_seq(b, k, "envFrom"), NULL);

@@ -14,4 +14,7 @@ onode *render_affinity(obuild *b, onode *parent, const berth_run *run);
 /* The fields of a toleration into map o, as Kubernetes spells them. */
 void render_toleration(obuild *b, onode *o, const berth_toleration *t);
 
+/* The run's inputs as one line of JSON (the BERTH_INPUTS variable), in the arena. */
+const char *render_inputs_json(const berth_node *inputs, berth_arena *arena);
+
 #endif

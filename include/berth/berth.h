@@ -10,6 +10,7 @@
 #ifndef BERTH_BERTH_H
 #define BERTH_BERTH_H
 
+#include "berth/backend.h"
 #include "berth/error.h"
 #include "berth/explain.h"
 #include "berth/node.h"

@@ -1,0 +1,612 @@
+/*
+ * cmd_run.c - berth run, get, logs, stop, secrets: runs on a backend
+ * (the local machine by default).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char usage_run[] =
+	"usage: berth run SPEC|- [--config POLICY] [--backend local] [--run-id ID]\n"
+	"                 [--wait] [--follow]\n"
+	"\n"
+	"Merges each run of SPEC with the platform policy, checks it as 'berth render'\n"
+	"does, and starts it. On the local backend (the default) the function's command\n"
+	"runs as a process on this machine with the CPU and memory limits it declares\n"
+	"(cgroups), its GPUs, volumes, user, environment and secrets; it waits in a\n"
+	"queue while the machine is busy, and is refused at once if it can never fit.\n"
+	"State lives in $BERTH_HOME (default ~/.berth). Prints each run's id on\n"
+	"standard output and its state on standard error.\n"
+	"\n"
+	"  --config POLICY  the platform policy (default: $BERTH_CONFIG, then\n"
+	"                   /etc/berth/config.yaml, else built-in defaults)\n"
+	"  --backend local  where to run (only local for now)\n"
+	"  --run-id ID      the run id (default: random)\n"
+	"  --wait           wait until the runs end\n"
+	"  --follow, -f     print the log while it runs, then wait (one run)\n"
+	"\n"
+	"exit status: 0 started (with --wait: succeeded), 2 a spec, the policy or a\n"
+	"flag is invalid or a run is refused, 1 anything else (with --wait: a run\n"
+	"did not succeed).\n";
+
+const char usage_get[] =
+	"usage: berth get runs [--project P] [--state STATE] [-o table|yaml|json]\n"
+	"       berth get run ID [-o yaml|json]\n"
+	"\n"
+	"Shows runs: state (with the reason a run waits or failed), profile, requests,\n"
+	"age; for one run also its limits, GPUs, exit code or signal, OOM kill, attempts,\n"
+	"usage measured by its cgroup, and its log file.\n";
+
+const char usage_logs[] =
+	"usage: berth logs ID [-f]\n"
+	"\n"
+	"Prints the run's standard output and error. -f follows the log until the run ends.\n";
+
+const char usage_stop[] =
+	"usage: berth stop ID... [--grace SECONDS]\n"
+	"\n"
+	"Stops runs: a queued run at once; a running one with SIGTERM to all its\n"
+	"processes, then SIGKILL after the grace period (default: the policy's\n"
+	"local.grace_period, else 30 s). Returns when every run has ended.\n";
+
+const char usage_secrets[] =
+	"usage: berth secrets set NAME [--project P] [--from-file FILE]\n"
+	"       berth secrets list [--project P]\n"
+	"       berth secrets rm NAME [--project P]\n"
+	"\n"
+	"The project's secrets, for the runs that name them (secrets: [NAME], or a\n"
+	"volume of type secret). 'set' reads the value from standard input (or FILE),\n"
+	"never from the command line, where other users could see it. Values are\n"
+	"encrypted at rest in $BERTH_HOME and are never printed.\n";
+
+/* ---- shared ------------------------------------------------------------------------ */
+
+typedef struct cli_backend {
+	cli_plan_opts plan;
+	berth_policy *policy;
+	berth_backend *b;
+} cli_backend;
+
+static int backend_open(cli_backend *c, const char *kind)
+{
+	berth_error *err = NULL;
+	int status = cli_plan_load(&c->plan, &c->policy);
+	if (status)
+		return status;
+	berth_backend_opts o = {.policy = c->policy};
+	if (berth_backend_open(&c->b, kind, &o, &err)) {
+		status = cli_report(err);
+		berth_error_free(err);
+		return status ? status : 1;
+	}
+	return 0;
+}
+
+static void backend_close(cli_backend *c)
+{
+	berth_backend_close(c->b);
+	berth_policy_free(c->policy);
+	cli_plan_release(&c->plan);
+}
+
+/* A flag's value: argv[i+1], or after '='. NULL (reported) when missing. */
+static const char *flag_value(const char *verb, int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 >= argc) {
+		cli_error("%s: %s needs a value", verb, name);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int is_flag(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
+}
+
+static int print_chunk(void *ctx, const char *data, size_t len)
+{
+	(void)ctx;
+	return fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
+}
+
+static void say_state(const berth_run_info *i)
+{
+	fprintf(stderr, "run %s (%s): %s%s%s\n", i->id, i->name, berth_state_name(i->state),
+		i->reason ? ": " : "", i->reason ? i->reason : "");
+}
+
+/* Reads SPEC whole ('-': standard input), capped at 4 MiB. */
+static char *read_spec(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f) {
+		cli_error("cannot open %s", path);
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	size_t got;
+	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			if (cap >= (4u << 20)) {
+				cli_error("%s is over 4 MiB", path);
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			char *grown = realloc(buf, cap * 2 + 1);
+			if (!grown) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	if (buf)
+		buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* ---- run ----------------------------------------------------------------------------- */
+
+int cmd_run(int argc, char **argv)
+{
+	cli_backend c;
+	memset(&c, 0, sizeof(c));
+	const char *path = NULL, *kind = "local";
+	int wait = 0, follow = 0, status = 2;
+	for (int i = 1; i < argc; i++) {
+		int r = cli_plan_flag(&c.plan, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (!strcmp(argv[i], "--wait"))
+			wait = 1;
+		else if (!strcmp(argv[i], "--follow") || !strcmp(argv[i], "-f"))
+			follow = 1;
+		else if (is_flag(argv[i], "--backend")) {
+			if (!(kind = flag_value("run", argc, argv, &i, "--backend")))
+				return 2;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("run: unknown option \"%s\" (see 'berth help run')", argv[i]);
+			return 2;
+		} else if (path) {
+			cli_error("run: one spec file at a time (use '-' and a stream for several runs)");
+			return 2;
+		} else
+			path = argv[i];
+	}
+	if (!path) {
+		cli_error("run: no spec given (use '-' for standard input)");
+		return 2;
+	}
+	size_t len;
+	char *text = read_spec(path, &len);
+	if (!text)
+		return 1;
+	berth_error *err = NULL;
+	berth_spec_set *set = NULL;
+	berth_run **runs = NULL;
+	size_t n = 0;
+	char **names = NULL;
+	size_t nnames = 0;
+	int ret = berth_spec_parse(&set, strcmp(path, "-") ? path : "<stdin>", text, len, &err);
+	status = cli_report(err);
+	berth_error_free(err);
+	err = NULL;
+	if (ret < 0) {
+		status = status ? status : 2;
+		goto out;
+	}
+	if ((status = backend_open(&c, kind)))
+		goto out;
+	n = berth_spec_set_count(set);
+	runs = calloc(n, sizeof(*runs));
+	if (!runs) {
+		status = 1;
+		goto out;
+	}
+	/* every run is planned before any starts: all are accepted, or none */
+	for (size_t i = 0; i < n; i++) {
+		const berth_spec *s = berth_spec_set_get(set, i);
+		const char *project = s->project.s ? s->project.s : "default";
+		berth_usage usage;
+		for (size_t k = 0; k < nnames; k++)
+			free(names[k]);
+		free(names);
+		names = NULL;
+		nnames = 0;
+		if (berth_backend_secret_names(c.b, project, &names, &nnames, &err) ||
+		    berth_backend_usage(c.b, project, &usage, &err))
+			break;
+		berth_run_opts ro;
+		memset(&ro, 0, sizeof(ro));
+		char id[64];
+		if (c.plan.run_id) {
+			if (i == 0)
+				snprintf(id, sizeof(id), "%s", c.plan.run_id);
+			else
+				snprintf(id, sizeof(id), "%.24s-%zu", c.plan.run_id, i + 1);
+			ro.run_id = id;
+		}
+		ro.secrets = (const char *const *)names;
+		ro.nsecrets = nnames;
+		ro.check_secrets = 1;
+		ro.usage = &usage;
+		berth_run_plan(&runs[i], s, c.policy, &ro, &err);
+	}
+	if (berth_error_errors(err)) {
+		status = cli_report(err);
+		goto out;
+	}
+	cli_report(err);
+	berth_error_free(err);
+	err = NULL;
+	if (follow && n != 1) {
+		cli_error("run: --follow follows one run; this spec has %zu", n);
+		status = 2;
+		goto out;
+	}
+	status = 0;
+	for (size_t i = 0; i < n; i++) {
+		berth_run_info *info = NULL;
+		if (berth_backend_submit(c.b, runs[i], text, &info, &err)) {
+			status = cli_report(err);
+			berth_error_free(err);
+			err = NULL;
+			if (!status)
+				status = 1;
+			continue;
+		}
+		/* the warnings (image not pulled, ...) once, not once per run */
+		if (i == 0)
+			cli_report(err);
+		berth_error_free(err);
+		err = NULL;
+		printf("%s\n", info->id);
+		fflush(stdout);
+		say_state(info);
+		berth_run_info_free(info);
+	}
+	if (status || (!wait && !follow))
+		goto out;
+	if (follow && berth_backend_logs(c.b, runs[0]->id, 1, print_chunk, NULL, &err)) {
+		status = cli_report(err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		berth_run_info *info = NULL;
+		if (berth_backend_wait(c.b, runs[i]->id, -1, &info, &err)) {
+			status = cli_report(err);
+			goto out;
+		}
+		say_state(info);
+		if (info->state != BERTH_STATE_SUCCEEDED)
+			status = 1;
+		berth_run_info_free(info);
+	}
+out:
+	berth_error_free(err);
+	for (size_t i = 0; runs && i < n; i++)
+		berth_run_free(runs[i]);
+	free(runs);
+	for (size_t k = 0; k < nnames; k++)
+		free(names[k]);
+	free(names);
+	berth_spec_set_free(set);
+	free(text);
+	backend_close(&c);
+	return status;
+}
+
+/* ---- get ------------------------------------------------------------------------------ */
+
+static void age(char *buf, size_t len, int64_t created_ms)
+{
+	int64_t s = (int64_t)time(NULL) - created_ms / 1000;
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		snprintf(buf, len, "%llds", (long long)s);
+	else if (s < 7200)
+		snprintf(buf, len, "%lldm", (long long)(s / 60));
+	else if (s < 172800)
+		snprintf(buf, len, "%lldh", (long long)(s / 3600));
+	else
+		snprintf(buf, len, "%lldd", (long long)(s / 86400));
+}
+
+static void table(berth_run_info **list, size_t n)
+{
+	printf("%-34s %-9s %-10s %-6s %-7s %-4s %-5s %s\n", "ID", "STATE", "PROFILE", "CPU", "MEM",
+	       "GPU", "AGE", "REASON");
+	for (size_t i = 0; i < n; i++) {
+		const berth_run_info *r = list[i];
+		char cpu[32], mem[32], a[32];
+		if (r->cpu_milli % 1000)
+			snprintf(cpu, sizeof(cpu), "%lldm", (long long)r->cpu_milli);
+		else
+			snprintf(cpu, sizeof(cpu), "%lld", (long long)(r->cpu_milli / 1000));
+		if (r->mem >= (1LL << 30) && r->mem % (1LL << 30) == 0)
+			snprintf(mem, sizeof(mem), "%lldGi", (long long)(r->mem >> 30));
+		else
+			snprintf(mem, sizeof(mem), "%lldMi", (long long)((r->mem + (1 << 20) - 1) >> 20));
+		age(a, sizeof(a), r->created);
+		printf("%-34s %-9s %-10s %-6s %-7s %-4lld %-5s %s\n", r->name, berth_state_name(r->state),
+		       r->profile ? r->profile : "-", cpu, mem, (long long)r->gpus, a,
+		       r->reason ? r->reason : "");
+	}
+}
+
+int cmd_get(int argc, char **argv)
+{
+	cli_backend c;
+	memset(&c, 0, sizeof(c));
+	const char *what = NULL, *id = NULL, *project = NULL, *output = "table";
+	int state = -1;
+	for (int i = 1; i < argc; i++) {
+		int r = cli_plan_flag(&c.plan, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r) {
+			if (c.plan.output)
+				output = c.plan.output;
+			continue;
+		}
+		if (is_flag(argv[i], "--project")) {
+			if (!(project = flag_value("get", argc, argv, &i, "--project")))
+				return 2;
+		} else if (is_flag(argv[i], "--state")) {
+			const char *s = flag_value("get", argc, argv, &i, "--state");
+			if (!s)
+				return 2;
+			if ((state = berth_state_parse(s)) < 0) {
+				cli_error("get: --state takes Pending, Running, Succeeded, Failed or Stopped, "
+					  "not \"%s\"", s);
+				return 2;
+			}
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("get: unknown option \"%s\" (see 'berth help get')", argv[i]);
+			return 2;
+		} else if (!what)
+			what = argv[i];
+		else if (!id)
+			id = argv[i];
+		else {
+			cli_error("get: too many arguments (see 'berth help get')");
+			return 2;
+		}
+	}
+	int one = what && !strcmp(what, "run");
+	if (!what || (!one && strcmp(what, "runs")) || (one && !id) || (!one && id)) {
+		cli_error("get: say 'get runs' or 'get run ID' (see 'berth help get')");
+		return 2;
+	}
+	if (strcmp(output, "table") && strcmp(output, "yaml") && strcmp(output, "json")) {
+		cli_error("get: -o takes table, yaml or json, not \"%s\"", output);
+		return 2;
+	}
+	if (one && !strcmp(output, "table"))
+		output = "yaml";
+	int status = backend_open(&c, NULL);
+	if (status) {
+		backend_close(&c);
+		return status;
+	}
+	berth_error *err = NULL;
+	berth_run_info **list = NULL, *single = NULL;
+	size_t n = 0;
+	int rc = one ? berth_backend_get(c.b, id, &single, &err)
+		     : berth_backend_list(c.b, project, state, &list, &n, &err);
+	if (rc) {
+		status = cli_report(err);
+	} else if (!strcmp(output, "table")) {
+		table(list, n);
+	} else {
+		char *out;
+		size_t len;
+		berth_format fmt = !strcmp(output, "json") ? BERTH_FORMAT_JSON : BERTH_FORMAT_YAML;
+		if (berth_run_info_format(one ? &single : list, one ? 1 : n, !one, fmt, &out, &len, &err))
+			status = cli_report(err);
+		else {
+			fwrite(out, 1, len, stdout);
+			free(out);
+		}
+	}
+	berth_error_free(err);
+	berth_run_info_list_free(list, n);
+	berth_run_info_free(single);
+	backend_close(&c);
+	return status;
+}
+
+/* ---- logs, stop --------------------------------------------------------------------------- */
+
+int cmd_logs(int argc, char **argv)
+{
+	cli_backend c;
+	memset(&c, 0, sizeof(c));
+	const char *id = NULL;
+	int follow = 0;
+	for (int i = 1; i < argc; i++) {
+		int r = cli_plan_flag(&c.plan, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow"))
+			follow = 1;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("logs: unknown option \"%s\" (see 'berth help logs')", argv[i]);
+			return 2;
+		} else if (!id)
+			id = argv[i];
+		else {
+			cli_error("logs: one run at a time");
+			return 2;
+		}
+	}
+	if (!id) {
+		cli_error("logs: no run id given");
+		return 2;
+	}
+	int status = backend_open(&c, NULL);
+	berth_error *err = NULL;
+	if (!status && berth_backend_logs(c.b, id, follow, print_chunk, NULL, &err))
+		status = cli_report(err);
+	berth_error_free(err);
+	backend_close(&c);
+	return status;
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	cli_backend c;
+	memset(&c, 0, sizeof(c));
+	int grace = -1, nids = 0;
+	for (int i = 1; i < argc; i++) {
+		int r = cli_plan_flag(&c.plan, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (is_flag(argv[i], "--grace")) {
+			const char *v = flag_value("stop", argc, argv, &i, "--grace");
+			char *end;
+			long g = v ? strtol(v, &end, 10) : -1;
+			if (!v || *end || end == v || g < 0 || g > 86400) {
+				cli_error("stop: --grace takes seconds, 0 to 86400");
+				return 2;
+			}
+			grace = (int)g;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("stop: unknown option \"%s\" (see 'berth help stop')", argv[i]);
+			return 2;
+		} else
+			nids++;
+	}
+	if (!nids) {
+		cli_error("stop: no run id given");
+		return 2;
+	}
+	int status = backend_open(&c, NULL);
+	for (int i = 1; !status && i < argc; i++) {
+		if (argv[i][0] == '-') {
+			if (!strcmp(argv[i], "--grace") || !strcmp(argv[i], "--config"))
+				i++;
+			continue;
+		}
+		berth_error *err = NULL;
+		berth_run_info *info = NULL;
+		if (berth_backend_stop(c.b, argv[i], grace, &err) ||
+		    berth_backend_get(c.b, argv[i], &info, &err))
+			status = cli_report(err);
+		else
+			say_state(info);
+		berth_run_info_free(info);
+		berth_error_free(err);
+	}
+	backend_close(&c);
+	return status;
+}
+
+/* ---- secrets -------------------------------------------------------------------------------- */
+
+int cmd_secrets(int argc, char **argv)
+{
+	cli_backend c;
+	memset(&c, 0, sizeof(c));
+	const char *op = NULL, *name = NULL, *project = "default", *file = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (is_flag(argv[i], "--project")) {
+			if (!(project = flag_value("secrets", argc, argv, &i, "--project")))
+				return 2;
+		} else if (is_flag(argv[i], "--from-file")) {
+			if (!(file = flag_value("secrets", argc, argv, &i, "--from-file")))
+				return 2;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("secrets: unknown option \"%s\" (see 'berth help secrets')", argv[i]);
+			return 2;
+		} else if (!op)
+			op = argv[i];
+		else if (!name)
+			name = argv[i];
+		else {
+			cli_error("secrets: too many arguments: the value is read from standard input "
+				  "or --from-file, never from the command line");
+			return 2;
+		}
+	}
+	int set = op && !strcmp(op, "set"), rm = op && !strcmp(op, "rm"),
+	    list = op && !strcmp(op, "list");
+	if (!(set || rm || list) || ((set || rm) && !name) || (list && name)) {
+		cli_error("secrets: say 'set NAME', 'list' or 'rm NAME' (see 'berth help secrets')");
+		return 2;
+	}
+	int status = backend_open(&c, NULL);
+	berth_error *err = NULL;
+	if (status)
+		goto out;
+	if (set) {
+		size_t len;
+		char *value = read_spec(file ? file : "-", &len);
+		if (!value) {
+			status = 1;
+			goto out;
+		}
+		/* a value typed at a terminal ends with the newline of its Enter */
+		if (!file && len && value[len - 1] == '\n')
+			len--;
+		if (berth_backend_secret_set(c.b, project, name, value, len, &err))
+			status = cli_report(err);
+		else
+			fprintf(stderr, "secret \"%s\" set in project \"%s\"\n", name, project);
+		memset(value, 0, len);
+		free(value);
+	} else if (rm) {
+		if (berth_backend_secret_delete(c.b, project, name, &err))
+			status = cli_report(err);
+	} else {
+		char **names;
+		size_t n;
+		if (berth_backend_secret_names(c.b, project, &names, &n, &err))
+			status = cli_report(err);
+		else {
+			for (size_t i = 0; i < n; i++) {
+				printf("%s\n", names[i]);
+				free(names[i]);
+			}
+			free(names);
+		}
+	}
+out:
+	berth_error_free(err);
+	backend_close(&c);
+	return status;
+}
+
+int cmd_supervise(int argc, char **argv)
+{
+	if (argc != 2 || !getenv("BERTH_HOME"))
+		return 2;
+	berth_error *err = NULL;
+	int rc = berth_local_supervise(getenv("BERTH_HOME"), argv[1], &err);
+	berth_error_free(err);
+	return rc ? 1 : 0;
+}

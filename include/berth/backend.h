@@ -1,0 +1,149 @@
+/*
+ * berth/backend.h - where runs run: submit a planned run, follow its state,
+ * read its log, stop it, and find it again after a restart.
+ *
+ * One interface for every backend (product.md): "local", the embedded
+ * default, runs the function's command as a process on this machine, with
+ * its CPU and memory limits enforced through cgroups, GPUs handed out by
+ * index, and a queue for runs that do not fit the free capacity yet
+ * (docs/local.md). Its state lives in SQLite under the data dir
+ * ($BERTH_HOME, default ~/.berth), so runs outlive the process that
+ * submitted them: each running run has a supervisor process of its own.
+ *
+ * A backend handle is used by one thread at a time. Every function returns 0
+ * or a negative berth_code with the reason in *err.
+ */
+#ifndef BERTH_BACKEND_H
+#define BERTH_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "berth/error.h"
+#include "berth/policy.h"
+#include "berth/render.h"
+#include "berth/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum berth_state {
+	BERTH_STATE_PENDING = 0, /* queued: reason says what it waits for */
+	BERTH_STATE_RUNNING,
+	BERTH_STATE_SUCCEEDED,
+	BERTH_STATE_FAILED,      /* reason: exit code, signal, OOMKilled, DeadlineExceeded, ... */
+	BERTH_STATE_STOPPED,     /* berth stop */
+} berth_state;
+
+/* "Pending", "Running", ...; berth_state_parse returns -1 for an unknown name
+ * (case-insensitive). */
+const char *berth_state_name(berth_state s);
+int berth_state_parse(const char *name);
+bool berth_state_final(berth_state s);
+
+/* What a backend knows of one run. Strings are owned by the record. */
+typedef struct berth_run_info {
+	char *id, *name, *project, *backend, *profile, *image, *action;
+	berth_state state;
+	char *reason;            /* one line; NULL when there is nothing to say */
+	char *priority_class;
+	int64_t priority;        /* the PriorityClass value that orders the queue */
+	int64_t created, started, finished; /* Unix time in ms; 0 when not yet */
+	int64_t cpu_milli, mem, gpus, disk; /* requests */
+	int64_t cpu_limit_milli, mem_limit; /* 0: none */
+	char *gpu_ids;           /* "0,1" while it holds GPUs or after; NULL if none */
+	int exit_code;           /* -1 when it did not exit by itself */
+	int signal;              /* the signal that ended it, 0 if none */
+	bool oom_killed;
+	int attempts;            /* processes started (retries + 1 at most) */
+	int64_t cpu_usage_ns;    /* from the cgroup, when there is one */
+	int64_t mem_peak;        /* bytes; 0 when unknown */
+	char *enforcement;       /* "cgroup v1", "cgroup v2" or "rlimits" */
+	char *log_path;
+	char *effective;         /* the effective spec with origins (berth explain -o yaml) */
+} berth_run_info;
+
+void berth_run_info_free(berth_run_info *info);
+
+/* Records as YAML or JSON: a list when list is set, else the first alone. */
+int berth_run_info_format(berth_run_info *const *infos, size_t n, bool list, berth_format fmt,
+			  char **out, size_t *len, berth_error **err);
+void berth_run_info_list_free(berth_run_info **list, size_t n);
+
+typedef struct berth_backend berth_backend;
+
+typedef struct berth_backend_opts {
+	const char *home;        /* data dir; NULL: $BERTH_HOME, else ~/.berth */
+	const berth_policy *policy; /* local capacity, labels, priorities; NULL: built-in */
+	const char *exe;         /* the berth binary that runs `berth __supervise ID`;
+				    NULL: /proc/self/exe */
+} berth_backend_opts;
+
+/* Opens kind ("local"; NULL means local). Recovers on open: a run whose
+ * supervisor died is marked Failed and what it left is cleaned up, and
+ * queued runs that now fit are started. */
+int berth_backend_open(berth_backend **out, const char *kind, const berth_backend_opts *opts,
+		       berth_error **err);
+void berth_backend_close(berth_backend *b);
+
+/* The data dir in use. */
+const char *berth_backend_home(const berth_backend *b);
+
+/* The names of the project's secrets (for berth_run_opts.secrets), and the
+ * usage of its active runs (for quotas). Arrays are owned by the caller:
+ * free each name and the array. */
+int berth_backend_secret_names(berth_backend *b, const char *project, char ***names, size_t *n,
+			       berth_error **err);
+int berth_backend_usage(berth_backend *b, const char *project, berth_usage *out, berth_error **err);
+
+/*
+ * Submits a planned run. spec_text is the spec as written (kept with the
+ * run). Refused at once, with the reason, when the run can never run here:
+ * more than the machine has, labels or taints that do not match, an action
+ * the backend cannot run. *out (may be NULL) receives the new run's record:
+ * Running when it started, Pending with the reason when it waits.
+ * Warnings (the image is not pulled, ...) are added to *err.
+ */
+int berth_backend_submit(berth_backend *b, const berth_run *run, const char *spec_text,
+			 berth_run_info **out, berth_error **err);
+
+int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, berth_error **err);
+
+/* Runs, newest first; project and state filter when non-NULL / >= 0. */
+int berth_backend_list(berth_backend *b, const char *project, int state, berth_run_info ***out,
+		       size_t *n, berth_error **err);
+
+/* Stops a run: a queued one at once; a running one with SIGTERM to all its
+ * processes, then SIGKILL after grace_s seconds (< 0: the policy's
+ * local.grace_period, else 10). Returns when it is final. */
+int berth_backend_stop(berth_backend *b, const char *id, int grace_s, berth_error **err);
+
+/* Waits until the run is final or timeout_ms passes (< 0: no limit); *out
+ * (may be NULL) receives its record. BERTH_ERANGE on timeout. */
+int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_run_info **out,
+		       berth_error **err);
+
+/* Calls write(ctx, data, len) with the run's log from the start; with
+ * follow, goes on until the run is final. A nonzero return of write stops. */
+typedef int (*berth_log_write)(void *ctx, const char *data, size_t len);
+int berth_backend_logs(berth_backend *b, const char *id, bool follow, berth_log_write write,
+		       void *ctx, berth_error **err);
+
+/* The supervisor of one local run: what `berth __supervise ID` calls in the
+ * process the backend started. Returns when the run is final. */
+int berth_local_supervise(const char *home, const char *id, berth_error **err);
+
+/* Secrets of the embedded store, encrypted at rest (libsodium secretbox,
+ * key file HOME/secret.key, mode 0600). Values never leave but to a run. */
+int berth_backend_secret_set(berth_backend *b, const char *project, const char *name,
+			     const char *value, size_t len, berth_error **err);
+int berth_backend_secret_delete(berth_backend *b, const char *project, const char *name,
+				berth_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,393 @@
+/*
+ * backend.c - the public face of the backends (berth/backend.h): picks the
+ * kind, resolves the data dir, and does what is the same for every kind
+ * (records, waiting, secrets) over the store.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend_internal.h"
+#include "emit.h"
+#include "internal.h"
+#include "secret.h"
+
+static const char *const state_names[] = {"Pending", "Running", "Succeeded", "Failed", "Stopped"};
+
+const char *berth_state_name(berth_state s)
+{
+	return (unsigned)s < BERTH_ARRAY_SIZE(state_names) ? state_names[s] : "Unknown";
+}
+
+int berth_state_parse(const char *name)
+{
+	for (size_t i = 0; name && i < BERTH_ARRAY_SIZE(state_names); i++)
+		if (!strcasecmp(name, state_names[i]))
+			return (int)i;
+	return -1;
+}
+
+bool berth_state_final(berth_state s)
+{
+	return s == BERTH_STATE_SUCCEEDED || s == BERTH_STATE_FAILED || s == BERTH_STATE_STOPPED;
+}
+
+void berth_run_info_free(berth_run_info *i)
+{
+	if (!i)
+		return;
+	char *const strs[] = {i->id, i->name, i->project, i->backend, i->profile, i->image,
+			      i->action, i->reason, i->priority_class, i->gpu_ids, i->enforcement,
+			      i->log_path, i->effective};
+	for (size_t k = 0; k < BERTH_ARRAY_SIZE(strs); k++)
+		free(strs[k]);
+	free(i);
+}
+
+void berth_run_info_list_free(berth_run_info **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		berth_run_info_free(list[i]);
+	free(list);
+}
+
+static char *default_home(void)
+{
+	const char *h = getenv("BERTH_HOME");
+	if (h && *h)
+		return berth_strdup(h);
+	const char *home = getenv("HOME");
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : "/";
+	}
+	berth_buf b = BERTH_BUF_INIT;
+	berth_buf_printf(&b, "%s/.berth", home);
+	return b.failed ? (berth_buf_release(&b), NULL) : berth_buf_detach(&b);
+}
+
+int berth_backend_open(berth_backend **out, const char *kind, const berth_backend_opts *opts,
+		       berth_error **err)
+{
+	*out = NULL;
+	const backend_ops *ops = NULL;
+	if (!kind || !strcmp(kind, "local"))
+		ops = &local_backend_ops;
+	else
+		return berth_fail(err, BERTH_EARG, "backend \"%s\" is not one of local%s", kind,
+				  strcmp(kind, "kubernetes") ? ""
+							     : " (the kubernetes backend is not built yet)");
+	berth_backend *b = berth_calloc(1, sizeof(*b));
+	if (!b)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	b->ops = ops;
+	b->home = opts && opts->home ? berth_strdup(opts->home) : default_home();
+	b->exe = berth_strdup(opts && opts->exe ? opts->exe : "/proc/self/exe");
+	b->arena = berth_arena_new();
+	b->policy = opts ? opts->policy : NULL;
+	if (!b->policy)
+		b->policy = b->own_policy = berth_policy_builtin();
+	if (!b->home || !b->exe || !b->arena || !b->policy) {
+		berth_backend_close(b);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	/* /proc/self/exe names this process's binary only while it runs: keep the path */
+	if (!strcmp(b->exe, "/proc/self/exe")) {
+		char path[4096];
+		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		if (n > 0) {
+			path[n] = 0;
+			free(b->exe);
+			b->exe = berth_strdup(path);
+		}
+	}
+	int rc = ops->open(b, err);
+	if (rc) {
+		berth_backend_close(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+void berth_backend_close(berth_backend *b)
+{
+	if (!b)
+		return;
+	if (b->ops && b->st)
+		b->ops->close(b);
+	berth_policy_free(b->own_policy);
+	berth_arena_free(b->arena);
+	free(b->home);
+	free(b->exe);
+	free(b);
+}
+
+const char *berth_backend_home(const berth_backend *b)
+{
+	return b->home;
+}
+
+int berth_backend_submit(berth_backend *b, const berth_run *run, const char *spec_text,
+			 berth_run_info **out, berth_error **err)
+{
+	return b->ops->submit(b, run, spec_text, out, err);
+}
+
+int berth_backend_stop(berth_backend *b, const char *id, int grace_s, berth_error **err)
+{
+	return b->ops->stop(b, id, grace_s, err);
+}
+
+int berth_backend_logs(berth_backend *b, const char *id, bool follow, berth_log_write write,
+		       void *ctx, berth_error **err)
+{
+	return b->ops->logs(b, id, follow, write, ctx, err);
+}
+
+int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, berth_error **err)
+{
+	*out = NULL;
+	store_run *r;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (rc)
+		return rc;
+	*out = local_info_take(r);
+	store_run_free(r);
+	return *out ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
+int berth_backend_list(berth_backend *b, const char *project, int state, berth_run_info ***out,
+		       size_t *n, berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	store_run **list;
+	size_t cnt;
+	int rc = store_run_list(b->st, project, state, false, &list, &cnt, err);
+	if (rc)
+		return rc;
+	berth_run_info **infos = berth_calloc(cnt ? cnt : 1, sizeof(*infos));
+	for (size_t i = 0; infos && i < cnt; i++)
+		if (!(infos[i] = local_info_take(list[i]))) {
+			berth_run_info_list_free(infos, i);
+			infos = NULL;
+		}
+	store_run_list_free(list, cnt);
+	if (!infos)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	*out = infos;
+	*n = cnt;
+	return 0;
+}
+
+int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_run_info **out,
+		       berth_error **err)
+{
+	if (out)
+		*out = NULL;
+	char dir[4096];
+	local_path(dir, sizeof(dir), b->home, "runs/%s", id);
+	int64_t deadline = timeout_ms < 0 ? -1 : store_now_ms() + timeout_ms;
+	for (;;) {
+		berth_run_info *i;
+		int rc = berth_backend_get(b, id, &i, err);
+		if (rc)
+			return rc;
+		if (berth_state_final(i->state)) {
+			if (out)
+				*out = i;
+			else
+				berth_run_info_free(i);
+			return 0;
+		}
+		berth_run_info_free(i);
+		int64_t left = deadline < 0 ? 1000 : deadline - store_now_ms();
+		if (left <= 0)
+			return berth_fail(err, BERTH_ERANGE, "run \"%s\" is not finished after %lld ms", id,
+					  (long long)timeout_ms);
+		local_wait_dir(dir, left > 1000 ? 1000 : (int)left);
+	}
+}
+
+/* ---- secrets and usage ---------------------------------------------------------------- */
+
+int berth_backend_secret_names(berth_backend *b, const char *project, char ***names, size_t *n,
+			       berth_error **err)
+{
+	return store_secret_names(b->st, project, names, n, err);
+}
+
+static const char *check_secret_name(const char *name)
+{
+	if (!*name || strlen(name) > 253)
+		return "must be 1 to 253 characters";
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '_' || *p == '.'))
+			return "may hold only letters, digits, '-', '_' and '.' (a Secret key)";
+	return NULL;
+}
+
+int berth_backend_secret_set(berth_backend *b, const char *project, const char *name,
+			     const char *value, size_t len, berth_error **err)
+{
+	const char *why = check_secret_name(name);
+	if (why)
+		return berth_fail(err, BERTH_EINVALID, "secret name \"%s\" %s", name, why);
+	unsigned char key[SECRET_KEY_BYTES], *sealed;
+	size_t slen;
+	int rc = secret_key_load(b->home, 1, key, err);
+	if (!rc)
+		rc = secret_seal(key, project, name, value, len, &sealed, &slen, err);
+	memset(key, 0, sizeof(key));
+	if (rc)
+		return rc;
+	rc = store_secret_put(b->st, project, name, sealed, slen, err);
+	free(sealed);
+	return rc;
+}
+
+int berth_backend_secret_delete(berth_backend *b, const char *project, const char *name,
+				berth_error **err)
+{
+	int rc = store_secret_delete(b->st, project, name, err);
+	if (rc < 0)
+		return rc;
+	return rc ? 0 : berth_fail(err, BERTH_EARG, "no secret \"%s\" in project \"%s\"", name, project);
+}
+
+int berth_backend_usage(berth_backend *b, const char *project, berth_usage *out, berth_error **err)
+{
+	memset(out, 0, sizeof(*out));
+	store_run **list;
+	size_t n;
+	int rc = store_run_list(b->st, project, -1, false, &list, &n, err);
+	if (rc)
+		return rc;
+	int64_t cpu = 0, mem = 0, gpu = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (berth_state_final(list[i]->info.state))
+			continue;
+		cpu += list[i]->info.cpu_milli;
+		mem += list[i]->info.mem;
+		gpu += list[i]->info.gpus;
+		out->runs++;
+	}
+	store_run_list_free(list, n);
+	out->cpu = berth_quantity_from_int(cpu / 1000, BERTH_QUANTITY_DECIMAL_SI);
+	out->cpu.nanos = (int32_t)(cpu % 1000) * 1000000; /* millicores */
+	out->mem = berth_quantity_from_int(mem, BERTH_QUANTITY_BINARY_SI);
+	out->gpu = berth_quantity_from_int(gpu, BERTH_QUANTITY_DECIMAL_SI);
+	return 0;
+}
+
+/* ---- records as YAML or JSON ------------------------------------------------------------- */
+
+static void o_time(obuild *b, onode *m, const char *key, int64_t ms)
+{
+	if (!ms)
+		return;
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char buf[40];
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	o_strf(b, m, key, "%s.%03dZ", buf, (int)(ms % 1000));
+}
+
+static void o_opt(obuild *b, onode *m, const char *key, const char *s)
+{
+	if (s)
+		o_str(b, m, key, s);
+}
+
+static void info_node(obuild *b, onode *m, const berth_run_info *i)
+{
+	char q[32];
+	o_str(b, m, "id", i->id);
+	o_str(b, m, "name", i->name);
+	o_str(b, m, "project", i->project);
+	o_str(b, m, "backend", i->backend);
+	o_str(b, m, "state", berth_state_name(i->state));
+	o_opt(b, m, "reason", i->reason);
+	o_opt(b, m, "action", i->action);
+	o_opt(b, m, "profile", i->profile);
+	o_opt(b, m, "image", i->image);
+	o_opt(b, m, "priority_class", i->priority_class);
+	o_int(b, m, "priority", i->priority);
+	o_time(b, m, "created", i->created);
+	o_time(b, m, "started", i->started);
+	o_time(b, m, "finished", i->finished);
+	onode *res = o_map(b, m, "resources"), *req = o_map(b, res, "requests");
+	local_format_cpu(q, sizeof(q), i->cpu_milli);
+	o_strf(b, req, "cpu", "%s", q);
+	local_format_bytes(q, sizeof(q), i->mem);
+	o_strf(b, req, "mem", "%s", q);
+	o_int(b, req, "gpu", i->gpus);
+	local_format_bytes(q, sizeof(q), i->disk);
+	o_strf(b, req, "disk", "%s", q);
+	if (i->cpu_limit_milli || i->mem_limit) {
+		onode *lim = o_map(b, res, "limits");
+		if (i->cpu_limit_milli) {
+			local_format_cpu(q, sizeof(q), i->cpu_limit_milli);
+			o_strf(b, lim, "cpu", "%s", q);
+		}
+		if (i->mem_limit) {
+			local_format_bytes(q, sizeof(q), i->mem_limit);
+			o_strf(b, lim, "mem", "%s", q);
+		}
+	}
+	o_opt(b, m, "gpu_ids", i->gpu_ids);
+	if (berth_state_final(i->state) && i->attempts) {
+		if (i->exit_code >= 0)
+			o_int(b, m, "exit_code", i->exit_code);
+		if (i->signal)
+			o_int(b, m, "signal", i->signal);
+		o_bool(b, m, "oom_killed", i->oom_killed);
+	}
+	o_int(b, m, "attempts", i->attempts);
+	if (i->attempts && berth_state_final(i->state)) {
+		onode *u = o_map(b, m, "usage");
+		o_strf(b, u, "cpu_seconds", "%.3f", (double)i->cpu_usage_ns / 1e9);
+		o_int(b, u, "mem_peak_bytes", i->mem_peak);
+	}
+	o_opt(b, m, "enforcement", i->enforcement);
+	o_opt(b, m, "log", i->log_path);
+}
+
+int berth_run_info_format(berth_run_info *const *infos, size_t n, bool list, berth_format fmt,
+			  char **out, size_t *len, berth_error **err)
+{
+	*out = NULL;
+	*len = 0;
+	obuild b = {.arena = berth_arena_new()};
+	if (!b.arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	onode *top = o_root(&b, list ? O_SEQ : O_MAP);
+	for (size_t i = 0; i < n && (list || i == 0); i++)
+		info_node(&b, list ? o_map(&b, top, NULL) : top, infos[i]);
+	berth_buf buf = BERTH_BUF_INIT;
+	if (!b.failed && top) {
+		if (fmt == BERTH_FORMAT_JSON) {
+			emit_json(&buf, top, 0, 1);
+			berth_buf_puts(&buf, "\n");
+		} else
+			emit_yaml(&buf, top);
+		if (buf.len && buf.data[buf.len - 1] != '\n')
+			berth_buf_puts(&buf, "\n");
+	}
+	berth_arena_free(b.arena);
+	if (b.failed || buf.failed || !buf.data) {
+		berth_buf_release(&buf);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	*len = buf.len;
+	*out = berth_buf_detach(&buf);
+	return 0;
+}

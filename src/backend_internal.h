@@ -1,0 +1,77 @@
+/*
+ * backend_internal.h - the interface every backend implements (crun's
+ * cgroup managers are the model: a table of operations, one per kind), and
+ * what the local backend's files share.
+ */
+#ifndef BERTH_BACKEND_INTERNAL_H
+#define BERTH_BACKEND_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "arena.h"
+#include "berth/backend.h"
+#include "cgroup.h"
+#include "internal.h"
+#include "node_fit.h"
+#include "store.h"
+
+typedef struct backend_ops {
+	const char *kind;
+	int (*open)(berth_backend *b, berth_error **err);
+	void (*close)(berth_backend *b);
+	int (*submit)(berth_backend *b, const berth_run *run, const char *spec_text,
+		      berth_run_info **out, berth_error **err);
+	int (*stop)(berth_backend *b, const char *id, int grace_s, berth_error **err);
+	int (*logs)(berth_backend *b, const char *id, bool follow, berth_log_write write,
+		    void *ctx, berth_error **err);
+} backend_ops;
+
+struct berth_backend {
+	const backend_ops *ops;
+	char *home;
+	char *exe;
+	const berth_policy *policy;
+	berth_policy *own_policy;  /* the built-in one when none was given */
+	store *st;
+	berth_arena *arena;
+	/* local */
+	local_node node;
+	cg_version cgv;
+	const char *cg_root;       /* $BERTH_CGROUP_ROOT, else /sys/fs/cgroup */
+	int grace_s;
+	bool keep_volumes;
+};
+
+extern const backend_ops local_backend_ops;
+
+/* Copies the public part of a stored run out (the store_run is emptied of it). */
+berth_run_info *local_info_take(store_run *r);
+
+/* HOME/runs/ID (the log, the done marker) and HOME/volumes/... */
+int local_path(char *buf, size_t len, const char *home, const char *fmt, ...) BERTH_PRINTF(4, 5);
+
+/* Admits queued runs that fit the free capacity and starts their supervisors. */
+int local_schedule(berth_backend *b, berth_error **err);
+
+/* mkdir -p */
+int local_mkdirs(const char *path, mode_t mode);
+/* A process's start time in clock ticks since boot (/proc/PID/stat), -1 if gone:
+ * with the pid, it names one process across pid reuse. */
+int64_t local_proc_start(pid_t pid);
+bool local_pid_is(int64_t pid, int64_t start);
+void local_format_cpu(char *buf, size_t len, int64_t milli);
+void local_format_bytes(char *buf, size_t len, int64_t bytes);
+void local_mark_done(const char *home, const char *id);
+/* Waits up to ms for a file to be created or written in dir. */
+int local_wait_dir(const char *dir, int ms);
+
+/* supervise.c: kills every process a run left (its cgroup, its process
+ * group) and removes its cgroup; removes the volumes that live with the run. */
+void local_kill_leftovers(berth_backend *b, const store_run *r);
+void local_cleanup_volumes(const char *home, const store_run *r);
+
+/* The default grace period between SIGTERM and SIGKILL. */
+#define LOCAL_GRACE_S 30
+#define LOCAL_CGROUP_PARENT "berth"
+
+#endif

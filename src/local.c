@@ -1,0 +1,813 @@
+/*
+ * local.c - the local backend: runs wait in a queue in the store until their
+ * requests fit the machine's free capacity, then a supervisor process of
+ * their own (supervise.c) runs them. Nothing runs in the background besides
+ * the supervisors: whoever changes what is free (a submission, a run that
+ * ends, a stop) runs the scheduler, and every open recovers what a dead
+ * supervisor left behind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend_internal.h"
+#include "berth/explain.h"
+#include "internal.h"
+#include "policy_internal.h"
+#include "render_internal.h"
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+int local_path(char *buf, size_t len, const char *home, const char *fmt, ...)
+{
+	int n = snprintf(buf, len, "%s/", home);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return m < 0 || (size_t)m >= len - (size_t)n ? -1 : 0;
+}
+
+int local_mkdirs(const char *path, mode_t mode)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -1;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, mode) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
+}
+
+int64_t local_proc_start(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* the command may hold spaces and parentheses: fields count from the last ')' */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoll(p + 1, NULL, 10) : -1;
+}
+
+bool local_pid_is(int64_t pid, int64_t start)
+{
+	return pid > 0 && local_proc_start((pid_t)pid) == start;
+}
+
+berth_run_info *local_info_take(store_run *r)
+{
+	berth_run_info *i = berth_malloc(sizeof(*i));
+	if (!i)
+		return NULL;
+	*i = r->info;
+	memset(&r->info, 0, sizeof(r->info));
+	return i;
+}
+
+void local_format_cpu(char *buf, size_t len, int64_t milli)
+{
+	if (milli % 1000 == 0)
+		snprintf(buf, len, "%lld", (long long)(milli / 1000));
+	else
+		snprintf(buf, len, "%lldm", (long long)milli);
+}
+
+void local_format_bytes(char *buf, size_t len, int64_t v)
+{
+	static const char *const unit[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+	int u = 0;
+	double d = (double)v;
+	while (d >= 1024 && u < 5)
+		d /= 1024, u++;
+	if (u == 0 || d == (double)(int64_t)d)
+		snprintf(buf, len, "%lld%s", (long long)d, unit[u]);
+	else
+		snprintf(buf, len, "%.1f%s", d, unit[u]);
+}
+
+/* Creates HOME/runs/ID/done, which waiters watch for. */
+void local_mark_done(const char *home, const char *id)
+{
+	char path[4096];
+	if (local_path(path, sizeof(path), home, "runs/%s/done", id))
+		return;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- the machine ----------------------------------------------------------------- */
+
+static int node_from_policy(berth_backend *b, berth_error **err)
+{
+	const berth_policy *p = b->policy;
+	if (p->local.cpu.set)
+		b->node.cpu_milli = berth_quantity_milli(&p->local.cpu.q);
+	if (p->local.mem.set)
+		b->node.mem = berth_quantity_value(&p->local.mem.q);
+	if (p->local.gpu.set)
+		b->node.gpus = berth_quantity_value(&p->local.gpu.q);
+	if (p->local.disk.set)
+		b->node.disk = berth_quantity_value(&p->local.disk.q);
+	for (size_t i = 0; i < p->local.labels.n; i++)
+		if (local_node_label(&b->node, b->arena, p->local.labels.items[i].key.s,
+				     p->local.labels.items[i].value.s))
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (p->local.taints.n) {
+		b->node.taints = berth_arena_alloc(b->arena, p->local.taints.n * sizeof(berth_toleration));
+		if (!b->node.taints)
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		for (size_t i = 0; i < p->local.taints.n; i++)
+			if (!berth_taint_parse(p->local.taints.items[i].s, &b->node.taints[b->node.ntaints],
+					       b->arena))
+				b->node.ntaints++;
+	}
+	b->grace_s = p->local.grace_period.set ? (int)p->local.grace_period.v : LOCAL_GRACE_S;
+	b->keep_volumes = p->local.keep_volumes.set && p->local.keep_volumes.v;
+	return 0;
+}
+
+/* ---- recovery ------------------------------------------------------------------------ */
+
+/* A run marked Running whose supervisor is gone: its processes are killed,
+ * what it made is removed, and it is Failed with the reason. */
+static void recover(berth_backend *b)
+{
+	store_run **list;
+	size_t n;
+	berth_error *e = NULL;
+	if (store_run_list(b->st, NULL, BERTH_STATE_RUNNING, true, &list, &n, &e)) {
+		berth_error_free(e);
+		return;
+	}
+	int64_t now = store_now_ms();
+	for (size_t i = 0; i < n; i++) {
+		store_run *r = list[i];
+		if (local_pid_is(r->supervisor_pid, r->supervisor_start))
+			continue;
+		/* admitted but its supervisor not yet recorded: give it time */
+		if (!r->supervisor_pid && now - r->info.started < 30000)
+			continue;
+		if (store_begin(b->st, &e))
+			break;
+		store_run *fresh = NULL;
+		if (store_run_get(b->st, r->info.id, &fresh, &e) ||
+		    fresh->info.state != BERTH_STATE_RUNNING ||
+		    fresh->supervisor_pid != r->supervisor_pid) {
+			store_rollback(b->st);
+			store_run_free(fresh);
+			berth_error_free(e);
+			e = NULL;
+			continue;
+		}
+		local_kill_leftovers(b, fresh);
+		fresh->info.state = BERTH_STATE_FAILED;
+		fresh->info.finished = now;
+		free(fresh->info.reason);
+		fresh->info.reason = berth_strdup("its supervisor died while it ran (the machine restarted, "
+						  "or the process was killed); its processes were stopped");
+		if (store_run_update(b->st, fresh, &e) || store_commit(b->st, &e)) {
+			store_rollback(b->st);
+		} else {
+			store_event(b->st, fresh->info.id, "Failed", fresh->info.reason);
+			local_cleanup_volumes(b->home, fresh);
+			local_mark_done(b->home, fresh->info.id);
+		}
+		store_run_free(fresh);
+		berth_error_free(e);
+		e = NULL;
+	}
+	store_run_list_free(list, n);
+}
+
+static int local_open(berth_backend *b, berth_error **err)
+{
+	char path[4096];
+	if (local_mkdirs(b->home, 0700))
+		return berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
+				  strerror(errno));
+	if (local_path(path, sizeof(path), b->home, "runs") || local_mkdirs(path, 0700))
+		return berth_fail(err, BERTH_EIO, "cannot create %s: %s", path, strerror(errno));
+	if (local_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
+		return -BERTH_EIO;
+	const char *gpu_dir = getenv("BERTH_GPU_DIR");
+	if (local_node_detect(&b->node, b->arena, b->home, gpu_dir ? gpu_dir : "/proc/driver/nvidia/gpus",
+			      err) ||
+	    node_from_policy(b, err))
+		return -BERTH_EIO;
+	const char *root = getenv("BERTH_CGROUP_ROOT");
+	b->cg_root = root && *root ? root : "/sys/fs/cgroup";
+	b->cgv = cg_detect(b->cg_root);
+	recover(b);
+	return local_schedule(b, err);
+}
+
+static void local_close(berth_backend *b)
+{
+	store_close(b->st);
+}
+
+/* ---- the queue --------------------------------------------------------------------- */
+
+typedef struct freecap {
+	int64_t cpu_milli, mem, gpus, disk;
+	unsigned char gpu_used[256];
+} freecap;
+
+static void take_gpus(freecap *f, const char *ids, int sign)
+{
+	for (const char *p = ids; p && *p;) {
+		char *end;
+		long i = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (i >= 0 && i < 256)
+			f->gpu_used[i] = sign > 0;
+		p = *end == ',' ? end + 1 : end;
+	}
+}
+
+static bool fits(const freecap *f, const store_run *r)
+{
+	return r->info.cpu_milli <= f->cpu_milli && r->info.mem <= f->mem &&
+	       r->info.gpus <= f->gpus && r->info.disk <= f->disk;
+}
+
+/* "waiting for capacity: cpu 2 asked, 500m free of 2; ..." */
+static char *wait_reason(const freecap *f, const local_node *node, const store_run *r)
+{
+	berth_buf b = BERTH_BUF_INIT;
+	char a[32], fr[32], cap[32];
+	berth_buf_puts(&b, "waiting for capacity:");
+	const char *sep = " ";
+	if (r->info.cpu_milli > f->cpu_milli) {
+		local_format_cpu(a, sizeof(a), r->info.cpu_milli);
+		local_format_cpu(fr, sizeof(fr), f->cpu_milli < 0 ? 0 : f->cpu_milli);
+		local_format_cpu(cap, sizeof(cap), node->cpu_milli);
+		berth_buf_printf(&b, "%scpu %s asked, %s free of %s", sep, a, fr, cap);
+		sep = "; ";
+	}
+	if (r->info.mem > f->mem) {
+		local_format_bytes(a, sizeof(a), r->info.mem);
+		local_format_bytes(fr, sizeof(fr), f->mem < 0 ? 0 : f->mem);
+		local_format_bytes(cap, sizeof(cap), node->mem);
+		berth_buf_printf(&b, "%smem %s asked, %s free of %s", sep, a, fr, cap);
+		sep = "; ";
+	}
+	if (r->info.gpus > f->gpus) {
+		berth_buf_printf(&b, "%sgpu %lld asked, %lld free of %lld", sep, (long long)r->info.gpus,
+				 (long long)(f->gpus < 0 ? 0 : f->gpus), (long long)node->gpus);
+		sep = "; ";
+	}
+	if (r->info.disk > f->disk) {
+		local_format_bytes(a, sizeof(a), r->info.disk);
+		local_format_bytes(fr, sizeof(fr), f->disk < 0 ? 0 : f->disk);
+		berth_buf_printf(&b, "%sdisk %s asked, %s free", sep, a, fr);
+	}
+	if (b.failed) {
+		berth_buf_release(&b);
+		return NULL;
+	}
+	return berth_buf_detach(&b);
+}
+
+/* Double fork: the supervisor belongs to no terminal and to no process that
+ * waits for it; the middle process tells its pid through a pipe. */
+static pid_t spawn_supervisor(berth_backend *b, const char *id)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid_t mid = fork();
+	if (mid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (mid == 0) {
+		setsid();
+		pid_t sup = fork();
+		if (sup == 0) {
+			int null = open("/dev/null", O_RDWR);
+			if (null >= 0) {
+				dup2(null, 0);
+				dup2(null, 1);
+				dup2(null, 2);
+				if (null > 2)
+					close(null);
+			}
+			setenv("BERTH_HOME", b->home, 1);
+			/* the supervisor schedules with the same policy */
+			if (berth_policy_file(b->policy))
+				setenv("BERTH_CONFIG", berth_policy_file(b->policy), 1);
+			execl(b->exe, "berth", "__supervise", id, (char *)NULL);
+			_exit(127);
+		}
+		ssize_t w = write(p[1], &sup, sizeof(sup));
+		_exit(w == (ssize_t)sizeof(sup) ? 0 : 1);
+	}
+	close(p[1]);
+	pid_t sup = -1;
+	while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (read(p[0], &sup, sizeof(sup)) != (ssize_t)sizeof(sup))
+		sup = -1;
+	close(p[0]);
+	return sup;
+}
+
+int local_schedule(berth_backend *b, berth_error **err)
+{
+	store_run **running = NULL, **pending = NULL;
+	size_t nrunning = 0, npending = 0;
+	char **admitted = NULL;
+	size_t nadmitted = 0;
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	int rc = store_run_list(b->st, NULL, BERTH_STATE_RUNNING, true, &running, &nrunning, err);
+	if (!rc)
+		rc = store_run_list(b->st, NULL, BERTH_STATE_PENDING, true, &pending, &npending, err);
+	if (rc)
+		goto out;
+	freecap f = {b->node.cpu_milli, b->node.mem, b->node.gpus, b->node.disk, {0}};
+	for (size_t i = 0; i < nrunning; i++) {
+		f.cpu_milli -= running[i]->info.cpu_milli;
+		f.mem -= running[i]->info.mem;
+		f.gpus -= running[i]->info.gpus;
+		f.disk -= running[i]->info.disk;
+		take_gpus(&f, running[i]->info.gpu_ids, 1);
+	}
+	if (npending && !(admitted = berth_calloc(npending, sizeof(*admitted)))) {
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		goto out;
+	}
+	int64_t now = store_now_ms();
+	for (size_t i = 0; i < npending; i++) {
+		store_run *r = pending[i];
+		if (!fits(&f, r)) {
+			char *why = wait_reason(&f, &b->node, r);
+			if (why && (!r->info.reason || strcmp(why, r->info.reason))) {
+				free(r->info.reason);
+				r->info.reason = why;
+				if ((rc = store_run_update(b->st, r, err)))
+					goto out;
+			} else
+				free(why);
+			continue;
+		}
+		berth_buf ids = BERTH_BUF_INIT;
+		for (int64_t g = 0, k = 0; k < r->info.gpus && g < 256; g++)
+			if (!f.gpu_used[g]) {
+				f.gpu_used[g] = 1;
+				berth_buf_printf(&ids, "%s%lld", k++ ? "," : "", (long long)g);
+			}
+		if (ids.failed) {
+			berth_buf_release(&ids);
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			goto out;
+		}
+		f.cpu_milli -= r->info.cpu_milli;
+		f.mem -= r->info.mem;
+		f.gpus -= r->info.gpus;
+		f.disk -= r->info.disk;
+		free(r->info.gpu_ids);
+		r->info.gpu_ids = ids.len ? berth_buf_detach(&ids) : NULL;
+		berth_buf_release(&ids);
+		free(r->info.reason);
+		r->info.reason = NULL;
+		r->info.state = BERTH_STATE_RUNNING;
+		r->info.started = now;
+		if ((rc = store_run_update(b->st, r, err)))
+			goto out;
+		admitted[nadmitted++] = r->info.id;
+	}
+	rc = store_commit(b->st, err);
+out:
+	if (rc)
+		store_rollback(b->st);
+	for (size_t i = 0; !rc && i < nadmitted; i++) {
+		store_event(b->st, admitted[i], "Scheduled", NULL);
+		pid_t sup = spawn_supervisor(b, admitted[i]);
+		int64_t start = sup > 0 ? local_proc_start(sup) : -1;
+		if (sup > 0 && start >= 0) {
+			store_run_set_supervisor(b->st, admitted[i], sup, start, NULL);
+			continue;
+		}
+		/* it could not be started: it fails, and frees what it held */
+		store_run *r = NULL;
+		for (size_t k = 0; k < npending; k++)
+			if (pending[k]->info.id == admitted[i])
+				r = pending[k];
+		if (!r)
+			continue;
+		r->info.state = BERTH_STATE_FAILED;
+		r->info.finished = store_now_ms();
+		r->info.reason = berth_strdup("cannot start its supervisor process");
+		store_run_update(b->st, r, NULL);
+		local_mark_done(b->home, r->info.id);
+	}
+	free(admitted);
+	store_run_list_free(running, nrunning);
+	store_run_list_free(pending, npending);
+	return rc;
+}
+
+/* ---- submit ---------------------------------------------------------------------- */
+
+static int add_env(berth_buf *env, const char *name, const char *value)
+{
+	berth_buf_printf(env, "%s=%s", name, value ? value : "");
+	return berth_buf_append(env, "", 1);
+}
+
+/* The volumes as the supervisor reads them (store.h), checked now. */
+static int plan_volumes(berth_backend *b, const berth_run *run, berth_buf *out, berth_error **err)
+{
+	const berth_spec *s = &run->spec;
+	for (size_t i = 0; i < s->nvolumes; i++) {
+		const berth_volume *v = &s->volumes[i];
+		char dir[4096];
+		const char *kind = "dir", *life = "run";
+		int64_t size = v->size.set ? berth_quantity_value(&v->size.q) : 0;
+		switch (v->type) {
+		case BERTH_VOLUME_PVC:
+			local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
+			if (b->keep_volumes)
+				life = "keep";
+			break;
+		case BERTH_VOLUME_EMPTY_DIR:
+			local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
+			if (v->medium.s && !strcmp(v->medium.s, "Memory"))
+				kind = "tmpfs";
+			break;
+		case BERTH_VOLUME_SHARED:
+			local_path(dir, sizeof(dir), b->home, "volumes/shared/%s", v->ref.s);
+			life = "keep";
+			break;
+		case BERTH_VOLUME_CONFIG_MAP: {
+			struct stat st;
+			local_path(dir, sizeof(dir), b->home, "configmaps/%s", v->ref.s);
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+				return berth_fail(err, BERTH_EPOLICY,
+						  "volumes[%zu]: config_map \"%s\" does not exist on this machine "
+						  "(the local backend's ConfigMaps are the directories of %s/configmaps)",
+						  i, v->ref.s, b->home);
+			kind = "ro";
+			life = "keep";
+			break;
+		}
+		case BERTH_VOLUME_SECRET:
+			snprintf(dir, sizeof(dir), "%s", v->ref.s);
+			kind = "secret";
+			life = "keep";
+			break;
+		}
+		berth_buf_printf(out, "%s\t%s\t%s\t%s\t%s\t%lld\n", kind, v->name.s, dir,
+				 v->mount_path.s, life, (long long)size);
+	}
+	return 0;
+}
+
+static const char *const passed_env[] = {"PATH", "LANG", "LC_ALL", "TZ", "TERM"};
+
+/* Fills r with what the supervisor needs, refusing what this machine cannot do. */
+static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, berth_error **err)
+{
+	const berth_spec *s = &run->spec;
+	if (s->action == BERTH_ACTION_CRONJOB)
+		return berth_fail(err, BERTH_EPOLICY,
+				  "action \"cronjob\" needs a scheduler the local backend does not have; "
+				  "run it with --backend kubernetes, or as a job from cron");
+	if (!s->function.command.n)
+		return berth_fail(err, BERTH_EMISSING,
+				  "function.command: the local backend runs the command on this machine "
+				  "and does not read the image's entrypoint; give the command");
+	bool root = geteuid() == 0;
+	const berth_int *ids[] = {&s->run_as_user, &s->run_as_group, &s->fs_group};
+	static const char *const idname[] = {"run_as_user", "run_as_group", "fs_group"};
+	for (int i = 0; i < 3; i++)
+		if (ids[i]->set && !root &&
+		    ids[i]->v != (i == 0 ? (int64_t)geteuid() : (int64_t)getegid()))
+			return berth_fail(err, BERTH_EPOLICY,
+					  "%s: %lld asked, but berth runs as uid %ld, not root, and cannot "
+					  "switch users; run berth as root or leave %s out",
+					  idname[i], (long long)ids[i]->v, (long)geteuid(), idname[i]);
+	if (run->run_as_non_root && (s->run_as_user.set ? s->run_as_user.v == 0 : root))
+		return berth_fail(err, BERTH_EPOLICY,
+				  "security.disable_root: the run would run as root; set run_as_user "
+				  "to a non-zero uid");
+	berth_buf argv = BERTH_BUF_INIT, env = BERTH_BUF_INIT, vols = BERTH_BUF_INIT,
+		  secrets = BERTH_BUF_INIT;
+	for (size_t i = 0; i < s->function.command.n; i++)
+		berth_buf_append(&argv, s->function.command.items[i].s,
+				 strlen(s->function.command.items[i].s) + 1);
+	for (size_t i = 0; i < s->args.n; i++)
+		berth_buf_append(&argv, s->args.items[i].s, strlen(s->args.items[i].s) + 1);
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(passed_env); i++)
+		if (getenv(passed_env[i]))
+			add_env(&env, passed_env[i], getenv(passed_env[i]));
+	uid_t uid = s->run_as_user.set ? (uid_t)s->run_as_user.v : geteuid();
+	struct passwd *pw = getpwuid(uid);
+	add_env(&env, "HOME", pw ? pw->pw_dir : "/");
+	if (pw)
+		add_env(&env, "USER", pw->pw_name);
+	for (size_t i = 0; i < s->envs.n; i++)
+		add_env(&env, s->envs.items[i].key.s, s->envs.items[i].value.s);
+	add_env(&env, "BERTH_RUN_ID", run->id);
+	if (s->inputs) {
+		const char *json = render_inputs_json(s->inputs, run->arena);
+		if (!json)
+			env.failed = -BERTH_ENOMEM;
+		add_env(&env, "BERTH_INPUTS", json);
+	}
+	for (size_t i = 0; i < s->secrets.n; i++)
+		berth_buf_printf(&secrets, "%s%s", i ? "," : "", s->secrets.items[i].s);
+	int rc = plan_volumes(b, run, &vols, err);
+	if (!rc && (argv.failed || env.failed || vols.failed || secrets.failed))
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (rc) {
+		berth_buf_release(&argv);
+		berth_buf_release(&env);
+		berth_buf_release(&vols);
+		berth_buf_release(&secrets);
+		return rc;
+	}
+	r->argv_len = argv.len;
+	r->argv = berth_buf_detach(&argv);
+	r->env_len = env.len;
+	r->env = berth_buf_detach(&env);
+	r->volumes = vols.len ? berth_buf_detach(&vols) : NULL;
+	r->secret_env = secrets.len ? berth_buf_detach(&secrets) : NULL;
+	berth_buf_release(&vols);
+	berth_buf_release(&secrets);
+	char cwd[4096];
+	r->workdir = berth_strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	r->uid = s->run_as_user.set ? s->run_as_user.v : -1;
+	r->gid = s->run_as_group.set ? s->run_as_group.v : -1;
+	r->fs_group = s->fs_group.set ? s->fs_group.v : -1;
+	r->timeout = s->timeout.set ? s->timeout.v : 0;
+	r->retries = s->retries.set ? s->retries.v : 0;
+	r->restart = s->action != BERTH_ACTION_JOB;
+	r->grace = b->grace_s;
+	r->keep_volumes = b->keep_volumes;
+	return r->workdir ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? berth_strdup(s) : NULL;
+}
+
+static int local_submit(berth_backend *b, const berth_run *run, const char *spec_text,
+			berth_run_info **out, berth_error **err)
+{
+	if (out)
+		*out = NULL;
+	const char *why = NULL;
+	if (!local_node_admits(&b->node, run, b->arena, &why))
+		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" can never run on this machine: %s",
+				  run->base_name, why ? why : "it does not fit");
+	store_run *r = berth_calloc(1, sizeof(*r));
+	if (!r)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	int rc = plan_launch(b, run, r, err);
+	if (rc) {
+		store_run_free(r);
+		return rc;
+	}
+	const berth_spec *s = &run->spec;
+	local_demand d;
+	local_demand_of(&d, run);
+	char log[4096], dir[4096];
+	local_path(dir, sizeof(dir), b->home, "runs/%s", run->id);
+	local_path(log, sizeof(log), b->home, "runs/%s/log", run->id);
+	berth_run_info *i = &r->info;
+	i->id = berth_strdup(run->id);
+	i->name = berth_strdup(run->name);
+	i->project = berth_strdup(s->project.s ? s->project.s : "default");
+	i->backend = berth_strdup("local");
+	i->profile = dup_or_null(run->profile ? run->profile->id.s : NULL);
+	i->image = dup_or_null(s->function.image.s);
+	i->action = berth_strdup(berth_action_name(s->action));
+	i->state = BERTH_STATE_PENDING;
+	i->priority_class = dup_or_null(run->priority_class_name);
+	i->priority = berth_policy_priority_value(b->policy, run->priority_class_name);
+	i->created = store_now_ms();
+	i->cpu_milli = d.cpu_milli;
+	i->mem = d.mem;
+	i->gpus = d.gpus;
+	i->disk = d.disk;
+	i->cpu_limit_milli = s->resources.cpu.limits.set ? berth_quantity_milli(&s->resources.cpu.limits.q) : 0;
+	i->mem_limit = s->resources.mem.limits.set ? berth_quantity_value(&s->resources.mem.limits.q) : 0;
+	i->exit_code = -1;
+	i->enforcement = berth_strdup(b->cgv == CG_NONE ? "rlimits" : b->cgv == CG_V1 ? "cgroup v1" : "cgroup v2");
+	i->log_path = berth_strdup(log);
+	r->spec = dup_or_null(spec_text);
+	size_t elen;
+	berth_explain(run, NULL, BERTH_EXPLAIN_YAML, &i->effective, &elen, NULL);
+	if (!i->id || !i->name || !i->project || !i->backend || !i->action || !i->enforcement ||
+	    !i->log_path) {
+		store_run_free(r);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	if (local_mkdirs(dir, 0700)) {
+		rc = berth_fail(err, BERTH_EIO, "cannot create %s: %s", dir, strerror(errno));
+		store_run_free(r);
+		return rc;
+	}
+	if (store_begin(b->st, err)) {
+		store_run_free(r);
+		return -BERTH_EIO;
+	}
+	if ((rc = store_run_insert(b->st, r, err))) {
+		store_rollback(b->st);
+		store_run_free(r);
+		return rc;
+	}
+	store_event(b->st, run->id, "Submitted", NULL);
+	if ((rc = store_commit(b->st, err))) {
+		store_rollback(b->st);
+		store_run_free(r);
+		return rc;
+	}
+	store_run_free(r);
+	if (s->function.image.s)
+		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
+				  "function.image: \"%s\" is recorded, not pulled: the local backend runs "
+				  "the command on this machine", s->function.image.s);
+	if (s->action != BERTH_ACTION_JOB && ((s->replicas.set && s->replicas.v > 1) ||
+					      (s->min_replicas.set && s->min_replicas.v > 1)))
+		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
+				  "replicas: the local backend runs one replica");
+	if (b->cgv == CG_NONE && (i->cpu_limit_milli || i->mem_limit))
+		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
+				  "no writable cgroup under %s: memory is limited with rlimits (address "
+				  "space) and the CPU limit is not enforced", b->cg_root);
+	/* a failure to schedule leaves the run queued: the next berth command retries */
+	berth_error *se = NULL;
+	local_schedule(b, &se);
+	berth_error_free(se);
+	return out ? berth_backend_get(b, run->id, out, err) : 0;
+}
+
+/* ---- stop, logs --------------------------------------------------------------------- */
+
+static int local_stop(berth_backend *b, const char *id, int grace_s, berth_error **err)
+{
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (rc) {
+		store_rollback(b->st);
+		return rc;
+	}
+	if (berth_state_final(r->info.state)) {
+		store_rollback(b->st);
+		store_run_free(r);
+		return 0;
+	}
+	if (r->info.state == BERTH_STATE_PENDING) {
+		r->info.state = BERTH_STATE_STOPPED;
+		r->info.finished = store_now_ms();
+		free(r->info.reason);
+		r->info.reason = berth_strdup("stopped before it started");
+		rc = store_run_update(b->st, r, err);
+		if (!rc)
+			rc = store_commit(b->st, err);
+		if (rc)
+			store_rollback(b->st);
+		else {
+			store_event(b->st, id, "Stopped", r->info.reason);
+			local_mark_done(b->home, id);
+		}
+		store_run_free(r);
+		return rc;
+	}
+	rc = store_run_request_stop(b->st, id, grace_s, err);
+	if (!rc)
+		rc = store_commit(b->st, err);
+	if (rc) {
+		store_rollback(b->st);
+		store_run_free(r);
+		return rc;
+	}
+	store_event(b->st, id, "Stopping", NULL);
+	if (local_pid_is(r->supervisor_pid, r->supervisor_start))
+		kill((pid_t)r->supervisor_pid, SIGTERM);
+	int64_t grace = grace_s >= 0 ? grace_s : r->grace;
+	store_run_free(r);
+	/* the supervisor stops the processes and records the end; if it is gone,
+	 * recovery on the next open does */
+	rc = berth_backend_wait(b, id, (grace + 10) * 1000, NULL, err);
+	if (rc == -BERTH_ERANGE) {
+		berth_error_free(*err);
+		*err = NULL;
+		recover(b);
+		rc = berth_backend_wait(b, id, 1000, NULL, err);
+	}
+	return rc;
+}
+
+/* Waits up to ms for something to happen in dir (a file created or written). */
+int local_wait_dir(const char *dir, int ms)
+{
+	int fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0 || inotify_add_watch(fd, dir, IN_CREATE | IN_MODIFY | IN_MOVED_TO) < 0) {
+		if (fd >= 0)
+			close(fd);
+		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+		nanosleep(&ts, NULL);
+		return 0;
+	}
+	struct pollfd p = {fd, POLLIN, 0};
+	int rc = poll(&p, 1, ms);
+	close(fd);
+	return rc;
+}
+
+static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
+		      void *ctx, berth_error **err)
+{
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (rc)
+		return rc;
+	char dir[4096], done[4096];
+	local_path(dir, sizeof(dir), b->home, "runs/%s", id);
+	local_path(done, sizeof(done), b->home, "runs/%s/done", id);
+	int fd = -1;
+	char buf[65536];
+	for (;;) {
+		/* the file appears when the run starts */
+		if (fd < 0)
+			fd = open(r->info.log_path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : 0;
+		if (n > 0) {
+			if (write_fn(ctx, buf, (size_t)n))
+				break;
+			continue;
+		}
+		if (n < 0 && errno != EINTR) {
+			rc = berth_fail(err, BERTH_EIO, "cannot read %s: %s", r->info.log_path,
+					strerror(errno));
+			break;
+		}
+		if (n < 0)
+			continue;
+		if (!follow)
+			break;
+		if (access(done, F_OK) == 0) {
+			/* final: what was written before the marker is read above, once more */
+			if (fd < 0)
+				fd = open(r->info.log_path, O_RDONLY | O_CLOEXEC);
+			while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+				if (write_fn(ctx, buf, (size_t)n))
+					break;
+			break;
+		}
+		local_wait_dir(dir, 1000);
+	}
+	if (fd >= 0)
+		close(fd);
+	store_run_free(r);
+	return rc;
+}
+
+const backend_ops local_backend_ops = {
+	.kind = "local",
+	.open = local_open,
+	.close = local_close,
+	.submit = local_submit,
+	.stop = local_stop,
+	.logs = local_logs,
+};

@@ -1,0 +1,603 @@
+/*
+ * store.c - runs, events and sealed secrets in SQLite (see store.h).
+ *
+ * SQLite because the state is small, local and written by several short
+ * processes (the CLI, one supervisor per run): it gives transactions across
+ * processes, WAL readers that never block, and crash safety, with nothing to
+ * run beside berth. The columns of a run are listed once (run_cols) and
+ * read and written through that table.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "store.h"
+
+struct store {
+	sqlite3 *db;
+	char *path;
+};
+
+/* ---- schema --------------------------------------------------------------- */
+
+static const char *const migrations[] = {
+	/* 1: runs, events, secrets */
+	"CREATE TABLE runs ("
+	" id TEXT PRIMARY KEY, name TEXT NOT NULL, project TEXT NOT NULL, backend TEXT NOT NULL,"
+	" profile TEXT, image TEXT, action TEXT, state INTEGER NOT NULL, reason TEXT,"
+	" priority_class TEXT, priority INTEGER NOT NULL DEFAULT 0,"
+	" created INTEGER NOT NULL, started INTEGER, finished INTEGER,"
+	" cpu_milli INTEGER, mem INTEGER, gpus INTEGER, disk INTEGER,"
+	" cpu_limit_milli INTEGER, mem_limit INTEGER, gpu_ids TEXT,"
+	" exit_code INTEGER, signal INTEGER, oom_killed INTEGER, attempts INTEGER,"
+	" cpu_usage_ns INTEGER, mem_peak INTEGER, enforcement TEXT, log_path TEXT, effective TEXT,"
+	" spec TEXT, argv BLOB, env BLOB, secret_env TEXT, volumes TEXT, workdir TEXT,"
+	" uid INTEGER, gid INTEGER, fs_group INTEGER, timeout INTEGER, retries INTEGER,"
+	" restart INTEGER, grace INTEGER, keep_volumes INTEGER, supervisor_pid INTEGER, supervisor_start INTEGER, pid INTEGER,"
+	" stop_requested INTEGER NOT NULL DEFAULT 0, cgroup TEXT);"
+	"CREATE INDEX runs_queue ON runs(state, priority DESC, created);"
+	"CREATE INDEX runs_project ON runs(project, created);"
+	"CREATE TABLE events (run_id TEXT NOT NULL, time INTEGER NOT NULL, kind TEXT NOT NULL,"
+	" message TEXT);"
+	"CREATE INDEX events_run ON events(run_id, time);"
+	"CREATE TABLE secrets (project TEXT NOT NULL, name TEXT NOT NULL, sealed BLOB NOT NULL,"
+	" updated INTEGER NOT NULL, PRIMARY KEY (project, name));",
+};
+
+static int db_fail(store *s, berth_error **err, const char *what)
+{
+	return berth_fail(err, BERTH_EIO, "store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+static int exec(store *s, const char *sql, berth_error **err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	int rc = berth_fail(err, BERTH_EIO, "store %s: %s", s->path, msg ? msg : "error");
+	sqlite3_free(msg);
+	return rc;
+}
+
+static int migrate(store *s, berth_error **err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "reading the schema version");
+	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	int latest = (int)BERTH_ARRAY_SIZE(migrations);
+	if (version > latest)
+		return berth_fail(err, BERTH_EIO,
+				  "store %s: schema version %d is newer than this berth knows (%d)",
+				  s->path, version, latest);
+	if (version == latest)
+		return 0;
+	if (store_begin(s, err))
+		return -BERTH_EIO;
+	/* another process may have migrated while this one waited */
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
+		store_rollback(s);
+		return db_fail(s, err, "reading the schema version");
+	}
+	version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	for (int v = version; v < latest; v++) {
+		char pragma[40];
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		if (exec(s, migrations[v], err) || exec(s, pragma, err)) {
+			store_rollback(s);
+			return -BERTH_EIO;
+		}
+	}
+	return store_commit(s, err);
+}
+
+int store_open(store **out, const char *path, berth_error **err)
+{
+	*out = NULL;
+	store *s = berth_calloc(1, sizeof(*s));
+	if (!s || !(s->path = berth_strdup(path))) {
+		free(s);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+						   SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
+	if (rc != SQLITE_OK) {
+		rc = berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", path,
+				s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		store_close(s);
+		return rc;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	/* WAL: readers never wait for writers; NORMAL: a commit survives a
+	 * crash of berth, and the last ones may be lost only to a power cut */
+	if (exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
+		 err) ||
+	    migrate(s, err)) {
+		store_close(s);
+		return -BERTH_EIO;
+	}
+	*out = s;
+	return 0;
+}
+
+void store_close(store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+int store_begin(store *s, berth_error **err)
+{
+	return exec(s, "BEGIN IMMEDIATE", err);
+}
+
+int store_commit(store *s, berth_error **err)
+{
+	return exec(s, "COMMIT", err);
+}
+
+void store_rollback(store *s)
+{
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int64_t store_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the columns of a run ----------------------------------------------------- */
+
+enum col_kind { C_STR, C_INT, C_I32, C_BOOL, C_STATE, C_BLOB };
+
+typedef struct run_col {
+	const char *name;
+	enum col_kind kind;
+	size_t off;      /* in store_run */
+	size_t len_off;  /* C_BLOB: the size_t length */
+	bool mutable;    /* written by store_run_update */
+} run_col;
+
+#define I(f) offsetof(store_run, info.f)
+#define R(f) offsetof(store_run, f)
+static const run_col run_cols[] = {
+	{"id", C_STR, I(id), 0, false},
+	{"name", C_STR, I(name), 0, false},
+	{"project", C_STR, I(project), 0, false},
+	{"backend", C_STR, I(backend), 0, false},
+	{"profile", C_STR, I(profile), 0, false},
+	{"image", C_STR, I(image), 0, false},
+	{"action", C_STR, I(action), 0, false},
+	{"state", C_STATE, I(state), 0, true},
+	{"reason", C_STR, I(reason), 0, true},
+	{"priority_class", C_STR, I(priority_class), 0, false},
+	{"priority", C_INT, I(priority), 0, false},
+	{"created", C_INT, I(created), 0, false},
+	{"started", C_INT, I(started), 0, true},
+	{"finished", C_INT, I(finished), 0, true},
+	{"cpu_milli", C_INT, I(cpu_milli), 0, false},
+	{"mem", C_INT, I(mem), 0, false},
+	{"gpus", C_INT, I(gpus), 0, false},
+	{"disk", C_INT, I(disk), 0, false},
+	{"cpu_limit_milli", C_INT, I(cpu_limit_milli), 0, false},
+	{"mem_limit", C_INT, I(mem_limit), 0, false},
+	{"gpu_ids", C_STR, I(gpu_ids), 0, true},
+	{"exit_code", C_I32, I(exit_code), 0, true},
+	{"signal", C_I32, I(signal), 0, true},
+	{"oom_killed", C_BOOL, I(oom_killed), 0, true},
+	{"attempts", C_I32, I(attempts), 0, true},
+	{"cpu_usage_ns", C_INT, I(cpu_usage_ns), 0, true},
+	{"mem_peak", C_INT, I(mem_peak), 0, true},
+	{"enforcement", C_STR, I(enforcement), 0, true},
+	{"log_path", C_STR, I(log_path), 0, false},
+	{"effective", C_STR, I(effective), 0, false},
+	{"spec", C_STR, R(spec), 0, false},
+	{"argv", C_BLOB, R(argv), R(argv_len), false},
+	{"env", C_BLOB, R(env), R(env_len), false},
+	{"secret_env", C_STR, R(secret_env), 0, false},
+	{"volumes", C_STR, R(volumes), 0, false},
+	{"workdir", C_STR, R(workdir), 0, false},
+	{"uid", C_INT, R(uid), 0, false},
+	{"gid", C_INT, R(gid), 0, false},
+	{"fs_group", C_INT, R(fs_group), 0, false},
+	{"timeout", C_INT, R(timeout), 0, false},
+	{"retries", C_INT, R(retries), 0, false},
+	{"restart", C_BOOL, R(restart), 0, false},
+	{"grace", C_INT, R(grace), 0, false},
+	{"keep_volumes", C_BOOL, R(keep_volumes), 0, false},
+	{"supervisor_pid", C_INT, R(supervisor_pid), 0, false},
+	{"supervisor_start", C_INT, R(supervisor_start), 0, false},
+	{"pid", C_INT, R(pid), 0, true},
+	{"stop_requested", C_BOOL, R(stop_requested), 0, false},
+	{"cgroup", C_STR, R(cgroup), 0, true},
+};
+#undef I
+#undef R
+
+#define FIELD(r, c, T) ((T *)((char *)(r) + (c)->off))
+
+static int bind_col(sqlite3_stmt *st, int i, const store_run *r, const run_col *c)
+{
+	switch (c->kind) {
+	case C_STR: {
+		const char *v = *FIELD(r, c, char *const);
+		return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+	}
+	case C_INT:
+		return sqlite3_bind_int64(st, i, *FIELD(r, c, const int64_t));
+	case C_I32:
+		return sqlite3_bind_int(st, i, *FIELD(r, c, const int));
+	case C_BOOL:
+		return sqlite3_bind_int(st, i, *FIELD(r, c, const bool));
+	case C_STATE:
+		return sqlite3_bind_int(st, i, (int)*FIELD(r, c, const berth_state));
+	case C_BLOB: {
+		const char *v = *FIELD(r, c, char *const);
+		size_t n = *(const size_t *)((const char *)r + c->len_off);
+		return v ? sqlite3_bind_blob64(st, i, v, n, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+	}
+	}
+	return SQLITE_MISUSE;
+}
+
+static int read_col(sqlite3_stmt *st, int i, store_run *r, const run_col *c)
+{
+	switch (c->kind) {
+	case C_STR:
+	case C_BLOB: {
+		int n = sqlite3_column_bytes(st, i);
+		const void *v = c->kind == C_STR ? (const void *)sqlite3_column_text(st, i)
+						 : sqlite3_column_blob(st, i);
+		if (sqlite3_column_type(st, i) == SQLITE_NULL)
+			return 0;
+		char *copy = berth_malloc((size_t)n + 1);
+		if (!copy)
+			return -1;
+		if (n)
+			memcpy(copy, v, (size_t)n);
+		copy[n] = 0;
+		*FIELD(r, c, char *) = copy;
+		if (c->kind == C_BLOB)
+			*(size_t *)((char *)r + c->len_off) = (size_t)n;
+		return 0;
+	}
+	case C_INT:
+		*FIELD(r, c, int64_t) = sqlite3_column_int64(st, i);
+		return 0;
+	case C_I32:
+		*FIELD(r, c, int) = sqlite3_column_int(st, i);
+		return 0;
+	case C_BOOL:
+		*FIELD(r, c, bool) = sqlite3_column_int(st, i) != 0;
+		return 0;
+	case C_STATE:
+		*FIELD(r, c, berth_state) = (berth_state)sqlite3_column_int(st, i);
+		return 0;
+	}
+	return -1;
+}
+
+/* "a, b, c" of every column (or of the mutable ones as "a = ?1, ..."). */
+static int col_list(berth_buf *b, bool update)
+{
+	int k = 0;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++) {
+		if (update && !run_cols[i].mutable)
+			continue;
+		if (update)
+			berth_buf_printf(b, "%s%s = ?%zu", k++ ? ", " : "", run_cols[i].name, i + 1);
+		else
+			berth_buf_printf(b, "%s%s", k++ ? ", " : "", run_cols[i].name);
+	}
+	return b->failed;
+}
+
+static int prepare(store *s, berth_buf *sql, sqlite3_stmt **st, berth_error **err)
+{
+	if (sql->failed)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (sqlite3_prepare_v2(s->db, sql->data, -1, st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	return 0;
+}
+
+static int bind_all(sqlite3_stmt *st, const store_run *r, bool only_mutable)
+{
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
+		if (!only_mutable || run_cols[i].mutable || !strcmp(run_cols[i].name, "id"))
+			if (bind_col(st, (int)i + 1, r, &run_cols[i]) != SQLITE_OK)
+				return -1;
+	return 0;
+}
+
+int store_run_insert(store *s, const store_run *r, berth_error **err)
+{
+	berth_buf sql = BERTH_BUF_INIT;
+	berth_buf_puts(&sql, "INSERT INTO runs (");
+	col_list(&sql, false);
+	berth_buf_puts(&sql, ") VALUES (");
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
+		berth_buf_printf(&sql, "%s?%zu", i ? ", " : "", i + 1);
+	berth_buf_puts(&sql, ")");
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, &sql, &st, err);
+	berth_buf_release(&sql);
+	if (rc)
+		return rc;
+	if (bind_all(st, r, false) || sqlite3_step(st) != SQLITE_DONE)
+		rc = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_PRIMARYKEY
+			     ? berth_fail(err, BERTH_EDUPLICATE, "a run with id \"%s\" exists already",
+					  r->info.id)
+			     : db_fail(s, err, "adding a run");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_run_update(store *s, const store_run *r, berth_error **err)
+{
+	berth_buf sql = BERTH_BUF_INIT;
+	berth_buf_puts(&sql, "UPDATE runs SET ");
+	col_list(&sql, true);
+	berth_buf_puts(&sql, " WHERE id = ?1");
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, &sql, &st, err);
+	berth_buf_release(&sql);
+	if (rc)
+		return rc;
+	if (bind_all(st, r, true) || sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(s, err, "updating a run");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int select_runs(store *s, const char *where, const char *order, const char *a,
+		       int state, store_run ***out, size_t *n, berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	berth_buf sql = BERTH_BUF_INIT;
+	berth_buf_puts(&sql, "SELECT ");
+	col_list(&sql, false);
+	berth_buf_printf(&sql, " FROM runs WHERE %s ORDER BY %s", where, order);
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, &sql, &st, err);
+	berth_buf_release(&sql);
+	if (rc)
+		return rc;
+	if (a)
+		sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, state);
+	store_run **list = NULL;
+	size_t cnt = 0, cap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 16;
+			store_run **grown = berth_realloc(list, cap * sizeof(*list));
+			if (!grown)
+				goto oom;
+			list = grown;
+		}
+		store_run *r = berth_calloc(1, sizeof(*r));
+		if (!r)
+			goto oom;
+		list[cnt++] = r;
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
+			if (read_col(st, (int)i, r, &run_cols[i]))
+				goto oom;
+	}
+	if (step != SQLITE_DONE) {
+		rc = db_fail(s, err, "reading runs");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	*out = list;
+	*n = cnt;
+	return 0;
+oom:
+	rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+fail:
+	sqlite3_finalize(st);
+	store_run_list_free(list, cnt);
+	return rc;
+}
+
+int store_run_get(store *s, const char *id, store_run **out, berth_error **err)
+{
+	store_run **list;
+	size_t n;
+	*out = NULL;
+	int rc = select_runs(s, "id = ?1", "id", id, 0, &list, &n, err);
+	if (rc)
+		return rc;
+	if (!n) {
+		free(list);
+		return berth_fail(err, BERTH_EARG, "no run \"%s\"", id);
+	}
+	*out = list[0];
+	free(list);
+	return 0;
+}
+
+int store_run_list(store *s, const char *project, int state, bool queue, store_run ***out,
+		   size_t *n, berth_error **err)
+{
+	return select_runs(s, "(?1 IS NULL OR project = ?1) AND (?2 < 0 OR state = ?2)",
+			   queue ? "priority DESC, created, rowid" : "created DESC, rowid DESC", project,
+			   state, out, n, err);
+}
+
+static int update_one(store *s, const char *sql, const char *id, int64_t a, int64_t b,
+		      berth_error **err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, a);
+	sqlite3_bind_int64(st, 3, b);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(s, err, "updating a run");
+	if (!rc && !sqlite3_changes(s->db))
+		rc = berth_fail(err, BERTH_EARG, "no run \"%s\"", id);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error **err)
+{
+	return update_one(s,
+			  "UPDATE runs SET stop_requested = 1,"
+			  " grace = CASE WHEN ?2 >= 0 THEN ?2 ELSE grace END WHERE id = ?1",
+			  id, grace, 0, err);
+}
+
+int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
+			     berth_error **err)
+{
+	return update_one(s, "UPDATE runs SET supervisor_pid = ?2, supervisor_start = ?3 WHERE id = ?1",
+			  id, pid, start, err);
+}
+
+void store_run_free(store_run *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
+		if (run_cols[i].kind == C_STR || run_cols[i].kind == C_BLOB)
+			free(*FIELD(r, &run_cols[i], char *));
+	free(r);
+}
+
+void store_run_list_free(store_run **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		store_run_free(list[i]);
+	free(list);
+}
+
+int store_event(store *s, const char *run_id, const char *kind, const char *message)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO events (run_id, time, kind, message) VALUES (?1, ?2, ?3, ?4)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -BERTH_EIO;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, store_now_ms());
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, message, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -BERTH_EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- secrets -------------------------------------------------------------------- */
+
+int store_secret_put(store *s, const char *project, const char *name, const void *sealed,
+		     size_t len, berth_error **err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO secrets (project, name, sealed, updated) VALUES (?1, ?2, ?3, ?4)"
+			       " ON CONFLICT (project, name) DO UPDATE SET sealed = ?3, updated = ?4",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_blob64(st, 3, sealed, len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, store_now_ms());
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(s, err, "storing a secret");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_secret_get(store *s, const char *project, const char *name, void **sealed,
+		     size_t *len, berth_error **err)
+{
+	*sealed = NULL;
+	*len = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT sealed FROM secrets WHERE project = ?1 AND name = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	int rc = 0, step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+		void *copy = berth_malloc(n ? n : 1);
+		if (!copy)
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		else {
+			memcpy(copy, sqlite3_column_blob(st, 0), n);
+			*sealed = copy;
+			*len = n;
+		}
+	} else if (step != SQLITE_DONE)
+		rc = db_fail(s, err, "reading a secret");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_secret_names(store *s, const char *project, char ***names, size_t *n,
+		       berth_error **err)
+{
+	*names = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT name FROM secrets WHERE project = ?1 ORDER BY name", -1,
+			       &st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	char **list = NULL;
+	size_t cnt = 0;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		char **grown = berth_realloc(list, (cnt + 1) * sizeof(*list));
+		char *name = grown ? berth_strdup((const char *)sqlite3_column_text(st, 0)) : NULL;
+		if (grown)
+			list = grown;
+		if (!name) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		list[cnt++] = name;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(s, err, "reading secrets");
+	sqlite3_finalize(st);
+	if (rc) {
+		for (size_t i = 0; i < cnt; i++)
+			free(list[i]);
+		free(list);
+		return rc;
+	}
+	*names = list;
+	*n = cnt;
+	return 0;
+}
+
+int store_secret_delete(store *s, const char *project, const char *name, berth_error **err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM secrets WHERE project = ?1 AND name = ?2", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(s->db) > 0
+						 : db_fail(s, err, "deleting a secret");
+	sqlite3_finalize(st);
+	return rc;
+}

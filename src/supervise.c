@@ -1,0 +1,877 @@
+/*
+ * supervise.c - the supervisor of one local run (`berth __supervise ID`).
+ *
+ * It puts the run in a cgroup of its own with the run's limits (rlimits
+ * where no cgroup can be written), makes its volumes visible at their mount
+ * paths in a private mount namespace, switches user, starts the command
+ * with its environment and secrets, enforces the timeout, stops everything
+ * on `berth stop` (SIGTERM, the grace period, SIGKILL), restarts it as its
+ * retries (or a server's restart policy) say, and records how it ended:
+ * exit code, signal, OOM kill, usage. As a child subreaper it also collects
+ * whatever the run left running, so that no process outlives the run.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend_internal.h"
+#include "internal.h"
+#include "secret.h"
+
+typedef struct volume {
+	char *line;   /* owns the strings below */
+	const char *kind, *name, *source, *mount, *life;
+	int64_t size;
+	char *created; /* the first directory of the mount path made for it, to remove */
+} volume;
+
+typedef struct sup {
+	const char *home;
+	store *st;
+	store_run *r;
+	cg_handle *cg;
+	volume *vols;
+	size_t nvols;
+	char **argv, **envp;
+	size_t nenv;
+	char *secret_values; /* NAME=VALUE\0..., wiped at the end */
+	size_t secret_len;
+	int log;
+	pid_t child;
+} sup;
+
+/* ---- volumes ---------------------------------------------------------------------- */
+
+static int parse_volumes(sup *s)
+{
+	const char *p = s->r->volumes;
+	for (; p && *p; s->nvols++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		volume *grown = berth_realloc(s->vols, (s->nvols + 1) * sizeof(*grown));
+		if (!grown)
+			return -1;
+		s->vols = grown;
+		volume *v = memset(&s->vols[s->nvols], 0, sizeof(*v));
+		if (!(v->line = berth_strndup(p, len)))
+			return -1;
+		char *f[6] = {0};
+		char *q = v->line;
+		for (int i = 0; i < 6 && q; i++) {
+			f[i] = q;
+			q = strchr(q, '\t');
+			if (q)
+				*q++ = 0;
+		}
+		if (!f[5])
+			return -1;
+		v->kind = f[0], v->name = f[1], v->source = f[2], v->mount = f[3], v->life = f[4];
+		v->size = strtoll(f[5], NULL, 10);
+		p = nl ? nl + 1 : p + len;
+	}
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+static void rm_tree(const char *path)
+{
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void local_cleanup_volumes(const char *home, const store_run *r)
+{
+	sup s = {.r = (store_run *)r};
+	if (parse_volumes(&s) == 0)
+		for (size_t i = 0; i < s.nvols; i++)
+			if (!strcmp(s.vols[i].life, "run"))
+				rm_tree(s.vols[i].source);
+	for (size_t i = 0; i < s.nvols; i++)
+		free(s.vols[i].line);
+	free(s.vols);
+	char dir[4096];
+	if (!local_path(dir, sizeof(dir), home, "volumes/%s", r->info.id))
+		rmdir(dir);
+}
+
+/* Makes each volume's directory, and its mount path when missing
+ * (remembering the first directory made, to remove it afterwards). */
+static int prepare_volumes(sup *s, berth_buf *why)
+{
+	const store_run *r = s->r;
+	for (size_t i = 0; i < s->nvols; i++) {
+		volume *v = &s->vols[i];
+		if (!strcmp(v->kind, "dir")) {
+			if (local_mkdirs(v->source, 0755)) {
+				berth_buf_printf(why, "volume \"%s\": cannot create %s: %s", v->name, v->source,
+						 strerror(errno));
+				return -1;
+			}
+			/* fs_group: the group owns the volume and every file made in it */
+			if (r->fs_group >= 0) {
+				if (chown(v->source, (uid_t)-1, (gid_t)r->fs_group) == 0)
+					chmod(v->source, 02775);
+			} else if (r->uid >= 0 && !strcmp(v->life, "run")) {
+				if (chown(v->source, (uid_t)r->uid, r->gid >= 0 ? (gid_t)r->gid : (gid_t)-1))
+					berth_buf_printf(why, "volume \"%s\": chown: %s", v->name, strerror(errno));
+			}
+		}
+		struct stat st;
+		if (stat(v->mount, &st) == 0)
+			continue;
+		/* the first missing component is what the cleanup removes */
+		char path[4096];
+		snprintf(path, sizeof(path), "%s", v->mount);
+		for (char *p = path + 1;; p++) {
+			if (*p && *p != '/')
+				continue;
+			char c = *p;
+			*p = 0;
+			if (stat(path, &st)) {
+				v->created = berth_strdup(path);
+				*p = c;
+				break;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+		if (local_mkdirs(v->mount, 0755)) {
+			berth_buf_printf(why, "volume \"%s\": cannot create the mount path %s: %s", v->name,
+					 v->mount, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Removes the mount path directories made for the run, when still empty. */
+static void remove_mount_points(sup *s)
+{
+	for (size_t i = s->nvols; i-- > 0;) {
+		volume *v = &s->vols[i];
+		if (!v->created)
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s", v->mount);
+		size_t top = strlen(v->created);
+		while (strlen(path) >= top) {
+			if (rmdir(path))
+				break;
+			char *slash = strrchr(path, '/');
+			if (!slash || slash == path)
+				break;
+			*slash = 0;
+		}
+	}
+}
+
+/* In the child: the volumes at their mount paths, in a mount namespace of
+ * its own. Returns 0, or -1 when the host allows no mount namespace (the
+ * caller then passes the paths in the environment). */
+static int mount_volumes(sup *s, const char *const *secret_files, const size_t *secret_lens)
+{
+	if (unshare(CLONE_NEWNS))
+		return -1;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -2;
+	for (size_t i = 0; i < s->nvols; i++) {
+		volume *v = &s->vols[i];
+		if (!strcmp(v->kind, "dir") || !strcmp(v->kind, "ro")) {
+			if (mount(v->source, v->mount, NULL, MS_BIND | MS_REC, NULL))
+				return -2;
+			if (!strcmp(v->kind, "ro") &&
+			    mount(NULL, v->mount, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL))
+				return -2;
+			continue;
+		}
+		char opts[64];
+		if (v->size > 0)
+			snprintf(opts, sizeof(opts), "size=%lld,mode=1777", (long long)v->size);
+		else
+			snprintf(opts, sizeof(opts), "mode=1777");
+		if (mount("tmpfs", v->mount, "tmpfs", MS_NOSUID | MS_NODEV, opts))
+			return -2;
+		if (!strcmp(v->kind, "secret")) {
+			/* the value lives in memory only, as a read-only file */
+			char file[4200];
+			snprintf(file, sizeof(file), "%s/%s", v->mount, v->source);
+			int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+			if (fd < 0 || write(fd, secret_files[i], secret_lens[i]) != (ssize_t)secret_lens[i])
+				return -2;
+			close(fd);
+			if (s->r->uid >= 0 && chown(file, (uid_t)s->r->uid, (gid_t)-1))
+				return -2;
+			if (mount(NULL, v->mount, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL))
+				return -2;
+		}
+	}
+	return 0;
+}
+
+/* ---- environment -------------------------------------------------------------------- */
+
+static int push_env(sup *s, char *entry)
+{
+	char **grown = berth_realloc(s->envp, (s->nenv + 2) * sizeof(*grown));
+	if (!grown || !entry)
+		return -1;
+	s->envp = grown;
+	s->envp[s->nenv++] = entry;
+	s->envp[s->nenv] = NULL;
+	return 0;
+}
+
+static char *fmt(const char *f, ...) BERTH_PRINTF(1, 2);
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	berth_buf b = BERTH_BUF_INIT;
+	char tmp[1];
+	int n = vsnprintf(tmp, 0, f, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	char *out = berth_malloc((size_t)n + 1);
+	if (out) {
+		va_start(ap, f);
+		vsnprintf(out, (size_t)n + 1, f, ap);
+		va_end(ap);
+	}
+	berth_buf_release(&b);
+	return out;
+}
+
+/* A volume's path in the environment, where no mount namespace is allowed:
+ * BERTH_VOLUME_<NAME>, the name upper-cased and '-' and '.' made '_'. */
+static char *volume_env(const volume *v)
+{
+	char *e = fmt("BERTH_VOLUME_%s=%s", v->name, v->source);
+	for (char *p = e ? e + 13 : NULL; p && *p != '='; p++)
+		*p = *p == '-' || *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+	return e;
+}
+
+static int build_env(sup *s, bool volume_fallback, berth_buf *why)
+{
+	const store_run *r = s->r;
+	for (size_t off = 0; off < r->env_len; off += strlen(r->env + off) + 1)
+		if (push_env(s, r->env + off))
+			return -1;
+	if (r->info.gpu_ids) {
+		if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
+		    push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
+		    push_env(s, fmt("CUDA_DEVICE_ORDER=PCI_BUS_ID")))
+			return -1;
+	} else if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=")) ||
+		   push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=void")))
+		return -1;
+	for (size_t i = 0; volume_fallback && i < s->nvols; i++)
+		if (push_env(s, volume_env(&s->vols[i])))
+			return -1;
+	for (size_t off = 0; off < s->secret_len; off += strlen(s->secret_values + off) + 1)
+		if (push_env(s, fmt("%s", s->secret_values + off)))
+			return -1;
+	return 0;
+}
+
+/* Opens each secret the run names (in memory only). */
+static int open_secrets(sup *s, char ***files, size_t **lens, berth_buf *why)
+{
+	const store_run *r = s->r;
+	unsigned char key[SECRET_KEY_BYTES];
+	bool have_key = false;
+	berth_buf vals = BERTH_BUF_INIT;
+	*files = berth_calloc(s->nvols + 1, sizeof(char *));
+	*lens = berth_calloc(s->nvols + 1, sizeof(size_t));
+	if (!*files || !*lens)
+		return -1;
+	int rc = 0;
+	/* names of the run's secrets, then of its secret volumes */
+	char *names = r->secret_env ? berth_strdup(r->secret_env) : NULL;
+	for (char *name = names, *next; name && *name && !rc; name = next) {
+		next = strchr(name, ',');
+		if (next)
+			*next++ = 0;
+		else
+			next = name + strlen(name);
+		void *sealed;
+		size_t slen;
+		char *value = NULL;
+		size_t vlen = 0;
+		berth_error *e = NULL;
+		if ((!have_key && secret_key_load(s->home, 0, key, &e)) ||
+		    store_secret_get(s->st, r->info.project, name, &sealed, &slen, &e)) {
+			berth_buf_printf(why, "secret \"%s\": %s", name,
+					 berth_error_get(e, 0) ? berth_error_get(e, 0)->message : "unreadable");
+			rc = -1;
+		} else if (!sealed) {
+			berth_buf_printf(why, "secret \"%s\" does not exist in project \"%s\"", name,
+					 r->info.project);
+			rc = -1;
+		} else if (secret_open(key, r->info.project, name, sealed, slen, &value, &vlen, &e)) {
+			berth_buf_printf(why, "%s", berth_error_get(e, 0)->message);
+			rc = -1;
+		} else {
+			berth_buf_printf(&vals, "%s=", name);
+			berth_buf_append(&vals, value, vlen);
+			berth_buf_append(&vals, "", 1);
+		}
+		have_key = true;
+		free(sealed);
+		secret_free(value, vlen);
+		berth_error_free(e);
+	}
+	free(names);
+	for (size_t i = 0; i < s->nvols && !rc; i++) {
+		if (strcmp(s->vols[i].kind, "secret"))
+			continue;
+		void *sealed = NULL;
+		size_t slen;
+		berth_error *e = NULL;
+		if ((!have_key && secret_key_load(s->home, 0, key, &e)) ||
+		    store_secret_get(s->st, r->info.project, s->vols[i].source, &sealed, &slen, &e) ||
+		    !sealed ||
+		    secret_open(key, r->info.project, s->vols[i].source, sealed, slen, &(*files)[i],
+				&(*lens)[i], &e)) {
+			berth_buf_printf(why, "secret \"%s\" of volume \"%s\" cannot be read%s%s",
+					 s->vols[i].source, s->vols[i].name, e ? ": " : " (no such secret)",
+					 e ? berth_error_get(e, 0)->message : "");
+			rc = -1;
+		}
+		have_key = true;
+		free(sealed);
+		berth_error_free(e);
+	}
+	memset(key, 0, sizeof(key));
+	if (vals.failed)
+		rc = -1;
+	s->secret_len = vals.len;
+	s->secret_values = vals.data;
+	return rc;
+}
+
+/* ---- the process ------------------------------------------------------------------------ */
+
+static void child_fail(int errp, int step, int e)
+{
+	int msg[2] = {step, e};
+	ssize_t w = write(errp, msg, sizeof(msg));
+	(void)w;
+	_exit(127);
+}
+
+enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT };
+
+/* Starts the command; returns its pid, or -1 with the reason in why. */
+static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
+		   const size_t *secret_lens, berth_buf *why)
+{
+	int go[2], errp[2];
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+		berth_buf_printf(why, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		berth_buf_printf(why, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		const store_run *r = s->r;
+		close(go[1]);
+		close(errp[0]);
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		char c;
+		if (read(go[0], &c, 1) != 1) /* in its cgroup now */
+			_exit(127);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(s->log, 1);
+		dup2(s->log, 2);
+		if (s->nvols) {
+			int m = mount_volumes(s, secret_files, secret_lens);
+			if (m == -2)
+				child_fail(errp[1], STEP_MOUNT, errno);
+		}
+		if (!s->cg && r->info.mem_limit > 0) {
+			struct rlimit rl = {(rlim_t)r->info.mem_limit, (rlim_t)r->info.mem_limit};
+			if (setrlimit(RLIMIT_AS, &rl))
+				child_fail(errp[1], STEP_RLIMIT, errno);
+		}
+		if (r->uid >= 0 || r->gid >= 0 || r->fs_group >= 0) {
+			gid_t groups[1] = {(gid_t)r->fs_group};
+			gid_t gid = r->gid >= 0 ? (gid_t)r->gid : r->uid >= 0 ? (gid_t)r->uid : getgid();
+			if (setgroups(r->fs_group >= 0 ? 1 : 0, groups) || setgid(gid) ||
+			    (r->uid >= 0 && setuid((uid_t)r->uid)))
+				child_fail(errp[1], STEP_USER, errno);
+		}
+		if (chdir(r->workdir) && chdir("/"))
+			_exit(127);
+		execvpe(s->argv[0], s->argv, s->envp);
+		child_fail(errp[1], STEP_EXEC, errno);
+	}
+	close(go[0]);
+	close(errp[1]);
+	berth_error *e = NULL;
+	if (s->cg && cg_enter(s->cg, pid, &e)) {
+		berth_buf_printf(why, "cannot put the process in its cgroup: %s",
+				 berth_error_get(e, 0)->message);
+		berth_error_free(e);
+		kill(pid, SIGKILL);
+		close(go[1]);
+		close(errp[0]);
+		return -1;
+	}
+	ssize_t w = write(go[1], "g", 1);
+	(void)w;
+	close(go[1]);
+	int msg[2];
+	ssize_t n;
+	while ((n = read(errp[0], msg, sizeof(msg))) < 0 && errno == EINTR)
+		;
+	close(errp[0]);
+	if (n == (ssize_t)sizeof(msg)) {
+		static const char *const what[] = {"", "cannot run", "cannot mount the volumes for",
+						   "cannot switch user for", "cannot set the rlimits of"};
+		berth_buf_printf(why, "%s \"%s\": %s", what[msg[0]], s->argv[0], strerror(msg[1]));
+		return -2 - msg[0]; /* started and failed: reaped as usual */
+	}
+	return pid;
+}
+
+/* Every process of the run: its cgroup, its process group, and any
+ * descendant that was reparented to the supervisor. */
+static void signal_all(sup *s, int sig)
+{
+	if (s->cg)
+		cg_kill(s->cg, sig);
+	if (s->child > 0)
+		kill(-s->child, sig);
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+	while (d && (de = readdir(d))) {
+		char path[300], buf[512];
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		char *p = strrchr(buf, ')');
+		long ppid;
+		if (p && sscanf(p + 1, " %*c %ld", &ppid) == 1 && ppid == self)
+			kill((pid_t)strtol(de->d_name, NULL, 10), sig);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* SIGKILL everything left and reap it, for at most 5 s. */
+static void reap_all(sup *s)
+{
+	for (int i = 0; i < 500; i++) {
+		signal_all(s, SIGKILL);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD && (!s->cg || cg_count(s->cg) <= 0))
+			return;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static const char *signame(int sig)
+{
+	const char *n = sigabbrev_np(sig);
+	return n ? n : "?";
+}
+
+enum ending { END_EXIT, END_STOP, END_TIMEOUT };
+
+/* Waits for the process, with the timeout and stop requests. */
+static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int *status)
+{
+	enum ending end = END_EXIT;
+	int64_t kill_at = -1;
+	for (;;) {
+		int64_t now = store_now_ms(), wait = 5000;
+		if (deadline > 0 && end == END_EXIT)
+			wait = deadline - now < wait ? deadline - now : wait;
+		if (kill_at > 0)
+			wait = kill_at - now < wait ? kill_at - now : wait;
+		if (wait < 0)
+			wait = 0;
+		struct timespec ts = {wait / 1000, (long)(wait % 1000) * 1000000};
+		siginfo_t info;
+		int sig = sigtimedwait(set, &info, &ts);
+		if (sig == SIGCHLD) {
+			pid_t w;
+			int st;
+			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+				if (w == s->child) {
+					*status = st;
+					return end;
+				}
+			continue;
+		}
+		now = store_now_ms();
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+			if (end == END_EXIT) {
+				store_run *fresh = NULL;
+				berth_error *e = NULL;
+				int64_t grace = s->r->grace;
+				if (!store_run_get(s->st, s->r->info.id, &fresh, &e))
+					grace = fresh->grace;
+				store_run_free(fresh);
+				berth_error_free(e);
+				end = END_STOP;
+				signal_all(s, SIGTERM);
+				kill_at = now + grace * 1000;
+				store_event(s->st, s->r->info.id, "Killing", "SIGTERM sent; SIGKILL after the grace period");
+			}
+			continue;
+		}
+		if (deadline > 0 && now >= deadline && end == END_EXIT) {
+			end = END_TIMEOUT;
+			signal_all(s, SIGTERM);
+			kill_at = now + s->r->grace * 1000;
+			store_event(s->st, s->r->info.id, "DeadlineExceeded", "SIGTERM sent");
+		}
+		if (kill_at > 0 && now >= kill_at) {
+			signal_all(s, SIGKILL);
+			kill_at = -1;
+		}
+	}
+}
+
+static void set_reason(store_run *r, char *reason)
+{
+	free(r->info.reason);
+	r->info.reason = reason;
+}
+
+static void usage_of(sup *s)
+{
+	cg_stats st;
+	berth_error *e = NULL;
+	if (s->cg && cg_stats_read(s->cg, &st, &e) == 0) {
+		s->r->info.cpu_usage_ns = (int64_t)st.cpu_usage_ns;
+		s->r->info.mem_peak = (int64_t)st.mem_peak;
+	} else {
+		struct rusage ru;
+		getrusage(RUSAGE_CHILDREN, &ru);
+		s->r->info.cpu_usage_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+					  ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+		s->r->info.mem_peak = (int64_t)ru.ru_maxrss * 1024;
+	}
+	berth_error_free(e);
+}
+
+static uint64_t oom_kills(sup *s)
+{
+	cg_stats st;
+	berth_error *e = NULL;
+	uint64_t n = s->cg && cg_stats_read(s->cg, &st, &e) == 0 ? st.oom_kills : 0;
+	berth_error_free(e);
+	return n;
+}
+
+static int save(sup *s)
+{
+	berth_error *e = NULL;
+	int rc = store_run_update(s->st, s->r, &e);
+	berth_error_free(e);
+	return rc;
+}
+
+/* Runs the command until it ends for good; sets the final state. */
+static void run_attempts(sup *s, sigset_t *set, sigset_t *old, const char *const *files,
+			 const size_t *lens)
+{
+	store_run *r = s->r;
+	int64_t deadline = r->timeout > 0 ? r->info.started + r->timeout * 1000 : -1;
+	int64_t backoff = 1000;
+	for (;;) {
+		berth_buf why = BERTH_BUF_INIT;
+		uint64_t ooms_before = oom_kills(s);
+		int64_t t0 = store_now_ms();
+		s->child = start(s, old, files, lens, &why);
+		r->info.attempts++;
+		if (s->child == -1) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, berth_buf_detach(&why));
+			return;
+		}
+		if (s->child < -1) {
+			/* the process started but could not become the command: reap it */
+			r->info.state = BERTH_STATE_FAILED;
+			r->info.exit_code = 127;
+			set_reason(r, berth_buf_detach(&why));
+			while (waitpid(-1, NULL, 0) > 0)
+				;
+			s->child = 0;
+			return;
+		}
+		berth_buf_release(&why);
+		r->pid = s->child;
+		save(s);
+		char msg[64];
+		snprintf(msg, sizeof(msg), "pid %ld, attempt %d", (long)s->child, r->info.attempts);
+		store_event(s->st, r->info.id, "Started", msg);
+		/* a stop asked before the supervisor could hear it */
+		store_run *fresh = NULL;
+		berth_error *e = NULL;
+		if (!store_run_get(s->st, r->info.id, &fresh, &e) && fresh->stop_requested)
+			raise(SIGTERM);
+		store_run_free(fresh);
+		berth_error_free(e);
+
+		int status = 0;
+		enum ending end = wait_child(s, set, deadline, &status);
+		signal_all(s, SIGKILL); /* the main process is gone: so is the rest */
+		bool oom = oom_kills(s) > ooms_before;
+		r->info.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		r->info.oom_killed = oom;
+		char mem[32];
+		local_format_bytes(mem, sizeof(mem), r->info.mem_limit);
+		if (end == END_STOP) {
+			r->info.state = BERTH_STATE_STOPPED;
+			set_reason(r, fmt("stopped by berth stop"));
+			return;
+		}
+		if (end == END_TIMEOUT) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
+					  (long long)r->timeout));
+			return;
+		}
+		if (oom) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("OOMKilled: the memory limit %s was reached", mem));
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !r->restart) {
+			r->info.state = BERTH_STATE_SUCCEEDED;
+			set_reason(r, NULL);
+			return;
+		} else if (WIFEXITED(status)) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("exit code %d", WEXITSTATUS(status)));
+		} else {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("killed by signal %d (SIG%s)", WTERMSIG(status),
+					  signame(WTERMSIG(status))));
+		}
+		/* again? a job up to its retries; a server always, as a Deployment does */
+		if (!r->restart && r->info.attempts > r->retries)
+			return;
+		if (store_now_ms() - t0 > 60000)
+			backoff = 1000;
+		store_event(s->st, r->info.id, "BackOff", r->info.reason);
+		r->info.state = BERTH_STATE_RUNNING;
+		save(s);
+		struct timespec ts = {backoff / 1000, (long)(backoff % 1000) * 1000000};
+		siginfo_t info;
+		int sig = sigtimedwait(set, &info, &ts);
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+			r->info.state = BERTH_STATE_STOPPED;
+			set_reason(r, fmt("stopped by berth stop"));
+			return;
+		}
+		if (deadline > 0 && store_now_ms() >= deadline) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
+					  (long long)r->timeout));
+			return;
+		}
+		backoff = backoff * 2 > 60000 ? 60000 : backoff * 2;
+	}
+}
+
+void local_kill_leftovers(berth_backend *b, const store_run *r)
+{
+	cg_handle *cg = NULL;
+	berth_error *e = NULL;
+	if (r->cgroup && b->cgv != CG_NONE &&
+	    cg_open(&cg, b->cgv, b->cg_root, LOCAL_CGROUP_PARENT, r->cgroup, &e) == 0) {
+		for (int i = 0; i < 100 && cg_count(cg) > 0; i++) {
+			cg_kill(cg, SIGKILL);
+			struct timespec ts = {0, 10000000};
+			nanosleep(&ts, NULL);
+		}
+		cg_destroy(cg, NULL);
+		cg_free(cg);
+	} else if (r->pid > 0 && getpgid((pid_t)r->pid) == (pid_t)r->pid) {
+		kill(-(pid_t)r->pid, SIGKILL);
+	}
+	berth_error_free(e);
+}
+
+int berth_local_supervise(const char *home, const char *id, berth_error **err)
+{
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	sup s = {.home = home, .log = -1};
+	char path[4096];
+	if (local_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
+		return -BERTH_EIO;
+	int rc = store_run_get(s.st, id, &s.r, err);
+	if (rc || s.r->info.state != BERTH_STATE_RUNNING) {
+		store_run_free(s.r);
+		store_close(s.st);
+		return rc;
+	}
+	store_run *r = s.r;
+	store_run_set_supervisor(s.st, id, getpid(), local_proc_start(getpid()), NULL);
+	char **files = NULL;
+	size_t *lens = NULL;
+	berth_buf why = BERTH_BUF_INIT;
+	bool prepared = false;
+
+	/* limits: a cgroup, else rlimits (the child sets them) */
+	const char *root = getenv("BERTH_CGROUP_ROOT");
+	root = root && *root ? root : "/sys/fs/cgroup";
+	cg_version v = cg_detect(root);
+	cg_limits lim = {r->info.cpu_limit_milli, r->info.cpu_milli, r->info.mem_limit, 0};
+	berth_error *e = NULL;
+	if (v != CG_NONE && cg_create(&s.cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
+		free(r->info.enforcement);
+		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
+		r->cgroup = berth_strdup(id);
+	} else {
+		free(r->info.enforcement);
+		r->info.enforcement = berth_strdup("rlimits");
+		store_event(s.st, id, "Warning",
+			    e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message
+						       : "no cgroup tree: rlimits only");
+	}
+	berth_error_free(e);
+
+	/* argv */
+	size_t argc = 0;
+	for (size_t off = 0; off < r->argv_len; off += strlen(r->argv + off) + 1)
+		argc++;
+	s.argv = berth_calloc(argc + 1, sizeof(char *));
+	for (size_t off = 0, i = 0; s.argv && off < r->argv_len; off += strlen(r->argv + off) + 1)
+		s.argv[i++] = r->argv + off;
+
+	s.log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (!s.argv || !argc || s.log < 0 || parse_volumes(&s)) {
+		berth_buf_printf(&why, "cannot prepare the run: %s", s.log < 0 ? strerror(errno) : "out of memory");
+	} else if (!prepare_volumes(&s, &why) && !open_secrets(&s, &files, &lens, &why)) {
+		/* can the child make a mount namespace? try it here, in a throwaway child */
+		bool fallback = false;
+		if (s.nvols) {
+			pid_t t = fork();
+			if (t == 0)
+				_exit(unshare(CLONE_NEWNS) ? 1 : 0);
+			int st = 1;
+			while (t > 0 && waitpid(t, &st, 0) < 0 && errno == EINTR)
+				;
+			fallback = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+			if (fallback)
+				store_event(s.st, id, "Warning",
+					    "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
+		}
+		if (build_env(&s, fallback, &why) == 0)
+			prepared = true;
+		else
+			berth_buf_printf(&why, "out of memory");
+	}
+	if (prepared) {
+		berth_buf_release(&why);
+		run_attempts(&s, &set, &old, (const char *const *)files, lens);
+	} else {
+		r->info.state = BERTH_STATE_FAILED;
+		set_reason(r, why.len ? berth_buf_detach(&why) : fmt("cannot prepare the run"));
+	}
+	berth_buf_release(&why);
+	reap_all(&s);
+	usage_of(&s);
+	if (s.cg) {
+		cg_destroy(s.cg, NULL);
+		cg_free(s.cg);
+	}
+	remove_mount_points(&s);
+	if (!r->keep_volumes)
+		local_cleanup_volumes(home, r);
+	if (s.log >= 0)
+		close(s.log);
+	r->info.finished = store_now_ms();
+	r->pid = 0;
+	save(&s);
+	store_event(s.st, id, berth_state_name(r->info.state), r->info.reason);
+	local_mark_done(home, id);
+
+	for (size_t i = 0; files && i < s.nvols; i++)
+		secret_free(files[i], lens[i]);
+	free(files);
+	free(lens);
+	if (s.secret_values) {
+		memset(s.secret_values, 0, s.secret_len);
+		free(s.secret_values);
+	}
+	for (size_t i = 0; i < s.nenv; i++)
+		if (s.envp[i] < r->env || s.envp[i] >= r->env + r->env_len)
+			free(s.envp[i]);
+	free(s.envp);
+	free(s.argv);
+	for (size_t i = 0; i < s.nvols; i++) {
+		free(s.vols[i].line);
+		free(s.vols[i].created);
+	}
+	free(s.vols);
+	store_run_free(s.r);
+	store_close(s.st);
+
+	/* what this run held is free: start what waits for it */
+	berth_backend *b = NULL;
+	berth_policy *policy = NULL;
+	berth_backend_opts o = {.home = home};
+	if (berth_policy_load(&policy, NULL, NULL) == 0)
+		o.policy = policy;
+	if (berth_backend_open(&b, "local", &o, NULL) == 0)
+		berth_backend_close(b);
+	berth_policy_free(policy);
+	return 0;
+}
