@@ -71,7 +71,8 @@ int64_t local_proc_start(pid_t pid)
 	buf[n] = 0;
 	/* the command may hold spaces and parentheses: fields count from the last ')' */
 	char *p = strrchr(buf, ')');
-	if (!p)
+	/* a zombie is gone already: only its parent has not looked */
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
 		return -1;
 	for (int field = 2; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
@@ -317,13 +318,17 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 		setsid();
 		pid_t sup = fork();
 		if (sup == 0) {
+			/* what the supervisor itself may say (a crash, a sanitizer) goes to
+			 * HOME/runs/ID/supervisor.log, never to the run's log */
+			char path[4096];
 			int null = open("/dev/null", O_RDWR);
+			int diag = local_path(path, sizeof(path), b->home, "runs/%s/supervisor.log", id)
+					   ? -1
+					   : open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
 			if (null >= 0) {
 				dup2(null, 0);
 				dup2(null, 1);
-				dup2(null, 2);
-				if (null > 2)
-					close(null);
+				dup2(diag >= 0 ? diag : null, 2);
 			}
 			setenv("BERTH_HOME", b->home, 1);
 			/* the supervisor schedules with the same policy */
@@ -659,6 +664,7 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 		store_run_free(r);
 		return rc;
 	}
+	bool limited = i->cpu_limit_milli || i->mem_limit;
 	store_run_free(r);
 	if (s->function.image.s)
 		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
@@ -668,7 +674,7 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 					      (s->min_replicas.set && s->min_replicas.v > 1)))
 		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
 				  "replicas: the local backend runs one replica");
-	if (b->cgv == CG_NONE && (i->cpu_limit_milli || i->mem_limit))
+	if (b->cgv == CG_NONE && limited)
 		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
 				  "no writable cgroup under %s: memory is limited with rlimits (address "
 				  "space) and the CPU limit is not enforced", b->cg_root);

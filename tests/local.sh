@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# The local backend with real processes: limits, OOM, queue, refusals, stop,
+# users, envs and secrets, volumes, logs, timeout, GPUs, recovery, rlimits.
+# Prints "ok NAME" / "FAIL NAME" / "skip NAME (why)" per check.
+#   tests/local.sh BERTH
+set -u
+berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tmp=$(mktemp -d)
+export BERTH_HOME=$tmp/home
+unset BERTH_CONFIG BERTH_CGROUP_ROOT BERTH_GPU_DIR
+cleanup() {
+	# nothing a test started may outlive it
+	for id in $("$berth" get runs --state Running -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
+		"$berth" stop "$id" --grace 0 >/dev/null 2>&1
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+
+ok() { echo "ok local $1"; }
+fail() {
+	echo "FAIL local $1: $2"
+	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
+}
+# field ID KEY: a scalar of `berth get run ID -o json`
+field() {
+	"$berth" get run "$1" -o json |
+		sed -n -e "s/^ *\"$2\": \"\(.*\)\",\{0,1\}$/\1/p" -e "s/^ *\"$2\": \([0-9a-z.-]*\),\{0,1\}$/\1/p"
+}
+
+cat >policy.yaml <<'EOF'
+local:
+  capacity: {cpu: "2", mem: 2Gi, gpu: "2"}
+  labels: {zone: lab}
+  taints: ["dedicated=ml:NoSchedule"]
+  grace_period: 2
+  priority_values: {urgent: 1000}
+priority_classes: {high: urgent}
+EOF
+export BERTH_CONFIG=$tmp/policy.yaml
+
+# spec NAME CMD [EXTRA YAML]: a job that tolerates the node's taint
+spec() {
+	cat >"$1.yaml" <<EOF
+function:
+  name: $1
+  image: busybox
+  command: [sh, -c, '$2']
+tolerations: [{key: dedicated, operator: Equal, value: ml, effect: NoSchedule}]
+${3:-}
+EOF
+}
+
+# ---- an end-to-end run: id on stdout, state, log, exit status ----------------------
+spec hello 'echo "hello $BERTH_RUN_ID"; echo to-stderr >&2' 'resources: {cpu: 100m, mem: 32Mi}'
+if id=$("$berth" run hello.yaml --wait 2>out) && [ "$(field "$id" state)" = Succeeded ] &&
+	"$berth" logs "$id" >log && grep -qx "hello $id" log && grep -qx to-stderr log &&
+	grep -q 'is recorded, not pulled' out; then
+	ok run-wait
+else
+	fail run-wait "id=$id"
+fi
+
+spec exit3 'exit 3'
+id=$("$berth" run exit3.yaml --wait 2>out)
+st=$?
+if [ $st = 1 ] && [ "$(field "$id" state)" = Failed ] && [ "$(field "$id" exit_code)" = 3 ] &&
+	[ "$(field "$id" reason)" = "exit code 3" ]; then ok exit-code; else fail exit-code "status $st"; fi
+
+# ---- memory: over the limit is OOM-killed, and reported so -----------------------------
+spec oom 'tail /dev/zero' 'resources: {mem: {requests: 32Mi, limits: 32Mi}}'
+id=$("$berth" run oom.yaml --wait 2>out)
+if [ "$(field "$id" state)" = Failed ] && [ "$(field "$id" oom_killed)" = true ] &&
+	field "$id" reason | grep -q '^OOMKilled: the memory limit 32Mi was reached' &&
+	field "$id" enforcement | grep -q '^cgroup v'; then
+	ok oom-killed
+else
+	"$berth" get run "$id" >out
+	fail oom-killed "$id"
+fi
+
+# ---- CPU: a busy loop limited to 200m uses no more than its quota ------------------------
+spec busy 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' \
+	'resources: {cpu: {requests: 200m, limits: 200m}}'
+id=$("$berth" run busy.yaml --wait 2>out)
+used=$(field "$id" cpu_seconds)
+wall_ms=$(("$(date -d "$(field "$id" finished)" +%s%3N)" - "$(date -d "$(field "$id" started)" +%s%3N)"))
+# 200m of the wall time, with 15% for the scheduler's rounding; a busy loop
+# without the limit would use ~100% of a core
+if awk -v u="$used" -v w="$wall_ms" 'BEGIN { q = w / 1000 * 0.2; exit !(u > q * 0.5 && u <= q * 1.15) }'; then
+	ok cpu-quota
+else
+	"$berth" get run "$id" >out
+	fail cpu-quota "used ${used}s of CPU in ${wall_ms}ms"
+fi
+
+# ---- queue: two runs that cannot both fit run one after the other; priority first -------
+spec big1 'sleep 1' 'resources: {cpu: "2"}'
+spec big2 'true' 'resources: {cpu: "2"}'
+spec big3 'true' 'resources: {cpu: "2"}
+priority_class: high'
+a=$("$berth" run big1.yaml 2>/dev/null)
+b=$("$berth" run big2.yaml 2>out)
+c=$("$berth" run big3.yaml 2>/dev/null)
+reason=$(field "$b" reason)
+while [ "$(field "$b" state)" != Succeeded ] && [ $SECONDS -lt 600 ]; do sleep 0.2; done
+af=$(date -d "$(field "$a" finished)" +%s%3N)
+bs=$(date -d "$(field "$b" started)" +%s%3N)
+cs=$(date -d "$(field "$c" started)" +%s%3N)
+if grep -q 'Pending: waiting for capacity: cpu 2 asked, 0 free of 2' out &&
+	[ "$reason" = "waiting for capacity: cpu 2 asked, 0 free of 2" ] &&
+	[ "$bs" -ge "$af" ] && [ "$cs" -le "$bs" ]; then
+	ok queue-one-after-the-other
+else
+	fail queue-one-after-the-other "a finished $af, b started $bs, c (high) started $cs: $reason"
+fi
+
+# ---- refused at once: more than the machine, a label it lacks, a taint ------------------------
+spec huge 'true' 'resources: {cpu: "64"}'
+"$berth" run huge.yaml >out 2>&1
+st=$?
+if [ $st = 2 ] && grep -q 'can never run on this machine: resources.cpu.requests: 64 CPUs asked, the machine has 2' out &&
+	[ -z "$("$berth" get runs | grep huge)" ]; then ok refused-capacity; else fail refused-capacity "status $st"; fi
+spec label 'true' 'node_selector: {zone: cloud}'
+"$berth" run label.yaml >out 2>&1
+if [ $? = 2 ] && grep -q 'node_selector: the node has "zone=lab", the run asks "zone=cloud"' out; then
+	ok refused-label
+else fail refused-label "-"; fi
+cat >taint.yaml <<'EOF'
+function: {name: taint, image: busybox, command: ["true"]}
+EOF
+"$berth" run taint.yaml >out 2>&1
+if [ $? = 2 ] && grep -q "taint \"dedicated=ml:NoSchedule\" is not tolerated" out; then
+	ok refused-taint
+else fail refused-taint "-"; fi
+
+# ---- stop: the whole process tree goes, daemons included ---------------------------------------
+spec tree 'sleep 3011 & (setsid sleep 3012 &); trap "" TERM; sleep 3013; wait'
+id=$("$berth" run tree.yaml 2>/dev/null)
+for _ in $(seq 50); do [ "$(pgrep -fc '^sleep 301[123]')" = 3 ] && break; sleep 0.1; done
+n_before=$(pgrep -fc '^sleep 301[123]')
+"$berth" stop "$id" --grace 1 >out 2>&1
+sleep 0.2
+n_after=$(pgrep -fc '^sleep 301[123]')
+if [ "$n_before" = 3 ] && [ "$n_after" = 0 ] && [ "$(field "$id" state)" = Stopped ]; then
+	ok stop-kills-tree
+else
+	pkill -f 'sleep 301[123]'
+	fail stop-kills-tree "processes before $n_before, after $n_after"
+fi
+
+# a queued run is stopped at once
+spec hold 'sleep 2' 'resources: {cpu: "2"}'
+spec queued 'true' 'resources: {cpu: "2"}'
+h=$("$berth" run hold.yaml 2>/dev/null)
+q=$("$berth" run queued.yaml 2>/dev/null)
+"$berth" stop "$q" >out 2>&1
+if [ "$(field "$q" state)" = Stopped ] && [ "$(field "$q" reason)" = "stopped before it started" ]; then
+	ok stop-queued
+else fail stop-queued "$(field "$q" state)"; fi
+"$berth" stop "$h" --grace 0 >/dev/null 2>&1
+
+# ---- users: run_as_user, run_as_group, fs_group -------------------------------------------
+if [ "$(id -u)" = 0 ]; then
+	spec user 'echo "uid=$(id -u) gid=$(id -g) groups=$(id -G)"; touch /mnt/berth-test-vol/f; stat -c %g /mnt/berth-test-vol/f' \
+		'run_as_user: 1000
+run_as_group: 2000
+fs_group: 3000
+volumes:
+- {volume_type: empty_dir, name: scratch, mount_path: /mnt/berth-test-vol}'
+	id=$("$berth" run user.yaml --wait 2>out)
+	"$berth" logs "$id" >log
+	if grep -qx 'uid=1000 gid=2000 groups=2000 3000' log && grep -qx 3000 log &&
+		[ ! -e /mnt/berth-test-vol ]; then ok run-as-user; else cp log out; fail run-as-user "$id"; fi
+else
+	echo "skip local run-as-user (berth is not root)"
+fi
+
+# ---- envs and secrets arrive; secrets are nowhere in clear ----------------------------------
+printf 's3cr3t-value-42\n' | "$berth" secrets set api-token >/dev/null 2>&1
+printf 'file-secret-77' >sec.txt
+"$berth" secrets set tls-key --from-file sec.txt >/dev/null 2>&1
+spec envs 'echo "MODE=$MODE"; tr "\\0" "\\n" </proc/$$/environ | sed -n "s/^api-token=/TOKEN=/p"; cat /etc/berth-test-secret/tls-key; echo' \
+	'envs: [{name: MODE, value: train}]
+secrets: [api-token]
+volumes:
+- {volume_type: secret, name: tls, mount_path: /etc/berth-test-secret, spec: {name: tls-key}}'
+id=$("$berth" run envs.yaml --wait 2>out)
+"$berth" logs "$id" >log
+if grep -qx 'MODE=train' log && grep -qx 'TOKEN=s3cr3t-value-42' log && grep -qx 'file-secret-77' log &&
+	! grep -rqa 's3cr3t-value-42\|file-secret-77' "$BERTH_HOME"/berth.db* &&
+	[ "$("$berth" secrets list)" = "$(printf 'api-token\ntls-key')" ] &&
+	[ "$(stat -c %a "$BERTH_HOME/secret.key")" = 600 ]; then
+	ok envs-and-secrets
+else
+	cat log >>out
+	fail envs-and-secrets "$id"
+fi
+spec nosecret 'true' 'secrets: [missing-one]'
+"$berth" run nosecret.yaml >out 2>&1
+if [ $? = 2 ] && grep -q 'missing-one' out; then ok secret-unknown; else fail secret-unknown "-"; fi
+
+# ---- volumes: files written in one run are visible at the mount path of the next ------------
+spec writer 'echo from-writer > /mnt/berth-test-shared/f; echo tmp > /mnt/berth-test-pvc/g' \
+	'volumes:
+- {volume_type: shared_volume, name: data, mount_path: /mnt/berth-test-shared, spec: {claim_name: team-data}}
+- {volume_type: persistent_volume_claim, name: out, mount_path: /mnt/berth-test-pvc, spec: {size: 1Gi}}'
+spec reader 'cat /mnt/berth-test-shared/f' \
+	'volumes:
+- {volume_type: shared_volume, name: data, mount_path: /mnt/berth-test-shared, spec: {claim_name: team-data}}'
+w=$("$berth" run writer.yaml --wait 2>out)
+r=$("$berth" run reader.yaml --wait 2>>out)
+"$berth" logs "$r" >log
+if grep -qx from-writer log && [ -f "$BERTH_HOME/volumes/shared/team-data/f" ] &&
+	[ ! -e "$BERTH_HOME/volumes/$w" ] && [ ! -e /mnt/berth-test-shared ] && [ ! -e /mnt/berth-test-pvc ]; then
+	ok volumes
+else
+	cat log >>out
+	fail volumes "writer $w reader $r"
+fi
+
+# ---- logs -f follows a running run to its end ------------------------------------------------
+spec slowlog 'echo first; sleep 1; echo second'
+id=$("$berth" run slowlog.yaml 2>/dev/null)
+"$berth" logs -f "$id" >log 2>&1
+if [ "$(cat log)" = "$(printf 'first\nsecond')" ] && [ "$(field "$id" state)" = Succeeded ]; then
+	ok logs-follow
+else cp log out; fail logs-follow "$id"; fi
+
+# ---- timeout ------------------------------------------------------------------------------------
+spec slow 'sleep 30' 'timeout: 1'
+start=$(date +%s)
+id=$("$berth" run slow.yaml --wait 2>out)
+took=$(($(date +%s) - start))
+if [ "$(field "$id" state)" = Failed ] && field "$id" reason | grep -q '^DeadlineExceeded' && [ $took -lt 10 ]; then
+	ok timeout
+else fail timeout "took ${took}s"; fi
+
+# ---- retries: a failing job is started retries + 1 times ---------------------------------------
+spec flaky 'exit 1' 'retries: 1'
+id=$("$berth" run flaky.yaml --wait 2>out)
+if [ "$(field "$id" attempts)" = 2 ] && [ "$(field "$id" state)" = Failed ]; then ok retries; else fail retries "$id"; fi
+
+# ---- GPUs: handed out by index, never shared ----------------------------------------------------
+spec gpu 'echo "cuda=$CUDA_VISIBLE_DEVICES nvidia=$NVIDIA_VISIBLE_DEVICES"; sleep 1' 'resources: {gpu: 1}'
+spec nogpu 'echo "cuda=[$CUDA_VISIBLE_DEVICES] nvidia=$NVIDIA_VISIBLE_DEVICES"'
+g1=$("$berth" run gpu.yaml 2>/dev/null)
+g2=$("$berth" run gpu.yaml 2>/dev/null)
+g3=$("$berth" run gpu.yaml 2>out)
+n0=$("$berth" run nogpu.yaml --wait 2>/dev/null)
+i1=$(field "$g1" gpu_ids) i2=$(field "$g2" gpu_ids) s3=$(field "$g3" state)
+"$berth" logs -f "$g1" >log1
+"$berth" logs -f "$g3" >log3
+"$berth" logs "$n0" >log0
+if [ "$i1$i2" = 01 ] && [ "$s3" = Pending ] && grep -qx 'cuda=0 nvidia=0' log1 &&
+	grep -qx 'cuda=[01] nvidia=[01]' log3 && grep -qx 'cuda=\[\] nvidia=void' log0 &&
+	grep -q 'gpu 1 asked, 0 free of 2' out; then
+	ok gpus
+else
+	cat log1 log3 log0 >>out
+	fail gpus "ids $i1 $i2, third $s3"
+fi
+
+# ---- recovery: a run whose supervisor is killed is failed and its processes stopped -------------
+spec orphan 'sleep 3021'
+id=$("$berth" run orphan.yaml 2>/dev/null)
+for _ in $(seq 50); do pgrep -f 'sleep 3021' >/dev/null && break; sleep 0.1; done
+pkill -9 -f "__supervise $id"
+sleep 0.3
+"$berth" get runs >/dev/null 2>&1
+if [ "$(field "$id" state)" = Failed ] && field "$id" reason | grep -q 'supervisor died' &&
+	! pgrep -f 'sleep 3021' >/dev/null; then
+	ok recover-dead-supervisor
+else
+	pkill -f 'sleep 3021'
+	fail recover-dead-supervisor "$(field "$id" state)"
+fi
+
+# ---- no writable cgroup: rlimits, said so -----------------------------------------------------------
+spec rl 'tail /dev/zero' 'resources: {mem: {requests: 32Mi, limits: 32Mi}}'
+id=$(BERTH_CGROUP_ROOT=$tmp/none "$berth" run rl.yaml --wait 2>out)
+if [ "$(field "$id" enforcement)" = rlimits ] && [ "$(field "$id" state)" = Failed ] &&
+	grep -q 'no writable cgroup under .*none: memory is limited with rlimits' out; then
+	ok rlimits-fallback
+else fail rlimits-fallback "$id"; fi
+
+# ---- cgroup v2: where the host has it ----------------------------------------------------------------
+if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+	id=$("$berth" run oom.yaml --wait 2>out)
+	if [ "$(field "$id" enforcement)" = "cgroup v2" ] && [ "$(field "$id" oom_killed)" = true ]; then
+		ok cgroup-v2-oom
+	else fail cgroup-v2-oom "$id"; fi
+else
+	echo "skip local cgroup-v2-oom (this host has no cgroup v2 memory controller; the v2 writer is tested in test_cgroup)"
+fi
+
+# ---- get: filters and formats ------------------------------------------------------------------------------
+"$berth" get runs --state Succeeded >out
+if grep -q '^hello-' out && ! grep -q '^oom-' out && "$berth" get runs -o json | grep -q '"state": "Failed"' &&
+	"$berth" get run nope >out 2>&1; [ $? = 2 ] && grep -q 'no run "nope"' out; then
+	ok get
+else fail get "-"; fi
+
+# ---- the supervisors said nothing (no crash, no sanitizer report) ------------------------------------
+if cat "$BERTH_HOME"/runs/*/supervisor.log 2>/dev/null | grep -q .; then
+	cat "$BERTH_HOME"/runs/*/supervisor.log >out
+	fail supervisors-quiet "a supervisor wrote to its diagnostics"
+else
+	ok supervisors-quiet
+fi
