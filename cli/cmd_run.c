@@ -334,8 +334,8 @@ static void age(char *buf, size_t len, int64_t created_ms)
 
 static void table(berth_run_info **list, size_t n)
 {
-	printf("%-34s %-9s %-10s %-6s %-7s %-4s %-5s %s\n", "ID", "STATE", "PROFILE", "CPU", "MEM",
-	       "GPU", "AGE", "REASON");
+	printf("%-12s %-28s %-9s %-10s %-6s %-7s %-4s %-5s %s\n", "ID", "NAME", "STATE", "PROFILE",
+	       "CPU", "MEM", "GPU", "AGE", "REASON");
 	for (size_t i = 0; i < n; i++) {
 		const berth_run_info *r = list[i];
 		char cpu[32], mem[32], a[32];
@@ -348,7 +348,8 @@ static void table(berth_run_info **list, size_t n)
 		else
 			snprintf(mem, sizeof(mem), "%lldMi", (long long)((r->mem + (1 << 20) - 1) >> 20));
 		age(a, sizeof(a), r->created);
-		printf("%-34s %-9s %-10s %-6s %-7s %-4lld %-5s %s\n", r->name, berth_state_name(r->state),
+		printf("%-12s %-28s %-9s %-10s %-6s %-7s %-4lld %-5s %s\n", r->id, r->name,
+		       berth_state_name(r->state),
 		       r->profile ? r->profile : "-", cpu, mem, (long long)r->gpus, a,
 		       r->reason ? r->reason : "");
 	}

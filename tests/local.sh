@@ -297,7 +297,7 @@ fi
 
 # ---- get: filters and formats ------------------------------------------------------------------------------
 "$berth" get runs --state Succeeded >out
-if grep -q '^hello-' out && ! grep -q '^oom-' out && "$berth" get runs -o json | grep -q '"state": "Failed"' &&
+if grep -q ' hello-' out && ! grep -q ' oom-' out && "$berth" get runs -o json | grep -q '"state": "Failed"' &&
 	"$berth" get run nope >out 2>&1; [ $? = 2 ] && grep -q 'no run "nope"' out; then
 	ok get
 else fail get "-"; fi
