@@ -21,7 +21,7 @@ count() { # reads "ok NAME" / "FAIL NAME" lines
 	while IFS= read -r line; do
 		case "$line" in
 		ok\ *) pass=$((pass + 1)) ;;
-		skip\ *) skip=$((skip + 1)); echo "$line" ;;
+		skip\ *) skip=$((skip + 1)) ;;
 		FAIL\ *) fail=$((fail + 1)); echo "$line" ;;
 		esac
 	done
