@@ -263,36 +263,36 @@ static bool fits(const freecap *f, const store_run *r)
 	       r->info.gpus <= f->gpus && r->info.disk <= f->disk;
 }
 
+static void format_count(char *buf, size_t len, int64_t v)
+{
+	snprintf(buf, len, "%lld", (long long)v);
+}
+
 /* "waiting for capacity: cpu 2 asked, 500m free of 2; ..." */
 static char *wait_reason(const freecap *f, const local_node *node, const store_run *r)
 {
+	const struct {
+		const char *name;
+		int64_t asked, free, cap;
+		void (*format)(char *, size_t, int64_t);
+	} dims[] = {
+		{"cpu", r->info.cpu_milli, f->cpu_milli, node->cpu_milli, local_format_cpu},
+		{"mem", r->info.mem, f->mem, node->mem, local_format_bytes},
+		{"gpu", r->info.gpus, f->gpus, node->gpus, format_count},
+		{"disk", r->info.disk, f->disk, node->disk, local_format_bytes},
+	};
 	berth_buf b = BERTH_BUF_INIT;
-	char a[32], fr[32], cap[32];
 	berth_buf_puts(&b, "waiting for capacity:");
 	const char *sep = " ";
-	if (r->info.cpu_milli > f->cpu_milli) {
-		local_format_cpu(a, sizeof(a), r->info.cpu_milli);
-		local_format_cpu(fr, sizeof(fr), f->cpu_milli < 0 ? 0 : f->cpu_milli);
-		local_format_cpu(cap, sizeof(cap), node->cpu_milli);
-		berth_buf_printf(&b, "%scpu %s asked, %s free of %s", sep, a, fr, cap);
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dims); i++) {
+		char a[32], fr[32], cap[32];
+		if (dims[i].asked <= dims[i].free)
+			continue;
+		dims[i].format(a, sizeof(a), dims[i].asked);
+		dims[i].format(fr, sizeof(fr), dims[i].free < 0 ? 0 : dims[i].free);
+		dims[i].format(cap, sizeof(cap), dims[i].cap);
+		berth_buf_printf(&b, "%s%s %s asked, %s free of %s", sep, dims[i].name, a, fr, cap);
 		sep = "; ";
-	}
-	if (r->info.mem > f->mem) {
-		local_format_bytes(a, sizeof(a), r->info.mem);
-		local_format_bytes(fr, sizeof(fr), f->mem < 0 ? 0 : f->mem);
-		local_format_bytes(cap, sizeof(cap), node->mem);
-		berth_buf_printf(&b, "%smem %s asked, %s free of %s", sep, a, fr, cap);
-		sep = "; ";
-	}
-	if (r->info.gpus > f->gpus) {
-		berth_buf_printf(&b, "%sgpu %lld asked, %lld free of %lld", sep, (long long)r->info.gpus,
-				 (long long)(f->gpus < 0 ? 0 : f->gpus), (long long)node->gpus);
-		sep = "; ";
-	}
-	if (r->info.disk > f->disk) {
-		local_format_bytes(a, sizeof(a), r->info.disk);
-		local_format_bytes(fr, sizeof(fr), f->disk < 0 ? 0 : f->disk);
-		berth_buf_printf(&b, "%sdisk %s asked, %s free", sep, a, fr);
 	}
 	if (b.failed) {
 		berth_buf_release(&b);
