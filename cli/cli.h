@@ -28,6 +28,8 @@ typedef struct cli_plan_opts {
 	char **secret_names;
 	size_t nsecret_names;
 	char *secret_copy;
+	int check_secrets;    /* secret_names come from a store: check them */
+	const berth_usage *usage; /* the project's active runs, for quotas */
 } cli_plan_opts;
 
 /* Takes argv[*i] (and its value) if it is one of the shared flags: 1 taken,

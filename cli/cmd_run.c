@@ -192,6 +192,12 @@ int cmd_run(int argc, char **argv)
 		} else
 			path = argv[i];
 	}
+	if (c.plan.secrets || c.plan.output) {
+		cli_error("run: %s is not an option of run (the project's secrets are checked in its "
+			  "store; see 'berth help run')", c.plan.secrets ? "--secrets" : "-o");
+		cli_plan_release(&c.plan);
+		return 2;
+	}
 	if (!path) {
 		cli_error("run: no spec given (use '-' for standard input)");
 		return 2;
@@ -235,21 +241,13 @@ int cmd_run(int argc, char **argv)
 		if (berth_backend_secret_names(c.b, project, &names, &nnames, &err) ||
 		    berth_backend_usage(c.b, project, &usage, &err))
 			break;
-		berth_run_opts ro;
-		memset(&ro, 0, sizeof(ro));
-		char id[64];
-		if (c.plan.run_id) {
-			if (i == 0)
-				snprintf(id, sizeof(id), "%s", c.plan.run_id);
-			else
-				snprintf(id, sizeof(id), "%.24s-%zu", c.plan.run_id, i + 1);
-			ro.run_id = id;
-		}
-		ro.secrets = (const char *const *)names;
-		ro.nsecrets = nnames;
-		ro.check_secrets = 1;
-		ro.usage = &usage;
-		berth_run_plan(&runs[i], s, c.policy, &ro, &err);
+		c.plan.secret_names = names;
+		c.plan.nsecret_names = nnames;
+		c.plan.check_secrets = 1;
+		c.plan.usage = &usage;
+		cli_plan_run(&c.plan, c.policy, s, i, &runs[i], &err);
+		c.plan.secret_names = NULL; /* names is freed here, not by cli_plan_release */
+		c.plan.usage = NULL;
 	}
 	if (berth_error_errors(err)) {
 		status = cli_report(err);

@@ -105,6 +105,7 @@ int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec 
 	}
 	ro.secrets = (const char *const *)o->secret_names;
 	ro.nsecrets = o->nsecret_names;
-	ro.check_secrets = o->secrets != NULL;
+	ro.check_secrets = o->secrets != NULL || o->check_secrets;
+	ro.usage = o->usage;
 	return berth_run_plan(run, spec, policy, &ro, err);
 }

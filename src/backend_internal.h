@@ -59,8 +59,6 @@ int local_mkdirs(const char *path, mode_t mode);
  * with the pid, it names one process across pid reuse. */
 int64_t local_proc_start(pid_t pid);
 bool local_pid_is(int64_t pid, int64_t start);
-void local_format_cpu(char *buf, size_t len, int64_t milli);
-void local_format_bytes(char *buf, size_t len, int64_t bytes);
 void local_mark_done(const char *home, const char *id);
 /* Waits up to ms for a file to be created or written in dir. */
 int local_wait_dir(const char *dir, int ms);

@@ -94,27 +94,6 @@ berth_run_info *local_info_take(store_run *r)
 	return i;
 }
 
-void local_format_cpu(char *buf, size_t len, int64_t milli)
-{
-	if (milli % 1000 == 0)
-		snprintf(buf, len, "%lld", (long long)(milli / 1000));
-	else
-		snprintf(buf, len, "%lldm", (long long)milli);
-}
-
-void local_format_bytes(char *buf, size_t len, int64_t v)
-{
-	static const char *const unit[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
-	int u = 0;
-	double d = (double)v;
-	while (d >= 1024 && u < 5)
-		d /= 1024, u++;
-	if (u == 0 || d == (double)(int64_t)d)
-		snprintf(buf, len, "%lld%s", (long long)d, unit[u]);
-	else
-		snprintf(buf, len, "%.1f%s", d, unit[u]);
-}
-
 /* Creates HOME/runs/ID/done, which waiters watch for. */
 void local_mark_done(const char *home, const char *id)
 {
@@ -228,6 +207,11 @@ static int local_open(berth_backend *b, berth_error **err)
 	const char *root = getenv("BERTH_CGROUP_ROOT");
 	b->cg_root = root && *root ? root : "/sys/fs/cgroup";
 	b->cgv = cg_detect(b->cg_root);
+	/* a tree this process cannot write is as good as none (not root, no delegation) */
+	char probe[4096];
+	snprintf(probe, sizeof(probe), "%s%s", b->cg_root, b->cgv == CG_V1 ? "/memory" : "");
+	if (b->cgv != CG_NONE && access(probe, W_OK))
+		b->cgv = CG_NONE;
 	recover(b);
 	return local_schedule(b, err);
 }
@@ -263,6 +247,11 @@ static bool fits(const freecap *f, const store_run *r)
 	       r->info.gpus <= f->gpus && r->info.disk <= f->disk;
 }
 
+static void format_bytes(char *buf, size_t len, int64_t v)
+{
+	local_format_size(buf, len, v, 1);
+}
+
 static void format_count(char *buf, size_t len, int64_t v)
 {
 	snprintf(buf, len, "%lld", (long long)v);
@@ -277,9 +266,9 @@ static char *wait_reason(const freecap *f, const local_node *node, const store_r
 		void (*format)(char *, size_t, int64_t);
 	} dims[] = {
 		{"cpu", r->info.cpu_milli, f->cpu_milli, node->cpu_milli, local_format_cpu},
-		{"mem", r->info.mem, f->mem, node->mem, local_format_bytes},
+		{"mem", r->info.mem, f->mem, node->mem, format_bytes},
 		{"gpu", r->info.gpus, f->gpus, node->gpus, format_count},
-		{"disk", r->info.disk, f->disk, node->disk, local_format_bytes},
+		{"disk", r->info.disk, f->disk, node->disk, format_bytes},
 	};
 	berth_buf b = BERTH_BUF_INIT;
 	berth_buf_puts(&b, "waiting for capacity:");

@@ -395,7 +395,7 @@ void local_demand_of(local_demand *out, const berth_run *run)
 /* ---- admission ----------------------------------------------------------------------- */
 
 /* Millicores as CPUs: "2", "0.5", "1.25". */
-static void fmt_cpus(char *buf, size_t len, int64_t milli)
+void local_format_cpu(char *buf, size_t len, int64_t milli)
 {
 	int64_t whole = milli / 1000, frac = milli % 1000;
 	if (!frac) {
@@ -412,7 +412,7 @@ static void fmt_cpus(char *buf, size_t len, int64_t milli)
 
 /* Bytes, readably, in binary (Ki, Mi, ...) or decimal (k, M, ...) units,
  * rounded down to a tenth so as never to overstate: "23.4Gi". */
-static void fmt_bytes(char *buf, size_t len, int64_t bytes, int binary)
+void local_format_size(char *buf, size_t len, int64_t bytes, int binary)
 {
 	static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
 	static const char *const dec[] = {"", "k", "M", "G", "T", "P", "E"};
@@ -465,8 +465,8 @@ static const char *over_capacity(const local_node *node, const berth_run *run, b
 		berth_buf_printf(&b, "resources.%s.%s: ", dims[i].name, which);
 		switch (i) {
 		case 0:
-			fmt_cpus(a, sizeof(a), want[i]);
-			fmt_cpus(h, sizeof(h), dims[i].have);
+			local_format_cpu(a, sizeof(a), want[i]);
+			local_format_cpu(h, sizeof(h), dims[i].have);
 			berth_buf_printf(&b, "%s %s asked, the machine has %s", a,
 					 want[i] == 1000 ? "CPU" : "CPUs", h);
 			break;
@@ -478,8 +478,8 @@ static const char *over_capacity(const local_node *node, const berth_run *run, b
 			if (q)
 				berth_quantity_format(&q->q, a, sizeof(a));
 			else
-				fmt_bytes(a, sizeof(a), want[i], 1);
-			fmt_bytes(h, sizeof(h), dims[i].have,
+				local_format_size(a, sizeof(a), want[i], 1);
+			local_format_size(h, sizeof(h), dims[i].have,
 				  !q || q->q.format == BERTH_QUANTITY_BINARY_SI);
 			berth_buf_printf(&b, "%s asked, the machine has %s%s", a, h,
 					 i == 3 ? " free" : "");

@@ -113,7 +113,7 @@ void local_cleanup_volumes(const char *home, const store_run *r)
 
 /* Makes each volume's directory, and its mount path when missing
  * (remembering the first directory made, to remove it afterwards). */
-static int prepare_volumes(sup *s, berth_buf *why)
+static int prepare_volumes(sup *s, bool fallback, berth_buf *why)
 {
 	const store_run *r = s->r;
 	for (size_t i = 0; i < s->nvols; i++) {
@@ -133,8 +133,13 @@ static int prepare_volumes(sup *s, berth_buf *why)
 					berth_buf_printf(why, "volume \"%s\": chown: %s", v->name, strerror(errno));
 			}
 		}
+		if (!strcmp(v->kind, "secret") && fallback) {
+			berth_buf_printf(why, "volume \"%s\": a secret volume needs a mount namespace, "
+					 "which this host does not allow berth", v->name);
+			return -1;
+		}
 		struct stat st;
-		if (stat(v->mount, &st) == 0)
+		if (fallback || stat(v->mount, &st) == 0)
 			continue;
 		/* the first missing component is what the cleanup removes */
 		char path[4096];
@@ -245,19 +250,9 @@ static char *fmt(const char *f, ...)
 	va_list ap;
 	va_start(ap, f);
 	berth_buf b = BERTH_BUF_INIT;
-	char tmp[1];
-	int n = vsnprintf(tmp, 0, f, ap);
+	int rc = berth_buf_vprintf(&b, f, ap);
 	va_end(ap);
-	if (n < 0)
-		return NULL;
-	char *out = berth_malloc((size_t)n + 1);
-	if (out) {
-		va_start(ap, f);
-		vsnprintf(out, (size_t)n + 1, f, ap);
-		va_end(ap);
-	}
-	berth_buf_release(&b);
-	return out;
+	return rc ? (berth_buf_release(&b), NULL) : berth_buf_detach(&b);
 }
 
 /* A volume's path in the environment, where no mount namespace is allowed:
@@ -667,7 +662,7 @@ static void run_attempts(sup *s, sigset_t *set, sigset_t *old, const char *const
 		r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		r->info.oom_killed = oom;
 		char mem[32];
-		local_format_bytes(mem, sizeof(mem), r->info.mem_limit);
+		local_format_size(mem, sizeof(mem), r->info.mem_limit, 1);
 		if (end == END_STOP) {
 			r->info.state = BERTH_STATE_STOPPED;
 			set_reason(r, fmt("stopped by berth stop"));
@@ -798,7 +793,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	s.log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
 	if (!s.argv || !argc || s.log < 0 || parse_volumes(&s)) {
 		berth_buf_printf(&why, "cannot prepare the run: %s", s.log < 0 ? strerror(errno) : "out of memory");
-	} else if (!prepare_volumes(&s, &why) && !open_secrets(&s, &files, &lens, &why)) {
+	} else {
 		/* can the child make a mount namespace? try it here, in a throwaway child */
 		bool fallback = false;
 		if (s.nvols) {
@@ -813,10 +808,12 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 				store_event(s.st, id, "Warning",
 					    "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
 		}
-		if (build_env(&s, fallback, &why) == 0)
-			prepared = true;
-		else
-			berth_buf_printf(&why, "out of memory");
+		if (!prepare_volumes(&s, fallback, &why) && !open_secrets(&s, &files, &lens, &why)) {
+			if (build_env(&s, fallback, &why) == 0)
+				prepared = true;
+			else
+				berth_buf_printf(&why, "out of memory");
+		}
 	}
 	if (prepared) {
 		berth_buf_release(&why);

@@ -84,27 +84,32 @@ int berth_buf_puts(berth_buf *b, const char *s)
 	return berth_buf_append(b, s, strlen(s));
 }
 
+int berth_buf_vprintf(berth_buf *b, const char *fmt, va_list ap)
+{
+	char tmp[256];
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	int ret = 0;
+	if (n < 0)
+		ret = b->failed = b->failed ? b->failed : -BERTH_EINTERNAL;
+	else if ((size_t)n < sizeof(tmp))
+		ret = berth_buf_append(b, tmp, (size_t)n);
+	else if (!(ret = buf_grow(b, (size_t)n))) {
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+		b->len += (size_t)n;
+	}
+	va_end(again);
+	return ret;
+}
+
 int berth_buf_printf(berth_buf *b, const char *fmt, ...)
 {
 	va_list ap;
-	char tmp[256];
-	int n;
-
 	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	int ret = berth_buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return b->failed = b->failed ? b->failed : -BERTH_EINTERNAL;
-	if ((size_t)n < sizeof(tmp))
-		return berth_buf_append(b, tmp, (size_t)n);
-	int ret = buf_grow(b, (size_t)n);
-	if (ret)
-		return ret;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
+	return ret;
 }
 
 char *berth_buf_detach(berth_buf *b)
