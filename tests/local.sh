@@ -302,9 +302,75 @@ if grep -q ' hello-' out && ! grep -q ' oom-' out && "$berth" get runs -o json |
 	ok get
 else fail get "-"; fi
 
+# ---- a signal ends the run: reported with its name --------------------------------------------
+spec killed 'kill -9 $$'
+id=$("$berth" run killed.yaml --wait 2>out)
+if [ "$(field "$id" reason)" = "killed by signal 9 (SIGKILL)" ] && [ "$(field "$id" signal)" = 9 ]; then
+	ok killed-by-signal
+else fail killed-by-signal "$(field "$id" reason)"; fi
+
+# ---- refusals and mistakes: each with its message and exit status ------------------------------
+# check NAME WANT_STATUS PATTERN -- CMD...
+check() {
+	local name=$1 want=$2 pat=$3
+	shift 4
+	"$@" >out 2>&1
+	local st=$?
+	if [ $st = "$want" ] && grep -qE -- "$pat" out; then ok "$name"; else fail "$name" "exit $st, want $want"; fi
+}
+tol='tolerations: [{key: dedicated, operator: Exists}]'
+printf 'function: {name: nocmd, image: busybox}\n%s\n' "$tol" >nocmd.yaml
+printf 'function: {name: c, image: b, command: ["true"]}\naction: cronjob\nschedule: "0 * * * *"\n%s\n' "$tol" >cron.yaml
+spec cm 'true' 'volumes: [{volume_type: config_map, name: conf, mount_path: /etc/conf, spec: {name: app-conf}}]'
+check run-missing-file 1 'cannot open nope.yaml' -- "$berth" run nope.yaml
+check run-no-command 2 'function.command: the local backend runs the command on this machine' -- "$berth" run nocmd.yaml
+check run-cronjob 2 'action "cronjob" needs a scheduler' -- "$berth" run cron.yaml
+check run-configmap-missing 2 'config_map "app-conf" does not exist on this machine' -- "$berth" run cm.yaml
+check run-secrets-flag 2 'run: --secrets is not an option of run' -- "$berth" run hello.yaml --secrets a
+check run-bad-backend 2 'backend "cloud" is not one of local' -- "$berth" run hello.yaml --backend cloud
+check logs-unknown 2 'no run "nope"' -- "$berth" logs nope
+check stop-unknown 2 'no run "nope"' -- "$berth" stop nope
+check stop-bad-grace 2 'grace takes seconds' -- "$berth" stop x --grace soon
+check get-bad-state 2 'state takes Pending, Running' -- "$berth" get runs --state Done
+check secret-bad-name 2 'secret name "a/b" may hold only' -- sh -c "echo v | '$berth' secrets set a/b"
+check secret-value-on-command-line 2 'never from the command line' -- "$berth" secrets set name value
+check secret-rm-unknown 2 'no secret "nope" in project "default"' -- "$berth" secrets rm nope
+if "$berth" secrets rm tls-key >out 2>&1 && [ "$("$berth" secrets list)" = api-token ]; then
+	ok secret-rm
+else fail secret-rm "-"; fi
+
+# ---- not root: no cgroup, no mount namespace, no user switch ---------------------------------------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nr=$tmp/nonroot
+	mkdir -p "$nr" && chown 1000:1000 "$nr" && chmod 755 "$tmp"
+	cp "$berth" "$nr/berth" && chown 1000 "$nr/berth"
+	spec nrvol 'echo "vol=$BERTH_VOLUME_SCRATCH_DIR uid=$(id -u)"; test -d "$BERTH_VOLUME_SCRATCH_DIR"' \
+		'resources: {mem: {requests: 64Mi, limits: 1Gi}}
+volumes: [{volume_type: empty_dir, name: scratch-dir, mount_path: /mnt/berth-test-nonroot}]'
+	spec nruser 'true' 'run_as_user: 0'
+	chmod 644 nrvol.yaml nruser.yaml
+	asuser() { setpriv --reuid 1000 --regid 1000 --clear-groups env -u BERTH_CONFIG HOME="$nr" BERTH_HOME="$nr/home" "$nr/berth" "$@"; }
+	id=$(cd "$nr" && asuser run "$tmp/nrvol.yaml" --wait 2>"$tmp/out")
+	log=$(cd "$nr" && asuser logs "$id" 2>&1)
+	enf=$(cd "$nr" && asuser get run "$id" -o json | sed -n 's/^ *"enforcement": "\(.*\)",*$/\1/p')
+	if [ "$enf" = rlimits ] && echo "$log" | grep -q "^vol=$nr/home/volumes/$id/scratch-dir uid=1000$" &&
+		grep -q 'no writable cgroup' out; then
+		ok nonroot-rlimits-and-volume-env
+	else
+		echo "$log" >>out
+		fail nonroot-rlimits-and-volume-env "enforcement $enf"
+	fi
+	(cd "$nr" && asuser run "$tmp/nruser.yaml") >out 2>&1
+	if [ $? = 2 ] && grep -q 'run_as_user: 0 asked, but berth runs as uid 1000, not root' out; then
+		ok nonroot-refuses-user-switch
+	else fail nonroot-refuses-user-switch "-"; fi
+else
+	echo "skip local nonroot (needs root to act as uid 1000)"
+fi
+
 # ---- the supervisors said nothing (no crash, no sanitizer report) ------------------------------------
-if cat "$BERTH_HOME"/runs/*/supervisor.log 2>/dev/null | grep -q .; then
-	cat "$BERTH_HOME"/runs/*/supervisor.log >out
+if cat "$BERTH_HOME"/runs/*/supervisor.log "$tmp"/nonroot/home/runs/*/supervisor.log 2>/dev/null | grep -q .; then
+	cat "$BERTH_HOME"/runs/*/supervisor.log "$tmp"/nonroot/home/runs/*/supervisor.log >out 2>/dev/null
 	fail supervisors-quiet "a supervisor wrote to its diagnostics"
 else
 	ok supervisors-quiet
