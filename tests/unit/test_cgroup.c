@@ -832,24 +832,35 @@ static pid_t real_child(int fd, size_t touch)
 	return pid;
 }
 
-static void test_cgroup_real(void)
+/* A cgroup on the real tree, named PREFIX<pid>; NULL (cleaned up) when the
+ * host has none, or on failure, which is a test failure. */
+static cg_handle *real_create(char prefix, const cg_limits *l, cg_version *v)
 {
-	cg_version v = real_version();
-	if (v == CG_NONE)
-		return;
+	*v = real_version();
+	if (*v == CG_NONE)
+		return NULL;
 	char name[32];
-	snprintf(name, sizeof(name), "t%ld", (long)getpid());
-	cg_limits l = {100, 100, 64 << 20, 0};
+	snprintf(name, sizeof(name), "%c%ld", prefix, (long)getpid());
 	cg_handle *cg = NULL;
 	berth_error *err = NULL;
-	int ret = cg_create(&cg, v, REAL_ROOT, REAL_PARENT, name, &l, &err);
-	CHECK_INT(ret, 0);
-	if (ret) {
-		fprintf(stderr, "  %s\n", first_message(err));
-		berth_error_free(err);
-		real_cleanup(v);
+	int ret = cg_create(&cg, *v, REAL_ROOT, REAL_PARENT, name, l, &err);
+	CHECKF(ret == 0, "cg_create: %s", first_message(err));
+	berth_error_free(err);
+	if (ret)
+		real_cleanup(*v);
+	return cg;
+}
+
+static void test_cgroup_real(void)
+{
+	cg_version v;
+	cg_limits l = {100, 100, 64 << 20, 0};
+	cg_handle *cg = real_create('t', &l, &v);
+	if (!cg)
 		return;
-	}
+	berth_error *err = NULL;
+	char name[32];
+	snprintf(name, sizeof(name), "t%ld", (long)getpid());
 	const char *dir = cg_path(cg);
 	char rel[128];
 	/* what the kernel took */
@@ -903,22 +914,12 @@ static void test_cgroup_real(void)
 
 static void test_cgroup_real_oom(void)
 {
-	cg_version v = real_version();
-	if (v == CG_NONE)
-		return;
-	char name[32];
-	snprintf(name, sizeof(name), "o%ld", (long)getpid());
+	cg_version v;
 	cg_limits l = {0, 0, 32 << 20, 0};
-	cg_handle *cg = NULL;
-	berth_error *err = NULL;
-	int ret = cg_create(&cg, v, REAL_ROOT, REAL_PARENT, name, &l, &err);
-	CHECK_INT(ret, 0);
-	if (ret) {
-		fprintf(stderr, "  %s\n", first_message(err));
-		berth_error_free(err);
-		real_cleanup(v);
+	cg_handle *cg = real_create('o', &l, &v);
+	if (!cg)
 		return;
-	}
+	berth_error *err = NULL;
 	int fds[2];
 	CHECK(pipe(fds) == 0);
 	pid_t child = real_child(fds[0], (size_t)256 << 20);
