@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend_internal.h"
+#include "berth/project.h"
 #include "emit.h"
 #include "internal.h"
 #include "secret.h"
@@ -90,6 +91,7 @@ int berth_backend_open(berth_backend **out, const char *kind, const berth_backen
 	b->exe = berth_strdup(opts && opts->exe ? opts->exe : "/proc/self/exe");
 	b->arena = berth_arena_new();
 	b->policy = opts ? opts->policy : NULL;
+	b->passive = opts && opts->passive;
 	if (!b->policy)
 		b->policy = b->own_policy = berth_policy_builtin();
 	if (!b->home || !b->exe || !b->arena || !b->policy) {
@@ -141,7 +143,17 @@ int berth_backend_submit(berth_backend *b, const berth_run *run, const char *spe
 
 int berth_backend_stop(berth_backend *b, const char *id, int grace_s, berth_error **err)
 {
-	return b->ops->stop(b, id, grace_s, err);
+	return b->ops->stop(b, id, grace_s, true, err);
+}
+
+int berth_backend_stop_request(berth_backend *b, const char *id, int grace_s, berth_error **err)
+{
+	return b->ops->stop(b, id, grace_s, false, err);
+}
+
+int berth_backend_reconcile(berth_backend *b, berth_error **err)
+{
+	return b->ops->reconcile(b, err);
 }
 
 int berth_backend_logs(berth_backend *b, const char *id, bool follow, berth_log_write write,
@@ -165,25 +177,7 @@ int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, be
 int berth_backend_list(berth_backend *b, const char *project, int state, berth_run_info ***out,
 		       size_t *n, berth_error **err)
 {
-	*out = NULL;
-	*n = 0;
-	store_run **list;
-	size_t cnt;
-	int rc = store_run_list(b->st, project, state, false, &list, &cnt, err);
-	if (rc)
-		return rc;
-	berth_run_info **infos = berth_calloc(cnt ? cnt : 1, sizeof(*infos));
-	for (size_t i = 0; infos && i < cnt; i++)
-		if (!(infos[i] = local_info_take(list[i]))) {
-			berth_run_info_list_free(infos, i);
-			infos = NULL;
-		}
-	store_run_list_free(list, cnt);
-	if (!infos)
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	*out = infos;
-	*n = cnt;
-	return 0;
+	return berth_run_page(b, &project, project ? 1 : 0, state, 0, 0, out, n, NULL, err);
 }
 
 int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_run_info **out,
@@ -259,47 +253,25 @@ int berth_backend_secret_delete(berth_backend *b, const char *project, const cha
 	int rc = store_secret_delete(b->st, project, name, err);
 	if (rc < 0)
 		return rc;
-	return rc ? 0 : berth_fail(err, BERTH_EARG, "no secret \"%s\" in project \"%s\"", name, project);
+	return rc ? 0 : berth_fail(err, BERTH_ENOTFOUND, "no secret \"%s\" in project \"%s\"", name, project);
 }
 
 int berth_backend_usage(berth_backend *b, const char *project, berth_usage *out, berth_error **err)
 {
 	memset(out, 0, sizeof(*out));
-	store_run **list;
-	size_t n;
-	int rc = store_run_list(b->st, project, -1, false, &list, &n, err);
+	int64_t sum[4];
+	int rc = store_usage(b->st, project, sum, err);
 	if (rc)
 		return rc;
-	int64_t cpu = 0, mem = 0, gpu = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (berth_state_final(list[i]->info.state))
-			continue;
-		cpu += list[i]->info.cpu_milli;
-		mem += list[i]->info.mem;
-		gpu += list[i]->info.gpus;
-		out->runs++;
-	}
-	store_run_list_free(list, n);
-	out->cpu = berth_quantity_from_int(cpu / 1000, BERTH_QUANTITY_DECIMAL_SI);
-	out->cpu.nanos = (int32_t)(cpu % 1000) * 1000000; /* millicores */
-	out->mem = berth_quantity_from_int(mem, BERTH_QUANTITY_BINARY_SI);
-	out->gpu = berth_quantity_from_int(gpu, BERTH_QUANTITY_DECIMAL_SI);
+	out->cpu = berth_quantity_from_int(sum[0] / 1000, BERTH_QUANTITY_DECIMAL_SI);
+	out->cpu.nanos = (int32_t)(sum[0] % 1000) * 1000000; /* millicores */
+	out->mem = berth_quantity_from_int(sum[1], BERTH_QUANTITY_BINARY_SI);
+	out->gpu = berth_quantity_from_int(sum[2], BERTH_QUANTITY_DECIMAL_SI);
+	out->runs = sum[3];
 	return 0;
 }
 
 /* ---- records as YAML or JSON ------------------------------------------------------------- */
-
-static void o_time(obuild *b, onode *m, const char *key, int64_t ms)
-{
-	if (!ms)
-		return;
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	char buf[40];
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	o_strf(b, m, key, "%s.%03dZ", buf, (int)(ms % 1000));
-}
 
 static void o_opt(obuild *b, onode *m, const char *key, const char *s)
 {

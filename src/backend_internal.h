@@ -19,9 +19,13 @@ typedef struct backend_ops {
 	const char *kind;
 	int (*open)(berth_backend *b, berth_error **err);
 	void (*close)(berth_backend *b);
+	/* refuses a run that can never run on this backend, creating nothing */
+	int (*admit)(berth_backend *b, const berth_run *run, berth_error **err);
 	int (*submit)(berth_backend *b, const berth_run *run, const char *spec_text,
 		      berth_run_info **out, berth_error **err);
-	int (*stop)(berth_backend *b, const char *id, int grace_s, berth_error **err);
+	int (*stop)(berth_backend *b, const char *id, int grace_s, bool wait, berth_error **err);
+	/* finds runs whose processes died and starts queued runs that fit */
+	int (*reconcile)(berth_backend *b, berth_error **err);
 	int (*logs)(berth_backend *b, const char *id, bool follow, berth_log_write write,
 		    void *ctx, berth_error **err);
 } backend_ops;
@@ -34,6 +38,7 @@ struct berth_backend {
 	berth_policy *own_policy;  /* the built-in one when none was given */
 	store *st;
 	berth_arena *arena;
+	bool passive;              /* opened without reconciling (berth_backend_opts) */
 	/* local */
 	local_node node;
 	cg_version cgv;
@@ -67,6 +72,8 @@ int local_wait_dir(const char *dir, int ms);
  * group) and removes its cgroup; removes the volumes that live with the run. */
 void local_kill_leftovers(berth_backend *b, const store_run *r);
 void local_cleanup_volumes(const char *home, const store_run *r);
+/* rm -r, not following links */
+void local_rm_tree(const char *path);
 
 /* The default grace period between SIGTERM and SIGKILL. */
 #define LOCAL_GRACE_S 30

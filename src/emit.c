@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "emit.h"
 
@@ -389,4 +390,16 @@ static void json_value(berth_buf *out, const onode *n, int ind, int pretty)
 void emit_json(berth_buf *out, const onode *n, int ind, int pretty)
 {
 	json_value(out, n, ind, pretty);
+}
+
+onode *o_time(obuild *b, onode *parent, const char *key, int64_t ms)
+{
+	if (!ms)
+		return NULL;
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char buf[40];
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	return o_strf(b, parent, key, "%s.%03dZ", buf, (int)(ms % 1000));
 }

@@ -44,6 +44,8 @@ onode *o_str(obuild *b, onode *parent, const char *key, const char *s);
 onode *o_strf(obuild *b, onode *parent, const char *key, const char *fmt, ...) BERTH_PRINTF(4, 5);
 onode *o_int(obuild *b, onode *parent, const char *key, int64_t v);
 onode *o_bool(obuild *b, onode *parent, const char *key, int v);
+/* A Unix time in ms as "2026-11-22T13:08:57.039Z"; nothing when ms is 0. */
+onode *o_time(obuild *b, onode *parent, const char *key, int64_t ms);
 /* A quantity in canonical form, as a string. */
 onode *o_qty(obuild *b, onode *parent, const char *key, const berth_quantity *q);
 /* The child of map m under key, or NULL. */

@@ -272,6 +272,10 @@ static const char *const code_names[] = {
 	[BERTH_EPOLICY] = "policy",
 	[BERTH_EARG] = "usage",
 	[BERTH_EINTERNAL] = "internal",
+	[BERTH_ENOTFOUND] = "not-found",
+	[BERTH_ECONFLICT] = "conflict",
+	[BERTH_EAUTH] = "unauthorized",
+	[BERTH_EFORBIDDEN] = "forbidden",
 };
 
 const char *berth_code_name(berth_code code)
@@ -288,7 +292,7 @@ static int is_input_code(berth_code code)
 	case BERTH_ESYNTAX: case BERTH_EUNKNOWN: case BERTH_ETYPE:
 	case BERTH_EQUANTITY: case BERTH_ERANGE: case BERTH_EINVALID:
 	case BERTH_EMISSING: case BERTH_EDUPLICATE: case BERTH_ETOOBIG:
-	case BERTH_EPOLICY: case BERTH_EARG:
+	case BERTH_EPOLICY: case BERTH_EARG: case BERTH_ENOTFOUND:
 		return 1;
 	default:
 		return 0;
@@ -309,6 +313,10 @@ int berth_code_http_status(berth_code code)
 	case BERTH_ETOOBIG: return 413;
 	case BERTH_EARG: return 400;
 	case BERTH_EPOLICY: return 422;
+	case BERTH_ENOTFOUND: return 404;
+	case BERTH_ECONFLICT: return 409;
+	case BERTH_EAUTH: return 401;
+	case BERTH_EFORBIDDEN: return 403;
 	default: return is_input_code(code) ? 422 : 500;
 	}
 }

@@ -189,6 +189,8 @@ static void recover(berth_backend *b)
 	store_run_list_free(list, n);
 }
 
+static int local_reconcile(berth_backend *b, berth_error **err);
+
 static int local_open(berth_backend *b, berth_error **err)
 {
 	char path[4096];
@@ -212,6 +214,11 @@ static int local_open(berth_backend *b, berth_error **err)
 	snprintf(probe, sizeof(probe), "%s%s", b->cg_root, b->cgv == CG_V1 ? "/memory" : "");
 	if (b->cgv != CG_NONE && access(probe, W_OK))
 		b->cgv = CG_NONE;
+	return b->passive ? 0 : local_reconcile(b, err);
+}
+
+static int local_reconcile(berth_backend *b, berth_error **err)
+{
 	recover(b);
 	return local_schedule(b, err);
 }
@@ -292,15 +299,46 @@ static char *wait_reason(const freecap *f, const local_node *node, const store_r
 
 /* Double fork: the supervisor belongs to no terminal and to no process that
  * waits for it; the middle process tells its pid through a pipe. */
+extern char **environ;
+
+/* Starts `berth __supervise ID` as a daemon (double fork, own session) and
+ * returns its pid. Everything the children need is made before fork: a
+ * server forks while other threads may hold malloc's locks, so between fork
+ * and exec only async-signal-safe calls are made. */
 static pid_t spawn_supervisor(berth_backend *b, const char *id)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC))
+	char diag_path[4096], home_env[4200], config_env[4200];
+	if (local_path(diag_path, sizeof(diag_path), b->home, "runs/%s/supervisor.log", id))
 		return -1;
+	snprintf(home_env, sizeof(home_env), "BERTH_HOME=%s", b->home);
+	const char *config = berth_policy_file(b->policy);
+	if (config)
+		snprintf(config_env, sizeof(config_env), "BERTH_CONFIG=%s", config);
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **envp = berth_calloc(n + 3, sizeof(char *));
+	if (!envp)
+		return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "BERTH_HOME=", 11) && strncmp(environ[i], "BERTH_CONFIG=", 13))
+			envp[k++] = environ[i];
+	envp[k++] = home_env;
+	/* the supervisor schedules with the same policy */
+	if (config)
+		envp[k++] = config_env;
+	char *const argv[] = {"berth", "__supervise", (char *)id, NULL};
+	int p[2];
+	if (pipe2(p, O_CLOEXEC)) {
+		free(envp);
+		return -1;
+	}
 	pid_t mid = fork();
 	if (mid < 0) {
 		close(p[0]);
 		close(p[1]);
+		free(envp);
 		return -1;
 	}
 	if (mid == 0) {
@@ -309,27 +347,21 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 		if (sup == 0) {
 			/* what the supervisor itself may say (a crash, a sanitizer) goes to
 			 * HOME/runs/ID/supervisor.log, never to the run's log */
-			char path[4096];
 			int null = open("/dev/null", O_RDWR);
-			int diag = local_path(path, sizeof(path), b->home, "runs/%s/supervisor.log", id)
-					   ? -1
-					   : open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+			int diag = open(diag_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
 			if (null >= 0) {
 				dup2(null, 0);
 				dup2(null, 1);
 				dup2(diag >= 0 ? diag : null, 2);
 			}
-			setenv("BERTH_HOME", b->home, 1);
-			/* the supervisor schedules with the same policy */
-			if (berth_policy_file(b->policy))
-				setenv("BERTH_CONFIG", berth_policy_file(b->policy), 1);
-			execl(b->exe, "berth", "__supervise", id, (char *)NULL);
+			execve(b->exe, argv, envp);
 			_exit(127);
 		}
 		ssize_t w = write(p[1], &sup, sizeof(sup));
 		_exit(w == (ssize_t)sizeof(sup) ? 0 : 1);
 	}
 	close(p[1]);
+	free(envp);
 	pid_t sup = -1;
 	while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
 		;
@@ -581,19 +613,27 @@ static char *dup_or_null(const char *s)
 	return s ? berth_strdup(s) : NULL;
 }
 
+static int local_admit(berth_backend *b, const berth_run *run, berth_error **err)
+{
+	const char *why = NULL;
+	if (!local_node_admits(&b->node, run, b->arena, &why))
+		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" can never run on this machine: %s",
+				  run->base_name, why ? why : "it does not fit");
+	return 0;
+}
+
 static int local_submit(berth_backend *b, const berth_run *run, const char *spec_text,
 			berth_run_info **out, berth_error **err)
 {
 	if (out)
 		*out = NULL;
-	const char *why = NULL;
-	if (!local_node_admits(&b->node, run, b->arena, &why))
-		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" can never run on this machine: %s",
-				  run->base_name, why ? why : "it does not fit");
+	int rc = local_admit(b, run, err);
+	if (rc)
+		return rc;
 	store_run *r = berth_calloc(1, sizeof(*r));
 	if (!r)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	int rc = plan_launch(b, run, r, err);
+	rc = plan_launch(b, run, r, err);
 	if (rc) {
 		store_run_free(r);
 		return rc;
@@ -627,7 +667,8 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 	i->log_path = berth_strdup(log);
 	r->spec = dup_or_null(spec_text);
 	size_t elen;
-	berth_explain(run, NULL, BERTH_EXPLAIN_YAML, &i->effective, &elen, NULL);
+	berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &i->effective, &elen, NULL);
+	r->doc = (int64_t)s->doc;
 	if (!i->id || !i->name || !i->project || !i->backend || !i->action || !i->enforcement ||
 	    !i->log_path) {
 		store_run_free(r);
@@ -676,7 +717,7 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 
 /* ---- stop, logs --------------------------------------------------------------------- */
 
-static int local_stop(berth_backend *b, const char *id, int grace_s, berth_error **err)
+static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, berth_error **err)
 {
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
@@ -721,6 +762,8 @@ static int local_stop(berth_backend *b, const char *id, int grace_s, berth_error
 		kill((pid_t)r->supervisor_pid, SIGTERM);
 	int64_t grace = grace_s >= 0 ? grace_s : r->grace;
 	store_run_free(r);
+	if (!wait)
+		return 0;
 	/* the supervisor stops the processes and records the end; if it is gone,
 	 * recovery on the next open does */
 	rc = berth_backend_wait(b, id, (grace + 10) * 1000, NULL, err);
@@ -802,6 +845,8 @@ const backend_ops local_backend_ops = {
 	.kind = "local",
 	.open = local_open,
 	.close = local_close,
+	.reconcile = local_reconcile,
+	.admit = local_admit,
 	.submit = local_submit,
 	.stop = local_stop,
 	.logs = local_logs,

@@ -197,8 +197,20 @@ static int merge_layers(plan *p)
 	builtin.retries.set = true;
 
 	memset(&fn, 0, sizeof(fn));
-	fn.function = s->function;
-	fn.args = s->function.args;
+	const berth_spec *reg = p->opts ? p->opts->function : NULL;
+	if (reg) {
+		/* a registered function: its whole spec is the function layer, but
+		 * for the project and run name, which are the run's own */
+		fn = *reg;
+		memset(&fn.project, 0, sizeof(fn.project));
+		memset(&fn.name, 0, sizeof(fn.name));
+		memset(&fn.function.ref, 0, sizeof(fn.function.ref));
+		if (!fn.args.set)
+			fn.args = reg->function.args;
+	} else {
+		fn.function = s->function;
+		fn.args = s->function.args;
+	}
 
 	run = *s;
 	memset(&run.function, 0, sizeof(run.function));
@@ -807,7 +819,8 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 	p.run = r;
 	r->namespace = policy->namespace.s;
 	r->origin_file[BERTH_ORIGIN_DEFAULT] = policy->file;
-	r->origin_file[BERTH_ORIGIN_FUNCTION] = spec->file;
+	r->origin_file[BERTH_ORIGIN_FUNCTION] = opts && opts->function ? opts->function->file
+								      : spec->file;
 	r->origin_file[BERTH_ORIGIN_RUN] = spec->file;
 	r->origin_file[BERTH_ORIGIN_RULE] = policy->file;
 	find_profile(&p);

@@ -47,6 +47,15 @@ static const char *const migrations[] = {
 	"CREATE INDEX events_run ON events(run_id, time);"
 	"CREATE TABLE secrets (project TEXT NOT NULL, name TEXT NOT NULL, sealed BLOB NOT NULL,"
 	" updated INTEGER NOT NULL, PRIMARY KEY (project, name));",
+	/* 2: the server's projects, registered functions and tokens */
+	"CREATE TABLE projects (name TEXT PRIMARY KEY, created INTEGER NOT NULL);"
+	"INSERT OR IGNORE INTO projects (name, created) SELECT project, MIN(created) FROM runs"
+	" GROUP BY project;"
+	"CREATE TABLE functions (project TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL,"
+	" created INTEGER NOT NULL, updated INTEGER NOT NULL, PRIMARY KEY (project, name));"
+	"CREATE TABLE tokens (id TEXT PRIMARY KEY, hash BLOB NOT NULL UNIQUE, role INTEGER NOT NULL,"
+	" projects TEXT NOT NULL, description TEXT, created INTEGER NOT NULL);"
+	"ALTER TABLE runs ADD COLUMN doc INTEGER NOT NULL DEFAULT 0;",
 };
 
 static int db_fail(store *s, berth_error **err, const char *what)
@@ -222,6 +231,7 @@ static const run_col run_cols[] = {
 	{"pid", C_INT, R(pid), 0, true},
 	{"stop_requested", C_BOOL, R(stop_requested), 0, false},
 	{"cgroup", C_STR, R(cgroup), 0, true},
+	{"doc", C_INT, R(doc), 0, false},
 };
 #undef I
 #undef R
@@ -362,23 +372,25 @@ int store_run_update(store *s, const store_run *r, berth_error **err)
 	return rc;
 }
 
-static int select_runs(store *s, const char *where, const char *order, const char *a,
-		       int state, store_run ***out, size_t *n, berth_error **err)
+/* Runs matching tail ("WHERE ... ORDER BY ..."); bind fills its parameters. */
+static int select_runs(store *s, const char *tail, int (*bind)(sqlite3_stmt *, const void *),
+		       const void *ctx, store_run ***out, size_t *n, berth_error **err)
 {
 	*out = NULL;
 	*n = 0;
 	berth_buf sql = BERTH_BUF_INIT;
 	berth_buf_puts(&sql, "SELECT ");
 	col_list(&sql, false);
-	berth_buf_printf(&sql, " FROM runs WHERE %s ORDER BY %s", where, order);
+	berth_buf_printf(&sql, ", rowid FROM runs %s", tail);
 	sqlite3_stmt *st = NULL;
 	int rc = prepare(s, &sql, &st, err);
 	berth_buf_release(&sql);
 	if (rc)
 		return rc;
-	if (a)
-		sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, state);
+	if (bind(st, ctx) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_fail(s, err, "binding a query");
+	}
 	store_run **list = NULL;
 	size_t cnt = 0, cap = 0;
 	int step;
@@ -397,6 +409,7 @@ static int select_runs(store *s, const char *where, const char *order, const cha
 		for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
 			if (read_col(st, (int)i, r, &run_cols[i]))
 				goto oom;
+		r->seq = sqlite3_column_int64(st, (int)BERTH_ARRAY_SIZE(run_cols));
 	}
 	if (step != SQLITE_DONE) {
 		rc = db_fail(s, err, "reading runs");
@@ -414,29 +427,67 @@ fail:
 	return rc;
 }
 
+static int bind_id(sqlite3_stmt *st, const void *id)
+{
+	return sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+}
+
 int store_run_get(store *s, const char *id, store_run **out, berth_error **err)
 {
 	store_run **list;
 	size_t n;
 	*out = NULL;
-	int rc = select_runs(s, "id = ?1", "id", id, 0, &list, &n, err);
+	int rc = select_runs(s, "WHERE id = ?1", bind_id, id, &list, &n, err);
 	if (rc)
 		return rc;
 	if (!n) {
 		free(list);
-		return berth_fail(err, BERTH_EARG, "no run \"%s\"", id);
+		return berth_fail(err, BERTH_ENOTFOUND, "no run \"%s\"", id);
 	}
 	*out = list[0];
 	free(list);
 	return 0;
 }
 
+static int bind_query(sqlite3_stmt *st, const void *ctx)
+{
+	const store_query *q = ctx;
+	int rc = sqlite3_bind_int(st, 1, q->state);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 2, q->after);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 3, q->limit > 0 ? q->limit : -1);
+	for (size_t i = 0; rc == SQLITE_OK && i < q->nprojects; i++)
+		rc = sqlite3_bind_text(st, (int)i + 4, q->projects[i], -1, SQLITE_STATIC);
+	return rc;
+}
+
+int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n, berth_error **err)
+{
+	berth_buf tail = BERTH_BUF_INIT;
+	berth_buf_puts(&tail, "WHERE (?1 < 0 OR state = ?1) AND (?2 <= 0 OR rowid < ?2)");
+	if (q->nprojects) {
+		berth_buf_puts(&tail, " AND project IN (");
+		for (size_t i = 0; i < q->nprojects; i++)
+			berth_buf_printf(&tail, "%s?%zu", i ? ", " : "", i + 4);
+		berth_buf_puts(&tail, ")");
+	}
+	berth_buf_printf(&tail, " ORDER BY %s LIMIT ?3",
+			 q->queue ? "priority DESC, created, rowid" : "rowid DESC");
+	if (tail.failed) {
+		berth_buf_release(&tail);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	int rc = select_runs(s, tail.data, bind_query, q, out, n, err);
+	berth_buf_release(&tail);
+	return rc;
+}
+
 int store_run_list(store *s, const char *project, int state, bool queue, store_run ***out,
 		   size_t *n, berth_error **err)
 {
-	return select_runs(s, "(?1 IS NULL OR project = ?1) AND (?2 < 0 OR state = ?2)",
-			   queue ? "priority DESC, created, rowid" : "created DESC, rowid DESC", project,
-			   state, out, n, err);
+	store_query q = {&project, project ? 1 : 0, state, 0, 0, queue};
+	return store_run_query(s, &q, out, n, err);
 }
 
 static int update_one(store *s, const char *sql, const char *id, int64_t a, int64_t b,
@@ -450,7 +501,7 @@ static int update_one(store *s, const char *sql, const char *id, int64_t a, int6
 	sqlite3_bind_int64(st, 3, b);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(s, err, "updating a run");
 	if (!rc && !sqlite3_changes(s->db))
-		rc = berth_fail(err, BERTH_EARG, "no run \"%s\"", id);
+		rc = berth_fail(err, BERTH_ENOTFOUND, "no run \"%s\"", id);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -601,3 +652,159 @@ int store_secret_delete(store *s, const char *project, const char *name, berth_e
 	sqlite3_finalize(st);
 	return rc;
 }
+
+/* ---- any statement ---------------------------------------------------------------- */
+
+static int prepare_args(store *s, const char *sql, const store_arg *args, size_t nargs,
+			sqlite3_stmt **st, berth_error **err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	int rc = SQLITE_OK;
+	for (size_t i = 0; rc == SQLITE_OK && i < nargs; i++) {
+		int k = (int)i + 1;
+		const store_arg *a = &args[i];
+		if (a->kind == 'i')
+			rc = sqlite3_bind_int64(*st, k, a->i);
+		else if (a->kind == 'b')
+			rc = sqlite3_bind_blob64(*st, k, a->blob, a->len, SQLITE_STATIC);
+		else
+			rc = a->s ? sqlite3_bind_text(*st, k, a->s, -1, SQLITE_STATIC)
+				  : sqlite3_bind_null(*st, k);
+	}
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(*st);
+		return db_fail(s, err, "binding a statement");
+	}
+	return 0;
+}
+
+int store_exec(store *s, const char *sql, const store_arg *args, size_t nargs, berth_error **err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare_args(s, sql, args, nargs, &st, err);
+	if (rc)
+		return rc;
+	int step = sqlite3_step(st);
+	if (step == SQLITE_DONE)
+		rc = sqlite3_changes(s->db);
+	else if ((sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_CONSTRAINT)
+		rc = berth_fail(err, BERTH_ECONFLICT, "it exists already");
+	else
+		rc = db_fail(s, err, "writing");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static bool is_time_column(const char *name)
+{
+	return !strcmp(name, "created") || !strcmp(name, "updated") || !strcmp(name, "time");
+}
+
+int store_select_tree(store *s, const char *sql, const store_arg *args, size_t nargs, obuild *b,
+		      onode *seq, berth_error **err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare_args(s, sql, args, nargs, &st, err);
+	if (rc)
+		return rc;
+	int rows = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		onode *m = o_map(b, seq, NULL);
+		rows++;
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			/* the column's name lives as long as the statement: copy it */
+			const char *name = berth_arena_strdup(b->arena, sqlite3_column_name(st, i));
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_INTEGER:
+				if (is_time_column(name))
+					o_time(b, m, name, sqlite3_column_int64(st, i));
+				else
+					o_int(b, m, name, sqlite3_column_int64(st, i));
+				break;
+			case SQLITE_TEXT:
+				o_str(b, m, name, berth_arena_strdup(b->arena, (const char *)sqlite3_column_text(st, i)));
+				break;
+			default: /* NULL: left out; blobs are never shown */
+				break;
+			}
+		}
+	}
+	rc = step == SQLITE_DONE ? rows : db_fail(s, err, "reading");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
+		      berth_error **err)
+{
+	*out = NULL;
+	sqlite3_stmt *st;
+	int rc = prepare_args(s, sql, args, nargs, &st, err);
+	if (rc)
+		return rc;
+	int step = sqlite3_step(st);
+	if (step == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		if (!(*out = berth_strdup((const char *)sqlite3_column_text(st, 0))))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	} else if (step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = db_fail(s, err, "reading");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err)
+{
+	sqlite3_stmt *st;
+	store_arg arg = STORE_S(project);
+	/* the queue index (state first) reaches the active runs only */
+	int rc = prepare_args(s,
+			      "SELECT TOTAL(cpu_milli), TOTAL(mem), TOTAL(gpus), COUNT(*) FROM runs"
+			      " WHERE state IN (0, 1) AND project = ?1",
+			      &arg, 1, &st, err);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		for (int i = 0; i < 4; i++)
+			sum[i] = sqlite3_column_int64(st, i);
+	else
+		rc = db_fail(s, err, "reading usage");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_select_format(store *s, const char *sql, const store_arg *args, size_t nargs,
+		       bool list, const char *what, berth_format fmt, char **out, size_t *len,
+		       berth_error **err)
+{
+	*out = NULL;
+	*len = 0;
+	obuild ob = {.arena = berth_arena_new()};
+	if (!ob.arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	onode *seq = o_root(&ob, O_SEQ);
+	int rc = store_select_tree(s, sql, args, nargs, &ob, seq, err);
+	if (rc >= 0 && !list && rc == 0)
+		rc = berth_fail(err, BERTH_ENOTFOUND, "%s", what);
+	if (rc >= 0 && ob.failed)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (rc >= 0) {
+		berth_buf buf = BERTH_BUF_INIT;
+		const onode *top = list ? seq : seq->first;
+		if (fmt == BERTH_FORMAT_JSON)
+			emit_json(&buf, top, 0, 1);
+		else
+			emit_yaml(&buf, top);
+		if (buf.failed) {
+			berth_buf_release(&buf);
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		} else {
+			*len = buf.len;
+			*out = berth_buf_detach(&buf);
+			rc = 0;
+		}
+	}
+	berth_arena_free(ob.arena);
+	return rc;
+}
+

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "berth/backend.h"
+#include "emit.h"
 
 typedef struct store store;
 
@@ -39,6 +40,8 @@ typedef struct store_run {
 	int64_t pid;
 	bool stop_requested;
 	char *cgroup;        /* the cgroup's name, when one was made */
+	int64_t doc;         /* the index of its document in spec */
+	int64_t seq;         /* the row's place in the store: the order of submission */
 } store_run;
 
 int store_open(store **out, const char *path, berth_error **err);
@@ -55,6 +58,16 @@ int store_run_get(store *s, const char *id, store_run **out, berth_error **err);
  * queue order (priority, then submission) when queue is true. */
 int store_run_list(store *s, const char *project, int state, bool queue, store_run ***out,
 		   size_t *n, berth_error **err);
+/* Which runs a query returns: newest first, or in the queue's order. */
+typedef struct store_query {
+	const char *const *projects; /* any of these projects; none: every project */
+	size_t nprojects;
+	int state;                   /* < 0: any */
+	int64_t after;               /* > 0: only runs submitted before the one of this seq */
+	int64_t limit;               /* <= 0: no limit */
+	bool queue;                  /* priority, then submission; else newest first */
+} store_query;
+int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n, berth_error **err);
 void store_run_free(store_run *r);
 void store_run_list_free(store_run **list, size_t n);
 
@@ -66,6 +79,9 @@ int store_run_update(store *s, const store_run *r, berth_error **err);
 int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error **err);
 int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
 			     berth_error **err);
+
+/* What the project's Pending and Running runs ask for: cpu milli, mem, gpus, runs. */
+int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err);
 
 int store_event(store *s, const char *run_id, const char *kind, const char *message);
 
@@ -81,5 +97,34 @@ int store_secret_names(store *s, const char *project, char ***names, size_t *n,
 int store_secret_delete(store *s, const char *project, const char *name, berth_error **err);
 
 int64_t store_now_ms(void);
+
+/* Any statement: parameters ?1, ?2, ... from args. */
+typedef struct store_arg {
+	char kind;        /* 's' text (NULL: SQL NULL), 'i' integer, 'b' blob */
+	const char *s;
+	int64_t i;
+	const void *blob;
+	size_t len;
+} store_arg;
+#define STORE_S(x) ((store_arg){.kind = 's', .s = (x)})
+#define STORE_I(x) ((store_arg){.kind = 'i', .i = (x)})
+#define STORE_B(p, n) ((store_arg){.kind = 'b', .blob = (p), .len = (n)})
+
+/* Runs a statement; returns the number of rows it changed, or a negative
+ * code (BERTH_ECONFLICT when a constraint, such as a primary key, refused it). */
+int store_exec(store *s, const char *sql, const store_arg *args, size_t nargs, berth_error **err);
+/* Adds each row of a SELECT to seq as a map keyed by column name: integers
+ * as numbers (as times for columns named created, updated or time), text as
+ * strings; NULLs and blobs are left out. Returns the number of rows. */
+int store_select_tree(store *s, const char *sql, const store_arg *args, size_t nargs, obuild *b,
+		      onode *seq, berth_error **err);
+/* The rows of a SELECT (as store_select_tree) as YAML or JSON: a list, or
+ * the first row alone (none: BERTH_ENOTFOUND with the message what). */
+int store_select_format(store *s, const char *sql, const store_arg *args, size_t nargs, bool list,
+			const char *what, berth_format fmt, char **out, size_t *len,
+			berth_error **err);
+/* The first column of the first row (*out NULL when there is no row). */
+int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
+		      berth_error **err);
 
 #endif

@@ -91,7 +91,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path) && errno != ENOENT ? -1 : 0;
 }
 
-static void rm_tree(const char *path)
+void local_rm_tree(const char *path)
 {
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -102,7 +102,7 @@ void local_cleanup_volumes(const char *home, const store_run *r)
 	if (parse_volumes(&s) == 0)
 		for (size_t i = 0; i < s.nvols; i++)
 			if (!strcmp(s.vols[i].life, "run"))
-				rm_tree(s.vols[i].source);
+				local_rm_tree(s.vols[i].source);
 	for (size_t i = 0; i < s.nvols; i++)
 		free(s.vols[i].line);
 	free(s.vols);

@@ -698,3 +698,42 @@ const char *berth_node_kind_name(const berth_node *n)
 		return "a string";
 	}
 }
+
+struct berth_doc {
+	berth_arena *arena;
+	const berth_node *root;
+};
+
+int berth_doc_parse(berth_doc **out, const char *name, const char *data, size_t len,
+		    berth_error **err)
+{
+	*out = NULL;
+	berth_doc *d = berth_calloc(1, sizeof(*d));
+	if (!d || !(d->arena = berth_arena_new())) {
+		free(d);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	berth_yaml_doc *docs = NULL;
+	size_t n = 0;
+	int rc = berth_yaml_parse(d->arena, name, data, len, &docs, &n, err);
+	if (rc) {
+		berth_doc_free(d);
+		return rc;
+	}
+	d->root = n ? docs[0].root : NULL;
+	*out = d;
+	return 0;
+}
+
+const berth_node *berth_doc_root(const berth_doc *doc)
+{
+	return doc ? doc->root : NULL;
+}
+
+void berth_doc_free(berth_doc *doc)
+{
+	if (!doc)
+		return;
+	berth_arena_free(doc->arena);
+	free(doc);
+}

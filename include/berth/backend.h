@@ -62,7 +62,8 @@ typedef struct berth_run_info {
 	int64_t mem_peak;        /* bytes; 0 when unknown */
 	char *enforcement;       /* "cgroup v1", "cgroup v2" or "rlimits" */
 	char *log_path;
-	char *effective;         /* the effective spec with origins (berth explain -o yaml) */
+	char *effective;         /* the effective spec with origins when it was submitted
+				    (berth explain -o json) */
 } berth_run_info;
 
 void berth_run_info_free(berth_run_info *info);
@@ -79,6 +80,8 @@ typedef struct berth_backend_opts {
 	const berth_policy *policy; /* local capacity, labels, priorities; NULL: built-in */
 	const char *exe;         /* the berth binary that runs `berth __supervise ID`;
 				    NULL: /proc/self/exe */
+	bool passive;            /* open only: no recovery and no scheduling (a second
+				    handle in a process that reconciles with its first) */
 } berth_backend_opts;
 
 /* Opens kind ("local"; NULL means local). Recovers on open: a run whose
@@ -109,6 +112,32 @@ int berth_backend_usage(berth_backend *b, const char *project, berth_usage *out,
 int berth_backend_submit(berth_backend *b, const berth_run *run, const char *spec_text,
 			 berth_run_info **out, berth_error **err);
 
+/*
+ * A batch: every run of one spec text (one per YAML document), planned
+ * against the backend's policy, the project's secrets and its quota, ready
+ * to submit: what `berth run` and `POST /api/v1/runs` do.
+ *
+ * A spec may name a function registered in its project (function: NAME):
+ * that function's spec is the run's function layer. Every document is
+ * planned before anything is created; berth_batch_plan fails with every
+ * problem of every document, and berth_batch_submit checks that the backend
+ * can run every run before it submits the first.
+ */
+typedef struct berth_batch berth_batch;
+typedef struct berth_batch_opts {
+	const char *file;     /* the name in messages; NULL: "spec.yaml" */
+	const char *project;  /* the project of the runs: a spec naming another one is
+				 refused; NULL: each spec's own (default "default") */
+	const char *run_id;   /* the first run's id (then ID-2, ID-3, ...); NULL: random */
+} berth_batch_opts;
+int berth_batch_plan(berth_batch **out, berth_backend *b, const char *text, size_t len,
+		     const berth_batch_opts *opts, berth_error **err);
+size_t berth_batch_count(const berth_batch *batch);
+const berth_run *berth_batch_run(const berth_batch *batch, size_t i);
+/* Submits every run; *out (may be NULL) receives their records, in order. */
+int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, berth_error **err);
+void berth_batch_free(berth_batch *batch);
+
 int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, berth_error **err);
 
 /* Runs, newest first; project and state filter when non-NULL / >= 0. */
@@ -120,6 +149,12 @@ int berth_backend_list(berth_backend *b, const char *project, int state, berth_r
  * local.grace_period, else 10). Returns when it is final. */
 int berth_backend_stop(berth_backend *b, const char *id, int grace_s, berth_error **err);
 
+/* Asks a run to stop as berth_backend_stop does, and returns at once. */
+int berth_backend_stop_request(berth_backend *b, const char *id, int grace_s, berth_error **err);
+/* Recovers (runs whose processes died are marked Failed with the reason)
+ * and starts the queued runs that fit: what opening does, for a process
+ * that keeps its handle open (berth serve calls it every few seconds). */
+int berth_backend_reconcile(berth_backend *b, berth_error **err);
 /* Waits until the run is final or timeout_ms passes (< 0: no limit); *out
  * (may be NULL) receives its record. BERTH_ERANGE on timeout. */
 int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_run_info **out,

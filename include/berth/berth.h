@@ -15,6 +15,7 @@
 #include "berth/explain.h"
 #include "berth/node.h"
 #include "berth/policy.h"
+#include "berth/project.h"
 #include "berth/quantity.h"
 #include "berth/render.h"
 #include "berth/run.h"

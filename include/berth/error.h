@@ -43,6 +43,10 @@ typedef enum berth_code {
 	BERTH_EPOLICY = 12,   /* refused by the platform policy */
 	BERTH_EARG = 13,      /* wrong use of the API or of a command */
 	BERTH_EINTERNAL = 14, /* a bug in berth */
+	BERTH_ENOTFOUND = 15, /* no such run, function, secret, project or route */
+	BERTH_ECONFLICT = 16, /* the object exists already, or is in a state that forbids it */
+	BERTH_EAUTH = 17,     /* no credentials, or unknown ones */
+	BERTH_EFORBIDDEN = 18, /* the credentials do not allow it */
 } berth_code;
 
 typedef enum berth_severity {

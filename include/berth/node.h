@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "berth/error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -62,6 +64,15 @@ const berth_node *berth_node_get(const berth_node *n, const char *key);
 
 /* A short name of the node's kind for messages: "a map", "a list", "a string", ... */
 const char *berth_node_kind_name(const berth_node *n);
+
+/* A parsed YAML 1.2 or JSON document, for callers that read small inputs
+ * of their own (a JSON request body): its first document only. */
+typedef struct berth_doc berth_doc;
+int berth_doc_parse(berth_doc **out, const char *name, const char *data, size_t len,
+		    berth_error **err);
+/* The root node; NULL for an empty document. */
+const berth_node *berth_doc_root(const berth_doc *doc);
+void berth_doc_free(berth_doc *doc);
 
 #ifdef __cplusplus
 }

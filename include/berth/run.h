@@ -39,6 +39,8 @@ typedef struct berth_run_opts {
 	size_t nsecrets;
 	bool check_secrets;          /* ... checked only when true (a secret store is given) */
 	const berth_usage *usage;    /* NULL: the project runs nothing else */
+	const berth_spec *function;  /* the registered function a spec names (function: NAME):
+					its spec is the function layer; NULL: the spec's own */
 } berth_run_opts;
 
 /* Why a value is what it is, for a value a rule derived or changed. */

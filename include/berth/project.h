@@ -1,0 +1,127 @@
+/*
+ * berth/project.h - what a shared berth keeps beside runs: projects,
+ * registered functions, the events of each run, and access tokens with
+ * per-project roles. All of it lives in the backend's store.
+ *
+ * Listings come back formatted (YAML or JSON, as berth_run_info_format),
+ * ready to print or to send: a list of maps whose keys are documented at
+ * each function. Times are "2026-11-22T13:08:57.039Z".
+ */
+#ifndef BERTH_PROJECT_H
+#define BERTH_PROJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "berth/backend.h"
+#include "berth/error.h"
+#include "berth/render.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- projects ------------------------------------------------------------------------ */
+
+/* Projects are made by the first run or function in them, by a token naming
+ * them, or here. BERTH_ECONFLICT when it exists; BERTH_EINVALID for a name
+ * that is not a DNS-1123 label. */
+int berth_project_create(berth_backend *b, const char *name, berth_error **err);
+/* 1 when the project exists, 0 when not, or a negative code. */
+int berth_project_exists(berth_backend *b, const char *name, berth_error **err);
+/* [{name, created}], of the given projects only unless all is set. */
+int berth_project_list(berth_backend *b, const char *const *only, size_t n, bool all,
+		       berth_format fmt, char **out, size_t *len, berth_error **err);
+
+/* ---- functions ----------------------------------------------------------------------- */
+
+/*
+ * Registers (or replaces) a function of project: text is one run spec whose
+ * `function` is inline and named; that spec, every field of it, is the
+ * function layer of runs that name the function (function: NAME). Invalid
+ * text fails with every problem, positions in file. Returns 1 when created,
+ * 0 when replaced; *name (may be NULL) receives the function's name.
+ */
+int berth_function_put(berth_backend *b, const char *project, const char *file, const char *text,
+		       size_t len, char **name, berth_error **err);
+/* {name, project, spec, created, updated}; BERTH_ENOTFOUND when there is none. */
+int berth_function_get(berth_backend *b, const char *project, const char *name, berth_format fmt,
+		       char **out, size_t *len, berth_error **err);
+/* [{name, project, spec, created, updated}], by name. */
+int berth_function_list(berth_backend *b, const char *project, berth_format fmt, char **out,
+			size_t *len, berth_error **err);
+int berth_function_delete(berth_backend *b, const char *project, const char *name,
+			  berth_error **err);
+
+/* ---- runs ---------------------------------------------------------------------------- */
+
+/* [{time, kind, message}] of one run, oldest first. */
+int berth_run_events(berth_backend *b, const char *id, berth_format fmt, char **out, size_t *len,
+		     berth_error **err);
+/* Forgets a final run: its record, events and files. BERTH_ECONFLICT while
+ * it is Pending or Running (stop it first). */
+int berth_run_delete(berth_backend *b, const char *id, berth_error **err);
+/* One page of runs, newest first: of the given projects (n 0: all), in state
+ * (< 0: any), submitted before the run with seq `after` (0: from the newest),
+ * at most limit. *next receives the seq to pass as `after` for the next
+ * page, 0 when this is the last. */
+int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int state,
+		   int64_t after, int64_t limit, berth_run_info ***out, size_t *count,
+		   int64_t *next, berth_error **err);
+/* The Kubernetes objects of a run (as berth render prints them), planned
+ * again from the spec it was submitted with, under its id: byte-stable for
+ * the same policy and function. */
+int berth_run_manifests(berth_backend *b, const char *id, berth_format fmt, char **out,
+			size_t *len, berth_error **err);
+/* How many runs are in each state (indexed by berth_state). */
+int berth_run_counts(berth_backend *b, int64_t counts[5], berth_error **err);
+
+/* ---- tokens and roles ---------------------------------------------------------------- */
+
+typedef enum berth_role {
+	BERTH_ROLE_NONE = 0,
+	BERTH_ROLE_VIEWER,  /* reads runs, logs, functions, profiles, secret names */
+	BERTH_ROLE_USER,    /* + creates and stops runs, registers functions */
+	BERTH_ROLE_ADMIN,   /* + secrets, the policy, projects */
+} berth_role;
+
+/* "viewer", "user", "admin"; berth_role_parse returns BERTH_ROLE_NONE for others. */
+const char *berth_role_name(berth_role r);
+berth_role berth_role_parse(const char *name);
+
+/* Who makes a request: a role over some projects, or over all ("*"). */
+typedef struct berth_principal {
+	char *token_id;     /* NULL: anonymous (berth serve --insecure-local) */
+	berth_role role;
+	bool all;           /* every project */
+	char **projects;
+	size_t nprojects;
+} berth_principal;
+void berth_principal_free(berth_principal *p);
+
+/*
+ * 0 when p may act with role need on project (NULL: on the server as a
+ * whole, which needs all projects); else BERTH_EFORBIDDEN with a message
+ * naming what is missing.
+ */
+int berth_principal_may(const berth_principal *p, const char *project, berth_role need,
+			berth_error **err);
+
+/* Creates a token for projects ("*": all) with role; *token is the secret,
+ * shown once: the store keeps only its hash. *id names it for revoke. */
+int berth_token_create(berth_backend *b, berth_role role, const char *const *projects, size_t n,
+		       const char *description, char **token, char **id, berth_error **err);
+/* Who holds token; BERTH_EAUTH when it is unknown or revoked. */
+int berth_token_check(berth_backend *b, const char *token, berth_principal **out,
+		      berth_error **err);
+/* [{id, role, projects, description, created}] (never the token). */
+int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len,
+		     berth_error **err);
+int berth_token_revoke(berth_backend *b, const char *id, berth_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * batch.c - from a spec text to submitted runs (berth/backend.h): parse
+ * every document, resolve registered functions, plan each run against the
+ * policy, the project's secrets and its quota, and submit all or none.
+ * The CLI's `run` and the server's POST of a run are this one path.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend_internal.h"
+#include "berth/project.h"
+#include "internal.h"
+
+struct berth_batch {
+	berth_backend *b;
+	char *text;
+	berth_spec_set *set;
+	berth_spec *specs;          /* copies of the set's specs, with the batch's project */
+	berth_spec_set **functions; /* the registered function of each run, or NULL */
+	berth_run **runs;
+	size_t n;
+};
+
+void berth_batch_free(berth_batch *batch)
+{
+	if (!batch)
+		return;
+	for (size_t i = 0; i < batch->n; i++) {
+		berth_run_free(batch->runs ? batch->runs[i] : NULL);
+		berth_spec_set_free(batch->functions ? batch->functions[i] : NULL);
+	}
+	free(batch->runs);
+	free(batch->functions);
+	free(batch->specs);
+	berth_spec_set_free(batch->set);
+	free(batch->text);
+	free(batch);
+}
+
+size_t berth_batch_count(const berth_batch *batch)
+{
+	return batch ? batch->n : 0;
+}
+
+const berth_run *berth_batch_run(const berth_batch *batch, size_t i)
+{
+	return batch && i < batch->n ? batch->runs[i] : NULL;
+}
+
+/* The registered function a spec names, parsed; a problem at its position when there is none. */
+static int find_function(berth_batch *batch, const berth_spec *s, const char *project,
+			 berth_spec_set **out, berth_error **err)
+{
+	char *text = NULL;
+	store_arg args[] = {STORE_S(project), STORE_S(s->function.ref.s)};
+	int rc = store_select_text(batch->b->st,
+				   "SELECT spec FROM functions WHERE project = ?1 AND name = ?2", args,
+				   2, &text, err);
+	if (rc)
+		return rc;
+	if (!text) {
+		berth_where w = {s->file, s->function.ref.pos.line, s->function.ref.pos.column,
+				 "function"};
+		berth_problem_add(err, BERTH_EINVALID, BERTH_ERROR, &w,
+				  "no function \"%s\" is registered in project \"%s\"",
+				  s->function.ref.s, project);
+		return -BERTH_EINVALID;
+	}
+	char name[300];
+	snprintf(name, sizeof(name), "function %s", s->function.ref.s);
+	berth_error *ferr = NULL;
+	rc = berth_spec_parse(out, name, text, strlen(text), &ferr);
+	free(text);
+	if (rc) {
+		/* it was valid when registered: this berth reads it differently */
+		berth_error_free(ferr);
+		return berth_fail(err, BERTH_EINTERNAL, "function \"%s\" of project \"%s\" no longer parses",
+				  s->function.ref.s, project);
+	}
+	berth_error_free(ferr);
+	return 0;
+}
+
+static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, berth_error **err)
+{
+	berth_spec *s = &batch->specs[i];
+	if (o->project) {
+		if (s->project.s && strcmp(s->project.s, o->project)) {
+			berth_where w = {s->file, s->project.pos.line, s->project.pos.column,
+					 "project"};
+			berth_problem_add(err, BERTH_EINVALID, BERTH_ERROR, &w,
+					  "\"%s\" is not the project of this request (\"%s\")",
+					  s->project.s, o->project);
+			return -BERTH_EINVALID;
+		}
+		s->project.s = o->project;
+	}
+	const char *project = s->project.s ? s->project.s : "default";
+	berth_run_opts ro;
+	memset(&ro, 0, sizeof(ro));
+	char id[64];
+	if (o->run_id) {
+		if (i == 0)
+			snprintf(id, sizeof(id), "%s", o->run_id);
+		else
+			snprintf(id, sizeof(id), "%.24s-%zu", o->run_id, i + 1);
+		ro.run_id = id;
+	}
+	if (s->function.ref.s) {
+		int rc = find_function(batch, s, project, &batch->functions[i], err);
+		if (rc)
+			return rc;
+		ro.function = berth_spec_set_get(batch->functions[i], 0);
+	}
+	char **names = NULL;
+	size_t nnames = 0;
+	berth_usage usage;
+	int rc = berth_backend_secret_names(batch->b, project, &names, &nnames, err);
+	if (!rc)
+		rc = berth_backend_usage(batch->b, project, &usage, err);
+	if (!rc) {
+		ro.secrets = (const char *const *)names;
+		ro.nsecrets = nnames;
+		ro.check_secrets = true;
+		ro.usage = &usage;
+		rc = berth_run_plan(&batch->runs[i], s, batch->b->policy, &ro, err);
+	}
+	for (size_t k = 0; k < nnames; k++)
+		free(names[k]);
+	free(names);
+	return rc;
+}
+
+int berth_batch_plan(berth_batch **out, berth_backend *b, const char *text, size_t len,
+		     const berth_batch_opts *opts, berth_error **err)
+{
+	*out = NULL;
+	berth_batch_opts none = {0};
+	const berth_batch_opts *o = opts ? opts : &none;
+	berth_batch *batch = berth_calloc(1, sizeof(*batch));
+	if (!batch || !(batch->text = berth_malloc(len + 1))) {
+		free(batch);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	batch->b = b;
+	memcpy(batch->text, text, len);
+	batch->text[len] = 0;
+	int rc = berth_spec_parse(&batch->set, o->file ? o->file : "spec.yaml", batch->text, len, err);
+	if (rc) {
+		berth_batch_free(batch);
+		return rc;
+	}
+	size_t n = berth_spec_set_count(batch->set);
+	batch->specs = berth_calloc(n, sizeof(*batch->specs));
+	batch->functions = berth_calloc(n, sizeof(*batch->functions));
+	batch->runs = berth_calloc(n, sizeof(*batch->runs));
+	if (!batch->specs || !batch->functions || !batch->runs) {
+		berth_batch_free(batch);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	batch->n = n;
+	int worst = 0;
+	for (size_t i = 0; i < n; i++) {
+		batch->specs[i] = *berth_spec_set_get(batch->set, i);
+		rc = plan_one(batch, i, o, err);
+		if (rc && (!worst || rc == -BERTH_ENOMEM || rc == -BERTH_EIO))
+			worst = rc;
+	}
+	if (worst) {
+		berth_batch_free(batch);
+		return worst;
+	}
+	*out = batch;
+	return 0;
+}
+
+int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, berth_error **err)
+{
+	if (out)
+		*out = NULL;
+	if (n)
+		*n = 0;
+	berth_backend *b = batch->b;
+	int rc = 0;
+	for (size_t i = 0; i < batch->n; i++) {
+		int r = b->ops->admit(b, batch->runs[i], err);
+		rc = rc ? rc : r;
+	}
+	if (rc)
+		return rc;
+	berth_run_info **infos = out ? berth_calloc(batch->n ? batch->n : 1, sizeof(*infos)) : NULL;
+	if (out && !infos)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < batch->n && !rc; i++) {
+		const berth_spec *s = &batch->runs[i]->spec;
+		store_arg args[] = {STORE_S(s->project.s), STORE_I(store_now_ms())};
+		store_exec(b->st, "INSERT OR IGNORE INTO projects (name, created) VALUES (?1, ?2)", args,
+			   2, NULL);
+		/* the warnings (image not pulled, ...) once, not once per run */
+		berth_error *werr = NULL;
+		rc = b->ops->submit(b, batch->runs[i], batch->text, infos ? &infos[i] : NULL,
+				    i == 0 ? err : &werr);
+		if (rc && i)
+			berth_error_move(err, werr);
+		berth_error_free(werr);
+	}
+	if (rc) {
+		berth_run_info_list_free(infos, batch->n);
+		return rc;
+	}
+	if (out) {
+		*out = infos;
+		*n = batch->n;
+	}
+	return 0;
+}
+
+int berth_run_manifests(berth_backend *b, const char *id, berth_format fmt, char **out,
+			size_t *len, berth_error **err)
+{
+	*out = NULL;
+	*len = 0;
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (rc)
+		return rc;
+	berth_batch *batch = berth_calloc(1, sizeof(*batch));
+	if (!batch) {
+		store_run_free(r);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	batch->b = b;
+	batch->text = r->spec;
+	r->spec = NULL;
+	rc = berth_spec_parse(&batch->set, "spec.yaml", batch->text ? batch->text : "",
+			      batch->text ? strlen(batch->text) : 0, err);
+	size_t k = (size_t)r->doc;
+	if (!rc && k >= berth_spec_set_count(batch->set))
+		rc = berth_fail(err, BERTH_EINTERNAL, "run \"%s\" has no document %zu", id, k);
+	if (!rc) {
+		batch->specs = berth_calloc(1, sizeof(*batch->specs));
+		batch->functions = berth_calloc(1, sizeof(*batch->functions));
+		batch->runs = berth_calloc(1, sizeof(*batch->runs));
+		batch->n = 1;
+		if (!batch->specs || !batch->functions || !batch->runs)
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	berth_spec *s = batch->specs;
+	berth_run_opts ro = {.run_id = id};
+	if (!rc) {
+		*s = *berth_spec_set_get(batch->set, k);
+		s->project.s = r->info.project;
+		if (s->function.ref.s && !(rc = find_function(batch, s, r->info.project,
+							      &batch->functions[0], err)))
+			ro.function = berth_spec_set_get(batch->functions[0], 0);
+	}
+	/* what was checked at submission (secrets, quota) is not checked again */
+	if (!rc)
+		rc = berth_run_plan(&batch->runs[0], s, b->policy, &ro, err);
+	berth_render *rd = NULL;
+	if (!rc && !(rd = berth_render_new(fmt)))
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (!rc)
+		rc = berth_render_add(rd, batch->runs[0], err);
+	if (!rc)
+		rc = berth_render_finish(rd, out, len, err);
+	berth_render_free(rd);
+	berth_batch_free(batch);
+	store_run_free(r);
+	return rc;
+}
