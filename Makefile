@@ -7,19 +7,19 @@
 #   make demo       the main job on the local backend (see README)
 
 CC       ?= cc
-PKGS     := libfyaml sqlite3 libsodium
+PKGS     := libfyaml sqlite3 libsodium libmicrohttpd libcurl
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 WARN     := -Wall -Wextra -Werror -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wnull-dereference -Wimplicit-fallthrough \
             -Wno-unused-parameter
-CPPFLAGS := -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='"$(VERSION)"' \
+CPPFLAGS := -Iinclude -Isrc -Iserver -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='"$(VERSION)"' \
             $(shell pkg-config --cflags $(PKGS))
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN) -fno-strict-aliasing
 LDLIBS   := $(shell pkg-config --libs $(PKGS))
 
 LIB_SRC  := $(wildcard src/*.c)
-CLI_SRC  := $(wildcard cli/*.c)
+CLI_SRC  := $(wildcard cli/*.c) $(wildcard server/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 HEADERS  := $(wildcard include/berth/*.h)
 
@@ -39,7 +39,10 @@ $(B)/libberth.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
 	$(AR) rcs $@ $^
 
 $(B)/berth: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libberth.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lpthread
+
+# the OpenAPI document is compiled into the server (.incbin in server/openapi.c)
+$(B)/obj/server/openapi.o $(BT)/obj/server/openapi.o: server/openapi.json
 
 $(B):
 	@mkdir -p $@
@@ -54,7 +57,7 @@ $(BT)/libberth.a: $(LIB_SRC:%.c=$(BT)/obj/%.o)
 	$(AR) rcs $@ $^
 
 $(BT)/berth: $(CLI_SRC:%.c=$(BT)/obj/%.o) $(BT)/libberth.a
-	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS) -lpthread
 
 $(BT)/%: $(BT)/obj/tests/unit/%.o $(BT)/obj/tests/unit/t.o $(BT)/libberth.a
 	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS)

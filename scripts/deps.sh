@@ -3,11 +3,15 @@
 # Idempotent and quiet when everything is there already.
 #
 #   build:  gcc, make, pkg-config, libfyaml-dev (YAML 1.2 + JSON parser),
-#           libsqlite3-dev (the run store), libsodium-dev (secrets encrypted at rest)
+#           libsqlite3-dev (the run store), libsodium-dev (secrets encrypted at rest),
+#           libmicrohttpd-dev (berth serve), libcurl4-openssl-dev (the CLI as a client
+#           of a server, the Kubernetes API)
+#   tests:  curl (drives berth serve over HTTP); bench: wrk (server load)
 #   tests:  clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes), valgrind,
 #           nodejs + npm (kubernetes-models, the Kubernetes schema validator)
 set -eu
-pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev clang libclang-rt-14-dev valgrind)
+pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev
+	libcurl4-openssl-dev curl wrk clang libclang-rt-14-dev valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

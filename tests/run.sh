@@ -69,6 +69,11 @@ if [ "$mode" != --valgrind ]; then
 	count <"$log"
 	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
 
+	echo "== server (berth serve over HTTP)"
+	"$here/server.sh" "$bt/berth" >"$log" 2>&1
+	count <"$log"
+	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
+
 	echo "== schema (rendered objects against the Kubernetes API, kubernetes-models)"
 	"$here/schema.sh" "$bt/berth" >"$log" 2>&1
 	count <"$log"

@@ -1,0 +1,725 @@
+/*
+ * routes.c - the handlers of berth serve, one per route of docs/api.md.
+ * Each takes the backend's lock only around library calls.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+static double clock_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* rc = call, under the backend's lock, timed for the store latency metric */
+#define LOCKED(r, rc, call)                                                                      \
+	do {                                                                                     \
+		srv_lock((r)->srv);                                                              \
+		double t0_ = clock_s();                                                          \
+		rc = (call);                                                                     \
+		metrics_store(clock_s() - t0_);                                                  \
+		srv_unlock((r)->srv);                                                            \
+	} while (0)
+
+/* Answers err (and frees it) when rc failed; 0 when it did not. */
+static int failed(req *r, int rc, berth_error *err, int *ret)
+{
+	if (!rc) {
+		berth_error_free(err);
+		return 0;
+	}
+	*ret = reply_error(r, err);
+	berth_error_free(err);
+	return 1;
+}
+
+static int reply_text_json(req *r, int status, const char *prefix, char *text, size_t len,
+			   const char *suffix)
+{
+	sbuf b = {0};
+	sb_puts(&b, prefix);
+	sb_put(&b, text ? text : "[]", text ? len : 2);
+	sb_puts(&b, suffix);
+	free(text);
+	return reply_json(r, status, &b);
+}
+
+static bool flag_arg(const req *r, const char *name)
+{
+	const char *v = req_arg(r, name);
+	return v && (!strcmp(v, "true") || !strcmp(v, "1") || !*v);
+}
+
+/* ---- health, metrics, the document ----------------------------------------------------- */
+
+static int get_healthz(req *r)
+{
+	int64_t counts[5];
+	berth_error *err = NULL;
+	int rc;
+	LOCKED(r, rc, berth_run_counts(srv_backend(r->srv), counts, &err));
+	berth_error_free(err);
+	sbuf b = {0};
+	sb_printf(&b, "{\"status\": \"%s\", \"version\": \"%s\", \"store\": \"%s\"}",
+		  rc ? "unavailable" : "ok", berth_version(), rc ? "unavailable" : "ok");
+	return reply_json(r, rc ? 503 : 200, &b);
+}
+
+static int get_metrics(req *r)
+{
+	int64_t counts[5];
+	berth_error *err = NULL;
+	int rc;
+	LOCKED(r, rc, berth_run_counts(srv_backend(r->srv), counts, &err));
+	berth_error_free(err);
+	if (rc)
+		return reply_fail(r, 503, "io", "the store is unavailable");
+	sbuf b = {0};
+	metrics_format(&b, counts, counts[BERTH_STATE_PENDING]);
+	if (b.failed) {
+		sb_free(&b);
+		return reply_fail(r, 500, "out-of-memory", "out of memory");
+	}
+	size_t len = b.len;
+	return reply(r, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, len);
+}
+
+static int get_openapi(req *r)
+{
+	size_t len = openapi_json_len();
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return reply_fail(r, 500, "out-of-memory", "out of memory");
+	memcpy(copy, openapi_json, len);
+	return reply(r, 200, "application/json; charset=utf-8", copy, len);
+}
+
+/* ---- who, projects, profiles, policy --------------------------------------------------- */
+
+static int get_whoami(req *r)
+{
+	sbuf b = {0};
+	sb_puts(&b, "{\"token\": ");
+	sb_json(&b, r->who->token_id);
+	sb_printf(&b, ", \"role\": \"%s\", \"projects\": [", berth_role_name(r->who->role));
+	if (r->who->all)
+		sb_puts(&b, "\"*\"");
+	for (size_t i = 0; i < r->who->nprojects; i++) {
+		if (i || r->who->all)
+			sb_puts(&b, ", ");
+		sb_json(&b, r->who->projects[i]);
+	}
+	sb_puts(&b, "]}");
+	return reply_json(r, 200, &b);
+}
+
+static int get_projects(req *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_project_list(srv_backend(r->srv),
+						   (const char *const *)r->who->projects,
+						   r->who->nprojects, r->who->all, BERTH_FORMAT_JSON,
+						   &out, &len, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply_text_json(r, 200, "{\"items\": ", out, len, "}");
+}
+
+/* A string field of a small JSON body, or NULL (answered 422). */
+static char *body_field(req *r, const char *key, int *ret)
+{
+	berth_doc *doc = NULL;
+	berth_error *err = NULL;
+	if (berth_doc_parse(&doc, "body", r->body, r->len, &err)) {
+		*ret = reply_error(r, err);
+		berth_error_free(err);
+		return NULL;
+	}
+	berth_error_free(err);
+	const berth_node *v = berth_node_get(berth_doc_root(doc), key);
+	char *s = NULL;
+	if (!v || v->kind != BERTH_NODE_SCALAR)
+		*ret = reply_fail(r, 422, "missing", "the body needs {\"%s\": \"...\"}", key);
+	else if (!(s = malloc(v->len + 1)))
+		*ret = reply_fail(r, 500, "out-of-memory", "out of memory");
+	else {
+		memcpy(s, v->u.text, v->len);
+		s[v->len] = 0;
+	}
+	berth_doc_free(doc);
+	return s;
+}
+
+static int post_projects(req *r)
+{
+	int ret = 0;
+	char *name = body_field(r, "name", &ret);
+	if (!name)
+		return ret;
+	berth_error *err = NULL;
+	int rc;
+	LOCKED(r, rc, berth_project_create(srv_backend(r->srv), name, &err));
+	if (failed(r, rc, err, &ret)) {
+		free(name);
+		return ret;
+	}
+	sbuf b = {0};
+	sb_puts(&b, "{\"name\": ");
+	sb_json(&b, name);
+	sb_puts(&b, "}");
+	free(name);
+	return reply_json(r, 201, &b);
+}
+
+static int get_profiles(req *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int ret, rc = berth_explain_profiles(srv_policy(r->srv), BERTH_EXPLAIN_JSON, &out, &len, &err);
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply(r, 200, "application/json; charset=utf-8", out, len);
+}
+
+static int get_policy(req *r)
+{
+	const char *file = berth_policy_file(srv_policy(r->srv));
+	sbuf b = {0};
+	sb_puts(&b, "{\"file\": ");
+	sb_json(&b, file);
+	sb_puts(&b, ", \"text\": ");
+	char *text = NULL;
+	FILE *f = file ? fopen(file, "rb") : NULL;
+	if (f) {
+		sbuf t = {0};
+		char chunk[4096];
+		size_t n;
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && t.len < (4u << 20))
+			sb_put(&t, chunk, n);
+		fclose(f);
+		text = t.data;
+	}
+	sb_json(&b, text ? text : "");
+	free(text);
+	sb_puts(&b, "}");
+	return reply_json(r, 200, &b);
+}
+
+/* ---- runs -------------------------------------------------------------------------- */
+
+static void run_json(sbuf *b, berth_run_info *const *infos, size_t n, bool list)
+{
+	char *out = NULL;
+	size_t len = 0;
+	if (berth_run_info_format(infos, n, list, BERTH_FORMAT_JSON, &out, &len, NULL)) {
+		b->failed = true;
+		return;
+	}
+	sb_put(b, out, len);
+	free(out);
+}
+
+static int post_runs(req *r)
+{
+	const char *project = req_param(r, "project");
+	const char *file = req_arg(r, "file");
+	berth_batch_opts o = {.file = file && *file ? file : "spec.yaml", .project = project};
+	berth_batch *batch = NULL;
+	berth_error *err = NULL;
+	berth_run_info **infos = NULL;
+	size_t n = 0;
+	int ret;
+	srv_lock(r->srv);
+	int rc = berth_batch_plan(&batch, srv_backend(r->srv), r->body, r->len, &o, &err);
+	/* the project of each run, when the spec names it */
+	for (size_t i = 0; !rc && i < berth_batch_count(batch); i++)
+		rc = berth_principal_may(r->who, berth_batch_run(batch, i)->spec.project.s,
+					 BERTH_ROLE_USER, &err);
+	if (!rc)
+		rc = berth_batch_submit(batch, &infos, &n, &err);
+	srv_unlock(r->srv);
+	berth_batch_free(batch);
+	if (rc) {
+		ret = reply_error(r, err);
+		berth_error_free(err);
+		return ret;
+	}
+	sbuf b = {0};
+	run_json(&b, infos, n, n != 1);
+	if (n != 1) {
+		sbuf w = {0};
+		sb_puts(&w, "{\"items\": ");
+		sb_put(&w, b.data ? b.data : "[]", b.data ? b.len : 2);
+		sb_puts(&w, "}");
+		sb_free(&b);
+		b = w;
+	}
+	berth_run_info_list_free(infos, n);
+	r->warnings = err;
+	ret = reply_json(r, 201, &b);
+	r->warnings = NULL;
+	berth_error_free(err);
+	return ret;
+}
+
+static int get_runs(req *r)
+{
+	const char *project = req_param(r, "project");
+	if (!project)
+		project = req_arg(r, "project");
+	const char *s = req_arg(r, "state");
+	int state = -1;
+	if (s && (state = berth_state_parse(s)) < 0)
+		return reply_fail(r, 400, "usage",
+				  "state \"%s\" is not one of Pending, Running, Succeeded, Failed, "
+				  "Stopped", s);
+	char *end;
+	const char *l = req_arg(r, "limit"), *a = req_arg(r, "after");
+	long long limit = l ? strtoll(l, &end, 10) : 100;
+	if (l && (*end || limit < 1 || limit > 1000))
+		return reply_fail(r, 400, "usage", "limit \"%s\" is not a number from 1 to 1000", l);
+	long long after = a ? strtoll(a, &end, 10) : 0;
+	if (a && (*end || after < 1))
+		return reply_fail(r, 400, "usage", "after \"%s\" is not a cursor from a list", a);
+	berth_error *err = NULL;
+	int ret;
+	if (project && berth_principal_may(r->who, project, BERTH_ROLE_VIEWER, &err)) {
+		ret = reply_error(r, err);
+		berth_error_free(err);
+		return ret;
+	}
+	const char *const *projects = project ? &project : (const char *const *)r->who->projects;
+	size_t np = project ? 1 : r->who->all ? 0 : r->who->nprojects;
+	if (!project && !r->who->all && !np)
+		return reply_text_json(r, 200, "{\"items\": ", NULL, 0, "}");
+	berth_run_info **infos = NULL;
+	size_t n = 0;
+	int64_t next = 0;
+	int rc;
+	LOCKED(r, rc, berth_run_page(srv_backend(r->srv), projects, np, state, after, limit,
+					  &infos, &n, &next, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	sbuf b = {0};
+	sb_puts(&b, "{\"items\": ");
+	if (n)
+		run_json(&b, infos, n, true);
+	else
+		sb_puts(&b, "[]");
+	if (next)
+		sb_printf(&b, ", \"next\": \"%lld\"", (long long)next);
+	sb_puts(&b, "}");
+	berth_run_info_list_free(infos, n);
+	return reply_json(r, 200, &b);
+}
+
+static int post_validate(req *r)
+{
+	const char *file = req_arg(r, "file");
+	berth_batch_opts o = {.file = file && *file ? file : "spec.yaml",
+			      .project = req_param(r, "project")};
+	berth_batch *batch = NULL;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_batch_plan(&batch, srv_backend(r->srv), r->body, r->len, &o, &err));
+	if (rc) {
+		ret = reply_error(r, err);
+		berth_error_free(err);
+		return ret;
+	}
+	sbuf b = {0};
+	sb_puts(&b, "{\"problems\": [");
+	sb_puts(&b, "], \"runs\": [");
+	for (size_t i = 0; i < berth_batch_count(batch); i++) {
+		char *out = NULL;
+		size_t len = 0;
+		if (berth_explain(berth_batch_run(batch, i), err, BERTH_EXPLAIN_JSON, &out, &len, NULL))
+			b.failed = true;
+		sb_puts(&b, i ? ", " : "");
+		sb_put(&b, out ? out : "null", out ? len : 4);
+		free(out);
+	}
+	sb_puts(&b, "]}");
+	berth_batch_free(batch);
+	r->warnings = err;
+	ret = reply_json(r, 200, &b);
+	r->warnings = NULL;
+	berth_error_free(err);
+	return ret;
+}
+
+static int get_run(req *r)
+{
+	berth_run_info *info = NULL;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), req_param(r, "id"), &info, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	sbuf b = {0};
+	run_json(&b, &info, 1, false);
+	berth_run_info_free(info);
+	return reply_json(r, 200, &b);
+}
+
+static int delete_run(req *r)
+{
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_run_delete(srv_backend(r->srv), req_param(r, "id"), &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply(r, 204, NULL, NULL, 0);
+}
+
+static int stop_run(req *r)
+{
+	const char *id = req_param(r, "id"), *g = req_arg(r, "grace");
+	char *end;
+	long grace = g ? strtol(g, &end, 10) : -1;
+	if (g && (*end || grace < 0 || grace > 86400))
+		return reply_fail(r, 400, "usage", "grace \"%s\" is not a number of seconds", g);
+	berth_error *err = NULL;
+	berth_run_info *info = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	bool was_final = berth_state_final(info->state);
+	berth_run_info_free(info);
+	info = NULL;
+	if (!was_final) {
+		LOCKED(r, rc, berth_backend_stop_request(srv_backend(r->srv), id, (int)grace, &err));
+		if (!rc && flag_arg(r, "wait")) {
+			/* waiting takes a handle of its own: the shared one stays free */
+			berth_backend *own = NULL;
+			berth_backend_opts bo = {.home = srv_home(r->srv), .policy = srv_policy(r->srv),
+						 .passive = true};
+			rc = berth_backend_open(&own, srv_opts(r->srv)->backend, &bo, &err);
+			if (!rc)
+				rc = berth_backend_wait(own, id, (grace >= 0 ? grace : 30) * 1000 + 15000,
+							NULL, &err);
+			berth_backend_close(own);
+		}
+		if (failed(r, rc, err, &ret))
+			return ret;
+	}
+	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	sbuf b = {0};
+	run_json(&b, &info, 1, false);
+	int status = berth_state_final(info->state) ? 200 : 202;
+	berth_run_info_free(info);
+	return reply_json(r, status, &b);
+}
+
+/* ---- logs: a thread writes the log into a pipe the response reads ---------------------------- */
+
+typedef struct log_job {
+	char *id, *home, *backend;
+	const berth_policy *policy;
+	bool follow;
+	int fd;
+} log_job;
+
+static int log_write(void *ctx, const char *data, size_t len)
+{
+	int fd = *(int *)ctx;
+	while (len) {
+		ssize_t w = write(fd, data, len);
+		if (w <= 0)
+			return -1; /* the client went away */
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void *log_thread(void *arg)
+{
+	log_job *j = arg;
+	berth_backend *b = NULL;
+	berth_error *err = NULL;
+	berth_backend_opts bo = {.home = j->home, .policy = j->policy, .passive = true};
+	if (!berth_backend_open(&b, j->backend, &bo, &err))
+		berth_backend_logs(b, j->id, j->follow, log_write, &j->fd, &err);
+	berth_error_free(err);
+	berth_backend_close(b);
+	close(j->fd);
+	free(j->id);
+	free(j->home);
+	free(j->backend);
+	free(j);
+	return NULL;
+}
+
+static int get_logs(req *r)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return reply_fail(r, 500, "io", "cannot make a pipe");
+	log_job *j = calloc(1, sizeof(*j));
+	const char *backend = srv_opts(r->srv)->backend;
+	if (!j || !(j->id = strdup(req_param(r, "id"))) || !(j->home = strdup(srv_home(r->srv))) ||
+	    !(j->backend = strdup(backend ? backend : "local"))) {
+		if (j) {
+			free(j->id);
+			free(j->home);
+		}
+		free(j);
+		close(p[0]);
+		close(p[1]);
+		return reply_fail(r, 500, "out-of-memory", "out of memory");
+	}
+	j->policy = srv_policy(r->srv);
+	j->follow = flag_arg(r, "follow");
+	j->fd = p[1];
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, log_thread, j)) {
+		pthread_attr_destroy(&attr);
+		close(p[0]);
+		close(p[1]);
+		free(j->id);
+		free(j->home);
+		free(j->backend);
+		free(j);
+		return reply_fail(r, 500, "internal", "cannot start a thread");
+	}
+	pthread_attr_destroy(&attr);
+	struct MHD_Response *resp = MHD_create_response_from_pipe(p[0]);
+	if (!resp) {
+		close(p[0]);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	r->status = 200;
+	enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static int get_spec(req *r)
+{
+	berth_run_info *info = NULL;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), req_param(r, "id"), &info, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	char *e = info->effective;
+	info->effective = NULL;
+	berth_run_info_free(info);
+	if (!e)
+		return reply_fail(r, 404, "not-found", "run \"%s\" has no effective spec recorded",
+				  req_param(r, "id"));
+	return reply(r, 200, "application/json; charset=utf-8", e, strlen(e));
+}
+
+static int get_manifests(req *r)
+{
+	const char *f = req_arg(r, "format");
+	if (f && strcmp(f, "json") && strcmp(f, "yaml"))
+		return reply_fail(r, 400, "usage", "format \"%s\" is not yaml or json", f);
+	bool yaml = f && !strcmp(f, "yaml");
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_run_manifests(srv_backend(r->srv), req_param(r, "id"),
+						    yaml ? BERTH_FORMAT_YAML : BERTH_FORMAT_JSON, &out,
+						    &len, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply(r, 200, yaml ? "application/yaml; charset=utf-8" : "application/json; charset=utf-8",
+		     out, len);
+}
+
+static int get_events(req *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_run_events(srv_backend(r->srv), req_param(r, "id"),
+						 BERTH_FORMAT_JSON, &out, &len, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply_text_json(r, 200, "{\"items\": ", out, len, "}");
+}
+
+/* ---- functions ------------------------------------------------------------------------- */
+
+static int get_functions(req *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_function_list(srv_backend(r->srv), req_param(r, "project"),
+						    BERTH_FORMAT_JSON, &out, &len, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply_text_json(r, 200, "{\"items\": ", out, len, "}");
+}
+
+static int post_function(req *r)
+{
+	const char *file = req_arg(r, "file");
+	const char *project = req_param(r, "project");
+	char *name = NULL, *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	srv_lock(r->srv);
+	int rc = berth_function_put(srv_backend(r->srv), project, file && *file ? file : "function.yaml",
+				    r->body, r->len, &name, &err);
+	int created = rc;
+	if (rc >= 0)
+		rc = berth_function_get(srv_backend(r->srv), project, name, BERTH_FORMAT_JSON, &out, &len,
+					&err);
+	srv_unlock(r->srv);
+	free(name);
+	int ret;
+	if (failed(r, rc < 0 ? rc : 0, err, &ret))
+		return ret;
+	return reply(r, created == 1 ? 201 : 200, "application/json; charset=utf-8", out, len);
+}
+
+static int get_function(req *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_function_get(srv_backend(r->srv), req_param(r, "project"),
+						   req_param(r, "name"), BERTH_FORMAT_JSON, &out, &len,
+						   &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply(r, 200, "application/json; charset=utf-8", out, len);
+}
+
+static int delete_function(req *r)
+{
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_function_delete(srv_backend(r->srv), req_param(r, "project"),
+						      req_param(r, "name"), &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply(r, 204, NULL, NULL, 0);
+}
+
+/* ---- secrets --------------------------------------------------------------------------- */
+
+static int get_secrets(req *r)
+{
+	char **names = NULL;
+	size_t n = 0;
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_backend_secret_names(srv_backend(r->srv), req_param(r, "project"),
+							   &names, &n, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	sbuf b = {0};
+	sb_puts(&b, "{\"items\": [");
+	for (size_t i = 0; i < n; i++) {
+		sb_puts(&b, i ? ", {\"name\": " : "{\"name\": ");
+		sb_json(&b, names[i]);
+		sb_puts(&b, "}");
+		free(names[i]);
+	}
+	free(names);
+	sb_puts(&b, "]}");
+	return reply_json(r, 200, &b);
+}
+
+static int put_secret(req *r)
+{
+	int ret = 0;
+	char *value = body_field(r, "value", &ret);
+	if (!value)
+		return ret;
+	berth_error *err = NULL;
+	int rc;
+	LOCKED(r, rc, berth_backend_secret_set(srv_backend(r->srv), req_param(r, "project"),
+						    req_param(r, "name"), value, strlen(value), &err));
+	explicit_bzero(value, strlen(value));
+	explicit_bzero(r->body, r->len);
+	free(value);
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply(r, 204, NULL, NULL, 0);
+}
+
+static int delete_secret(req *r)
+{
+	berth_error *err = NULL;
+	int ret, rc;
+	LOCKED(r, rc, berth_backend_secret_delete(srv_backend(r->srv), req_param(r, "project"),
+							    req_param(r, "name"), &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	return reply(r, 204, NULL, NULL, 0);
+}
+
+/* ---- the table -------------------------------------------------------------------------- */
+
+#define V BERTH_ROLE_VIEWER
+#define U BERTH_ROLE_USER
+#define A BERTH_ROLE_ADMIN
+const route routes[] = {
+	{"GET", "/healthz", get_healthz, SCOPE_PUBLIC, 0, "health of the server and its store"},
+	{"GET", "/metrics", get_metrics, SCOPE_PUBLIC, 0, "Prometheus metrics"},
+	{"GET", "/api/v1/openapi.json", get_openapi, SCOPE_PUBLIC, 0, "this API's OpenAPI document"},
+	{"GET", "/api/v1/whoami", get_whoami, SCOPE_ANY, V, "the token's role and projects"},
+	{"GET", "/api/v1/projects", get_projects, SCOPE_ANY, V, "the projects the token sees"},
+	{"POST", "/api/v1/projects", post_projects, SCOPE_ALL, A, "create a project"},
+	{"GET", "/api/v1/profiles", get_profiles, SCOPE_ANY, V, "hardware profiles"},
+	{"GET", "/api/v1/policy", get_policy, SCOPE_ANY, A, "the platform policy"},
+	{"POST", "/api/v1/runs", post_runs, SCOPE_ANY, U, "create runs (project from the spec)"},
+	{"GET", "/api/v1/runs", get_runs, SCOPE_ANY, V, "list runs"},
+	{"POST", "/api/v1/projects/{project}/runs", post_runs, SCOPE_PROJECT, U, "create runs"},
+	{"GET", "/api/v1/projects/{project}/runs", get_runs, SCOPE_PROJECT, V, "list runs"},
+	{"POST", "/api/v1/projects/{project}/validate", post_validate, SCOPE_PROJECT, V,
+	 "plan runs without creating them"},
+	{"GET", "/api/v1/runs/{id}", get_run, SCOPE_RUN, V, "one run"},
+	{"DELETE", "/api/v1/runs/{id}", delete_run, SCOPE_RUN, U, "forget a final run"},
+	{"POST", "/api/v1/runs/{id}/stop", stop_run, SCOPE_RUN, U, "stop a run"},
+	{"GET", "/api/v1/runs/{id}/logs", get_logs, SCOPE_RUN, V, "a run's output"},
+	{"GET", "/api/v1/runs/{id}/spec", get_spec, SCOPE_RUN, V, "effective spec with origins"},
+	{"GET", "/api/v1/runs/{id}/manifests", get_manifests, SCOPE_RUN, V, "Kubernetes objects"},
+	{"GET", "/api/v1/runs/{id}/events", get_events, SCOPE_RUN, V, "a run's events"},
+	{"GET", "/api/v1/projects/{project}/functions", get_functions, SCOPE_PROJECT, V, "functions"},
+	{"POST", "/api/v1/projects/{project}/functions", post_function, SCOPE_PROJECT, U,
+	 "register a function"},
+	{"GET", "/api/v1/projects/{project}/functions/{name}", get_function, SCOPE_PROJECT, V,
+	 "one function"},
+	{"DELETE", "/api/v1/projects/{project}/functions/{name}", delete_function, SCOPE_PROJECT, U,
+	 "delete a function"},
+	{"GET", "/api/v1/projects/{project}/secrets", get_secrets, SCOPE_PROJECT, V, "secret names"},
+	{"PUT", "/api/v1/projects/{project}/secrets/{name}", put_secret, SCOPE_PROJECT, A,
+	 "set a secret"},
+	{"DELETE", "/api/v1/projects/{project}/secrets/{name}", delete_secret, SCOPE_PROJECT, A,
+	 "delete a secret"},
+};
+const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

@@ -1,0 +1,660 @@
+/*
+ * server.c - berth serve: HTTP with libmicrohttpd, routing, authentication,
+ * answers and errors (server.h, docs/api.md).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+struct server {
+	const serve_opts *o;
+	berth_policy *policy;
+	berth_backend *b;
+	pthread_mutex_t lock;
+	size_t max_body;
+};
+
+/* ---- strings ------------------------------------------------------------------------- */
+
+void sb_put(sbuf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *grown = realloc(b->data, cap);
+		if (!grown) {
+			b->failed = true;
+			return;
+		}
+		b->data = grown;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void sb_puts(sbuf *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = true;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		sb_put(b, small, (size_t)n);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (!big) {
+		b->failed = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb_put(b, big, (size_t)n);
+	free(big);
+}
+
+void sb_json(sbuf *b, const char *s)
+{
+	if (!s) {
+		sb_puts(b, "null");
+		return;
+	}
+	sb_put(b, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			char e[2] = {'\\', (char)*p};
+			sb_put(b, e, 2);
+		} else if (*p == '\n')
+			sb_puts(b, "\\n");
+		else if (*p == '\t')
+			sb_puts(b, "\\t");
+		else if (*p == '\r')
+			sb_puts(b, "\\r");
+		else if (*p < 0x20)
+			sb_printf(b, "\\u%04x", *p);
+		else
+			sb_put(b, (const char *)p, 1);
+	}
+	sb_put(b, "\"", 1);
+}
+
+void sb_free(sbuf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- answers ------------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int reply(req *r, int status, const char *type, char *body, size_t len)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, body ? body : (char *)"", body ? MHD_RESPMEM_MUST_FREE
+										   : MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		free(body);
+		return MHD_NO;
+	}
+	if (type)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == 401)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"berth\"");
+	if (status == 405 && r->allow[0])
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+	for (size_t i = 0; i < berth_error_count(r->warnings); i++) {
+		char line[1024];
+		berth_problem_format(berth_error_get(r->warnings, i), line, sizeof(line));
+		for (char *c = line; *c; c++)
+			if (*c == '\n' || *c == '\r')
+				*c = ' ';
+		MHD_add_response_header(resp, "Berth-Warning", line);
+	}
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	r->status = status;
+	enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+int reply_json(req *r, int status, sbuf *body)
+{
+	if (body->failed) {
+		sb_free(body);
+		return reply_fail(r, 500, "out-of-memory", "out of memory");
+	}
+	if (!body->data)
+		sb_puts(body, "{}");
+	sb_put(body, "\n", 1);
+	size_t len = body->len;
+	char *data = body->data;
+	memset(body, 0, sizeof(*body));
+	return reply(r, status, "application/json; charset=utf-8", data, len);
+}
+
+static void problem_json(sbuf *b, const berth_problem *p)
+{
+	char text[2048];
+	berth_problem_format(p, text, sizeof(text));
+	sb_puts(b, "{\"code\": ");
+	sb_json(b, berth_code_name(p->code));
+	sb_printf(b, ", \"severity\": \"%s\"", p->severity == BERTH_WARNING ? "warning" : "error");
+	if (p->file) {
+		sb_puts(b, ", \"file\": ");
+		sb_json(b, p->file);
+	}
+	if (p->line)
+		sb_printf(b, ", \"line\": %u", p->line);
+	if (p->column)
+		sb_printf(b, ", \"column\": %u", p->column);
+	if (p->path) {
+		sb_puts(b, ", \"path\": ");
+		sb_json(b, p->path);
+	}
+	sb_puts(b, ", \"message\": ");
+	sb_json(b, p->message);
+	sb_puts(b, ", \"text\": ");
+	sb_json(b, text);
+	sb_puts(b, "}");
+}
+
+static void error_json(sbuf *b, int status, const char *code, const char *message,
+		       const berth_error *err)
+{
+	sb_printf(b, "{\"error\": {\"status\": %d, \"code\": ", status);
+	sb_json(b, code);
+	sb_puts(b, ", \"message\": ");
+	sb_json(b, message);
+	if (err && berth_error_count(err) && status == 422) {
+		sb_puts(b, ", \"problems\": [");
+		for (size_t i = 0; i < berth_error_count(err); i++) {
+			if (i)
+				sb_puts(b, ", ");
+			problem_json(b, berth_error_get(err, i));
+		}
+		sb_puts(b, "]");
+	}
+	sb_puts(b, "}}");
+}
+
+int reply_fail(req *r, int status, const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sbuf b = {0};
+	error_json(&b, status, code, msg, NULL);
+	return reply_json(r, status, &b);
+}
+
+int reply_error(req *r, const berth_error *err)
+{
+	berth_code code = berth_error_code(err);
+	if (code == BERTH_OK)
+		code = BERTH_EINTERNAL;
+	int status = berth_code_http_status(code);
+	char msg[1024];
+	size_t errors = berth_error_errors(err);
+	const berth_problem *first = NULL;
+	for (size_t i = 0; !first && i < berth_error_count(err); i++)
+		if (berth_error_get(err, i)->severity == BERTH_ERROR)
+			first = berth_error_get(err, i);
+	if (status == 422 && errors > 1)
+		snprintf(msg, sizeof(msg), "%zu problems", errors);
+	else if (first)
+		berth_problem_format(first, msg, sizeof(msg));
+	else
+		snprintf(msg, sizeof(msg), "internal error");
+	sbuf b = {0};
+	error_json(&b, status, berth_code_name(code), msg, err);
+	return reply_json(r, status, &b);
+}
+
+const char *req_param(const req *r, const char *name)
+{
+	for (size_t i = 0; i < 3; i++)
+		if (r->param[i][0] && !strcmp(r->param[i][0], name))
+			return r->param[i][1];
+	return NULL;
+}
+
+const char *req_arg(const req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+berth_backend *srv_backend(server *s)
+{
+	return s->b;
+}
+
+void srv_lock(server *s)
+{
+	pthread_mutex_lock(&s->lock);
+}
+
+void srv_unlock(server *s)
+{
+	pthread_mutex_unlock(&s->lock);
+}
+
+const berth_policy *srv_policy(server *s)
+{
+	return s->policy;
+}
+
+const serve_opts *srv_opts(server *s)
+{
+	return s->o;
+}
+
+const char *srv_home(server *s)
+{
+	return berth_backend_home(s->b);
+}
+
+/* ---- routing ------------------------------------------------------------------------- */
+
+/* 1 when url has the shape of rt's path; its {parameters} go into r. */
+static int route_match(const route *rt, const char *url, req *r)
+{
+	const char *p = rt->path, *u = url;
+	size_t np = 0, used = 0;
+	while (*p && *u) {
+		if (*p == '{') {
+			const char *close = strchr(p, '}');
+			const char *end = strchr(u, '/');
+			size_t n = end ? (size_t)(end - u) : strlen(u);
+			if (!close || !n || np == 3 || used + n + 1 > sizeof(r->pbuf))
+				return 0;
+			memcpy(r->pbuf + used, u, n);
+			r->pbuf[used + n] = 0;
+			r->param[np][1] = r->pbuf + used;
+			/* the name, without braces, is kept in rt->path: point at a static copy */
+			static const char *const names[] = {"id", "project", "name"};
+			r->param[np][0] = NULL;
+			for (size_t k = 0; k < 3; k++)
+				if (!strncmp(p + 1, names[k], (size_t)(close - p - 1)) &&
+				    strlen(names[k]) == (size_t)(close - p - 1))
+					r->param[np][0] = names[k];
+			np++;
+			used += n + 1;
+			p = close + 1;
+			u += n;
+			continue;
+		}
+		if (*p != *u)
+			return 0;
+		p++;
+		u++;
+	}
+	/* a trailing slash is the same path */
+	if (*u == '/' && !u[1])
+		u++;
+	return !*p && !*u;
+}
+
+static const route *find_route(req *r, bool *path_known)
+{
+	*path_known = false;
+	for (size_t i = 0; i < nroutes; i++) {
+		req probe;
+		memset(&probe, 0, sizeof(probe));
+		if (!route_match(&routes[i], r->url, &probe))
+			continue;
+		*path_known = true;
+		size_t al = strlen(r->allow);
+		snprintf(r->allow + al, sizeof(r->allow) - al, "%s%s", al ? ", " : "", routes[i].method);
+		if (strcmp(routes[i].method, r->method) &&
+		    !(!strcmp(r->method, "HEAD") && !strcmp(routes[i].method, "GET")))
+			continue;
+		memcpy(r->param, probe.param, sizeof(r->param));
+		memcpy(r->pbuf, probe.pbuf, sizeof(r->pbuf));
+		/* the names point into r->pbuf now */
+		for (size_t k = 0; k < 3; k++)
+			if (probe.param[k][1])
+				r->param[k][1] = r->pbuf + (probe.param[k][1] - probe.pbuf);
+		return &routes[i];
+	}
+	return NULL;
+}
+
+static bool loopback(const char *listen)
+{
+	return !strncmp(listen, "127.", 4) || !strncmp(listen, "localhost:", 10) ||
+	       !strncmp(listen, "[::1]", 5);
+}
+
+/* Who makes the request: 401 (answered) when nobody is. */
+static int authenticate(req *r)
+{
+	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!h || !*h) {
+		if (r->srv->o->insecure_local) {
+			r->who = calloc(1, sizeof(*r->who));
+			if (!r->who)
+				return reply_fail(r, 500, "out-of-memory", "out of memory") == MHD_YES ? -1 : -2;
+			r->who->role = BERTH_ROLE_ADMIN;
+			r->who->all = true;
+			return 0;
+		}
+		reply_fail(r, 401, "unauthorized",
+			   "this needs a token: Authorization: Bearer TOKEN (berth token create)");
+		return -1;
+	}
+	if (strncasecmp(h, "Bearer ", 7)) {
+		reply_fail(r, 401, "unauthorized", "the Authorization header is not \"Bearer TOKEN\"");
+		return -1;
+	}
+	berth_error *err = NULL;
+	srv_lock(r->srv);
+	double t = now_s();
+	int rc = berth_token_check(r->srv->b, h + 7, &r->who, &err);
+	metrics_store(now_s() - t);
+	srv_unlock(r->srv);
+	if (rc) {
+		reply_error(r, err);
+		berth_error_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The scope's project check; answers 403/404 itself. */
+static int authorize(req *r)
+{
+	const route *rt = r->route;
+	berth_error *err = NULL;
+	int rc = 0;
+	switch (rt->scope) {
+	case SCOPE_PUBLIC:
+		return 0;
+	case SCOPE_ANY:
+		if (r->who->role < rt->need)
+			rc = berth_principal_may(r->who, NULL, rt->need, &err);
+		break;
+	case SCOPE_PROJECT:
+		rc = berth_principal_may(r->who, req_param(r, "project"), rt->need, &err);
+		break;
+	case SCOPE_ALL:
+		rc = berth_principal_may(r->who, NULL, rt->need, &err);
+		break;
+	case SCOPE_RUN: {
+		berth_run_info *info = NULL;
+		srv_lock(r->srv);
+		rc = berth_backend_get(r->srv->b, req_param(r, "id"), &info, &err);
+		srv_unlock(r->srv);
+		if (!rc)
+			rc = berth_principal_may(r->who, info->project, rt->need, &err);
+		berth_run_info_free(info);
+		break;
+	}
+	}
+	if (rc) {
+		reply_error(r, err);
+		berth_error_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	server *s = cls;
+	req *r = *state;
+	if (!r) {
+		if (!(r = calloc(1, sizeof(*r))))
+			return MHD_NO;
+		r->srv = s;
+		r->conn = conn;
+		r->url = url;
+		r->method = method;
+		r->start = now_s();
+		*state = r;
+		/* a declared length over the cap is refused before it is read */
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > s->max_body) {
+			r->too_big = true;
+			return (enum MHD_Result)reply_fail(r, 413, "too-big",
+							   "the body is over %zu bytes", s->max_body);
+		}
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (!r->too_big && r->len + *upload_size <= s->max_body) {
+			char *grown = realloc(r->body, r->len + *upload_size + 1);
+			if (!grown)
+				return MHD_NO;
+			r->body = grown;
+			memcpy(r->body + r->len, upload, *upload_size);
+			r->len += *upload_size;
+			r->body[r->len] = 0;
+		} else
+			r->too_big = true;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (r->status)
+		return MHD_YES; /* answered already (413 on the declared length) */
+	if (r->too_big)
+		return (enum MHD_Result)reply_fail(r, 413, "too-big", "the body is over %zu bytes",
+						   s->max_body);
+	bool known;
+	r->route = find_route(r, &known);
+	if (!r->route) {
+		if (known)
+			return (enum MHD_Result)reply_fail(r, 405, "method-not-allowed",
+							   "%s is not a method of %s", method, url);
+		return (enum MHD_Result)reply_fail(r, 404, "not-found", "no route %s %s", method, url);
+	}
+	if (r->route->scope != SCOPE_PUBLIC) {
+		if (authenticate(r))
+			return r->status ? MHD_YES : MHD_NO;
+		if (authorize(r))
+			return r->status ? MHD_YES : MHD_NO;
+	}
+	if (!r->body && !(r->body = calloc(1, 1)))
+		return MHD_NO;
+	return (enum MHD_Result)r->route->fn(r);
+}
+
+static void on_done(void *cls, struct MHD_Connection *conn, void **state,
+		    enum MHD_RequestTerminationCode why)
+{
+	req *r = *state;
+	if (!r)
+		return;
+	metrics_request(r->route ? r->route->path : "other", r->method, r->status ? r->status : 499,
+			now_s() - r->start);
+	berth_principal_free(r->who);
+	free(r->body);
+	free(r);
+	*state = NULL;
+}
+
+/* ---- start, run, stop ------------------------------------------------------------------ */
+
+static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[256];
+	const char *colon = strrchr(listen, ':');
+	if (!colon || !colon[1])
+		return -1;
+	char *end;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (*end || port > 65535)
+		return -1;
+	size_t hl = (size_t)(colon - listen);
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, listen, hl);
+	host[hl] = 0;
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+		size_t n = strlen(host);
+		if (n < 2 || host[n - 1] != ']')
+			return -1;
+		host[n - 1] = 0;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
+			return -1;
+		*len = sizeof(*a);
+		return 0;
+	}
+	struct sockaddr_in *a = (struct sockaddr_in *)ss;
+	a->sin_family = AF_INET;
+	a->sin_port = htons((uint16_t)port);
+	if (!strcmp(host, "localhost"))
+		strcpy(host, "127.0.0.1");
+	if (!*host)
+		a->sin_addr.s_addr = htonl(INADDR_ANY);
+	else if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+		return -1;
+	*len = sizeof(*a);
+	return 0;
+}
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void report(berth_error *err)
+{
+	char line[1024];
+	for (size_t i = 0; i < berth_error_count(err); i++) {
+		berth_problem_format(berth_error_get(err, i), line, sizeof(line));
+		fprintf(stderr, "berth serve: %s\n", line);
+	}
+	berth_error_free(err);
+}
+
+int serve_main(const serve_opts *o)
+{
+	struct sockaddr_storage addr;
+	socklen_t alen;
+	if (parse_listen(o->listen, &addr, &alen)) {
+		fprintf(stderr, "berth serve: --listen \"%s\" is not HOST:PORT\n", o->listen);
+		return 2;
+	}
+	if (o->insecure_local && !loopback(o->listen)) {
+		fprintf(stderr, "berth serve: --insecure-local is only for a loopback address "
+				"(127.0.0.1, [::1]), not \"%s\"\n", o->listen);
+		return 2;
+	}
+	server s;
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.max_body = o->max_body ? o->max_body : 1u << 20;
+	pthread_mutex_init(&s.lock, NULL);
+	berth_error *err = NULL;
+	if (berth_policy_load(&s.policy, o->config, &err)) {
+		int st = berth_code_exit_status(berth_error_code(err));
+		report(err);
+		return st ? st : 1;
+	}
+	report(err);
+	err = NULL;
+	berth_backend_opts bo = {.home = o->home, .policy = s.policy};
+	/* opening recovers: runs whose processes died while no one watched are
+	 * marked Failed, and queued runs are started */
+	if (berth_backend_open(&s.b, o->backend, &bo, &err)) {
+		int st = berth_code_exit_status(berth_error_code(err));
+		report(err);
+		berth_policy_free(s.policy);
+		return st ? st : 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	unsigned threads = o->threads;
+	if (!threads) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = n > 0 ? (unsigned)n : 1;
+	}
+	struct MHD_Daemon *d = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			(addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+		0, NULL, NULL, on_request, &s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_done, &s,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)1000, MHD_OPTION_END);
+	if (!d) {
+		fprintf(stderr, "berth serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
+		berth_backend_close(s.b);
+		berth_policy_free(s.policy);
+		return 1;
+	}
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	fprintf(stderr, "berth serve: listening on %s (port %u), data in %s, backend %s%s\n",
+		o->listen, di ? (unsigned)di->port : 0, berth_backend_home(s.b),
+		o->backend ? o->backend : "local",
+		o->insecure_local ? ", anonymous requests allowed" : "");
+	/* reconcile now and then: a run whose supervisor died is seen without a restart */
+	while (!stopping) {
+		for (int i = 0; i < 50 && !stopping; i++)
+			usleep(100000);
+		if (stopping)
+			break;
+		srv_lock(&s);
+		berth_backend_reconcile(s.b, &err);
+		srv_unlock(&s);
+		berth_error_free(err);
+		err = NULL;
+	}
+	fprintf(stderr, "berth serve: stopping\n");
+	MHD_stop_daemon(d);
+	berth_backend_close(s.b);
+	berth_policy_free(s.policy);
+	pthread_mutex_destroy(&s.lock);
+	return 0;
+}
