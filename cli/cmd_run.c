@@ -13,6 +13,7 @@
 const char usage_run[] =
 	"usage: berth run SPEC|- [--config POLICY] [--backend local] [--run-id ID]\n"
 	"                 [--wait] [--follow]\n"
+	"       berth run SPEC|- --server URL [--token TOKEN] [--wait] [--follow]\n"
 	"\n"
 	"Merges each run of SPEC with the platform policy, checks it as 'berth render'\n"
 	"does, and starts it. On the local backend (the default) the function's command\n"
@@ -22,12 +23,17 @@ const char usage_run[] =
 	"State lives in $BERTH_HOME (default ~/.berth). Prints each run's id on\n"
 	"standard output and its state on standard error.\n"
 	"\n"
+	"With a server (--server or $BERTH_SERVER) the spec is sent as written: the\n"
+	"server checks it against its own policy and runs it on its backend; its\n"
+	"problems are printed as local ones are.\n"
+	"\n"
 	"  --config POLICY  the platform policy (default: $BERTH_CONFIG, then\n"
 	"                   /etc/berth/config.yaml, else built-in defaults)\n"
 	"  --backend local  where to run (only local for now)\n"
 	"  --run-id ID      the run id (default: random)\n"
 	"  --wait           wait until the runs end\n"
 	"  --follow, -f     print the log while it runs, then wait (one run)\n"
+	CLI_SERVER_HELP
 	"\n"
 	"exit status: 0 started (with --wait: succeeded), 2 a spec, the policy or a\n"
 	"flag is invalid or a run is refused, 1 anything else (with --wait: a run\n"
@@ -39,29 +45,41 @@ const char usage_get[] =
 	"\n"
 	"Shows runs: state (with the reason a run waits or failed), profile, requests,\n"
 	"age; for one run also its limits, GPUs, exit code or signal, OOM kill, attempts,\n"
-	"usage measured by its cgroup, and its log file.\n";
+	"usage measured by its cgroup, and its log file. With a server: the runs of\n"
+	"every project the token sees (or of --project).\n"
+	"\n"
+	CLI_SERVER_HELP;
 
 const char usage_logs[] =
-	"usage: berth logs ID [-f]\n"
+	"usage: berth logs ID [-f] [--server URL] [--token TOKEN]\n"
 	"\n"
-	"Prints the run's standard output and error. -f follows the log until the run ends.\n";
+	"Prints the run's standard output and error. -f follows the log until the run ends.\n"
+	"\n"
+	CLI_SERVER_HELP;
 
 const char usage_stop[] =
-	"usage: berth stop ID... [--grace SECONDS]\n"
+	"usage: berth stop ID... [--grace SECONDS] [--server URL] [--token TOKEN]\n"
 	"\n"
 	"Stops runs: a queued run at once; a running one with SIGTERM to all its\n"
 	"processes, then SIGKILL after the grace period (default: the policy's\n"
-	"local.grace_period, else 30 s). Returns when every run has ended.\n";
+	"local.grace_period, else 30 s). Returns when every run has ended.\n"
+	"\n"
+	CLI_SERVER_HELP;
 
 const char usage_secrets[] =
 	"usage: berth secrets set NAME [--project P] [--from-file FILE]\n"
 	"       berth secrets list [--project P]\n"
 	"       berth secrets rm NAME [--project P]\n"
+	"       (each also with [--server URL] [--token TOKEN])\n"
 	"\n"
 	"The project's secrets, for the runs that name them (secrets: [NAME], or a\n"
 	"volume of type secret). 'set' reads the value from standard input (or FILE),\n"
 	"never from the command line, where other users could see it. Values are\n"
-	"encrypted at rest in $BERTH_HOME and are never printed.\n";
+	"encrypted at rest in $BERTH_HOME and are never printed. With a server, they\n"
+	"are kept in the server's store (set and rm need an admin token), and a value\n"
+	"must be UTF-8 text.\n"
+	"\n"
+	CLI_SERVER_HELP;
 
 /* ---- shared ------------------------------------------------------------------------ */
 
@@ -162,16 +180,94 @@ static char *read_spec(const char *path, size_t *len)
 	return buf;
 }
 
+/* ---- against a server -------------------------------------------------------------- */
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* Asks the server for the run until it is final. */
+static int remote_wait(berth_client *c, const char *id, berth_run_info **out, berth_error **err)
+{
+	for (int delay = 200;; delay = delay < 2000 ? delay * 3 / 2 : delay) {
+		berth_run_info *i = NULL;
+		if (berth_client_get(c, id, &i, err))
+			return -1;
+		if (berth_state_final(i->state)) {
+			*out = i;
+			return 0;
+		}
+		berth_run_info_free(i);
+		pause_ms(delay);
+	}
+}
+
+/* berth run with a server: the spec goes as written; the server plans it. */
+static int run_remote(const cli_server *s, const char *name, const char *text, size_t len,
+		      int wait, int follow)
+{
+	berth_client *c = NULL;
+	berth_run_info **runs = NULL;
+	berth_error *err = NULL;
+	size_t n = 0;
+	int status = cli_server_open(s, &c);
+	if (status)
+		return status;
+	if (berth_client_submit(c, NULL, name, text, len, &runs, &n, &err)) {
+		status = cli_report(err);
+		status = status ? status : 1;
+		goto out;
+	}
+	cli_report(err); /* warnings */
+	berth_error_free(err);
+	err = NULL;
+	for (size_t i = 0; i < n; i++) {
+		printf("%s\n", runs[i]->id);
+		fflush(stdout);
+		say_state(runs[i]);
+	}
+	if (!wait && !follow)
+		goto out;
+	if (follow && n != 1)
+		cli_error("run: --follow follows one run; the server started %zu: waiting for them "
+			  "instead", n);
+	else if (follow && berth_client_logs(c, runs[0]->id, true, print_chunk, NULL, &err)) {
+		status = cli_report(err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		berth_run_info *info = NULL;
+		if (remote_wait(c, runs[i]->id, &info, &err)) {
+			status = cli_report(err);
+			goto out;
+		}
+		say_state(info);
+		if (info->state != BERTH_STATE_SUCCEEDED)
+			status = 1;
+		berth_run_info_free(info);
+	}
+out:
+	berth_error_free(err);
+	berth_run_info_list_free(runs, n);
+	berth_client_close(c);
+	return status;
+}
+
 /* ---- run ----------------------------------------------------------------------------- */
 
 int cmd_run(int argc, char **argv)
 {
 	cli_backend c;
+	cli_server srv = {NULL, NULL};
 	memset(&c, 0, sizeof(c));
-	const char *path = NULL, *kind = "local";
+	const char *path = NULL, *kind = "local", *backend_flag = NULL;
 	int wait = 0, follow = 0, status = 2;
 	for (int i = 1; i < argc; i++) {
 		int r = cli_plan_flag(&c.plan, argc, argv, &i);
+		if (!r)
+			r = cli_server_flag(&srv, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r)
@@ -183,6 +279,7 @@ int cmd_run(int argc, char **argv)
 		else if (is_flag(argv[i], "--backend")) {
 			if (!(kind = flag_value("run", argc, argv, &i, "--backend")))
 				return 2;
+			backend_flag = "--backend";
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			cli_error("run: unknown option \"%s\" (see 'berth help run')", argv[i]);
 			return 2;
@@ -202,95 +299,64 @@ int cmd_run(int argc, char **argv)
 		cli_error("run: no spec given (use '-' for standard input)");
 		return 2;
 	}
+	int remote = cli_server_use(&srv, "run", c.plan.config ? "--config" : backend_flag);
+	if (remote > 0 && c.plan.run_id) {
+		cli_error("run: --run-id is not an option with a server, which picks run ids");
+		remote = -1;
+	}
+	if (remote < 0) {
+		cli_plan_release(&c.plan);
+		return 2;
+	}
 	size_t len;
 	char *text = read_spec(path, &len);
 	if (!text)
 		return 1;
-	berth_error *err = NULL;
-	berth_spec_set *set = NULL;
-	berth_run **runs = NULL;
-	size_t n = 0;
-	char **names = NULL;
-	size_t nnames = 0;
-	int ret = berth_spec_parse(&set, strcmp(path, "-") ? path : "<stdin>", text, len, &err);
-	status = cli_report(err);
-	berth_error_free(err);
-	err = NULL;
-	if (ret < 0) {
-		status = status ? status : 2;
-		goto out;
+	if (remote) {
+		const char *name = strcmp(path, "-") ? path : "<stdin>";
+		status = run_remote(&srv, name, text, len, wait, follow);
+		free(text);
+		cli_plan_release(&c.plan);
+		return status;
 	}
+	berth_error *err = NULL;
+	berth_batch *batch = NULL;
+	berth_run_info **infos = NULL;
+	size_t n = 0;
 	if ((status = backend_open(&c, kind)))
 		goto out;
-	n = berth_spec_set_count(set);
-	runs = calloc(n, sizeof(*runs));
-	if (!runs) {
-		status = 1;
-		goto out;
-	}
-	/* every run is planned before any starts: all are accepted, or none */
-	for (size_t i = 0; i < n; i++) {
-		const berth_spec *s = berth_spec_set_get(set, i);
-		const char *project = s->project.s ? s->project.s : "default";
-		berth_usage usage;
-		for (size_t k = 0; k < nnames; k++)
-			free(names[k]);
-		free(names);
-		names = NULL;
-		nnames = 0;
-		if (berth_backend_secret_names(c.b, project, &names, &nnames, &err) ||
-		    berth_backend_usage(c.b, project, &usage, &err))
-			break;
-		c.plan.secret_names = names;
-		c.plan.nsecret_names = nnames;
-		c.plan.check_secrets = 1;
-		c.plan.usage = &usage;
-		cli_plan_run(&c.plan, c.policy, s, i, &runs[i], &err);
-		c.plan.secret_names = NULL; /* names is freed here, not by cli_plan_release */
-		c.plan.usage = NULL;
-	}
-	if (berth_error_errors(err)) {
-		status = cli_report(err);
-		goto out;
-	}
-	cli_report(err);
-	berth_error_free(err);
-	err = NULL;
-	if (follow && n != 1) {
-		cli_error("run: --follow follows one run; this spec has %zu", n);
+	/* every run is planned, and checked against this machine, before any starts */
+	berth_batch_opts bo = {.file = strcmp(path, "-") ? path : "<stdin>", .run_id = c.plan.run_id};
+	int ret = berth_batch_plan(&batch, c.b, text, len, &bo, &err);
+	if (!ret && follow && berth_batch_count(batch) != 1) {
+		cli_error("run: --follow follows one run; this spec has %zu", berth_batch_count(batch));
 		status = 2;
+		goto out;
+	}
+	if (!ret)
+		ret = berth_batch_submit(batch, &infos, &n, &err);
+	status = cli_report(err);
+	if (ret < 0) {
+		status = status ? status : 1;
 		goto out;
 	}
 	status = 0;
 	for (size_t i = 0; i < n; i++) {
-		berth_run_info *info = NULL;
-		if (berth_backend_submit(c.b, runs[i], text, &info, &err)) {
-			status = cli_report(err);
-			berth_error_free(err);
-			err = NULL;
-			if (!status)
-				status = 1;
-			continue;
-		}
-		/* the warnings (image not pulled, ...) once, not once per run */
-		if (i == 0)
-			cli_report(err);
-		berth_error_free(err);
-		err = NULL;
-		printf("%s\n", info->id);
+		printf("%s\n", infos[i]->id);
 		fflush(stdout);
-		say_state(info);
-		berth_run_info_free(info);
+		say_state(infos[i]);
 	}
-	if (status || (!wait && !follow))
+	if (!wait && !follow)
 		goto out;
-	if (follow && berth_backend_logs(c.b, runs[0]->id, 1, print_chunk, NULL, &err)) {
+	berth_error_free(err);
+	err = NULL;
+	if (follow && berth_backend_logs(c.b, infos[0]->id, 1, print_chunk, NULL, &err)) {
 		status = cli_report(err);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		berth_run_info *info = NULL;
-		if (berth_backend_wait(c.b, runs[i]->id, -1, &info, &err)) {
+		if (berth_backend_wait(c.b, infos[i]->id, -1, &info, &err)) {
 			status = cli_report(err);
 			goto out;
 		}
@@ -301,13 +367,8 @@ int cmd_run(int argc, char **argv)
 	}
 out:
 	berth_error_free(err);
-	for (size_t i = 0; runs && i < n; i++)
-		berth_run_free(runs[i]);
-	free(runs);
-	for (size_t k = 0; k < nnames; k++)
-		free(names[k]);
-	free(names);
-	berth_spec_set_free(set);
+	berth_run_info_list_free(infos, n);
+	berth_batch_free(batch);
 	free(text);
 	backend_close(&c);
 	return status;
@@ -356,11 +417,16 @@ static void table(berth_run_info **list, size_t n)
 int cmd_get(int argc, char **argv)
 {
 	cli_backend c;
+	cli_server srv = {NULL, NULL};
 	memset(&c, 0, sizeof(c));
 	const char *what = NULL, *id = NULL, *project = NULL, *output = "table";
 	int state = -1;
 	for (int i = 1; i < argc; i++) {
-		int r = cli_plan_flag(&c.plan, argc, argv, &i);
+		int r = cli_server_flag(&srv, argc, argv, &i);
+		if (r > 0)
+			continue;
+		if (!r)
+			r = cli_plan_flag(&c.plan, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r) {
@@ -403,7 +469,13 @@ int cmd_get(int argc, char **argv)
 	}
 	if (one && !strcmp(output, "table"))
 		output = "yaml";
-	int status = backend_open(&c, NULL);
+	int remote = cli_server_use(&srv, "get", c.plan.config ? "--config" : NULL);
+	if (remote < 0) {
+		cli_plan_release(&c.plan);
+		return 2;
+	}
+	berth_client *cl = NULL;
+	int status = remote ? cli_server_open(&srv, &cl) : backend_open(&c, NULL);
 	if (status) {
 		backend_close(&c);
 		return status;
@@ -411,8 +483,13 @@ int cmd_get(int argc, char **argv)
 	berth_error *err = NULL;
 	berth_run_info **list = NULL, *single = NULL;
 	size_t n = 0;
-	int rc = one ? berth_backend_get(c.b, id, &single, &err)
-		     : berth_backend_list(c.b, project, state, &list, &n, &err);
+	int rc;
+	if (remote)
+		rc = one ? berth_client_get(cl, id, &single, &err)
+			 : berth_client_list(cl, project, state, &list, &n, &err);
+	else
+		rc = one ? berth_backend_get(c.b, id, &single, &err)
+			 : berth_backend_list(c.b, project, state, &list, &n, &err);
 	if (rc) {
 		status = cli_report(err);
 	} else if (!strcmp(output, "table")) {
@@ -431,6 +508,7 @@ int cmd_get(int argc, char **argv)
 	berth_error_free(err);
 	berth_run_info_list_free(list, n);
 	berth_run_info_free(single);
+	berth_client_close(cl);
 	backend_close(&c);
 	return status;
 }
@@ -440,11 +518,14 @@ int cmd_get(int argc, char **argv)
 int cmd_logs(int argc, char **argv)
 {
 	cli_backend c;
+	cli_server srv = {NULL, NULL};
 	memset(&c, 0, sizeof(c));
 	const char *id = NULL;
 	int follow = 0;
 	for (int i = 1; i < argc; i++) {
-		int r = cli_plan_flag(&c.plan, argc, argv, &i);
+		int r = cli_server_flag(&srv, argc, argv, &i);
+		if (!r)
+			r = cli_plan_flag(&c.plan, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r)
@@ -465,11 +546,19 @@ int cmd_logs(int argc, char **argv)
 		cli_error("logs: no run id given");
 		return 2;
 	}
-	int status = backend_open(&c, NULL);
+	int remote = cli_server_use(&srv, "logs", c.plan.config ? "--config" : NULL);
+	if (remote < 0) {
+		cli_plan_release(&c.plan);
+		return 2;
+	}
+	berth_client *cl = NULL;
 	berth_error *err = NULL;
-	if (!status && berth_backend_logs(c.b, id, follow, print_chunk, NULL, &err))
+	int status = remote ? cli_server_open(&srv, &cl) : backend_open(&c, NULL);
+	if (!status && (remote ? berth_client_logs(cl, id, follow, print_chunk, NULL, &err)
+			       : berth_backend_logs(c.b, id, follow, print_chunk, NULL, &err)))
 		status = cli_report(err);
 	berth_error_free(err);
+	berth_client_close(cl);
 	backend_close(&c);
 	return status;
 }
@@ -477,12 +566,20 @@ int cmd_logs(int argc, char **argv)
 int cmd_stop(int argc, char **argv)
 {
 	cli_backend c;
+	cli_server srv = {NULL, NULL};
 	memset(&c, 0, sizeof(c));
 	int grace = -1, nids = 0;
+	const char **ids = calloc((size_t)argc, sizeof(*ids));
+	if (!ids) {
+		cli_error("out of memory");
+		return 1;
+	}
 	for (int i = 1; i < argc; i++) {
-		int r = cli_plan_flag(&c.plan, argc, argv, &i);
+		int r = cli_server_flag(&srv, argc, argv, &i);
+		if (!r)
+			r = cli_plan_flag(&c.plan, argc, argv, &i);
 		if (r < 0)
-			return 2;
+			goto usage;
 		if (r)
 			continue;
 		if (is_flag(argv[i], "--grace")) {
@@ -491,38 +588,47 @@ int cmd_stop(int argc, char **argv)
 			long g = v ? strtol(v, &end, 10) : -1;
 			if (!v || *end || end == v || g < 0 || g > 86400) {
 				cli_error("stop: --grace takes seconds, 0 to 86400");
-				return 2;
+				goto usage;
 			}
 			grace = (int)g;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			cli_error("stop: unknown option \"%s\" (see 'berth help stop')", argv[i]);
-			return 2;
+			goto usage;
 		} else
-			nids++;
+			ids[nids++] = argv[i];
 	}
 	if (!nids) {
 		cli_error("stop: no run id given");
-		return 2;
+		goto usage;
 	}
-	int status = backend_open(&c, NULL);
-	for (int i = 1; !status && i < argc; i++) {
-		if (argv[i][0] == '-') {
-			if (!strcmp(argv[i], "--grace") || !strcmp(argv[i], "--config"))
-				i++;
-			continue;
-		}
+	int remote = cli_server_use(&srv, "stop", c.plan.config ? "--config" : NULL);
+	if (remote < 0)
+		goto usage;
+	berth_client *cl = NULL;
+	int status = remote ? cli_server_open(&srv, &cl) : backend_open(&c, NULL);
+	for (int i = 0; !status && i < nids; i++) {
 		berth_error *err = NULL;
 		berth_run_info *info = NULL;
-		if (berth_backend_stop(c.b, argv[i], grace, &err) ||
-		    berth_backend_get(c.b, argv[i], &info, &err))
+		int rc = remote ? berth_client_stop(cl, ids[i], grace, true, &err)
+				: berth_backend_stop(c.b, ids[i], grace, &err);
+		if (!rc)
+			rc = remote ? berth_client_get(cl, ids[i], &info, &err)
+				    : berth_backend_get(c.b, ids[i], &info, &err);
+		if (rc)
 			status = cli_report(err);
 		else
 			say_state(info);
 		berth_run_info_free(info);
 		berth_error_free(err);
 	}
+	berth_client_close(cl);
 	backend_close(&c);
+	free(ids);
 	return status;
+usage:
+	cli_plan_release(&c.plan);
+	free(ids);
+	return 2;
 }
 
 /* ---- secrets -------------------------------------------------------------------------------- */
@@ -530,9 +636,15 @@ int cmd_stop(int argc, char **argv)
 int cmd_secrets(int argc, char **argv)
 {
 	cli_backend c;
+	cli_server srv = {NULL, NULL};
 	memset(&c, 0, sizeof(c));
 	const char *op = NULL, *name = NULL, *project = "default", *file = NULL;
 	for (int i = 1; i < argc; i++) {
+		int r = cli_server_flag(&srv, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
 		if (is_flag(argv[i], "--project")) {
 			if (!(project = flag_value("secrets", argc, argv, &i, "--project")))
 				return 2;
@@ -558,7 +670,11 @@ int cmd_secrets(int argc, char **argv)
 		cli_error("secrets: say 'set NAME', 'list' or 'rm NAME' (see 'berth help secrets')");
 		return 2;
 	}
-	int status = backend_open(&c, NULL);
+	int remote = cli_server_use(&srv, "secrets", NULL);
+	if (remote < 0)
+		return 2;
+	berth_client *cl = NULL;
+	int status = remote ? cli_server_open(&srv, &cl) : backend_open(&c, NULL);
 	berth_error *err = NULL;
 	if (status)
 		goto out;
@@ -572,19 +688,22 @@ int cmd_secrets(int argc, char **argv)
 		/* a value typed at a terminal ends with the newline of its Enter */
 		if (!file && len && value[len - 1] == '\n')
 			len--;
-		if (berth_backend_secret_set(c.b, project, name, value, len, &err))
+		if (remote ? berth_client_secret_set(cl, project, name, value, len, &err)
+			   : berth_backend_secret_set(c.b, project, name, value, len, &err))
 			status = cli_report(err);
 		else
 			fprintf(stderr, "secret \"%s\" set in project \"%s\"\n", name, project);
 		memset(value, 0, len);
 		free(value);
 	} else if (rm) {
-		if (berth_backend_secret_delete(c.b, project, name, &err))
+		if (remote ? berth_client_secret_delete(cl, project, name, &err)
+			   : berth_backend_secret_delete(c.b, project, name, &err))
 			status = cli_report(err);
 	} else {
 		char **names;
 		size_t n;
-		if (berth_backend_secret_names(c.b, project, &names, &n, &err))
+		if (remote ? berth_client_secret_names(cl, project, &names, &n, &err)
+			   : berth_backend_secret_names(c.b, project, &names, &n, &err))
 			status = cli_report(err);
 		else {
 			for (size_t i = 0; i < n; i++) {
@@ -596,6 +715,7 @@ int cmd_secrets(int argc, char **argv)
 	}
 out:
 	berth_error_free(err);
+	berth_client_close(cl);
 	backend_close(&c);
 	return status;
 }

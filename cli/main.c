@@ -22,23 +22,26 @@ static const char usage_version[] =
 	"Prints berth's version (also: berth --version).\n";
 
 static const cli_verb verbs[] = {
-	{"run", cmd_run, "run specs (on this machine by default)", usage_run},
-	{"get", cmd_get, "show runs and their state", usage_get},
-	{"logs", cmd_logs, "print or follow a run's output", usage_logs},
-	{"stop", cmd_stop, "stop runs", usage_stop},
-	{"secrets", cmd_secrets, "set, list and remove the project's secrets", usage_secrets},
-	{"validate", cmd_validate, "check run specs without running them", usage_validate},
-	{"render", cmd_render, "print the Kubernetes objects of runs", usage_render},
-	{"explain", cmd_explain, "show the effective spec and where each value comes from", usage_explain},
-	{"profiles", cmd_profiles, "list the platform's hardware profiles", usage_profiles},
-	{"help", cmd_help, "show help for berth or one of its verbs", usage_help},
-	{"version", cmd_version, "print the version", usage_version},
+	{"run", cmd_run, "run specs (on this machine by default)", usage_run, 1},
+	{"get", cmd_get, "show runs and their state", usage_get, 1},
+	{"logs", cmd_logs, "print or follow a run's output", usage_logs, 1},
+	{"stop", cmd_stop, "stop runs", usage_stop, 1},
+	{"secrets", cmd_secrets, "set, list and remove the project's secrets", usage_secrets, 1},
+	{"serve", cmd_serve, "serve the REST API (runs, functions, secrets, metrics)", usage_serve, 0},
+	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 0},
+	{"validate", cmd_validate, "check run specs without running them", usage_validate, 0},
+	{"render", cmd_render, "print the Kubernetes objects of runs", usage_render, 0},
+	{"explain", cmd_explain, "show the effective spec and where each value comes from",
+	 usage_explain, 0},
+	{"profiles", cmd_profiles, "list the platform's hardware profiles", usage_profiles, 1},
+	{"help", cmd_help, "show help for berth or one of its verbs", usage_help, 0},
+	{"version", cmd_version, "print the version", usage_version, 0},
 };
 
 static void print_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: berth [--version] [--help] VERB [ARGS...]\n"
+		"usage: berth [--version] [--help] [--server URL] [--token TOKEN] VERB [ARGS...]\n"
 		"\n"
 		"berth runs AI workloads with the hardware they declare.\n"
 		"\n"
@@ -48,6 +51,9 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"'berth help VERB' shows the options of a verb.\n"
+		"With --server URL (or $BERTH_SERVER), run, get, logs, stop, secrets and profiles\n"
+		"talk to a berth server instead of this machine; --token TOKEN (or $BERTH_TOKEN)\n"
+		"is its bearer token.\n"
 		"exit status: 0 success, 2 invalid input (spec, policy, flags), 1 anything else.\n");
 }
 
@@ -108,25 +114,38 @@ int cli_report(const berth_error *err)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	int k = 1, global = 0;
+	/* --server and --token may come before the verb */
+	for (int r; k < argc && (r = cli_server_flag(&cli_global_server, argc, argv, &k)); k++) {
+		if (r < 0)
+			return 2;
+		global = 1;
+	}
+	if (k >= argc) {
 		print_usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
-		return cmd_version(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "__supervise"))
-		return cmd_supervise(argc - 1, argv + 1);
-	const cli_verb *v = find_verb(argv[1]);
+	if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h"))
+		return cmd_help(argc - k, argv + k);
+	if (!strcmp(argv[k], "--version") || !strcmp(argv[k], "-V"))
+		return cmd_version(argc - k, argv + k);
+	if (!global && !strcmp(argv[k], "__supervise"))
+		return cmd_supervise(argc - k, argv + k);
+	const cli_verb *v = find_verb(argv[k]);
 	if (!v) {
-		cli_error("unknown verb \"%s\" (see 'berth help')", argv[1]);
+		cli_error("unknown verb \"%s\" (see 'berth help')", argv[k]);
 		return 2;
 	}
-	for (int i = 2; i < argc; i++)
+	for (int i = k + 1; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(v->usage, stdout);
 			return 0;
 		}
-	return v->fn(argc - 1, argv + 1);
+	if (global && !v->server && v->fn != cmd_help && v->fn != cmd_version &&
+	    ((cli_global_server.url && *cli_global_server.url) || cli_global_server.token)) {
+		cli_error("%s: --server and --token are not options of %s, which works on this "
+			  "machine", v->name, v->name);
+		return 2;
+	}
+	return v->fn(argc - k, argv + k);
 }

@@ -1,0 +1,78 @@
+/*
+ * client.c - the verbs as clients of a berth server: the --server and
+ * --token flags (also before the verb, and from $BERTH_SERVER and
+ * $BERTH_TOKEN), in one place for run, get, logs, stop, secrets and
+ * profiles.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+cli_server cli_global_server;
+
+int cli_server_flag(cli_server *s, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char **dst;
+	size_t n;
+	if (!strcmp(a, "--server") || !strncmp(a, "--server=", 9))
+		dst = &s->url, n = 8;
+	else if (!strcmp(a, "--token") || !strncmp(a, "--token=", 8))
+		dst = &s->token, n = 7;
+	else
+		return 0;
+	if (a[n] == '=') {
+		*dst = a + n + 1;
+	} else if (*i + 1 < argc) {
+		*dst = argv[++*i];
+	} else {
+		cli_error("option %s needs a value", a);
+		return -1;
+	}
+	return 1;
+}
+
+int cli_server_use(cli_server *s, const char *verb, const char *local_flag)
+{
+	const char *url = s->url ? s->url : cli_global_server.url;
+	const char *token = s->token ? s->token : cli_global_server.token;
+	int token_given = token != NULL, from_env = 0;
+	if (!url && (url = getenv("BERTH_SERVER")) && *url)
+		from_env = 1;
+	if (!token)
+		token = getenv("BERTH_TOKEN");
+	if (!url || !*url) {
+		s->url = s->token = NULL;
+		if (token_given) {
+			cli_error("%s: --token is for a server: give --server URL or set "
+				  "$BERTH_SERVER", verb);
+			return -1;
+		}
+		return 0;
+	}
+	if (local_flag) {
+		cli_error("%s: %s is for this machine, not for a server (the server uses its own "
+			  "policy and backend)%s", verb, local_flag,
+			  from_env ? "; $BERTH_SERVER is set: unset it, or give --server '' to "
+				     "work on this machine" : "");
+		return -1;
+	}
+	s->url = url;
+	s->token = token;
+	return 1;
+}
+
+int cli_server_open(const cli_server *s, berth_client **c)
+{
+	berth_error *err = NULL;
+	*c = NULL;
+	if (berth_client_open(c, s->url, s->token ? s->token : "", &err) < 0) {
+		int status = cli_report(err);
+		berth_error_free(err);
+		return status ? status : 1;
+	}
+	berth_error_free(err);
+	return 0;
+}

@@ -1,0 +1,204 @@
+/*
+ * cmd_serve.c - berth serve (the REST API, server/) and berth token (who
+ * may use it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "server.h"
+
+const char usage_serve[] =
+	"usage: berth serve [--listen HOST:PORT] [--config POLICY] [--backend local]\n"
+	"                   [--insecure-local] [--max-body BYTES] [--threads N]\n"
+	"\n"
+	"Serves the REST API of docs/api.md (OpenAPI at /api/v1/openapi.json), with\n"
+	"/healthz and /metrics, over the store in $BERTH_HOME (default ~/.berth).\n"
+	"Requests need a bearer token (berth token create). On start, every unfinished\n"
+	"run is reconciled with its backend; it then goes on every 5 seconds.\n"
+	"\n"
+	"  --listen HOST:PORT  where to listen (default 127.0.0.1:8720; port 0: any free)\n"
+	"  --config POLICY     the platform policy (default: $BERTH_CONFIG, then\n"
+	"                      /etc/berth/config.yaml, else built-in defaults)\n"
+	"  --backend local     where runs run\n"
+	"  --insecure-local    requests without a token act as an admin of every project\n"
+	"                      (only on a loopback address)\n"
+	"  --max-body BYTES    the largest request body (default 1048576)\n"
+	"  --threads N         threads answering requests (default: one per core)\n"
+	"\n"
+	"Stops on SIGINT or SIGTERM; runs go on.\n";
+
+const char usage_token[] =
+	"usage: berth token create --project P [--project Q ...] --role admin|user|viewer\n"
+	"                          [--description TEXT]\n"
+	"       berth token list [-o yaml|json]\n"
+	"       berth token revoke ID\n"
+	"\n"
+	"Tokens of the server whose data is in $BERTH_HOME. A token sees only its\n"
+	"projects ('*': every project). viewer reads; user also runs, stops and\n"
+	"registers functions; admin also manages secrets, reads the policy and, with\n"
+	"'*', creates projects. 'create' prints the token once: only its hash is kept.\n";
+
+static const char *value_of(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (strcmp(argv[*i], name))
+		return NULL;
+	if (*i + 1 >= argc) {
+		cli_error("%s needs a value", name);
+		exit(2);
+	}
+	return argv[++*i];
+}
+
+static int parse_count(const char *flag, const char *v, unsigned long long max,
+		       unsigned long long *out)
+{
+	char *end;
+	*out = strtoull(v, &end, 10);
+	if (!*v || *end || *out < 1 || *out > max) {
+		cli_error("serve: %s \"%s\" is not a number from 1 to %llu", flag, v, max);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	serve_opts o = {.listen = "127.0.0.1:8720", .backend = "local"};
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		unsigned long long n;
+		if ((v = value_of(argc, argv, &i, "--listen")))
+			o.listen = v;
+		else if ((v = value_of(argc, argv, &i, "--config")))
+			o.config = v;
+		else if ((v = value_of(argc, argv, &i, "--backend")))
+			o.backend = v;
+		else if ((v = value_of(argc, argv, &i, "--max-body"))) {
+			if (parse_count("--max-body", v, 1ull << 30, &n))
+				return 2;
+			o.max_body = (size_t)n;
+		} else if ((v = value_of(argc, argv, &i, "--threads"))) {
+			if (parse_count("--threads", v, 256, &n))
+				return 2;
+			o.threads = (unsigned)n;
+		} else if (!strcmp(argv[i], "--insecure-local"))
+			o.insecure_local = true;
+		else if (!strcmp(argv[i], "--routes")) {
+			/* hidden: the route table, for the test that holds it against the OpenAPI document */
+			for (size_t k = 0; k < nroutes; k++)
+				printf("%s %s\n", routes[k].method, routes[k].path);
+			return 0;
+		}
+		else {
+			cli_error("serve: unknown option \"%s\" (see 'berth help serve')", argv[i]);
+			return 2;
+		}
+	}
+	return serve_main(&o);
+}
+
+static int open_store(berth_backend **b)
+{
+	berth_error *err = NULL;
+	berth_backend_opts o = {.passive = true};
+	if (berth_backend_open(b, NULL, &o, &err)) {
+		int st = cli_report(err);
+		berth_error_free(err);
+		return st ? st : 1;
+	}
+	return 0;
+}
+
+static int token_create(int argc, char **argv)
+{
+	const char **projects = calloc((size_t)argc, sizeof(char *));
+	size_t n = 0;
+	const char *role = NULL, *desc = NULL;
+	if (!projects)
+		return 1;
+	for (int i = 2; i < argc; i++) {
+		const char *v;
+		if ((v = value_of(argc, argv, &i, "--project")))
+			projects[n++] = v;
+		else if ((v = value_of(argc, argv, &i, "--role")))
+			role = v;
+		else if ((v = value_of(argc, argv, &i, "--description")))
+			desc = v;
+		else {
+			cli_error("token create: unknown option \"%s\" (see 'berth help token')", argv[i]);
+			free(projects);
+			return 2;
+		}
+	}
+	berth_role r = berth_role_parse(role);
+	if (!n || r == BERTH_ROLE_NONE) {
+		cli_error("token create: %s", !n ? "--project P is needed ('*': every project)"
+					       : "--role must be admin, user or viewer");
+		free(projects);
+		return 2;
+	}
+	berth_backend *b = NULL;
+	int status = open_store(&b);
+	char *token = NULL, *id = NULL;
+	berth_error *err = NULL;
+	if (!status && berth_token_create(b, r, projects, n, desc, &token, &id, &err))
+		status = cli_report(err);
+	if (!status && token) {
+		printf("%s\n", token);
+		fprintf(stderr, "token %s: %s of %s%s (shown once; revoke with 'berth token revoke %s')\n",
+			id, berth_role_name(r), projects[0], n > 1 ? ", ..." : "", id);
+	}
+	berth_error_free(err);
+	free(token);
+	free(id);
+	free(projects);
+	berth_backend_close(b);
+	return status;
+}
+
+int cmd_token(int argc, char **argv)
+{
+	const char *verb = argc > 1 ? argv[1] : "";
+	if (!strcmp(verb, "create"))
+		return token_create(argc, argv);
+	berth_backend *b = NULL;
+	berth_error *err = NULL;
+	int status;
+	if (!strcmp(verb, "list")) {
+		berth_format fmt = BERTH_FORMAT_YAML;
+		for (int i = 2; i < argc; i++) {
+			const char *v = value_of(argc, argv, &i, "-o");
+			if (v && !strcmp(v, "json"))
+				fmt = BERTH_FORMAT_JSON;
+			else if (!v || strcmp(v, "yaml")) {
+				cli_error("token list: -o yaml or -o json");
+				return 2;
+			}
+		}
+		char *out = NULL;
+		size_t len = 0;
+		if ((status = open_store(&b)))
+			return status;
+		if (berth_token_list(b, fmt, &out, &len, &err))
+			status = cli_report(err);
+		else
+			fwrite(out, 1, len, stdout);
+		free(out);
+	} else if (!strcmp(verb, "revoke") && argc == 3) {
+		if ((status = open_store(&b)))
+			return status;
+		if (berth_token_revoke(b, argv[2], &err))
+			status = cli_report(err);
+	} else {
+		fputs(usage_token, stderr);
+		return 2;
+	}
+	berth_error_free(err);
+	berth_backend_close(b);
+	return status;
+}

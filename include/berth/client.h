@@ -1,0 +1,134 @@
+/*
+ * berth/client.h - a client of `berth serve` (docs/api.md) over HTTP.
+ *
+ * The same operations as the local backend (berth/backend.h), asked of a
+ * server: it plans runs with its own policy and keeps them in its store.
+ * Records come back as berth_run_info, problems as berth_error, so a
+ * program shows them exactly as it shows those of the local backend: a
+ * spec refused by the server (422) yields one problem per problem of the
+ * reply, with the same code, severity, file, line, column, key path and
+ * message; warnings (the `Berth-Warning` headers of a reply) are added to
+ * *err as warnings while the call succeeds.
+ *
+ * An HTTP status >= 400 becomes an error whose code is the reply's
+ * `error.code` (a name of berth_code_name(); an unknown name gives
+ * BERTH_EARG for a 4xx and BERTH_EINTERNAL for a 5xx) and whose message is
+ * the reply's message. A server that cannot be reached gives BERTH_EIO
+ * ("cannot reach the berth server at URL: ..."); a reply body over 64 MiB
+ * (logs excepted: they stream) BERTH_ETOOBIG.
+ *
+ * A berth_client holds one connection, kept alive between requests, and is
+ * used by one thread at a time. Every fallible function returns 0 or a
+ * negative berth_code, with the reason in *err (see berth/error.h: a caller
+ * passing a non-NULL err always frees *err, which may hold warnings).
+ * Objects returned through out parameters belong to the caller.
+ */
+#ifndef BERTH_CLIENT_H
+#define BERTH_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "berth/backend.h"
+#include "berth/error.h"
+#include "berth/explain.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct berth_client berth_client;
+
+/* Reply bodies larger than this are refused (BERTH_ETOOBIG); logs stream. */
+#define BERTH_CLIENT_MAX_REPLY ((size_t)64 << 20)
+
+/*
+ * Opens a client of the server at url ("http://HOST:PORT", "https://...",
+ * or "HOST:PORT" for http; a path prefix is kept). url NULL: $BERTH_SERVER,
+ * and BERTH_EARG when that is unset or empty. token NULL: $BERTH_TOKEN;
+ * no token (NULL or empty, and no variable) sends no Authorization header,
+ * which a server started with --insecure-local accepts. Contacts nothing:
+ * the first request connects. Calls curl_global_init(), which is not
+ * thread-safe before libcurl 7.84.
+ */
+int berth_client_open(berth_client **out, const char *url, const char *token, berth_error **err);
+
+/* Closes the connection and frees c. NULL is a no-op. */
+void berth_client_close(berth_client *c);
+
+/* The server's base URL in use, without a trailing '/'. */
+const char *berth_client_url(const berth_client *c);
+
+/*
+ * Submits a run spec (text, len bytes: YAML or JSON, one or more
+ * documents) as written; the server parses, plans and starts every run or
+ * none. project NULL: each run's project is the spec's (default
+ * "default"); else the spec must name that project or none. file is the
+ * name problems carry (NULL: "spec.yaml"). On success *out receives the
+ * new runs (a list of *n records: free with berth_run_info_list_free) and
+ * warnings may be added to *err; on refusal every problem is in *err.
+ */
+int berth_client_submit(berth_client *c, const char *project, const char *file, const char *text,
+			size_t len, berth_run_info ***out, size_t *n, berth_error **err);
+
+/* One run's record (BERTH_ENOTFOUND when there is none the token sees). */
+int berth_client_get(berth_client *c, const char *id, berth_run_info **out, berth_error **err);
+
+/* Runs, newest first, of project (NULL: every project the token sees) in
+ * state (< 0: any), following the server's pages to the end. */
+int berth_client_list(berth_client *c, const char *project, int state, berth_run_info ***out,
+		      size_t *n, berth_error **err);
+
+/* Asks the server to stop a run, after grace_s seconds between SIGTERM and
+ * SIGKILL (< 0: the server's default). With wait, returns once the run is
+ * final; else once the stop is requested. */
+int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, berth_error **err);
+
+/* Calls write(ctx, data, len) with the run's log from the start, as the
+ * bytes arrive; with follow, until the run ends. A nonzero return of write
+ * stops (and the call returns 0). */
+int berth_client_logs(berth_client *c, const char *id, bool follow, berth_log_write write,
+		      void *ctx, berth_error **err);
+
+/* The project's secrets (admin for set and delete). A value is sent as a
+ * JSON string: it must be UTF-8 text without NUL bytes (BERTH_EARG). A
+ * value is never returned: names only (free each and the array). */
+int berth_client_secret_set(berth_client *c, const char *project, const char *name,
+			    const char *value, size_t len, berth_error **err);
+int berth_client_secret_names(berth_client *c, const char *project, char ***names, size_t *n,
+			      berth_error **err);
+int berth_client_secret_delete(berth_client *c, const char *project, const char *name,
+			       berth_error **err);
+
+/* The server's profiles as the JSON it sends (GET /api/v1/profiles),
+ * NUL-terminated; free() it. */
+int berth_client_profiles(berth_client *c, char **json, size_t *len, berth_error **err);
+
+/*
+ * The profiles JSON of berth_client_profiles ({"items": [...]} or
+ * {"profiles": [...]}) as `berth profiles` prints a local policy's
+ * (berth_explain_profiles): a table or YAML; JSON as {"profiles": [...]}.
+ * *out is NUL-terminated; free() it.
+ */
+int berth_client_profiles_format(const char *json, size_t len, berth_explain_format fmt,
+				 char **out, size_t *outlen, berth_error **err);
+
+/*
+ * Parses the Run JSON of docs/api.md back into records: one Run object, a
+ * list of them, or {"items": [...]}. The inverse of berth_run_info_format()
+ * with BERTH_FORMAT_JSON for every field that writes: times (ISO-8601 UTC,
+ * milliseconds) become Unix ms; cpu ("0.25", "2", "500m") millicores;
+ * sizes ("64Mi", "23.4Gi") bytes, rounded up; usage.cpu_seconds
+ * nanoseconds. A key left out keeps its default (exit_code -1, 0 or NULL
+ * for the rest); unknown keys are ignored. Problems carry the name "the
+ * server's reply" with a position and key path. *out is a list of *n
+ * records (free with berth_run_info_list_free).
+ */
+int berth_run_info_parse(const char *json, size_t len, berth_run_info ***out, size_t *n,
+			 berth_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
