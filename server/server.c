@@ -160,7 +160,8 @@ int reply_json(req *r, int status, sbuf *body)
 	}
 	if (!body->data)
 		sb_puts(body, "{}");
-	sb_put(body, "\n", 1);
+	if (body->data[body->len - 1] != '\n')
+		sb_put(body, "\n", 1);
 	size_t len = body->len;
 	char *data = body->data;
 	memset(body, 0, sizeof(*body));
@@ -408,8 +409,13 @@ static int authorize(req *r)
 	case SCOPE_PUBLIC:
 		return 0;
 	case SCOPE_ANY:
-		if (r->who->role < rt->need)
-			rc = berth_principal_may(r->who, NULL, rt->need, &err);
+		/* the handler checks each project; the role is checked here */
+		if (r->who->role < rt->need) {
+			reply_fail(r, 403, "forbidden", "%s is a %s; this needs the role %s",
+				   r->who->token_id ? "this token" : "an anonymous request",
+				   berth_role_name(r->who->role), berth_role_name(rt->need));
+			return -1;
+		}
 		break;
 	case SCOPE_PROJECT:
 		rc = berth_principal_may(r->who, req_param(r, "project"), rt->need, &err);

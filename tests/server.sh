@@ -268,6 +268,22 @@ else
 	fail functions "register $s1/$s2, run $final, origins cpu '$cpu_origin' mem '$mem_origin', unknown $s3"
 fi
 
+# ---- the CLI as a client ------------------------------------------------------------------
+if id=$(BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" run hello.yaml --wait 2>out) &&
+	BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" get run "$id" -o json | grep -q '"state": "Succeeded"' &&
+	[ "$("$berth" --server "$url" --token "$usera" logs "$id")" = "hello from $id" ] &&
+	BERTH_SERVER=$url BERTH_TOKEN=$viewa "$berth" get runs | grep -q "^$id "; then
+	ok cli-client-run-get-logs
+else
+	fail cli-client-run-get-logs "id '$id'"
+fi
+BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" run bad.yaml 2>out
+rc=$?
+if [ $rc = 2 ] && diff cli.txt out >/dev/null; then ok cli-client-422-as-local; else fail cli-client-422-as-local "exit $rc"; fi
+BERTH_SERVER=$url BERTH_TOKEN=$viewa "$berth" run hello.yaml 2>out
+rc=$?
+if [ $rc != 0 ] && grep -q 'viewer' out; then ok cli-client-403; else fail cli-client-403 "exit $rc"; fi
+
 # ---- metrics -------------------------------------------------------------------------------
 call GET /metrics >/dev/null
 if grep -q '^berth_runs{state="Succeeded"} [1-9]' body && grep -q '^berth_queue_length ' body &&
