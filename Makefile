@@ -106,6 +106,7 @@ examples: all
 
 bench: all
 	@cat bench/README.md
+	bench/server.sh
 
 clean:
 	rm -rf $(B)

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# bench/server.sh - throughput and latency of `berth serve` under wrk, on loopback.
+#
+#   bench/server.sh            (make bench runs it)
+#
+# Builds build/berth (make -j2, -O2), then for each part starts a fresh server
+# (`berth serve --listen 127.0.0.1:0 --insecure-local`) on a fresh $BERTH_HOME under a
+# temporary dir:
+#   1. creates as fast as they go: wrk -t2 -c16 -d10s, POST /api/v1/runs (server_post.lua)
+#   2. creates at a fixed rate of 1,000/s in all (server_post.lua -- 1000 2), then at
+#      50/s (below what this server sustains on 2 cores), each on a new server
+#   3. GET /api/v1/runs/ID and GET /api/v1/runs?limit=20 (server_get.lua), on the store
+#      that part 1 filled
+# A create must not start a process: each server first gets a "blocker" run that asks
+# for every CPU (nproc) and sleeps, so every benchmarked run waits as Pending. At the
+# end the server, the blocker's supervisor and its sleep are killed (never stopped:
+# stopping the blocker would start the queued runs) and the temporary dir is removed.
+#
+# Knobs (environment): BENCH_DURATION (10s), BENCH_RATES ("1000 50": one part 2 each),
+# BENCH_THREADS (2), BENCH_CONNECTIONS (16), BENCH_PERF=FILE: `perf record --call-graph
+# dwarf` of the server during part 1, written to FILE (`perf report -i FILE`).
+# Exit status: 0, or 1 when a wrk run had errors (non-2xx answers, socket errors) or a
+# setup step failed.
+set -eu -o pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${BENCH_DURATION:-10s}
+RATES=${BENCH_RATES:-1000 50}
+THREADS=${BENCH_THREADS:-2}
+CONNS=${BENCH_CONNECTIONS:-16}
+PERF_OUT=${BENCH_PERF:-}
+
+for c in wrk curl make nproc; do
+	command -v "$c" >/dev/null || { echo "server.sh: $c is missing (scripts/deps.sh)" >&2; exit 1; }
+done
+make -j2 >/dev/null
+berth=$PWD/build/berth
+ncpu=$(nproc)
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/berth-bench.XXXXXX")
+# no cgroup is made for the blocker (rlimits instead), so nothing is left under /sys/fs/cgroup
+export BERTH_CGROUP_ROOT=$tmp/no-cgroup
+unset BERTH_CONFIG BERTH_TOKEN BERTH_SERVER 2>/dev/null || true
+
+server_pids=()   # servers started
+blockers=()      # "RUN_ID SLEEP_ARG" of each blocker
+failures=0
+rows=()          # "metric|value|command" of the table
+
+die() {
+	echo "server.sh: $*" >&2
+	exit 1
+}
+
+# Kills what this script started: servers first (so that nothing schedules the
+# queue again), then each blocker's supervisor, then its sleep; removes $tmp.
+cleanup() {
+	local pid b id arg
+	for pid in "${server_pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${server_pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	for b in "${blockers[@]}"; do
+		read -r id arg <<<"$b"
+		pkill -KILL -f "^berth __supervise $id\$" 2>/dev/null || true
+		pkill -KILL -f "^sleep $arg\$" 2>/dev/null || true
+	done
+	sleep 0.2
+	for b in "${blockers[@]}"; do
+		read -r id arg <<<"$b"
+		if pgrep -f "^(berth __supervise $id|sleep $arg)\$" >/dev/null; then
+			echo "server.sh: processes of blocker $id are still running" >&2
+		fi
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_server NAME: a fresh server on $tmp/NAME; sets $port, $url, $spid
+start_server() {
+	local home=$tmp/$1 log=$tmp/$1.log
+	mkdir -p "$home"
+	BERTH_HOME=$home "$berth" serve --listen 127.0.0.1:0 --insecure-local >"$log" 2>&1 &
+	spid=$!
+	server_pids+=("$spid")
+	port=
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$log")
+		[ -n "$port" ] && break
+		kill -0 "$spid" 2>/dev/null || die "the server did not start: $(cat "$log")"
+		sleep 0.05
+	done
+	[ -n "$port" ] || die "the server did not say its port: $(cat "$log")"
+	url=http://127.0.0.1:$port
+}
+
+# stop_server: kills the last server started, then its blocker (supervisor first, so
+# that nothing starts the queued runs), as cleanup does for everything at the end
+stop_server() {
+	local id arg
+	kill -TERM "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	read -r id arg <<<"${blockers[${#blockers[@]} - 1]}"
+	pkill -KILL -f "^berth __supervise $id\$" 2>/dev/null || true
+	pkill -KILL -f "^sleep $arg\$" 2>/dev/null || true
+}
+
+# post BODY: prints the id of the run created (201) or fails
+post() {
+	local out
+	out=$(curl -s -o "$tmp/post.json" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+		--data-binary "$1" "$url/api/v1/runs")
+	[ "$out" = 201 ] || die "POST /api/v1/runs answered $out: $(cat "$tmp/post.json")"
+	sed -n 's/^ *"id": "\([^"]*\)".*/\1/p' "$tmp/post.json" | head -n1
+}
+
+state_of() {
+	curl -s "$url/api/v1/runs/$1" | sed -n 's/^ *"state": "\([^"]*\)".*/\1/p'
+}
+
+# start_blocker NAME: a run holding every CPU, Running; sets $blocker
+start_blocker() {
+	local arg=600.$$$RANDOM st
+	blocker=$(post "{\"function\": {\"name\": \"blocker\", \"command\": [\"sleep\", \"$arg\"]}, \"resources\": {\"cpu\": \"$ncpu\"}}")
+	[ -n "$blocker" ] || die "no id for the blocker"
+	blockers+=("$blocker $arg")
+	for _ in $(seq 100); do
+		st=$(state_of "$blocker")
+		[ "$st" = Running ] && return 0
+		sleep 0.05
+	done
+	die "the blocker $blocker is $st, not Running"
+}
+
+metric() { # NAME: the value of an unlabelled metric
+	curl -s "$url/metrics" | awk -v n="$1" '$1 == n {print $2}'
+}
+
+# run_wrk LABEL SCRIPT PATH [-- ARGS]: runs wrk, keeps its output in $tmp/LABEL.out,
+# sets rps, p50, p99, nreq from the BENCH line; counts errors
+run_wrk() {
+	local label=$1 script=$2 path=$3 out=$tmp/$1.out line
+	shift 3
+	wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" -s "$script" "$url$path" "$@" >"$out" 2>&1 ||
+		die "wrk failed ($label): $(cat "$out")"
+	line=$(grep '^BENCH ' "$out") || die "no BENCH line from wrk ($label): $(cat "$out")"
+	field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
+	rps=$(field rps) p50=$(field p50_ms) p99=$(field p99_ms) nreq=$(field requests)
+	local non2xx sock
+	non2xx=$(field non2xx) sock=$(field socket_errors)
+	if grep -q 'Non-2xx or 3xx responses' "$out" || [ "$non2xx" != 0 ] || [ "$sock" != 0 ]; then
+		echo "!! $label: $(grep -E 'Non-2xx|Socket errors' "$out" | tr -s ' ' | tr '\n' ';')" \
+			"(BENCH: non2xx=$non2xx socket_errors=$sock)"
+		failures=$((failures + 1))
+	fi
+	echo "-- $label: $line"
+}
+
+wrk_cmd="wrk -t$THREADS -c$CONNS -d$DURATION"
+post_body='{"function": {"name": "b", "command": ["true"]}, "resources": {"cpu": "100m", "mem": "64Mi"}}'
+
+echo "$("$berth" version 2>/dev/null | head -n1 || true); $(nproc) CPUs:" \
+	"$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1); wrk shares them"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- 1. creates, as fast as they go ----------------------------------------------------
+start_server throughput
+start_blocker
+probe=$(post "$post_body")
+[ "$(state_of "$probe")" = Pending ] || die "run $probe is not Pending: the blocker does not hold the machine"
+q0=$(metric berth_queue_length)
+perf_pid=
+if [ -n "$PERF_OUT" ]; then
+	perf record -F 499 --call-graph dwarf,8192 -o "$PERF_OUT" -p "$spid" >"$tmp/perf.log" 2>&1 &
+	perf_pid=$!
+	sleep 0.5
+fi
+run_wrk create bench/server_post.lua /api/v1/runs
+[ -z "$perf_pid" ] || { kill -INT "$perf_pid"; wait "$perf_pid" || true; }
+q1=$(metric berth_queue_length)
+echo "   queue: $q0 Pending before, $q1 after ($((q1 - q0)) created; wrk counted $nreq answers)"
+[ $((q1 - q0)) -ge "$nreq" ] || die "wrk counted $nreq creates, but only $((q1 - q0)) runs were queued"
+[ "$(state_of "$blocker")" = Running ] || die "the blocker stopped during the run"
+hsum=$(curl -s "$url/metrics" | awk '/^berth_http_request_duration_seconds_sum\{route="\/api\/v1\/runs",method="POST",code="2xx"\}/ {print $2}')
+hcnt=$(curl -s "$url/metrics" | awk '/^berth_http_request_duration_seconds_count\{route="\/api\/v1\/runs",method="POST",code="2xx"\}/ {print $2}')
+echo "   server side (/metrics): $hcnt creates, mean $(awk -v s="$hsum" -v c="$hcnt" 'BEGIN {printf "%.3f", 1000 * s / c}') ms in the handler"
+rows+=("runs created per second (max; queue $q0 to $q1)|$(printf %.0f "$rps") /s|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs")
+rows+=("create latency p50 / p99 at max rate|$p50 / $p99 ms|(same run)")
+created=$q1
+
+# ---- 3. GETs, on the store part 1 filled --------------------------------------------------
+run_wrk get-run bench/server_get.lua "/api/v1/runs/$probe"
+rows+=("GET /api/v1/runs/ID: requests/s, p99 ($((created + 1)) runs stored)|$(printf %.0f "$rps") /s, $p99 ms|$wrk_cmd -s bench/server_get.lua URL/api/v1/runs/ID")
+run_wrk list-runs bench/server_get.lua "/api/v1/runs?limit=20"
+rows+=("GET /api/v1/runs?limit=20: requests/s, p99 ($((created + 1)) runs stored)|$(printf %.0f "$rps") /s, $p99 ms|$wrk_cmd -s bench/server_get.lua 'URL/api/v1/runs?limit=20'")
+echo "   (the store held $((created + 1)) runs, $created of them Pending)"
+stop_server
+
+# ---- 2. creates at fixed rates, each on a fresh server -----------------------------------
+for rate in $RATES; do
+	start_server "rate-$rate"
+	start_blocker
+	run_wrk "create-at-$rate" bench/server_post.lua /api/v1/runs -- "$rate" "$THREADS"
+	q=$(metric berth_queue_length)
+	rows+=("create latency p50 / p99 at $rate/s (achieved $(printf %.0f "$rps")/s; queue 0 to $q)|$p50 / $p99 ms|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs -- $rate $THREADS")
+	if awk -v a="$rps" -v r="$rate" 'BEGIN {exit !(a < 0.95 * r)}'; then
+		echo "!! the server kept up with only $rps/s of $rate/s: latency here is that of a saturated server"
+	fi
+	stop_server
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo
+echo "| metric | value | command |"
+echo "|---|---|---|"
+for r in "${rows[@]}"; do
+	IFS='|' read -r m v c <<<"$r"
+	case $c in
+	"("*) echo "| $m | $v | $c |" ;;
+	*) echo "| $m | $v | \`$c\` |" ;;
+	esac
+done
+if [ "$failures" -gt 0 ]; then
+	echo "server.sh: $failures wrk run(s) had errors (see the !! lines)" >&2
+	exit 1
+fi
