@@ -34,6 +34,10 @@ typedef struct cli_plan_opts {
 	const berth_usage *usage; /* the project's active runs, for quotas */
 } cli_plan_opts;
 
+/* Takes argv[*i] and its value if it is the flag name ("--x V" or "--x=V"): 1
+ * taken (*value set), 0 another argument, -1 the value is missing (reported). */
+int cli_flag(int argc, char **argv, int *i, const char *name, const char **value);
+
 /* Takes argv[*i] (and its value) if it is one of the shared flags: 1 taken,
  * 0 not one of them, -1 a value is missing (reported). */
 int cli_plan_flag(cli_plan_opts *o, int argc, char **argv, int *i);

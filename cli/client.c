@@ -14,24 +14,8 @@ cli_server cli_global_server;
 
 int cli_server_flag(cli_server *s, int argc, char **argv, int *i)
 {
-	const char *a = argv[*i];
-	const char **dst;
-	size_t n;
-	if (!strcmp(a, "--server") || !strncmp(a, "--server=", 9))
-		dst = &s->url, n = 8;
-	else if (!strcmp(a, "--token") || !strncmp(a, "--token=", 8))
-		dst = &s->token, n = 7;
-	else
-		return 0;
-	if (a[n] == '=') {
-		*dst = a + n + 1;
-	} else if (*i + 1 < argc) {
-		*dst = argv[++*i];
-	} else {
-		cli_error("option %s needs a value", a);
-		return -1;
-	}
-	return 1;
+	int r = cli_flag(argc, argv, i, "--server", &s->url);
+	return r ? r : cli_flag(argc, argv, i, "--token", &s->token);
 }
 
 int cli_server_use(cli_server *s, const char *verb, const char *local_flag)

@@ -40,20 +40,6 @@ const char usage_token[] =
 	"registers functions; admin also manages secrets, reads the policy and, with\n"
 	"'*', creates projects. 'create' prints the token once: only its hash is kept.\n";
 
-static const char *value_of(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (strcmp(argv[*i], name))
-		return NULL;
-	if (*i + 1 >= argc) {
-		cli_error("%s needs a value", name);
-		exit(2);
-	}
-	return argv[++*i];
-}
-
 static int parse_count(const char *flag, const char *v, unsigned long long max,
 		       unsigned long long *out)
 {
@@ -70,20 +56,20 @@ int cmd_serve(int argc, char **argv)
 {
 	serve_opts o = {.listen = "127.0.0.1:8720", .backend = "local"};
 	for (int i = 1; i < argc; i++) {
-		const char *v;
+		const char *v = NULL;
 		unsigned long long n;
-		if ((v = value_of(argc, argv, &i, "--listen")))
-			o.listen = v;
-		else if ((v = value_of(argc, argv, &i, "--config")))
-			o.config = v;
-		else if ((v = value_of(argc, argv, &i, "--backend")))
-			o.backend = v;
-		else if ((v = value_of(argc, argv, &i, "--max-body"))) {
-			if (parse_count("--max-body", v, 1ull << 30, &n))
+		int r;
+		if ((r = cli_flag(argc, argv, &i, "--listen", &o.listen)) ||
+		    (r = cli_flag(argc, argv, &i, "--config", &o.config)) ||
+		    (r = cli_flag(argc, argv, &i, "--backend", &o.backend))) {
+			if (r < 0)
+				return 2;
+		} else if ((r = cli_flag(argc, argv, &i, "--max-body", &v))) {
+			if (r < 0 || parse_count("--max-body", v, 1ull << 30, &n))
 				return 2;
 			o.max_body = (size_t)n;
-		} else if ((v = value_of(argc, argv, &i, "--threads"))) {
-			if (parse_count("--threads", v, 256, &n))
+		} else if ((r = cli_flag(argc, argv, &i, "--threads", &v))) {
+			if (r < 0 || parse_count("--threads", v, 256, &n))
 				return 2;
 			o.threads = (unsigned)n;
 		} else if (!strcmp(argv[i], "--insecure-local"))
@@ -93,8 +79,7 @@ int cmd_serve(int argc, char **argv)
 			for (size_t k = 0; k < nroutes; k++)
 				printf("%s %s\n", routes[k].method, routes[k].path);
 			return 0;
-		}
-		else {
+		} else {
 			cli_error("serve: unknown option \"%s\" (see 'berth help serve')", argv[i]);
 			return 2;
 		}
@@ -122,14 +107,16 @@ static int token_create(int argc, char **argv)
 	if (!projects)
 		return 1;
 	for (int i = 2; i < argc; i++) {
-		const char *v;
-		if ((v = value_of(argc, argv, &i, "--project")))
-			projects[n++] = v;
-		else if ((v = value_of(argc, argv, &i, "--role")))
-			role = v;
-		else if ((v = value_of(argc, argv, &i, "--description")))
-			desc = v;
-		else {
+		int r = cli_flag(argc, argv, &i, "--project", &projects[n]);
+		if (r > 0)
+			n++;
+		if (!r && !(r = cli_flag(argc, argv, &i, "--role", &role)))
+			r = cli_flag(argc, argv, &i, "--description", &desc);
+		if (r < 0) {
+			free(projects);
+			return 2;
+		}
+		if (!r) {
 			cli_error("token create: unknown option \"%s\" (see 'berth help token')", argv[i]);
 			free(projects);
 			return 2;
@@ -172,8 +159,8 @@ int cmd_token(int argc, char **argv)
 	if (!strcmp(verb, "list")) {
 		berth_format fmt = BERTH_FORMAT_YAML;
 		for (int i = 2; i < argc; i++) {
-			const char *v = value_of(argc, argv, &i, "-o");
-			if (v && !strcmp(v, "json"))
+			const char *v = NULL;
+			if (cli_flag(argc, argv, &i, "-o", &v) > 0 && !strcmp(v, "json"))
 				fmt = BERTH_FORMAT_JSON;
 			else if (!v || strcmp(v, "yaml")) {
 				cli_error("token list: -o yaml or -o json");

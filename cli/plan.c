@@ -2,36 +2,49 @@
  * plan.c - what render, explain and validate share: the policy flag, the
  * spec files, and planning each run against the policy.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-int cli_plan_flag(cli_plan_opts *o, int argc, char **argv, int *i)
+int cli_flag(int argc, char **argv, int *i, const char *name, const char **value)
 {
 	const char *a = argv[*i];
-	const char **dst = NULL;
-	size_t n = 0;
-	if (!strcmp(a, "--config") || !strncmp(a, "--config=", 9))
-		dst = &o->config, n = 8;
-	else if (!strcmp(a, "--run-id") || !strncmp(a, "--run-id=", 9))
-		dst = &o->run_id, n = 8;
-	else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9))
-		dst = &o->output, n = a[1] == 'o' ? 2 : 8;
-	else if (!strcmp(a, "--secrets") || !strncmp(a, "--secrets=", 10))
-		dst = &o->secrets, n = 9;
-	else
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) || (a[n] && a[n] != '='))
 		return 0;
-	if (a[n] == '=') {
-		*dst = a + n + 1;
-	} else if (*i + 1 < argc) {
-		*dst = argv[++*i];
-	} else {
+	if (a[n] == '=')
+		*value = a + n + 1;
+	else if (*i + 1 < argc)
+		*value = argv[++*i];
+	else {
 		cli_error("option %s needs a value", a);
 		return -1;
 	}
 	return 1;
+}
+
+int cli_plan_flag(cli_plan_opts *o, int argc, char **argv, int *i)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} flags[] = {
+		{"--config", offsetof(cli_plan_opts, config)},
+		{"--run-id", offsetof(cli_plan_opts, run_id)},
+		{"-o", offsetof(cli_plan_opts, output)},
+		{"--output", offsetof(cli_plan_opts, output)},
+		{"--secrets", offsetof(cli_plan_opts, secrets)},
+	};
+	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+		int r = cli_flag(argc, argv, i, flags[k].name,
+				 (const char **)((char *)o + flags[k].off));
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 int cli_plan_load(cli_plan_opts *o, berth_policy **policy)
@@ -97,10 +110,7 @@ int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec 
 	memset(&ro, 0, sizeof(ro));
 	if (o->run_id) {
 		/* one id for a stream: the first run gets it, the next ID-2, ID-3, ... */
-		if (index == 0)
-			snprintf(id, sizeof(id), "%s", o->run_id);
-		else
-			snprintf(id, sizeof(id), "%.24s-%zu", o->run_id, index + 1);
+		berth_run_id_nth(id, sizeof(id), o->run_id, index);
 		ro.run_id = id;
 	}
 	ro.secrets = (const char *const *)o->secret_names;

@@ -100,10 +100,7 @@ static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, ber
 	memset(&ro, 0, sizeof(ro));
 	char id[64];
 	if (o->run_id) {
-		if (i == 0)
-			snprintf(id, sizeof(id), "%s", o->run_id);
-		else
-			snprintf(id, sizeof(id), "%.24s-%zu", o->run_id, i + 1);
+		berth_run_id_nth(id, sizeof(id), o->run_id, i);
 		ro.run_id = id;
 	}
 	if (s->function.ref.s) {
@@ -192,10 +189,7 @@ int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, ber
 	if (out && !infos)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	for (size_t i = 0; i < batch->n && !rc; i++) {
-		const berth_spec *s = &batch->runs[i]->spec;
-		store_arg args[] = {STORE_S(s->project.s), STORE_I(store_now_ms())};
-		store_exec(b->st, "INSERT OR IGNORE INTO projects (name, created) VALUES (?1, ?2)", args,
-			   2, NULL);
+		store_project_add(b->st, batch->runs[i]->spec.project.s, NULL);
 		/* the warnings (image not pulled, ...) once, not once per run */
 		berth_error *werr = NULL;
 		rc = b->ops->submit(b, batch->runs[i], batch->text, infos ? &infos[i] : NULL,

@@ -155,6 +155,14 @@ const char *berth_run_id_check(const char *id)
 	return NULL;
 }
 
+void berth_run_id_nth(char *buf, size_t len, const char *base, size_t index)
+{
+	if (index == 0)
+		snprintf(buf, len, "%s", base);
+	else
+		snprintf(buf, len, "%.24s-%zu", base, index + 1);
+}
+
 int berth_run_id_new(char *buf, size_t len)
 {
 	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";

@@ -95,6 +95,9 @@ const char *berth_run_note(const berth_run *run, const char *path);
 /* Writes a new random run id (10 characters of [a-z0-9]) into buf (>= 11 bytes). */
 int berth_run_id_new(char *buf, size_t len);
 
+/* The id of the index-th (0-based) run of a stream whose first run has id
+ * base: base, then base-2, base-3, ... (base cut to 24 characters). */
+void berth_run_id_nth(char *buf, size_t len, const char *base, size_t index);
 /* NULL if id can be a run id, else why not ("must be 1 to 20 characters ..."). */
 const char *berth_run_id_check(const char *id);
 
