@@ -107,8 +107,8 @@ void metrics_format(sbuf *out, const int64_t counts[5], int64_t queued)
 			 reqs[i].route, reqs[i].method, reqs[i].cls);
 		format_histogram(out, "berth_http_request_duration_seconds", labels, &reqs[i].h);
 	}
-	sb_puts(out, "# HELP berth_store_duration_seconds Time of each store operation (SQLite), "
-		     "lock held.\n# TYPE berth_store_duration_seconds histogram\n");
+	sb_puts(out, "# HELP berth_store_duration_seconds Time each request held the store (SQLite) "
+		     "and its lock.\n# TYPE berth_store_duration_seconds histogram\n");
 	format_histogram(out, "berth_store_duration_seconds", "", &store_h);
 	pthread_mutex_unlock(&lock);
 }

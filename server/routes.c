@@ -13,20 +13,11 @@
 
 #include "server.h"
 
-static double clock_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* rc = call, under the backend's lock, timed for the store latency metric */
+/* rc = call, under the backend's lock (which times itself for the store metric) */
 #define LOCKED(r, rc, call)                                                                      \
 	do {                                                                                     \
 		srv_lock((r)->srv);                                                              \
-		double t0_ = clock_s();                                                          \
 		rc = (call);                                                                     \
-		metrics_store(clock_s() - t0_);                                                  \
 		srv_unlock((r)->srv);                                                            \
 	} while (0)
 
@@ -40,6 +31,28 @@ static int failed(req *r, int rc, berth_error *err, int *ret)
 	*ret = reply_error(r, err);
 	berth_error_free(err);
 	return 1;
+}
+
+#define JSON_TYPE "application/json; charset=utf-8"
+
+static int reply_text_json(req *r, int status, const char *prefix, char *text, size_t len,
+			   const char *suffix);
+
+/* Answers what a library call returned: its error, or no content (out NULL,
+ * status 204), or out as type (NULL: JSON), wrapped as {"items": out} when items. */
+static int answer(req *r, int rc, berth_error *err, char *out, size_t len, const char *type,
+		  bool items)
+{
+	int ret;
+	if (failed(r, rc, err, &ret)) {
+		free(out);
+		return ret;
+	}
+	if (!out)
+		return reply(r, 204, NULL, NULL, 0);
+	if (items)
+		return reply_text_json(r, 200, "{\"items\": ", out, len, "}");
+	return reply(r, 200, type ? type : JSON_TYPE, out, len);
 }
 
 static int reply_text_json(req *r, int status, const char *prefix, char *text, size_t len,
@@ -100,7 +113,7 @@ static int get_openapi(req *r)
 	if (!copy)
 		return reply_fail(r, 500, "out-of-memory", "out of memory");
 	memcpy(copy, openapi_json, len);
-	return reply(r, 200, "application/json; charset=utf-8", copy, len);
+	return reply(r, 200, JSON_TYPE, copy, len);
 }
 
 /* ---- who, projects, profiles, policy --------------------------------------------------- */
@@ -127,14 +140,12 @@ static int get_projects(req *r)
 	char *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	LOCKED(r, rc, berth_project_list(srv_backend(r->srv),
 						   (const char *const *)r->who->projects,
 						   r->who->nprojects, r->who->all, BERTH_FORMAT_JSON,
 						   &out, &len, &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply_text_json(r, 200, "{\"items\": ", out, len, "}");
+	return answer(r, rc, err, out, len, NULL, true);
 }
 
 /* A string field of a small JSON body, or NULL (answered 422). */
@@ -188,10 +199,8 @@ static int get_profiles(req *r)
 	char *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	int ret, rc = berth_explain_profiles(srv_policy(r->srv), BERTH_EXPLAIN_JSON, &out, &len, &err);
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply(r, 200, "application/json; charset=utf-8", out, len);
+	int rc = berth_explain_profiles(srv_policy(r->srv), BERTH_EXPLAIN_JSON, &out, &len, &err);
+	return answer(r, rc, err, out, len, NULL, false);
 }
 
 static int get_policy(req *r)
@@ -378,11 +387,9 @@ static int get_run(req *r)
 static int delete_run(req *r)
 {
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	LOCKED(r, rc, berth_run_delete(srv_backend(r->srv), req_param(r, "id"), &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply(r, 204, NULL, NULL, 0);
+	return answer(r, rc, err, NULL, 0, NULL, false);
 }
 
 static int stop_run(req *r)
@@ -531,7 +538,7 @@ static int get_spec(req *r)
 	if (!e)
 		return reply_fail(r, 404, "not-found", "run \"%s\" has no effective spec recorded",
 				  req_param(r, "id"));
-	return reply(r, 200, "application/json; charset=utf-8", e, strlen(e));
+	return reply(r, 200, JSON_TYPE, e, strlen(e));
 }
 
 static int get_manifests(req *r)
@@ -543,14 +550,11 @@ static int get_manifests(req *r)
 	char *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	LOCKED(r, rc, berth_run_manifests(srv_backend(r->srv), req_param(r, "id"),
 						    yaml ? BERTH_FORMAT_YAML : BERTH_FORMAT_JSON, &out,
 						    &len, &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply(r, 200, yaml ? "application/yaml; charset=utf-8" : "application/json; charset=utf-8",
-		     out, len);
+	return answer(r, rc, err, out, len, yaml ? "application/yaml; charset=utf-8" : NULL, false);
 }
 
 static int get_events(req *r)
@@ -558,12 +562,10 @@ static int get_events(req *r)
 	char *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	LOCKED(r, rc, berth_run_events(srv_backend(r->srv), req_param(r, "id"),
 						 BERTH_FORMAT_JSON, &out, &len, &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply_text_json(r, 200, "{\"items\": ", out, len, "}");
+	return answer(r, rc, err, out, len, NULL, true);
 }
 
 /* ---- functions ------------------------------------------------------------------------- */
@@ -573,12 +575,10 @@ static int get_functions(req *r)
 	char *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	LOCKED(r, rc, berth_function_list(srv_backend(r->srv), req_param(r, "project"),
 						    BERTH_FORMAT_JSON, &out, &len, &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply_text_json(r, 200, "{\"items\": ", out, len, "}");
+	return answer(r, rc, err, out, len, NULL, true);
 }
 
 static int post_function(req *r)
@@ -600,7 +600,7 @@ static int post_function(req *r)
 	int ret;
 	if (failed(r, rc < 0 ? rc : 0, err, &ret))
 		return ret;
-	return reply(r, created == 1 ? 201 : 200, "application/json; charset=utf-8", out, len);
+	return reply(r, created == 1 ? 201 : 200, JSON_TYPE, out, len);
 }
 
 static int get_function(req *r)
@@ -608,24 +608,20 @@ static int get_function(req *r)
 	char *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	LOCKED(r, rc, berth_function_get(srv_backend(r->srv), req_param(r, "project"),
 						   req_param(r, "name"), BERTH_FORMAT_JSON, &out, &len,
 						   &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply(r, 200, "application/json; charset=utf-8", out, len);
+	return answer(r, rc, err, out, len, NULL, false);
 }
 
 static int delete_function(req *r)
 {
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	LOCKED(r, rc, berth_function_delete(srv_backend(r->srv), req_param(r, "project"),
 						      req_param(r, "name"), &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply(r, 204, NULL, NULL, 0);
+	return answer(r, rc, err, NULL, 0, NULL, false);
 }
 
 /* ---- secrets --------------------------------------------------------------------------- */
@@ -666,20 +662,16 @@ static int put_secret(req *r)
 	explicit_bzero(value, strlen(value));
 	explicit_bzero(r->body, r->len);
 	free(value);
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply(r, 204, NULL, NULL, 0);
+	return answer(r, rc, err, NULL, 0, NULL, false);
 }
 
 static int delete_secret(req *r)
 {
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	LOCKED(r, rc, berth_backend_secret_delete(srv_backend(r->srv), req_param(r, "project"),
 							    req_param(r, "name"), &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	return reply(r, 204, NULL, NULL, 0);
+	return answer(r, rc, err, NULL, 0, NULL, false);
 }
 
 /* ---- the table -------------------------------------------------------------------------- */

@@ -23,6 +23,7 @@ struct server {
 	berth_policy *policy;
 	berth_backend *b;
 	pthread_mutex_t lock;
+	double locked_at;          /* when the lock was taken: its holder's time is the store's */
 	size_t max_body;
 };
 
@@ -269,10 +270,12 @@ berth_backend *srv_backend(server *s)
 void srv_lock(server *s)
 {
 	pthread_mutex_lock(&s->lock);
+	s->locked_at = now_s();
 }
 
 void srv_unlock(server *s)
 {
+	metrics_store(now_s() - s->locked_at);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -387,9 +390,7 @@ static int authenticate(req *r)
 	}
 	berth_error *err = NULL;
 	srv_lock(r->srv);
-	double t = now_s();
 	int rc = berth_token_check(r->srv->b, h + 7, &r->who, &err);
-	metrics_store(now_s() - t);
 	srv_unlock(r->srv);
 	if (rc) {
 		reply_error(r, err);

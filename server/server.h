@@ -77,7 +77,8 @@ const char *req_param(const req *r, const char *name);
 /* A query argument, or NULL. */
 const char *req_arg(const req *r, const char *name);
 
-/* The backend and its lock. */
+/* The backend and its lock; the time each holder keeps it is the store
+ * latency of /metrics. */
 berth_backend *srv_backend(server *s);
 void srv_lock(server *s);
 void srv_unlock(server *s);
