@@ -113,11 +113,8 @@ int berth_token_create(berth_backend *b, berth_role role, const char *const *pro
 				args, 6, err);
 	}
 	for (size_t i = 0; rc >= 0 && i < n; i++)
-		if (strcmp(projects[i], "*")) {
-			store_arg args[] = {STORE_S(projects[i]), STORE_I(store_now_ms())};
-			store_exec(b->st, "INSERT OR IGNORE INTO projects (name, created) VALUES (?1, ?2)",
-				   args, 2, NULL);
-		}
+		if (strcmp(projects[i], "*"))
+			store_project_add(b->st, projects[i], NULL);
 	berth_buf_release(&list);
 	if (rc < 0) {
 		sodium_memzero(text, sizeof(text));

@@ -18,25 +18,10 @@ int berth_project_create(berth_backend *b, const char *name, berth_error **err)
 	const char *why = berth_check_dns_label(name);
 	if (why)
 		return berth_fail(err, BERTH_EINVALID, "project name \"%s\" %s", name, why);
-	store_arg args[] = {STORE_S(name), STORE_I(store_now_ms())};
-	berth_error *e = NULL;
-	int rc = store_exec(b->st, "INSERT INTO projects (name, created) VALUES (?1, ?2)", args, 2, &e);
-	if (rc == -BERTH_ECONFLICT) {
-		berth_error_free(e);
+	int rc = store_project_add(b->st, name, err);
+	if (rc == 0)
 		return berth_fail(err, BERTH_ECONFLICT, "project \"%s\" exists already", name);
-	}
-	berth_error_move(err, e);
 	return rc < 0 ? rc : 0;
-}
-
-int berth_project_exists(berth_backend *b, const char *name, berth_error **err)
-{
-	char *found = NULL;
-	store_arg arg = STORE_S(name);
-	int rc = store_select_text(b->st, "SELECT name FROM projects WHERE name = ?1", &arg, 1, &found,
-				   err);
-	free(found);
-	return rc ? rc : found != NULL;
 }
 
 int berth_project_list(berth_backend *b, const char *const *only, size_t n, bool all,
@@ -59,13 +44,6 @@ int berth_project_list(berth_backend *b, const char *const *only, size_t n, bool
 	berth_buf_release(&sql);
 	free(args);
 	return rc;
-}
-
-static void ensure_project(berth_backend *b, const char *project)
-{
-	store_arg args[] = {STORE_S(project), STORE_I(store_now_ms())};
-	store_exec(b->st, "INSERT OR IGNORE INTO projects (name, created) VALUES (?1, ?2)", args, 2,
-		   NULL);
 }
 
 /* ---- functions ------------------------------------------------------------------------ */
@@ -132,7 +110,7 @@ int berth_function_put(berth_backend *b, const char *project, const char *file, 
 					" DO UPDATE SET spec = ?3, updated = ?4",
 					args, 4, err);
 		if (rc >= 0) {
-			ensure_project(b, project);
+			store_project_add(b->st, project, NULL);
 			rc = old ? 0 : 1;
 			if (name && !(*name = berth_strdup(s->function.name.s)))
 				rc = berth_fail(err, BERTH_ENOMEM, "out of memory");

@@ -465,7 +465,10 @@ static int bind_query(sqlite3_stmt *st, const void *ctx)
 int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n, berth_error **err)
 {
 	berth_buf tail = BERTH_BUF_INIT;
-	berth_buf_puts(&tail, "WHERE (?1 < 0 OR state = ?1) AND (?2 <= 0 OR rowid < ?2)");
+	/* "state = ?1" alone, not "(?1 < 0 OR state = ?1)": SQLite uses the queue
+	 * index (state, priority, created) only for the plain comparison */
+	berth_buf_printf(&tail, "WHERE %s AND (?2 <= 0 OR rowid < ?2)",
+			 q->state >= 0 ? "state = ?1" : "?1 < 0");
 	if (q->nprojects) {
 		berth_buf_puts(&tail, " AND project IN (");
 		for (size_t i = 0; i < q->nprojects; i++)
@@ -808,3 +811,10 @@ int store_select_format(store *s, const char *sql, const store_arg *args, size_t
 	return rc;
 }
 
+
+int store_project_add(store *s, const char *name, berth_error **err)
+{
+	store_arg args[] = {STORE_S(name), STORE_I(store_now_ms())};
+	return store_exec(s, "INSERT OR IGNORE INTO projects (name, created) VALUES (?1, ?2)", args,
+			  2, err);
+}

@@ -80,6 +80,9 @@ int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error 
 int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
 			     berth_error **err);
 
+/* Records a project: 1 when it is new, 0 when it existed, or a negative code. */
+int store_project_add(store *s, const char *name, berth_error **err);
+
 /* What the project's Pending and Running runs ask for: cpu milli, mem, gpus, runs. */
 int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err);
 

@@ -28,8 +28,6 @@ extern "C" {
  * them, or here. BERTH_ECONFLICT when it exists; BERTH_EINVALID for a name
  * that is not a DNS-1123 label. */
 int berth_project_create(berth_backend *b, const char *name, berth_error **err);
-/* 1 when the project exists, 0 when not, or a negative code. */
-int berth_project_exists(berth_backend *b, const char *name, berth_error **err);
 /* [{name, created}], of the given projects only unless all is set. */
 int berth_project_list(berth_backend *b, const char *const *only, size_t n, bool all,
 		       berth_format fmt, char **out, size_t *len, berth_error **err);
