@@ -988,12 +988,11 @@ static void free_names(char **names, size_t n)
 }
 
 /* Appends the names of one page ([{"name"}...] or {"items": [...]}). */
-static int names_from_json(const char *json, size_t len, char ***names, size_t *n, char **next,
+static int names_from_json(const char *json, size_t len, char ***names, size_t *n,
 			   berth_error **err)
 {
 	const berth_node *root, *items;
 	int ret;
-	*next = NULL;
 	berth_arena *arena = berth_arena_new();
 	if (!arena)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -1022,9 +1021,6 @@ static int names_from_json(const char *json, size_t len, char ***names, size_t *
 		}
 		(*n)++;
 	}
-	const char *cursor = root == items ? NULL : scalar(berth_node_get(root, "next"));
-	if (cursor && *cursor && !(*next = berth_strdup(cursor)))
-		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
 out:
 	berth_arena_free(arena);
 	return ret;
@@ -1033,41 +1029,23 @@ out:
 int berth_client_secret_names(berth_client *c, const char *project, char ***names, size_t *n,
 			      berth_error **err)
 {
-	char **all = NULL, *after = NULL;
+	char **all = NULL;
 	size_t count = 0;
-	int ret = 0;
 	*names = NULL;
 	*n = 0;
-	for (;;) {
-		berth_buf t = BERTH_BUF_INIT;
-		char *next = NULL;
-		reply r;
-		if ((ret = secret_target(c, &t, project, NULL, err))) {
-			berth_buf_release(&t);
-			break;
-		}
-		if (after) {
-			berth_buf_puts(&t, "?after=");
-			put_escaped(&t, c->h, after);
-			if ((ret = nomem_target(&t, err)))
-				break;
-		}
+	/* the server answers every name at once: a project's secrets are few */
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	int ret = secret_target(c, &t, project, NULL, err);
+	if (!ret) {
 		request rq = {"GET", t.data, NULL, 0, NULL, NULL, NULL};
 		ret = send_request(c, &rq, &r, err);
-		berth_buf_release(&t);
-		if (ret < 0)
-			break;
-		size_t before = count;
-		ret = names_from_json(r.body.data ? r.body.data : "", r.body.len, &all, &count,
-				      &next, err);
-		berth_buf_release(&r.body);
-		int same = next && after && !strcmp(next, after);
-		free(after);
-		after = next;
-		if (ret < 0 || !after || same || count == before)
-			break;
 	}
-	free(after);
+	berth_buf_release(&t);
+	if (ret >= 0) {
+		ret = names_from_json(r.body.data ? r.body.data : "", r.body.len, &all, &count, err);
+		berth_buf_release(&r.body);
+	}
 	if (ret < 0) {
 		free_names(all, count);
 		return ret;

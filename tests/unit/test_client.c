@@ -348,10 +348,9 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn, const char 
 	if (!strcmp(url, "/api/v1/runs/odd"))
 		return answer(conn, 418, "{\"error\": {\"code\": \"teapot\", \"message\": \"short and "
 				  "stout\"}}", NULL);
-	if (!strcmp(url, "/api/v1/projects/demo/secrets") && !after)
-		return answer(conn, 200, "{\"items\": [{\"name\": \"hf\"}], \"next\": \"n1\"}", NULL);
 	if (!strcmp(url, "/api/v1/projects/demo/secrets"))
-		return answer(conn, 200, "{\"items\": [{\"name\": \"wandb\"}]}", NULL);
+		return answer(conn, 200, "{\"items\": [{\"name\": \"hf\"}, {\"name\": \"wandb\"}]}",
+			      NULL);
 	if (!strncmp(url, "/api/v1/projects/demo/secrets/", 30))
 		return answer(conn, 204, "", NULL);
 	if (!strcmp(url, "/api/v1/profiles"))
