@@ -38,12 +38,13 @@ EOF
 
 # start [FLAGS]: a server on a free port; sets url and spid
 start() {
-	: >"$tmp/serve.log"
-	"$berth" serve --listen 127.0.0.1:0 --config "$tmp/policy.yaml" "$@" 2>>"$tmp/serve.log" &
+	starts=$((${starts:-0} + 1))
+	slog=$tmp/serve.$starts.log # one per start: every one is checked at the end
+	"$berth" serve --listen 127.0.0.1:0 --config "$tmp/policy.yaml" "$@" 2>"$slog" &
 	spid=$!
 	pids+=("$spid")
 	for _ in $(seq 100); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$tmp/serve.log" | tail -1)
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$slog")
 		[ -n "$port" ] && break
 		sleep 0.05
 	done
@@ -89,7 +90,7 @@ else
 	fail token-create-hashed "tokens: '$admin' '$usera'"
 fi
 start
-[ -n "${port:-}" ] || { fail start "no port in the log"; cat "$tmp/serve.log"; exit 0; }
+[ -n "${port:-}" ] || { fail start "no port in the log"; cat "$slog"; exit 0; }
 
 # ---- health, metrics, OpenAPI ----------------------------------------------------------
 if [ "$(call GET /healthz)" = 200 ] && [ "$(json 'd["status"]' <body)" = ok ]; then
@@ -238,7 +239,7 @@ for p in "/api/v1/runs/$uid" "/api/v1/runs/$uid/spec" "/api/v1/runs/$uid/manifes
 	call -t "$admin" GET "$p" >/dev/null
 done
 if [ "$s1$s2" = 204200 ] && [ "$names" = dbpass ] && [ "$final" = Succeeded ] && [ "$matched" = "$want" ] &&
-	! grep -q "$value" "$tmp/all-bodies" "$tmp/serve.log" && ! grep -aq "$value" "$BERTH_HOME"/berth.db*; then
+	! grep -q "$value" "$tmp/all-bodies" "$tmp"/serve.*.log && ! grep -aq "$value" "$BERTH_HOME"/berth.db*; then
 	ok secret-never-shown
 else
 	fail secret-never-shown "set $s1, list $s2 ($names), run $final ($matched)"
@@ -266,6 +267,88 @@ if [ "$s1$s2" = 201200 ] && [ "$final" = Succeeded ] && [ "$cpu_origin" = functi
 	ok functions
 else
 	fail functions "register $s1/$s2, run $final, origins cpu '$cpu_origin' mem '$mem_origin', unknown $s3"
+fi
+
+# ---- bad input and refused requests, each with its status and message ---------------------
+s1=$(call -t "$usera" GET '/api/v1/runs?state=Bogus')
+m1=$(json 'd["error"]["message"]' <body)
+s2=$(call -t "$usera" GET '/api/v1/runs?limit=0')
+s3=$(call -t "$usera" GET '/api/v1/runs?after=x')
+s4=$(call -t "$usera" POST "/api/v1/runs/$sid/stop?grace=-1")
+s5=$(call -t "$usera" GET "/api/v1/runs/$sid/manifests?format=xml")
+if [ "$s1$s2$s3$s4$s5" = 400400400400400 ] && echo "$m1" | grep -q 'state "Bogus" is not one of'; then
+	ok bad-query-400
+else
+	fail bad-query-400 "state $s1 ($m1), limit $s2, after $s3, grace $s4, format $s5"
+fi
+s1=$(call -t "$usera" GET /api/v1/runs/nosuch/logs)
+s2=$(call -t "$usera" GET /api/v1/runs/nosuch/events)
+s3=$(call -t "$usera" POST /api/v1/runs/nosuch/stop)
+if [ "$s1$s2$s3" = 404404404 ] && grep -q 'no run \\"nosuch\\"' body; then ok unknown-run-404; else fail unknown-run-404 "logs $s1, events $s2, stop $s3"; fi
+s1=$(call -t "$admin" PUT /api/v1/projects/alpha/secrets/k --data 'not json {')
+s2=$(call -t "$admin" PUT /api/v1/projects/alpha/secrets/k --data '{"val": "x"}')
+m2=$(json 'd["error"]["message"]' <body)
+s3=$(call -t "$admin" PUT '/api/v1/projects/alpha/secrets/bad%3Bname' --data '{"value": "x"}')
+if [ "$s1$s2$s3" = 422422422 ] && echo "$m2" | grep -q '"value"'; then ok secret-bad-body-422; else fail secret-bad-body-422 "syntax $s1, no value $s2 ($m2), bad name $s3"; fi
+s1=$(call -t "$admin" POST /api/v1/projects --data '{"name": "Bad_Name"}')
+s2=$(call -t "$admin" POST /api/v1/projects --data '{"name": "alpha"}')
+s3=$(call -t "$admin" POST /api/v1/projects --data '{"name": "gamma"}')
+call -t "$admin" GET /api/v1/projects >/dev/null
+p_admin=$(json '",".join(p["name"] for p in d["items"])' <body)
+call -t "$usera" GET /api/v1/projects >/dev/null
+p_user=$(json '",".join(p["name"] for p in d["items"])' <body)
+if [ "$s1$s2$s3" = 422409201 ] && [ "$p_admin" = "alpha,beta,gamma" ] && [ "$p_user" = alpha ]; then
+	ok projects
+else
+	fail projects "bad name $s1, existing $s2, new $s3, admin sees '$p_admin', user '$p_user'"
+fi
+printf 'project: beta\nfunction: {name: x, command: ["true"]}\n' >other.yaml
+st=$(call -t "$usera" POST /api/v1/projects/alpha/runs --data-binary @other.yaml)
+if [ "$st" = 422 ] && [ "$(json 'd["error"]["problems"][0]["text"]' <body)" = 'spec.yaml:1:10: project: "beta" is not the project of this request ("alpha")' ]; then
+	ok project-mismatch-422
+else
+	fail project-mismatch-422 "$st $(cat body)"
+fi
+printf 'function: {image: busybox, command: ["true"]}\n' >noname.yaml
+s1=$(call -t "$usera" POST /api/v1/projects/alpha/functions --data-binary @noname.yaml)
+m1=$(json 'd["error"]["message"]' <body)
+printf 'function: train\n' >byref.yaml
+s2=$(call -t "$usera" POST /api/v1/projects/alpha/functions --data-binary @byref.yaml)
+s3=$(call -t "$viewa" POST /api/v1/projects/alpha/functions --data-binary @fn.yaml)
+s4=$(call -t "$usera" GET /api/v1/projects/alpha/functions/nosuch)
+s5=$(call -t "$usera" DELETE /api/v1/projects/alpha/functions/nosuch)
+s6=$(call -t "$usera" DELETE /api/v1/projects/alpha/functions/train)
+s7=$(call -t "$usera" GET /api/v1/projects/alpha/functions)
+if [ "$s1$s2$s3$s4$s5$s6$s7" = 422422403404404204200 ] && echo "$m1" | grep -q 'needs function.name' &&
+	[ "$(json 'len(d["items"])' <body)" = 0 ]; then
+	ok function-errors
+else
+	fail function-errors "no name $s1 ($m1), by name $s2, viewer $s3, get $s4, delete $s5/$s6, list $s7"
+fi
+call -t "$usera" GET /api/v1/whoami >/dev/null
+who=$(json 'd["role"] + " " + ",".join(d["projects"])' <body)
+s1=$(call -t "$admin" GET /api/v1/policy)
+if [ "$who" = "user alpha" ] && [ "$s1" = 200 ] && [ "$(json 'd["file"]' <body)" = "$tmp/policy.yaml" ] &&
+	json 'd["text"]' <body | grep 'grace_period: 1' >/dev/null; then
+	ok whoami-policy
+else
+	fail whoami-policy "whoami '$who', policy $s1"
+fi
+rid=$("$berth" token list -o json | json '[t["id"] for t in d if t["projects"] == "beta"][0]')
+"$berth" token revoke "$rid" 2>out
+s1=$(call -t "$adminb" GET /api/v1/whoami)
+"$berth" token revoke "$rid" 2>out
+rc=$?
+if [ "$s1" = 401 ] && [ $rc = 2 ] && grep -q "no token \"$rid\"" out; then ok token-revoke; else fail token-revoke "after revoke $s1, again exit $rc"; fi
+"$berth" token create --role user 2>out; r1=$?
+"$berth" token create --project a --role root 2>>out; r2=$?
+"$berth" token create --project Bad_Name --role user 2>>out; r3=$?
+"$berth" token create --project 2>>out; r4=$?
+if [ "$r1$r2$r3$r4" = 2222 ] && grep -q -- '--project P is needed' out && grep -q -- '--role must be' out &&
+	grep -q 'project name "Bad_Name"' out && grep -q 'option --project needs a value' out; then
+	ok token-create-errors
+else
+	fail token-create-errors "exits $r1 $r2 $r3 $r4"
 fi
 
 # ---- the CLI as a client ------------------------------------------------------------------
@@ -299,6 +382,42 @@ stop_server
 "$berth" serve --listen 0.0.0.0:0 --insecure-local 2>out
 if [ $? = 2 ] && grep -q loopback out; then ok insecure-local-loopback-only; else fail insecure-local-loopback-only "$(cat out)"; fi
 
+"$berth" serve --listen nowhere 2>out; r1=$?
+"$berth" serve --max-body 0 2>>out; r2=$?
+"$berth" serve --bogus 2>>out; r3=$?
+if [ "$r1$r2$r3" = 222 ] && grep -q 'is not HOST:PORT' out && grep -q -- '--max-body "0"' out; then
+	ok serve-flag-errors
+else
+	fail serve-flag-errors "exits $r1 $r2 $r3"
+fi
+
+# ---- recovery: a run whose supervisor died while the server was down fails with
+# that reason; a queued run stays queued and runs once there is room
+start --insecure-local
+printf 'function: {name: blocker, command: [sleep, "3600.5"]}\nresources: {cpu: "2"}\n' >blocker.yaml
+call POST /api/v1/runs --data-binary @blocker.yaml >/dev/null
+bid=$(json 'd["id"]' <body)
+spec queued 'echo queued' >queued.yaml
+call POST /api/v1/runs --data-binary @queued.yaml >/dev/null
+qid=$(json 'd["id"]' <body)
+qstate=$(json 'd["state"]' <body)
+kill -9 "$spid"
+wait "$spid" 2>/dev/null
+pkill -9 -f "__supervise $bid"
+sleep 0.2
+start --insecure-local
+bstate=$(wait_final "$bid")
+call GET "/api/v1/runs/$bid" >/dev/null
+breason=$(json 'd.get("reason", "")' <body)
+qfinal=$(wait_final "$qid")
+if [ "$qstate" = Pending ] && [ "$bstate" = Failed ] && echo "$breason" | grep -q 'supervisor died' &&
+	[ "$qfinal" = Succeeded ] && ! pgrep -f "sleep 3600.5" >/dev/null; then
+	ok recovery-dead-and-queued
+else
+	fail recovery-dead-and-queued "queued was $qstate then $qfinal; blocker $bstate ($breason)"
+fi
+stop_server
+
 # ---- kill -9 while runs are submitted: every 201 survives and ends ----------------------------
 start --insecure-local
 spec quick 'echo done' >quick.yaml
@@ -327,8 +446,8 @@ else
 	fail kill9-every-accepted-run-ends "$n accepted, $missing missing, $unfinished not final"
 fi
 stop_server
-if [ -s "$tmp/serve.log" ] && grep -qi "sanitizer\|runtime error" "$tmp/serve.log"; then
-	fail server-clean "$(grep -i -m3 'sanitizer\|runtime error' "$tmp/serve.log")"
+if grep -qi "sanitizer\|runtime error" "$tmp"/serve.*.log; then
+	fail server-clean "$(grep -i -m3 'sanitizer\|runtime error' "$tmp"/serve.*.log)"
 else
 	ok server-clean
 fi
