@@ -381,19 +381,19 @@ static const char *workload_kind(berth_action a, const char **api)
 	return "Job";
 }
 
-int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
+int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_t *nobjs,
+		   berth_error **err)
 {
 	ctx c;
-	const onode *objs[64];
 	size_t n = 0;
 	memset(&c, 0, sizeof(c));
 	c.run = run;
 	c.s = &run->spec;
+	*nobjs = 0;
 	if (!run->spec.function.image.s)
 		return berth_fail(err, BERTH_EMISSING, "%s: function.image: a run needs an image to render",
 				  run->spec.file ? run->spec.file : "<run>");
-	if (!(c.b.arena = berth_arena_new()))
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	c.b.arena = arena;
 	c.workload_kind = workload_kind(c.s->action, &c.workload_api);
 	const berth_spec *s = c.s;
 	obuild *b = &c.b;
@@ -415,7 +415,7 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 		o_str(b, o, "type", "Opaque");
 		objs[n++] = o;
 	}
-	for (size_t i = 0; i < s->nvolumes && !run->pvc_per_pod && n < 60; i++) {
+	for (size_t i = 0; i < s->nvolumes && !run->pvc_per_pod && n < RENDER_MAX_OBJECTS - 4; i++) {
 		const berth_volume *v = &s->volumes[i];
 		if (v->type != BERTH_VOLUME_PVC)
 			continue;
@@ -501,13 +501,25 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 		o_int(b, tg, "averageUtilization", 80);
 		objs[n++] = o;
 	}
-	if (b->failed) {
-		berth_arena_free(b->arena);
+	if (b->failed)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	}
+	*nobjs = n;
+	return 0;
+}
+
+int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
+{
+	onode *objs[RENDER_MAX_OBJECTS];
+	size_t n;
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	int rc = render_objects(arena, run, objs, &n, err);
 	for (size_t i = 0; i < n; i++)
 		put(rd, objs[i]);
-	berth_arena_free(b->arena);
+	berth_arena_free(arena);
+	if (rc)
+		return rc;
 	if (rd->out.failed)
 		return berth_fail(err, rd->out.failed == -BERTH_ETOOBIG ? BERTH_ETOOBIG : BERTH_ENOMEM,
 				  "the rendered output is too large");
