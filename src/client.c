@@ -290,23 +290,7 @@ static void header_warnings(berth_client *c, berth_error **err)
 static int parse_json(berth_arena *arena, const char *json, size_t len, const berth_node **root,
 		      berth_error **err)
 {
-	berth_yaml_doc *docs;
-	size_t ndocs;
-	berth_error *perr = NULL;
-	*root = NULL;
-	int ret = berth_yaml_parse(arena, REPLY_NAME, json, len, &docs, &ndocs, &perr);
-	if (ret < 0) {
-		if (err)
-			berth_error_move(err, perr);
-		else
-			berth_error_free(perr);
-		return ret;
-	}
-	berth_error_free(perr); /* warnings about a server's JSON help nobody */
-	if (ndocs != 1 || !docs[0].root)
-		return berth_fail(err, BERTH_ESYNTAX, "%s is not one JSON value", REPLY_NAME);
-	*root = docs[0].root;
-	return 0;
+	return berth_json_root(arena, REPLY_NAME, json, len, root, err);
 }
 
 static const char *scalar(const berth_node *n)
@@ -425,6 +409,7 @@ static const struct field {
 	{"usage.cpu_seconds", F_NS, offsetof(berth_run_info, cpu_usage_ns), 0},
 	{"usage.mem_peak_bytes", F_I64, offsetof(berth_run_info, mem_peak), 0},
 	{"enforcement", F_STR, offsetof(berth_run_info, enforcement), 0},
+	{"target", F_STR, offsetof(berth_run_info, target), 0},
 	{"log", F_STR, offsetof(berth_run_info, log_path), 0},
 	{"effective", F_STR, offsetof(berth_run_info, effective), 0},
 };

@@ -737,3 +737,25 @@ void berth_doc_free(berth_doc *doc)
 	berth_arena_free(doc->arena);
 	free(doc);
 }
+
+int berth_json_root(berth_arena *arena, const char *name, const char *data, size_t len,
+		    const berth_node **root, berth_error **err)
+{
+	berth_yaml_doc *docs;
+	size_t ndocs;
+	berth_error *perr = NULL;
+	*root = NULL;
+	int ret = berth_yaml_parse(arena, name, data, len, &docs, &ndocs, &perr);
+	if (ret < 0) {
+		if (err)
+			berth_error_move(err, perr);
+		else
+			berth_error_free(perr);
+		return ret;
+	}
+	berth_error_free(perr); /* warnings about a peer's JSON help nobody */
+	if (ndocs != 1 || !docs[0].root)
+		return berth_fail(err, BERTH_ESYNTAX, "%s is not one JSON value", name);
+	*root = docs[0].root;
+	return 0;
+}

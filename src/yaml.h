@@ -30,6 +30,11 @@ typedef struct berth_yaml_doc {
 int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, size_t len,
 		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err);
 
+/* One JSON value read from a peer (a server's reply): *root, in arena.
+ * Warnings are dropped; err may be NULL. */
+int berth_json_root(berth_arena *arena, const char *name, const char *data, size_t len,
+		    const berth_node **root, berth_error **err);
+
 /* Reads a whole file ("-": standard input) into a malloc'd NUL-terminated
  * buffer, refusing more than max bytes. */
 int berth_read_file(const char *path, size_t max, char **out, size_t *len, berth_error **err);
