@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "backend_internal.h"
+#include "berth/explain.h"
 #include "berth/project.h"
+#include "policy_internal.h"
 #include "emit.h"
 #include "internal.h"
 #include "secret.h"
@@ -44,7 +46,7 @@ void berth_run_info_free(berth_run_info *i)
 		return;
 	char *const strs[] = {i->id, i->name, i->project, i->backend, i->profile, i->image,
 			      i->action, i->reason, i->priority_class, i->gpu_ids, i->enforcement,
-			      i->log_path, i->effective};
+			      i->log_path, i->target, i->effective};
 	for (size_t k = 0; k < BERTH_ARRAY_SIZE(strs); k++)
 		free(strs[k]);
 	free(i);
@@ -79,10 +81,10 @@ int berth_backend_open(berth_backend **out, const char *kind, const berth_backen
 	const backend_ops *ops = NULL;
 	if (!kind || !strcmp(kind, "local"))
 		ops = &local_backend_ops;
+	else if (!strcmp(kind, "kubernetes"))
+		ops = &kube_backend_ops;
 	else
-		return berth_fail(err, BERTH_EARG, "backend \"%s\" is not one of local%s", kind,
-				  strcmp(kind, "kubernetes") ? ""
-							     : " (the kubernetes backend is not built yet)");
+		return berth_fail(err, BERTH_EARG, "backend \"%s\" is not one of local, kubernetes", kind);
 	berth_backend *b = berth_calloc(1, sizeof(*b));
 	if (!b)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -92,6 +94,11 @@ int berth_backend_open(berth_backend **out, const char *kind, const berth_backen
 	b->arena = berth_arena_new();
 	b->policy = opts ? opts->policy : NULL;
 	b->passive = opts && opts->passive;
+	b->cached = opts && opts->cached;
+	if (opts && opts->kubeconfig && !(b->kubeconfig = berth_strdup(opts->kubeconfig)))
+		b->home = NULL;
+	if (opts && opts->context && !(b->kube_context = berth_strdup(opts->context)))
+		b->home = NULL;
 	if (!b->policy)
 		b->policy = b->own_policy = berth_policy_builtin();
 	if (!b->home || !b->exe || !b->arena || !b->policy) {
@@ -123,6 +130,9 @@ void berth_backend_close(berth_backend *b)
 		return;
 	if (b->ops && b->st)
 		b->ops->close(b);
+	kube_close(b->kube);
+	free(b->kubeconfig);
+	free(b->kube_context);
 	berth_policy_free(b->own_policy);
 	berth_arena_free(b->arena);
 	free(b->home);
@@ -141,14 +151,25 @@ int berth_backend_submit(berth_backend *b, const berth_run *run, const char *spe
 	return b->ops->submit(b, run, spec_text, out, err);
 }
 
+/* The kind a run was submitted to: its operations go there. */
+static const backend_ops *ops_of(berth_backend *b, const char *id)
+{
+	char *kind = NULL;
+	store_select_text(b->st, "SELECT backend FROM runs WHERE id = ?1", &STORE_S(id), 1, &kind, NULL);
+	const backend_ops *ops = kind && !strcmp(kind, "kubernetes") ? &kube_backend_ops
+								    : &local_backend_ops;
+	free(kind);
+	return ops;
+}
+
 int berth_backend_stop(berth_backend *b, const char *id, int grace_s, berth_error **err)
 {
-	return b->ops->stop(b, id, grace_s, true, err);
+	return ops_of(b, id)->stop(b, id, grace_s, true, err);
 }
 
 int berth_backend_stop_request(berth_backend *b, const char *id, int grace_s, berth_error **err)
 {
-	return b->ops->stop(b, id, grace_s, false, err);
+	return ops_of(b, id)->stop(b, id, grace_s, false, err);
 }
 
 int berth_backend_reconcile(berth_backend *b, berth_error **err)
@@ -159,10 +180,63 @@ int berth_backend_reconcile(berth_backend *b, berth_error **err)
 int berth_backend_logs(berth_backend *b, const char *id, bool follow, berth_log_write write,
 		       void *ctx, berth_error **err)
 {
-	return b->ops->logs(b, id, follow, write, ctx, err);
+	return ops_of(b, id)->logs(b, id, follow, write, ctx, err);
 }
 
-int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, berth_error **err)
+static char *dup_or_null(const char *s)
+{
+	return s ? berth_strdup(s) : NULL;
+}
+
+int backend_record(berth_backend *b, const berth_run *run, const char *spec_text, const char *kind,
+		   store_run *r, berth_error **err)
+{
+	const berth_spec *s = &run->spec;
+	local_demand d;
+	local_demand_of(&d, run);
+	berth_run_info *i = &r->info;
+	i->id = berth_strdup(run->id);
+	i->name = berth_strdup(run->name);
+	i->project = berth_strdup(s->project.s ? s->project.s : "default");
+	i->backend = berth_strdup(kind);
+	i->profile = dup_or_null(run->profile ? run->profile->id.s : NULL);
+	i->image = dup_or_null(s->function.image.s);
+	i->action = berth_strdup(berth_action_name(s->action));
+	i->state = BERTH_STATE_PENDING;
+	i->priority_class = dup_or_null(run->priority_class_name);
+	i->priority = berth_policy_priority_value(b->policy, run->priority_class_name);
+	i->created = store_now_ms();
+	i->cpu_milli = d.cpu_milli;
+	i->mem = d.mem;
+	i->gpus = d.gpus;
+	i->disk = d.disk;
+	i->cpu_limit_milli = s->resources.cpu.limits.set ? berth_quantity_milli(&s->resources.cpu.limits.q) : 0;
+	i->mem_limit = s->resources.mem.limits.set ? berth_quantity_value(&s->resources.mem.limits.q) : 0;
+	i->exit_code = -1;
+	r->spec = dup_or_null(spec_text);
+	size_t elen;
+	berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &i->effective, &elen, NULL);
+	r->doc = (int64_t)s->doc;
+	if (!i->id || !i->name || !i->project || !i->backend || !i->action)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	return 0;
+}
+
+int backend_insert(berth_backend *b, const store_run *r, berth_error **err)
+{
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	int rc = store_run_insert(b->st, r, err);
+	if (!rc) {
+		store_event(b->st, r->info.id, "Submitted", NULL);
+		rc = store_commit(b->st, err);
+	}
+	if (rc)
+		store_rollback(b->st);
+	return rc;
+}
+
+static int get_stored(berth_backend *b, const char *id, berth_run_info **out, berth_error **err)
 {
 	*out = NULL;
 	store_run *r;
@@ -174,9 +248,37 @@ int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, be
 	return *out ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
 }
 
+/* Asks the cluster about unfinished kubernetes runs, unless the handle's
+ * records are kept by a reconciler; what cannot be asked is a warning. */
+static void refresh(berth_backend *b, berth_error **err)
+{
+	if (b->cached || b->passive)
+		return;
+	berth_error *e = NULL;
+	if (kube_reconcile(b, &e)) {
+		const berth_problem *p = berth_error_get(e, 0);
+		berth_problem_add(err, BERTH_EIO, BERTH_WARNING, NULL,
+				  "the state of kubernetes runs is the last one recorded: %s",
+				  p ? p->message : "the cluster cannot be asked");
+	}
+	berth_error_free(e);
+}
+
+int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, berth_error **err)
+{
+	int rc = get_stored(b, id, out, err);
+	if (rc || berth_state_final((*out)->state) || strcmp((*out)->backend, "kubernetes") ||
+	    b->cached || b->passive)
+		return rc;
+	berth_run_info_free(*out);
+	refresh(b, err);
+	return get_stored(b, id, out, err);
+}
+
 int berth_backend_list(berth_backend *b, const char *project, int state, berth_run_info ***out,
 		       size_t *n, berth_error **err)
 {
+	refresh(b, err);
 	return berth_run_page(b, &project, project ? 1 : 0, state, 0, 0, out, n, NULL, err);
 }
 
@@ -185,12 +287,13 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 {
 	if (out)
 		*out = NULL;
+	const backend_ops *ops = ops_of(b, id);
 	char dir[4096];
 	local_path(dir, sizeof(dir), b->home, "runs/%s", id);
 	int64_t deadline = timeout_ms < 0 ? -1 : store_now_ms() + timeout_ms;
 	for (;;) {
 		berth_run_info *i;
-		int rc = berth_backend_get(b, id, &i, err);
+		int rc = get_stored(b, id, &i, err);
 		if (rc)
 			return rc;
 		if (berth_state_final(i->state)) {
@@ -205,7 +308,17 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 		if (left <= 0)
 			return berth_fail(err, BERTH_ERANGE, "run \"%s\" is not finished after %lld ms", id,
 					  (long long)timeout_ms);
-		local_wait_dir(dir, left > 1000 ? 1000 : (int)left);
+		if (!ops->wait) {
+			local_wait_dir(dir, left > 1000 ? 1000 : (int)left);
+			continue;
+		}
+		rc = ops->wait(b, id, deadline < 0 ? -1 : left, err);
+		if (rc && rc != -BERTH_ERANGE)
+			return rc;
+		if (rc) {
+			berth_error_free(*err);
+			*err = NULL;
+		}
 	}
 }
 
@@ -331,6 +444,7 @@ static void info_node(obuild *b, onode *m, const berth_run_info *i)
 	}
 	o_opt(b, m, "enforcement", i->enforcement);
 	o_opt(b, m, "log", i->log_path);
+	o_opt(b, m, "target", i->target);
 }
 
 int berth_run_info_format(berth_run_info *const *infos, size_t n, bool list, berth_format fmt,

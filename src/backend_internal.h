@@ -13,6 +13,7 @@
 #include "cgroup.h"
 #include "internal.h"
 #include "node_fit.h"
+#include "kube.h"
 #include "store.h"
 
 typedef struct backend_ops {
@@ -28,6 +29,9 @@ typedef struct backend_ops {
 	int (*reconcile)(berth_backend *b, berth_error **err);
 	int (*logs)(berth_backend *b, const char *id, bool follow, berth_log_write write,
 		    void *ctx, berth_error **err);
+	/* follows the run until it is final or timeout_ms passes (BERTH_ERANGE);
+	 * NULL: the record is kept by others (the local supervisors) */
+	int (*wait)(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err);
 } backend_ops;
 
 struct berth_backend {
@@ -39,6 +43,10 @@ struct berth_backend {
 	store *st;
 	berth_arena *arena;
 	bool passive;              /* opened without reconciling (berth_backend_opts) */
+	bool cached;               /* records are kept fresh by reconcile: get reads the store */
+	/* kubernetes: connected on first use */
+	kube *kube;
+	char *kubeconfig, *kube_context;
 	/* local */
 	local_node node;
 	cg_version cgv;
@@ -48,6 +56,19 @@ struct berth_backend {
 };
 
 extern const backend_ops local_backend_ops;
+extern const backend_ops kube_backend_ops;
+
+/* kubernetes.c: applies a run's objects with dryRun=All, a line per object
+ * into report; brings the records of unfinished kubernetes runs up to what
+ * the cluster says. */
+int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err);
+int kube_reconcile(berth_backend *b, berth_error **err);
+
+/* The record of a new run, as every backend keeps it (r zeroed before);
+ * and its insertion, with its Submitted event, in one transaction. */
+int backend_record(berth_backend *b, const berth_run *run, const char *spec_text, const char *kind,
+		   store_run *r, berth_error **err);
+int backend_insert(berth_backend *b, const store_run *r, berth_error **err);
 
 /* Copies the public part of a stored run out (the store_run is emptied of it). */
 berth_run_info *local_info_take(store_run *r);

@@ -608,11 +608,6 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 	return r->workdir ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? berth_strdup(s) : NULL;
-}
-
 static int local_admit(berth_backend *b, const berth_run *run, berth_error **err)
 {
 	const char *why = NULL;
@@ -639,38 +634,17 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 		return rc;
 	}
 	const berth_spec *s = &run->spec;
-	local_demand d;
-	local_demand_of(&d, run);
 	char log[4096], dir[4096];
 	local_path(dir, sizeof(dir), b->home, "runs/%s", run->id);
 	local_path(log, sizeof(log), b->home, "runs/%s/log", run->id);
 	berth_run_info *i = &r->info;
-	i->id = berth_strdup(run->id);
-	i->name = berth_strdup(run->name);
-	i->project = berth_strdup(s->project.s ? s->project.s : "default");
-	i->backend = berth_strdup("local");
-	i->profile = dup_or_null(run->profile ? run->profile->id.s : NULL);
-	i->image = dup_or_null(s->function.image.s);
-	i->action = berth_strdup(berth_action_name(s->action));
-	i->state = BERTH_STATE_PENDING;
-	i->priority_class = dup_or_null(run->priority_class_name);
-	i->priority = berth_policy_priority_value(b->policy, run->priority_class_name);
-	i->created = store_now_ms();
-	i->cpu_milli = d.cpu_milli;
-	i->mem = d.mem;
-	i->gpus = d.gpus;
-	i->disk = d.disk;
-	i->cpu_limit_milli = s->resources.cpu.limits.set ? berth_quantity_milli(&s->resources.cpu.limits.q) : 0;
-	i->mem_limit = s->resources.mem.limits.set ? berth_quantity_value(&s->resources.mem.limits.q) : 0;
-	i->exit_code = -1;
+	if ((rc = backend_record(b, run, spec_text, "local", r, err))) {
+		store_run_free(r);
+		return rc;
+	}
 	i->enforcement = berth_strdup(b->cgv == CG_NONE ? "rlimits" : b->cgv == CG_V1 ? "cgroup v1" : "cgroup v2");
 	i->log_path = berth_strdup(log);
-	r->spec = dup_or_null(spec_text);
-	size_t elen;
-	berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &i->effective, &elen, NULL);
-	r->doc = (int64_t)s->doc;
-	if (!i->id || !i->name || !i->project || !i->backend || !i->action || !i->enforcement ||
-	    !i->log_path) {
+	if (!i->enforcement || !i->log_path) {
 		store_run_free(r);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
@@ -679,18 +653,7 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 		store_run_free(r);
 		return rc;
 	}
-	if (store_begin(b->st, err)) {
-		store_run_free(r);
-		return -BERTH_EIO;
-	}
-	if ((rc = store_run_insert(b->st, r, err))) {
-		store_rollback(b->st);
-		store_run_free(r);
-		return rc;
-	}
-	store_event(b->st, run->id, "Submitted", NULL);
-	if ((rc = store_commit(b->st, err))) {
-		store_rollback(b->st);
+	if ((rc = backend_insert(b, r, err))) {
 		store_run_free(r);
 		return rc;
 	}

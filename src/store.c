@@ -56,6 +56,8 @@ static const char *const migrations[] = {
 	"CREATE TABLE tokens (id TEXT PRIMARY KEY, hash BLOB NOT NULL UNIQUE, role INTEGER NOT NULL,"
 	" projects TEXT NOT NULL, description TEXT, created INTEGER NOT NULL);"
 	"ALTER TABLE runs ADD COLUMN doc INTEGER NOT NULL DEFAULT 0;",
+	/* 3: where a run lives on a cluster (the kubernetes backend) */
+	"ALTER TABLE runs ADD COLUMN target TEXT;",
 };
 
 static int db_fail(store *s, berth_error **err, const char *what)
@@ -232,6 +234,7 @@ static const run_col run_cols[] = {
 	{"stop_requested", C_BOOL, R(stop_requested), 0, false},
 	{"cgroup", C_STR, R(cgroup), 0, true},
 	{"doc", C_INT, R(doc), 0, false},
+	{"target", C_STR, I(target), 0, true},
 };
 #undef I
 #undef R

@@ -62,6 +62,8 @@ typedef struct berth_run_info {
 	int64_t mem_peak;        /* bytes; 0 when unknown */
 	char *enforcement;       /* "cgroup v1", "cgroup v2" or "rlimits" */
 	char *log_path;
+	char *target;            /* where it runs on its backend: "Job ml-jobs/train-t1"
+				    (kubernetes); NULL on the local backend */
 	char *effective;         /* the effective spec with origins when it was submitted
 				    (berth explain -o json) */
 } berth_run_info;
@@ -82,11 +84,21 @@ typedef struct berth_backend_opts {
 				    NULL: /proc/self/exe */
 	bool passive;            /* open only: no recovery and no scheduling (a second
 				    handle in a process that reconciles with its first) */
+	bool cached;             /* berth_backend_get and _list read the store only (a
+				    server that reconciles every few seconds); else they
+				    ask the cluster about unfinished kubernetes runs */
+	const char *kubeconfig;  /* kubernetes: the kubeconfig file; NULL: $KUBECONFIG,
+				    ~/.kube/config, else the pod's service account */
+	const char *context;     /* kubernetes: the kubeconfig context; NULL: current */
 } berth_backend_opts;
 
-/* Opens kind ("local"; NULL means local). Recovers on open: a run whose
- * supervisor died is marked Failed and what it left is cleaned up, and
- * queued runs that now fit are started. */
+/* Opens kind ("local" or "kubernetes"; NULL means local): the kind new runs
+ * are submitted to. Runs of either kind in the data dir are followed,
+ * stopped and read through the kind they were submitted to. Recovers on
+ * open: a run whose supervisor died is marked Failed and what it left is
+ * cleaned up, and queued runs that now fit are started; the kubernetes
+ * kind connects to the cluster (docs/kubernetes.md) and brings its runs'
+ * records up to what the cluster says. */
 int berth_backend_open(berth_backend **out, const char *kind, const berth_backend_opts *opts,
 		       berth_error **err);
 void berth_backend_close(berth_backend *b);
@@ -137,6 +149,10 @@ const berth_run *berth_batch_run(const berth_batch *batch, size_t i);
 /* Submits every run; *out (may be NULL) receives their records, in order. */
 int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, berth_error **err);
 void berth_batch_free(berth_batch *batch);
+/* Asks the cluster to validate every object of every run without creating
+ * anything (server-side dry run): the kubernetes kind only. *report gets a
+ * line per object accepted. */
+int berth_batch_dry_run(berth_batch *batch, char **report, berth_error **err);
 
 int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, berth_error **err);
 
