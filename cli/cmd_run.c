@@ -11,7 +11,8 @@
 #include "cli.h"
 
 const char usage_run[] =
-	"usage: berth run SPEC|- [--config POLICY] [--backend local] [--run-id ID]\n"
+	"usage: berth run SPEC|- [--config POLICY] [--backend local|kubernetes] [--run-id ID]\n"
+	"                 [--kubeconfig FILE] [--context NAME] [--dry-run=server]\n"
 	"                 [--wait] [--follow]\n"
 	"       berth run SPEC|- --server URL [--token TOKEN] [--wait] [--follow]\n"
 	"\n"
@@ -29,7 +30,13 @@ const char usage_run[] =
 	"\n"
 	"  --config POLICY  the platform policy (default: $BERTH_CONFIG, then\n"
 	"                   /etc/berth/config.yaml, else built-in defaults)\n"
-	"  --backend local  where to run (only local for now)\n"
+	"  --backend KIND   where to run: local (default), or kubernetes: the objects\n"
+	"                   'berth render' prints are applied to the cluster of the\n"
+	"                   kubeconfig (docs/kubernetes.md)\n"
+	"  --kubeconfig FILE, --context NAME\n"
+	"                   the cluster (default: $KUBECONFIG, ~/.kube/config and its\n"
+	"                   current context, else the pod's service account)\n"
+	"  --dry-run=server the API server validates every object; nothing is created\n"
 	"  --run-id ID      the run id (default: random)\n"
 	"  --wait           wait until the runs end\n"
 	"  --follow, -f     print the log while it runs, then wait (one run)\n"
@@ -87,7 +94,21 @@ typedef struct cli_backend {
 	cli_plan_opts plan;
 	berth_policy *policy;
 	berth_backend *b;
+	const char *kubeconfig, *context; /* --kubeconfig, --context */
+	const char *cluster_flag;         /* the first of them given */
 } cli_backend;
+
+/* --kubeconfig FILE and --context NAME: which cluster the kubernetes runs are on. */
+static int cluster_flag(cli_backend *c, int argc, char **argv, int *i)
+{
+	const char *flag = argv[*i];
+	int r = cli_flag(argc, argv, i, "--kubeconfig", &c->kubeconfig);
+	if (!r)
+		r = cli_flag(argc, argv, i, "--context", &c->context);
+	if (r > 0 && !c->cluster_flag)
+		c->cluster_flag = !strncmp(flag, "--kubeconfig", 12) ? "--kubeconfig" : "--context";
+	return r;
+}
 
 static int backend_open(cli_backend *c, const char *kind)
 {
@@ -95,7 +116,7 @@ static int backend_open(cli_backend *c, const char *kind)
 	int status = cli_plan_load(&c->plan, &c->policy);
 	if (status)
 		return status;
-	berth_backend_opts o = {.policy = c->policy};
+	berth_backend_opts o = {.policy = c->policy, .kubeconfig = c->kubeconfig, .context = c->context};
 	if (berth_backend_open(&c->b, kind, &o, &err)) {
 		status = cli_report(err);
 		berth_error_free(err);
@@ -262,12 +283,14 @@ int cmd_run(int argc, char **argv)
 	cli_backend c;
 	cli_server srv = {NULL, NULL};
 	memset(&c, 0, sizeof(c));
-	const char *path = NULL, *kind = "local", *backend_flag = NULL;
+	const char *path = NULL, *kind = "local", *backend_flag = NULL, *dry_run = NULL;
 	int wait = 0, follow = 0, status = 2;
 	for (int i = 1; i < argc; i++) {
 		int r = cli_plan_flag(&c.plan, argc, argv, &i);
 		if (!r)
 			r = cli_server_flag(&srv, argc, argv, &i);
+		if (!r)
+			r = cluster_flag(&c, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r)
@@ -280,6 +303,13 @@ int cmd_run(int argc, char **argv)
 			if (!(kind = flag_value("run", argc, argv, &i, "--backend")))
 				return 2;
 			backend_flag = "--backend";
+		} else if (is_flag(argv[i], "--dry-run")) {
+			dry_run = argv[i][9] == '=' ? argv[i] + 10 : "server";
+			if (strcmp(dry_run, "server")) {
+				cli_error("run: --dry-run takes \"server\" (the API server validates the "
+					  "objects); for a dry run on this machine use 'berth render'");
+				return 2;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			cli_error("run: unknown option \"%s\" (see 'berth help run')", argv[i]);
 			return 2;
@@ -299,7 +329,9 @@ int cmd_run(int argc, char **argv)
 		cli_error("run: no spec given (use '-' for standard input)");
 		return 2;
 	}
-	int remote = cli_server_use(&srv, "run", c.plan.config ? "--config" : backend_flag);
+	int remote = cli_server_use(&srv, "run", c.plan.config ? "--config"
+					       : backend_flag ? backend_flag
+					       : dry_run ? "--dry-run" : c.cluster_flag);
 	if (remote > 0 && c.plan.run_id) {
 		cli_error("run: --run-id is not an option with a server, which picks run ids");
 		remote = -1;
@@ -328,6 +360,16 @@ int cmd_run(int argc, char **argv)
 	/* every run is planned, and checked against this machine, before any starts */
 	berth_batch_opts bo = {.file = strcmp(path, "-") ? path : "<stdin>", .run_id = c.plan.run_id};
 	int ret = berth_batch_plan(&batch, c.b, text, len, &bo, &err);
+	if (!ret && dry_run) {
+		char *report = NULL;
+		ret = berth_batch_dry_run(batch, &report, &err);
+		status = cli_report(err);
+		if (report)
+			fputs(report, stdout);
+		free(report);
+		status = ret < 0 ? (status ? status : 1) : 0;
+		goto out;
+	}
 	if (!ret && follow && berth_batch_count(batch) != 1) {
 		cli_error("run: --follow follows one run; this spec has %zu", berth_batch_count(batch));
 		status = 2;
@@ -427,6 +469,8 @@ int cmd_get(int argc, char **argv)
 			continue;
 		if (!r)
 			r = cli_plan_flag(&c.plan, argc, argv, &i);
+		if (!r)
+			r = cluster_flag(&c, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r) {
@@ -469,7 +513,7 @@ int cmd_get(int argc, char **argv)
 	}
 	if (one && !strcmp(output, "table"))
 		output = "yaml";
-	int remote = cli_server_use(&srv, "get", c.plan.config ? "--config" : NULL);
+	int remote = cli_server_use(&srv, "get", c.plan.config ? "--config" : c.cluster_flag);
 	if (remote < 0) {
 		cli_plan_release(&c.plan);
 		return 2;
@@ -526,6 +570,8 @@ int cmd_logs(int argc, char **argv)
 		int r = cli_server_flag(&srv, argc, argv, &i);
 		if (!r)
 			r = cli_plan_flag(&c.plan, argc, argv, &i);
+		if (!r)
+			r = cluster_flag(&c, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r)
@@ -546,7 +592,7 @@ int cmd_logs(int argc, char **argv)
 		cli_error("logs: no run id given");
 		return 2;
 	}
-	int remote = cli_server_use(&srv, "logs", c.plan.config ? "--config" : NULL);
+	int remote = cli_server_use(&srv, "logs", c.plan.config ? "--config" : c.cluster_flag);
 	if (remote < 0) {
 		cli_plan_release(&c.plan);
 		return 2;
@@ -578,6 +624,8 @@ int cmd_stop(int argc, char **argv)
 		int r = cli_server_flag(&srv, argc, argv, &i);
 		if (!r)
 			r = cli_plan_flag(&c.plan, argc, argv, &i);
+		if (!r)
+			r = cluster_flag(&c, argc, argv, &i);
 		if (r < 0)
 			goto usage;
 		if (r)
@@ -601,7 +649,7 @@ int cmd_stop(int argc, char **argv)
 		cli_error("stop: no run id given");
 		goto usage;
 	}
-	int remote = cli_server_use(&srv, "stop", c.plan.config ? "--config" : NULL);
+	int remote = cli_server_use(&srv, "stop", c.plan.config ? "--config" : c.cluster_flag);
 	if (remote < 0)
 		goto usage;
 	berth_client *cl = NULL;

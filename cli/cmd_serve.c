@@ -10,8 +10,9 @@
 #include "server.h"
 
 const char usage_serve[] =
-	"usage: berth serve [--listen HOST:PORT] [--config POLICY] [--backend local]\n"
-	"                   [--insecure-local] [--max-body BYTES] [--threads N]\n"
+	"usage: berth serve [--listen HOST:PORT] [--config POLICY] [--backend local|kubernetes]\n"
+	"                   [--kubeconfig FILE] [--context NAME] [--insecure-local]\n"
+	"                   [--max-body BYTES] [--threads N]\n"
 	"\n"
 	"Serves the REST API of docs/api.md (OpenAPI at /api/v1/openapi.json), with\n"
 	"/healthz and /metrics, over the store in $BERTH_HOME (default ~/.berth).\n"
@@ -21,7 +22,10 @@ const char usage_serve[] =
 	"  --listen HOST:PORT  where to listen (default 127.0.0.1:8720; port 0: any free)\n"
 	"  --config POLICY     the platform policy (default: $BERTH_CONFIG, then\n"
 	"                      /etc/berth/config.yaml, else built-in defaults)\n"
-	"  --backend local     where runs run\n"
+	"  --backend KIND      where runs run: local (default) or kubernetes\n"
+	"  --kubeconfig FILE, --context NAME\n"
+	"                      the cluster (default: $KUBECONFIG, ~/.kube/config, else\n"
+	"                      the service account of the pod berth runs in)\n"
 	"  --insecure-local    requests without a token act as an admin of every project\n"
 	"                      (only on a loopback address)\n"
 	"  --max-body BYTES    the largest request body (default 1048576)\n"
@@ -61,7 +65,9 @@ int cmd_serve(int argc, char **argv)
 		int r;
 		if ((r = cli_flag(argc, argv, &i, "--listen", &o.listen)) ||
 		    (r = cli_flag(argc, argv, &i, "--config", &o.config)) ||
-		    (r = cli_flag(argc, argv, &i, "--backend", &o.backend))) {
+		    (r = cli_flag(argc, argv, &i, "--backend", &o.backend)) ||
+		    (r = cli_flag(argc, argv, &i, "--kubeconfig", &o.kubeconfig)) ||
+		    (r = cli_flag(argc, argv, &i, "--context", &o.context))) {
 			if (r < 0)
 				return 2;
 		} else if ((r = cli_flag(argc, argv, &i, "--max-body", &v))) {

@@ -414,7 +414,9 @@ static int stop_run(req *r)
 			/* waiting takes a handle of its own: the shared one stays free */
 			berth_backend *own = NULL;
 			berth_backend_opts bo = {.home = srv_home(r->srv), .policy = srv_policy(r->srv),
-						 .passive = true};
+						 .passive = true,
+						 .kubeconfig = srv_opts(r->srv)->kubeconfig,
+						 .context = srv_opts(r->srv)->context};
 			rc = berth_backend_open(&own, srv_opts(r->srv)->backend, &bo, &err);
 			if (!rc)
 				rc = berth_backend_wait(own, id, (grace >= 0 ? grace : 30) * 1000 + 15000,
@@ -438,6 +440,7 @@ static int stop_run(req *r)
 
 typedef struct log_job {
 	char *id, *home, *backend;
+	const char *kubeconfig, *context; /* argv */
 	const berth_policy *policy;
 	bool follow;
 	int fd;
@@ -461,7 +464,8 @@ static void *log_thread(void *arg)
 	log_job *j = arg;
 	berth_backend *b = NULL;
 	berth_error *err = NULL;
-	berth_backend_opts bo = {.home = j->home, .policy = j->policy, .passive = true};
+	berth_backend_opts bo = {.home = j->home, .policy = j->policy, .passive = true,
+				 .kubeconfig = j->kubeconfig, .context = j->context};
 	if (!berth_backend_open(&b, j->backend, &bo, &err))
 		berth_backend_logs(b, j->id, j->follow, log_write, &j->fd, &err);
 	berth_error_free(err);
@@ -481,6 +485,10 @@ static int get_logs(req *r)
 		return reply_fail(r, 500, "io", "cannot make a pipe");
 	log_job *j = calloc(1, sizeof(*j));
 	const char *backend = srv_opts(r->srv)->backend;
+	if (j) {
+		j->kubeconfig = srv_opts(r->srv)->kubeconfig;
+		j->context = srv_opts(r->srv)->context;
+	}
 	if (!j || !(j->id = strdup(req_param(r, "id"))) || !(j->home = strdup(srv_home(r->srv))) ||
 	    !(j->backend = strdup(backend ? backend : "local"))) {
 		if (j) {

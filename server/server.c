@@ -608,7 +608,9 @@ int serve_main(const serve_opts *o)
 	}
 	report(err);
 	err = NULL;
-	berth_backend_opts bo = {.home = o->home, .policy = s.policy};
+	/* the records are kept by the reconciler below: GET reads the store */
+	berth_backend_opts bo = {.home = o->home, .policy = s.policy, .cached = true,
+				 .kubeconfig = o->kubeconfig, .context = o->context};
 	/* opening recovers: runs whose processes died while no one watched are
 	 * marked Failed, and queued runs are started */
 	if (berth_backend_open(&s.b, o->backend, &bo, &err)) {

@@ -20,7 +20,9 @@
 typedef struct serve_opts {
 	const char *listen;       /* "127.0.0.1:8720", "[::1]:8720", ":8720" */
 	const char *config;       /* the policy file (NULL: $BERTH_CONFIG, ...) */
-	const char *backend;      /* "local" */
+	const char *backend;      /* "local" or "kubernetes" */
+	const char *kubeconfig;   /* kubernetes: NULL: $KUBECONFIG, ~/.kube/config, in-cluster */
+	const char *context;      /* (both point into argv: they outlive every thread) */
 	const char *home;         /* NULL: $BERTH_HOME, else ~/.berth */
 	bool insecure_local;      /* anonymous requests act as admin of every project */
 	size_t max_body;          /* bytes; 0: 1 MiB */

@@ -209,6 +209,27 @@ int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, ber
 	return 0;
 }
 
+int berth_batch_dry_run(berth_batch *batch, char **report, berth_error **err)
+{
+	*report = NULL;
+	berth_backend *b = batch->b;
+	if (b->ops != &kube_backend_ops)
+		return berth_fail(err, BERTH_EARG, "a server-side dry run needs the kubernetes backend "
+				  "(--backend kubernetes)");
+	berth_buf out = BERTH_BUF_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < batch->n && !rc; i++)
+		rc = kube_dry_run(b, batch->runs[i], &out, err);
+	if (!rc && out.failed)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (rc) {
+		berth_buf_release(&out);
+		return rc;
+	}
+	*report = out.data ? berth_buf_detach(&out) : berth_strdup("");
+	return *report ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
 int berth_run_manifests(berth_backend *b, const char *id, berth_format fmt, char **out,
 			size_t *len, berth_error **err)
 {
