@@ -122,6 +122,8 @@ static int backend_open(cli_backend *c, const char *kind)
 		berth_error_free(err);
 		return status ? status : 1;
 	}
+	cli_report(err); /* warnings: runs whose state could not be read */
+	berth_error_free(err);
 	return 0;
 }
 

@@ -619,6 +619,8 @@ int serve_main(const serve_opts *o)
 		berth_policy_free(s.policy);
 		return st ? st : 1;
 	}
+	report(err); /* warnings: runs whose state could not be read */
+	err = NULL;
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));

@@ -236,7 +236,7 @@ int backend_insert(berth_backend *b, const store_run *r, berth_error **err)
 	return rc;
 }
 
-static int get_stored(berth_backend *b, const char *id, berth_run_info **out, berth_error **err)
+int backend_get_stored(berth_backend *b, const char *id, berth_run_info **out, berth_error **err)
 {
 	*out = NULL;
 	store_run *r;
@@ -248,17 +248,22 @@ static int get_stored(berth_backend *b, const char *id, berth_run_info **out, be
 	return *out ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
 }
 
-/* Asks the cluster about unfinished kubernetes runs, unless the handle's
- * records are kept by a reconciler; what cannot be asked is a warning. */
-static void refresh(berth_backend *b, berth_error **err)
+/* Asks the cluster about one unfinished kubernetes run (id), or all of
+ * them, unless the handle's records are kept by a reconciler; what cannot be
+ * asked is a warning. */
+static void refresh(berth_backend *b, const char *id, berth_error **err)
 {
 	if (b->cached || b->passive)
 		return;
+	if (!id) {
+		kube_reconcile(b, err); /* warnings */
+		return;
+	}
 	berth_error *e = NULL;
-	if (kube_reconcile(b, &e)) {
+	if (kube_refresh(b, id, &e)) {
 		const berth_problem *p = berth_error_get(e, 0);
 		berth_problem_add(err, BERTH_EIO, BERTH_WARNING, NULL,
-				  "the state of kubernetes runs is the last one recorded: %s",
+				  "the state of run \"%s\" is the last one recorded: %s", id,
 				  p ? p->message : "the cluster cannot be asked");
 	}
 	berth_error_free(e);
@@ -266,19 +271,19 @@ static void refresh(berth_backend *b, berth_error **err)
 
 int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, berth_error **err)
 {
-	int rc = get_stored(b, id, out, err);
+	int rc = backend_get_stored(b, id, out, err);
 	if (rc || berth_state_final((*out)->state) || strcmp((*out)->backend, "kubernetes") ||
 	    b->cached || b->passive)
 		return rc;
 	berth_run_info_free(*out);
-	refresh(b, err);
-	return get_stored(b, id, out, err);
+	refresh(b, id, err);
+	return backend_get_stored(b, id, out, err);
 }
 
 int berth_backend_list(berth_backend *b, const char *project, int state, berth_run_info ***out,
 		       size_t *n, berth_error **err)
 {
-	refresh(b, err);
+	refresh(b, NULL, err);
 	return berth_run_page(b, &project, project ? 1 : 0, state, 0, 0, out, n, NULL, err);
 }
 
@@ -293,7 +298,7 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 	int64_t deadline = timeout_ms < 0 ? -1 : store_now_ms() + timeout_ms;
 	for (;;) {
 		berth_run_info *i;
-		int rc = get_stored(b, id, &i, err);
+		int rc = backend_get_stored(b, id, &i, err);
 		if (rc)
 			return rc;
 		if (berth_state_final(i->state)) {

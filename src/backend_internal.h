@@ -63,6 +63,12 @@ extern const backend_ops kube_backend_ops;
  * the cluster says. */
 int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err);
 int kube_reconcile(berth_backend *b, berth_error **err);
+int kube_refresh(berth_backend *b, const char *id, berth_error **err);
+/* Deletes every object of a finished run from its cluster (berth_run_delete). */
+int kube_forget(berth_backend *b, const char *id, berth_error **err);
+
+/* The run's record as stored (berth_backend_get without asking a cluster). */
+int backend_get_stored(berth_backend *b, const char *id, berth_run_info **out, berth_error **err);
 
 /* The record of a new run, as every backend keeps it (r zeroed before);
  * and its insertion, with its Submitted event, in one transaction. */

@@ -65,16 +65,18 @@ static void kpath(berth_buf *b, const kres *r, const char *ns, const char *name)
 			 r->api, ns, r->plural, name ? "/" : "", name ? name : "");
 }
 
-/* A run's target "Kind namespace/name" split up. */
+/* A run's target "Kind namespace/name on SERVER" split up. */
 typedef struct target {
 	const kres *res;
-	char ns[254], name[254];
+	char ns[254], name[254], server[512];
 } target;
 
 static int parse_target(const char *s, target *t)
 {
 	char kind[64];
-	if (!s || sscanf(s, "%63s %253[^/]/%253s", kind, t->ns, t->name) != 3)
+	t->server[0] = '\0';
+	int n = s ? sscanf(s, "%63s %253[^/]/%253s on %511s", kind, t->ns, t->name, t->server) : 0;
+	if (n < 3)
 		return -1;
 	t->res = kres_of(kind);
 	return t->res ? 0 : -1;
@@ -478,8 +480,16 @@ static int run_target(berth_backend *b, const char *id, store_run **r, target *t
 	int rc = store_run_get(b->st, id, r, err);
 	if (rc)
 		return rc;
-	if (parse_target((*r)->info.target, t)) {
+	const char *server = b->kube ? kube_cfg(b->kube)->server : NULL;
+	if (parse_target((*r)->info.target, t))
 		rc = berth_fail(err, BERTH_EINTERNAL, "run \"%s\" has no place on a cluster recorded", id);
+	else if (server && t->server[0] && strcmp(server, t->server))
+		rc = berth_fail(err, BERTH_EARG,
+				"run \"%s\" is on the cluster at %s, and the kubeconfig's context (%s) is "
+				"the one at %s: pick its context with --context or --kubeconfig",
+				id, t->server, kube_cfg(b->kube)->context ? kube_cfg(b->kube)->context : "?",
+				server);
+	if (rc) {
 		store_run_free(*r);
 		*r = NULL;
 	}
@@ -743,7 +753,8 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 		}
 	}
 	if (!rc)
-		snprintf(wtarget, wlen, "%s %s/%s", res[w]->kind, ns, names[w]);
+		snprintf(wtarget, wlen, "%s %s/%s on %s", res[w]->kind, ns, names[w],
+			 kube_cfg(b->kube)->server);
 	/* refused: nothing of the run is left behind */
 	for (size_t i = done; rc && !dry_run && i-- > 0;) {
 		berth_error *e = NULL;
@@ -807,10 +818,14 @@ static int kube_submit(berth_backend *b, const berth_run *run, const char *spec_
 		return rc;
 	/* what the cluster says now */
 	berth_error *e = NULL;
-	if (follow_run(b, run->id, false, false, false, 0, &e))
-		berth_error_move(err, e), e = NULL; /* kept as said; the run exists */
+	if (follow_run(b, run->id, false, false, false, 0, &e)) {
+		const berth_problem *p = berth_error_get(e, 0);
+		berth_problem_add(err, BERTH_EIO, BERTH_WARNING, NULL,
+				  "run \"%s\" is submitted; its state could not be read yet: %s", run->id,
+				  p ? p->message : "unknown");
+	}
 	berth_error_free(e);
-	return out ? berth_backend_get(b, run->id, out, err) : 0;
+	return out ? backend_get_stored(b, run->id, out, err) : 0;
 }
 
 int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err)
@@ -821,6 +836,34 @@ int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, bert
 }
 
 /* ---- stop, wait, logs, reconcile ------------------------------------------------------- */
+
+/* Deletes the run's workload (its pods go first: foreground), then whatever
+ * else carries the run's label: owned objects the garbage collector has not
+ * reached yet, and the Service and HPA it does not own. */
+static int delete_run_objects(berth_backend *b, const char *id, const target *t, int grace_s,
+			      berth_error **err)
+{
+	int rc = delete_object(b, t->res, t->ns, t->name, NULL, grace_s, err);
+	char selector[300];
+	snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(kinds) - 1 && !rc; i++)
+		if (&kinds[i] != t->res)
+			rc = delete_object(b, &kinds[i], t->ns, NULL, selector, grace_s, err);
+	return rc;
+}
+
+int kube_forget(berth_backend *b, const char *id, berth_error **err)
+{
+	store_run *r;
+	target t;
+	int rc = connect_cluster(b, err);
+	if (!rc)
+		rc = run_target(b, id, &r, &t, err);
+	if (rc)
+		return rc;
+	store_run_free(r);
+	return delete_run_objects(b, id, &t, 0, err);
+}
 
 /* Marks the run Stopped (once its workload is gone, or at once when asked). */
 static int mark_stopped(berth_backend *b, const char *id, berth_error **err)
@@ -850,15 +893,15 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 {
 	store_run *r;
 	target t;
-	int rc = run_target(b, id, &r, &t, err);
+	int rc = connect_cluster(b, err);
+	if (!rc)
+		rc = run_target(b, id, &r, &t, err);
 	if (rc)
 		return rc;
 	bool final = berth_state_final(r->info.state);
 	store_run_free(r);
 	if (final)
 		return 0;
-	if ((rc = connect_cluster(b, err)))
-		return rc;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
 	rc = store_run_request_stop(b->st, id, grace_s, err);
@@ -869,16 +912,7 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 		return rc;
 	}
 	store_event(b->st, id, "Stopping", NULL);
-	if ((rc = delete_object(b, t.res, t.ns, t.name, NULL, grace_s, err)))
-		return rc;
-	/* whatever else carries the run's label: owned objects the garbage
-	 * collector has not reached yet, and the Service and HPA it does not own */
-	char selector[300];
-	snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(kinds) - 1 && !rc; i++)
-		if (&kinds[i] != t.res)
-			rc = delete_object(b, &kinds[i], t.ns, NULL, selector, grace_s, err);
-	if (rc)
+	if ((rc = delete_run_objects(b, id, &t, grace_s, err)))
 		return rc;
 	if (wait) {
 		/* foreground deletion: the workload goes once its pods are gone */
@@ -991,22 +1025,36 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 	}
 }
 
-/* Brings every unfinished kubernetes run's record up to what the cluster says. */
+int kube_refresh(berth_backend *b, const char *id, berth_error **err)
+{
+	return follow_run(b, id, false, false, false, 0, err);
+}
+
+/* Brings every unfinished kubernetes run's record up to what the cluster
+ * says. A run that cannot be read keeps its record and is a warning; the
+ * first failure is returned after every run has been tried. */
 int kube_reconcile(berth_backend *b, berth_error **err)
 {
-	store_query q = {.state = -1};
-	store_run **list;
-	size_t n;
-	int rc = store_run_query(b->st, &q, &list, &n, err);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n && !rc; i++) {
-		store_run *r = list[i];
-		if (berth_state_final(r->info.state) || strcmp(r->info.backend, "kubernetes"))
-			continue;
-		rc = follow_run(b, r->info.id, false, false, false, 0, err);
+	int rc = 0;
+	for (int state = BERTH_STATE_PENDING; state <= BERTH_STATE_RUNNING; state++) {
+		store_run **list;
+		size_t n;
+		int r = store_run_list(b->st, "kubernetes", state, false, &list, &n, err);
+		if (r)
+			return r;
+		for (size_t i = 0; i < n; i++) {
+			berth_error *e = NULL;
+			if ((r = follow_run(b, list[i]->info.id, false, false, false, 0, &e)) < 0) {
+				const berth_problem *p = berth_error_get(e, 0);
+				berth_problem_add(err, -r, BERTH_WARNING, NULL,
+						  "run \"%s\": its state is the last one recorded: %s",
+						  list[i]->info.id, p ? p->message : "the cluster cannot be asked");
+				rc = rc ? rc : r;
+			}
+			berth_error_free(e);
+		}
+		store_run_list_free(list, n);
 	}
-	store_run_list_free(list, n);
 	return rc;
 }
 
@@ -1016,7 +1064,7 @@ static int kube_backend_open(berth_backend *b, berth_error **err)
 	if (!rc)
 		rc = connect_cluster(b, err);
 	if (!rc && !b->passive)
-		rc = kube_reconcile(b, err);
+		kube_reconcile(b, err); /* what it cannot read is a warning */
 	return rc;
 }
 

@@ -145,7 +145,7 @@ static void recover(berth_backend *b)
 	store_run **list;
 	size_t n;
 	berth_error *e = NULL;
-	if (store_run_list(b->st, NULL, BERTH_STATE_RUNNING, true, &list, &n, &e)) {
+	if (store_run_list(b->st, "local", BERTH_STATE_RUNNING, true, &list, &n, &e)) {
 		berth_error_free(e);
 		return;
 	}
@@ -379,9 +379,9 @@ int local_schedule(berth_backend *b, berth_error **err)
 	size_t nadmitted = 0;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
-	int rc = store_run_list(b->st, NULL, BERTH_STATE_RUNNING, true, &running, &nrunning, err);
+	int rc = store_run_list(b->st, "local", BERTH_STATE_RUNNING, true, &running, &nrunning, err);
 	if (!rc)
-		rc = store_run_list(b->st, NULL, BERTH_STATE_PENDING, true, &pending, &npending, err);
+		rc = store_run_list(b->st, "local", BERTH_STATE_PENDING, true, &pending, &npending, err);
 	if (rc)
 		goto out;
 	freecap f = {b->node.cpu_milli, b->node.mem, b->node.gpus, b->node.disk, {0}};

@@ -178,6 +178,9 @@ int berth_run_delete(berth_backend *b, const char *id, berth_error **err)
 	if (!rc && !berth_state_final(r->info.state))
 		rc = berth_fail(err, BERTH_ECONFLICT, "run \"%s\" is %s: stop it before deleting it", id,
 				berth_state_name(r->info.state));
+	/* a run on a cluster leaves its Job and pods there when it ends: they go too */
+	if (!rc && !strcmp(r->info.backend, "kubernetes"))
+		rc = kube_forget(b, id, err);
 	store_arg arg = STORE_S(id);
 	if (!rc && (store_exec(b->st, "DELETE FROM events WHERE run_id = ?1", &arg, 1, err) < 0 ||
 		    store_exec(b->st, "DELETE FROM runs WHERE id = ?1", &arg, 1, err) < 0))
@@ -204,7 +207,7 @@ int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int 
 	*count = 0;
 	if (next)
 		*next = 0;
-	store_query q = {projects, n, state, after, limit > 0 ? limit + 1 : 0, false};
+	store_query q = {projects, n, state, after, limit > 0 ? limit + 1 : 0, false, NULL};
 	store_run **list;
 	size_t cnt;
 	int rc = store_run_query(b->st, &q, &list, &cnt, err);

@@ -462,6 +462,8 @@ static int bind_query(sqlite3_stmt *st, const void *ctx)
 		rc = sqlite3_bind_int64(st, 3, q->limit > 0 ? q->limit : -1);
 	for (size_t i = 0; rc == SQLITE_OK && i < q->nprojects; i++)
 		rc = sqlite3_bind_text(st, (int)i + 4, q->projects[i], -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK && q->backend)
+		rc = sqlite3_bind_text(st, (int)q->nprojects + 4, q->backend, -1, SQLITE_STATIC);
 	return rc;
 }
 
@@ -478,6 +480,8 @@ int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n,
 			berth_buf_printf(&tail, "%s?%zu", i ? ", " : "", i + 4);
 		berth_buf_puts(&tail, ")");
 	}
+	if (q->backend)
+		berth_buf_printf(&tail, " AND backend = ?%zu", q->nprojects + 4);
 	berth_buf_printf(&tail, " ORDER BY %s LIMIT ?3",
 			 q->queue ? "priority DESC, created, rowid" : "rowid DESC");
 	if (tail.failed) {
@@ -489,10 +493,10 @@ int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n,
 	return rc;
 }
 
-int store_run_list(store *s, const char *project, int state, bool queue, store_run ***out,
+int store_run_list(store *s, const char *backend, int state, bool queue, store_run ***out,
 		   size_t *n, berth_error **err)
 {
-	store_query q = {&project, project ? 1 : 0, state, 0, 0, queue};
+	store_query q = {.state = state, .queue = queue, .backend = backend};
 	return store_run_query(s, &q, out, n, err);
 }
 

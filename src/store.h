@@ -54,9 +54,9 @@ void store_rollback(store *s);
 int store_run_insert(store *s, const store_run *r, berth_error **err);
 /* BERTH_EARG "no run ..." when there is none. */
 int store_run_get(store *s, const char *id, store_run **out, berth_error **err);
-/* Runs in state (< 0: any) of project (NULL: any); newest first, or the
- * queue order (priority, then submission) when queue is true. */
-int store_run_list(store *s, const char *project, int state, bool queue, store_run ***out,
+/* Runs in state (< 0: any) of backend kind (NULL: any); newest first, or
+ * the queue order (priority, then submission) when queue is true. */
+int store_run_list(store *s, const char *backend, int state, bool queue, store_run ***out,
 		   size_t *n, berth_error **err);
 /* Which runs a query returns: newest first, or in the queue's order. */
 typedef struct store_query {
@@ -66,6 +66,7 @@ typedef struct store_query {
 	int64_t after;               /* > 0: only runs submitted before the one of this seq */
 	int64_t limit;               /* <= 0: no limit */
 	bool queue;                  /* priority, then submission; else newest first */
+	const char *backend;         /* runs of this kind only; NULL: every kind */
 } store_query;
 int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n, berth_error **err);
 void store_run_free(store_run *r);

@@ -2,7 +2,8 @@
 # Runs every test tier and ends with one line "N passed, N failed".
 #   tests/run.sh BUILD_DIR [--valgrind]
 # Tiers: unit binaries, golden cases (tests/golden/*/, tests/data/render/*/),
-# Kubernetes schema checks, CLI checks, fuzz smoke.
+# Kubernetes schema checks, CLI checks, the local backend, the server, the
+# kubernetes backend against a stand-in API server, fuzz smoke.
 set -u
 bt=${1:-build/test}
 mode=${2:-}
@@ -71,6 +72,11 @@ if [ "$mode" != --valgrind ]; then
 
 	echo "== server (berth serve over HTTP)"
 	"$here/server.sh" "$bt/berth" >"$log" 2>&1
+	count <"$log"
+	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
+
+	echo "== kubernetes backend (a stand-in API server over TLS)"
+	"$here/kube.sh" "$bt/berth" >"$log" 2>&1
 	count <"$log"
 	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
 

@@ -62,8 +62,8 @@ typedef struct berth_run_info {
 	int64_t mem_peak;        /* bytes; 0 when unknown */
 	char *enforcement;       /* "cgroup v1", "cgroup v2" or "rlimits" */
 	char *log_path;
-	char *target;            /* where it runs on its backend: "Job ml-jobs/train-t1"
-				    (kubernetes); NULL on the local backend */
+	char *target;            /* where it runs on its backend: "Job ml-jobs/train-t1 on
+				    https://10.0.0.1:6443" (kubernetes); NULL on the local one */
 	char *effective;         /* the effective spec with origins when it was submitted
 				    (berth explain -o json) */
 } berth_run_info;

@@ -1,0 +1,402 @@
+#!/usr/bin/env bash
+# The kubernetes backend against a stand-in API server on loopback
+# (tests/kube/apiserver.py): TLS with a test CA and a client certificate,
+# bearer tokens, a kubeconfig written by kubectl, in-cluster config,
+# server-side apply, Status errors (422 with causes, 409, 403, 404), rollback
+# of a refused submission, watches with bookmarks and 410 Gone expiry, state
+# mapping, pod logs, stop with foreground deletion, and berth serve
+# --backend kubernetes across a restart.
+# Prints "ok NAME" / "FAIL NAME" / "skip NAME" per check.
+#   tests/kube.sh BERTH
+set -u
+berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+export BERTH_HOME=$tmp/home
+unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+ok() { echo "ok kube $1"; }
+fail() {
+	echo "FAIL kube $1: $2"
+	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
+}
+check() { # NAME CONDITION-COMMAND... : ok when the command succeeds
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else fail "$name" "$*"; fi
+}
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+for tool in python3 openssl curl; do
+	if ! command -v $tool >/dev/null; then
+		echo "FAIL kube ($tool is missing: run scripts/deps.sh)"
+		exit 0
+	fi
+done
+
+# ---- the stand-in API server -------------------------------------------------------------
+bash "$root/tests/kube/certs.sh" "$tmp" || { echo "FAIL kube certs"; exit 0; }
+TOKEN=stand-in-token-$RANDOM
+python3 "$root/tests/kube/apiserver.py" --cert server.pem --key server.key --client-ca ca.pem \
+	--token "$TOKEN" --port-file port --log requests.jsonl --bookmark-interval 0.3 2>api.log &
+pids+=($!)
+for _ in $(seq 100); do [ -s port ] && break; sleep 0.05; done
+P=$(cat port)
+api=https://127.0.0.1:$P
+ctl() { curl -s --cacert ca.pem -X "${3:-POST}" "$api/_test/$1" -d "${2:-}"; }
+# requests [FILTER]: the request log as "conn METHOD PATH?QUERY CT AUTH CODE [propagation]"
+requests() {
+	ctl requests '' GET | python3 -c '
+import json, sys
+for d in json.load(sys.stdin):
+    q = "&".join("%s=%s" % kv for kv in sorted(d.get("query", {}).items()))
+    print(d["conn"], d["method"], d["path"] + ("?" + q if q else ""), d.get("content_type") or "-",
+          d["auth"], d.get("code"), d.get("propagation") or "")' 2>/dev/null
+}
+objects() { # the stored objects as "Kind ns/name"
+	ctl objects '' GET | python3 -c '
+import json, sys
+for o in json.load(sys.stdin):
+    m = o["metadata"]
+    print(o.get("kind"), m.get("namespace") + "/" + m["name"])'
+}
+pod_status() { # RUN STATUS-JSON
+	ctl status "{\"resource\":\"pods\",\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$1\",\"status\":$2}" >/dev/null
+}
+job_status() { # NAME STATUS-JSON
+	ctl status "{\"resource\":\"jobs\",\"namespace\":\"ml\",\"name\":\"$1\",\"status\":$2}" >/dev/null
+}
+state_of() { "$berth" get run "$1" -o json 2>/dev/null | json 'd["state"] + "|" + (d.get("reason") or "")'; }
+# wait_state RUN PATTERN: polls berth get until the "STATE|reason" line matches
+wait_state() {
+	for _ in $(seq 60); do
+		s=$(state_of "$1")
+		case "$s" in $2) return 0 ;; esac
+		sleep 0.1
+	done
+	echo "last: $s" >"$tmp/out"
+	return 1
+}
+
+# ---- a kubeconfig written by kubectl ----------------------------------------------------------
+export KUBECONFIG=$tmp/kubeconfig
+if command -v kubectl >/dev/null; then
+	kubectl config set-cluster stand-in --server="$api" --certificate-authority=ca.pem --embed-certs >/dev/null &&
+	kubectl config set-credentials cert-user --client-certificate=client.pem --client-key=client.key --embed-certs >/dev/null &&
+	kubectl config set-credentials token-user --token="$TOKEN" >/dev/null &&
+	kubectl config set-credentials wrong-token --token=not-the-token >/dev/null &&
+	kubectl config set-context certs --cluster=stand-in --user=cert-user --namespace=ml >/dev/null &&
+	kubectl config set-context tokens --cluster=stand-in --user=token-user --namespace=ml >/dev/null &&
+	kubectl config set-context wrong --cluster=stand-in --user=wrong-token --namespace=ml >/dev/null &&
+	kubectl config use-context certs >/dev/null || echo "FAIL kube kubectl config"
+else
+	echo "skip kube kubectl (not installed: the kubeconfig is written by hand)"
+	b64() { base64 -w0 "$1"; }
+	cat >"$KUBECONFIG" <<EOF
+apiVersion: v1
+kind: Config
+current-context: certs
+clusters:
+- name: stand-in
+  cluster: {server: "$api", certificate-authority-data: $(b64 ca.pem)}
+users:
+- name: cert-user
+  user: {client-certificate-data: $(b64 client.pem), client-key-data: $(b64 client.key)}
+- name: token-user
+  user: {token: "$TOKEN"}
+- name: wrong-token
+  user: {token: not-the-token}
+contexts:
+- name: certs
+  context: {cluster: stand-in, user: cert-user, namespace: ml}
+- name: tokens
+  context: {cluster: stand-in, user: token-user, namespace: ml}
+- name: wrong
+  context: {cluster: stand-in, user: wrong-token, namespace: ml}
+EOF
+fi
+
+spec() { # NAME [EXTRA-YAML]
+	printf 'name: %s\nfunction:\n  name: %s\n  image: python:3.11\n  command: [python, train.py]\nresources: {cpu: "1", mem: 1Gi}\n%s' \
+		"$1" "$1" "${2:-}"
+}
+pvc='volumes:
+  - volume_type: persistent_volume_claim
+    name: data
+    mount_path: /data
+    spec: {size: 1Gi}
+'
+run() { "$berth" run "$@" --backend kubernetes >"$tmp/out" 2>&1; }
+
+# ---- submit: client certificate, server-side apply, owner references, secrets ------------------
+printf 's3cr3t-value' | "$berth" secrets set hf-token >/dev/null 2>&1
+spec train "$pvc"'secrets: [hf-token]
+' >train.yaml
+ctl requests '' DELETE >/dev/null
+if run train.yaml --run-id k1 && grep -q '^k1$' "$tmp/out"; then ok "submit"; else fail "submit" "berth run failed"; fi
+requests >req.txt
+check "client certificate" grep -q ' PATCH .* cert 201' req.txt
+patches=$(grep ' PATCH ' req.txt)
+if [ "$(grep -c ' PATCH ' req.txt)" = 5 ] &&
+	! grep ' PATCH ' req.txt | grep -vq 'application/apply-patch+yaml' &&
+	! grep ' PATCH ' req.txt | grep -vq 'fieldManager=berth'; then
+	ok "server-side apply (content type, field manager)"
+else
+	echo "$patches" >"$tmp/out"
+	fail "server-side apply (content type, field manager)" "5 PATCHes of application/apply-patch+yaml with fieldManager=berth"
+fi
+# in order: Secret, PVC, Job, then Secret and PVC again with their owner
+order=$(grep ' PATCH ' req.txt | sed 's/.*namespaces\/ml\/\([a-z]*\)\/.*/\1/' | tr '\n' ' ')
+check "apply order" [ "$order" = "secrets persistentvolumeclaims jobs secrets persistentvolumeclaims " ]
+ctl objects '' GET >objs.json
+owners=$(json '" ".join(sorted(o["kind"] + ":" + ("ok" if o["metadata"].get("ownerReferences", [{}])[0].get("uid") == [j for j in d if j["kind"] == "Job"][0]["metadata"]["uid"] else "none") for o in d if o["kind"] in ("Secret", "PersistentVolumeClaim")))' <objs.json)
+check "owner references carry the Job's uid" [ "$owners" = "PersistentVolumeClaim:ok Secret:ok" ]
+value=$(json '[o for o in d if o["kind"] == "Secret"][0]["data"]["hf-token"]' <objs.json | base64 -d)
+check "the Secret holds the secret's value" [ "$value" = s3cr3t-value ]
+if ! grep -rq s3cr3t-value "$BERTH_HOME" && ! "$berth" get run k1 -o yaml | grep -q s3cr3t; then
+	ok "the value is not in berth's records"
+else fail "the value is not in berth's records" "found"; fi
+conns=$(grep -v ' GET .*watch=' req.txt | awk '{print $1}' | sort -u | wc -l)
+check "one connection for a submission" [ "$conns" = 1 ]
+"$berth" get run k1 -o json >"$tmp/out"
+check "recorded: target and backend" grep -q "\"target\": \"Job ml/train-k1 on $api\"" "$tmp/out"
+
+# ---- states ---------------------------------------------------------------------------------------
+check "Pending while the pod waits" wait_state k1 'Pending|waiting for its pod*'
+pod_status k1 '{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}]}'
+check "Pending: unschedulable with the scheduler's reason" wait_state k1 'Pending|unschedulable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.'
+pod_status k1 '{"phase":"Pending","containerStatuses":[{"name":"train","state":{"waiting":{"reason":"ImagePullBackOff","message":"Back-off pulling image \"python:3.11\""}}}]}'
+check "Pending: image pull backoff" wait_state k1 'Pending|ImagePullBackOff: Back-off pulling image*'
+pod_status k1 '{"phase":"Running","startTime":"2026-11-22T10:00:00Z","conditions":[{"type":"Ready","status":"True"}]}'
+check "Running" wait_state k1 'Running|'
+# follow: berth run --wait of a second run, finished while it watches
+spec w "" >w.yaml
+ctl requests '' DELETE >/dev/null
+"$berth" run w.yaml --backend kubernetes --run-id k2 --wait >wait.out 2>&1 &
+wpid=$!
+for _ in $(seq 50); do grep -q 'watch=1' <(requests) && break; sleep 0.1; done
+sleep 0.8 # a few bookmarks
+ctl compact >/dev/null
+ctl expire-watches >/dev/null # every watch gets ERROR 410: berth lists again
+for _ in $(seq 50); do
+	[ "$(requests | grep -c 'GET /api/v1/namespaces/ml/pods?.*watch=1')" -ge 2 ] && break
+	sleep 0.1
+done
+pod_status k2 '{"phase":"Running","startTime":"2026-11-22T10:00:00Z"}'
+sleep 0.3
+pod_status k2 '{"phase":"Succeeded","containerStatuses":[{"name":"w","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+for _ in $(seq 100); do kill -0 $wpid 2>/dev/null || break; sleep 0.1; done
+if ! kill -0 $wpid 2>/dev/null && wait $wpid; then ok "run --wait follows the watch to Succeeded"
+else kill $wpid 2>/dev/null; cp wait.out "$tmp/out"; fail "run --wait follows the watch to Succeeded" "exit"; fi
+requests >req.txt
+watch_pods=$(grep -c 'GET /api/v1/namespaces/ml/pods?.*watch=1' req.txt)
+lists=$(grep 'GET /api/v1/namespaces/ml/pods?labelSelector' req.txt | grep -vc watch=)
+rv_watch=$(grep 'watch=1' req.txt | grep -c 'allowWatchBookmarks=true.*resourceVersion=')
+check "watch with bookmarks from a resourceVersion" [ "$rv_watch" -ge 2 ]
+if [ "$watch_pods" -ge 2 ] && [ "$lists" -ge 2 ]; then ok "410 Gone (ERROR event): lists again and watches on"
+else grep 'pods' req.txt >"$tmp/out"; fail "410 Gone (ERROR event): lists again and watches on" "watches $watch_pods lists $lists"; fi
+# the HTTP form of 410
+ctl gone-mode '{"http": true}' >/dev/null
+spec g "" >g.yaml
+"$berth" run g.yaml --backend kubernetes --run-id k3 --wait >wait.out 2>&1 &
+wpid=$!
+sleep 1
+ctl compact >/dev/null
+ctl expire-watches >/dev/null
+sleep 0.5
+pod_status k3 '{"phase":"Succeeded","containerStatuses":[{"name":"g","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+for _ in $(seq 100); do kill -0 $wpid 2>/dev/null || break; sleep 0.1; done
+if ! kill -0 $wpid 2>/dev/null && wait $wpid; then ok "410 Gone (HTTP status): lists again"
+else kill $wpid 2>/dev/null; cp wait.out "$tmp/out"; fail "410 Gone (HTTP status): lists again" "exit"; fi
+ctl gone-mode '{"http": false}' >/dev/null
+
+# failures and their reasons
+spec oom "" >oom.yaml
+run oom.yaml --run-id k4
+pod_status k4 '{"phase":"Failed","containerStatuses":[{"name":"oom","state":{"terminated":{"exitCode":137,"reason":"OOMKilled"}}}]}'
+check "Failed: OOMKilled" wait_state k4 'Failed|OOMKilled: *BackoffLimitExceeded*'
+"$berth" get run k4 -o json >"$tmp/out"
+check "OOMKilled: exit code and oom_killed" grep -q '"oom_killed": true' "$tmp/out"
+spec late "" >late.yaml
+run late.yaml --run-id k5
+job_status late-k5 '{"failed":1,"conditions":[{"type":"Failed","status":"True","reason":"DeadlineExceeded","message":"Job was active longer than specified deadline"}]}'
+check "Failed: DeadlineExceeded" wait_state k5 'Failed|DeadlineExceeded: Job was active longer than specified deadline'
+spec ev "" >ev.yaml
+run ev.yaml --run-id k6
+pod_status k6 '{"phase":"Failed","reason":"Evicted","message":"The node was low on resource: memory."}'
+check "Failed: evicted" wait_state k6 'Failed|evicted: The node was low on resource: memory.*'
+spec pre "" >pre.yaml
+run pre.yaml --run-id k7
+pod_status k7 '{"phase":"Running","conditions":[{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler","message":"Preempted in order to admit critical pod"}]}'
+check "preemption is reported as such" wait_state k7 '*|preempted: Preempted in order to admit critical pod; its Job starts it again'
+"$berth" get runs >"$tmp/out" 2>&1
+check "get runs shows kubernetes runs" grep -q 'k7 .*preempted' "$tmp/out"
+
+# ---- logs -----------------------------------------------------------------------------------------
+ctl log '{"namespace":"ml","labelSelector":"berth.dev/run=k1","text":"epoch 1\n"}' >/dev/null
+"$berth" logs k1 >"$tmp/out" 2>&1
+check "logs" grep -qx 'epoch 1' "$tmp/out"
+"$berth" logs k1 -f >logf.out 2>&1 &
+lpid=$!
+sleep 0.5
+ctl log '{"namespace":"ml","labelSelector":"berth.dev/run=k1","text":"epoch 2\n","append":true}' >/dev/null
+sleep 0.3
+pod_status k1 '{"phase":"Succeeded","containerStatuses":[{"name":"train","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+for _ in $(seq 50); do kill -0 $lpid 2>/dev/null || break; sleep 0.1; done
+if ! kill -0 $lpid 2>/dev/null && [ "$(cat logf.out)" = "$(printf 'epoch 1\nepoch 2')" ]; then
+	ok "logs -f streams until the pod ends"
+else kill $lpid 2>/dev/null; cp logf.out "$tmp/out"; fail "logs -f streams until the pod ends" "output"; fi
+check "Succeeded" wait_state k1 'Succeeded|*'
+requests | grep '/log' >"$tmp/out"
+check "logs through the API (follow=true)" grep -q 'pods/train-k1-[a-z]*/log?follow=true' "$tmp/out"
+
+# ---- stop: foreground deletion, nothing left ---------------------------------------------------------
+spec svc "action: serve
+" >svc.yaml
+run svc.yaml --run-id k8
+ctl requests '' DELETE >/dev/null
+if "$berth" stop k8 --grace 0 >"$tmp/out" 2>&1; then ok "stop"; else fail "stop" "exit"; fi
+requests >req.txt
+check "stop: Foreground deletion of the Deployment" grep -q 'DELETE /apis/apps/v1/namespaces/ml/deployments/svc-k8 .* Foreground' req.txt
+objects >"$tmp/out"
+ctl objects '' GET >objs2.json
+left=$(json 'len([o for o in d if o["metadata"].get("labels", {}).get("berth.dev/run") == "k8"])' <objs2.json)
+check "stop: no object of the run remains" [ "$left" = 0 ]
+check "stop: Stopped" wait_state k8 'Stopped|*'
+
+# ---- refusals: nothing is left behind, the Status message verbatim ------------------------------------
+ctl fail '{"method":"PATCH","resource":"jobs","code":422,"reason":"Invalid","message":"Job.batch \"bad-k9\" is invalid: spec.template.spec.containers[0].image: Required value","causes":[{"reason":"FieldValueRequired","message":"Required value","field":"spec.template.spec.containers[0].image"}],"times":1}' >/dev/null
+spec bad "$pvc" >bad.yaml
+run bad.yaml --run-id k9
+rc=$?
+if [ $rc = 2 ] && grep -qF 'Job ml/bad-k9: Job.batch "bad-k9" is invalid: spec.template.spec.containers[0].image: Required value' "$tmp/out"; then
+	ok "422 Invalid: the Status message verbatim, exit 2"
+else fail "422 Invalid: the Status message verbatim, exit 2" "exit $rc"; fi
+objects >"$tmp/out"
+if grep -q bad-k9 "$tmp/out"; then fail "422: nothing is left on the cluster" "left"; else ok "422: nothing is left on the cluster"; fi
+if "$berth" get run k9 >/dev/null 2>&1; then fail "422: no run is recorded" "k9 exists"; else ok "422: no run is recorded"; fi
+ctl fail '{"method":"PATCH","resource":"services","code":409,"reason":"Conflict","message":"Apply failed with 1 conflict: conflict with \"kubectl\": .spec.ports","times":1}' >/dev/null
+spec conflict "action: serve
+" >conflict.yaml
+run conflict.yaml --run-id k10
+rc=$?
+if [ $rc != 0 ] && grep -qF 'Service ml/conflict-k10: Apply failed with 1 conflict: conflict with "kubectl": .spec.ports' "$tmp/out" &&
+	! objects | grep -q conflict-k10; then
+	ok "409 Conflict on the Service: message, and the Deployment is deleted"
+else fail "409 Conflict on the Service: message, and the Deployment is deleted" "exit $rc"; fi
+ctl fail '{"method":"PATCH","resource":"jobs","code":403,"reason":"Forbidden","times":1}' >/dev/null
+spec nope "" >nope.yaml
+run nope.yaml --run-id k11
+rc=$?
+if [ $rc = 1 ] && grep -qF 'jobs.batch "nope-k11" is forbidden: User' "$tmp/out"; then ok "403 Forbidden: the Status message"
+else fail "403 Forbidden: the Status message" "exit $rc"; fi
+"$berth" run nope.yaml --backend kubernetes --context wrong --run-id k12 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q 'Unauthorized' "$tmp/out"; then ok "401: a wrong token"; else fail "401: a wrong token" "exit $rc"; fi
+ctl requests '' DELETE >/dev/null
+if "$berth" run nope.yaml --backend kubernetes --context tokens --run-id k13 >"$tmp/out" 2>&1 &&
+	requests | grep -q 'PATCH .* token 201'; then ok "bearer token"; else fail "bearer token" "no token request"; fi
+ctl fail '{"method":"GET","resource":"jobs","code":404,"reason":"NotFound","times":1}' >/dev/null
+spec gone "" >gone.yaml
+run gone.yaml --run-id k14 || fail "404 on a read after submission" "exit $?"
+ctl fail '{"method":"DELETE","resource":"jobs","name":"gone-k14","code":404,"reason":"NotFound","times":1}' >/dev/null
+if "$berth" stop k14 --grace 0 >"$tmp/out" 2>&1; then ok "404 on delete: already gone is stopped"; else fail "404 on delete: already gone is stopped" "exit"; fi
+
+# ---- a run is followed on the cluster it went to ----------------------------------------------------------
+# the same stand-in under another name: another cluster as far as berth knows
+sed "s|https://127.0.0.1:$P|https://localhost:$P|" "$KUBECONFIG" >other.config
+"$berth" logs k1 --kubeconfig other.config >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q "run \"k1\" is on the cluster at $api" "$tmp/out"; then ok "another cluster's context is refused"
+else fail "another cluster's context is refused" "exit $rc"; fi
+
+# ---- server-side dry run ---------------------------------------------------------------------------------
+ctl requests '' DELETE >/dev/null
+spec dry "$pvc" >dry.yaml
+if "$berth" run dry.yaml --backend kubernetes --dry-run=server --run-id k15 >"$tmp/out" 2>&1 &&
+	grep -q 'Job ml/dry-k15 accepted (server dry run)' "$tmp/out"; then ok "--dry-run=server"
+else fail "--dry-run=server" "exit"; fi
+requests >req.txt
+n_dry=$(grep -c 'PATCH .*dryRun=All' req.txt)
+n_patch=$(grep -c 'PATCH' req.txt)
+check "--dry-run=server: every apply has dryRun=All" [ "$n_dry" -ge 2 -a "$n_dry" = "$n_patch" ]
+if objects | grep -q dry-k15 || "$berth" get run k15 >/dev/null 2>&1; then fail "--dry-run=server: nothing created" "created"
+else ok "--dry-run=server: nothing created"; fi
+"$berth" run dry.yaml --dry-run=server >"$tmp/out" 2>&1
+check "--dry-run=server needs the kubernetes backend" grep -q 'needs the kubernetes backend' "$tmp/out"
+
+# ---- TLS: the server's certificate must be the cluster's -----------------------------------------------
+sed "s|certificate-authority-data: .*|certificate-authority-data: $(base64 -w0 other-ca.pem)|" "$KUBECONFIG" >bad-ca.config
+"$berth" run nope.yaml --backend kubernetes --kubeconfig bad-ca.config --run-id k16 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -qi 'certificate' "$tmp/out"; then ok "TLS: an unknown CA is refused"; else fail "TLS: an unknown CA is refused" "exit $rc"; fi
+cat >rogue.config <<EOF
+apiVersion: v1
+kind: Config
+current-context: rogue
+clusters: [{name: c, cluster: {server: "$api", certificate-authority: $tmp/ca.pem}}]
+users: [{name: u, user: {client-certificate: $tmp/rogue-client.pem, client-key: $tmp/rogue-client.key}}]
+contexts: [{name: rogue, context: {cluster: c, user: u, namespace: ml}}]
+EOF
+"$berth" run nope.yaml --backend kubernetes --kubeconfig rogue.config --run-id k17 >"$tmp/out" 2>&1
+check "TLS: a client certificate of another CA is refused" [ $? = 1 ]
+
+# ---- in-cluster: the pod's service account ---------------------------------------------------------------
+mkdir -p sa && cp ca.pem sa/ca.crt && printf '%s\n' "$TOKEN" >sa/token && printf 'ml' >sa/namespace
+ctl requests '' DELETE >/dev/null
+if env -u KUBECONFIG HOME="$tmp/nohome" KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$P" \
+	BERTH_SERVICEACCOUNT_DIR="$tmp/sa" "$berth" run nope.yaml --backend kubernetes --run-id k18 >"$tmp/out" 2>&1 &&
+	requests | grep -q 'PATCH /apis/batch/v1/namespaces/ml/jobs/nope-k18.* token 201'; then
+	ok "in-cluster service account"
+else fail "in-cluster service account" "exit"; fi
+
+# ---- berth serve --backend kubernetes ---------------------------------------------------------------------
+admin=$("$berth" token create --project '*' --role admin 2>/dev/null | tail -1)
+start() {
+	"$berth" serve --listen 127.0.0.1:0 --backend kubernetes --kubeconfig "$KUBECONFIG" 2>"$tmp/serve.$1.log" &
+	spid=$!
+	pids+=("$spid")
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$tmp/serve.$1.log")
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	url=http://127.0.0.1:$port
+}
+start 1
+spec served "" >served.yaml
+code=$(curl -s -o body -w '%{http_code}' -H "Authorization: Bearer $admin" -H 'Content-Type: application/yaml' \
+	--data-binary @served.yaml "$url/api/v1/projects/default/runs")
+sid=$(json 'd["items"][0]["id"] if "items" in d else d["id"]' <body 2>/dev/null)
+if [ "$code" = 201 ] && objects | grep -q "Job ml/served-$sid"; then ok "serve: POST /runs applies the Job"
+else cp body "$tmp/out"; fail "serve: POST /runs applies the Job" "HTTP $code"; fi
+pod_status "$sid" '{"phase":"Running","startTime":"2026-11-22T10:00:00Z"}'
+st=
+for _ in $(seq 80); do
+	st=$(curl -s -H "Authorization: Bearer $admin" "$url/api/v1/runs/$sid" | json 'd["state"]' 2>/dev/null)
+	[ "$st" = Running ] && break
+	sleep 0.1
+done
+check "serve: the reconciler follows the cluster" [ "$st" = Running ]
+kill "$spid"
+wait "$spid" 2>/dev/null
+pod_status "$sid" '{"phase":"Succeeded","containerStatuses":[{"name":"served","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+start 2
+st=$(curl -s -H "Authorization: Bearer $admin" "$url/api/v1/runs/$sid" | json 'd["state"]' 2>/dev/null)
+check "serve: after a restart, finds its run again" [ "$st" = Succeeded ]
+code=$(curl -s -o body -w '%{http_code}' -X DELETE -H "Authorization: Bearer $admin" "$url/api/v1/runs/$sid")
+if [ "$code" = 204 ] && ! objects | grep -q "served-$sid"; then ok "serve: DELETE of a finished run deletes its objects"
+else cp body "$tmp/out"; fail "serve: DELETE of a finished run deletes its objects" "HTTP $code"; fi
+kill "$spid"
+wait "$spid" 2>/dev/null
+
+# ---- no sanitizer report anywhere -------------------------------------------------------------------------
+if grep -l 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' "$tmp"/*.out "$tmp"/serve.*.log "$tmp/out" 2>/dev/null; then
+	fail "sanitizers" "a report"
+else ok "no sanitizer report"; fi
