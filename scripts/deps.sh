@@ -7,11 +7,15 @@
 #           libmicrohttpd-dev (berth serve), libcurl4-openssl-dev (the CLI as a client
 #           of a server, the Kubernetes API)
 #   tests:  curl (drives berth serve over HTTP); bench: wrk (server load)
+#   tests:  openssl (a test CA and certificates) and python3 (the stand-in Kubernetes
+#           API server, tests/kube/, standard library only); kubectl, when present,
+#           writes the tests' kubeconfig (it is not a Debian package: without it
+#           the tests write one by hand and say skip)
 #   tests:  clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes), valgrind,
 #           nodejs + npm (kubernetes-models, the Kubernetes schema validator)
 set -eu
 pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev
-	libcurl4-openssl-dev curl wrk clang libclang-rt-14-dev valgrind)
+	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -20,6 +24,7 @@ done
 # any node >= 18 will do, so they are installed only when the commands are absent
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
 	sudo=""

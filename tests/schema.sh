@@ -5,7 +5,8 @@
 #   - every example (examples/*.yaml, examples/seeds/*.yaml) rendered with the
 #     example policy (it must be accepted) and with the built-in policy (it must
 #     be accepted, or refused only for naming a profile the built-in policy
-#     lacks).
+#     lacks);
+#   - the deploy manifests (deploy/kubernetes/rbac.yaml, berth-serve.yaml).
 # Prints "ok NAME" / "FAIL NAME" per file.
 #   tests/schema.sh BERTH
 set -u
@@ -54,6 +55,7 @@ for spec in examples/*.yaml examples/seeds/*.yaml; do
 		sed 's/^/    /' "$tmp/err"
 	fi
 done
+files+=(deploy/kubernetes/rbac.yaml deploy/kubernetes/berth-serve.yaml)
 node tests/schema/validate.js "${files[@]}" 2>"$tmp/schema"
 rc=$?
 if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
