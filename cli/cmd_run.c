@@ -46,6 +46,10 @@ const char usage_run[] =
 	"flag is invalid or a run is refused, 1 anything else (with --wait: a run\n"
 	"did not succeed).\n";
 
+#define CLI_CLUSTER_HELP                                                                   \
+	"  --kubeconfig FILE, --context NAME\n"                                               \
+	"                   the cluster of kubernetes runs (default: as kubectl finds it)\n"
+
 const char usage_get[] =
 	"usage: berth get runs [--project P] [--state STATE] [-o table|yaml|json]\n"
 	"       berth get run ID [-o yaml|json]\n"
@@ -53,24 +57,33 @@ const char usage_get[] =
 	"Shows runs: state (with the reason a run waits or failed), profile, requests,\n"
 	"age; for one run also its limits, GPUs, exit code or signal, OOM kill, attempts,\n"
 	"usage measured by its cgroup, and its log file. With a server: the runs of\n"
-	"every project the token sees (or of --project).\n"
+	"every project the token sees (or of --project). Unfinished runs on a\n"
+	"Kubernetes cluster are read from the cluster first.\n"
 	"\n"
+	CLI_CLUSTER_HELP
 	CLI_SERVER_HELP;
 
 const char usage_logs[] =
-	"usage: berth logs ID [-f] [--server URL] [--token TOKEN]\n"
+	"usage: berth logs ID [-f] [--kubeconfig FILE] [--context NAME]\n"
+	"       berth logs ID [-f] --server URL [--token TOKEN]\n"
 	"\n"
 	"Prints the run's standard output and error. -f follows the log until the run ends.\n"
+	"A run on a Kubernetes cluster: the log of its newest pod, through the API.\n"
 	"\n"
+	CLI_CLUSTER_HELP
 	CLI_SERVER_HELP;
 
 const char usage_stop[] =
-	"usage: berth stop ID... [--grace SECONDS] [--server URL] [--token TOKEN]\n"
+	"usage: berth stop ID... [--grace SECONDS] [--kubeconfig FILE] [--context NAME]\n"
+	"       berth stop ID... [--grace SECONDS] --server URL [--token TOKEN]\n"
 	"\n"
 	"Stops runs: a queued run at once; a running one with SIGTERM to all its\n"
 	"processes, then SIGKILL after the grace period (default: the policy's\n"
-	"local.grace_period, else 30 s). Returns when every run has ended.\n"
+	"local.grace_period, else 30 s). Returns when every run has ended. A run on a\n"
+	"Kubernetes cluster: its workload is deleted with foreground propagation (pods\n"
+	"first, then what it owns), and whatever else carries its label.\n"
 	"\n"
+	CLI_CLUSTER_HELP
 	CLI_SERVER_HELP;
 
 const char usage_secrets[] =
