@@ -494,6 +494,7 @@ int kube_list(kube *k, kube_watch *w, berth_error **err)
 	if (path.failed)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	kube_reply r;
+	w->synced = false;
 	int rc = kube_request(k, "GET", path.data, NULL, NULL, 0, &r, err);
 	berth_buf_release(&path);
 	if (rc)
@@ -513,10 +514,13 @@ int kube_list(kube *k, kube_watch *w, berth_error **err)
 	const berth_node *items = berth_node_get(root, "items");
 	for (size_t i = 0; !rc && items && items->kind == BERTH_NODE_SEQ && i < items->len; i++)
 		rc = w->event(w->ctx, "ADDED", items->u.items[i], err);
+	if (!rc)
+		rc = w->event(w->ctx, "SYNCED", NULL, err);
 	if (rc >= 0) {
 		w->rv[0] = '\0';
 		set_rv(w, root);
 	}
+	w->synced = rc >= 0;
 	berth_arena_free(arena);
 	kube_reply_free(&r);
 	return rc;

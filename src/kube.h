@@ -89,10 +89,11 @@ int kube_stream(kube *k, const char *path, int timeout_s, kube_chunk_fn chunk, v
 		long *status, kube_reply *r, berth_error **err);
 
 /*
- * Watches collections (a workload and its pods) at once, over the shared
- * connection, until an event callback says done or timeout_ms passes
- * (< 0: no limit; then BERTH_ERANGE). Each watch lists first when its rv
- * is empty: event(ctx, "RESET", NULL), then "ADDED" for each item. Then it
+ * Watches collections (a workload and its pods) at once, until an event
+ * callback says done or timeout_ms passes (< 0: no limit; then
+ * BERTH_ERANGE). Each watch lists first when its rv is empty: event(ctx,
+ * "RESET", NULL), then "ADDED" for each item, then "SYNCED" (NULL): the
+ * list is whole (also when it is empty). Then it
  * watches from rv with bookmarks, following rv, and reconnects when the
  * stream ends; when the API says the rv is too old (410 Gone, as an HTTP
  * status or an ERROR event) it lists again. event returns 0 to go on, 1
@@ -107,6 +108,7 @@ typedef struct kube_watch {
 	kube_event_fn event;
 	void *ctx;
 	unsigned lists, watches; /* how many times it listed and watched */
+	bool synced;             /* listed, and whole */
 } kube_watch;
 int kube_watch_run(kube *k, kube_watch *w, size_t n, long timeout_ms, berth_error **err);
 /* Lists w's collection once, as a watch does before it watches (RESET,

@@ -418,6 +418,8 @@ typedef struct follower {
 	bool stopping;
 	bool until_final;   /* a wait: done when the run is final */
 	bool until_pod;     /* a log: done when a pod has started */
+	bool pods_synced;   /* the pods are listed whole */
+	bool view_synced;   /* the workload is listed */
 } follower;
 
 static int follow_done(follower *f, berth_error **err)
@@ -442,7 +444,13 @@ static int on_workload(void *ctx, const char *type, const berth_node *obj, berth
 	if (!strcmp(type, "RESET")) {
 		f->view.seen = false;
 		f->view.gone = true; /* until the list shows it */
+		f->view_synced = false;
 		return 0;
+	}
+	if (!strcmp(type, "SYNCED")) {
+		f->view.seen = true; /* as listed: there, or gone */
+		f->view_synced = true;
+		return f->pods_synced ? follow_done(f, err) : 0;
 	}
 	const char *name = kube_str(kube_at(obj, "metadata.name"));
 	if (!name || strcmp(name, f->view.workload))
@@ -452,7 +460,8 @@ static int on_workload(void *ctx, const char *type, const berth_node *obj, berth
 		f->view.seen = true;
 	} else
 		workload_read(&f->view, obj);
-	return follow_done(f, err);
+	/* while a list runs, the view is not whole yet */
+	return f->view_synced && f->pods_synced ? follow_done(f, err) : 0;
 }
 
 static int on_pod(void *ctx, const char *type, const berth_node *obj, berth_error **err)
@@ -460,10 +469,14 @@ static int on_pod(void *ctx, const char *type, const berth_node *obj, berth_erro
 	follower *f = ctx;
 	if (!strcmp(type, "RESET")) {
 		f->view.npods = 0;
+		f->pods_synced = false;
 		return 0;
 	}
-	view_pod(&f->view, type, obj);
-	return f->view.seen ? follow_done(f, err) : 0;
+	if (!strcmp(type, "SYNCED"))
+		f->pods_synced = true;
+	else
+		view_pod(&f->view, type, obj);
+	return f->pods_synced && f->view_synced ? follow_done(f, err) : 0;
 }
 
 static berth_action action_of(const char *name)
@@ -534,12 +547,8 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 	else if (!watch) {
 		/* pods first: the workload's event decides with them in view */
 		rc = kube_list(b->kube, &w[0], err);
-		if (rc >= 0)
+		if (!rc)
 			rc = kube_list(b->kube, &w[1], err);
-		if (rc > 0)
-			rc = 0;
-		if (!rc && !f.view.seen)
-			rc = follow_done(&f, err);
 		if (rc > 0)
 			rc = 0;
 	} else {
@@ -837,6 +846,20 @@ int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, bert
 
 /* ---- stop, wait, logs, reconcile ------------------------------------------------------- */
 
+/* Connects, and reads where the run is and whether it has ended. */
+static int locate(berth_backend *b, const char *id, target *t, bool *final, berth_error **err)
+{
+	store_run *r;
+	int rc = connect_cluster(b, err);
+	if (!rc)
+		rc = run_target(b, id, &r, t, err);
+	if (rc)
+		return rc;
+	*final = berth_state_final(r->info.state);
+	store_run_free(r);
+	return 0;
+}
+
 /* Deletes the run's workload (its pods go first: foreground), then whatever
  * else carries the run's label: owned objects the garbage collector has not
  * reached yet, and the Service and HPA it does not own. */
@@ -854,15 +877,10 @@ static int delete_run_objects(berth_backend *b, const char *id, const target *t,
 
 int kube_forget(berth_backend *b, const char *id, berth_error **err)
 {
-	store_run *r;
 	target t;
-	int rc = connect_cluster(b, err);
-	if (!rc)
-		rc = run_target(b, id, &r, &t, err);
-	if (rc)
-		return rc;
-	store_run_free(r);
-	return delete_run_objects(b, id, &t, 0, err);
+	bool final;
+	int rc = locate(b, id, &t, &final, err);
+	return rc ? rc : delete_run_objects(b, id, &t, 0, err);
 }
 
 /* Marks the run Stopped (once its workload is gone, or at once when asked). */
@@ -891,17 +909,11 @@ static int mark_stopped(berth_backend *b, const char *id, berth_error **err)
 
 static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, berth_error **err)
 {
-	store_run *r;
 	target t;
-	int rc = connect_cluster(b, err);
-	if (!rc)
-		rc = run_target(b, id, &r, &t, err);
-	if (rc)
+	bool final;
+	int rc = locate(b, id, &t, &final, err);
+	if (rc || final)
 		return rc;
-	bool final = berth_state_final(r->info.state);
-	store_run_free(r);
-	if (final)
-		return 0;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
 	rc = store_run_request_stop(b->st, id, grace_s, err);
@@ -954,15 +966,11 @@ static int log_chunk(void *ctx, const char *data, size_t len)
 static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
 		     void *ctx, berth_error **err)
 {
-	store_run *r;
 	target t;
-	int rc = connect_cluster(b, err);
-	if (!rc)
-		rc = run_target(b, id, &r, &t, err);
+	bool final;
+	int rc = locate(b, id, &t, &final, err);
 	if (rc)
 		return rc;
-	bool final = berth_state_final(r->info.state);
-	store_run_free(r);
 	for (int tries = 0;; tries++) {
 		/* the newest pod of the run, once one has started */
 		follower f;
@@ -1063,7 +1071,9 @@ static int kube_backend_open(berth_backend *b, berth_error **err)
 	int rc = local_backend_ops.open(b, err);
 	if (!rc)
 		rc = connect_cluster(b, err);
-	if (!rc && !b->passive)
+	/* a handle whose records are read as stored (a server) brings them up to
+	 * date now; others ask the cluster about the runs they are asked about */
+	if (!rc && b->cached && !b->passive)
 		kube_reconcile(b, err); /* what it cannot read is a warning */
 	return rc;
 }

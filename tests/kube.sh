@@ -384,6 +384,9 @@ for _ in $(seq 80); do
 	sleep 0.1
 done
 check "serve: the reconciler follows the cluster" [ "$st" = Running ]
+ctl log "{\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$sid\",\"text\":\"served line\\n\"}" >/dev/null
+curl -s -H "Authorization: Bearer $admin" "$url/api/v1/runs/$sid/logs" >"$tmp/out"
+check "serve: logs through the API server" grep -qx 'served line' "$tmp/out"
 kill "$spid"
 wait "$spid" 2>/dev/null
 pod_status "$sid" '{"phase":"Succeeded","containerStatuses":[{"name":"served","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
