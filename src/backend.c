@@ -317,13 +317,13 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 			local_wait_dir(dir, left > 1000 ? 1000 : (int)left);
 			continue;
 		}
-		rc = ops->wait(b, id, deadline < 0 ? -1 : left, err);
-		if (rc && rc != -BERTH_ERANGE)
+		berth_error *e = NULL;
+		rc = ops->wait(b, id, deadline < 0 ? -1 : left, &e);
+		if (rc && rc != -BERTH_ERANGE) {
+			berth_error_move(err, e);
 			return rc;
-		if (rc) {
-			berth_error_free(*err);
-			*err = NULL;
 		}
+		berth_error_free(e); /* a time limit: the record decides */
 	}
 }
 

@@ -409,6 +409,7 @@ typedef struct wstate {
 	berth_buf url, line;
 	sink s;
 	bool expired;      /* the rv is too old: list again */
+	bool transient;    /* the API is busy or restarting: try again a little later */
 	int done;          /* an event said done (1) or failed (< 0) */
 	berth_error **err;
 	char errbuf[CURL_ERROR_SIZE];
@@ -537,6 +538,7 @@ static void wstate_reset(wstate *ws)
 	ws->h = NULL;
 	ws->hdrs = NULL;
 	ws->expired = false;
+	ws->transient = false;
 	memset(&ws->s, 0, sizeof(ws->s));
 }
 
@@ -599,12 +601,30 @@ static int watch_ended(wstate *ws, CURLcode res)
 		w->rv[0] = '\0'; /* too old: list again */
 		return 0;
 	}
+	/* busy, restarting, or (504) an rv this API server has not seen yet */
+	if (status == 429 || status == 500 || status == 503 || status == 504) {
+		if (status == 504)
+			w->rv[0] = '\0';
+		ws->transient = true;
+		return 0;
+	}
 	if (status >= 300) {
 		kube_reply r = {status, ws->s.body.data, ws->s.body.len};
 		return kube_status_error(&r, w->path, ws->err);
 	}
 	/* the API closed it (timeoutSeconds), or the connection broke: go on from rv */
 	return 0;
+}
+
+/* The pause before trying again after the n-th failure in a row: 0.1 s,
+ * doubling, at most 5 s. */
+static void pause_after(int n)
+{
+	long ms = n > 6 ? 5000 : 100L << (n - 1);
+	if (ms > 5000)
+		ms = 5000;
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
 }
 
 int kube_watch_run(kube *k, kube_watch *w, size_t n, long timeout_ms, berth_error **err)
@@ -630,8 +650,23 @@ int kube_watch_run(kube *k, kube_watch *w, size_t n, long timeout_ms, berth_erro
 		for (size_t i = 0; i < n && !rc; i++) {
 			if (!pending[i])
 				continue;
-			if (!w[i].rv[0] && (rc = kube_list(k, &w[i], err)))
-				break;
+			if (!w[i].rv[0]) {
+				/* a list the API cannot answer now (EIO: busy, restarting,
+				 * unreachable) is tried again, as a watch is */
+				berth_error *le = NULL;
+				int lr = kube_list(k, &w[i], &le);
+				if (lr == -BERTH_EIO && ++fails <= 8) {
+					berth_error_free(le);
+					pause_after(fails);
+					continue;
+				}
+				if (lr) {
+					berth_error_move(err, le);
+					rc = lr;
+					break;
+				}
+				berth_error_free(le);
+			}
 			long left = deadline < 0 ? -1 : deadline - now_ms();
 			if (!(rc = watch_start(&ws[i], multi, left)))
 				pending[i] = false;
@@ -656,12 +691,20 @@ int kube_watch_run(kube *k, kube_watch *w, size_t n, long timeout_ms, berth_erro
 				rc = r;
 				break;
 			}
-			/* a stream that broke without a word, again and again: give up */
-			if (res == CURLE_OK)
+			/* a stream that broke, or a busy API: again after a pause that
+			 * doubles (0.1 s to 5 s); after 8 in a row (about 16 s), give up */
+			if (res == CURLE_OK && !s->transient) {
 				fails = 0;
-			else if (!s->expired && ++fails > 5) {
-				rc = transport_error(k, res, s->errbuf, s->s.status, err);
-				break;
+			} else if (!s->expired) {
+				if (++fails > 8) {
+					if (s->transient) {
+						kube_reply busy = {s->s.status, s->s.body.data, s->s.body.len};
+						rc = kube_status_error(&busy, s->w->path, err);
+					} else
+						rc = transport_error(k, res, s->errbuf, s->s.status, err);
+					break;
+				}
+				pause_after(fails);
 			}
 			pending[s - ws] = true;
 		}

@@ -262,9 +262,9 @@ static void workload_read(kview *v, const berth_node *obj)
 		for (size_t i = 0; conds && conds->kind == BERTH_NODE_SEQ && i < conds->len; i++) {
 			const berth_node *k = conds->u.items[i];
 			const char *r = kube_str(berth_node_get(k, "reason"));
+			/* not final: the Deployment goes on trying (a node may come) */
 			if (r && !strcmp(r, "ProgressDeadlineExceeded")) {
 				const char *m = kube_str(berth_node_get(k, "message"));
-				v->failed = true;
 				snprintf(v->reason, sizeof(v->reason), "ProgressDeadlineExceeded%s%s",
 					 m ? ": " : "", m ? m : "");
 			}
@@ -292,12 +292,14 @@ static void view_pod(kview *v, const char *type, const berth_node *obj)
 			v->pods[i] = v->pods[--v->npods];
 		return;
 	}
-	if (i == v->npods) {
-		if (v->npods == VIEW_PODS) /* keep the newest */
-			i = 0;
-		else
-			v->npods++;
-	}
+	if (i == v->npods && v->npods == VIEW_PODS) {
+		/* keep the newest: this one takes the oldest's place */
+		i = 0;
+		for (size_t k = 1; k < v->npods; k++)
+			if (strcmp(v->pods[k].created, v->pods[i].created) < 0)
+				i = k;
+	} else if (i == v->npods)
+		v->npods++;
 	pod_read(&v->pods[i], obj);
 }
 
@@ -341,7 +343,10 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 	}
 	bool running = false;
 	for (size_t i = 0; i < v->npods; i++)
-		if (!strcmp(v->pods[i].phase, "Running"))
+		if (!strcmp(v->pods[i].phase, "Running") ||
+		    /* a Job's pod that ended before the Job says Complete or Failed */
+		    (v->action == BERTH_ACTION_JOB && (!strcmp(v->pods[i].phase, "Succeeded") ||
+						       !strcmp(v->pods[i].phase, "Failed"))))
 			running = true;
 	if (v->action != BERTH_ACTION_JOB)
 		running = running && (v->ready > 0 || (p && p->ready));
@@ -350,6 +355,8 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 			 v->action == BERTH_ACTION_JOB ? "Job" : "Deployment");
 	else if (p && p->reason[0])
 		copy_str(reason, len, p->reason);
+	else if (v->reason[0])
+		copy_str(reason, len, v->reason);
 	if (running)
 		return BERTH_STATE_RUNNING;
 	if (!reason[0])
@@ -643,20 +650,17 @@ static int apply(berth_backend *b, const kres *res, const char *ns, const char *
 			copy_str(uid, uid_len, kube_str(kube_at(root, "metadata.uid")));
 		berth_arena_free(a);
 	}
+	if (r.body)
+		sodium_memzero(r.body, r.len); /* a Secret's reply holds its values */
 	kube_reply_free(&r);
 	return rc;
 }
 
 static int delete_object(berth_backend *b, const kres *res, const char *ns, const char *name,
-			 const char *selector, int grace_s, berth_error **err)
+			 int grace_s, berth_error **err)
 {
 	berth_buf path = BERTH_BUF_INIT, body = BERTH_BUF_INIT;
 	kpath(&path, res, ns, name);
-	if (selector) {
-		char *e = curl_easy_escape(NULL, selector, 0);
-		berth_buf_printf(&path, "?labelSelector=%s", e ? e : "");
-		curl_free(e);
-	}
 	berth_buf_puts(&body, "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
 			      "\"propagationPolicy\":\"Foreground\"");
 	if (grace_s >= 0)
@@ -669,7 +673,7 @@ static int delete_object(berth_backend *b, const kres *res, const char *ns, cons
 	if (!rc) {
 		if (r.status >= 300 && r.status != 404) {
 			char what[600];
-			snprintf(what, sizeof(what), "deleting %s %s/%s", res->kind, ns, name ? name : selector);
+			snprintf(what, sizeof(what), "deleting %s %s/%s", res->kind, ns, name);
 			rc = kube_status_error(&r, what, err);
 		}
 		kube_reply_free(&r);
@@ -695,10 +699,10 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 	if (!arena)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	obuild ob = {.arena = arena};
-	onode *objs[RENDER_MAX_OBJECTS];
-	onode *refs[RENDER_MAX_OBJECTS];
-	const kres *res[RENDER_MAX_OBJECTS];
-	const char *names[RENDER_MAX_OBJECTS];
+	onode *objs[RENDER_MAX_OBJECTS] = {0};
+	onode *refs[RENDER_MAX_OBJECTS] = {0};
+	const kres *res[RENDER_MAX_OBJECTS] = {0};
+	const char *names[RENDER_MAX_OBJECTS] = {0};
 	size_t n = 0, w = SIZE_MAX, done = 0;
 	const char *ns = run_namespace(b, run);
 	rc = render_objects(arena, run, objs, &n, err);
@@ -767,7 +771,7 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 	/* refused: nothing of the run is left behind */
 	for (size_t i = done; rc && !dry_run && i-- > 0;) {
 		berth_error *e = NULL;
-		if (delete_object(b, res[i], ns, names[i], NULL, 0, &e))
+		if (delete_object(b, res[i], ns, names[i], 0, &e))
 			berth_error_move(err, e);
 		else
 			berth_error_free(e);
@@ -780,6 +784,55 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 				sodium_memzero((void *)v->s, strlen(v->s));
 	}
 	berth_arena_free(arena);
+	return rc;
+}
+
+/* Deletes each object of kind res that carries the run's label, by name:
+ * not every resource has deletecollection (Services do not). */
+static int delete_labelled(berth_backend *b, const kres *res, const char *ns, const char *id,
+			   int grace_s, berth_error **err)
+{
+	berth_buf path = BERTH_BUF_INIT;
+	kpath(&path, res, ns, NULL);
+	berth_buf_printf(&path, "?labelSelector=" RUN_LABEL "%%3D%s", id);
+	kube_reply r;
+	int rc = path.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
+			     : kube_request(b->kube, "GET", path.data, NULL, NULL, 0, &r, err);
+	berth_buf_release(&path);
+	if (rc)
+		return rc;
+	berth_arena *a = berth_arena_new();
+	const berth_node *root = NULL;
+	if (r.status != 200) {
+		char what[300];
+		snprintf(what, sizeof(what), "listing the %s of run %s", res->plural, id);
+		rc = kube_status_error(&r, what, err);
+	} else if (!a)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else
+		rc = berth_json_root(a, "a list", r.body, r.len, &root, err);
+	const berth_node *items = rc ? NULL : berth_node_get(root, "items");
+	for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && !rc; i++) {
+		const char *name = kube_str(kube_at(items->u.items[i], "metadata.name"));
+		if (name)
+			rc = delete_object(b, res, ns, name, grace_s, err);
+	}
+	berth_arena_free(a);
+	kube_reply_free(&r);
+	return rc;
+}
+
+/* Deletes the run's workload (foreground: its pods go first, and what it
+ * owns with it), then whatever else carries the run's label: the pods, with
+ * the grace period (the garbage collector would use their own), owned
+ * objects it has not reached yet, and the Service and HPA it does not own. */
+static int delete_run_objects(berth_backend *b, const char *id, const target *t, int grace_s,
+			      berth_error **err)
+{
+	int rc = delete_object(b, t->res, t->ns, t->name, grace_s, err);
+	for (size_t i = BERTH_ARRAY_SIZE(kinds); i-- > 0 && !rc;)
+		if (&kinds[i] != t->res)
+			rc = delete_labelled(b, &kinds[i], t->ns, id, grace_s, err);
 	return rc;
 }
 
@@ -804,7 +857,14 @@ static int kube_submit(berth_backend *b, const berth_run *run, const char *spec_
 	if (!r)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	char where[600];
-	rc = backend_record(b, run, spec_text, "kubernetes", r, err);
+	/* the objects of a run id in use are that run's: never apply over them */
+	char *taken = NULL;
+	store_select_text(b->st, "SELECT id FROM runs WHERE id = ?1", &STORE_S(run->id), 1, &taken,
+			  NULL);
+	rc = taken ? berth_fail(err, BERTH_ECONFLICT, "run id \"%s\" is in use", run->id) : 0;
+	free(taken);
+	if (!rc)
+		rc = backend_record(b, run, spec_text, "kubernetes", r, err);
 	if (!rc)
 		rc = apply_run(b, run, false, NULL, where, sizeof(where), err);
 	if (!rc && !(r->info.target = berth_strdup(where)))
@@ -817,7 +877,7 @@ static int kube_submit(berth_backend *b, const berth_run *run, const char *spec_
 			target t;
 			berth_error *e = NULL;
 			if (!parse_target(where, &t))
-				delete_object(b, t.res, t.ns, t.name, NULL, 0, &e);
+				delete_run_objects(b, run->id, &t, 0, &e);
 			berth_error_free(e);
 		} else
 			store_event(b->st, run->id, "Applied", where);
@@ -860,21 +920,6 @@ static int locate(berth_backend *b, const char *id, target *t, bool *final, bert
 	return 0;
 }
 
-/* Deletes the run's workload (its pods go first: foreground), then whatever
- * else carries the run's label: owned objects the garbage collector has not
- * reached yet, and the Service and HPA it does not own. */
-static int delete_run_objects(berth_backend *b, const char *id, const target *t, int grace_s,
-			      berth_error **err)
-{
-	int rc = delete_object(b, t->res, t->ns, t->name, NULL, grace_s, err);
-	char selector[300];
-	snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(kinds) - 1 && !rc; i++)
-		if (&kinds[i] != t->res)
-			rc = delete_object(b, &kinds[i], t->ns, NULL, selector, grace_s, err);
-	return rc;
-}
-
 int kube_forget(berth_backend *b, const char *id, berth_error **err)
 {
 	target t;
@@ -911,6 +956,10 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 {
 	target t;
 	bool final;
+	/* a run that ended since it was last read keeps its result */
+	berth_error *e = NULL;
+	kube_refresh(b, id, &e);
+	berth_error_free(e);
 	int rc = locate(b, id, &t, &final, err);
 	if (rc || final)
 		return rc;
@@ -931,7 +980,8 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 		long limit = (grace_s >= 0 ? grace_s : LOCAL_GRACE_S) * 1000L + 30000;
 		berth_buf path = BERTH_BUF_INIT;
 		kpath(&path, t.res, t.ns, t.name);
-		for (long waited = 0; !rc && waited < limit; waited += 200) {
+		long waited = 0;
+		for (; !rc && waited < limit; waited += 200) {
 			kube_reply rep;
 			if ((rc = kube_request(b->kube, "GET", path.data, NULL, NULL, 0, &rep, err)))
 				break;
@@ -943,6 +993,10 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 			nanosleep(&ts, NULL);
 		}
 		berth_buf_release(&path);
+		/* still there: the run stays Stopping; the next look at it finds it gone */
+		if (!rc && waited >= limit)
+			rc = berth_fail(err, BERTH_ERANGE, "run \"%s\": its %s %s/%s is still being "
+					"deleted after %ld s", id, t.res->kind, t.ns, t.name, limit / 1000);
 	}
 	return rc ? rc : mark_stopped(b, id, err);
 }
@@ -992,12 +1046,13 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 					 : berth_fail(err, BERTH_ENOTFOUND, "run \"%s\" has no pod yet", id);
 			/* wait for a pod to start, or for the run to end */
 			berth_run_info *info = NULL;
-			rc = follow_run(b, id, true, false, true, 60000, err);
-			if (rc == -BERTH_ERANGE) {
-				berth_error_free(*err);
-				*err = NULL;
+			berth_error *e = NULL;
+			rc = follow_run(b, id, true, false, true, 60000, &e);
+			if (rc == -BERTH_ERANGE)
 				rc = 0;
-			}
+			else if (rc)
+				berth_error_move(err, e), e = NULL;
+			berth_error_free(e);
 			if (!rc && !berth_backend_get(b, id, &info, NULL))
 				final = berth_state_final(info->state);
 			berth_run_info_free(info);

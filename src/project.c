@@ -171,16 +171,22 @@ int berth_run_events(berth_backend *b, const char *id, berth_format fmt, char **
 
 int berth_run_delete(berth_backend *b, const char *id, berth_error **err)
 {
-	if (store_begin(b->st, err))
-		return -BERTH_EIO;
+	/* a run on a cluster leaves its Job and pods there when it ends: they go
+	 * first (outside the transaction: the cluster may take its time) */
 	store_run *r = NULL;
 	int rc = store_run_get(b->st, id, &r, err);
+	if (!rc && berth_state_final(r->info.state) && !strcmp(r->info.backend, "kubernetes"))
+		rc = kube_forget(b, id, err);
+	store_run_free(r);
+	r = NULL;
+	if (rc)
+		return rc;
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	rc = store_run_get(b->st, id, &r, err);
 	if (!rc && !berth_state_final(r->info.state))
 		rc = berth_fail(err, BERTH_ECONFLICT, "run \"%s\" is %s: stop it before deleting it", id,
 				berth_state_name(r->info.state));
-	/* a run on a cluster leaves its Job and pods there when it ends: they go too */
-	if (!rc && !strcmp(r->info.backend, "kubernetes"))
-		rc = kube_forget(b, id, err);
 	store_arg arg = STORE_S(id);
 	if (!rc && (store_exec(b->st, "DELETE FROM events WHERE run_id = ?1", &arg, 1, err) < 0 ||
 		    store_exec(b->st, "DELETE FROM runs WHERE id = ?1", &arg, 1, err) < 0))

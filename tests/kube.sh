@@ -305,8 +305,14 @@ if "$berth" run nope.yaml --backend kubernetes --context tokens --run-id k13 >"$
 ctl fail '{"method":"GET","resource":"jobs","code":404,"reason":"NotFound","times":1}' >/dev/null
 spec gone "" >gone.yaml
 run gone.yaml --run-id k14 || fail "404 on a read after submission" "exit $?"
-ctl fail '{"method":"DELETE","resource":"jobs","name":"gone-k14","code":404,"reason":"NotFound","times":1}' >/dev/null
-if "$berth" stop k14 --grace 0 >"$tmp/out" 2>&1; then ok "404 on delete: already gone is stopped"; else fail "404 on delete: already gone is stopped" "exit"; fi
+# gone before berth deletes it (and not seen gone, the API being busy): 404 is as good
+curl -s --cacert ca.pem --cert client.pem --key client.key -X DELETE \
+	"$api/apis/batch/v1/namespaces/ml/jobs/gone-k14?propagationPolicy=Background" >/dev/null
+ctl fail '{"verb":"list","resource":"jobs","code":503,"reason":"ServiceUnavailable","times":1}' >/dev/null
+if "$berth" stop k14 --grace 0 >"$tmp/out" 2>&1 && wait_state k14 'Stopped|*' &&
+	requests | grep -q 'DELETE /apis/batch/v1/namespaces/ml/jobs/gone-k14 .* 404'; then
+	ok "404 on delete: already gone is stopped"
+else fail "404 on delete: already gone is stopped" "exit"; fi
 
 # ---- a run is followed on the cluster it went to ----------------------------------------------------------
 # the same stand-in under another name: another cluster as far as berth knows
@@ -355,6 +361,45 @@ if env -u KUBECONFIG HOME="$tmp/nohome" KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERN
 	requests | grep -q 'PATCH /apis/batch/v1/namespaces/ml/jobs/nope-k18.* token 201'; then
 	ok "in-cluster service account"
 else fail "in-cluster service account" "exit"; fi
+
+# ---- what must not happen -------------------------------------------------------------------------------
+"$berth" run train.yaml --backend kubernetes --run-id k1 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q 'run id "k1" is in use' "$tmp/out" && objects | grep -q 'Job ml/train-k1'; then
+	ok "a run id in use is refused, and its objects are left alone"
+else fail "a run id in use is refused, and its objects are left alone" "exit $rc"; fi
+# a Job deleted outside berth: Failed with the reason
+spec ext "" >ext.yaml
+run ext.yaml --run-id k19
+curl -s --cacert ca.pem --cert client.pem --key client.key -X DELETE \
+	"$api/apis/batch/v1/namespaces/ml/jobs/ext-k19?propagationPolicy=Background" >/dev/null
+check "a workload deleted outside berth: Failed with the reason" \
+	wait_state k19 'Failed|its Job was deleted from the cluster outside berth'
+# a Deployment past its progress deadline is not final: it may still come up
+spec slow "action: serve
+" >slow.yaml
+run slow.yaml --run-id k20
+ctl status '{"resource":"deployments","namespace":"ml","name":"slow-k20","status":{"conditions":[{"type":"Progressing","status":"False","reason":"ProgressDeadlineExceeded","message":"ReplicaSet has timed out progressing."}]}}' >/dev/null
+check "ProgressDeadlineExceeded: Pending with the reason, not final" \
+	wait_state k20 'Pending|ProgressDeadlineExceeded: ReplicaSet has timed out progressing.'
+# a busy API server (503 on a watch): berth waits a little and watches again
+spec busy "" >busy.yaml
+ctl fail '{"verb":"watch","resource":"pods","code":503,"reason":"ServiceUnavailable","message":"the server is busy","times":2}' >/dev/null
+"$berth" run busy.yaml --backend kubernetes --run-id k21 --wait >wait.out 2>&1 &
+wpid=$!
+for _ in $(seq 100); do [ "$(requests | grep -c 'pods?.*watch=1.* 503')" -ge 2 ] && break; sleep 0.1; done
+sleep 0.5
+pod_status k21 '{"phase":"Succeeded","containerStatuses":[{"name":"busy","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+for _ in $(seq 100); do kill -0 $wpid 2>/dev/null || break; sleep 0.1; done
+if ! kill -0 $wpid 2>/dev/null && wait $wpid; then ok "503 on a watch: watched again after a pause"
+else kill $wpid 2>/dev/null; cp wait.out "$tmp/out"; fail "503 on a watch: watched again after a pause" "exit"; fi
+# a Service has no deletecollection on a real API server: stop deletes by name
+spec svc2 "action: serve
+" >svc2.yaml
+run svc2.yaml --run-id k22
+if "$berth" stop k22 --grace 0 >"$tmp/out" 2>&1 && ! objects | grep -q svc2-k22; then
+	ok "stop deletes the Service by name"
+else fail "stop deletes the Service by name" "left or failed"; fi
 
 # ---- berth serve --backend kubernetes ---------------------------------------------------------------------
 admin=$("$berth" token create --project '*' --role admin 2>/dev/null | tail -1)

@@ -871,6 +871,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.watch(res, ns, q, flt) if watch else self.list(res, ns, q, flt)
         if m == 'PATCH' and name:
             return self.apply(res, ns, name, q, raw)
+        if m == 'DELETE' and not name and res == 'services':
+            # as the real API: Services have no deletecollection (kubernetes#20581)
+            raise ApiError(405, 'the server does not allow this method on the requested resource',
+                           reason='MethodNotAllowed')
         if m == 'DELETE':
             return self.delete(res, ns, name, q, body if isinstance(body, dict) else {})
         raise ApiError(405, f'{m} is not supported: {ONLY_APPLY}; use PATCH on the object URL')
