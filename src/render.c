@@ -5,6 +5,7 @@
  * written at once, so a stream of many runs keeps one run in memory. The
  * pod template is built once, by one function, for every workload kind.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -398,23 +399,33 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 	const berth_spec *s = c.s;
 	obuild *b = &c.b;
 
-	if (s->secrets.n) {
+	/* the run's Secret: the secrets it gets as variables, and those it mounts */
+	berth_buf keys = BERTH_BUF_INIT;
+	for (size_t i = 0; i < s->secrets.n; i++)
+		berth_buf_printf(&keys, "%s%s", keys.len ? "," : "", s->secrets.items[i].s);
+	for (size_t i = 0; i < s->nvolumes; i++) {
+		const char *ref = s->volumes[i].ref.s;
+		if (s->volumes[i].type != BERTH_VOLUME_SECRET || !ref)
+			continue;
+		bool listed = false; /* a key once, though it is a variable and a file */
+		for (size_t j = 0; j < s->secrets.n && !listed; j++)
+			listed = !strcmp(s->secrets.items[j].s, ref);
+		for (size_t j = 0; j < i && !listed; j++)
+			listed = s->volumes[j].type == BERTH_VOLUME_SECRET && !strcmp(s->volumes[j].ref.s, ref);
+		if (!listed)
+			berth_buf_printf(&keys, "%s%s", keys.len ? "," : "", ref);
+	}
+	if (keys.len || keys.failed) {
 		onode *o = object(&c, "v1", "Secret", run->name, 1);
-		berth_buf keys = BERTH_BUF_INIT;
-		for (size_t i = 0; i < s->secrets.n; i++)
-			berth_buf_printf(&keys, "%s%s", i ? "," : "", s->secrets.items[i].s);
-		for (size_t i = 0; i < s->nvolumes; i++)
-			if (s->volumes[i].type == BERTH_VOLUME_SECRET)
-				berth_buf_printf(&keys, ",%s", s->volumes[i].ref.s);
 		onode *ann = o_map(b, o_get(o, "metadata"), "annotations");
 		o_str(b, ann, "berth.dev/secret-keys", keys.data ? berth_arena_strdup(b->arena, keys.data) : NULL);
 		o_str(b, ann, "berth.dev/secret-values", "set by berth at submission, never rendered");
 		if (keys.failed)
 			b->failed = 1;
-		berth_buf_release(&keys);
 		o_str(b, o, "type", "Opaque");
 		objs[n++] = o;
 	}
+	berth_buf_release(&keys);
 	for (size_t i = 0; i < s->nvolumes && !run->pvc_per_pod && n < RENDER_MAX_OBJECTS - 4; i++) {
 		const berth_volume *v = &s->volumes[i];
 		if (v->type != BERTH_VOLUME_PVC)
