@@ -1,6 +1,11 @@
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "t.h"
 
@@ -34,4 +39,37 @@ int t_run(const t_case *cases, size_t n, int argc, char **argv)
 		failed += failures != 0;
 	}
 	return failed ? 1 : 0;
+}
+
+char *t_temp_dir(const char *prefix)
+{
+	char tmpl[256];
+	snprintf(tmpl, sizeof(tmpl), "/tmp/%s-XXXXXX", prefix);
+	char *d = mkdtemp(tmpl);
+	CHECK(d != NULL);
+	return d ? strdup(d) : NULL;
+}
+
+void t_rm_rf(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (d) {
+			struct dirent *de;
+			while ((de = readdir(d)) != NULL) {
+				if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+					continue;
+				char sub[1024];
+				snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+				t_rm_rf(sub);
+			}
+			closedir(d);
+		}
+		rmdir(path);
+	} else {
+		unlink(path);
+	}
 }

@@ -19,6 +19,11 @@ int t_check(int ok, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int t_run(const t_case *cases, size_t n, int argc, char **argv);
 
+/* A new directory /tmp/PREFIX-XXXXXX (malloc'd path; NULL, and a failed
+ * check, when it cannot be made), and rm -r of a path (links not followed). */
+char *t_temp_dir(const char *prefix);
+void t_rm_rf(const char *path);
+
 #define CHECK(c) t_check(!!(c), __FILE__, __LINE__, "%s", #c)
 #define CHECKF(c, ...) t_check(!!(c), __FILE__, __LINE__, __VA_ARGS__)
 #define CHECK_INT(a, b)                                                                  \

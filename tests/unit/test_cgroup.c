@@ -74,38 +74,6 @@ static int mkdirs(const char *path)
 	return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-static void rm_rf(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(path);
-		if (d) {
-			struct dirent *de;
-			while ((de = readdir(d)) != NULL) {
-				if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-					continue;
-				char sub[1024];
-				snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-				rm_rf(sub);
-			}
-			closedir(d);
-		}
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
-
-static char *temp_tree(void)
-{
-	char tmpl[] = "/tmp/berth-cgroup-XXXXXX";
-	char *d = mkdtemp(tmpl);
-	CHECK(d != NULL);
-	return d ? berth_strdup(d) : NULL;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -164,7 +132,7 @@ static const char *first_message(const berth_error *err)
 /* A v2 tree: ROOT/cgroup.controllers and an empty ROOT/cgroup.subtree_control. */
 static char *v2_tree(const char *controllers)
 {
-	char *root = temp_tree();
+	char *root = t_temp_dir("berth-cgroup");
 	if (root) {
 		put_file(at(root, "cgroup.controllers"), controllers);
 		put_file(at(root, "cgroup.subtree_control"), "");
@@ -175,7 +143,7 @@ static char *v2_tree(const char *controllers)
 /* A v1 tree with a directory per controller named in ctrls (NULL-terminated). */
 static char *v1_tree(const char *const *ctrls)
 {
-	char *root = temp_tree();
+	char *root = t_temp_dir("berth-cgroup");
 	for (size_t i = 0; root && ctrls[i]; i++)
 		CHECK(mkdirs(at(root, ctrls[i])) == 0);
 	return root;
@@ -190,7 +158,7 @@ static void test_detect(void)
 	char *v2 = v2_tree("cpu memory");
 	static const char *const mem_only[] = {"memory", NULL}, *const cpu_only[] = {"cpu", NULL};
 	char *v1a = v1_tree(v1_all), *v1m = v1_tree(mem_only), *v1c = v1_tree(cpu_only);
-	char *none = temp_tree();
+	char *none = t_temp_dir("berth-cgroup");
 	if (!v2 || !v1a || !v1m || !v1c || !none)
 		goto out;
 	CHECK_INT(cg_detect(v2), CG_V2);
@@ -210,7 +178,7 @@ out:;
 	char *trees[] = {v2, v1a, v1m, v1c, none};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(trees); i++) {
 		if (trees[i])
-			rm_rf(trees[i]);
+			t_rm_rf(trees[i]);
 		free(trees[i]);
 	}
 }
@@ -261,7 +229,7 @@ static void test_v2_create(void)
 	cg_free(cg2);
 	cg_free(NULL);
 	berth_error_free(err);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -297,7 +265,7 @@ static void test_v2_no_limits_and_optional_files(void)
 	CHECK_STR(get_file(at(root, "berth/run2/memory.max")), "max");
 	CHECK(err == NULL);
 	cg_free(cg);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -335,7 +303,7 @@ static void test_v2_cpu_conversions(void)
 		berth_error_free(err);
 		cg_free(cg);
 	}
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -352,7 +320,7 @@ static void test_v2_needs_cpu_and_memory(void)
 	CHECK(strstr(first_message(err), at(root, "cgroup.controllers")) != NULL);
 	CHECK_STR(tree(root), "cgroup.controllers cgroup.subtree_control");
 	berth_error_free(err);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -395,7 +363,7 @@ static void test_v1_create(void)
 	CHECK_STR(get_file(at(root, "pids/berth/run3/pids.max")), "max");
 	CHECK(err == NULL);
 	cg_free(cg);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -432,7 +400,7 @@ static void test_v1_shared_cpu_cpuacct_mount(void)
 	CHECK_STR(tree(root), "cpu cpu,cpuacct cpu,cpuacct/berth cpuacct memory memory/berth");
 	cg_free(cg);
 	berth_error_free(err);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -458,7 +426,7 @@ static void test_v1_needs_memory_and_cpu(void)
 		CHECK_STR(tree(root), before);
 		free(before);
 		berth_error_free(err);
-		rm_rf(root);
+		t_rm_rf(root);
 		free(root);
 	}
 }
@@ -481,7 +449,7 @@ static void test_create_parent_is_a_file(void)
 	CHECK_STR(first_message(err), want);
 	CHECK_STR(tree(root), "berth cgroup.controllers cgroup.subtree_control");
 	berth_error_free(err);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 
 	/* v1: cpu and cpuacct are made before memory fails, and removed again */
@@ -496,7 +464,7 @@ static void test_create_parent_is_a_file(void)
 	CHECK_STR(first_message(err), want);
 	CHECK_STR(tree(root), "cpu cpuacct memory memory/berth pids");
 	berth_error_free(err);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -524,7 +492,7 @@ static void test_create_write_fails(void)
 	CHECK_STR(tree(root), before);
 	free(before);
 	berth_error_free(err);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -554,7 +522,7 @@ static void test_create_bad_arguments(void)
 		berth_error_free(err);
 	}
 	CHECK_STR(tree(root), "cgroup.controllers cgroup.subtree_control");
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -590,7 +558,7 @@ static void test_create_allocation_failures(void)
 		}
 		CHECK(done);
 		free(before);
-		rm_rf(root);
+		t_rm_rf(root);
 		free(root);
 	}
 }
@@ -640,7 +608,7 @@ static void test_stats_v1(void)
 	CHECK_STR(first_message(err), want);
 	berth_error_free(err);
 	cg_free(cg);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -672,7 +640,7 @@ static void test_stats_v2(void)
 	CHECK_INT(st.mem_peak, 2097152);
 	CHECK(err == NULL);
 	cg_free(cg);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -743,7 +711,7 @@ static void test_open_enter_kill_fake(void)
 	berth_error_free(err);
 	cg_free(cg);
 	cg_free(again);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 
@@ -771,7 +739,7 @@ static void test_kill_v2_cgroup_kill(void)
 	}
 	CHECK(err == NULL);
 	cg_free(cg);
-	rm_rf(root);
+	t_rm_rf(root);
 	free(root);
 }
 

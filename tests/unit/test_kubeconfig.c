@@ -49,38 +49,6 @@ static int is_zero(const kube_config *c)
 	return memcmp(c, &zero, sizeof(zero)) == 0;
 }
 
-static void rm_rf(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(path);
-		if (d) {
-			struct dirent *de;
-			while ((de = readdir(d)) != NULL) {
-				char sub[1024];
-				if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-					continue;
-				snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-				rm_rf(sub);
-			}
-			closedir(d);
-		}
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
-
-static char *temp_dir(void)
-{
-	char tmpl[] = "/tmp/berth-kubeconfig-XXXXXX";
-	char *d = mkdtemp(tmpl);
-	CHECK(d != NULL);
-	return d ? berth_strdup(d) : NULL;
-}
-
 /* dir/name in a static rotating buffer. */
 static const char *at(const char *dir, const char *name)
 {
@@ -228,7 +196,7 @@ static int make_cert(const char *d)
 
 static void test_kubectl(void)
 {
-	char *d = temp_dir();
+	char *d = t_temp_dir("berth-kubeconfig");
 	kube_config c;
 	berth_error *err = NULL;
 	int ret;
@@ -311,7 +279,7 @@ static void test_kubectl(void)
 	CHECK(is_zero(&c));
 	berth_error_free(err);
 
-	rm_rf(d);
+	t_rm_rf(d);
 	free(d);
 }
 
@@ -351,7 +319,7 @@ static const char merge_b[] = "apiVersion: v1\n"
 static void test_kubeconfig_merge(void)
 {
 	saved_env saved;
-	char *d = temp_dir();
+	char *d = t_temp_dir("berth-kubeconfig");
 	char list[4096];
 	kube_config c;
 	berth_error *err = NULL;
@@ -451,7 +419,7 @@ static void test_kubeconfig_merge(void)
 	berth_error_free(err);
 
 	env_restore(&saved);
-	rm_rf(d);
+	t_rm_rf(d);
 	free(d);
 }
 
@@ -700,7 +668,7 @@ static void test_kubeconfig_errors_values(void)
 static void test_kubeconfig_in_cluster(void)
 {
 	saved_env saved;
-	char *d = temp_dir();
+	char *d = t_temp_dir("berth-kubeconfig");
 	kube_config c;
 	berth_error *err = NULL;
 	int ret;
@@ -780,14 +748,14 @@ static void test_kubeconfig_in_cluster(void)
 	berth_error_free(err);
 
 	env_restore(&saved);
-	rm_rf(d);
+	t_rm_rf(d);
 	free(d);
 }
 
 static void test_kubeconfig_none(void)
 {
 	saved_env saved;
-	char *d = temp_dir();
+	char *d = t_temp_dir("berth-kubeconfig");
 	kube_config c;
 	berth_error *err = NULL;
 	int ret;
@@ -814,7 +782,7 @@ static void test_kubeconfig_none(void)
 	berth_error_free(err);
 
 	env_restore(&saved);
-	rm_rf(d);
+	t_rm_rf(d);
 	free(d);
 }
 
@@ -823,7 +791,7 @@ static void test_kubeconfig_none(void)
 static void test_kubeconfig_allocation_failures(void)
 {
 	saved_env saved;
-	char *d = temp_dir();
+	char *d = t_temp_dir("berth-kubeconfig");
 	char list[2048];
 	int done[3] = {0, 0, 0};
 
@@ -873,7 +841,7 @@ static void test_kubeconfig_allocation_failures(void)
 	}
 
 	env_restore(&saved);
-	rm_rf(d);
+	t_rm_rf(d);
 	free(d);
 }
 
