@@ -730,6 +730,7 @@ def to_json(obj):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
+    disable_nagle_algorithm = True  # replies go out at once, as a real API server's
     conn_ids = itertools.count(1)   # one id per TCP connection, in accept order
 
     def version_string(self):
