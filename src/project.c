@@ -10,6 +10,7 @@
 #include "emit.h"
 #include "internal.h"
 #include "names.h"
+#include "yaml.h"
 
 /* ---- projects ------------------------------------------------------------------------- */
 
@@ -124,22 +125,37 @@ int berth_function_put(berth_backend *b, const char *project, const char *file, 
 
 #define FUNCTION_COLS "SELECT name, project, spec, created, updated FROM functions"
 
+/* A function's spec also as data ("fields"), for clients that read JSON only
+ * (the Python SDK has no YAML parser). */
+static void spec_fields(obuild *b, onode *row)
+{
+	onode *spec = o_get(row, "spec");
+	berth_yaml_doc *docs;
+	size_t ndocs;
+	berth_error *e = NULL;
+	if (spec && spec->s &&
+	    !berth_yaml_parse(b->arena, "spec", spec->s, strlen(spec->s), &docs, &ndocs, &e) &&
+	    ndocs && docs[0].root)
+		o_copy_typed(b, row, "fields", docs[0].root);
+	berth_error_free(e);
+}
+
 int berth_function_get(berth_backend *b, const char *project, const char *name, berth_format fmt,
 		       char **out, size_t *len, berth_error **err)
 {
 	char what[300];
 	snprintf(what, sizeof(what), "no function \"%s\" in project \"%s\"", name, project);
 	store_arg args[] = {STORE_S(project), STORE_S(name)};
-	return store_select_format(b->st, FUNCTION_COLS " WHERE project = ?1 AND name = ?2", args, 2, false, what,
-			   fmt, out, len, err);
+	return store_select_format_rows(b->st, FUNCTION_COLS " WHERE project = ?1 AND name = ?2", args,
+					2, false, what, fmt, spec_fields, out, len, err);
 }
 
 int berth_function_list(berth_backend *b, const char *project, berth_format fmt, char **out,
 			size_t *len, berth_error **err)
 {
 	store_arg arg = STORE_S(project);
-	return store_select_format(b->st, FUNCTION_COLS " WHERE project = ?1 ORDER BY name", &arg, 1, true, NULL,
-			   fmt, out, len, err);
+	return store_select_format_rows(b->st, FUNCTION_COLS " WHERE project = ?1 ORDER BY name", &arg,
+					1, true, NULL, fmt, spec_fields, out, len, err);
 }
 
 int berth_function_delete(berth_backend *b, const char *project, const char *name,

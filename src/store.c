@@ -787,6 +787,14 @@ int store_select_format(store *s, const char *sql, const store_arg *args, size_t
 		       bool list, const char *what, berth_format fmt, char **out, size_t *len,
 		       berth_error **err)
 {
+	return store_select_format_rows(s, sql, args, nargs, list, what, fmt, NULL, out, len, err);
+}
+
+int store_select_format_rows(store *s, const char *sql, const store_arg *args, size_t nargs,
+			     bool list, const char *what, berth_format fmt,
+			     void (*row)(obuild *b, onode *row), char **out, size_t *len,
+			     berth_error **err)
+{
 	*out = NULL;
 	*len = 0;
 	obuild ob = {.arena = berth_arena_new()};
@@ -796,6 +804,8 @@ int store_select_format(store *s, const char *sql, const store_arg *args, size_t
 	int rc = store_select_tree(s, sql, args, nargs, &ob, seq, err);
 	if (rc >= 0 && !list && rc == 0)
 		rc = berth_fail(err, BERTH_ENOTFOUND, "%s", what);
+	for (onode *r = rc > 0 && row ? seq->first : NULL; r; r = r->next)
+		row(&ob, r);
 	if (rc >= 0 && ob.failed)
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (rc >= 0) {

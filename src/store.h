@@ -127,6 +127,11 @@ int store_select_tree(store *s, const char *sql, const store_arg *args, size_t n
 int store_select_format(store *s, const char *sql, const store_arg *args, size_t nargs, bool list,
 			const char *what, berth_format fmt, char **out, size_t *len,
 			berth_error **err);
+/* The same, with row() called on each row's map before it is written. */
+int store_select_format_rows(store *s, const char *sql, const store_arg *args, size_t nargs,
+			     bool list, const char *what, berth_format fmt,
+			     void (*row)(obuild *b, onode *row), char **out, size_t *len,
+			     berth_error **err);
 /* The first column of the first row (*out NULL when there is no row). */
 int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
 		      berth_error **err);
