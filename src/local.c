@@ -354,6 +354,14 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 				dup2(null, 1);
 				dup2(diag >= 0 ? diag : null, 2);
 			}
+			/* a stop may come as soon as the pid is known, before the
+			 * supervisor has taken its signals: it waits, blocked, for them */
+			sigset_t stops;
+			sigemptyset(&stops);
+			sigaddset(&stops, SIGTERM);
+			sigaddset(&stops, SIGINT);
+			sigaddset(&stops, SIGHUP);
+			sigprocmask(SIG_BLOCK, &stops, NULL);
 			execve(b->exe, argv, envp);
 			_exit(127);
 		}

@@ -743,6 +743,12 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	/* the spawner blocked the stop signals already (a stop may come first);
+	 * the run's processes get them unblocked */
+	sigdelset(&old, SIGCHLD);
+	sigdelset(&old, SIGTERM);
+	sigdelset(&old, SIGINT);
+	sigdelset(&old, SIGHUP);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 

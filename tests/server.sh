@@ -202,6 +202,16 @@ else
 	fail stop "delete while running $s1, stop $s2: $(json 'd.get("state")' <body)"
 fi
 
+# a stop right after the submission (before the supervisor has taken its signals) is a stop
+for i in 1 2 3; do
+	call -t "$usera" POST /api/v1/runs --data-binary @sleeper.yaml >/dev/null
+	sid=$(json 'd["id"]' <body)
+	call -t "$usera" POST "/api/v1/runs/$sid/stop?grace=0&wait=true" >/dev/null
+	st=$(json 'd["state"] + ": " + d.get("reason", "")' <body)
+	[ "${st%%:*}" = Stopped ] || break
+done
+if [ "${st%%:*}" = Stopped ] && ! pgrep -f "sleep 3600.5" >/dev/null; then ok stop-at-once; else fail stop-at-once "$st"; fi
+
 # logs -f streams while the run writes
 spec ticker 'for i in 1 2 3; do echo tick $i; sleep 0.3; done' alpha >ticker.yaml
 call -t "$usera" POST /api/v1/runs --data-binary @ticker.yaml >/dev/null
@@ -209,7 +219,7 @@ tid=$(json 'd["id"]' <body)
 curl -s -N -H "Authorization: Bearer $usera" "$url/api/v1/runs/$tid/logs?follow=true" >follow.txt
 if [ "$(cat follow.txt)" = "$(printf 'tick 1\ntick 2\ntick 3')" ]; then ok logs-follow; else fail logs-follow "$(cat follow.txt)"; fi
 
-# paging: every run once, newest first
+# paging: every run once, newest first (9 runs of alpha by now)
 for i in 1 2 3 4; do call -t "$usera" POST /api/v1/runs --data-binary @hello.yaml >/dev/null; done
 seen="" after=""
 for _ in 1 2 3 4 5 6 7 8; do
@@ -219,7 +229,7 @@ for _ in 1 2 3 4 5 6 7 8; do
 	[ -n "$after" ] || break
 done
 all=$(call -t "$usera" GET "/api/v1/projects/alpha/runs?limit=1000" >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body)
-if [ "$(echo $seen)" = "$all" ] && [ "$(echo $all | wc -w)" = 6 ]; then ok paging; else fail paging "pages '$seen' vs '$all'"; fi
+if [ "$(echo $seen)" = "$all" ] && [ "$(echo $all | wc -w)" = 9 ]; then ok paging; else fail paging "pages '$seen' vs '$all'"; fi
 s1=$(call -t "$adminb" GET "/api/v1/runs")
 if [ "$s1" = 200 ] && [ "$(json 'len(d["items"])' <body)" = 0 ]; then ok list-only-own-projects; else fail list-only-own-projects "$s1 $(head -c 200 body)"; fi
 
