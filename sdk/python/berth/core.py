@@ -1,0 +1,476 @@
+"""Projects, functions and runs of a berth server.
+
+A Function is a run spec template registered on the server (its `function`
+block and any other run-spec field: resources, volumes, ...). Its modifiers
+(with_limits, gpus, apply(mount_pvc(...)), ...) change that template, which is
+registered again before the next run. func.run(**fields) sends a run spec
+that names the function: the server merges the function layer, the run's
+fields and the policy, and reports each value's origin (Run.explain()).
+"""
+
+import difflib
+import io
+import time
+
+from ._http import Transport, env_token, env_url
+
+# every field of a run spec (runspec.md section 1) that func.run() takes
+RUN_FIELDS = (
+    "project", "name", "action", "schedule", "profile", "resources", "volumes",
+    "node_selector", "affinity", "tolerations", "secrets", "envs", "fs_group", "run_as_user",
+    "run_as_group", "priority_class", "preemption_mode", "replicas", "min_replicas",
+    "max_replicas", "service", "labels", "args", "inputs", "timeout", "retries",
+)
+FUNCTION_FIELDS = ("image", "command", "args", "image_pull_policy")
+FINAL = ("Succeeded", "Failed", "Stopped")
+
+
+def _check_fields(what, given, known):
+    """An unknown keyword is an error that names it (never silently dropped)."""
+    for k in given:
+        if k not in known:
+            close = difflib.get_close_matches(k, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(f"{what}() got an unexpected keyword argument {k!r}{hint}; "
+                            f"it takes: {', '.join(known)}")
+
+
+def _plain(v):
+    """A value as JSON can carry it; a placeholder `...` is refused by name."""
+    if v is Ellipsis:
+        raise TypeError("a value is `...` (a placeholder of the documentation): give the real value")
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+class Client:
+    """A connection to a berth server: berth.connect(url, token)."""
+
+    def __init__(self, url=None, token=None, timeout=60):
+        self._t = Transport(url or env_url(), token if token is not None else env_token(), timeout)
+
+    @property
+    def url(self):
+        return self._t.url
+
+    def close(self):
+        self._t.close()
+
+    def whoami(self):
+        return self._t.request("GET", Transport.path("api", "v1", "whoami"))
+
+    def projects(self):
+        """The names of the projects the token sees."""
+        return [p["name"] for p in self._t.request("GET", Transport.path("api", "v1", "projects"))["items"]]
+
+    def project(self, name="default"):
+        """A project (projects are made by their first run or function)."""
+        return Project(self, name)
+
+    def create_project(self, name):
+        self._t.request("POST", Transport.path("api", "v1", "projects"), {"name": name})
+        return Project(self, name)
+
+    def get_or_create_project(self, name):
+        """The project; created first when the token may and it does not exist yet."""
+        if name not in self.projects():
+            try:
+                self.create_project(name)
+            except Exception:  # a token of one project cannot create: its first run will
+                pass
+        return Project(self, name)
+
+    def get_profiles(self):
+        """The platform's hardware profiles: each with what it sets."""
+        return self._t.request("GET", Transport.path("api", "v1", "profiles"))["profiles"]
+
+    def get_run(self, run_id):
+        return Run(self, self._t.request("GET", Transport.path("api", "v1", "runs", run_id)))
+
+    def list_runs(self, project=None, state=None, limit=None):
+        return _list_runs(self, Transport.path("api", "v1", "runs"), project=project, state=state,
+                          limit=limit)
+
+
+def _list_runs(client, path, limit=None, **query):
+    """Every page of a run list, newest first (at most limit runs)."""
+    runs, after = [], None
+    while True:
+        page = client._t.request("GET", path + Transport.query(after=after, limit=limit, **query))
+        runs += [Run(client, r) for r in page["items"]]
+        after = page.get("next")
+        if not after or (limit and len(runs) >= limit):
+            return runs[:limit] if limit else runs
+
+
+class Project:
+    """A project: its functions, runs and secrets."""
+
+    def __init__(self, client, name):
+        self.client = client
+        self.name = name
+
+    def __repr__(self):
+        return f"Project({self.name!r})"
+
+    def _path(self, *rest, **query):
+        return Transport.path("api", "v1", "projects", self.name, *rest, **query)
+
+    def new_function(self, name, image=None, command=None, args=None, **fields):
+        """Registers a function: image, command, args, and any run-spec field as the
+        function's defaults (resources=..., volumes=...)."""
+        _check_fields("new_function", fields, RUN_FIELDS + ("image_pull_policy",))
+        fn = Function(self, name, {})
+        for k, v in (("image", image), ("command", command), ("args", args),
+                     ("image_pull_policy", fields.pop("image_pull_policy", None))):
+            if v is not None:
+                fn._function[k] = _plain([v] if k == "command" and isinstance(v, str) else v)
+        for k, v in fields.items():
+            fn._fields[k] = _plain(v)
+        fn.save()
+        return fn
+
+    def get_function(self, name):
+        d = self.client._t.request("GET", self._path("functions", name))
+        fields = dict(d.get("fields") or {})
+        return Function(self, name, fields)
+
+    def list_functions(self):
+        return [f["name"] for f in self.client._t.request("GET", self._path("functions"))["items"]]
+
+    def delete_function(self, name):
+        self.client._t.request("DELETE", self._path("functions", name))
+
+    def run(self, spec, file=None):
+        """Submits a run spec given as a dict, or as YAML/JSON text; returns the Run
+        (a list of Runs for several documents)."""
+        body = spec if isinstance(spec, str) else _plain(spec)
+        d = self.client._t.request("POST", self._path("runs", file=file), body,
+                                   content_type="application/yaml" if isinstance(spec, str)
+                                   else "application/json")
+        if "items" in d:
+            return [Run(self.client, r) for r in d["items"]]
+        return Run(self.client, d)
+
+    def list_runs(self, state=None, limit=None):
+        """The project's runs, newest first."""
+        return _list_runs(self.client, self._path("runs"), state=state, limit=limit)
+
+    def set_secret(self, name, value):
+        """Stores a secret (an admin's token); its value is never shown again."""
+        self.client._t.request("PUT", self._path("secrets", name), {"value": value})
+
+    def list_secrets(self):
+        return [s["name"] for s in self.client._t.request("GET", self._path("secrets"))["items"]]
+
+    def delete_secret(self, name):
+        self.client._t.request("DELETE", self._path("secrets", name))
+
+
+class FunctionSpec:
+    """func.spec: replicas, min_replicas and max_replicas as attributes (MLRun's
+    spelling); each assignment goes into the function's template."""
+
+    _ATTRS = ("replicas", "min_replicas", "max_replicas")
+
+    def __init__(self, fn):
+        object.__setattr__(self, "_fn", fn)
+
+    def __getattr__(self, name):
+        if name in FunctionSpec._ATTRS:
+            return self._fn._fields.get(name)
+        raise AttributeError(f"spec has no attribute {name!r}; it has {', '.join(self._ATTRS)}")
+
+    def __setattr__(self, name, value):
+        if name not in FunctionSpec._ATTRS:
+            raise AttributeError(f"spec has no attribute {name!r}; it has {', '.join(self._ATTRS)}")
+        if value is None:
+            self._fn._fields.pop(name, None)
+        else:
+            self._fn._fields[name] = value
+        self._fn._dirty = True
+
+
+class Function:
+    """A registered function: a run spec template, and its modifiers."""
+
+    def __init__(self, project, name, fields):
+        self.project = project
+        self.name = name
+        self._fields = {k: v for k, v in fields.items() if k != "function"}
+        fn = fields.get("function")
+        self._function = dict(fn) if isinstance(fn, dict) else {}
+        self._function["name"] = name
+        self._dirty = False
+        self.spec = FunctionSpec(self)
+
+    def __repr__(self):
+        return f"Function({self.project.name!r}, {self.name!r})"
+
+    @property
+    def image(self):
+        return self._function.get("image")
+
+    @property
+    def command(self):
+        return self._function.get("command")
+
+    @property
+    def args(self):
+        return self._function.get("args")
+
+    def to_dict(self):
+        """The spec that is registered."""
+        return dict(self._fields, function=dict(self._function))
+
+    def save(self):
+        """Registers the function (again): what run() does when it was changed."""
+        self.project.client._t.request("POST", self.project._path("functions"), self.to_dict())
+        self._dirty = False
+        return self
+
+    deploy = save
+
+    # ---- modifiers (MLRun's names) -------------------------------------------------------
+
+    def _resource(self, name, kind, value):
+        res = self._fields.setdefault("resources", {})
+        cur = res.get(name)
+        if not isinstance(cur, dict):
+            cur = {} if cur is None else {"requests": cur}
+        cur[kind] = str(value)
+        res[name] = cur
+        self._dirty = True
+
+    def with_limits(self, mem=None, cpu=None, gpus=None, gpu_type=None):
+        """Limits: memory, CPU, and GPUs (always limits) of an optional type."""
+        if mem is not None:
+            self._resource("mem", "limits", mem)
+        if cpu is not None:
+            self._resource("cpu", "limits", cpu)
+        if gpus is not None:
+            self.gpus(gpus, gpu_type)
+        elif gpu_type is not None:
+            self._fields.setdefault("resources", {})["gpu_type"] = gpu_type
+        self._dirty = True
+        return self
+
+    def with_requests(self, mem=None, cpu=None):
+        """Requests: memory and CPU."""
+        if mem is not None:
+            self._resource("mem", "requests", mem)
+        if cpu is not None:
+            self._resource("cpu", "requests", cpu)
+        return self
+
+    def gpus(self, gpus, gpu_type=None):
+        """GPUs (a limit, which Kubernetes makes the request too); gpu_type an extended
+        resource name (default: the platform's, e.g. nvidia.com/gpu)."""
+        res = self._fields.setdefault("resources", {})
+        res["gpu"] = str(gpus)
+        if gpu_type is not None:
+            res["gpu_type"] = gpu_type
+        self._dirty = True
+        return self
+
+    def with_node_selection(self, node_name=None, node_selector=None, affinity=None,
+                            tolerations=None):
+        """Where the pods may go: node_selector (a map), affinity, tolerations."""
+        if node_name is not None:
+            raise TypeError("node_name is not supported: use node_selector "
+                            "{'kubernetes.io/hostname': NAME}")
+        for k, v in (("node_selector", node_selector), ("affinity", affinity),
+                     ("tolerations", tolerations)):
+            if v is not None:
+                self._fields[k] = _plain(v)
+        self._dirty = True
+        return self
+
+    def with_preemption_mode(self, mode):
+        """allow | constrain | prevent | none (spot and preemptible nodes)."""
+        self._fields["preemption_mode"] = getattr(mode, "value", mode)
+        self._dirty = True
+        return self
+
+    def with_priority_class(self, name=None):
+        """A priority class of the platform's list."""
+        if name is None:
+            self._fields.pop("priority_class", None)
+        else:
+            self._fields["priority_class"] = name
+        self._dirty = True
+        return self
+
+    def set_env(self, name, value):
+        envs = [e for e in self._fields.get("envs", []) if e.get("name") != name]
+        self._fields["envs"] = envs + [{"name": name, "value": str(value)}]
+        self._dirty = True
+        return self
+
+    def apply(self, modifier):
+        """Applies a modifier: mount_pvc(...), mount_configmap(...), mount_secret(...)."""
+        modifier(self)
+        self._dirty = True
+        return self
+
+    def _add_volume(self, volume):
+        vols = [v for v in self._fields.get("volumes", []) if v.get("name") != volume["name"]]
+        self._fields["volumes"] = vols + [volume]
+        self._dirty = True
+
+    # ---- run ---------------------------------------------------------------------------------
+
+    def run(self, action=None, wait=False, wait_timeout=None, **fields):
+        """Runs the function: any run-spec field (resources=, volumes=, profile=, secrets=,
+        envs=, fs_group=, inputs=, ...), merged over the function's. wait=True waits until
+        the run ends (wait_timeout seconds at most)."""
+        _check_fields("run", fields, RUN_FIELDS)
+        if self._dirty:
+            self.save()
+        spec = {"function": self.name}
+        if action is not None:
+            spec["action"] = action
+        for k, v in fields.items():
+            if v is not None:
+                spec[k] = _plain(v)
+        spec.setdefault("project", self.project.name)
+        run = self.project.run(spec)
+        if wait:
+            for r in run if isinstance(run, list) else [run]:
+                r.wait(wait_timeout)
+        return run
+
+
+# ---- volume modifiers (MLRun's names) -------------------------------------------------------
+
+def mount_pvc(pvc_name=None, volume_name="pipeline", volume_mount_path="/mnt/pipeline"):
+    """Mounts an existing PVC (a shared_volume) into the function's pods."""
+    if not pvc_name:
+        raise ValueError("mount_pvc: pvc_name is required")
+
+    def modify(fn):
+        fn._add_volume({"volume_type": "shared_volume", "name": volume_name,
+                        "mount_path": volume_mount_path, "spec": {"claim_name": pvc_name}})
+    return modify
+
+
+def mount_configmap(configmap_name, mount_path, volume_name="configmap", items=None):
+    """Mounts a ConfigMap as files."""
+    if items is not None:
+        raise TypeError("mount_configmap: items are not supported; the whole ConfigMap is mounted")
+
+    def modify(fn):
+        fn._add_volume({"volume_type": "config_map", "name": volume_name, "mount_path": mount_path,
+                        "spec": {"name": configmap_name}})
+    return modify
+
+
+def mount_secret(secret_name, mount_path, volume_name="secret", items=None):
+    """Mounts a secret of the platform (berth secrets set) as a file."""
+    if items is not None:
+        raise TypeError("mount_secret: items are not supported; the secret is one file")
+
+    def modify(fn):
+        fn._add_volume({"volume_type": "secret", "name": volume_name, "mount_path": mount_path,
+                        "spec": {"name": secret_name}})
+    return modify
+
+
+# ---- runs ------------------------------------------------------------------------------------
+
+class Run:
+    """A run: its record as the server reports it."""
+
+    def __init__(self, client, info):
+        self.client = client
+        self.info = info
+
+    def __repr__(self):
+        return f"Run({self.id!r}, {self.status!r})"
+
+    def __getattr__(self, name):
+        info = self.__dict__.get("info") or {}
+        if name in info:
+            return info[name]
+        raise AttributeError(name)
+
+    @property
+    def id(self):
+        return self.info["id"]
+
+    @property
+    def status(self):
+        """Pending, Running, Succeeded, Failed or Stopped (as last read: see refresh)."""
+        return self.info.get("state")
+
+    state = status
+
+    @property
+    def reason(self):
+        return self.info.get("reason")
+
+    def _path(self, *rest, **query):
+        return Transport.path("api", "v1", "runs", self.id, *rest, **query)
+
+    def refresh(self):
+        self.info = self.client._t.request("GET", self._path())
+        return self
+
+    def done(self):
+        return self.status in FINAL
+
+    def wait(self, timeout=None, interval=0.2):
+        """Waits until the run ends; raises TimeoutError after timeout seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.refresh().done():
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"run {self.id} is {self.status} after {timeout} s")
+            time.sleep(interval)
+            interval = min(interval * 1.5, 2.0)
+        return self
+
+    def logs(self, follow=False, out=None):
+        """The run's log as text; with follow, streamed (to out, default none) until the
+        run ends, and returned whole."""
+        if not follow:
+            return self.client._t.request("GET", self._path("logs"), raw=True) or ""
+        buf = io.StringIO()
+
+        def write(s):
+            buf.write(s)
+            if out is not None:
+                out.write(s)
+                out.flush()
+        self.client._t.stream(self._path("logs", follow=True), write)
+        return buf.getvalue()
+
+    def stop(self, grace=None, wait=False):
+        self.info = self.client._t.request("POST", self._path("stop", grace=grace, wait=wait))
+        return self
+
+    def delete(self):
+        self.client._t.request("DELETE", self._path())
+
+    def explain(self):
+        """The effective spec with each value's origin (berth explain -o json)."""
+        return self.client._t.request("GET", self._path("spec"))
+
+    def origins(self):
+        """{path: (value, origin)} of the effective spec: where each value came from
+        ("run spec", "function", "profile", "policy default", "policy rule", ...)."""
+        return {f["path"]: (f.get("value"), f.get("origin")) for f in self.explain()["fields"]}
+
+    def manifests(self, format="json"):
+        """The Kubernetes objects of the run: a list (json), or YAML text."""
+        if format == "yaml":
+            return self.client._t.request("GET", self._path("manifests", format="yaml"), raw=True)
+        d = self.client._t.request("GET", self._path("manifests"))
+        return d.get("items", d) if isinstance(d, dict) else d
+
+    def events(self):
+        d = self.client._t.request("GET", self._path("events"))
+        return d.get("items", d) if isinstance(d, dict) else d
+

@@ -1,0 +1,458 @@
+"""The Python SDK against a real `berth serve` on loopback (the local backend).
+
+Every func.run(...) example of the user documentation (seeds 001 and 002) is read
+from the seed files at test time and run as written, with the documentation's
+placeholders given values: `[...]` in a list, a line `..`, and the names the
+examples leave undefined (`value`, `my_data`, `{value}`). Each run is checked
+against the effective spec (each value's origin) and the manifests the server
+reports.
+
+Environment: BERTH_BIN (default build/test/berth), BERTH_SEEDS (default
+../shared/seeds beside the repository).
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "sdk", "python"))
+
+import berth  # noqa: E402
+
+BIN = os.path.abspath(os.environ.get("BERTH_BIN") or os.path.join(ROOT, "build", "test", "berth"))
+SEEDS = os.environ.get("BERTH_SEEDS") or os.path.join(ROOT, "..", "shared", "seeds")
+warnings.simplefilter("ignore", berth.BerthWarning)  # "the image is not pulled": true, and noisy
+
+S = {}  # the server of the module: url, tokens, home
+
+
+def setUpModule():
+    tmp = tempfile.mkdtemp(prefix="berth-sdk-")
+    home = os.path.join(tmp, "home")
+    os.makedirs(os.path.join(home, "configmaps", "app-config"))
+    with open(os.path.join(home, "configmaps", "app-config", "setting"), "w") as f:
+        f.write("on\n")
+    # the example policy, on a machine big enough for every seed example, with the
+    # labels the seeds' node selectors ask for
+    policy = os.path.join(tmp, "policy")
+    shutil.copytree(os.path.join(ROOT, "examples", "policy"), policy)
+    cfg = os.path.join(policy, "config.yaml")
+    with open(cfg) as f:
+        text = f.read().replace("  disable_root: true", "  disable_root: false")
+    text += ("\nlocal:\n  capacity: {cpu: \"96\", mem: 2Ti, gpu: \"8\", disk: 10Ti}\n"
+             "  labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB,"
+             " app.iguazio.com/lifecycle: non-preemptible}\n  grace_period: 1\n")
+    with open(cfg, "w") as f:
+        f.write(text)
+    env = dict(os.environ, BERTH_HOME=home)
+    for k in ("BERTH_CONFIG", "BERTH_SERVER", "BERTH_TOKEN"):
+        env.pop(k, None)
+
+    def token(*args):
+        out = subprocess.run([BIN, "token", "create", *args], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        return out.strip().splitlines()[-1]
+    S.update(tmp=tmp, home=home, env=env, admin=token("--project", "*", "--role", "admin"),
+             other=token("--project", "elsewhere", "--role", "user"))
+    log = open(os.path.join(tmp, "serve.log"), "w+")
+    S["proc"] = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--config", cfg],
+                                 env=env, stderr=log)
+    S["log"] = log
+    for _ in range(200):
+        log.seek(0)
+        m = re.search(r"\(port (\d+)\)", log.read())
+        if m:
+            break
+        time.sleep(0.05)
+    else:
+        raise RuntimeError("berth serve did not start")
+    S["url"] = f"http://127.0.0.1:{m.group(1)}"
+    client = berth.connect(S["url"], S["admin"])
+    project = client.project("seeds")
+    # the secrets the seeds name
+    for name in ("CDSETOOL_ESA_USER", "CDSETOOL_ESA_PASSWORD", "gcp-creds"):
+        project.set_secret(name, "value-of-" + name)
+
+
+def tearDownModule():
+    p = S.get("proc")
+    try:
+        for r in berth.connect(S["url"], S["admin"]).list_runs(state="Running"):
+            r.stop(grace=0, wait=True)
+    finally:
+        if p:
+            p.send_signal(signal.SIGTERM)
+            p.wait(10)
+    S["log"].seek(0)
+    log = S["log"].read()
+    S["log"].close()
+    shutil.rmtree(S["tmp"], ignore_errors=True)
+    if "AddressSanitizer" in log or "runtime error:" in log:
+        raise AssertionError("the server's log has a sanitizer report:\n" + log[-3000:])
+
+
+def client(token=None):
+    return berth.connect(S["url"], token or S["admin"])
+
+
+# ---- the seeds' examples ------------------------------------------------------------------------
+
+def calls(text, name):
+    """Every `NAME(...)` call of a seed's text, with balanced parentheses."""
+    out, i = [], 0
+    while True:
+        i = text.find(name + "(", i)
+        if i < 0:
+            return out
+        depth, j = 0, i + len(name)
+        while j < len(text):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+            if depth == 0:
+                break
+        out.append(text[i:j])
+        i = j
+
+
+def as_python(example):
+    """The documentation's placeholders given values: `[...]` a list, a line `..` or
+    `...` dropped (with the comma it may need before it)."""
+    example = example.replace("[...]", '["--epochs", "1"]')
+    lines = [ln for ln in example.splitlines() if ln.strip() not in ("..", "...", "..,", "...,")]
+    text = "\n".join(lines)
+    return re.sub(r",(\s*)\)$", r"\1)", text)  # a trailing comma left before ')' is fine too
+
+
+def field(run, path):
+    return run.origins().get(path, (None, None))
+
+
+def container(manifests):
+    for o in manifests:
+        if o["kind"] in ("Job", "Deployment"):
+            return o["spec"]["template"]["spec"]
+    raise AssertionError("no workload in the manifests")
+
+
+class SeedExamples(unittest.TestCase):
+    """seed 001 (DigitalHub): each func.run(...) as written."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(SEEDS, [f for f in os.listdir(SEEDS) if f.startswith("001_")][0])) as f:
+            cls.examples = calls(f.read(), "func.run")
+        cls.project = client().project("seeds")
+        cls.func = cls.project.new_function("func", image="python:3.11",
+                                            command=["sh", "-c", "echo ran $BERTH_RUN_ID"])
+
+    def test_every_example_runs(self):
+        self.assertGreaterEqual(len(self.examples), 10, "the seed's func.run examples")
+        value = "s3://bucket/input1.csv"  # `inputs={"input1": value}` leaves value to the reader
+        for example in self.examples:
+            with self.subTest(example=example.splitlines()[0:3]):
+                run = eval(as_python(example), {"func": self.func, "value": value})
+                self.assertIsInstance(run, berth.Run)
+                run.wait(60)
+                self.assertEqual(run.status, "Succeeded", run.reason)
+                self.assertIn("ran " + run.id, run.logs())
+                self.check_fields(example, run)
+
+    def check_fields(self, example, run):
+        """Every keyword of the call is in the effective spec, from the run spec (or its
+        profile, which wins over the user), and in the manifests."""
+        origins = run.origins()
+        kwargs = eval("dict" + as_python(example)[len("func.run"):], {"value": "v"})
+        pod = container(run.manifests())
+        c = pod["containers"][0]
+        for key, want in kwargs.items():
+            paths = [p for p in origins if p == key or p.startswith((key + ".", key + "["))]
+            self.assertTrue(paths, f"{key} is not in the effective spec")
+            if key != "resources" or "profile" not in kwargs:
+                self.assertTrue(any(origins[p][1] == "run spec" for p in paths),
+                                f"{key}: {[(p, origins[p]) for p in paths]}")
+        if "resources" in kwargs:
+            reqs = c["resources"].get("requests", {})
+            for k, v in kwargs["resources"].items():
+                name = {"mem": "memory", "disk": "ephemeral-storage", "cpu": "cpu"}.get(k)
+                if name and "profile" not in kwargs:
+                    self.assertEqual(reqs.get(name), v, f"requests.{name}")
+                if k == "gpu":
+                    self.assertEqual(c["resources"]["limits"]["nvidia.com/gpu"], v)
+        if "profile" in kwargs:
+            self.assertEqual(field(run, "resources.gpu.limits"), ("1", "profile"))
+            self.assertEqual(pod["nodeSelector"]["nvidia.com/gpu.product"], "NVIDIA-A100-SXM4-80GB")
+            self.assertEqual(field(run, "resources.mem.requests")[1], "profile",
+                             "the profile's mem wins over the user's 6Gi")
+        if "fs_group" in kwargs:
+            self.assertEqual(pod["securityContext"]["fsGroup"], int(kwargs["fs_group"]))
+        for k in ("run_as_user", "run_as_group"):
+            if k in kwargs:
+                key = {"run_as_user": "runAsUser", "run_as_group": "runAsGroup"}[k]
+                self.assertEqual(pod["securityContext"][key], kwargs[k])
+        for v in kwargs.get("volumes", []):
+            self.assertIn(v["mount_path"], [m["mountPath"] for m in c["volumeMounts"]])
+        for e in kwargs.get("envs", []):
+            self.assertIn({"name": e["name"], "value": e["value"]}, c["env"])
+        if "secrets" in kwargs:
+            self.assertEqual(c["envFrom"][0]["secretRef"]["name"], run.name)
+        if "args" in kwargs:
+            self.assertEqual(c["args"], kwargs["args"])
+
+
+class MLRunModifiers(unittest.TestCase):
+    """seed 002 (MLRun): the function modifiers, and its examples as written."""
+
+    def setUp(self):
+        self.project = client().project("mlrun")
+
+    def test_seed002_lines(self):
+        """The seed's modifier and run lines, on functions named as in the seed."""
+        with open(os.path.join(SEEDS, [f for f in os.listdir(SEEDS) if f.startswith("002_")][0])) as f:
+            text = f.read()
+        lines = [ln.strip() for ln in text.splitlines()
+                 if re.match(r"\s*(training_function|train_fn|fn)\.(spec\.|with_|gpus|run|apply)", ln)]
+        self.assertGreaterEqual(len(lines), 10, "the seed's modifier lines")
+        cmd = ["sh", "-c", "echo ok"]
+        names = {
+            # training_function sets replicas: a deployment (berth has no mpijob)
+            "training_function": self.project.new_function("training", image="mlrun/ml-models-gpu",
+                                                           command=cmd, action="deploy"),
+            "train_fn": self.project.new_function("training-fn", image="python:3.11", command=cmd),
+            "fn": self.project.new_function("fn", image="python:3.11", command=cmd),
+        }
+        env = dict(names, my_data="s3://bucket/data.csv", mount_pvc=berth.mount_pvc)
+        runs = []
+        for line in lines:
+            # `{value}` is the documentation's placeholder for a class name
+            line = line.replace("name={value}", 'name="High"')
+            with self.subTest(line=line):
+                if re.match(r"[\w.]+\s*=\s", line):
+                    exec(line, env)
+                    continue
+                out = eval(line, env)
+                if isinstance(out, berth.Run):
+                    runs.append(out)
+        self.assertEqual(len(runs), 3, "the seed's three train_fn.run lines")
+        self.assertEqual(names["training_function"].spec.replicas, 2)
+        self.assertEqual(names["training_function"].to_dict()["resources"],
+                         {"cpu": {"requests": "2"}, "gpu": "1"})
+        for run in runs:
+            run.wait(60)
+            self.assertEqual(run.status, "Succeeded", run.reason)
+            self.assertEqual(field(run, "preemption_mode"), ("prevent", "function"))
+            self.assertTrue(any(p == "inputs" or p.startswith("inputs.") for p in run.origins()))
+        # the last train_fn run: with_priority_class(name={value}), High
+        self.assertEqual(field(runs[-1], "priority_class"), ("High", "function"))
+        self.assertEqual(container(runs[-1].manifests())["priorityClassName"], "berth-high")
+
+    def test_modifiers(self):
+        fn = self.project.new_function("mods", image="python:3.11", command=["sh", "-c", "ls /etc/app"],
+                                       action="deploy")
+        fn.with_limits(mem="4Gi", cpu="3", gpus=1, gpu_type="nvidia.com/gpu")
+        fn.with_requests(mem="2Gi", cpu="1")
+        fn.with_node_selection(node_selector={"app.iguazio.com/lifecycle": "non-preemptible"},
+                               tolerations=[{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}])
+        fn.with_preemption_mode("allow")
+        fn.with_priority_class("low")
+        fn.spec.min_replicas = 1
+        fn.spec.max_replicas = 4
+        fn.apply(berth.mount_pvc(pvc_name="data-claim", volume_name="data", volume_mount_path="/data"))
+        fn.apply(berth.mount_configmap(configmap_name="app-config", mount_path="/etc/app"))
+        fn.apply(berth.mount_secret(secret_name="gcp-creds", mount_path="/var/creds"))
+        project = client().project("mlrun")
+        project.set_secret("gcp-creds", "xyz")
+        run = fn.run()
+        try:
+            o = run.origins()
+            want = {
+                "resources.mem.limits": ("4Gi", "function"), "resources.mem.requests": ("2Gi", "function"),
+                "resources.cpu.limits": ("3", "function"), "resources.cpu.requests": ("1", "function"),
+                "resources.gpu.limits": ("1", "function"), "preemption_mode": ("allow", "function"),
+                "priority_class": ("low", "function"), "min_replicas": ("1", "function"),
+                "max_replicas": ("4", "function"),
+                "node_selector.app.iguazio.com/lifecycle": ("non-preemptible", "function"),
+            }
+            for path, v in want.items():
+                self.assertEqual(o.get(path), v, path)
+            for name in ("data", "configmap", "secret"):
+                self.assertEqual(o["volumes." + name][1], "function")
+            m = run.manifests()
+            kinds = [x["kind"] for x in m]
+            self.assertIn("HorizontalPodAutoscaler", kinds)
+            pod = container(m)
+            self.assertEqual(pod["priorityClassName"], "berth-low")
+            self.assertEqual(pod["containers"][0]["resources"]["limits"]["memory"], "4Gi")
+            claims = [v.get("persistentVolumeClaim", {}).get("claimName") for v in pod["volumes"]]
+            self.assertIn("data-claim", claims)
+            self.assertIn("app-config", [v.get("configMap", {}).get("name") for v in pod["volumes"]])
+            # a run's own field wins over the function's, and says so
+            run2 = fn.run(resources={"mem": "3Gi"})
+            self.assertEqual(field(run2, "resources.mem.requests"), ("3Gi", "run spec"))
+            run2.stop(grace=0, wait=True)
+        finally:
+            run.stop(grace=0, wait=True)
+        self.assertEqual(run.status, "Stopped")
+
+    def test_get_function(self):
+        fn = self.project.new_function("kept", image="python:3.11", command=["true"])
+        fn.gpus(2, gpu_type="nvidia.com/gpu").with_priority_class("high").save()
+        again = self.project.get_function("kept")
+        self.assertEqual(again.image, "python:3.11")
+        self.assertEqual(again.command, ["true"])
+        self.assertEqual(again.to_dict()["resources"], {"gpu": "2", "gpu_type": "nvidia.com/gpu"})
+        again.with_priority_class("low")
+        self.assertTrue(again._dirty)
+        run = again.run(wait=True)
+        self.assertEqual(field(run, "priority_class"), ("low", "function"))
+        self.assertIn("kept", self.project.list_functions())
+
+
+class Errors(unittest.TestCase):
+    def setUp(self):
+        self.project = client().project("errors")
+        self.fn = self.project.new_function("e", image="python:3.11", command=["true"])
+
+    def test_unknown_keyword_is_named(self):
+        with self.assertRaises(TypeError) as cm:
+            self.fn.run(action="job", resource={"cpu": "1"})
+        self.assertIn("'resource'", str(cm.exception))
+        self.assertIn("did you mean 'resources'", str(cm.exception))
+        with self.assertRaises(TypeError) as cm:
+            self.project.new_function("x", image="i", gpu="1")
+        self.assertIn("'gpu'", str(cm.exception))
+        with self.assertRaises(AttributeError):
+            self.fn.spec.replica = 2
+
+    def test_placeholder_refused(self):
+        with self.assertRaises(TypeError) as cm:
+            self.fn.run(args=[...])
+        self.assertIn("placeholder", str(cm.exception))
+
+    def test_problems_with_positions(self):
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            self.fn.run(resources={"mem": "32Gb", "cpu": "x"})
+        e = cm.exception
+        self.assertEqual(e.status, 422)
+        self.assertEqual(len(e.problems), 2, e.problems)
+        paths = sorted(p.path for p in e.problems)
+        self.assertEqual(paths, ["resources.cpu", "resources.mem"])
+        for p in e.problems:
+            self.assertGreater(p.line, 0)
+            self.assertGreater(p.column, 0)
+            self.assertIn("is not a quantity", p.message)
+        self.assertIn("32Gb", str(e))
+
+    def test_policy_refusal(self):
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            self.fn.run(profile="no-such-profile")
+        self.assertIn("profile", cm.exception.problems[0].path)
+
+    def test_auth(self):
+        with self.assertRaises(berth.AuthError):
+            client("berth_not-a-token").project("x").list_runs()
+        with self.assertRaises(berth.ForbiddenError):
+            client(S["other"]).project("errors").list_runs()
+        with self.assertRaises(berth.NotFoundError):
+            client().get_run("nosuchrun")
+
+
+class Runs(unittest.TestCase):
+    def setUp(self):
+        self.project = client().project("runs")
+
+    def test_lifecycle(self):
+        fn = self.project.new_function("tick", image="python:3.11",
+                                       command=["sh", "-c", "for i in 1 2 3; do echo tick $i; sleep 0.3; done"])
+        run = fn.run()
+        self.assertIn(run.status, ("Pending", "Running"))
+        text = run.logs(follow=True)
+        self.assertEqual(text, "tick 1\ntick 2\ntick 3\n")
+        self.assertEqual(run.wait(30).status, "Succeeded")
+        self.assertEqual(run.refresh().exit_code, 0)
+        self.assertEqual(run.logs(), text)
+        kinds = [e["kind"] for e in run.events()]
+        self.assertEqual(kinds[0], "Submitted")
+        self.assertIn(run.id, [r.id for r in self.project.list_runs()])
+        self.assertIn(run.id, [r.id for r in self.project.list_runs(state="Succeeded")])
+        self.assertEqual(len(self.project.list_runs(limit=1)), 1)
+        self.assertIn("kind: Job", run.manifests(format="yaml"))
+
+    def test_wait_timeout_and_stop(self):
+        fn = self.project.new_function("long", image="python:3.11", command=["sleep", "3600.25"])
+        run = fn.run()
+        with self.assertRaises(TimeoutError):
+            run.wait(timeout=0.5)
+        run.stop(grace=0, wait=True)
+        self.assertEqual(run.status, "Stopped")
+
+    def test_wait_argument_of_run(self):
+        fn = self.project.new_function("quick", image="python:3.11", command=["true"])
+        run = fn.run(wait=True)
+        self.assertEqual(run.status, "Succeeded")
+
+    def test_profiles_and_secrets(self):
+        berth.connect(S["url"], S["admin"])
+        ids = [p["id"] for p in berth.get_profiles()]
+        self.assertIn("1xa100", ids)
+        self.project.set_secret("api-key", "s3cr3t")
+        self.assertIn("api-key", self.project.list_secrets())
+        fn = self.project.new_function("sec", image="python:3.11",
+                                       command=["sh", "-c", "test \"$api-key\" != x; echo done"])
+        run = fn.run(secrets=["api-key"], wait=True)
+        for text in (json.dumps(run.info), json.dumps(run.explain()), json.dumps(run.manifests()),
+                     json.dumps(self.project.list_secrets())):
+            self.assertNotIn("s3cr3t", text)
+
+    def test_connect_from_environment(self):
+        old = {k: os.environ.get(k) for k in ("BERTH_SERVER", "BERTH_TOKEN")}
+        os.environ["BERTH_SERVER"], os.environ["BERTH_TOKEN"] = S["url"], S["admin"]
+        try:
+            c = berth.connect()
+            self.assertEqual(c.url, S["url"])
+            self.assertEqual(c.whoami()["role"], "admin")
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        saved = os.environ.pop("BERTH_SERVER", None)
+        try:
+            with self.assertRaises(ValueError) as cm:
+                berth.Client()
+            self.assertIn("BERTH_SERVER", str(cm.exception))
+        finally:
+            if saved is not None:
+                os.environ["BERTH_SERVER"] = saved
+
+
+class Install(unittest.TestCase):
+    def test_pip_install_offline(self):
+        """python3 -m pip install ./sdk/python with no index: nothing is fetched."""
+        target = tempfile.mkdtemp(prefix="berth-pip-")
+        try:
+            r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-cache-dir",
+                                "--target", target, os.path.join(ROOT, "sdk", "python")],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = subprocess.run([sys.executable, "-c", "import berth; print(berth.__version__, berth.__file__)"],
+                               capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=target),
+                               cwd=target)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(r.stdout.split()[1].startswith(target), r.stdout)
+        finally:
+            shutil.rmtree(target, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
