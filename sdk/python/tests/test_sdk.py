@@ -8,7 +8,7 @@ against the effective spec (each value's origin) and the manifests the server
 reports.
 
 Environment: BERTH_BIN (default build/test/berth), BERTH_SEEDS (default
-../shared/seeds beside the repository).
+../shared/seeds beside the repository, else the copy in tests/seeds/).
 """
 
 import json
@@ -30,7 +30,11 @@ sys.path.insert(0, os.path.join(ROOT, "sdk", "python"))
 import berth  # noqa: E402
 
 BIN = os.path.abspath(os.environ.get("BERTH_BIN") or os.path.join(ROOT, "build", "test", "berth"))
-SEEDS = os.environ.get("BERTH_SEEDS") or os.path.join(ROOT, "..", "shared", "seeds")
+# the user documentation the examples come from: ../shared/seeds beside the repository,
+# and a copy of seeds 001 and 002 kept here for a clone that has only the repository
+SHARED_SEEDS = os.path.join(ROOT, "..", "shared", "seeds")
+KEPT_SEEDS = os.path.join(HERE, "seeds")
+SEEDS = os.environ.get("BERTH_SEEDS") or (SHARED_SEEDS if os.path.isdir(SHARED_SEEDS) else KEPT_SEEDS)
 warnings.simplefilter("ignore", berth.BerthWarning)  # "the image is not pulled": true, and noisy
 
 S = {}  # the server of the module: url, tokens, home
@@ -207,6 +211,16 @@ class SeedExamples(unittest.TestCase):
             self.assertEqual(c["envFrom"][0]["secretRef"]["name"], run.name)
         if "args" in kwargs:
             self.assertEqual(c["args"], kwargs["args"])
+
+
+class KeptSeeds(unittest.TestCase):
+    def test_copy_is_current(self):
+        """The kept copy of seeds 001 and 002 is the documentation as it is now."""
+        if not os.path.isdir(SHARED_SEEDS):
+            self.skipTest("no ../shared/seeds beside this clone")
+        for name in os.listdir(KEPT_SEEDS):
+            with open(os.path.join(KEPT_SEEDS, name)) as a, open(os.path.join(SHARED_SEEDS, name)) as b:
+                self.assertEqual(a.read(), b.read(), f"{name}: copy it again from ../shared/seeds")
 
 
 class MLRunModifiers(unittest.TestCase):
