@@ -346,37 +346,35 @@ class Function:
 
 # ---- volume modifiers (MLRun's names) -------------------------------------------------------
 
+def _mount(volume):
+    """A modifier that adds one volume to a function (func.apply(...))."""
+    def modify(fn):
+        fn._add_volume(volume)
+    return modify
+
+
 def mount_pvc(pvc_name=None, volume_name="pipeline", volume_mount_path="/mnt/pipeline"):
     """Mounts an existing PVC (a shared_volume) into the function's pods."""
     if not pvc_name:
         raise ValueError("mount_pvc: pvc_name is required")
-
-    def modify(fn):
-        fn._add_volume({"volume_type": "shared_volume", "name": volume_name,
-                        "mount_path": volume_mount_path, "spec": {"claim_name": pvc_name}})
-    return modify
+    return _mount({"volume_type": "shared_volume", "name": volume_name,
+                   "mount_path": volume_mount_path, "spec": {"claim_name": pvc_name}})
 
 
 def mount_configmap(configmap_name, mount_path, volume_name="configmap", items=None):
     """Mounts a ConfigMap as files."""
     if items is not None:
         raise TypeError("mount_configmap: items are not supported; the whole ConfigMap is mounted")
-
-    def modify(fn):
-        fn._add_volume({"volume_type": "config_map", "name": volume_name, "mount_path": mount_path,
-                        "spec": {"name": configmap_name}})
-    return modify
+    return _mount({"volume_type": "config_map", "name": volume_name, "mount_path": mount_path,
+                   "spec": {"name": configmap_name}})
 
 
 def mount_secret(secret_name, mount_path, volume_name="secret", items=None):
     """Mounts a secret of the platform (berth secrets set) as a file."""
     if items is not None:
         raise TypeError("mount_secret: items are not supported; the secret is one file")
-
-    def modify(fn):
-        fn._add_volume({"volume_type": "secret", "name": volume_name, "mount_path": mount_path,
-                        "spec": {"name": secret_name}})
-    return modify
+    return _mount({"volume_type": "secret", "name": volume_name, "mount_path": mount_path,
+                   "spec": {"name": secret_name}})
 
 
 # ---- runs ------------------------------------------------------------------------------------
