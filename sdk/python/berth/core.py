@@ -420,7 +420,7 @@ class Run:
     def done(self):
         return self.status in FINAL
 
-    def wait(self, timeout=None, interval=0.2):
+    def wait(self, timeout=None, interval=0.02):
         """Waits until the run ends; raises TimeoutError after timeout seconds."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.refresh().done():
