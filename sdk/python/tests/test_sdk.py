@@ -160,7 +160,7 @@ class SeedExamples(unittest.TestCase):
                                             command=["sh", "-c", "echo ran $BERTH_RUN_ID"])
 
     def test_every_example_runs(self):
-        self.assertGreaterEqual(len(self.examples), 10, "the seed's func.run examples")
+        self.assertEqual(len(self.examples), 12, "the seed's func.run examples")
         value = "s3://bucket/input1.csv"  # `inputs={"input1": value}` leaves value to the reader
         for example in self.examples:
             with self.subTest(example=example.splitlines()[0:3]):
@@ -235,7 +235,7 @@ class MLRunModifiers(unittest.TestCase):
             text = f.read()
         lines = [ln.strip() for ln in text.splitlines()
                  if re.match(r"\s*(training_function|train_fn|fn)\.(spec\.|with_|gpus|run|apply)", ln)]
-        self.assertGreaterEqual(len(lines), 10, "the seed's modifier lines")
+        self.assertEqual(len(lines), 11, "the seed's modifier lines")
         cmd = ["sh", "-c", "echo ok"]
         names = {
             # training_function sets replicas: a deployment (berth has no mpijob)
