@@ -84,6 +84,9 @@ int local_path(char *buf, size_t len, const char *home, const char *fmt, ...) BE
 
 /* Admits queued runs that fit the free capacity and starts their supervisors. */
 int local_schedule(berth_backend *b, berth_error **err);
+/* The same for one run being submitted (not stored yet: inserted here, in the
+ * same transaction); NULL: every queued run. */
+int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err);
 
 /* mkdir -p */
 int local_mkdirs(const char *path, mode_t mode);

@@ -98,6 +98,9 @@ berth_run_info *local_info_take(store_run *r)
 void local_mark_done(const char *home, const char *id)
 {
 	char path[4096];
+	/* a run that never started has no directory yet */
+	if (local_path(path, sizeof(path), home, "runs/%s", id) || local_mkdirs(path, 0700))
+		return;
 	if (local_path(path, sizeof(path), home, "runs/%s/done", id))
 		return;
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -381,6 +384,18 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 
 int local_schedule(berth_backend *b, berth_error **err)
 {
+	return local_schedule_run(b, NULL, err);
+}
+
+/*
+ * fresh: a run being submitted, not stored yet: it is inserted, and placed,
+ * in the same transaction. A submission takes capacity and frees none, so no
+ * other queued run can fit now that did not before: only the new one is
+ * looked at (the queue is not read, which would cost every submission the
+ * whole queue).
+ */
+int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
+{
 	store_run **running = NULL, **pending = NULL;
 	size_t nrunning = 0, npending = 0;
 	char **admitted = NULL;
@@ -388,8 +403,17 @@ int local_schedule(berth_backend *b, berth_error **err)
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
 	int rc = store_run_list(b->st, "local", BERTH_STATE_RUNNING, true, &running, &nrunning, err);
-	if (!rc)
+	if (!rc && !fresh)
 		rc = store_run_list(b->st, "local", BERTH_STATE_PENDING, true, &pending, &npending, err);
+	if (!rc && fresh) {
+		rc = store_run_insert(b->st, fresh, err);
+		if (!rc)
+			store_event(b->st, fresh->info.id, "Submitted", NULL);
+		if (!rc && !(pending = berth_calloc(1, sizeof(*pending))))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		if (!rc)
+			pending[npending++] = fresh;
+	}
 	if (rc)
 		goto out;
 	freecap f = {b->node.cpu_milli, b->node.mem, b->node.gpus, b->node.disk, {0}};
@@ -450,7 +474,11 @@ out:
 		store_rollback(b->st);
 	for (size_t i = 0; !rc && i < nadmitted; i++) {
 		store_event(b->st, admitted[i], "Scheduled", NULL);
-		pid_t sup = spawn_supervisor(b, admitted[i]);
+		char dir[4096];
+		pid_t sup = -1;
+		if (!local_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
+		    !local_mkdirs(dir, 0700))
+			sup = spawn_supervisor(b, admitted[i]);
 		int64_t start = sup > 0 ? local_proc_start(sup) : -1;
 		if (sup > 0 && start >= 0) {
 			store_run_set_supervisor(b->st, admitted[i], sup, start, NULL);
@@ -471,6 +499,8 @@ out:
 	}
 	free(admitted);
 	store_run_list_free(running, nrunning);
+	if (fresh && npending)
+		pending[0] = NULL; /* the caller's */
 	store_run_list_free(pending, npending);
 	return rc;
 }
@@ -656,12 +686,10 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 		store_run_free(r);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
-	if (local_mkdirs(dir, 0700)) {
-		rc = berth_fail(err, BERTH_EIO, "cannot create %s: %s", dir, strerror(errno));
-		store_run_free(r);
-		return rc;
-	}
-	if ((rc = backend_insert(b, r, err))) {
+	/* stored and placed (started, or queued with its reason) in one transaction;
+	 * its directory (log, done marker) is made when it starts: a queued run costs
+	 * no inode */
+	if ((rc = local_schedule_run(b, r, err))) {
 		store_run_free(r);
 		return rc;
 	}
@@ -679,10 +707,6 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
 				  "no writable cgroup under %s: memory is limited with rlimits (address "
 				  "space) and the CPU limit is not enforced", b->cg_root);
-	/* a failure to schedule leaves the run queued: the next berth command retries */
-	berth_error *se = NULL;
-	local_schedule(b, &se);
-	berth_error_free(se);
 	return out ? berth_backend_get(b, run->id, out, err) : 0;
 }
 
@@ -751,7 +775,18 @@ static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, 
 int local_wait_dir(const char *dir, int ms)
 {
 	int fd = inotify_init1(IN_CLOEXEC);
-	if (fd < 0 || inotify_add_watch(fd, dir, IN_CREATE | IN_MODIFY | IN_MOVED_TO) < 0) {
+	int wd = fd < 0 ? -1 : inotify_add_watch(fd, dir, IN_CREATE | IN_MODIFY | IN_MOVED_TO);
+	if (wd < 0 && fd >= 0 && errno == ENOENT) {
+		/* not made yet (a queued run): its parent says when it is */
+		char parent[4096];
+		snprintf(parent, sizeof(parent), "%s", dir);
+		char *slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = '\0';
+			wd = inotify_add_watch(fd, parent, IN_CREATE | IN_MOVED_TO);
+		}
+	}
+	if (fd < 0 || wd < 0) {
 		if (fd >= 0)
 			close(fd);
 		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
