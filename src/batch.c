@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend_internal.h"
+#include "policy_internal.h"
 #include "berth/project.h"
 #include "internal.h"
 
@@ -113,13 +114,15 @@ static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, ber
 	size_t nnames = 0;
 	berth_usage usage;
 	int rc = berth_backend_secret_names(batch->b, project, &names, &nnames, err);
-	if (!rc)
+	/* the usage sums every active run of the project: only when a quota needs it */
+	bool quota = berth_policy_quota(batch->b->policy, project) != NULL;
+	if (!rc && quota)
 		rc = berth_backend_usage(batch->b, project, &usage, err);
 	if (!rc) {
 		ro.secrets = (const char *const *)names;
 		ro.nsecrets = nnames;
 		ro.check_secrets = true;
-		ro.usage = &usage;
+		ro.usage = quota ? &usage : NULL;
 		rc = berth_run_plan(&batch->runs[i], s, batch->b->policy, &ro, err);
 	}
 	for (size_t k = 0; k < nnames; k++)
