@@ -18,10 +18,63 @@
 #include "internal.h"
 #include "store.h"
 
+/* Statements are prepared once and kept (sqlite3_prepare is a large part of a
+ * short statement's cost): keyed by their text, reset when handed back. */
+#define STMT_CACHE 48
+typedef struct stmt_slot {
+	char *sql;
+	sqlite3_stmt *st;
+	bool busy;
+} stmt_slot;
+
 struct store {
 	sqlite3 *db;
 	char *path;
+	stmt_slot cache[STMT_CACHE];
+	char *project;  /* the last project recorded through this handle */
 };
+
+/* sqlite3_prepare_v2's shape, from the cache when the text was seen */
+static int stmt_get(store *s, const char *sql, int nbytes, sqlite3_stmt **st, const char **tail)
+{
+	(void)nbytes;
+	(void)tail;
+	stmt_slot *free_slot = NULL;
+	for (size_t i = 0; i < STMT_CACHE; i++) {
+		stmt_slot *c = &s->cache[i];
+		if (!c->sql) {
+			if (!free_slot)
+				free_slot = c;
+			continue;
+		}
+		if (!c->busy && !strcmp(c->sql, sql)) {
+			c->busy = true;
+			*st = c->st;
+			return SQLITE_OK;
+		}
+	}
+	int rc = sqlite3_prepare_v3(s->db, sql, -1, free_slot ? SQLITE_PREPARE_PERSISTENT : 0, st, NULL);
+	if (rc == SQLITE_OK && free_slot && (free_slot->sql = berth_strdup(sql))) {
+		free_slot->st = *st;
+		free_slot->busy = true;
+	}
+	return rc;
+}
+
+/* sqlite3_finalize's shape: a cached statement is reset for its next use */
+static int stmt_put(store *s, sqlite3_stmt *st)
+{
+	if (!st)
+		return SQLITE_OK;
+	for (size_t i = 0; i < STMT_CACHE; i++)
+		if (s->cache[i].st == st && s->cache[i].busy) {
+			s->cache[i].busy = false;
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			return SQLITE_OK;
+		}
+	return sqlite3_finalize(st);
+}
 
 /* ---- schema --------------------------------------------------------------- */
 
@@ -78,10 +131,10 @@ static int exec(store *s, const char *sql, berth_error **err)
 static int migrate(store *s, berth_error **err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+	if (stmt_get(s, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(s, err, "reading the schema version");
 	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	int latest = (int)BERTH_ARRAY_SIZE(migrations);
 	if (version > latest)
 		return berth_fail(err, BERTH_EIO,
@@ -92,12 +145,12 @@ static int migrate(store *s, berth_error **err)
 	if (store_begin(s, err))
 		return -BERTH_EIO;
 	/* another process may have migrated while this one waited */
-	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
+	if (stmt_get(s, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
 		store_rollback(s);
 		return db_fail(s, err, "reading the schema version");
 	}
 	version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	for (int v = version; v < latest; v++) {
 		char pragma[40];
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
@@ -142,7 +195,12 @@ void store_close(store *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < STMT_CACHE; i++) {
+		sqlite3_finalize(s->cache[i].st);
+		free(s->cache[i].sql);
+	}
 	sqlite3_close(s->db);
+	free(s->project);
 	free(s->path);
 	free(s);
 }
@@ -321,7 +379,7 @@ static int prepare(store *s, berth_buf *sql, sqlite3_stmt **st, berth_error **er
 {
 	if (sql->failed)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (sqlite3_prepare_v2(s->db, sql->data, -1, st, NULL) != SQLITE_OK)
+	if (stmt_get(s, sql->data, -1, st, NULL) != SQLITE_OK)
 		return db_fail(s, err, "preparing a statement");
 	return 0;
 }
@@ -354,7 +412,7 @@ int store_run_insert(store *s, const store_run *r, berth_error **err)
 			     ? berth_fail(err, BERTH_EDUPLICATE, "a run with id \"%s\" exists already",
 					  r->info.id)
 			     : db_fail(s, err, "adding a run");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -371,7 +429,7 @@ int store_run_update(store *s, const store_run *r, berth_error **err)
 		return rc;
 	if (bind_all(st, r, true) || sqlite3_step(st) != SQLITE_DONE)
 		rc = db_fail(s, err, "updating a run");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -391,7 +449,7 @@ static int select_runs(store *s, const char *tail, int (*bind)(sqlite3_stmt *, c
 	if (rc)
 		return rc;
 	if (bind(st, ctx) != SQLITE_OK) {
-		sqlite3_finalize(st);
+		stmt_put(s, st);
 		return db_fail(s, err, "binding a query");
 	}
 	store_run **list = NULL;
@@ -418,14 +476,14 @@ static int select_runs(store *s, const char *tail, int (*bind)(sqlite3_stmt *, c
 		rc = db_fail(s, err, "reading runs");
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	*out = list;
 	*n = cnt;
 	return 0;
 oom:
 	rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 fail:
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	store_run_list_free(list, cnt);
 	return rc;
 }
@@ -504,7 +562,7 @@ static int update_one(store *s, const char *sql, const char *id, int64_t a, int6
 		      berth_error **err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (stmt_get(s, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_fail(s, err, "preparing a statement");
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, a);
@@ -512,7 +570,7 @@ static int update_one(store *s, const char *sql, const char *id, int64_t a, int6
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(s, err, "updating a run");
 	if (!rc && !sqlite3_changes(s->db))
 		rc = berth_fail(err, BERTH_ENOTFOUND, "no run \"%s\"", id);
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -551,7 +609,7 @@ void store_run_list_free(store_run **list, size_t n)
 int store_event(store *s, const char *run_id, const char *kind, const char *message)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO events (run_id, time, kind, message) VALUES (?1, ?2, ?3, ?4)",
+	if (stmt_get(s, "INSERT INTO events (run_id, time, kind, message) VALUES (?1, ?2, ?3, ?4)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -BERTH_EIO;
 	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
@@ -559,7 +617,7 @@ int store_event(store *s, const char *run_id, const char *kind, const char *mess
 	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, message, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -BERTH_EIO;
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -569,7 +627,7 @@ int store_secret_put(store *s, const char *project, const char *name, const void
 		     size_t len, berth_error **err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
+	if (stmt_get(s,
 			       "INSERT INTO secrets (project, name, sealed, updated) VALUES (?1, ?2, ?3, ?4)"
 			       " ON CONFLICT (project, name) DO UPDATE SET sealed = ?3, updated = ?4",
 			       -1, &st, NULL) != SQLITE_OK)
@@ -579,7 +637,7 @@ int store_secret_put(store *s, const char *project, const char *name, const void
 	sqlite3_bind_blob64(st, 3, sealed, len, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, store_now_ms());
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(s, err, "storing a secret");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -589,7 +647,7 @@ int store_secret_get(store *s, const char *project, const char *name, void **sea
 	*sealed = NULL;
 	*len = 0;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT sealed FROM secrets WHERE project = ?1 AND name = ?2",
+	if (stmt_get(s, "SELECT sealed FROM secrets WHERE project = ?1 AND name = ?2",
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_fail(s, err, "preparing a statement");
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
@@ -607,7 +665,7 @@ int store_secret_get(store *s, const char *project, const char *name, void **sea
 		}
 	} else if (step != SQLITE_DONE)
 		rc = db_fail(s, err, "reading a secret");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -617,7 +675,7 @@ int store_secret_names(store *s, const char *project, char ***names, size_t *n,
 	*names = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT name FROM secrets WHERE project = ?1 ORDER BY name", -1,
+	if (stmt_get(s, "SELECT name FROM secrets WHERE project = ?1 ORDER BY name", -1,
 			       &st, NULL) != SQLITE_OK)
 		return db_fail(s, err, "preparing a statement");
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
@@ -637,7 +695,7 @@ int store_secret_names(store *s, const char *project, char ***names, size_t *n,
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = db_fail(s, err, "reading secrets");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	if (rc) {
 		for (size_t i = 0; i < cnt; i++)
 			free(list[i]);
@@ -652,14 +710,14 @@ int store_secret_names(store *s, const char *project, char ***names, size_t *n,
 int store_secret_delete(store *s, const char *project, const char *name, berth_error **err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "DELETE FROM secrets WHERE project = ?1 AND name = ?2", -1, &st,
+	if (stmt_get(s, "DELETE FROM secrets WHERE project = ?1 AND name = ?2", -1, &st,
 			       NULL) != SQLITE_OK)
 		return db_fail(s, err, "preparing a statement");
 	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(s->db) > 0
 						 : db_fail(s, err, "deleting a secret");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -668,7 +726,7 @@ int store_secret_delete(store *s, const char *project, const char *name, berth_e
 static int prepare_args(store *s, const char *sql, const store_arg *args, size_t nargs,
 			sqlite3_stmt **st, berth_error **err)
 {
-	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+	if (stmt_get(s, sql, -1, st, NULL) != SQLITE_OK)
 		return db_fail(s, err, "preparing a statement");
 	int rc = SQLITE_OK;
 	for (size_t i = 0; rc == SQLITE_OK && i < nargs; i++) {
@@ -683,7 +741,7 @@ static int prepare_args(store *s, const char *sql, const store_arg *args, size_t
 				  : sqlite3_bind_null(*st, k);
 	}
 	if (rc != SQLITE_OK) {
-		sqlite3_finalize(*st);
+		stmt_put(s, *st);
 		return db_fail(s, err, "binding a statement");
 	}
 	return 0;
@@ -702,7 +760,7 @@ int store_exec(store *s, const char *sql, const store_arg *args, size_t nargs, b
 		rc = berth_fail(err, BERTH_ECONFLICT, "it exists already");
 	else
 		rc = db_fail(s, err, "writing");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -741,7 +799,7 @@ int store_select_tree(store *s, const char *sql, const store_arg *args, size_t n
 		}
 	}
 	rc = step == SQLITE_DONE ? rows : db_fail(s, err, "reading");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -759,7 +817,7 @@ int store_select_text(store *s, const char *sql, const store_arg *args, size_t n
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	} else if (step != SQLITE_ROW && step != SQLITE_DONE)
 		rc = db_fail(s, err, "reading");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -779,7 +837,7 @@ int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err
 			sum[i] = sqlite3_column_int64(st, i);
 	else
 		rc = db_fail(s, err, "reading usage");
-	sqlite3_finalize(st);
+	stmt_put(s, st);
 	return rc;
 }
 
@@ -831,7 +889,16 @@ int store_select_format_rows(store *s, const char *sql, const store_arg *args, s
 
 int store_project_add(store *s, const char *name, berth_error **err)
 {
+	/* projects are never removed: one this handle recorded exists (a write saved
+	 * on every run of a busy project) */
+	if (s->project && !strcmp(s->project, name))
+		return 0;
 	store_arg args[] = {STORE_S(name), STORE_I(store_now_ms())};
-	return store_exec(s, "INSERT OR IGNORE INTO projects (name, created) VALUES (?1, ?2)", args,
-			  2, err);
+	int rc = store_exec(s, "INSERT OR IGNORE INTO projects (name, created) VALUES (?1, ?2)", args,
+			    2, err);
+	if (rc >= 0 && sqlite3_get_autocommit(s->db)) { /* committed: not in a transaction */
+		free(s->project);
+		s->project = berth_strdup(name);
+	}
+	return rc;
 }
