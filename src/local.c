@@ -143,14 +143,15 @@ static int node_from_policy(berth_backend *b, berth_error **err)
 
 /* A run marked Running whose supervisor is gone: its processes are killed,
  * what it made is removed, and it is Failed with the reason. */
-static void recover(berth_backend *b)
+static int recover(berth_backend *b)
 {
+	int freed = 0;
 	store_run **list;
 	size_t n;
 	berth_error *e = NULL;
 	if (store_run_list(b->st, "local", BERTH_STATE_RUNNING, true, &list, &n, &e)) {
 		berth_error_free(e);
-		return;
+		return 0;
 	}
 	int64_t now = store_now_ms();
 	for (size_t i = 0; i < n; i++) {
@@ -184,12 +185,14 @@ static void recover(berth_backend *b)
 			store_event(b->st, fresh->info.id, "Failed", fresh->info.reason);
 			local_cleanup_volumes(b->home, fresh);
 			local_mark_done(b->home, fresh->info.id);
+			freed++;
 		}
 		store_run_free(fresh);
 		berth_error_free(e);
 		e = NULL;
 	}
 	store_run_list_free(list, n);
+	return freed;
 }
 
 static int local_reconcile(berth_backend *b, berth_error **err);
@@ -220,9 +223,17 @@ static int local_open(berth_backend *b, berth_error **err)
 	return b->passive ? 0 : local_reconcile(b, err);
 }
 
+/* Reading the queue costs its length: the queue is scheduled again when a
+ * dead run freed capacity, on the first reconcile, and once a minute (a run
+ * that ended schedules the queue itself; this catches one that could not). */
+#define LOCAL_RESCHEDULE_MS 60000
 static int local_reconcile(berth_backend *b, berth_error **err)
 {
-	recover(b);
+	int freed = recover(b);
+	int64_t now = store_now_ms();
+	if (!freed && b->scheduled && now - b->scheduled < LOCAL_RESCHEDULE_MS)
+		return 0;
+	b->scheduled = now;
 	return local_schedule(b, err);
 }
 
