@@ -209,9 +209,11 @@ static int needs_quotes(const char *s)
 	size_t len = strlen(s);
 	if (len == 0)
 		return 1;
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(special); i++)
-		if (strcmp(s, special[i]) == 0)
-			return 1;
+	/* the special words are 1 to 5 characters long and start with one of these */
+	if (len <= 5 && strchr("nNtTfFyYoO~.", s[0]))
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(special); i++)
+			if (strcmp(s, special[i]) == 0)
+				return 1;
 	for (const char *p = s; *p; p++) {
 		char c = *p;
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
