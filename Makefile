@@ -17,6 +17,10 @@ CPPFLAGS := -Iinclude -Isrc -Iserver -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN) -fno-strict-aliasing
 LDLIBS   := $(shell pkg-config --libs $(PKGS))
+# the berth binary links neither libcurl nor libmicrohttpd: it loads them when it
+# talks HTTP (src/curl_dl.h, server/mhd_dl.h), so that the processes that do not
+# (render, run, each run's supervisor) start without their 30 libraries
+BIN_LIBS := $(shell pkg-config --libs libfyaml sqlite3 libsodium) -lpthread
 
 LIB_SRC  := $(wildcard src/*.c)
 CLI_SRC  := $(wildcard cli/*.c) $(wildcard server/*.c)
@@ -39,7 +43,7 @@ $(B)/libberth.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
 	$(AR) rcs $@ $^
 
 $(B)/berth: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libberth.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(BIN_LIBS)
 
 # the OpenAPI document is compiled into the server (.incbin in server/openapi.c)
 $(B)/obj/server/openapi.o $(BT)/obj/server/openapi.o: server/openapi.json
@@ -57,7 +61,7 @@ $(BT)/libberth.a: $(LIB_SRC:%.c=$(BT)/obj/%.o)
 	$(AR) rcs $@ $^
 
 $(BT)/berth: $(CLI_SRC:%.c=$(BT)/obj/%.o) $(BT)/libberth.a
-	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS) -lpthread
+	$(CC) $(TCFLAGS) -o $@ $^ $(BIN_LIBS)
 
 $(BT)/%: $(BT)/obj/tests/unit/%.o $(BT)/obj/tests/unit/t.o $(BT)/libberth.a
 	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS)
@@ -104,9 +108,17 @@ examples: all
 	  build/berth render $$f --config examples/policy/config.yaml --run-id x1 > examples/rendered/$$(basename $$f) || exit 1; \
 	done
 
+# the benchmarks of bench/README.md, side by side with what users would use
+# instead; installs what they need (scripts/deps-bench.sh), then writes
+# docs/performance.md (bench/report.sh)
 bench: all
-	@cat bench/README.md
+	@scripts/deps-bench.sh
+	@mkdir -p build/bench
+	bench/render.sh
 	bench/server.sh
+	bench/launch.sh
+	bench/memory.sh
+	bench/report.sh
 
 clean:
 	rm -rf $(B)

@@ -4,7 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <microhttpd.h>
+#include "mhd_dl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

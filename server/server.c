@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <microhttpd.h>
+#include "mhd_dl.h"
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -586,6 +586,11 @@ int serve_main(const serve_opts *o)
 {
 	struct sockaddr_storage addr;
 	socklen_t alen;
+	berth_error *lerr = NULL;
+	if (berth_mhd_load(&lerr)) {
+		report(lerr);
+		return 1;
+	}
 	if (parse_listen(o->listen, &addr, &alen)) {
 		fprintf(stderr, "berth serve: --listen \"%s\" is not HOST:PORT\n", o->listen);
 		return 2;

@@ -4,12 +4,12 @@
  * alive; JSON replies read with the YAML parser (JSON is YAML) into
  * berth_run_info records and berth_error problems.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arena.h"
+#include "curl_dl.h"
 #include "berth/berth.h"
 #include "berth/client.h"
 #include "emit.h"
@@ -52,6 +52,9 @@ int berth_client_open(berth_client **out, const char *url, const char *token, be
 		return berth_fail(err, BERTH_EARG, "\"%s\" is not a server URL", url);
 	if (token && bad_header_text(token))
 		return berth_fail(err, BERTH_EARG, "the token holds a control character");
+	int rc = berth_curl_load(err);
+	if (rc)
+		return rc;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return berth_fail(err, BERTH_EINTERNAL, "libcurl cannot be initialised");
 

@@ -8,7 +8,6 @@
  * travel on one connection. Replies are JSON, read with the YAML reader.
  */
 #define _GNU_SOURCE
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "curl_dl.h"
 #include "berth/berth.h"
 #include "internal.h"
 #include "kube.h"
@@ -90,6 +90,9 @@ static int server_name_override(kube *k)
 int kube_open(kube **out, kube_config *cfg, berth_error **err)
 {
 	*out = NULL;
+	int rc = berth_curl_load(err);
+	if (rc)
+		return rc;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return berth_fail(err, BERTH_EINTERNAL, "libcurl cannot be initialised");
 	kube *k = berth_calloc(1, sizeof(*k));

@@ -10,7 +10,6 @@
  * whatever it left, are found again.
  */
 #define _GNU_SOURCE
-#include <curl/curl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 
 #include "backend_internal.h"
+#include "curl_dl.h"
 #include "kube.h"
 #include "render_internal.h"
 #include "secret.h"

@@ -1,0 +1,64 @@
+/*
+ * mhd_dl.c - loads libmicrohttpd when the server starts (mhd_dl.h says why).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mhd_dl.h"
+
+mhd_dl berth_mhd;
+
+static const struct {
+	const char *name;
+	size_t off;
+} syms[] = {
+#define S(f, field) {#f, offsetof(mhd_dl, field)}
+	S(MHD_start_daemon, start_daemon),
+	S(MHD_stop_daemon, stop_daemon),
+	S(MHD_get_daemon_info, get_daemon_info),
+	S(MHD_add_response_header, add_response_header),
+	S(MHD_lookup_connection_value, lookup_connection_value),
+	S(MHD_queue_response, queue_response),
+	S(MHD_destroy_response, destroy_response),
+	S(MHD_create_response_from_pipe, create_response_from_pipe),
+	S(MHD_create_response_from_buffer, create_response_from_buffer),
+#undef S
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char why[512];
+
+static void load(void)
+{
+	void *lib = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		lib = dlopen("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		const char *e = dlerror();
+		snprintf(why, sizeof(why), "%s", e ? e : "libmicrohttpd.so.12 not found");
+		return;
+	}
+	mhd_dl t;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(syms); i++) {
+		void *f = dlsym(lib, syms[i].name);
+		if (!f) {
+			snprintf(why, sizeof(why), "libmicrohttpd has no %s", syms[i].name);
+			return;
+		}
+		memcpy((char *)&t + syms[i].off, &f, sizeof(f));
+	}
+	berth_mhd = t;
+}
+
+int berth_mhd_load(berth_error **err)
+{
+	pthread_once(&once, load);
+	if (berth_mhd.start_daemon)
+		return 0;
+	return berth_fail(err, BERTH_EIO, "cannot load libmicrohttpd (berth serve needs it): %s", why);
+}

@@ -1,0 +1,49 @@
+/*
+ * mhd_dl.h - libmicrohttpd, loaded when `berth serve` starts (dlopen), not
+ * linked: it brings GnuTLS and its libraries, whose loading every other
+ * berth process (render, run, each run's supervisor) would pay for at start
+ * (src/curl_dl.h says the same of libcurl).
+ *
+ * Include this instead of <microhttpd.h>; call berth_mhd_load() first.
+ */
+#ifndef BERTH_MHD_DL_H
+#define BERTH_MHD_DL_H
+
+#include <microhttpd.h>
+
+#include "berth/error.h"
+
+typedef struct mhd_dl {
+	struct MHD_Daemon *(*start_daemon)(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback apc,
+					   void *apc_cls, MHD_AccessHandlerCallback dh, void *dh_cls, ...);
+	void (*stop_daemon)(struct MHD_Daemon *d);
+	const union MHD_DaemonInfo *(*get_daemon_info)(struct MHD_Daemon *d,
+						       enum MHD_DaemonInfoType type, ...);
+	enum MHD_Result (*add_response_header)(struct MHD_Response *r, const char *header,
+					       const char *content);
+	const char *(*lookup_connection_value)(struct MHD_Connection *c, enum MHD_ValueKind kind,
+					       const char *key);
+	enum MHD_Result (*queue_response)(struct MHD_Connection *c, unsigned int status,
+					  struct MHD_Response *r);
+	void (*destroy_response)(struct MHD_Response *r);
+	struct MHD_Response *(*create_response_from_pipe)(int fd);
+	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer,
+							    enum MHD_ResponseMemoryMode mode);
+} mhd_dl;
+
+extern mhd_dl berth_mhd;
+
+/* Loads libmicrohttpd (libmicrohttpd.so.12) once; BERTH_EIO with dlerror's words. */
+int berth_mhd_load(berth_error **err);
+
+#define MHD_start_daemon (berth_mhd.start_daemon)
+#define MHD_stop_daemon (berth_mhd.stop_daemon)
+#define MHD_get_daemon_info (berth_mhd.get_daemon_info)
+#define MHD_add_response_header (berth_mhd.add_response_header)
+#define MHD_lookup_connection_value (berth_mhd.lookup_connection_value)
+#define MHD_queue_response (berth_mhd.queue_response)
+#define MHD_destroy_response (berth_mhd.destroy_response)
+#define MHD_create_response_from_pipe (berth_mhd.create_response_from_pipe)
+#define MHD_create_response_from_buffer (berth_mhd.create_response_from_buffer)
+
+#endif
