@@ -232,7 +232,11 @@ static int64_t count_gpus(const char *gpu_dir)
 				n++;
 		closedir(d);
 	}
-	return n ? n : nvidia_smi_gpus();
+	/* nvidia-smi is asked (a process: milliseconds on every start of berth) only
+	 * where an NVIDIA driver is, and no GPU directory was named */
+	if (n || gpu_dir || (access("/dev/nvidiactl", F_OK) && access("/proc/driver/nvidia", F_OK)))
+		return n;
+	return nvidia_smi_gpus();
 }
 
 /* Free bytes under path, or under its nearest existing parent. */

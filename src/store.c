@@ -179,6 +179,10 @@ int store_open(store **out, const char *path, berth_error **err)
 		return rc;
 	}
 	sqlite3_busy_timeout(s->db, 10000);
+	/* the last connection to close would checkpoint the WAL into the database
+	 * and fsync both: milliseconds at the end of every berth command. The WAL
+	 * is checkpointed as it grows instead (every 1000 pages), by whoever writes */
+	sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	/* WAL: readers never wait for writers; NORMAL: a commit survives a
 	 * crash of berth, and the last ones may be lost only to a power cut */
 	if (exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
