@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,10 +222,26 @@ static int64_t nvidia_smi_gpus(void)
 	return n;
 }
 
+/* Whether an executable name is on $PATH (no process is started to find out). */
+static bool on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	for (const char *p = path; p && *p;) {
+		size_t len = strcspn(p, ":");
+		if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name) < (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	return false;
+}
+
 static int64_t count_gpus(const char *gpu_dir)
 {
 	int64_t n = 0;
 	DIR *d = opendir(gpu_dir ? gpu_dir : "/proc/driver/nvidia/gpus");
+	bool driver = d != NULL;
 	if (d) {
 		const struct dirent *e;
 		while ((e = readdir(d)) != NULL)
@@ -232,11 +249,9 @@ static int64_t count_gpus(const char *gpu_dir)
 				n++;
 		closedir(d);
 	}
-	/* nvidia-smi is asked (a process: milliseconds on every start of berth) only
-	 * where an NVIDIA driver is, and no GPU directory was named */
-	if (n || gpu_dir || (access("/dev/nvidiactl", F_OK) && access("/proc/driver/nvidia", F_OK)))
-		return n;
-	return nvidia_smi_gpus();
+	/* without a driver directory, nvidia-smi is asked: only when it is there
+	 * (starting a process costs milliseconds on every start of berth) */
+	return n || driver || !on_path("nvidia-smi") ? n : nvidia_smi_gpus();
 }
 
 /* Free bytes under path, or under its nearest existing parent. */
