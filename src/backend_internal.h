@@ -53,7 +53,6 @@ struct berth_backend {
 	const char *cg_root;       /* $BERTH_CGROUP_ROOT, else /sys/fs/cgroup */
 	int grace_s;
 	bool keep_volumes;
-	int64_t scheduled;         /* when reconcile last read the whole queue (ms) */
 };
 
 extern const backend_ops local_backend_ops;

@@ -223,17 +223,11 @@ static int local_open(berth_backend *b, berth_error **err)
 	return b->passive ? 0 : local_reconcile(b, err);
 }
 
-/* Reading the queue costs its length: the queue is scheduled again when a
- * dead run freed capacity, on the first reconcile, and once a minute (a run
- * that ended schedules the queue itself; this catches one that could not). */
-#define LOCAL_RESCHEDULE_MS 60000
+/* The scheduler reads only the queued runs that fit the free capacity, so
+ * this is cheap however long the queue is. */
 static int local_reconcile(berth_backend *b, berth_error **err)
 {
-	int freed = recover(b);
-	int64_t now = store_now_ms();
-	if (!freed && b->scheduled && now - b->scheduled < LOCAL_RESCHEDULE_MS)
-		return 0;
-	b->scheduled = now;
+	recover(b);
 	return local_schedule(b, err);
 }
 
@@ -414,8 +408,23 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
 	int rc = store_run_list(b->st, "local", BERTH_STATE_RUNNING, true, &running, &nrunning, err);
-	if (!rc && !fresh)
-		rc = store_run_list(b->st, "local", BERTH_STATE_PENDING, true, &pending, &npending, err);
+	freecap f = {b->node.cpu_milli, b->node.mem, b->node.gpus, b->node.disk, {0}};
+	for (size_t i = 0; !rc && i < nrunning; i++) {
+		f.cpu_milli -= running[i]->info.cpu_milli;
+		f.mem -= running[i]->info.mem;
+		f.gpus -= running[i]->info.gpus;
+		f.disk -= running[i]->info.disk;
+		take_gpus(&f, running[i]->info.gpu_ids, 1);
+	}
+	if (!rc && !fresh) {
+		/* only the queued runs that could start now are read: with a long
+		 * queue behind a full machine, none (their reasons keep the free
+		 * capacity of when they were last looked at) */
+		int64_t fit[4] = {f.cpu_milli, f.mem, f.gpus, f.disk};
+		store_query q = {.state = BERTH_STATE_PENDING, .queue = true, .backend = "local",
+				 .fit = fit};
+		rc = store_run_query(b->st, &q, &pending, &npending, err);
+	}
 	if (!rc && fresh) {
 		rc = store_run_insert(b->st, fresh, err);
 		if (!rc)
@@ -427,14 +436,6 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 	}
 	if (rc)
 		goto out;
-	freecap f = {b->node.cpu_milli, b->node.mem, b->node.gpus, b->node.disk, {0}};
-	for (size_t i = 0; i < nrunning; i++) {
-		f.cpu_milli -= running[i]->info.cpu_milli;
-		f.mem -= running[i]->info.mem;
-		f.gpus -= running[i]->info.gpus;
-		f.disk -= running[i]->info.disk;
-		take_gpus(&f, running[i]->info.gpu_ids, 1);
-	}
 	if (npending && !(admitted = berth_calloc(npending, sizeof(*admitted)))) {
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		goto out;

@@ -229,7 +229,8 @@ int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int 
 	*count = 0;
 	if (next)
 		*next = 0;
-	store_query q = {projects, n, state, after, limit > 0 ? limit + 1 : 0, false, NULL};
+	store_query q = {.projects = projects, .nprojects = n, .state = state, .after = after,
+			 .limit = limit > 0 ? limit + 1 : 0};
 	store_run **list;
 	size_t cnt;
 	int rc = store_run_query(b->st, &q, &list, &cnt, err);

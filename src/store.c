@@ -524,8 +524,11 @@ static int bind_query(sqlite3_stmt *st, const void *ctx)
 		rc = sqlite3_bind_int64(st, 3, q->limit > 0 ? q->limit : -1);
 	for (size_t i = 0; rc == SQLITE_OK && i < q->nprojects; i++)
 		rc = sqlite3_bind_text(st, (int)i + 4, q->projects[i], -1, SQLITE_STATIC);
+	int next = (int)q->nprojects + 4;
 	if (rc == SQLITE_OK && q->backend)
-		rc = sqlite3_bind_text(st, (int)q->nprojects + 4, q->backend, -1, SQLITE_STATIC);
+		rc = sqlite3_bind_text(st, next++, q->backend, -1, SQLITE_STATIC);
+	for (int i = 0; rc == SQLITE_OK && q->fit && i < 4; i++)
+		rc = sqlite3_bind_int64(st, next++, q->fit[i]);
 	return rc;
 }
 
@@ -542,8 +545,12 @@ int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n,
 			berth_buf_printf(&tail, "%s?%zu", i ? ", " : "", i + 4);
 		berth_buf_puts(&tail, ")");
 	}
+	size_t next = q->nprojects + 4;
 	if (q->backend)
-		berth_buf_printf(&tail, " AND backend = ?%zu", q->nprojects + 4);
+		berth_buf_printf(&tail, " AND backend = ?%zu", next++);
+	if (q->fit)
+		berth_buf_printf(&tail, " AND cpu_milli <= ?%zu AND mem <= ?%zu AND gpus <= ?%zu"
+				 " AND disk <= ?%zu", next, next + 1, next + 2, next + 3);
 	berth_buf_printf(&tail, " ORDER BY %s LIMIT ?3",
 			 q->queue ? "priority DESC, created, rowid" : "rowid DESC");
 	if (tail.failed) {

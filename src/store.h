@@ -67,6 +67,8 @@ typedef struct store_query {
 	int64_t limit;               /* <= 0: no limit */
 	bool queue;                  /* priority, then submission; else newest first */
 	const char *backend;         /* runs of this kind only; NULL: every kind */
+	const int64_t *fit;          /* cpu milli, mem, gpus, disk: only runs whose requests are
+					within these (that could start now); NULL: any */
 } store_query;
 int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n, berth_error **err);
 void store_run_free(store_run *r);
