@@ -23,6 +23,7 @@
 # setup step failed.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
+root=$(pwd)
 
 DURATION=${BENCH_DURATION:-10s}
 RATES=${BENCH_RATES:-1000 50}
@@ -213,16 +214,32 @@ for rate in $RATES; do
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+table() {
+	echo "| metric | value | command |"
+	echo "|---|---|---|"
+	for r in "${rows[@]}"; do
+		IFS='|' read -r m v c <<<"$r"
+		case $c in
+		"("*) echo "| $m | $v | $c |" ;;
+		*) echo "| $m | $v | \`$c\` |" ;;
+		esac
+	done
+}
 echo
-echo "| metric | value | command |"
-echo "|---|---|---|"
-for r in "${rows[@]}"; do
-	IFS='|' read -r m v c <<<"$r"
-	case $c in
-	"("*) echo "| $m | $v | $c |" ;;
-	*) echo "| $m | $v | \`$c\` |" ;;
-	esac
-done
+table
+# the fragment of docs/performance.md (bench/report.sh puts them together)
+out=${OUT:-$root/build/bench/server.md}
+mkdir -p "$(dirname "$out")"
+{
+	echo "## Server (berth serve)"
+	echo
+	echo "\`bench/server.sh\`, $(date -u +%Y-%m-%d), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'),"
+	echo "$(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), wrk on the same CPUs."
+	echo "Each create is \`POST /api/v1/runs\` (validated, planned, committed to SQLite in WAL mode)"
+	echo "of a job queued behind a blocker run, so that no process is started."
+	echo
+	table
+} >"$out"
 if [ "$failures" -gt 0 ]; then
 	echo "server.sh: $failures wrk run(s) had errors (see the !! lines)" >&2
 	exit 1

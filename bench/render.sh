@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# bench/render.sh - how fast `berth render` turns run specs into Kubernetes objects,
+# against kubectl and against the Kubernetes Python client.
+#
+#   bench/render.sh                    (needs scripts/deps-bench.sh; kubectl optional)
+#
+# Builds build/berth (make -j2, -O2; nothing else is built), then:
+#   1. one spec, whole process: `berth render examples/train.yaml` against
+#      `kubectl create job --dry-run=client -o yaml` of the same Job (name, image,
+#      command), and against that piped into `kubectl set resources --local`
+#      (bench/kubectl_job.sh) for the same requests and limits. hyperfine
+#      (--warmup 3 --runs 30), else a loop on bash's clock.
+#   2. throughput: bench/gen_specs.py writes N (10,000) varied specs; each must render
+#      (else exit 1); then `taskset -c 0 berth render -` of all of them, 5 times (berth
+#      reads at most 4 MiB per input, so the specs are cut into files under 4,000,000
+#      bytes, rendered one process after the other, all inside each timed run);
+#      callgrind's instruction count per spec ((Ir of 1,000 specs - Ir of 1) / 999);
+#      and bench/k8s_models.py (Debian's /usr/bin/python3 with python3-kubernetes)
+#      building and serialising the same objects from the same files, 3 times, also
+#      on core 0.
+# Prints a table | benchmark | berth | alternative | ratio (median, min–max) | and
+# writes it with the machine, the date and the exact commands as Markdown to $OUT
+# (build/bench/render.md) for docs/performance.md. The callgrind profiles and their
+# callgrind_annotate listings are kept next to it (render-callgrind.*).
+#
+# A ratio is alternative / berth (time) or berth / alternative (rate), of the medians;
+# min–max pairs the least and the most favourable runs (slowest berth run against the
+# fastest alternative run, and the other way round).
+#
+# Knobs (environment): BENCH_SPECS (10000), BENCH_SEED (1), BENCH_RUNS (30),
+# BENCH_WARMUP (3), BENCH_THROUGHPUT_RUNS (5), BENCH_PY_RUNS (3),
+# BENCH_CALLGRIND_SPECS (1000; 0 skips callgrind), OUT (build/bench/render.md),
+# PYTHON (python3: runs the standard-library helpers).
+# Exit status: 0, or 1 when berth failed to render a generated spec or a step failed.
+# Missing kubectl, hyperfine, valgrind or python3-kubernetes skip their part (said so).
+set -eu -o pipefail
+export LC_ALL=C
+cd "$(dirname "$0")/.."
+
+N=${BENCH_SPECS:-10000}
+SEED=${BENCH_SEED:-1}
+RUNS=${BENCH_RUNS:-30}
+WARMUP=${BENCH_WARMUP:-3}
+TP_RUNS=${BENCH_THROUGHPUT_RUNS:-5}
+PY_RUNS=${BENCH_PY_RUNS:-3}
+CG_N=${BENCH_CALLGRIND_SPECS:-1000}
+OUT=${OUT:-build/bench/render.md}
+PY=${PYTHON:-python3}
+K8S_PY=/usr/bin/python3 # Debian's python: the one python3-kubernetes is installed for
+CONFIG=examples/policy/config.yaml
+SPLIT_BYTES=4000000 # berth reads at most 4 MiB (4,194,304 bytes) per input
+SPEC=examples/train.yaml
+
+die() {
+	echo "render.sh: $*" >&2
+	exit 1
+}
+
+for c in make "$PY" nproc; do
+	command -v "$c" >/dev/null || die "$c is missing (scripts/deps.sh)"
+done
+make -j2 >/dev/null
+berth=$PWD/build/berth
+keep=$(dirname "$OUT") # the Markdown and the callgrind profiles stay here
+mkdir -p "$keep"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/berth-render-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+export KUBECONFIG=$tmp/no-kubeconfig # kubectl only works client-side here
+
+hyperfine=$(command -v hyperfine || true)
+kubectl=$(command -v kubectl || true)
+valgrind=$(command -v valgrind || true)
+taskset=(taskset -c 0)
+command -v taskset >/dev/null || taskset=()
+secrets=$("$PY" bench/gen_specs.py --secrets-list)
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+
+rows=()     # "benchmark<TAB>berth<TAB>alternative<TAB>ratio" of the table
+tab=$'\t'
+notes=()    # lines under the table
+commands=() # the exact commands, for the Markdown
+
+# ---- helpers ---------------------------------------------------------------
+
+# bench NAME RUNS WARMUP CMD [ARG...]: runs CMD (no shell, stdout to /dev/null) WARMUP
+# times, then RUNS timed times, and writes each run's seconds to $tmp/NAME.times.
+# With hyperfine (-N: no shell to subtract), its JSON goes to $tmp/NAME.json;
+# without, bash's $EPOCHREALTIME (microseconds, no fork) around each run.
+bench() {
+	local name=$1 runs=$2 warmup=$3 i t0 t1
+	shift 3
+	if [ -n "$hyperfine" ]; then
+		"$hyperfine" -N --style basic --warmup "$warmup" --runs "$runs" \
+			--export-json "$tmp/$name.json" --command-name "$name" -- "$(printf '%q ' "$@")" >&2
+		"$PY" -c 'import json, sys
+for t in json.load(open(sys.argv[1]))["results"][0]["times"]: print(t)' \
+			"$tmp/$name.json" >"$tmp/$name.times"
+	else
+		for ((i = 0; i < warmup; i++)); do "$@" >/dev/null; done
+		: >"$tmp/$name.times"
+		for ((i = 0; i < runs; i++)); do
+			t0=${EPOCHREALTIME/./}
+			"$@" >/dev/null
+			t1=${EPOCHREALTIME/./}
+			echo "$((t1 - t0))e-6" >>"$tmp/$name.times"
+		done
+	fi
+}
+
+# stats FILE: "median min max" of the numbers in FILE, one a line
+stats() {
+	"$PY" -c 'import statistics, sys
+xs = sorted(float(l) for l in open(sys.argv[1]) if l.strip())
+print(statistics.median(xs), xs[0], xs[-1])' "$1"
+}
+
+# calc FORMAT EXPR: awk's printf of an arithmetic expression
+calc() {
+	awk "BEGIN { printf \"$1\", $2 }"
+}
+
+# group INTEGER: 1234567 -> 1,234,567
+group() {
+	sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta' <<<"$1"
+}
+
+# time_cell MED MIN MAX (seconds): "7.12 ms (6.20–9.40)"
+time_cell() {
+	echo "$(calc '%.2f' "$1 * 1000") ms ($(calc '%.2f' "$2 * 1000")–$(calc '%.2f' "$3 * 1000"))"
+}
+
+# rate_cell MED MIN MAX (specs/s): "98,000 specs/s (95,000–99,000)"
+rate_cell() {
+	echo "$(group "$(calc '%d' "$1")") specs/s ($(group "$(calc '%d' "$2")")–$(group "$(calc '%d' "$3")"))"
+}
+
+# ratio_cell MED LOW HIGH: "12.3× (9.8–14.1×)"
+ratio_cell() {
+	echo "$(calc '%.1f' "$1")× ($(calc '%.1f' "$2")–$(calc '%.1f' "$3")×)"
+}
+
+# met VALUE TARGET: "met" or "NOT met"
+met() {
+	if awk "BEGIN { exit !($1 >= $2) }"; then echo met; else echo "NOT met"; fi
+}
+
+# ---- 1. one spec, whole process --------------------------------------------
+# examples/train.yaml: job train-resnet, image python:3.11, command python train.py,
+# args --epochs 5; after the policy (profile 1xa100 wins): requests cpu 8, memory 64Gi,
+# ephemeral-storage 10Gi; limits memory 64Gi, nvidia.com/gpu 1.
+berth_one=("$berth" render "$SPEC" --config "$CONFIG" --run-id r1 --secrets my-secret-key)
+job=(train-resnet-r1 --image=python:3.11 --dry-run=client -o yaml -- python train.py --epochs 5)
+kjob=(bench/kubectl_job.sh train-resnet-r1 python:3.11 "cpu=8,memory=64Gi,ephemeral-storage=10Gi"
+	"memory=64Gi,nvidia.com/gpu=1" -- python train.py --epochs 5)
+"${berth_one[@]}" >"$tmp/one.yaml" || die "berth render $SPEC failed"
+echo "== 1. one spec, whole process ($RUNS runs)" >&2
+bench one-berth "$RUNS" "$WARMUP" "${berth_one[@]}"
+read -r b_med b_min b_max < <(stats "$tmp/one-berth.times")
+commands+=("build/berth render $SPEC --config $CONFIG --run-id r1 --secrets my-secret-key")
+if [ -n "$kubectl" ]; then
+	kv=$("$kubectl" version --client -o json 2>/dev/null |
+		"$PY" -c 'import json, sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])' ||
+		echo unknown)
+	for alt in kubectl-job kubectl-job-resources; do
+		if [ $alt = kubectl-job ]; then
+			cmd=("$kubectl" create job "${job[@]}")
+			label="kubectl create job --dry-run=client"
+			commands+=("kubectl create job ${job[*]}")
+		else
+			cmd=("${kjob[@]}")
+			label="kubectl create job \\| kubectl set resources --local"
+			commands+=("${kjob[*]}   # kubectl create job ... | kubectl set resources --local -f - --requests=... --limits=... -o yaml")
+		fi
+		"${cmd[@]}" >"$tmp/$alt.yaml" || die "${cmd[*]} failed"
+		bench "$alt" "$RUNS" "$WARMUP" "${cmd[@]}"
+		read -r k_med k_min k_max < <(stats "$tmp/$alt.times")
+		ratio=$(calc '%.4f' "$k_med / $b_med")
+		rows+=("render one spec, whole process ($RUNS runs each)$tab$(time_cell "$b_med" "$b_min" "$b_max")$tab$label: $(time_cell "$k_med" "$k_min" "$k_max")$tab$(ratio_cell "$ratio" "$k_min / $b_max" "$k_max / $b_min")")
+		if [ $alt = kubectl-job ]; then one_ratio=$ratio; fi
+	done
+	notes+=("Target berth ≥ 20× faster than kubectl create job (median): $(met "$one_ratio" 20) ($(calc '%.1f' "$one_ratio")×).")
+	notes+=("Objects: berth prints $(grep -c '^kind:' "$tmp/one.yaml") ($(grep '^kind:' "$tmp/one.yaml" | cut -d' ' -f2 | paste -sd, - | sed 's/,/, /g')) in $(wc -c <"$tmp/one.yaml") bytes; kubectl $kv prints 1 Job of $(wc -c <"$tmp/kubectl-job.yaml") bytes (name, image, command; with set resources: $(wc -c <"$tmp/kubectl-job-resources.yaml") bytes).")
+else
+	echo "kubectl not found: skipped" >&2
+	rows+=("render one spec, whole process ($RUNS runs each)$tab$(time_cell "$b_med" "$b_min" "$b_max")${tab}kubectl not found: skipped$tab–")
+	kv="not found"
+fi
+
+# ---- 2. throughput -----------------------------------------------------------
+echo "== 2. throughput: $N specs (seed $SEED)" >&2
+mapfile -t chunks < <("$PY" bench/gen_specs.py "$N" "$SEED" --split "$SPLIT_BYTES" --prefix "$tmp/specs")
+[ ${#chunks[@]} -gt 0 ] || die "gen_specs.py wrote nothing"
+spec_bytes=$(cat "${chunks[@]}" | wc -c)
+render=("$berth" render - --config "$CONFIG" --secrets "$secrets" --run-id b1)
+
+# Every spec must render: each file once, untimed, with its objects kept for the counts.
+: >"$tmp/kinds.berth"
+out_bytes=0
+for f in "${chunks[@]}"; do
+	if ! "${render[@]}" <"$f" >"$tmp/out.yaml" 2>"$tmp/err.txt"; then
+		head -20 "$tmp/err.txt" >&2
+		die "berth failed to render the generated specs in $(basename "$f") (seed $SEED)"
+	fi
+	grep '^kind:' "$tmp/out.yaml" >>"$tmp/kinds.berth" || true
+	out_bytes=$((out_bytes + $(wc -c <"$tmp/out.yaml")))
+done
+runs_rendered=$(grep -cE '^kind: (Job|Deployment|CronJob)$' "$tmp/kinds.berth" || true)
+[ "$runs_rendered" -eq "$N" ] || die "berth rendered $runs_rendered runs of $N specs"
+berth_kinds=$(cut -d' ' -f2 "$tmp/kinds.berth" | sort | uniq -c | awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }')
+
+# the timed command: every file, one berth process each, one after the other
+{
+	echo '#!/usr/bin/env bash'
+	echo 'set -eu'
+	for f in "${chunks[@]}"; do
+		printf '%q ' "${render[@]}"
+		printf '<%q\n' "$f"
+	done
+} >"$tmp/render-all.sh"
+bench throughput "$TP_RUNS" 1 "${taskset[@]}" bash "$tmp/render-all.sh"
+read -r t_med t_min t_max < <(stats "$tmp/throughput.times")
+# specs/s: the median time gives the median rate; the slowest run gives the lowest
+r_med=$(calc '%.1f' "$N / $t_med")
+r_min=$(calc '%.1f' "$N / $t_max")
+r_max=$(calc '%.1f' "$N / $t_min")
+commands+=("$PY bench/gen_specs.py $N $SEED --split $SPLIT_BYTES --prefix \$TMP/specs   # ${#chunks[@]} file(s), $(group "$spec_bytes") bytes")
+commands+=("${taskset[*]} build/berth render - --config $CONFIG --secrets $secrets --run-id b1 < \$TMP/specs-00K.yaml > /dev/null   # for each file, in one timed run")
+notes+=("Throughput: $(group "$N") specs ($(group "$spec_bytes") bytes of YAML, cut into ${#chunks[@]} file(s) of at most $(group "$SPLIT_BYTES") bytes as berth reads at most 4 MiB per input: one process per file) give $(group "$out_bytes") bytes of objects: $berth_kinds.")
+notes+=("Target berth ≥ 100,000 specs/s on one core (median): $(met "$r_med" 100000) ($(group "$(calc '%d' "$r_med")") specs/s, $(calc '%.2f' "1000000 / $r_med") µs per spec).")
+
+# the same specs through the Kubernetes Python client
+py_cell="python3-kubernetes not found: skipped"
+py_ratio="–"
+if "$K8S_PY" -c 'import kubernetes, yaml' 2>/dev/null; then
+	pyv=$("$K8S_PY" -c 'import sys, kubernetes, yaml
+print("Python %d.%d.%d" % sys.version_info[:3], "kubernetes", kubernetes.__version__,
+      "PyYAML", yaml.__version__, "(libyaml)" if yaml.__with_libyaml__ else "(pure Python)")')
+	: >"$tmp/py.times"
+	: >"$tmp/py-wall.times"
+	for ((i = 1; i <= PY_RUNS; i++)); do
+		echo "   python run $i of $PY_RUNS" >&2
+		t0=${EPOCHREALTIME/./}
+		"${taskset[@]}" "$K8S_PY" bench/k8s_models.py "${chunks[@]}" >/dev/null 2>"$tmp/py-$i.json" ||
+			{ cat "$tmp/py-$i.json" >&2; die "bench/k8s_models.py failed"; }
+		t1=${EPOCHREALTIME/./}
+		echo "$((t1 - t0))e-6" >>"$tmp/py-wall.times"
+		"$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readlines()[-1])["seconds"])' \
+			"$tmp/py-$i.json" >>"$tmp/py.times"
+	done
+	read -r p_med p_min p_max < <(stats "$tmp/py.times")
+	read -r pw_med _ _ < <(stats "$tmp/py-wall.times")
+	pr_med=$(calc '%.1f' "$N / $p_med")
+	py_cell="python3-kubernetes models + PyYAML: $(rate_cell "$pr_med" "$N / $p_max" "$N / $p_min")"
+	py_ratio_num=$(calc '%.4f' "$r_med / $pr_med")
+	py_ratio=$(ratio_cell "$py_ratio_num" "$r_min / ($N / $p_min)" "$r_max / ($N / $p_max)")
+	py_summary=$("$PY" -c 'import json, sys
+d = json.loads(open(sys.argv[1]).readlines()[-1])
+print("read %.2f s, build %.2f s, serialise %.2f s; %s bytes; %s" % (d["read"], d["build"],
+      d["serialise"], format(d["bytes"], ","),
+      ", ".join("%s %d" % kv for kv in d["objects"].items())))' "$tmp/py-$PY_RUNS.json")
+	commands+=("${taskset[*]} /usr/bin/python3 bench/k8s_models.py \$TMP/specs-*.yaml > /dev/null   # $PY_RUNS runs")
+	notes+=("Python ($pyv): one run took $py_summary. Its rate counts reading, building and serialising only; with the interpreter's start and \`import kubernetes\` the whole process took $(calc '%.2f' "$pw_med") s (median).")
+	notes+=("Target berth ≥ 100× the Python client (median): $(met "$py_ratio_num" 100) ($(calc '%.1f' "$py_ratio_num")×).")
+else
+	echo "python3-kubernetes not found for /usr/bin/python3 (scripts/deps-bench.sh): skipped" >&2
+fi
+rows+=("render throughput, $(group "$N") specs, one core (berth $TP_RUNS runs, Python $PY_RUNS)$tab$(rate_cell "$r_med" "$r_min" "$r_max")$tab$py_cell$tab$py_ratio")
+
+# ---- instructions per spec (callgrind) ----------------------------------------
+cg_row="valgrind not found: skipped"
+if [ -n "$valgrind" ] && [ "$CG_N" -gt 1 ]; then
+	echo "== callgrind: $CG_N specs and 1 spec" >&2
+	for n in "$CG_N" 1; do
+		"$PY" bench/gen_specs.py "$n" "$SEED" >"$tmp/cg-$n.yaml"
+		"$valgrind" --tool=callgrind --callgrind-out-file="$keep/render-callgrind.$n.out" \
+			"${render[@]}" <"$tmp/cg-$n.yaml" >/dev/null 2>"$tmp/cg-$n.log" ||
+			{ tail -20 "$tmp/cg-$n.log" >&2; die "berth under callgrind failed ($n specs)"; }
+	done
+	ir() { awk '/^(summary|totals):/ { print $2; exit }' "$1"; }
+	ir_n=$(ir "$keep/render-callgrind.$CG_N.out")
+	ir_1=$(ir "$keep/render-callgrind.1.out")
+	ir_spec=$(calc '%d' "($ir_n - $ir_1) / ($CG_N - 1)")
+	cg_row="$(group "$ir_spec") instructions per spec"
+	for mode in inclusive self; do
+		inc=no
+		[ $mode = inclusive ] && inc=yes
+		callgrind_annotate --inclusive=$inc --threshold=99 "$keep/render-callgrind.$CG_N.out" \
+			>"$keep/render-callgrind.$mode.txt" 2>/dev/null || true
+	done
+	commands+=("valgrind --tool=callgrind --callgrind-out-file=$keep/render-callgrind.N.out build/berth render - --config $CONFIG --secrets $secrets --run-id b1 < specs-N.yaml > /dev/null   # N = $CG_N and 1")
+	notes+=("Instructions: $(group "$ir_n") for $(group "$CG_N") specs, $(group "$ir_1") for 1 (the start: loading and relocating the shared libraries, reading the policy); ($(group "$ir_n") − $(group "$ir_1")) / $(group "$((CG_N - 1))") = $(group "$ir_spec") per spec. Profiles: $keep/render-callgrind.{$CG_N,1}.out; \`callgrind_annotate\` listings: $keep/render-callgrind.{inclusive,self}.txt.")
+fi
+rows+=("instructions per spec (callgrind, $(group "$CG_N") specs − 1 spec)$tab$cg_row$tab–$tab–")
+
+# ---- the table and the Markdown ------------------------------------------------
+table() {
+	echo "| benchmark | berth | alternative | ratio (median, min–max) |"
+	echo "|---|---|---|---|"
+	local r
+	for r in "${rows[@]}"; do
+		echo "| ${r//$tab/ | } |"
+	done
+}
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+timer="a bash loop on \$EPOCHREALTIME (hyperfine not found)"
+[ -z "$hyperfine" ] || timer="$("$hyperfine" --version) (-N, --warmup $WARMUP)"
+{
+	echo "## Render (berth render)"
+	echo
+	echo "**Setup**"
+	echo "- Command: \`bench/render.sh\` (BENCH_SPECS=$N, BENCH_SEED=$SEED)."
+	echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "- Machine: \`nproc\` = $(nproc), \`model name: $cpu\`; load average $load before the run."
+	echo "- Build: \`make -j2\` (-O2), $("$berth" --version)."
+	echo "- Timing: $timer; throughput and Python pinned to core 0 (\`${taskset[*]:-no taskset}\`)."
+	echo "- kubectl: $kv ($kubectl)."
+	echo
+	table
+	echo
+	for n in "${notes[@]}"; do echo "- $n"; done
+	echo
+	echo "**Commands** (\$TMP is a temporary directory)"
+	echo
+	echo '```sh'
+	for c in "${commands[@]}"; do echo "$c"; done
+	echo '```'
+} >"$OUT"
+
+echo
+table
+echo
+for n in "${notes[@]}"; do echo "- $n"; done
+echo
+echo "Markdown: $OUT"
