@@ -498,7 +498,7 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 	# -T (time in each), in one run with the real cgroups
 	cg_rows=()
 	if [ -n "$cg_med" ]; then
-		BERTH_HOME=$tmp/cgroup BERTH_CGROUP_ROOT= strace -f $seccomp -y -T -o "$tmp/cg.strace" \
+		BERTH_HOME=$tmp/cgroup BERTH_CGROUP_ROOT='' strace -f $seccomp -y -T -o "$tmp/cg.strace" \
 			-e trace=mkdir,mkdirat,rmdir,unlinkat,openat,write,read \
 			"$berth" run "$spec" --wait >/dev/null 2>&1 || die "berth run under strace (cgroup) failed"
 		while read -r sc n ms; do

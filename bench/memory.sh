@@ -248,7 +248,7 @@ while :; do
 	[ "$q" -ge "$target" ] && break
 	# both threads done (a request lost on a reconnect leaves the queue short of the target)
 	if [ "$q" = "$last" ] && [ "$q" -gt "$q0" ]; then still=$((still + 1)); else still=0; fi
-	[ "$still" -lt 3 ] || break
+	[ "$still" -lt 5 ] || break
 	last=$q
 	[ "$el" -lt "$FILL_TIMEOUT" ] || die "the queue holds only $q of $target runs after ${el}s"
 	[ $((el % 30)) != 0 ] || [ "$(state_of "$blocker")" = Running ] || die "the blocker is not Running any more"
