@@ -2,21 +2,16 @@
  * mhd_dl.c - loads libmicrohttpd when the server starts (mhd_dl.h says why).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
+#include "dl.h"
 #include "internal.h"
 #include "mhd_dl.h"
 
 mhd_dl berth_mhd;
 
-static const struct {
-	const char *name;
-	size_t off;
-} syms[] = {
+static const dl_sym syms[] = {
 #define S(f, field) {#f, offsetof(mhd_dl, field)}
 	S(MHD_start_daemon, start_daemon),
 	S(MHD_stop_daemon, stop_daemon),
@@ -35,24 +30,10 @@ static char why[512];
 
 static void load(void)
 {
-	void *lib = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		lib = dlopen("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		const char *e = dlerror();
-		snprintf(why, sizeof(why), "%s", e ? e : "libmicrohttpd.so.12 not found");
-		return;
-	}
+	static const char *const sonames[] = {"libmicrohttpd.so.12", "libmicrohttpd.so", NULL};
 	mhd_dl t;
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(syms); i++) {
-		void *f = dlsym(lib, syms[i].name);
-		if (!f) {
-			snprintf(why, sizeof(why), "libmicrohttpd has no %s", syms[i].name);
-			return;
-		}
-		memcpy((char *)&t + syms[i].off, &f, sizeof(f));
-	}
-	berth_mhd = t;
+	if (!dl_load(sonames, syms, BERTH_ARRAY_SIZE(syms), &t, sizeof(t), why, sizeof(why)))
+		berth_mhd = t;
 }
 
 int berth_mhd_load(berth_error **err)

@@ -2,21 +2,16 @@
  * curl_dl.c - loads libcurl on first use (curl_dl.h says why).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "curl_dl.h"
+#include "dl.h"
 #include "internal.h"
 
 curl_dl berth_curl;
 
-static const struct {
-	const char *name;
-	size_t off;
-} syms[] = {
+static const dl_sym syms[] = {
 #define S(f, field) {#f, offsetof(curl_dl, field)}
 	S(curl_global_init, global_init),     S(curl_easy_init, easy_init),
 	S(curl_easy_setopt, easy_setopt),     S(curl_easy_perform, easy_perform),
@@ -38,26 +33,10 @@ static char why[512];
 
 static void load(void)
 {
-	/* the runtime library (libcurl4*), else the development link */
-	void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		lib = dlopen("libcurl.so", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		const char *e = dlerror();
-		snprintf(why, sizeof(why), "%s", e ? e : "libcurl.so.4 not found");
-		return;
-	}
+	static const char *const sonames[] = {"libcurl.so.4", "libcurl.so", NULL};
 	curl_dl t;
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(syms); i++) {
-		void *f = dlsym(lib, syms[i].name);
-		if (!f) {
-			snprintf(why, sizeof(why), "libcurl has no %s (it is older than 7.84)", syms[i].name);
-			return;
-		}
-		/* a data pointer to a function pointer: POSIX dlsym's documented use */
-		memcpy((char *)&t + syms[i].off, &f, sizeof(f));
-	}
-	berth_curl = t;
+	if (!dl_load(sonames, syms, BERTH_ARRAY_SIZE(syms), &t, sizeof(t), why, sizeof(why)))
+		berth_curl = t;
 }
 
 int berth_curl_load(berth_error **err)
