@@ -498,7 +498,6 @@ int kube_list(kube *k, kube_watch *w, berth_error **err)
 	if (path.failed)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	kube_reply r;
-	w->synced = false;
 	int rc = kube_request(k, "GET", path.data, NULL, NULL, 0, &r, err);
 	berth_buf_release(&path);
 	if (rc)
@@ -512,7 +511,6 @@ int kube_list(kube *k, kube_watch *w, berth_error **err)
 	const berth_node *root = NULL;
 	rc = arena ? berth_json_root(arena, "a list", r.body, r.len, &root, err)
 		   : berth_fail(err, BERTH_ENOMEM, "out of memory");
-	w->lists++;
 	if (!rc)
 		rc = w->event(w->ctx, "RESET", NULL, err);
 	const berth_node *items = berth_node_get(root, "items");
@@ -524,7 +522,6 @@ int kube_list(kube *k, kube_watch *w, berth_error **err)
 		w->rv[0] = '\0';
 		set_rv(w, root);
 	}
-	w->synced = rc >= 0;
 	berth_arena_free(arena);
 	kube_reply_free(&r);
 	return rc;
@@ -578,7 +575,6 @@ static int watch_start(wstate *ws, CURLM *multi, long timeout_ms)
 	curl_easy_setopt(ws->h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(ws->h, CURLOPT_WRITEDATA, &ws->s);
 	curl_easy_setopt(ws->h, CURLOPT_PRIVATE, ws);
-	w->watches++;
 	if (curl_multi_add_handle(multi, ws->h) != CURLM_OK)
 		return berth_fail(ws->err, BERTH_EINTERNAL, "libcurl refused a watch");
 	return 0;

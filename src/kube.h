@@ -107,8 +107,6 @@ typedef struct kube_watch {
 	char rv[64];          /* where to go on from; "": list first */
 	kube_event_fn event;
 	void *ctx;
-	unsigned lists, watches; /* how many times it listed and watched */
-	bool synced;             /* listed, and whole */
 } kube_watch;
 int kube_watch_run(kube *k, kube_watch *w, size_t n, long timeout_ms, berth_error **err);
 /* Lists w's collection once, as a watch does before it watches (RESET,

@@ -1006,17 +1006,6 @@ static int kube_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth
 	return follow_run(b, id, true, true, false, (long)timeout_ms, err);
 }
 
-typedef struct logctx {
-	berth_log_write write;
-	void *ctx;
-} logctx;
-
-static int log_chunk(void *ctx, const char *data, size_t len)
-{
-	logctx *l = ctx;
-	return l->write(l->ctx, data, len);
-}
-
 static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
 		     void *ctx, berth_error **err)
 {
@@ -1063,11 +1052,10 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 		berth_buf path = BERTH_BUF_INIT;
 		kpath(&path, POD_KIND, t.ns, p->name);
 		berth_buf_printf(&path, "/log%s", follow ? "?follow=true" : "");
-		logctx l = {write_fn, ctx};
 		long status = 0;
 		kube_reply rep;
 		rc = path.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
-				 : kube_stream(b->kube, path.data, 0, log_chunk, &l, &status, &rep, err);
+				 : kube_stream(b->kube, path.data, 0, write_fn, ctx, &status, &rep, err);
 		berth_buf_release(&path);
 		if (rc)
 			return rc;
