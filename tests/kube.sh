@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The kubernetes backend against a stand-in API server on loopback
 # (tests/kube/apiserver.py): TLS with a test CA and a client certificate,
-# bearer tokens, a kubeconfig written by kubectl, in-cluster config,
+# bearer tokens, a kubeconfig written by kubectl, tls-server-name and
+# insecure-skip-tls-verify, in-cluster config, refusals before any request,
 # server-side apply, Status errors (422 with causes, 409, 403, 404), rollback
 # of a refused submission, watches with bookmarks and 410 Gone expiry, state
 # mapping, pod logs, stop with foreground deletion, and berth serve
@@ -64,7 +65,7 @@ objects() { # the stored objects as "Kind ns/name"
 import json, sys
 for o in json.load(sys.stdin):
     m = o["metadata"]
-    print(o.get("kind"), m.get("namespace") + "/" + m["name"])'
+    print(o.get("kind"), m.get("namespace") + "/" + m["name"])' 2>/dev/null
 }
 pod_status() { # RUN STATUS-JSON
 	ctl status "{\"resource\":\"pods\",\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$1\",\"status\":$2}" >/dev/null
@@ -400,6 +401,47 @@ run svc2.yaml --run-id k22
 if "$berth" stop k22 --grace 0 >"$tmp/out" 2>&1 && ! objects | grep -q svc2-k22; then
 	ok "stop deletes the Service by name"
 else fail "stop deletes the Service by name" "left or failed"; fi
+
+# ---- refusals before anything reaches a cluster -------------------------------------------------------------
+cluster_config() { # FILE EXTRA-CLUSTER-KEYS: the token user on the stand-in, with these cluster keys
+	cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+current-context: c
+clusters: [{name: c, cluster: {server: "${3:-$api}", $2}}]
+users: [{name: u, user: {token: "$TOKEN"}}]
+contexts: [{name: c, context: {cluster: c, user: u, namespace: ml}}]
+EOF
+}
+env -u KUBECONFIG HOME="$tmp/nohome" "$berth" run nope.yaml --backend kubernetes --run-id k30 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q 'no kubeconfig' "$tmp/out"; then ok "no kubeconfig: said so"; else fail "no kubeconfig: said so" "exit $rc"; fi
+cluster_config down.config "certificate-authority: $tmp/ca.pem" "https://127.0.0.1:1"
+"$berth" run nope.yaml --backend kubernetes --kubeconfig down.config --run-id k31 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q 'cannot reach the Kubernetes API at https://127.0.0.1:1' "$tmp/out" &&
+	! "$berth" get run k31 >/dev/null 2>&1; then ok "API server down: said so, nothing recorded"
+else fail "API server down: said so, nothing recorded" "exit $rc"; fi
+# tls-server-name: the certificate is checked against that name, not the address
+cluster_config sni-ok.config "certificate-authority: $tmp/ca.pem, tls-server-name: localhost"
+cluster_config sni-bad.config "certificate-authority: $tmp/ca.pem, tls-server-name: wrong.example"
+if "$berth" run nope.yaml --backend kubernetes --kubeconfig sni-ok.config --run-id k32 >"$tmp/out" 2>&1 &&
+	! "$berth" run nope.yaml --backend kubernetes --kubeconfig sni-bad.config --run-id k33 >"$tmp/out" 2>&1; then
+	ok "tls-server-name: the name the certificate must have"
+else fail "tls-server-name: the name the certificate must have" "accepted a wrong name or refused the right one"; fi
+# insecure-skip-tls-verify: the only way past an unknown CA
+cluster_config insecure.config "insecure-skip-tls-verify: true"
+cluster_config strict.config ""
+if "$berth" run nope.yaml --backend kubernetes --kubeconfig insecure.config --run-id k34 >"$tmp/out" 2>&1 &&
+	! "$berth" run nope.yaml --backend kubernetes --kubeconfig strict.config --run-id k35 >"$tmp/out" 2>&1; then
+	ok "insecure-skip-tls-verify"
+else fail "insecure-skip-tls-verify" "exit"; fi
+"$berth" run nope.yaml --backend kubernetes --dry-run=client >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q -- '--dry-run takes "server"' "$tmp/out"; then ok "--dry-run=client refused"; else fail "--dry-run=client refused" "exit $rc"; fi
+"$berth" logs k1 --kubeconfig "$KUBECONFIG" --server http://127.0.0.1:1 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q -- '--kubeconfig' "$tmp/out"; then ok "--kubeconfig with --server refused"; else fail "--kubeconfig with --server refused" "exit $rc"; fi
 
 # ---- berth serve --backend kubernetes ---------------------------------------------------------------------
 admin=$("$berth" token create --project '*' --role admin 2>/dev/null | tail -1)
