@@ -13,6 +13,7 @@ import io
 import time
 
 from ._http import Transport, env_token, env_url
+from .errors import ConflictError, ForbiddenError
 
 # every field of a run spec (runspec.md section 1) that func.run() takes
 RUN_FIELDS = (
@@ -79,8 +80,8 @@ class Client:
         if name not in self.projects():
             try:
                 self.create_project(name)
-            except Exception:  # a token of one project cannot create: its first run will
-                pass
+            except (ForbiddenError, ConflictError):
+                pass  # only a '*' admin creates projects; else its first run or function does
         return Project(self, name)
 
     def get_profiles(self):

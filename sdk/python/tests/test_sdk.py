@@ -371,6 +371,21 @@ class Errors(unittest.TestCase):
             self.fn.run(profile="no-such-profile")
         self.assertIn("profile", cm.exception.problems[0].path)
 
+    def test_unreachable_server(self):
+        with self.assertRaises(ConnectionError) as cm:
+            berth.connect("http://127.0.0.1:1", S["admin"]).projects()
+        self.assertIn("cannot reach the berth server at http://127.0.0.1:1", str(cm.exception))
+        with self.assertRaises(ValueError):
+            berth.connect("ftp://example.org")
+
+    def test_get_or_create_project(self):
+        self.assertIn("fresh", [p.name for p in [client().get_or_create_project("fresh")]])
+        self.assertIn("fresh", client().projects())
+        # a token that may not create projects gets the project object all the same
+        self.assertEqual(client(S["other"]).get_or_create_project("elsewhere").name, "elsewhere")
+        with self.assertRaises(berth.ForbiddenError):
+            client(S["other"]).create_project("not-mine")
+
     def test_auth(self):
         with self.assertRaises(berth.AuthError):
             client("berth_not-a-token").project("x").list_runs()
@@ -448,6 +463,37 @@ class Runs(unittest.TestCase):
         finally:
             if saved is not None:
                 os.environ["BERTH_SERVER"] = saved
+
+
+class ReadmeExamples(unittest.TestCase):
+    """The README's notebook example runs as written (a wrong call there would not)."""
+
+    def test_readme_example(self):
+        with open(os.path.join(ROOT, "README.md")) as f:
+            text = f.read()
+        section = text[text.index("### From Python"):]
+        code = section[section.index("```python") + len("```python"):]
+        code = code[:code.index("```")]
+        old = {k: os.environ.get(k) for k in ("BERTH_SERVER", "BERTH_TOKEN")}
+        os.environ["BERTH_SERVER"], os.environ["BERTH_TOKEN"] = S["url"], S["admin"]
+        env = {}
+        try:
+            with open(os.devnull, "w") as null:
+                saved, sys.stdout = sys.stdout, null
+                try:
+                    exec(code, env)
+                finally:
+                    sys.stdout = saved
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        run = env["run"]
+        self.assertIn(run.status, berth.FINAL)
+        self.assertEqual(field(run, "resources.mem.requests"), ("32Gi", "run spec"))
+        self.assertEqual(field(run, "resources.mem.limits"), ("64Gi", "function"))
 
 
 class Install(unittest.TestCase):
