@@ -296,11 +296,6 @@ static int parse_json(berth_arena *arena, const char *json, size_t len, const be
 	return berth_json_root(arena, REPLY_NAME, json, len, root, err);
 }
 
-static const char *scalar(const berth_node *n)
-{
-	return n && n->kind == BERTH_NODE_SCALAR && n->type != BERTH_SCALAR_NULL ? n->u.text : NULL;
-}
-
 static berth_code code_of(const char *name, long status)
 {
 	for (int i = 0; name && i < 256; i++) {
@@ -322,7 +317,7 @@ static berth_code code_of(const char *name, long status)
 
 static unsigned uint_of(const berth_node *n)
 {
-	const char *s = scalar(n);
+	const char *s = berth_node_text(n);
 	if (!s)
 		return 0;
 	char *end;
@@ -341,22 +336,22 @@ static int http_error(berth_client *c, reply *r, berth_error **err)
 	if (r->body.len && parse_json(arena, r->body.data, r->body.len, &root, &perr) == 0)
 		e = berth_node_get(root, "error");
 	berth_error_free(perr);
-	const char *name = scalar(berth_node_get(e, "code"));
-	const char *msg = scalar(berth_node_get(e, "message"));
+	const char *name = berth_node_text(berth_node_get(e, "code"));
+	const char *msg = berth_node_text(berth_node_get(e, "message"));
 	berth_code code = code_of(name, r->status);
 	const berth_node *probs = berth_node_get(e, "problems");
 	int ret = 0;
 	for (size_t i = 0; probs && probs->kind == BERTH_NODE_SEQ && i < probs->len; i++) {
 		const berth_node *p = probs->u.items[i];
-		const char *sev = scalar(berth_node_get(p, "severity"));
-		const char *m = scalar(berth_node_get(p, "message"));
-		berth_where w = {scalar(berth_node_get(p, "file")),
+		const char *sev = berth_node_text(berth_node_get(p, "severity"));
+		const char *m = berth_node_text(berth_node_get(p, "message"));
+		berth_where w = {berth_node_text(berth_node_get(p, "file")),
 				 uint_of(berth_node_get(p, "line")),
 				 uint_of(berth_node_get(p, "column")),
-				 scalar(berth_node_get(p, "path"))};
-		if (!m && !(m = scalar(berth_node_get(p, "text"))))
+				 berth_node_text(berth_node_get(p, "path"))};
+		if (!m && !(m = berth_node_text(berth_node_get(p, "text"))))
 			continue;
-		berth_code pc = code_of(scalar(berth_node_get(p, "code")), r->status);
+		berth_code pc = code_of(berth_node_text(berth_node_get(p, "code")), r->status);
 		berth_severity ps = sev && !strcmp(sev, "warning") ? BERTH_WARNING : BERTH_ERROR;
 		int r2 = berth_problem_add(err, pc, ps, &w, "%s", m);
 		if (r2 < 0 && !ret)
@@ -505,7 +500,7 @@ static int field_value(berth_run_info *info, const struct field *f, const berth_
 		       const berth_where *w, berth_error **err)
 {
 	char *base = (char *)info + f->off;
-	const char *s = scalar(v);
+	const char *s = berth_node_text(v);
 	char msg[256];
 	if (!s && v && v->kind == BERTH_NODE_SCALAR) /* null: left out */
 		return f->required ? berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, w,
@@ -641,7 +636,7 @@ static int runs_from_json(const char *json, size_t len, berth_run_info ***out, s
 		goto out;
 	}
 	if (items && root != items && next) {
-		const char *cursor = scalar(berth_node_get(root, "next"));
+		const char *cursor = berth_node_text(berth_node_get(root, "next"));
 		if (cursor && *cursor && !(*next = berth_strdup(cursor))) {
 			ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			goto out;
@@ -999,8 +994,8 @@ static int names_from_json(const char *json, size_t len, char ***names, size_t *
 	*names = grown;
 	for (size_t i = 0; i < items->len; i++) {
 		const berth_node *it = items->u.items[i];
-		const char *s = it->kind == BERTH_NODE_MAP ? scalar(berth_node_get(it, "name"))
-							    : scalar(it);
+		const char *s = it->kind == BERTH_NODE_MAP ? berth_node_text(berth_node_get(it, "name"))
+							    : berth_node_text(it);
 		if (!s)
 			continue;
 		if (!((*names)[*n] = berth_strdup(s))) {

@@ -34,26 +34,6 @@ struct kube {
 	char errbuf[CURL_ERROR_SIZE];
 };
 
-const char *kube_str(const berth_node *n)
-{
-	return n && n->kind == BERTH_NODE_SCALAR && n->type != BERTH_SCALAR_NULL ? n->u.text : NULL;
-}
-
-const berth_node *kube_at(const berth_node *n, const char *path)
-{
-	char key[128];
-	while (n && *path) {
-		size_t len = strcspn(path, ".");
-		if (len >= sizeof(key))
-			return NULL;
-		memcpy(key, path, len);
-		key[len] = '\0';
-		n = berth_node_get(n, key);
-		path += len + (path[len] == '.');
-	}
-	return n;
-}
-
 void kube_reply_free(kube_reply *r)
 {
 	free(r->body);
@@ -378,8 +358,8 @@ int kube_status_error(const kube_reply *r, const char *what, berth_error **err)
 	const berth_node *root = NULL;
 	if (arena && r->body && r->len)
 		berth_json_root(arena, "the Kubernetes API's reply", r->body, r->len, &root, NULL);
-	const char *msg = kube_str(kube_at(root, "message"));
-	const berth_node *causes = kube_at(root, "details.causes");
+	const char *msg = berth_node_text(berth_node_at(root, "message"));
+	const berth_node *causes = berth_node_at(root, "details.causes");
 	berth_buf b = BERTH_BUF_INIT;
 	if (what)
 		berth_buf_printf(&b, "%s: ", what);
@@ -392,8 +372,8 @@ int kube_status_error(const kube_reply *r, const char *what, berth_error **err)
 	/* the message names the causes already when there is one; list them when several */
 	for (size_t i = 0; causes && causes->kind == BERTH_NODE_SEQ && causes->len > 1 && i < causes->len;
 	     i++) {
-		const char *f = kube_str(berth_node_get(causes->u.items[i], "field"));
-		const char *m = kube_str(berth_node_get(causes->u.items[i], "message"));
+		const char *f = berth_node_text(berth_node_get(causes->u.items[i], "field"));
+		const char *m = berth_node_text(berth_node_get(causes->u.items[i], "message"));
 		berth_buf_printf(&b, "\n  %s%s%s", f ? f : "", f ? ": " : "", m ? m : "");
 	}
 	int rc = berth_fail(err, code, "%s", b.data ? b.data : "out of memory");
@@ -420,7 +400,7 @@ typedef struct wstate {
 
 static void set_rv(kube_watch *w, const berth_node *obj)
 {
-	const char *rv = kube_str(kube_at(obj, "metadata.resourceVersion"));
+	const char *rv = berth_node_text(berth_node_at(obj, "metadata.resourceVersion"));
 	if (rv && strlen(rv) < sizeof(w->rv))
 		memcpy(w->rv, rv, strlen(rv) + 1);
 }
@@ -433,7 +413,7 @@ static int watch_line(wstate *ws, const char *text, size_t len)
 	if (!arena)
 		return berth_fail(ws->err, BERTH_ENOMEM, "out of memory");
 	int rc = berth_json_root(arena, "a watch event", text, len, &root, ws->err);
-	const char *type = rc ? NULL : kube_str(berth_node_get(root, "type"));
+	const char *type = rc ? NULL : berth_node_text(berth_node_get(root, "type"));
 	const berth_node *obj = rc ? NULL : berth_node_get(root, "object");
 	if (!rc && (!type || !obj))
 		rc = berth_fail(ws->err, BERTH_ESYNTAX, "a watch event of %s has no type or object",
@@ -442,12 +422,12 @@ static int watch_line(wstate *ws, const char *text, size_t len)
 	} else if (!strcmp(type, "BOOKMARK")) {
 		set_rv(ws->w, obj);
 	} else if (!strcmp(type, "ERROR")) {
-		const char *code = kube_str(berth_node_get(obj, "code"));
+		const char *code = berth_node_text(berth_node_get(obj, "code"));
 		if (code && !strcmp(code, "410")) {
 			ws->expired = true;
 			rc = 1;
 		} else {
-			const char *msg = kube_str(berth_node_get(obj, "message"));
+			const char *msg = berth_node_text(berth_node_get(obj, "message"));
 			rc = berth_fail(ws->err, BERTH_EIO, "watching %s: %s", ws->w->path,
 					msg ? msg : "the API sent an error event");
 		}

@@ -114,10 +114,6 @@ int kube_watch_run(kube *k, kube_watch *w, size_t n, long timeout_ms, berth_erro
  * returned (1: done), or a negative code. */
 int kube_list(kube *k, kube_watch *w, berth_error **err);
 
-/* a scalar's text, or NULL (no node, not a scalar, null) */
-const char *kube_str(const berth_node *n);
-/* the node at a dotted path of map keys ("metadata.name"), or NULL */
-const berth_node *kube_at(const berth_node *n, const char *path);
 
 /*
  * The error a refused request stands for: the API's Status message

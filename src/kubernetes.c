@@ -146,8 +146,8 @@ static bool cond_true(const berth_node *conds, const char *type, const berth_nod
 {
 	for (size_t i = 0; conds && conds->kind == BERTH_NODE_SEQ && i < conds->len; i++) {
 		const berth_node *c = conds->u.items[i];
-		const char *t = kube_str(berth_node_get(c, "type"));
-		const char *st = kube_str(berth_node_get(c, "status"));
+		const char *t = berth_node_text(berth_node_get(c, "type"));
+		const char *st = berth_node_text(berth_node_get(c, "status"));
 		if (t && st && !strcmp(t, type) && !strcmp(st, "True")) {
 			if (out)
 				*out = c;
@@ -161,18 +161,18 @@ static void pod_read(kpod *p, const berth_node *obj)
 {
 	memset(p, 0, sizeof(*p));
 	p->exit_code = -1;
-	copy_str(p->name, sizeof(p->name), kube_str(kube_at(obj, "metadata.name")));
-	copy_str(p->created, sizeof(p->created), kube_str(kube_at(obj, "metadata.creationTimestamp")));
+	copy_str(p->name, sizeof(p->name), berth_node_text(berth_node_at(obj, "metadata.name")));
+	copy_str(p->created, sizeof(p->created), berth_node_text(berth_node_at(obj, "metadata.creationTimestamp")));
 	const berth_node *st = berth_node_get(obj, "status");
-	copy_str(p->phase, sizeof(p->phase), kube_str(berth_node_get(st, "phase")));
-	p->started = rfc3339_ms(kube_str(berth_node_get(st, "startTime")));
+	copy_str(p->phase, sizeof(p->phase), berth_node_text(berth_node_get(st, "phase")));
+	p->started = rfc3339_ms(berth_node_text(berth_node_get(st, "startTime")));
 	const berth_node *conds = berth_node_get(st, "conditions"), *c = NULL;
 	p->ready = cond_true(conds, "Ready", NULL);
-	const char *sreason = kube_str(berth_node_get(st, "reason"));
-	const char *smsg = kube_str(berth_node_get(st, "message"));
+	const char *sreason = berth_node_text(berth_node_get(st, "reason"));
+	const char *smsg = berth_node_text(berth_node_get(st, "message"));
 	if (cond_true(conds, "DisruptionTarget", &c)) {
-		const char *r = kube_str(berth_node_get(c, "reason"));
-		const char *m = kube_str(berth_node_get(c, "message"));
+		const char *r = berth_node_text(berth_node_get(c, "reason"));
+		const char *m = berth_node_text(berth_node_get(c, "message"));
 		p->preempted = r && strstr(r, "Preemption");
 		p->evicted = !p->preempted;
 		snprintf(p->reason, sizeof(p->reason), "%s: %s", p->preempted ? "preempted" : "disrupted",
@@ -185,11 +185,11 @@ static void pod_read(kpod *p, const berth_node *obj)
 	/* a pod the scheduler cannot place */
 	for (size_t i = 0; conds && conds->kind == BERTH_NODE_SEQ && i < conds->len && !p->reason[0]; i++) {
 		const berth_node *k = conds->u.items[i];
-		const char *t = kube_str(berth_node_get(k, "type"));
-		const char *s = kube_str(berth_node_get(k, "status"));
-		const char *r = kube_str(berth_node_get(k, "reason"));
+		const char *t = berth_node_text(berth_node_get(k, "type"));
+		const char *s = berth_node_text(berth_node_get(k, "status"));
+		const char *r = berth_node_text(berth_node_get(k, "reason"));
 		if (t && !strcmp(t, "PodScheduled") && s && !strcmp(s, "False")) {
-			const char *m = kube_str(berth_node_get(k, "message"));
+			const char *m = berth_node_text(berth_node_get(k, "message"));
 			snprintf(p->reason, sizeof(p->reason), "%s: %s",
 				 r && !strcmp(r, "Unschedulable") ? "unschedulable" : r ? r : "not scheduled",
 				 m ? m : "no node fits it");
@@ -198,16 +198,16 @@ static void pod_read(kpod *p, const berth_node *obj)
 	const berth_node *cs = berth_node_get(st, "containerStatuses");
 	for (size_t i = 0; cs && cs->kind == BERTH_NODE_SEQ && i < cs->len; i++) {
 		const berth_node *c1 = cs->u.items[i];
-		const berth_node *term = kube_at(c1, "state.terminated");
+		const berth_node *term = berth_node_at(c1, "state.terminated");
 		if (!term)
-			term = kube_at(c1, "lastState.terminated");
-		const berth_node *wait = kube_at(c1, "state.waiting");
+			term = berth_node_at(c1, "lastState.terminated");
+		const berth_node *wait = berth_node_at(c1, "state.waiting");
 		if (term) {
-			const char *r = kube_str(berth_node_get(term, "reason"));
-			const char *code = kube_str(berth_node_get(term, "exitCode"));
-			const char *m = kube_str(berth_node_get(term, "message"));
+			const char *r = berth_node_text(berth_node_get(term, "reason"));
+			const char *code = berth_node_text(berth_node_get(term, "exitCode"));
+			const char *m = berth_node_text(berth_node_get(term, "message"));
 			p->exit_code = code ? (int)strtol(code, NULL, 10) : -1;
-			p->finished = rfc3339_ms(kube_str(berth_node_get(term, "finishedAt")));
+			p->finished = rfc3339_ms(berth_node_text(berth_node_get(term, "finishedAt")));
 			if (r && !strcmp(r, "OOMKilled")) {
 				p->oom = true;
 				snprintf(p->reason, sizeof(p->reason),
@@ -218,8 +218,8 @@ static void pod_read(kpod *p, const berth_node *obj)
 			}
 		}
 		if (wait && !p->reason[0] && !term) {
-			const char *r = kube_str(berth_node_get(wait, "reason"));
-			const char *m = kube_str(berth_node_get(wait, "message"));
+			const char *r = berth_node_text(berth_node_get(wait, "reason"));
+			const char *m = berth_node_text(berth_node_get(wait, "message"));
 			if (r && strcmp(r, "ContainerCreating") && strcmp(r, "PodInitializing"))
 				snprintf(p->reason, sizeof(p->reason), "%s%s%s", r, m ? ": " : "",
 					 m ? m : "");
@@ -238,21 +238,21 @@ static void workload_read(kview *v, const berth_node *obj)
 	v->reason[0] = '\0';
 	const berth_node *st = berth_node_get(obj, "status");
 	const berth_node *conds = berth_node_get(st, "conditions"), *c = NULL;
-	v->started = rfc3339_ms(kube_str(berth_node_get(st, "startTime")));
-	v->finished = rfc3339_ms(kube_str(berth_node_get(st, "completionTime")));
-	const char *ready = kube_str(berth_node_get(st, "readyReplicas"));
+	v->started = rfc3339_ms(berth_node_text(berth_node_get(st, "startTime")));
+	v->finished = rfc3339_ms(berth_node_text(berth_node_get(st, "completionTime")));
+	const char *ready = berth_node_text(berth_node_get(st, "readyReplicas"));
 	v->ready = ready ? (int)strtol(ready, NULL, 10) : 0;
 	switch (v->action) {
 	case BERTH_ACTION_JOB:
 		if (cond_true(conds, "Complete", NULL) || cond_true(conds, "SuccessCriteriaMet", NULL))
 			v->complete = true;
 		else if (cond_true(conds, "Failed", &c) || cond_true(conds, "FailureTarget", &c)) {
-			const char *r = kube_str(berth_node_get(c, "reason"));
-			const char *m = kube_str(berth_node_get(c, "message"));
+			const char *r = berth_node_text(berth_node_get(c, "reason"));
+			const char *m = berth_node_text(berth_node_get(c, "message"));
 			v->failed = true;
 			snprintf(v->reason, sizeof(v->reason), "%s%s%s", r ? r : "Failed", m ? ": " : "",
 				 m ? m : "");
-			const char *t = kube_str(berth_node_get(c, "lastTransitionTime"));
+			const char *t = berth_node_text(berth_node_get(c, "lastTransitionTime"));
 			if (!v->finished)
 				v->finished = rfc3339_ms(t);
 		}
@@ -261,17 +261,17 @@ static void workload_read(kview *v, const berth_node *obj)
 	case BERTH_ACTION_DEPLOY:
 		for (size_t i = 0; conds && conds->kind == BERTH_NODE_SEQ && i < conds->len; i++) {
 			const berth_node *k = conds->u.items[i];
-			const char *r = kube_str(berth_node_get(k, "reason"));
+			const char *r = berth_node_text(berth_node_get(k, "reason"));
 			/* not final: the Deployment goes on trying (a node may come) */
 			if (r && !strcmp(r, "ProgressDeadlineExceeded")) {
-				const char *m = kube_str(berth_node_get(k, "message"));
+				const char *m = berth_node_text(berth_node_get(k, "message"));
 				snprintf(v->reason, sizeof(v->reason), "ProgressDeadlineExceeded%s%s",
 					 m ? ": " : "", m ? m : "");
 			}
 		}
 		break;
 	case BERTH_ACTION_CRONJOB: {
-		const char *last = kube_str(berth_node_get(st, "lastScheduleTime"));
+		const char *last = berth_node_text(berth_node_get(st, "lastScheduleTime"));
 		snprintf(v->reason, sizeof(v->reason), "scheduled%s%s", last ? "; last job at " : "",
 			 last ? last : "; no job yet");
 		break;
@@ -281,7 +281,7 @@ static void workload_read(kview *v, const berth_node *obj)
 
 static void view_pod(kview *v, const char *type, const berth_node *obj)
 {
-	const char *name = kube_str(kube_at(obj, "metadata.name"));
+	const char *name = berth_node_text(berth_node_at(obj, "metadata.name"));
 	if (!name)
 		return;
 	size_t i = 0;
@@ -459,7 +459,7 @@ static int on_workload(void *ctx, const char *type, const berth_node *obj, berth
 		f->view_synced = true;
 		return f->pods_synced ? follow_done(f, err) : 0;
 	}
-	const char *name = kube_str(kube_at(obj, "metadata.name"));
+	const char *name = berth_node_text(berth_node_at(obj, "metadata.name"));
 	if (!name || strcmp(name, f->view.workload))
 		return 0; /* a CronJob's Jobs carry the run's label too */
 	if (!strcmp(type, "DELETED")) {
@@ -647,7 +647,7 @@ static int apply(berth_backend *b, const kres *res, const char *ns, const char *
 		berth_arena *a = berth_arena_new();
 		const berth_node *root = NULL;
 		if (a && !berth_json_root(a, "the applied object", r.body, r.len, &root, NULL))
-			copy_str(uid, uid_len, kube_str(kube_at(root, "metadata.uid")));
+			copy_str(uid, uid_len, berth_node_text(berth_node_at(root, "metadata.uid")));
 		berth_arena_free(a);
 	}
 	if (r.body)
@@ -813,7 +813,7 @@ static int delete_labelled(berth_backend *b, const kres *res, const char *ns, co
 		rc = berth_json_root(a, "a list", r.body, r.len, &root, err);
 	const berth_node *items = rc ? NULL : berth_node_get(root, "items");
 	for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && !rc; i++) {
-		const char *name = kube_str(kube_at(items->u.items[i], "metadata.name"));
+		const char *name = berth_node_text(berth_node_at(items->u.items[i], "metadata.name"));
 		if (name)
 			rc = delete_object(b, res, ns, name, grace_s, err);
 	}

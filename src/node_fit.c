@@ -554,11 +554,6 @@ static size_t seq_len(const berth_node *n)
 	return n && n->kind == BERTH_NODE_SEQ ? n->len : 0;
 }
 
-static const char *scalar(const berth_node *n)
-{
-	return n && n->kind == BERTH_NODE_SCALAR && n->type != BERTH_SCALAR_NULL ? n->u.text : NULL;
-}
-
 /* One requirement, from the tree or from the spot labels. */
 typedef struct req {
 	const char *key, *op;
@@ -572,7 +567,7 @@ static const char *req_val(const req *r, size_t i)
 {
 	if (r->vals)
 		return r->vals[i];
-	return str_or_empty(scalar(r->valnode->u.items[i]));
+	return str_or_empty(berth_node_text(r->valnode->u.items[i]));
 }
 
 static int parse_int_label(const char *s, int64_t *v)
@@ -657,8 +652,8 @@ static int reqs_check(berth_buf *b, const berth_node *list, int field, const loc
 		const berth_node *e = list->u.items[i];
 		const berth_node *vals = get(e, "values");
 		req r = {
-			.key = str_or_empty(scalar(get(e, "key"))),
-			.op = str_or_empty(scalar(get(e, "operator"))),
+			.key = str_or_empty(berth_node_text(get(e, "key"))),
+			.op = str_or_empty(berth_node_text(get(e, "operator"))),
 			.valnode = vals,
 			.nvals = seq_len(vals),
 			.field = field,

@@ -759,3 +759,23 @@ int berth_json_root(berth_arena *arena, const char *name, const char *data, size
 	*root = docs[0].root;
 	return 0;
 }
+
+const char *berth_node_text(const berth_node *n)
+{
+	return n && n->kind == BERTH_NODE_SCALAR && n->type != BERTH_SCALAR_NULL ? n->u.text : NULL;
+}
+
+const berth_node *berth_node_at(const berth_node *n, const char *path)
+{
+	char key[128];
+	while (n && *path) {
+		size_t len = strcspn(path, ".");
+		if (len >= sizeof(key))
+			return NULL;
+		memcpy(key, path, len);
+		key[len] = '\0';
+		n = berth_node_get(n, key);
+		path += len + (path[len] == '.');
+	}
+	return n;
+}

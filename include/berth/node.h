@@ -62,6 +62,12 @@ struct berth_node {
 /* The value of key in map node n, or NULL (also when n is not a map). */
 const berth_node *berth_node_get(const berth_node *n, const char *key);
 
+/* The node at a dotted path of map keys ("metadata.name"), or NULL. */
+const berth_node *berth_node_at(const berth_node *n, const char *path);
+
+/* A scalar's text, or NULL (no node, not a scalar, or null). */
+const char *berth_node_text(const berth_node *n);
+
 /* A short name of the node's kind for messages: "a map", "a list", "a string", ... */
 const char *berth_node_kind_name(const berth_node *n);
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "berth/node.h"
 #include "berth/spec.h"
 #include "internal.h"
 #include "t.h"
@@ -1566,7 +1567,33 @@ static void test_fault_injection_file(void)
 	free(path);
 }
 
-T_MAIN(T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
+/* berth_node_at and berth_node_text: what readers of a peer's JSON use */
+static void test_node_at_and_text(void)
+{
+	static const char doc[] = "{\"metadata\": {\"name\": \"j1\", \"uid\": null,"
+				  " \"labels\": {\"a.b/c\": \"x\"}}, \"n\": 3}";
+	berth_doc *d = NULL;
+	berth_error *err = NULL;
+	if (!CHECK(berth_doc_parse(&d, "doc", doc, sizeof(doc) - 1, &err) == 0)) {
+		berth_error_free(err);
+		return;
+	}
+	const berth_node *root = berth_doc_root(d);
+	CHECK_STR(berth_node_text(berth_node_at(root, "metadata.name")), "j1");
+	CHECK_STR(berth_node_text(berth_node_at(root, "n")), "3");
+	CHECK(berth_node_text(berth_node_at(root, "metadata.uid")) == NULL);   /* null */
+	CHECK(berth_node_text(berth_node_at(root, "metadata")) == NULL);       /* a map */
+	CHECK(berth_node_at(root, "metadata.nope") == NULL);
+	CHECK(berth_node_at(root, "n.deeper") == NULL);                        /* a scalar has no keys */
+	CHECK(berth_node_at(NULL, "metadata") == NULL);
+	CHECK(berth_node_at(root, "") == root);
+	/* a key holding a dot is reached with berth_node_get */
+	CHECK_STR(berth_node_text(berth_node_get(berth_node_at(root, "metadata.labels"), "a.b/c")), "x");
+	berth_doc_free(d);
+	berth_error_free(err);
+}
+
+T_MAIN(T(test_node_at_and_text), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
        T(test_resources_cpu_string), T(test_resources_spellings), T(test_resources_numbers),
        T(test_node_selector_list_and_map), T(test_envs_labels_secrets_args), T(test_envs_as_map), T(test_kv_item_with_bad_value),
        T(test_function_inline_and_ref), T(test_action_enum), T(test_preemption_enum),
