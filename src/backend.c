@@ -442,7 +442,8 @@ static void info_node(obuild *b, onode *m, const berth_run_info *i)
 		o_bool(b, m, "oom_killed", i->oom_killed);
 	}
 	o_int(b, m, "attempts", i->attempts);
-	if (i->attempts && berth_state_final(i->state)) {
+	/* measured by the local backend's cgroup or rlimits; a cluster's is not read */
+	if (i->attempts && berth_state_final(i->state) && i->enforcement) {
 		onode *u = o_map(b, m, "usage");
 		o_strf(b, u, "cpu_seconds", "%.3f", (double)i->cpu_usage_ns / 1e9);
 		o_int(b, u, "mem_peak_bytes", i->mem_peak);

@@ -224,6 +224,7 @@ pod_status k4 '{"phase":"Failed","containerStatuses":[{"name":"oom","state":{"te
 check "Failed: OOMKilled" wait_state k4 'Failed|OOMKilled: *BackoffLimitExceeded*'
 "$berth" get run k4 -o json >"$tmp/out"
 check "OOMKilled: exit code and oom_killed" grep -q '"oom_killed": true' "$tmp/out"
+check "no usage is claimed for a run on a cluster" bash -c "! grep -q '\"usage\"' '$tmp/out'"
 spec late "" >late.yaml
 run late.yaml --run-id k5
 job_status late-k5 '{"failed":1,"conditions":[{"type":"Failed","status":"True","reason":"DeadlineExceeded","message":"Job was active longer than specified deadline"}]}'
