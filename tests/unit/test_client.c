@@ -80,6 +80,7 @@ static void test_roundtrip(void)
 	in[2]->cpu_milli = 1;
 	in[2]->mem = 1;
 	in[2]->cpu_usage_ns = 5000000000LL;
+	in[2]->enforcement = strdup("rlimits"); /* usage is measured only where something enforces */
 
 	in[3] = info_new("s1", BERTH_STATE_STOPPED);
 
