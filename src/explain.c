@@ -8,6 +8,7 @@
 
 #include "berth/explain.h"
 #include "merge.h"
+#include "policy_internal.h"
 #include "render_internal.h"
 
 typedef struct xctx {
@@ -16,6 +17,8 @@ typedef struct xctx {
 	const berth_run *run;          /* NULL for a profile */
 	const char *const *files;      /* file of each origin */
 	const char *profile_file;
+	uint8_t layer;                 /* rows of one layer as written: its origin */
+	onode *given;                  /* those rows, for what a profile overrides */
 } xctx;
 
 static const char *qtext(xctx *x, const berth_quantity *q)
@@ -25,10 +28,30 @@ static const char *qtext(xctx *x, const berth_quantity *q)
 	return berth_arena_strdup(x->b.arena, buf);
 }
 
-static void row(xctx *x, const char *path, const char *value, uint8_t origin, berth_pos pos)
+/* The row of the user's layers that a profile's value at path replaced: the
+ * same path, or for a toleration (merged by key and effect) the same identity. */
+static const onode *replaced(const xctx *x, const char *path, const char *ident)
+{
+	const onode *last = NULL; /* the run spec's rows follow the function's: it wins */
+	for (const onode *g = x->given ? x->given->first : NULL; g; g = g->next) {
+		const onode *id = o_get(g, "ident");
+		if (ident ? id && !strcmp(id->s, ident) : !strcmp(o_get(g, "path")->s, path))
+			last = g;
+	}
+	return last;
+}
+
+static void row_id(xctx *x, const char *path, const char *value, uint8_t origin, berth_pos pos,
+		   const char *ident)
 {
 	obuild *b = &x->b;
 	onode *r = o_map(b, x->rows, NULL);
+	if (x->layer) {
+		origin = x->layer == BERTH_ORIGIN_RUN && !strncmp(path, "function.", 9)
+				 ? BERTH_ORIGIN_FUNCTION : x->layer;
+		if (ident)
+			o_str(b, r, "ident", ident);
+	}
 	o_str(b, r, "path", path);
 	o_str(b, r, "value", value);
 	if (origin)
@@ -39,6 +62,18 @@ static void row(xctx *x, const char *path, const char *value, uint8_t origin, be
 	const char *note = x->run ? berth_run_note(x->run, path) : NULL;
 	if (note)
 		o_str(b, r, "note", note);
+	const onode *was = origin == BERTH_ORIGIN_PROFILE ? replaced(x, path, ident) : NULL;
+	if (was) {
+		onode *o = o_map(b, r, "overrides");
+		for (const onode *c = was->first; c; c = c->next)
+			if (strcmp(c->key, "path") && strcmp(c->key, "ident"))
+				o_str(b, o, c->key, c->s);
+	}
+}
+
+static void row(xctx *x, const char *path, const char *value, uint8_t origin, berth_pos pos)
+{
+	row_id(x, path, value, origin, pos, NULL);
 }
 
 static const char *flat(xctx *x, onode *n)
@@ -143,7 +178,11 @@ static void field_rows(xctx *x, const berth_spec *s, const merge_field *f)
 			const berth_toleration *t = &s->tolerations[i];
 			onode *m = o_root(b, O_MAP);
 			render_toleration(b, m, t);
-			row(x, PATHF("tolerations[%zu]", i), flat(x, m), t->origin, t->pos);
+			char ident[300];
+			snprintf(ident, sizeof(ident), "%s:%s", t->key.s ? t->key.s : "",
+				 t->effect.s ? t->effect.s : "");
+			row_id(x, PATHF("tolerations[%zu]", i), flat(x, m), t->origin, t->pos,
+			       berth_arena_strdup(b->arena, ident));
 		}
 		break;
 	case M_PORTS:
@@ -194,6 +233,13 @@ static void table(berth_buf *out, const onode *rows)
 			berth_buf_printf(out, " (%s)", at->s);
 		if (note)
 			berth_buf_printf(out, ": %s", note->s);
+		const onode *was = o_get(r, "overrides");
+		if (was) {
+			const onode *wat = o_get(was, "at");
+			berth_buf_printf(out, ", overrides %s %s%s%s%s", o_get(was, "origin")->s,
+					 o_get(was, "value")->s, wat ? " (" : "", wat ? wat->s : "",
+					 wat ? ")" : "");
+		}
 		berth_buf_puts(out, "\n");
 	}
 }
@@ -280,6 +326,18 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 	if (run->gpu_resource)
 		o_str(b, r, "gpu resource", run->gpu_resource);
 	o_str(b, r, "status", berth_error_errors(problems) ? "refused" : "accepted");
+	if (run->profile && run->given) {
+		/* what the user wrote, where a profile may have replaced it */
+		x.run = NULL;
+		x.rows = x.given = o_root(b, O_SEQ);
+		x.layer = BERTH_ORIGIN_FUNCTION;
+		if (run->function)
+			spec_rows(&x, run->function);
+		x.layer = BERTH_ORIGIN_RUN;
+		spec_rows(&x, run->given);
+		x.layer = 0;
+		x.run = run;
+	}
 	x.rows = o_seq(b, doc, "fields");
 	spec_rows(&x, &run->spec);
 	problems_list(&x, doc, "refused", problems, BERTH_ERROR);
@@ -315,6 +373,19 @@ int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt,
 	obuild *b = &x.b;
 	onode *doc = o_root(b, O_MAP);
 	onode *list = o_seq(b, doc, "profiles");
+	/* what else a user picks from (the web UI's choices) */
+	onode *c = o_map(b, doc, "choices");
+	onode *pc = o_seq(b, c, "priority_classes");
+	for (size_t i = 0; i < policy->priority_classes.n; i++)
+		o_str(b, pc, NULL, policy->priority_classes.items[i].key.s);
+	onode *gt = o_seq(b, c, "gpu_types");
+	for (size_t i = 0; i < policy->gpu.types.n; i++)
+		o_str(b, gt, NULL, policy->gpu.types.items[i].s);
+	if (policy->gpu.default_type.s)
+		o_str(b, c, "default_gpu_type", policy->gpu.default_type.s);
+	onode *lk = o_seq(b, c, "locked_fields");
+	for (size_t i = 0; i < policy->security.user_fields.n; i++)
+		o_str(b, lk, NULL, policy->security.user_fields.items[i].s);
 	for (size_t i = 0; i < berth_policy_profile_count(policy); i++) {
 		const berth_profile *p = berth_policy_profile_get(policy, i);
 		onode *m = o_map(b, list, NULL);

@@ -825,6 +825,8 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
 	p.run = r;
+	r->given = spec;
+	r->function = opts ? opts->function : NULL;
 	r->namespace = policy->namespace.s;
 	r->origin_file[BERTH_ORIGIN_DEFAULT] = policy->file;
 	r->origin_file[BERTH_ORIGIN_FUNCTION] = opts && opts->function ? opts->function->file

@@ -56,6 +56,8 @@ typedef struct berth_run {
 	const char *base_name;       /* <run-name>: spec name, else function name, else "run" */
 	const char *namespace;       /* NULL: none set by the policy */
 	const berth_profile *profile;
+	const berth_spec *given;     /* the run spec as written, and the function layer when it ... */
+	const berth_spec *function;  /* ... is a registered function: what a profile may override */
 	const char *origin_file[BERTH_ORIGIN_RULE + 1]; /* the file each origin's positions are in */
 	const char *priority_class_name; /* the PriorityClass object, NULL if none */
 	const char *gpu_resource;    /* extended resource of the GPUs, when any are asked for */
