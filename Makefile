@@ -47,6 +47,8 @@ $(B)/berth: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libberth.a
 
 # the OpenAPI document is compiled into the server (.incbin in server/openapi.c)
 $(B)/obj/server/openapi.o $(BT)/obj/server/openapi.o: server/openapi.json
+# and so is the web UI (.incbin in server/ui.c)
+$(B)/obj/server/ui.o $(BT)/obj/server/ui.o: $(wildcard web/*.html web/*.js web/*.css)
 
 $(B):
 	@mkdir -p $@

@@ -116,6 +116,33 @@ static int get_openapi(req *r)
 	return reply(r, 200, JSON_TYPE, copy, len);
 }
 
+/* ---- the web UI: files compiled into the binary (ui.c) ----------------------------------- */
+
+static int get_ui(req *r)
+{
+	const char *name = req_param(r, "name");
+	const ui_asset *a = ui_find(name ? name : "index.html");
+	if (!a)
+		return reply_fail(r, 404, "not-found", "no file \"%s\" in the web UI", name);
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(a->len, (void *)a->data, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, a->type);
+	/* the UI loads nothing from anywhere else, and nothing may frame it */
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'none'; script-src 'self'; style-src 'self'; "
+				"img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+				"form-action 'none'; frame-ancestors 'none'");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	r->status = 200;
+	enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 /* ---- who, projects, profiles, policy --------------------------------------------------- */
 
 static int get_whoami(req *r)
@@ -351,6 +378,10 @@ static int post_validate(req *r)
 	}
 	sbuf b = {0};
 	sb_puts(&b, "{\"problems\": [");
+	for (size_t i = 0; i < berth_error_count(err); i++) {
+		sb_puts(&b, i ? ", " : "");
+		sb_problem(&b, berth_error_get(err, i));
+	}
 	sb_puts(&b, "], \"runs\": [");
 	for (size_t i = 0; i < berth_batch_count(batch); i++) {
 		char *out = NULL;
@@ -368,6 +399,17 @@ static int post_validate(req *r)
 	r->warnings = NULL;
 	berth_error_free(err);
 	return ret;
+}
+
+/* A spec's documents as data: the web UI's YAML tab read by berth's own parser. */
+static int post_parse(req *r)
+{
+	const char *file = req_arg(r, "file");
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int rc = berth_docs_json(file && *file ? file : "spec.yaml", r->body, r->len, &out, &len, &err);
+	return answer(r, rc, err, out, len, NULL, false);
 }
 
 static int get_run(req *r)
@@ -691,6 +733,8 @@ const route routes[] = {
 	{"GET", "/healthz", get_healthz, SCOPE_PUBLIC, 0, "health of the server and its store"},
 	{"GET", "/metrics", get_metrics, SCOPE_PUBLIC, 0, "Prometheus metrics"},
 	{"GET", "/api/v1/openapi.json", get_openapi, SCOPE_PUBLIC, 0, "this API's OpenAPI document"},
+	{"GET", "/", get_ui, SCOPE_PUBLIC, 0, "the web UI"},
+	{"GET", "/ui/{name}", get_ui, SCOPE_PUBLIC, 0, "the web UI's scripts and styles"},
 	{"GET", "/api/v1/whoami", get_whoami, SCOPE_ANY, V, "the token's role and projects"},
 	{"GET", "/api/v1/projects", get_projects, SCOPE_ANY, V, "the projects the token sees"},
 	{"POST", "/api/v1/projects", post_projects, SCOPE_ALL, A, "create a project"},
@@ -702,6 +746,7 @@ const route routes[] = {
 	{"GET", "/api/v1/projects/{project}/runs", get_runs, SCOPE_PROJECT, V, "list runs"},
 	{"POST", "/api/v1/projects/{project}/validate", post_validate, SCOPE_PROJECT, V,
 	 "plan runs without creating them"},
+	{"POST", "/api/v1/parse", post_parse, SCOPE_ANY, V, "a spec's documents as data"},
 	{"GET", "/api/v1/runs/{id}", get_run, SCOPE_RUN, V, "one run"},
 	{"DELETE", "/api/v1/runs/{id}", delete_run, SCOPE_RUN, U, "forget a final run"},
 	{"POST", "/api/v1/runs/{id}/stop", stop_run, SCOPE_RUN, U, "stop a run"},

@@ -169,7 +169,7 @@ int reply_json(req *r, int status, sbuf *body)
 	return reply(r, status, "application/json; charset=utf-8", data, len);
 }
 
-static void problem_json(sbuf *b, const berth_problem *p)
+void sb_problem(sbuf *b, const berth_problem *p)
 {
 	char text[2048];
 	berth_problem_format(p, text, sizeof(text));
@@ -207,7 +207,7 @@ static void error_json(sbuf *b, int status, const char *code, const char *messag
 		for (size_t i = 0; i < berth_error_count(err); i++) {
 			if (i)
 				sb_puts(b, ", ");
-			problem_json(b, berth_error_get(err, i));
+			sb_problem(b, berth_error_get(err, i));
 		}
 		sb_puts(b, "]");
 	}

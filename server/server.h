@@ -46,6 +46,8 @@ void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* s as a JSON string, quotes included; NULL as null */
 void sb_json(sbuf *b, const char *s);
 void sb_free(sbuf *b);
+/* a problem as the JSON object of docs/api.md (code, severity, file, line, ...) */
+void sb_problem(sbuf *b, const berth_problem *p);
 
 typedef struct route route;
 typedef struct server server;
@@ -116,6 +118,14 @@ void metrics_request(const char *path, const char *method, int status, double se
 void metrics_store(double seconds);
 /* The Prometheus text: the request and store histograms, plus runs by state. */
 void metrics_format(sbuf *out, const int64_t counts[5], int64_t queued);
+
+/* The web UI's files (ui.c): the asset at path ("index.html", "app.js"), or NULL. */
+typedef struct ui_asset {
+	const char *name, *type;
+	const char *data;
+	size_t len;
+} ui_asset;
+const ui_asset *ui_find(const char *name);
 
 /* The OpenAPI document (openapi.c). */
 extern const char openapi_json[];

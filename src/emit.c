@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "emit.h"
+#include "yaml.h"
 
 static onode *add(obuild *b, onode *parent, const char *key, okind kind)
 {
@@ -194,6 +195,42 @@ onode *o_copy_typed(obuild *b, onode *parent, const char *key, const berth_node 
 	if (o)
 		o->s = t;
 	return o;
+}
+
+int berth_docs_json(const char *name, const char *data, size_t len, char **out, size_t *outlen,
+		    berth_error **err)
+{
+	*out = NULL;
+	*outlen = 0;
+	obuild b = {berth_arena_new(), 0};
+	if (!b.arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	berth_yaml_doc *docs = NULL;
+	size_t n = 0;
+	int rc = berth_yaml_parse(b.arena, name, data, len, &docs, &n, err);
+	if (rc) {
+		berth_arena_free(b.arena);
+		return rc;
+	}
+	onode *list = o_root(&b, O_SEQ);
+	for (size_t i = 0; i < n; i++) {
+		onode *o = docs[i].root ? o_copy_typed(&b, list, NULL, docs[i].root)
+					: add(&b, list, NULL, O_RAW);
+		if (o && !docs[i].root)
+			o->s = "null";
+	}
+	berth_buf buf = BERTH_BUF_INIT;
+	if (!b.failed)
+		emit_json(&buf, list, 0, 0);
+	berth_buf_puts(&buf, "");
+	berth_arena_free(b.arena);
+	if (b.failed || buf.failed) {
+		berth_buf_release(&buf);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	*outlen = buf.len;
+	*out = berth_buf_detach(&buf);
+	return 0;
 }
 
 /* ---- scalars -------------------------------------------------------------------- */

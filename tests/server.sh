@@ -84,7 +84,7 @@ usera=$("$berth" token create --project alpha --role user 2>/dev/null)
 viewa=$("$berth" token create --project alpha --role viewer 2>/dev/null)
 adminb=$("$berth" token create --project beta --role admin 2>/dev/null)
 if [ -n "$admin" ] && [ -n "$usera" ] && "$berth" token list >out && grep -q 'role: viewer' out &&
-	! grep -q "$usera" out && ! grep -q "${usera#berth_}" "$BERTH_HOME/berth.db"; then
+	! grep -q "$usera" out && ! grep -q -- "${usera#berth_}" "$BERTH_HOME/berth.db"; then
 	ok token-create-hashed
 else
 	fail token-create-hashed "tokens: '$admin' '$usera'"
@@ -166,6 +166,46 @@ else
 fi
 "$berth" get runs -o json >out 2>&1
 if grep -q '"name": "bad' out; then fail 422-nothing-created "a refused run was stored"; else ok 422-nothing-created; fi
+
+# ---- what the web UI asks besides runs: parse, validate with warnings, its files -------
+printf 'function: {name: p, command: [a, "1"]}\nresources: {cpu: 2, mem: "1Gi"}\nlabels: {x: true}\n' >parse.yaml
+st=$(call -t "$viewa" POST /api/v1/parse --data-binary @parse.yaml)
+if [ "$st" = 200 ] && [ "$(json 'd[0]["resources"]["cpu"], d[0]["resources"]["mem"], d[0]["labels"]["x"], d[0]["function"]["command"], len(d)' <body)" = "2 1Gi True ['a', '1'] 1" ]; then
+	ok parse-documents-as-data
+else
+	fail parse-documents-as-data "status $st: $(head -c 300 body)"
+fi
+printf 'a: [1\n' >unclosed.yaml
+s1=$(call -t "$viewa" POST '/api/v1/parse?file=u.yaml' --data-binary @unclosed.yaml)
+where=$(json 'd["error"]["problems"][0]["file"], d["error"]["problems"][0]["line"]' <body 2>/dev/null)
+s2=$(call POST /api/v1/parse --data-binary @unclosed.yaml)
+if [ "$s1" = 422 ] && [ "$where" = "u.yaml 2" ] && [ "$s2" = 401 ]; then
+	ok parse-syntax-422-and-401
+else
+	fail parse-syntax-422-and-401 "bad yaml $s1 at $where, no token $s2"
+fi
+# seed 004's trailing comma: accepted, with a warning at its place
+printf 'project: alpha\nname: "warned",\nfunction: {name: v, command: [x]}\n' >warn.yaml
+st=$(call -t "$viewa" POST /api/v1/projects/alpha/validate --data-binary @warn.yaml)
+if [ "$st" = 200 ] && [ "$(json 'd["problems"][0]["severity"]' <body)" = warning ] &&
+	[ "$(json 'd["problems"][0]["line"]' <body)" = 2 ]; then
+	ok validate-warnings-in-body
+else
+	fail validate-warnings-in-body "status $st: $(head -c 400 body)"
+fi
+# the UI's page and files: compiled in, no token, and a policy that forbids anything
+# from elsewhere
+st=$(curl -s -D headers -o page.html -w '%{http_code}' "$url/")
+s2=$(call GET /ui/app.js)
+s3=$(call GET /ui/app.css)
+s4=$(call GET /ui/nothing.js)
+if [ "$st" = 200 ] && grep -qi '^content-type: text/html' headers && cmp -s page.html "$root/web/index.html" &&
+	grep -qi "^content-security-policy: default-src 'none'; script-src 'self'" headers &&
+	[ "$s2$s3$s4" = 200200404 ]; then
+	ok ui-files
+else
+	fail ui-files "/ $st, app.js $s2, app.css $s3, unknown $s4"
+fi
 
 # ---- the lifecycle of a run -------------------------------------------------------------
 st=$(call -t "$usera" POST /api/v1/projects/alpha/runs --data-binary @hello.yaml)

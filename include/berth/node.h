@@ -80,6 +80,13 @@ int berth_doc_parse(berth_doc **out, const char *name, const char *data, size_t 
 const berth_node *berth_doc_root(const berth_doc *doc);
 void berth_doc_free(berth_doc *doc);
 
+/* Every document of a YAML 1.2 or JSON stream as one JSON list, scalars
+ * keeping their YAML types (an empty document is null): a spec as data for
+ * clients without a YAML parser (the web UI's YAML tab). Syntax problems go to
+ * *err as berth_doc_parse's do. *out is NUL-terminated; free() it. */
+int berth_docs_json(const char *name, const char *data, size_t len, char **out, size_t *outlen,
+		    berth_error **err);
+
 #ifdef __cplusplus
 }
 #endif
