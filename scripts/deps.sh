@@ -13,14 +13,17 @@
 #           the tests write one by hand and say skip)
 #   tests:  clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes), valgrind,
 #           nodejs + npm (kubernetes-models, the Kubernetes schema validator)
+#   tests:  chromium (/usr/bin/chromium, the browser the web UI tests drive through
+#           playwright-core, tests/ui/; it never downloads a browser of its own)
 set -eu
 pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev
-	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind)
+	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind chromium)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# node and npm run the Kubernetes schema validator of the tests (tests/schema);
+# node and npm run the tests' Kubernetes schema validator (tests/schema) and
+# browser tests (tests/ui);
 # any node >= 18 will do, so they are installed only when the commands are absent
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
@@ -33,5 +36,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 	$sudo apt-get update -qq >/dev/null
 	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# the npm packages of the schema tests, from tests/schema/package-lock.json
+# the npm packages of the schema and browser tests, from tests/schema/ and
+# tests/ui/package-lock.json
 "$(dirname "$0")/deps-npm.sh"

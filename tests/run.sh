@@ -3,7 +3,8 @@
 #   tests/run.sh BUILD_DIR [--valgrind]
 # Tiers: unit binaries, golden cases (tests/golden/*/, tests/data/render/*/),
 # Kubernetes schema checks, CLI checks, the local backend, the server, the
-# kubernetes backend against a stand-in API server, the Python SDK, fuzz smoke.
+# kubernetes backend against a stand-in API server, the Python SDK, the web UI
+# in a browser, fuzz smoke.
 set -u
 bt=${1:-build/test}
 mode=${2:-}
@@ -82,6 +83,11 @@ if [ "$mode" != --valgrind ]; then
 
 	echo "== python sdk (berth serve on loopback, the seeds' func.run examples)"
 	BERTH_BIN="$bt/berth" python3 "$root/sdk/python/tests/run.py" >"$log" 2>&1
+	count <"$log"
+	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
+
+	echo "== web ui (playwright-core, Debian's chromium, berth serve on loopback)"
+	"$here/ui.sh" "$bt/berth" >"$log" 2>&1
 	count <"$log"
 	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
 
