@@ -591,6 +591,16 @@ static int get_spec(req *r)
 	return reply(r, 200, JSON_TYPE, e, strlen(e));
 }
 
+static int get_source(req *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int rc;
+	LOCKED(r, rc, berth_run_source(srv_backend(r->srv), req_param(r, "id"), &out, &len, &err));
+	return answer(r, rc, err, out, len, NULL, false);
+}
+
 static int get_manifests(req *r)
 {
 	const char *f = req_arg(r, "format");
@@ -753,6 +763,7 @@ const route routes[] = {
 	{"GET", "/api/v1/runs/{id}/logs", get_logs, SCOPE_RUN, V, "a run's output"},
 	{"GET", "/api/v1/runs/{id}/spec", get_spec, SCOPE_RUN, V, "effective spec with origins"},
 	{"GET", "/api/v1/runs/{id}/manifests", get_manifests, SCOPE_RUN, V, "Kubernetes objects"},
+	{"GET", "/api/v1/runs/{id}/source", get_source, SCOPE_RUN, V, "the spec as submitted"},
 	{"GET", "/api/v1/runs/{id}/events", get_events, SCOPE_RUN, V, "a run's events"},
 	{"GET", "/api/v1/projects/{project}/functions", get_functions, SCOPE_PROJECT, V, "functions"},
 	{"POST", "/api/v1/projects/{project}/functions", post_function, SCOPE_PROJECT, U,

@@ -11,6 +11,8 @@
 #include "policy_internal.h"
 #include "berth/project.h"
 #include "internal.h"
+#include "emit.h"
+#include "yaml.h"
 
 struct berth_batch {
 	berth_backend *b;
@@ -284,6 +286,47 @@ int berth_run_manifests(berth_backend *b, const char *id, berth_format fmt, char
 		rc = berth_render_finish(rd, out, len, err);
 	berth_render_free(rd);
 	berth_batch_free(batch);
+	store_run_free(r);
+	return rc;
+}
+
+int berth_run_source(berth_backend *b, const char *id, char **out, size_t *len, berth_error **err)
+{
+	*out = NULL;
+	*len = 0;
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (rc)
+		return rc;
+	obuild ob = {berth_arena_new(), 0};
+	berth_yaml_doc *docs = NULL;
+	size_t ndocs = 0;
+	const char *text = r->spec ? r->spec : "";
+	size_t k = (size_t)r->doc;
+	if (!ob.arena)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else if (!(rc = berth_yaml_parse(ob.arena, "spec.yaml", text, strlen(text), &docs, &ndocs, err)) &&
+		 (k >= ndocs || !docs[k].root))
+		rc = berth_fail(err, BERTH_EINTERNAL, "run \"%s\" has no document %zu", id, k);
+	if (!rc) {
+		onode *m = o_root(&ob, O_MAP);
+		o_str(&ob, m, "id", id);
+		o_int(&ob, m, "doc", (int64_t)k);
+		o_str(&ob, m, "spec", text);
+		o_copy_typed(&ob, m, "fields", docs[k].root);
+		berth_buf buf = BERTH_BUF_INIT;
+		if (!ob.failed)
+			emit_json(&buf, m, 0, 1);
+		berth_buf_puts(&buf, "\n");
+		if (ob.failed || buf.failed) {
+			berth_buf_release(&buf);
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		} else {
+			*len = buf.len;
+			*out = berth_buf_detach(&buf);
+		}
+	}
+	berth_arena_free(ob.arena);
 	store_run_free(r);
 	return rc;
 }

@@ -273,6 +273,23 @@ if [ "$(echo $seen)" = "$all" ] && [ "$(echo $all | wc -w)" = 9 ]; then ok pagin
 s1=$(call -t "$adminb" GET "/api/v1/runs")
 if [ "$s1" = 200 ] && [ "$(json 'len(d["items"])' <body)" = 0 ]; then ok list-only-own-projects; else fail list-only-own-projects "$s1 $(head -c 200 body)"; fi
 
+# the spec as submitted, for submitting it again (the UI's re-run): the run's own
+# document of a stream
+{ spec first 'echo 1' alpha; echo '---'; spec second 'echo 2' alpha; } >two.yaml
+call -t "$usera" POST /api/v1/projects/alpha/runs --data-binary @two.yaml >/dev/null
+second=$(json 'd["items"][1]["id"]' <body 2>/dev/null)
+s1=$(call -t "$viewa" GET "/api/v1/runs/$second/source")
+json 'd["spec"]' <body >source.txt 2>/dev/null
+got=$(json 'd["doc"], d["fields"]["function"]["name"], d["fields"]["resources"]["mem"]' <body 2>/dev/null)
+s2=$(call -t "$adminb" GET "/api/v1/runs/$second/source")
+s3=$(call -t "$viewa" GET "/api/v1/runs/nosuchrun/source")
+if [ "$s1" = 200 ] && [ "$got" = "1 second 32Mi" ] && diff <(cat two.yaml; echo) source.txt >out &&
+	[ "$s2$s3" = 403404 ]; then
+	ok run-source
+else
+	fail run-source "status $s1 ($got), other project $s2, unknown $s3"
+fi
+
 # ---- secrets: set by an admin, used by a run, never shown ----------------------------------
 value="v4lue-$RANDOM-never-shown"
 s1=$(call -t "$admin" PUT /api/v1/projects/alpha/secrets/dbpass --data "{\"value\": \"$value\"}")

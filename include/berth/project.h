@@ -72,6 +72,10 @@ int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int 
  * the same policy and function. */
 int berth_run_manifests(berth_backend *b, const char *id, berth_format fmt, char **out,
 			size_t *len, berth_error **err);
+/* The spec a run was submitted with, as JSON: {"id", "doc" (its document's
+ * index in the text), "spec" (the text as written), "fields" (that document
+ * as data)}: what a client needs to submit it again. */
+int berth_run_source(berth_backend *b, const char *id, char **out, size_t *len, berth_error **err);
 /* How many runs are in each state (indexed by berth_state). */
 int berth_run_counts(berth_backend *b, int64_t counts[5], berth_error **err);
 
