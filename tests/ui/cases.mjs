@@ -1,13 +1,66 @@
 // The browser tests of the web UI, run in order by run.mjs (which says what `t`
-// holds).  A case: {name, run: async (t) => {...}}, optionally viewport, timeout
-// (ms) and expectExternal.
+// holds). A case: {name, run: async (t) => {...}}, optionally viewport, timeout
+// (ms) and expectExternal. tests/ui.sh serves the example policy (profiles
+// cpu-small, 1xa100, ...) to tokens of project demo: admin, user and viewer.
+
+// ---- helpers -----------------------------------------------------------------------
+
+async function signIn(t, token) {
+	const { page } = t;
+	await page.goto(`${t.url}/`);
+	await page.fill('#token', token);
+	await page.press('#token', 'Enter');
+	await page.waitForSelector('#nav:not([hidden])');
+}
+
+const bound = (bind) => `#run-form [data-bind="${bind}"]`;
+
+async function fill(t, bind, value) {
+	await t.page.fill(bound(bind), value);
+}
+
+async function newRun(t) {
+	await t.page.click('#nav a[data-nav="new"]');
+	await t.page.waitForSelector(bound('fname'));
+}
+
+// the text of the error shown for the input at spec path `path`
+async function fieldError(t, path) {
+	return t.page.evaluate((p) => {
+		const el = document.querySelector(`#run-form [data-path="${p}"]`);
+		if (!el) return null;
+		const err = document.getElementById(`${el.id}-err`);
+		return { invalid: el.getAttribute('aria-invalid') === 'true', text: err ? err.textContent : '' };
+	}, path);
+}
+
+async function waitFor(t, what, fn, ms = 15000) {
+	const end = Date.now() + ms;
+	let last;
+	while (Date.now() < end) {
+		last = await fn();
+		if (last) return last;
+		await t.page.waitForTimeout(100);
+	}
+	throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+// the run page's state, from its title badge
+const runState = (t) => t.page.textContent('h1 .state');
+
+async function runsOf(t, token) {
+	const r = await t.api('GET', '/api/v1/projects/demo/runs?limit=1000', { token });
+	return r.json.items;
+}
+
+// ---- cases -------------------------------------------------------------------------
+
 export const cases = [
 	{
 		// the runner itself: a page of the server loads and is screenshotted
 		name: 'harness-smoke',
 		run: async (t) => {
 			await t.page.goto(`${t.url}/healthz`);
-			await t.step('healthz');
 			const body = await t.page.textContent('body');
 			t.expect(body && body.includes('ok'), `/healthz says ${JSON.stringify(body)}, not "ok"`);
 		},
@@ -20,7 +73,389 @@ export const cases = [
 		run: async (t) => {
 			await t.page.setContent('<img src="http://example.invalid/x.png">');
 			await t.page.waitForLoadState('load');
-			await t.step('external-image');
+		},
+	},
+	{
+		name: 'sign-in-and-projects',
+		run: async (t) => {
+			const { page } = t;
+			await page.goto(`${t.url}/`);
+			await t.step('sign-in');
+			await page.fill('#token', 'berth_not-a-token');
+			await page.click('button[type=submit]');
+			await page.waitForSelector('#token[aria-invalid="true"]');
+			const err = await page.textContent('#token-err');
+			t.expect(/does not know this token/.test(err), `a wrong token says "${err}"`);
+			t.expect(await page.isHidden('#nav'), 'the navigation shows before signing in');
+			await t.step('wrong-token');
+			await page.fill('#token', t.tokens.admin);
+			await page.click('button[type=submit]');
+			await page.waitForSelector('#nav:not([hidden])');
+			const projects = await page.$$eval('#project option', (os) => os.map((o) => o.value));
+			t.expect(JSON.stringify(projects) === '["demo"]', `the picker offers ${JSON.stringify(projects)}`);
+			t.expect((await page.textContent('#role')).startsWith('admin'), 'the role is not shown');
+			await t.step('signed-in');
+			// the token stays in this tab only, and signing out forgets it
+			t.expect(await page.evaluate(() => sessionStorage.getItem('berth.token')) === t.tokens.admin, 'token not kept for the tab');
+			t.expect(await page.evaluate(() => localStorage.getItem('berth.token')) === null, 'token kept beyond the tab unasked');
+			await page.click('#signout');
+			await page.waitForSelector('#token');
+			t.expect(await page.evaluate(() => sessionStorage.getItem('berth.token')) === null, 'sign out left the token');
+		},
+	},
+	{
+		name: 'create-run-from-form-and-follow-it',
+		timeout: 45000,
+		run: async (t) => {
+			const { page } = t;
+			await signIn(t, t.tokens.user);
+			await newRun(t);
+			await fill(t, 'fname', 'hello');
+			await fill(t, 'image', 'python:3.11-slim');
+			await fill(t, 'command', 'sh\n-c\necho hello from the form; echo GREETING=$GREETING; echo cpus=$BERTH_RUN_ID');
+			await fill(t, 'cpu.req', '100m');
+			await fill(t, 'mem.req.n', '64');
+			await page.selectOption(bound('mem.req.u'), 'Mi');
+			await page.click('#add-env');
+			await fill(t, 'envs.0.name', 'GREETING');
+			await fill(t, 'envs.0.value', 'hi');
+			await page.waitForSelector('#summary .ok-box');
+			await t.step('form-filled');
+			// the YAML tab says the same
+			await page.click('#tab-yaml');
+			const yaml = await page.inputValue('#yaml');
+			for (const want of ['project: demo', 'name: hello', 'cpu: 100m', 'mem: 64Mi', '- name: GREETING', 'value: hi', '  - -c\n']) {
+				t.expect(yaml.includes(want), `the YAML tab lacks "${want}":\n${yaml}`);
+			}
+			await t.step('yaml-tab');
+			await page.click('#tab-form');
+			await page.waitForSelector(bound('fname'));
+			t.expect(await page.inputValue(bound('cpu.req')) === '100m', 'the form lost the cpu request');
+			await page.click('#create');
+			await page.waitForSelector('#logs');
+			const id = decodeURIComponent(page.url().split('#/runs/')[1]);
+			t.expect(/^[a-z0-9]+$/.test(id), `the page is not a run's: ${page.url()}`);
+			await waitFor(t, 'Succeeded', async () => (await runState(t)) === 'Succeeded');
+			await waitFor(t, 'the log', async () => (await page.textContent('#logs')).includes('hello from the form'));
+			const logs = await page.textContent('#logs');
+			t.expect(logs.includes('GREETING=hi'), `the env did not reach the run: ${logs}`);
+			await t.step('succeeded-with-logs');
+			// the effective spec with each value's origin
+			await page.click('#tab-spec');
+			const row = await page.textContent('#panel-spec tr[data-field="resources.cpu.requests"]');
+			t.expect(/100m/.test(row) && /run spec/.test(row), `cpu request row: ${row}`);
+			const ratio = await page.textContent('#panel-spec tr[data-field="resources.mem.limits"]');
+			t.expect(/policy rule/.test(ratio), `the memory limit does not say it is the policy's: ${ratio}`);
+			await t.step('effective-spec');
+			await page.click('#tab-objects');
+			const objs = await page.textContent('#manifests');
+			t.expect(objs.includes('kind: Job') && objs.includes(`berth.dev/run: ${id}`), `the objects: ${objs.slice(0, 300)}`);
+			await t.step('objects');
+			await page.click('#tab-events');
+			await waitFor(t, 'events', async () => (await page.textContent('#events')).includes('Succeeded'));
+			// and the list shows it
+			await page.click('#nav a[data-nav="runs"]');
+			await page.waitForSelector(`tr[data-run="${id}"]`);
+			const line = await page.textContent(`tr[data-run="${id}"]`);
+			t.expect(/Succeeded/.test(line) && /cpu 0\.1\b/.test(line) && /mem 64Mi/.test(line), `the list's row: ${line}`);
+			await t.step('in-the-list');
+		},
+	},
+	{
+		name: 'validation-error-on-the-right-field',
+		run: async (t) => {
+			const { page } = t;
+			await signIn(t, t.tokens.user);
+			const before = (await runsOf(t, t.tokens.user)).length;
+			await newRun(t);
+			await fill(t, 'fname', 'bad');
+			await fill(t, 'command', 'true');
+			await fill(t, 'cpu.req', '4');
+			await fill(t, 'cpu.lim', '2');
+			await page.click('#add-volume');
+			await fill(t, 'volumes.0.name', 'data');
+			await fill(t, 'volumes.0.mount', 'data');
+			const cpu = await waitFor(t, 'the cpu error', async () => {
+				const e = await fieldError(t, 'resources.cpu.requests');
+				return e && e.invalid ? e : null;
+			});
+			t.expect(/more than the limit 2/.test(cpu.text), `the cpu request's error: ${cpu.text}`);
+			const mount = await fieldError(t, 'volumes[0].mount_path');
+			t.expect(mount.invalid && /absolute path/.test(mount.text), `the mount path's error: ${JSON.stringify(mount)}`);
+			for (const p of ['function.name', 'resources.mem.requests', 'volumes[0].name']) {
+				const e = await fieldError(t, p);
+				t.expect(!e.invalid && !e.text, `${p} is marked wrong: ${e.text}`);
+			}
+			// a claim the platform creates needs a size: at the volume's size field
+			const size = await fieldError(t, 'volumes[0].spec.size');
+			t.expect(size.invalid && /needs spec.size/.test(size.text), `the size's error: ${JSON.stringify(size)}`);
+			const summary = await page.textContent('#summary');
+			t.expect(/3 problems/.test(summary), `the summary: ${summary}`);
+			await t.step('errors-at-fields');
+			// a YAML field is parsed by the server, its syntax error shown at it
+			await page.fill('#y-tolerations', '- {key: gpu, operator: Exists');
+			await waitFor(t, 'the tolerations syntax error', async () => /line \d+, column \d+/.test(await page.textContent('#y-tolerations-err')));
+			// submitting is refused, and nothing is created
+			await page.fill('#y-tolerations', '- {key: gpu, operator: Exists, value: x}');
+			const tol = await waitFor(t, 'the toleration error', async () => {
+				const e = await fieldError(t, 'tolerations');
+				return e && e.invalid && !/line \d/.test(e.text) ? e : null;
+			});
+			t.expect(/Exists/.test(tol.text), `the toleration's error: ${tol.text}`);
+			await page.click('#create');
+			await page.waitForTimeout(300);
+			t.expect(page.url().includes('#/new'), 'a refused spec left the form');
+			t.expect((await runsOf(t, t.tokens.user)).length === before, 'a refused spec created a run');
+			// fixing the values clears the errors
+			await fill(t, 'cpu.lim', '8');
+			await fill(t, 'volumes.0.mount', '/data');
+			await fill(t, 'volumes.0.size.n', '1');
+			await page.fill('#y-tolerations', '- {key: gpu, operator: Exists}');
+			await page.waitForSelector('#summary .ok-box');
+			const e = await fieldError(t, 'resources.cpu.requests');
+			t.expect(!e.invalid && !e.text, `the cpu error stays after the fix: ${e.text}`);
+			await t.step('fixed');
+		},
+	},
+	{
+		name: 'profile-picker-shows-overrides',
+		timeout: 40000,
+		run: async (t) => {
+			const { page } = t;
+			await signIn(t, t.tokens.user);
+			await newRun(t);
+			await fill(t, 'fname', 'sized');
+			await fill(t, 'command', 'true');
+			await fill(t, 'cpu.req', '1');
+			await fill(t, 'mem.req.n', '1');
+			await page.selectOption(bound('mem.req.u'), 'Gi');
+			// every profile says what it gives
+			const gives = await page.textContent('[data-profile="1xa100"] ul');
+			t.expect(gives.includes('cpu 8') && gives.includes('mem 64Gi') && gives.includes('gpu (limit) 1'), `1xa100 gives: ${gives}`);
+			// and what it would override of what was typed
+			const small = await waitFor(t, 'the overrides of cpu-small', async () => {
+				const el = await page.$('[data-overrides="cpu-small"]');
+				return el ? el.textContent() : null;
+			});
+			t.expect(small.includes('resources.cpu.requests 1 → 2') && small.includes('resources.mem.requests 1Gi → 4Gi'), `cpu-small: ${small}`);
+			await page.check('#profile-cpu-small');
+			await t.step('profile-picked');
+			await page.click('#tab-yaml');
+			t.expect((await page.inputValue('#yaml')).includes('profile: cpu-small'), 'the YAML has no profile');
+			await page.click('#tab-form');
+			await page.waitForSelector('#summary .ok-box');
+			await page.click('#create');
+			await page.waitForSelector('#logs');
+			await page.click('#tab-spec');
+			const row = await waitFor(t, 'the effective cpu', async () => {
+				const el = await page.$('#panel-spec tr[data-field="resources.cpu.requests"]');
+				return el ? el.textContent() : null;
+			});
+			t.expect(/2/.test(row) && /profile/.test(row) && /overrides run spec 1/.test(row), `the effective cpu: ${row}`);
+			await t.step('effective-overrides');
+		},
+	},
+	{
+		name: 'yaml-tab-keeps-what-the-form-cannot-show',
+		run: async (t) => {
+			const { page } = t;
+			await signIn(t, t.tokens.user);
+			await newRun(t);
+			await fill(t, 'fname', 'synced');
+			await fill(t, 'command', 'true');
+			await fill(t, 'cpu.req', '250m');
+			await page.click('#tab-yaml');
+			let yaml = await page.inputValue('#yaml');
+			t.expect(yaml.includes('cpu: 250m'), `YAML: ${yaml}`);
+			yaml = yaml.replace('cpu: 250m', 'cpu: 300m') + 'labels:\n  team: vision\ninputs:\n  epochs: 3\n';
+			await page.fill('#yaml', yaml);
+			await page.waitForSelector('#yaml-problems .ok-box');
+			await page.click('#tab-form');
+			await waitFor(t, 'the form to read the YAML', async () => (await page.inputValue(bound('cpu.req'))) === '300m');
+			await page.click('#tab-yaml');
+			yaml = await page.inputValue('#yaml');
+			t.expect(yaml.includes('team: vision') && yaml.includes('epochs: 3'), `keys the form has no field for were lost:\n${yaml}`);
+			// a problem in the YAML tab says its line
+			await page.fill('#yaml', yaml.replace('cpu: 300m', 'cpu: 3 cores'));
+			await page.waitForSelector('#yaml-problems .problems');
+			const p = await page.textContent('#yaml-problems');
+			t.expect(/line \d+:\d+ resources\.cpu/.test(p), `the YAML problem: ${p}`);
+			await t.step('yaml-problem');
+		},
+	},
+	{
+		name: 'secret-is-write-only',
+		timeout: 40000,
+		run: async (t) => {
+			const { page } = t;
+			const value = 'v4lue-never-shown-0xC0FFEE';
+			const seen = [];
+			page.on('response', async (r) => {
+				try { if ((await r.text()).includes(value)) seen.push(r.url()); } catch { /* a stream */ }
+			});
+			await signIn(t, t.tokens.admin);
+			await page.click('#nav a[data-nav="secrets"]');
+			await page.fill('#s-name', 'API_TOKEN');
+			await page.fill('#s-value', value);
+			await page.click('#secret-form button[type=submit]');
+			await page.waitForSelector('[data-secret="API_TOKEN"]');
+			t.expect(await page.inputValue('#s-value') === '', 'the value stays in the field');
+			await t.step('secret-set');
+			// a run that uses it gets it (its length only is printed)
+			await newRun(t);
+			await fill(t, 'fname', 'uses-secret');
+			await fill(t, 'image', 'busybox');
+			await fill(t, 'command', 'sh\n-c\necho token-length=${#API_TOKEN}');
+			await page.check('#secrets-box input[value="API_TOKEN"]');
+			await page.waitForSelector('#summary .ok-box');
+			await page.click('#create');
+			await page.waitForSelector('#logs');
+			await waitFor(t, 'Succeeded', async () => (await runState(t)) === 'Succeeded');
+			await waitFor(t, 'the log', async () => (await page.textContent('#logs')).includes(`token-length=${value.length}`));
+			await page.click('#tab-spec');
+			await page.click('#tab-objects');
+			await page.waitForFunction(() => document.querySelector('#manifests').textContent.includes('kind:'));
+			await page.click('#nav a[data-nav="secrets"]');
+			await page.waitForSelector('[data-secret="API_TOKEN"]');
+			await t.step('secret-listed');
+			const html = await page.content();
+			t.expect(!html.includes(value), 'the page shows the secret value');
+			t.expect(seen.length === 0, `the value came back from the server: ${seen.join(', ')}`);
+			// a viewer sees the name, cannot set or delete
+			await page.click('#signout');
+			await signIn(t, t.tokens.viewer);
+			await page.click('#nav a[data-nav="secrets"]');
+			await page.waitForSelector('[data-secret="API_TOKEN"]');
+			t.expect(!(await page.$('#secret-form')), 'a viewer is offered to set secrets');
+			t.expect(seen.length === 0 && !(await page.content()).includes(value), 'the viewer saw the value');
+			// an admin deletes it
+			await page.click('#signout');
+			await signIn(t, t.tokens.admin);
+			await page.click('#nav a[data-nav="secrets"]');
+			await page.click('[data-secret="API_TOKEN"] button');
+			await page.click('[data-secret="API_TOKEN"] button');
+			await page.waitForSelector('[data-secret="API_TOKEN"]', { state: 'detached' });
+		},
+	},
+	{
+		name: 'stop-and-rerun',
+		timeout: 45000,
+		run: async (t) => {
+			const { page } = t;
+			await signIn(t, t.tokens.user);
+			await newRun(t);
+			await fill(t, 'fname', 'sleepy');
+			await fill(t, 'command', 'sleep\n600');
+			await page.waitForSelector('#summary .ok-box');
+			await page.click('#create');
+			await page.waitForSelector('#stop');
+			await waitFor(t, 'Running', async () => (await runState(t)) === 'Running');
+			const first = decodeURIComponent(page.url().split('#/runs/')[1]);
+			await page.click('#stop');
+			await waitFor(t, 'Stopped', async () => (await runState(t)) === 'Stopped', 20000);
+			t.expect(!(await page.$('#stop')), 'a stopped run still offers Stop');
+			await t.step('stopped');
+			await page.click('#rerun');
+			await waitFor(t, 'the form of the run', async () => (await page.$(bound('fname'))) && (await page.inputValue(bound('fname'))) === 'sleepy');
+			t.expect(await page.inputValue(bound('command')) === 'sleep\n600', 'the command was not carried over');
+			await fill(t, 'command', 'echo\nagain');
+			await page.waitForSelector('#summary .ok-box');
+			await page.click('#create');
+			await page.waitForSelector('#logs');
+			const second = decodeURIComponent(page.url().split('#/runs/')[1]);
+			t.expect(second !== first, 'the re-run is the same run');
+			await waitFor(t, 'the re-run Succeeded', async () => (await runState(t)) === 'Succeeded');
+			await waitFor(t, 'its log', async () => (await page.textContent('#logs')).includes('again'));
+		},
+	},
+	{
+		// keyboard only: Tab moves, keys type, Enter and Space press
+		name: 'keyboard-only',
+		timeout: 45000,
+		run: async (t) => {
+			const { page } = t;
+			const kb = page.keyboard;
+			const tabTo = async (selector, max = 80) => {
+				for (let i = 0; i < max; i++) {
+					if (await page.evaluate((s) => document.activeElement && document.activeElement.matches(s), selector)) return;
+					await kb.press('Tab');
+				}
+				throw new Error(`Tab never reached ${selector}`);
+			};
+			await page.goto(`${t.url}/`);
+			await tabTo('#token');
+			await kb.type(t.tokens.user);
+			await kb.press('Enter');
+			await page.waitForSelector('#nav:not([hidden])');
+			await tabTo('#nav a[data-nav="new"]');
+			await kb.press('Enter');
+			await page.waitForSelector(bound('fname'));
+			await tabTo(bound('fname'));
+			await kb.type('typed');
+			await tabTo(bound('command'));
+			await kb.type('echo');
+			await kb.press('Enter');
+			await kb.type('from the keyboard');
+			await tabTo('#profile-none');
+			await kb.press('ArrowDown'); // the next profile: cpu-small
+			t.expect(await page.evaluate(() => document.activeElement.id) === 'profile-cpu-small', 'arrows do not move through the profiles');
+			await page.waitForSelector('#summary .ok-box');
+			await t.step('keyboard-filled');
+			await tabTo('#create');
+			await kb.press('Enter');
+			await page.waitForSelector('#logs');
+			await waitFor(t, 'Succeeded', async () => (await runState(t)) === 'Succeeded');
+			await waitFor(t, 'the log', async () => (await page.textContent('#logs')).includes('from the keyboard'));
+			// the tabs of the run page move with the arrow keys
+			await tabTo('#tab-logs');
+			await kb.press('ArrowRight');
+			t.expect(await page.evaluate(() => document.activeElement.id) === 'tab-spec', 'ArrowRight does not move to the next tab');
+			t.expect(await page.isVisible('#panel-spec'), 'the tab did not show its panel');
+			const row = await page.textContent('#panel-spec');
+			t.expect(row.includes('cpu-small'), 'the profile picked with the keyboard is not in the effective spec');
+		},
+	},
+	{
+		// a phone: one column, nothing wider than the screen
+		name: 'phone-layout',
+		viewport: { width: 390, height: 844 },
+		run: async (t) => {
+			const { page } = t;
+			const fits = async (where) => {
+				const [sw, w] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+				t.expect(sw <= w, `${where} is wider than the phone: ${sw} > ${w}`);
+			};
+			await page.goto(`${t.url}/`);
+			await fits('sign-in');
+			await signIn(t, t.tokens.user);
+			await page.waitForSelector('tr[data-run]');
+			await fits('the run list');
+			await t.step('runs');
+			await newRun(t);
+			await page.click('#add-volume');
+			await page.click('#add-env');
+			await fits('the new run form');
+			await t.step('new-run');
+			await page.click('#nav a[data-nav="runs"]');
+			await page.click('tr[data-run] a');
+			await page.waitForSelector('#logs');
+			await fits('a run');
+			await t.step('run');
+		},
+	},
+	{
+		name: 'viewer-reads-only',
+		run: async (t) => {
+			const { page } = t;
+			await signIn(t, t.tokens.viewer);
+			await page.waitForSelector('tr[data-run]');
+			await page.click('#nav a[data-nav="new"]');
+			const msg = await page.textContent('main');
+			t.expect(/may not create runs/.test(msg), `a viewer is offered the form: ${msg.slice(0, 200)}`);
+			await page.click('#nav a[data-nav="runs"]');
+			await page.click('tr[data-run] a');
+			await page.waitForSelector('#logs');
+			t.expect(!(await page.$('#stop')) && !(await page.$('#rerun')), 'a viewer is offered stop or re-run');
 		},
 	},
 ];
