@@ -792,7 +792,7 @@ function newRunView(main, params) {
         h('ul', { 'aria-label': `${p.id} gives` }, ...p.fields.map((fl) => h('li', {}, givesText(fl)))),
         o && o.problem ? h('div', { class: 'overrides' }, `Refused with this profile: ${o.problem}`) : null,
         o && o.list && o.list.length ? h('div', { class: 'overrides', 'data-overrides': p.id },
-          'Overrides yours: ', o.list.map((x) => `${x.path} ${x.was} → ${x.value}`).join('; ')) : null,
+          'Overrides yours: ', o.list.map((x) => `${givesText({ path: x.path, value: `${x.was} → ${x.value}` })}`).join('; ')) : null,
         o && o.list && !o.list.length ? h('div', { class: 'muted' }, 'Overrides nothing you set.') : null]));
     }
     const focused = document.activeElement && document.activeElement.name === 'profile' ? document.activeElement.value : null;

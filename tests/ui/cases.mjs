@@ -237,7 +237,7 @@ export const cases = [
 				const el = await page.$('[data-overrides="cpu-small"]');
 				return el ? el.textContent() : null;
 			});
-			t.expect(small.includes('resources.cpu.requests 1 → 2') && small.includes('resources.mem.requests 1Gi → 4Gi'), `cpu-small: ${small}`);
+			t.expect(small.includes('cpu 1 → 2') && small.includes('mem 1Gi → 4Gi'), `cpu-small: ${small}`);
 			await page.check('#profile-cpu-small');
 			await t.step('profile-picked');
 			await page.click('#tab-yaml');
