@@ -1127,6 +1127,9 @@ int berth_client_profiles_format(const char *json, size_t len, berth_explain_for
 	onode *doc = o_root(&b, O_MAP), *list = o_seq(&b, doc, "profiles");
 	for (size_t i = 0; i < items->len; i++)
 		o_copy(&b, list, NULL, items->u.items[i], NULL);
+	const berth_node *choices = root->kind == BERTH_NODE_MAP ? berth_node_get(root, "choices") : NULL;
+	if (choices && choices->kind == BERTH_NODE_MAP)
+		o_copy(&b, doc, "choices", choices, NULL);
 	if (!b.failed) {
 		if (fmt == BERTH_EXPLAIN_YAML)
 			emit_yaml(&buf, doc);

@@ -1593,7 +1593,61 @@ static void test_node_at_and_text(void)
 	berth_error_free(err);
 }
 
-T_MAIN(T(test_node_at_and_text), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
+/* A stream as JSON data, for clients without a YAML parser (POST /api/v1/parse). */
+static void test_docs_json(void)
+{
+	const char *in = "resources: {cpu: 2, mem: \"1Gi\", gpu: '1'}\nlabels: {on: yes, x: true, n: null}\n"
+			 "args: [--epochs, 3, 0x1F, 1.5e3, -.5]\n---\n---\n[1, {a: b}]\n";
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	CHECK_INT(berth_docs_json("s.yaml", in, strlen(in), &out, &len, &err), 0);
+	/* YAML 1.2 core types: numbers and booleans stay typed; yes and on are strings;
+	 * hex and a bare leading dot stay strings (JSON has neither) */
+	CHECK_STR(out, "[{\"resources\":{\"cpu\":2,\"mem\":\"1Gi\",\"gpu\":\"1\"},"
+		       "\"labels\":{\"on\":\"yes\",\"x\":true,\"n\":null},"
+		       "\"args\":[\"--epochs\",3,\"0x1F\",1.5e3,\"-.5\"]},null,[1,{\"a\":\"b\"}]]");
+	CHECK_INT(len, out ? strlen(out) : 0);
+	free(out);
+	berth_error_free(err);
+
+	out = NULL;
+	err = NULL;
+	CHECK_INT(berth_docs_json("s.yaml", "", 0, &out, &len, &err), 0);
+	CHECK_STR(out, "[]");
+	free(out);
+	berth_error_free(err);
+
+	/* a syntax error: nothing out, the problem with its place */
+	out = NULL;
+	err = NULL;
+	CHECK(berth_docs_json("bad.yaml", "a: [1\n", 6, &out, &len, &err) < 0);
+	CHECK(out == NULL);
+	CHECK_INT(berth_error_code(err), BERTH_ESYNTAX);
+	CHECK_STR(berth_error_get(err, 0)->file, "bad.yaml");
+	CHECK_INT(berth_error_get(err, 0)->line, 2);
+	berth_error_free(err);
+
+	/* every allocation failing in turn: out of memory, nothing out, or the same answer */
+	for (long n = 1; n < 10000; n++) {
+		out = NULL;
+		err = NULL;
+		berth_fail_alloc_after = n;
+		int ret = berth_docs_json("s.yaml", in, strlen(in), &out, &len, &err);
+		int injected = berth_fail_alloc_after == 0;
+		berth_fail_alloc_after = 0;
+		if (ret)
+			CHECKF(ret == -BERTH_ENOMEM && !out, "n=%ld: %d", n, ret);
+		else
+			CHECKF(out && !strncmp(out, "[{\"resources\"", 13), "n=%ld: %s", n, out ? out : "(null)");
+		free(out);
+		berth_error_free(err);
+		if (!injected)
+			break;
+	}
+}
+
+T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
        T(test_resources_cpu_string), T(test_resources_spellings), T(test_resources_numbers),
        T(test_node_selector_list_and_map), T(test_envs_labels_secrets_args), T(test_envs_as_map), T(test_kv_item_with_bad_value),
        T(test_function_inline_and_ref), T(test_action_enum), T(test_preemption_enum),
