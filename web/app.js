@@ -659,7 +659,7 @@ function newRunView(main, params) {
   const setAt = (o, p, v) => { const ks = p.split('.'); const last = ks.pop(); ks.reduce((x, k) => x[k], o)[last] = v; };
   const input = (bind, path, attrs = {}) => {
     const id = attrs.id || nextId('f');
-    const el = h(attrs.tag || 'input', { ...attrs, tag: null, id, 'data-bind': bind, 'data-path': path, 'aria-describedby': `${id}-err` });
+    const el = h(attrs.tag || 'input', { ...attrs, tag: null, id, 'data-bind': bind, 'data-path': path || null, 'aria-describedby': `${id}-err` });
     const v = getAt(form, bind);
     if (el.tagName === 'SELECT') queueMicrotask(() => { el.value = v ?? ''; });
     else el.value = v ?? '';
@@ -760,7 +760,7 @@ function newRunView(main, params) {
         h('div', { class: 'grid' },
           field('Priority class', withOptions(select('priorityClass', 'priority_class'), opts(prio, '(platform default)'))),
           field('Preemption mode', withOptions(select('preemption', 'preemption_mode'), opts(PREEMPTION, '(platform default)')), 'Whether it may run on spot nodes.'),
-          serving ? field('Scaling', withOptions(select('scale', 'replicas'), opts([['fixed', 'Fixed replicas'], ['auto', 'Autoscale (min/max)']]))) : null,
+          serving ? field('Scaling', withOptions(select('scale', ''), opts([['fixed', 'Fixed replicas'], ['auto', 'Autoscale (min/max)']]))) : null,
           serving && f.scale === 'fixed' ? field('Replicas', input('replicas', 'replicas', { inputmode: 'numeric' })) : null,
           serving && f.scale === 'auto' ? field('Min replicas', input('minReplicas', 'min_replicas', { inputmode: 'numeric' })) : null,
           serving && f.scale === 'auto' ? field('Max replicas', input('maxReplicas', 'max_replicas', { inputmode: 'numeric' })) : null,

@@ -369,6 +369,36 @@ export const cases = [
 		},
 	},
 	{
+		// serve and deploy: fixed replicas, or autoscaling with min and max
+		name: 'serve-with-autoscaling',
+		run: async (t) => {
+			const { page } = t;
+			await signIn(t, t.tokens.user);
+			await newRun(t);
+			await fill(t, 'fname', 'model');
+			await fill(t, 'image', 'python:3.11-slim');
+			await fill(t, 'command', 'python\n-m\nhttp.server');
+			t.expect(!(await page.$(bound('replicas'))), 'a job is offered replicas');
+			await page.selectOption(bound('action'), 'serve');
+			await page.waitForSelector(bound('replicas'));
+			await page.selectOption(bound('scale'), 'auto');
+			await fill(t, 'minReplicas', '3');
+			await fill(t, 'maxReplicas', '1');
+			const e = await waitFor(t, 'the min_replicas error', async () => {
+				const x = await fieldError(t, 'min_replicas');
+				return x && x.invalid ? x : null;
+			});
+			t.expect(/more than max_replicas 1/.test(e.text), `min_replicas: ${e.text}`);
+			await fill(t, 'maxReplicas', '4');
+			await page.waitForSelector('#summary .ok-box');
+			await page.click('#tab-yaml');
+			const yaml = await page.inputValue('#yaml');
+			t.expect(/action: serve/.test(yaml) && /min_replicas: 3/.test(yaml) && /max_replicas: 4/.test(yaml) && !/\breplicas: /.test(yaml.replace(/(min|max)_replicas/g, '')),
+				`the YAML:\n${yaml}`);
+			await t.step('autoscaling');
+		},
+	},
+	{
 		// keyboard only: Tab moves, keys type, Enter and Space press
 		name: 'keyboard-only',
 		timeout: 45000,
