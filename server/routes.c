@@ -125,7 +125,8 @@ static int get_ui(req *r)
 	if (!a)
 		return reply_fail(r, 404, "not-found", "no file \"%s\" in the web UI", name);
 	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(a->len, (void *)a->data, MHD_RESPMEM_PERSISTENT);
+		MHD_create_response_from_buffer((size_t)(a->end - a->data), (void *)a->data,
+						MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, a->type);

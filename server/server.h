@@ -122,8 +122,7 @@ void metrics_format(sbuf *out, const int64_t counts[5], int64_t queued);
 /* The web UI's files (ui.c): the asset at path ("index.html", "app.js"), or NULL. */
 typedef struct ui_asset {
 	const char *name, *type;
-	const char *data;
-	size_t len;
+	const char *data, *end;   /* the bytes: [data, end) */
 } ui_asset;
 const ui_asset *ui_find(const char *name);
 

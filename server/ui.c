@@ -26,16 +26,13 @@ ASSET(ui_app_css, "web/app.css");
 
 const ui_asset *ui_find(const char *name)
 {
-	static ui_asset assets[] = {
-		{"index.html", "text/html; charset=utf-8", ui_index_html, 0},
-		{"app.js", "text/javascript; charset=utf-8", ui_app_js, 0},
-		{"app.css", "text/css; charset=utf-8", ui_app_css, 0},
+	static const ui_asset assets[] = {
+		{"index.html", "text/html; charset=utf-8", ui_index_html, ui_index_html_end},
+		{"app.js", "text/javascript; charset=utf-8", ui_app_js, ui_app_js_end},
+		{"app.css", "text/css; charset=utf-8", ui_app_css, ui_app_css_end},
 	};
-	static const char *const ends[] = {ui_index_html_end, ui_app_js_end, ui_app_css_end};
 	for (size_t i = 0; i < sizeof(assets) / sizeof(assets[0]); i++)
-		if (!strcmp(assets[i].name, name)) {
-			assets[i].len = (size_t)(ends[i] - assets[i].data);
+		if (!strcmp(assets[i].name, name))
 			return &assets[i];
-		}
 	return NULL;
 }
