@@ -180,4 +180,47 @@ static void test_allocation_failures(void)
 	free(want);
 }
 
-T_MAIN(T(test_quota_counts_usage), T(test_secrets_need_a_store), T(test_allocation_failures))
+/* explain names what a profile overrode: of the run spec where it set the
+ * field, else of the registered function (the function layer). */
+static void test_overrides_of_each_layer(void)
+{
+	berth_policy *p = policy();
+	berth_spec_set *fn = specs("function: {name: train, image: python:3.11, command: [python]}\n"
+				   "resources: {cpu: '3', gpu: 2}\nenvs: [{name: A, value: fn}]\n");
+	berth_spec_set *s = specs("function: train\nprofile: gpu\nresources: {cpu: '2'}\n");
+	berth_run_opts o = {.run_id = "o1", .function = berth_spec_set_get(fn, 0)};
+	berth_run *run = NULL;
+	berth_error *err = NULL;
+	char *json = NULL;
+	size_t jl = 0;
+	/* refused by the quota (cpu 8 of 4): the run is handed back all the same */
+	berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err);
+	CHECK(run != NULL);
+	if (!run)
+		goto out;
+	CHECK_INT(berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &json, &jl, NULL), 0);
+	/* cpu: both layers set it, the run spec's 2 is what the profile's 8 replaced */
+	CHECKF(json && strstr(json, "\"value\": \"8\",\n      \"origin\": \"profile\",\n      \"at\": \"policy.yaml:9:40\",\n"
+				    "      \"overrides\": {\n        \"value\": \"2\",\n        \"origin\": \"run spec\",\n"
+				    "        \"at\": \"spec.yaml:3:19\"\n"),
+	       "cpu:\n%s", json ? json : "(null)");
+	/* gpu and env A: only the function set them */
+	CHECKF(json && strstr(json, "\"overrides\": {\n        \"value\": \"2\",\n        \"origin\": \"function\""),
+	       "gpu:\n%s", json ? json : "(null)");
+	CHECKF(json && strstr(json, "\"path\": \"envs.A\",\n      \"value\": \"b\",\n      \"origin\": \"profile\",\n"
+				    "      \"at\": \"policy.yaml:9:60\",\n      \"overrides\": {\n        \"value\": \"fn\",\n"
+				    "        \"origin\": \"function\""),
+	       "env:\n%s", json ? json : "(null)");
+	/* a value no layer below set has nothing to override */
+	CHECKF(json && !strstr(json, "\"path\": \"profile\",\n      \"value\": \"gpu\",\n      \"origin\": \"run spec\",\n      \"at\": \"spec.yaml:2:10\",\n      \"overrides\""),
+	       "profile row");
+	free(json);
+out:
+	berth_run_free(run);
+	berth_error_free(err);
+	berth_spec_set_free(s);
+	berth_spec_set_free(fn);
+	berth_policy_free(p);
+}
+
+T_MAIN(T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_secrets_need_a_store), T(test_allocation_failures))
