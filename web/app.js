@@ -670,16 +670,15 @@ function newRunView(main, params) {
     h('label', { for: el.id || $('[id]', el).id }, label), el,
     hint ? h('span', { class: 'hint' }, hint) : null,
     h('span', { class: 'err', id: `${(el.id || $('[id]', el).id)}-err` }));
-  const select = (bind, path, options, attrs = {}) => input(bind, path, { ...attrs, tag: 'select' });
-  const opts = (list, blank) => [blank !== undefined ? h('option', { value: '' }, blank) : null,
-    ...list.map((o) => (Array.isArray(o) ? h('option', { value: o[0] }, o[1]) : h('option', { value: o }, o)))];
+  const select = (bind, path, options) => { const el = input(bind, path, { tag: 'select' }); el.append(...options); return el; };
+  const opts = (list, blank) => (blank !== undefined ? [h('option', { value: '' }, blank)] : [])
+    .concat(list.map((o) => (Array.isArray(o) ? h('option', { value: o[0] }, o[1]) : h('option', { value: o }, o))));
   const qty = (bind, path, label, hint) => {
     const n = input(`${bind}.n`, path, { inputmode: 'decimal', autocomplete: 'off' });
     const u = input(`${bind}.u`, path, { tag: 'select', 'aria-label': `${label} unit` });
     u.append(...opts(UNITS.map((x) => [x, x]).concat([['', '(as typed)']])));
     return field(label, h('div', { class: 'qty' }, n, u), hint);
   };
-  const withOptions = (el, children) => { el.append(...children); return el; };
 
   function build() {
     const f = form;
@@ -704,7 +703,7 @@ function newRunView(main, params) {
           field('Function name', input('fname', 'function.name', { required: true, autocomplete: 'off' }), 'A registered function of the project, or the name of this one.'),
           field('Image', input('image', 'function.image', { autocomplete: 'off', placeholder: 'python:3.11' })),
           field('Run name', input('name', 'name', { autocomplete: 'off' }), 'Optional; default: the function name.'),
-          field('Action', withOptions(select('action', 'action'), opts(ACTIONS))),
+          field('Action', select('action', 'action', opts(ACTIONS))),
           f.action === 'cronjob' ? field('Schedule', input('schedule', 'schedule', { placeholder: '0 3 * * *' }), 'Five cron fields.') : null),
         h('div', { class: 'grid' },
           field('Command', input('command', 'function.command', { tag: 'textarea', class: 'code', spellcheck: 'false' }), 'One argument per line, e.g. python, train.py.'),
@@ -719,11 +718,11 @@ function newRunView(main, params) {
           qty('mem.req', 'resources.mem.requests', 'Memory request'),
           qty('mem.lim', 'resources.mem.limits', 'Memory limit'),
           field('GPUs', input('gpu', 'resources.gpu', { inputmode: 'numeric', autocomplete: 'off', placeholder: '0' }), 'Whole GPUs; a GPU is a limit.'),
-          field('GPU type', withOptions(select('gpuType', 'resources.gpu_type'), opts(gpuTypes, `(platform default${session.choices && session.choices.default_gpu_type ? `: ${session.choices.default_gpu_type}` : ''})`))),
+          field('GPU type', select('gpuType', 'resources.gpu_type', opts(gpuTypes, `(platform default${session.choices && session.choices.default_gpu_type ? `: ${session.choices.default_gpu_type}` : ''})`))),
           qty('disk', 'resources.disk', 'Disk (ephemeral)'))),
       h('fieldset', {}, h('legend', {}, 'Volumes'),
         h('div', { class: 'rows' }, ...f.volumes.map((v, i) => h('div', { class: 'row', 'data-row': `volumes.${i}` },
-          field('Type', withOptions(select(`volumes.${i}.type`, `volumes[${i}].volume_type`), opts(VOLUME_TYPES))),
+          field('Type', select(`volumes.${i}.type`, `volumes[${i}].volume_type`, opts(VOLUME_TYPES))),
           field('Name', input(`volumes.${i}.name`, `volumes[${i}].name`, { autocomplete: 'off' })),
           field('Mount path', input(`volumes.${i}.mount`, `volumes[${i}].mount_path`, { autocomplete: 'off', placeholder: '/data' })),
           VOLUME_SIZE.has(v.type) ? qty(`volumes.${i}.size`, `volumes[${i}].spec.size`, 'Size') : null,
@@ -758,9 +757,9 @@ function newRunView(main, params) {
           field('run_as_group', input('runAsGroup', 'run_as_group', { inputmode: 'numeric', autocomplete: 'off' })))),
       h('fieldset', {}, h('legend', {}, 'Scheduling'),
         h('div', { class: 'grid' },
-          field('Priority class', withOptions(select('priorityClass', 'priority_class'), opts(prio, '(platform default)'))),
-          field('Preemption mode', withOptions(select('preemption', 'preemption_mode'), opts(PREEMPTION, '(platform default)')), 'Whether it may run on spot nodes.'),
-          serving ? field('Scaling', withOptions(select('scale', ''), opts([['fixed', 'Fixed replicas'], ['auto', 'Autoscale (min/max)']]))) : null,
+          field('Priority class', select('priorityClass', 'priority_class', opts(prio, '(platform default)'))),
+          field('Preemption mode', select('preemption', 'preemption_mode', opts(PREEMPTION, '(platform default)')), 'Whether it may run on spot nodes.'),
+          serving ? field('Scaling', select('scale', '', opts([['fixed', 'Fixed replicas'], ['auto', 'Autoscale (min/max)']]))) : null,
           serving && f.scale === 'fixed' ? field('Replicas', input('replicas', 'replicas', { inputmode: 'numeric' })) : null,
           serving && f.scale === 'auto' ? field('Min replicas', input('minReplicas', 'min_replicas', { inputmode: 'numeric' })) : null,
           serving && f.scale === 'auto' ? field('Max replicas', input('maxReplicas', 'max_replicas', { inputmode: 'numeric' })) : null,
