@@ -24,6 +24,29 @@ async function newRun(t) {
 	await t.page.waitForSelector(bound('fname'));
 }
 
+// signed in as token (default: the user), a new run's form with its function filled
+async function draft(t, fname, command, { token = t.tokens.user, image } = {}) {
+	await signIn(t, token);
+	await newRun(t);
+	await fill(t, 'fname', fname);
+	if (image) await fill(t, 'image', image);
+	await fill(t, 'command', command);
+}
+
+// Create, once the server accepts the spec; the new run's id, from its page
+async function create(t) {
+	await t.page.waitForSelector('#summary .ok-box');
+	await t.page.click('#create');
+	await t.page.waitForSelector('#logs');
+	return decodeURIComponent(t.page.url().split('#/runs/')[1]);
+}
+
+// the run's page until it is in state, and its log holds text (when given)
+async function until(t, state, text, ms = 15000) {
+	await waitFor(t, state, async () => (await runState(t)) === state, ms);
+	if (text) await waitFor(t, `"${text}" in the log`, async () => (await t.page.textContent('#logs')).includes(text), ms);
+}
+
 // the text of the error shown for the input at spec path `path`
 async function fieldError(t, path) {
 	return t.page.evaluate((p) => {
@@ -81,6 +104,9 @@ export const cases = [
 			const { page } = t;
 			await page.goto(`${t.url}/`);
 			await t.step('sign-in');
+			await page.click('button[type=submit]');
+			await page.waitForSelector('#token[aria-invalid="true"]');
+			t.expect((await page.textContent('#token-err')) === 'Paste your token.', 'an empty token is not refused at its field');
 			await page.fill('#token', 'berth_not-a-token');
 			await page.click('button[type=submit]');
 			await page.waitForSelector('#token[aria-invalid="true"]');
@@ -108,11 +134,7 @@ export const cases = [
 		timeout: 45000,
 		run: async (t) => {
 			const { page } = t;
-			await signIn(t, t.tokens.user);
-			await newRun(t);
-			await fill(t, 'fname', 'hello');
-			await fill(t, 'image', 'python:3.11-slim');
-			await fill(t, 'command', 'sh\n-c\necho hello from the form; echo GREETING=$GREETING; echo cpus=$BERTH_RUN_ID');
+			await draft(t, 'hello', 'sh\n-c\necho hello from the form; echo GREETING=$GREETING', { image: 'python:3.11-slim' });
 			await fill(t, 'cpu.req', '100m');
 			await fill(t, 'mem.req.n', '64');
 			await page.selectOption(bound('mem.req.u'), 'Mi');
@@ -131,12 +153,9 @@ export const cases = [
 			await page.click('#tab-form');
 			await page.waitForSelector(bound('fname'));
 			t.expect(await page.inputValue(bound('cpu.req')) === '100m', 'the form lost the cpu request');
-			await page.click('#create');
-			await page.waitForSelector('#logs');
-			const id = decodeURIComponent(page.url().split('#/runs/')[1]);
+			const id = await create(t);
 			t.expect(/^[a-z0-9]+$/.test(id), `the page is not a run's: ${page.url()}`);
-			await waitFor(t, 'Succeeded', async () => (await runState(t)) === 'Succeeded');
-			await waitFor(t, 'the log', async () => (await page.textContent('#logs')).includes('hello from the form'));
+			await until(t, 'Succeeded', 'hello from the form');
 			const logs = await page.textContent('#logs');
 			t.expect(logs.includes('GREETING=hi'), `the env did not reach the run: ${logs}`);
 			await t.step('succeeded-with-logs');
@@ -165,11 +184,8 @@ export const cases = [
 		name: 'validation-error-on-the-right-field',
 		run: async (t) => {
 			const { page } = t;
-			await signIn(t, t.tokens.user);
 			const before = (await runsOf(t, t.tokens.user)).length;
-			await newRun(t);
-			await fill(t, 'fname', 'bad');
-			await fill(t, 'command', 'true');
+			await draft(t, 'bad', 'true');
 			await fill(t, 'cpu.req', '4');
 			await fill(t, 'cpu.lim', '2');
 			await page.click('#add-volume');
@@ -222,10 +238,7 @@ export const cases = [
 		timeout: 40000,
 		run: async (t) => {
 			const { page } = t;
-			await signIn(t, t.tokens.user);
-			await newRun(t);
-			await fill(t, 'fname', 'sized');
-			await fill(t, 'command', 'true');
+			await draft(t, 'sized', 'true');
 			await fill(t, 'cpu.req', '1');
 			await fill(t, 'mem.req.n', '1');
 			await page.selectOption(bound('mem.req.u'), 'Gi');
@@ -243,9 +256,7 @@ export const cases = [
 			await page.click('#tab-yaml');
 			t.expect((await page.inputValue('#yaml')).includes('profile: cpu-small'), 'the YAML has no profile');
 			await page.click('#tab-form');
-			await page.waitForSelector('#summary .ok-box');
-			await page.click('#create');
-			await page.waitForSelector('#logs');
+			await create(t);
 			await page.click('#tab-spec');
 			const row = await waitFor(t, 'the effective cpu', async () => {
 				const el = await page.$('#panel-spec tr[data-field="resources.cpu.requests"]');
@@ -259,10 +270,7 @@ export const cases = [
 		name: 'yaml-tab-keeps-what-the-form-cannot-show',
 		run: async (t) => {
 			const { page } = t;
-			await signIn(t, t.tokens.user);
-			await newRun(t);
-			await fill(t, 'fname', 'synced');
-			await fill(t, 'command', 'true');
+			await draft(t, 'synced', 'true');
 			await fill(t, 'cpu.req', '250m');
 			await page.click('#tab-yaml');
 			let yaml = await page.inputValue('#yaml');
@@ -295,7 +303,15 @@ export const cases = [
 			});
 			await signIn(t, t.tokens.admin);
 			await page.click('#nav a[data-nav="secrets"]');
+			// a name the server refuses: its message at the name, the value not kept
+			await page.fill('#s-name', 'bad name');
+			await page.fill('#s-value', value);
+			await page.click('#secret-form button[type=submit]');
+			await page.waitForSelector('#s-name[aria-invalid="true"]');
+			t.expect(/may hold only letters/.test(await page.textContent('#s-name-err')), 'the refused name says nothing');
+			t.expect(await page.inputValue('#s-value') === '', 'a refused value stays in the field');
 			await page.fill('#s-name', 'API_TOKEN');
+			await page.fill('#s-value', value);
 			await page.fill('#s-value', value);
 			await page.click('#secret-form button[type=submit]');
 			await page.waitForSelector('[data-secret="API_TOKEN"]');
@@ -307,11 +323,8 @@ export const cases = [
 			await fill(t, 'image', 'busybox');
 			await fill(t, 'command', 'sh\n-c\necho token-length=${#API_TOKEN}');
 			await page.check('#secrets-box input[value="API_TOKEN"]');
-			await page.waitForSelector('#summary .ok-box');
-			await page.click('#create');
-			await page.waitForSelector('#logs');
-			await waitFor(t, 'Succeeded', async () => (await runState(t)) === 'Succeeded');
-			await waitFor(t, 'the log', async () => (await page.textContent('#logs')).includes(`token-length=${value.length}`));
+			await create(t);
+			await until(t, 'Succeeded', `token-length=${value.length}`);
 			await page.click('#tab-spec');
 			await page.click('#tab-objects');
 			await page.waitForFunction(() => document.querySelector('#manifests').textContent.includes('kind:'));
@@ -342,30 +355,20 @@ export const cases = [
 		timeout: 45000,
 		run: async (t) => {
 			const { page } = t;
-			await signIn(t, t.tokens.user);
-			await newRun(t);
-			await fill(t, 'fname', 'sleepy');
-			await fill(t, 'command', 'sleep\n600');
-			await page.waitForSelector('#summary .ok-box');
-			await page.click('#create');
-			await page.waitForSelector('#stop');
-			await waitFor(t, 'Running', async () => (await runState(t)) === 'Running');
-			const first = decodeURIComponent(page.url().split('#/runs/')[1]);
+			await draft(t, 'sleepy', 'sleep\n600');
+			const first = await create(t);
+			await until(t, 'Running');
 			await page.click('#stop');
-			await waitFor(t, 'Stopped', async () => (await runState(t)) === 'Stopped', 20000);
+			await until(t, 'Stopped', null, 20000);
 			t.expect(!(await page.$('#stop')), 'a stopped run still offers Stop');
 			await t.step('stopped');
 			await page.click('#rerun');
 			await waitFor(t, 'the form of the run', async () => (await page.$(bound('fname'))) && (await page.inputValue(bound('fname'))) === 'sleepy');
 			t.expect(await page.inputValue(bound('command')) === 'sleep\n600', 'the command was not carried over');
 			await fill(t, 'command', 'echo\nagain');
-			await page.waitForSelector('#summary .ok-box');
-			await page.click('#create');
-			await page.waitForSelector('#logs');
-			const second = decodeURIComponent(page.url().split('#/runs/')[1]);
+			const second = await create(t);
 			t.expect(second !== first, 'the re-run is the same run');
-			await waitFor(t, 'the re-run Succeeded', async () => (await runState(t)) === 'Succeeded');
-			await waitFor(t, 'its log', async () => (await page.textContent('#logs')).includes('again'));
+			await until(t, 'Succeeded', 'again');
 		},
 	},
 	{
@@ -373,11 +376,7 @@ export const cases = [
 		name: 'serve-with-autoscaling',
 		run: async (t) => {
 			const { page } = t;
-			await signIn(t, t.tokens.user);
-			await newRun(t);
-			await fill(t, 'fname', 'model');
-			await fill(t, 'image', 'python:3.11-slim');
-			await fill(t, 'command', 'python\n-m\nhttp.server');
+			await draft(t, 'model', 'python\n-m\nhttp.server', { image: 'python:3.11-slim' });
 			t.expect(!(await page.$(bound('replicas'))), 'a job is offered replicas');
 			await page.selectOption(bound('action'), 'serve');
 			await page.waitForSelector(bound('replicas'));
@@ -434,8 +433,7 @@ export const cases = [
 			await tabTo('#create');
 			await kb.press('Enter');
 			await page.waitForSelector('#logs');
-			await waitFor(t, 'Succeeded', async () => (await runState(t)) === 'Succeeded');
-			await waitFor(t, 'the log', async () => (await page.textContent('#logs')).includes('from the keyboard'));
+			await until(t, 'Succeeded', 'from the keyboard');
 			// the tabs of the run page move with the arrow keys
 			await tabTo('#tab-logs');
 			await kb.press('ArrowRight');
@@ -471,6 +469,22 @@ export const cases = [
 			await page.waitForSelector('#logs');
 			await fits('a run');
 			await t.step('run');
+		},
+	},
+	{
+		// a run that is not there: its page and a re-run of it say so
+		name: 'missing-run',
+		run: async (t) => {
+			const { page } = t;
+			await signIn(t, t.tokens.user);
+			await page.goto(`${t.url}/#/runs/nosuch`);
+			await page.waitForSelector('.facts .err');
+			t.expect(/no run "nosuch"/.test(await page.textContent('.facts .err')), 'an unknown run has no message');
+			t.expect(!(await page.$('#stop')) && !(await page.$('#rerun')), 'an unknown run is offered stop or re-run');
+			await page.goto(`${t.url}/#/new?from=nosuch`);
+			await page.waitForSelector(bound('fname'));
+			t.expect(/Cannot read run nosuch: no run "nosuch"/.test(await page.textContent('#flash')), 'a re-run of an unknown run says nothing');
+			t.expect(await page.inputValue(bound('fname')) === '', 'the form is not empty');
 		},
 	},
 	{
