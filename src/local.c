@@ -207,6 +207,8 @@ static int local_open(berth_backend *b, berth_error **err)
 		return berth_fail(err, BERTH_EIO, "cannot create %s: %s", path, strerror(errno));
 	if (local_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
 		return -BERTH_EIO;
+	if (b->cached)
+		store_long_lived(b->st);
 	const char *gpu_dir = getenv("BERTH_GPU_DIR");
 	if (local_node_detect(&b->node, b->arena, b->home, gpu_dir ? gpu_dir : "/proc/driver/nvidia/gpus",
 			      err) ||

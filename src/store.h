@@ -46,6 +46,10 @@ typedef struct store_run {
 
 int store_open(store **out, const char *path, berth_error **err);
 void store_close(store *s);
+/* For a connection that stays open (the server's): the WAL is checkpointed
+ * every 1000 pages rather than 100. Fewer checkpoints (each an fsync) cost
+ * a larger WAL, which only the first process to open the store reads. */
+void store_long_lived(store *s);
 
 int store_begin(store *s, berth_error **err);  /* BEGIN IMMEDIATE (waits for other writers) */
 int store_commit(store *s, berth_error **err);
