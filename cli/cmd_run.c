@@ -109,6 +109,7 @@ typedef struct cli_backend {
 	berth_backend *b;
 	const char *kubeconfig, *context; /* --kubeconfig, --context */
 	const char *cluster_flag;         /* the first of them given */
+	bool waits;                       /* --wait or --follow: berth_backend_opts.waits */
 } cli_backend;
 
 /* --kubeconfig FILE and --context NAME: which cluster the kubernetes runs are on. */
@@ -129,7 +130,10 @@ static int backend_open(cli_backend *c, const char *kind)
 	int status = cli_plan_load(&c->plan, &c->policy);
 	if (status)
 		return status;
-	berth_backend_opts o = {.policy = c->policy, .kubeconfig = c->kubeconfig, .context = c->context};
+	berth_backend_opts o = {.policy = c->policy,
+				.kubeconfig = c->kubeconfig,
+				.context = c->context,
+				.waits = c->waits};
 	if (berth_backend_open(&c->b, kind, &o, &err)) {
 		status = cli_report(err);
 		berth_error_free(err);
@@ -370,6 +374,7 @@ int cmd_run(int argc, char **argv)
 	berth_batch *batch = NULL;
 	berth_run_info **infos = NULL;
 	size_t n = 0;
+	c.waits = wait || follow;
 	if ((status = backend_open(&c, kind)))
 		goto out;
 	/* every run is planned, and checked against this machine, before any starts */

@@ -95,6 +95,7 @@ int berth_backend_open(berth_backend **out, const char *kind, const berth_backen
 	b->policy = opts ? opts->policy : NULL;
 	b->passive = opts && opts->passive;
 	b->cached = opts && opts->cached;
+	b->waits = opts && opts->waits;
 	if (opts && opts->kubeconfig && !(b->kubeconfig = berth_strdup(opts->kubeconfig)))
 		b->home = NULL;
 	if (opts && opts->context && !(b->kube_context = berth_strdup(opts->context)))
@@ -130,6 +131,7 @@ void berth_backend_close(berth_backend *b)
 		return;
 	if (b->ops && b->st)
 		b->ops->close(b);
+	local_waiters_close(b);
 	kube_close(b->kube);
 	free(b->kubeconfig);
 	free(b->kube_context);
@@ -314,7 +316,9 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 			return berth_fail(err, BERTH_ERANGE, "run \"%s\" is not finished after %lld ms", id,
 					  (long long)timeout_ms);
 		if (!ops->wait) {
-			local_wait_dir(dir, left > 1000 ? 1000 : (int)left);
+			int ms = left > 1000 ? 1000 : (int)left;
+			if (local_wait_done(b, id, ms) < 0)
+				local_wait_dir(dir, ms);
 			continue;
 		}
 		berth_error *e = NULL;

@@ -53,6 +53,9 @@ struct berth_backend {
 	const char *cg_root;       /* $BERTH_CGROUP_ROOT, else /sys/fs/cgroup */
 	int grace_s;
 	bool keep_volumes;
+	bool waits;                /* opts.waits: keep a pipe from each supervisor */
+	struct local_waiter *waiters; /* their read ends, by run id */
+	size_t nwaiters;
 };
 
 extern const backend_ops local_backend_ops;
@@ -97,6 +100,12 @@ bool local_pid_is(int64_t pid, int64_t start);
 void local_mark_done(const char *home, const char *id);
 /* Waits up to ms for a file to be created or written in dir. */
 int local_wait_dir(const char *dir, int ms);
+/* Waits up to ms for the end of run id, through the pipe from the supervisor
+ * this handle started for it (opts.waits): 1 when that supervisor is done, or
+ * died (then its run is recovered, as on open), 0 when ms passed, -1 when
+ * there is no such pipe. */
+int local_wait_done(berth_backend *b, const char *id, int ms);
+void local_waiters_close(berth_backend *b);
 
 /* supervise.c: kills every process a run left (its cgroup, its process
  * group) and removes its cgroup; removes the volumes that live with the run. */

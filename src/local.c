@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -311,13 +312,47 @@ static char *wait_reason(const freecap *f, const local_node *node, const store_r
  * waits for it; the middle process tells its pid through a pipe. */
 extern char **environ;
 
+static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child);
+
+/* exe as a child of this process, in a session of its own, with stdin and
+ * stdout on /dev/null, stderr appended to diag, keep_fd kept open, and the
+ * signals of block blocked besides this thread's; -1 when it cannot be. */
+static pid_t spawn_direct(const char *exe, char *const argv[], char *const envp[],
+			  const char *diag, int keep_fd, const sigset_t *block)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t mask;
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(block, sig) == 1)
+			sigaddset(&mask, sig);
+	if (posix_spawn_file_actions_init(&fa))
+		return -1;
+	pid_t pid = -1;
+	if (posix_spawnattr_init(&at) == 0) {
+		if (!posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) &&
+		    !posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) &&
+		    !posix_spawn_file_actions_addopen(&fa, 2, diag, O_WRONLY | O_CREAT | O_APPEND, 0600) &&
+		    /* the same fd twice: its close-on-exec flag is cleared */
+		    !posix_spawn_file_actions_adddup2(&fa, keep_fd, keep_fd) &&
+		    !posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK) &&
+		    !posix_spawnattr_setsigmask(&at, &mask) &&
+		    posix_spawn(&pid, exe, &fa, &at, argv, envp))
+			pid = -1;
+		posix_spawnattr_destroy(&at);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
 /* Starts `berth __supervise ID` as a daemon (double fork, own session) and
  * returns its pid. Everything the children need is made before fork: a
  * server forks while other threads may hold malloc's locks, so between fork
  * and exec only async-signal-safe calls are made. */
 static pid_t spawn_supervisor(berth_backend *b, const char *id)
 {
-	char diag_path[4096], home_env[4200], config_env[4200];
+	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
 	if (local_path(diag_path, sizeof(diag_path), b->home, "runs/%s/supervisor.log", id))
 		return -1;
 	snprintf(home_env, sizeof(home_env), "BERTH_HOME=%s", b->home);
@@ -327,33 +362,67 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **envp = berth_calloc(n + 3, sizeof(char *));
+	char **envp = berth_calloc(n + 4, sizeof(char *));
 	if (!envp)
 		return -1;
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "BERTH_HOME=", 11) && strncmp(environ[i], "BERTH_CONFIG=", 13))
+		if (strncmp(environ[i], "BERTH_HOME=", 11) && strncmp(environ[i], "BERTH_CONFIG=", 13) &&
+		    strncmp(environ[i], "BERTH_DONE_FD=", 14))
 			envp[k++] = environ[i];
 	envp[k++] = home_env;
 	/* the supervisor schedules with the same policy */
 	if (config)
 		envp[k++] = config_env;
 	char *const argv[] = {"berth", "__supervise", (char *)id, NULL};
-	int p[2];
-	if (pipe2(p, O_CLOEXEC)) {
-		free(envp);
-		return -1;
+	/* the waiter's pipe: the supervisor holds its write end, and closes it
+	 * once the run is done */
+	int done[2] = {-1, -1};
+	if (b->waits && pipe2(done, O_CLOEXEC))
+		done[0] = done[1] = -1;
+	if (done[1] >= 0) {
+		snprintf(done_env, sizeof(done_env), "BERTH_DONE_FD=%d", done[1]);
+		envp[k++] = done_env;
 	}
-	pid_t mid = fork();
+	/* a stop may come as soon as the pid is known, before the supervisor
+	 * has taken its signals: it waits, blocked, for them */
+	sigset_t stops;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGHUP);
+	if (done[1] >= 0) {
+		/* a caller that waits may be the supervisor's parent: it exits, or
+		 * reaps nothing, soon after the run ends; one vfork-like spawn costs
+		 * less than two forks of this process */
+		pid_t sup = spawn_direct(b->exe, argv, envp, diag_path, done[1], &stops);
+		if (sup > 0) {
+			free(envp);
+			close(done[1]);
+			if (add_waiter(b, id, done[0], sup))
+				close(done[0]);
+			return sup;
+		}
+	}
+	int p[2] = {-1, -1};
+	pid_t mid = -1;
+	if (!pipe2(p, O_CLOEXEC))
+		mid = fork();
 	if (mid < 0) {
-		close(p[0]);
-		close(p[1]);
+		if (p[0] >= 0) {
+			close(p[0]);
+			close(p[1]);
+		}
+		if (done[0] >= 0) {
+			close(done[0]);
+			close(done[1]);
+		}
 		free(envp);
 		return -1;
 	}
 	if (mid == 0) {
 		setsid();
-		pid_t sup = fork();
+		pid_t sup = vfork();
 		if (sup == 0) {
 			/* what the supervisor itself may say (a crash, a sanitizer) goes to
 			 * HOME/runs/ID/supervisor.log, never to the run's log */
@@ -364,14 +433,9 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 				dup2(null, 1);
 				dup2(diag >= 0 ? diag : null, 2);
 			}
-			/* a stop may come as soon as the pid is known, before the
-			 * supervisor has taken its signals: it waits, blocked, for them */
-			sigset_t stops;
-			sigemptyset(&stops);
-			sigaddset(&stops, SIGTERM);
-			sigaddset(&stops, SIGINT);
-			sigaddset(&stops, SIGHUP);
 			sigprocmask(SIG_BLOCK, &stops, NULL);
+			if (done[1] >= 0)
+				fcntl(done[1], F_SETFD, 0);
 			execve(b->exe, argv, envp);
 			_exit(127);
 		}
@@ -386,7 +450,76 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 	if (read(p[0], &sup, sizeof(sup)) != (ssize_t)sizeof(sup))
 		sup = -1;
 	close(p[0]);
+	if (done[1] >= 0)
+		close(done[1]);
+	if (done[0] >= 0 && (sup < 0 || add_waiter(b, id, done[0], 0)))
+		close(done[0]);
 	return sup;
+}
+
+struct local_waiter {
+	char *id;
+	int fd;      /* -1 once it said the supervisor is gone without a done marker */
+	pid_t child; /* the supervisor, when it is this process's child */
+};
+
+static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
+{
+	struct local_waiter *w = realloc(b->waiters, (b->nwaiters + 1) * sizeof(*w));
+	if (!w)
+		return -1;
+	b->waiters = w;
+	if (!(w[b->nwaiters].id = berth_strdup(id)))
+		return -1;
+	w[b->nwaiters].fd = fd;
+	w[b->nwaiters++].child = child;
+	return 0;
+}
+
+int local_wait_done(berth_backend *b, const char *id, int ms)
+{
+	size_t i = 0;
+	while (i < b->nwaiters && strcmp(b->waiters[i].id, id))
+		i++;
+	if (i == b->nwaiters)
+		return -1;
+	struct local_waiter *w = &b->waiters[i];
+	if (w->fd >= 0) {
+		struct pollfd p = {w->fd, POLLIN, 0};
+		if (poll(&p, 1, ms) <= 0)
+			return 0;
+		/* the supervisor closed its end: done, or it died */
+		close(w->fd);
+		w->fd = -1;
+		char done[4096];
+		if (local_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK) == 0) {
+			free(w->id);
+			*w = b->waiters[--b->nwaiters];
+			return 1;
+		}
+		/* it died before the end: reap it if it is ours, so that recovery sees it gone */
+		if (w->child > 0)
+			while (waitpid(w->child, NULL, 0) < 0 && errno == EINTR)
+				;
+	} else {
+		/* not ours, and its parent has not reaped it yet */
+		struct timespec ts = {0, (ms < 100 ? ms : 100) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	recover(b);
+	return 1;
+}
+
+void local_waiters_close(berth_backend *b)
+{
+	for (size_t i = 0; i < b->nwaiters; i++) {
+		if (b->waiters[i].fd >= 0)
+			close(b->waiters[i].fd);
+		free(b->waiters[i].id);
+	}
+	free(b->waiters);
+	b->waiters = NULL;
+	b->nwaiters = 0;
 }
 
 int local_schedule(berth_backend *b, berth_error **err)

@@ -16,9 +16,11 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -377,6 +379,26 @@ static void child_fail(int errp, int step, int e)
 enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT };
 
 /* Starts the command; returns its pid, or -1 with the reason in why. */
+/* Closes every fd from lo up but keep (-1: none); with cloexec, marks them
+ * close-on-exec instead. Without close_range (Linux < 5.9), one by one. */
+static void close_from(int lo, int keep, bool cloexec)
+{
+	unsigned flags = cloexec ? CLOSE_RANGE_CLOEXEC : 0;
+	bool done = keep < lo ? close_range((unsigned)lo, ~0U, flags) == 0
+			      : (keep == lo || close_range((unsigned)lo, (unsigned)keep - 1, flags) == 0) &&
+					close_range((unsigned)keep + 1, ~0U, flags) == 0;
+	if (done)
+		return;
+	long max = sysconf(_SC_OPEN_MAX);
+	for (int fd = lo; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+		if (fd != keep) {
+			if (cloexec)
+				fcntl(fd, F_SETFD, FD_CLOEXEC);
+			else
+				close(fd);
+		}
+}
+
 static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 		   const size_t *secret_lens, berth_buf *why)
 {
@@ -405,7 +427,7 @@ static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 		char c;
 		if (read(go[0], &c, 1) != 1) /* in its cgroup now */
 			_exit(127);
-		int null = open("/dev/null", O_RDONLY);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (null >= 0)
 			dup2(null, 0);
 		dup2(s->log, 1);
@@ -429,6 +451,8 @@ static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 		}
 		if (chdir(r->workdir) && chdir("/"))
 			_exit(127);
+		/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
+		close_from(3, -1, true);
 		execvpe(s->argv[0], s->argv, s->envp);
 		child_fail(errp[1], STEP_EXEC, errno);
 	}
@@ -751,6 +775,20 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	sigdelset(&old, SIGHUP);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* the pipe to the process that started it and waits (berth run --wait):
+	 * closed once the run is done; kept from the run's processes */
+	int done_fd = -1;
+	const char *df = getenv("BERTH_DONE_FD");
+	if (df) {
+		char *end;
+		long fd = strtol(df, &end, 10);
+		if (!*end && fd > 2 && fd < INT_MAX && fcntl((int)fd, F_SETFD, FD_CLOEXEC) == 0)
+			done_fd = (int)fd;
+		unsetenv("BERTH_DONE_FD");
+	}
+	/* nothing its starter had open is held by this daemon (a pipe that a
+	 * shell reads to its end, a lock) */
+	close_from(3, done_fd, false);
 
 	sup s = {.home = home, .log = -1};
 	char path[4096];
@@ -845,6 +883,8 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	save(&s);
 	store_event(s.st, id, berth_state_name(r->info.state), r->info.reason);
 	local_mark_done(home, id);
+	if (done_fd >= 0)
+		close(done_fd);
 
 	for (size_t i = 0; files && i < s.nvols; i++)
 		secret_free(files[i], lens[i]);

@@ -277,6 +277,33 @@ else
 	fail recover-dead-supervisor "$(field "$id" state)"
 fi
 
+# ---- berth run --wait: woken by a pipe from its supervisor, which the run never sees ---------------
+spec fds 'ls /proc/$$/fd | tr "\n" " "; echo; env | grep -c "^BERTH_DONE_FD=" || true'
+if id=$("$berth" run fds.yaml --wait 2>out) && "$berth" logs "$id" >log &&
+	[ "$(head -n1 log)" = "0 1 2 " ] && [ "$(sed -n 2p log)" = 0 ]; then
+	ok wait-pipe-not-inherited
+else
+	cat log >>out 2>/dev/null
+	fail wait-pipe-not-inherited "the run's fds and BERTH_DONE_FD count: $(tr '\n' '|' <log 2>/dev/null)"
+fi
+
+# the supervisor killed while berth run --wait waits: the waiter recovers the run, and ends
+spec orphanwait 'sleep 3023'
+timeout 30 "$berth" run orphanwait.yaml --wait >id 2>out &
+waiter=$!
+for _ in $(seq 50); do pgrep -f 'sleep 3023' >/dev/null && break; sleep 0.1; done
+pkill -9 -f "__supervise $(head -n1 id)"
+wait "$waiter"
+status=$?
+id=$(head -n1 id)
+if [ "$status" = 1 ] && [ "$(field "$id" state)" = Failed ] && grep -q 'Failed' out &&
+	field "$id" reason | grep -q 'supervisor died' && ! pgrep -f 'sleep 3023' >/dev/null; then
+	ok wait-dead-supervisor
+else
+	pkill -f 'sleep 3023'
+	fail wait-dead-supervisor "status $status (124: still waiting after 30 s), state $(field "$id" state)"
+fi
+
 # ---- no writable cgroup: rlimits, said so -----------------------------------------------------------
 spec rl 'tail /dev/zero' 'resources: {mem: {requests: 32Mi, limits: 32Mi}}'
 id=$(BERTH_CGROUP_ROOT=$tmp/none "$berth" run rl.yaml --wait 2>out)

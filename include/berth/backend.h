@@ -90,6 +90,10 @@ typedef struct berth_backend_opts {
 	const char *kubeconfig;  /* kubernetes: the kubeconfig file; NULL: $KUBECONFIG,
 				    ~/.kube/config, else the pod's service account */
 	const char *context;     /* kubernetes: the kubeconfig context; NULL: current */
+	bool waits;              /* the caller will berth_backend_wait for the runs it
+				    submits: each local supervisor this handle starts
+				    keeps a pipe to it, which wakes the wait the moment
+				    the run is done (else a watch on its dir does) */
 } berth_backend_opts;
 
 /* Opens kind ("local" or "kubernetes"; NULL means local): the kind new runs
