@@ -425,7 +425,8 @@ static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 		if (getppid() != parent)
 			_exit(127);
 		char c;
-		if (read(go[0], &c, 1) != 1) /* in its cgroup now */
+		/* with a cgroup, it waits to be in it; else there is nothing to wait for */
+		if (s->cg && read(go[0], &c, 1) != 1)
 			_exit(127);
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (null >= 0)
@@ -486,13 +487,18 @@ static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 }
 
 /* Every process of the run: its cgroup, its process group, and any
- * descendant that was reparented to the supervisor. */
+ * descendant that was reparented to the supervisor (a subreaper: every
+ * orphan of the run becomes its child, so with no child left there is no
+ * one to look for in /proc). */
 static void signal_all(sup *s, int sig)
 {
 	if (s->cg)
 		cg_kill(s->cg, sig);
 	if (s->child > 0)
 		kill(-s->child, sig);
+	siginfo_t si;
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
+		return;
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 	pid_t self = getpid();
@@ -905,9 +911,14 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	}
 	free(s.vols);
 	store_run_free(s.r);
+	/* what this run held is free: start what waits for it, if anything does */
+	char *queued = NULL;
+	store_select_text(s.st, "SELECT id FROM runs WHERE state = ?1 AND backend = 'local' LIMIT 1",
+			  &STORE_I(BERTH_STATE_PENDING), 1, &queued, NULL);
 	store_close(s.st);
-
-	/* what this run held is free: start what waits for it */
+	if (!queued)
+		return 0;
+	free(queued);
 	berth_backend *b = NULL;
 	berth_policy *policy = NULL;
 	berth_backend_opts o = {.home = home};

@@ -116,6 +116,31 @@ else
 	fail queue-one-after-the-other "a finished $af, b started $bs, c (high) started $cs: $reason"
 fi
 
+# the end of a run starts the next one by itself: no berth command in between (only files are read)
+spec tail1 'sleep 0.5' 'resources: {cpu: "2"}'
+spec tail2 'true' 'resources: {cpu: "2"}'
+a=$("$berth" run tail1.yaml 2>/dev/null)
+b=$("$berth" run tail2.yaml 2>/dev/null)
+for _ in $(seq 100); do [ -e "$BERTH_HOME/runs/$b/done" ] && break; sleep 0.1; done
+if [ -e "$BERTH_HOME/runs/$a/done" ] && [ -e "$BERTH_HOME/runs/$b/done" ] &&
+	[ "$(field "$b" state)" = Succeeded ]; then
+	ok queue-started-by-the-end-of-another
+else
+	fail queue-started-by-the-end-of-another "second run $(field "$b" state) after 10 s"
+fi
+
+# what a run leaves behind when it exits (a daemon of its own session) goes with it, found
+# without a cgroup to kill (the supervisor is their subreaper)
+spec leaver '(setsid sleep 3015 &); for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "^sleep 3015" && break; sleep 0.1; done; exit 0'
+id=$(BERTH_CGROUP_ROOT=$tmp/none "$berth" run leaver.yaml --wait 2>/dev/null)
+sleep 0.2
+if [ "$(field "$id" state)" = Succeeded ] && ! pgrep -f '^sleep 3015' >/dev/null; then
+	ok exit-kills-leftovers
+else
+	fail exit-kills-leftovers "$(field "$id" state), sleep 3015 left: $(pgrep -fc '^sleep 3015')"
+	pkill -f '^sleep 3015'
+fi
+
 # ---- refused at once: more than the machine, a label it lacks, a taint ------------------------
 spec huge 'true' 'resources: {cpu: "64"}'
 "$berth" run huge.yaml >out 2>&1
