@@ -235,38 +235,57 @@ int berth_docs_json(const char *name, const char *data, size_t len, char **out, 
 
 /* ---- scalars -------------------------------------------------------------------- */
 
+/* The characters a plain scalar may hold here (letters, digits, _ . / -), and
+ * those of a number-like word (digits, . _ + - and e x o b a c d f of either case). */
+enum { PLAIN = 1, NUM = 2 };
+static const unsigned char scalar_chars[256] = {
+	['+'] = NUM, ['-'] = PLAIN | NUM, ['.'] = PLAIN | NUM, ['/'] = PLAIN, ['0'] = PLAIN | NUM,
+	['1'] = PLAIN | NUM, ['2'] = PLAIN | NUM, ['3'] = PLAIN | NUM, ['4'] = PLAIN | NUM,
+	['5'] = PLAIN | NUM, ['6'] = PLAIN | NUM, ['7'] = PLAIN | NUM, ['8'] = PLAIN | NUM,
+	['9'] = PLAIN | NUM, ['A'] = PLAIN | NUM, ['B'] = PLAIN | NUM, ['C'] = PLAIN | NUM,
+	['D'] = PLAIN | NUM, ['E'] = PLAIN | NUM, ['F'] = PLAIN | NUM, ['G'] = PLAIN, ['H'] = PLAIN,
+	['I'] = PLAIN, ['J'] = PLAIN, ['K'] = PLAIN, ['L'] = PLAIN, ['M'] = PLAIN, ['N'] = PLAIN,
+	['O'] = PLAIN | NUM, ['P'] = PLAIN, ['Q'] = PLAIN, ['R'] = PLAIN, ['S'] = PLAIN,
+	['T'] = PLAIN, ['U'] = PLAIN, ['V'] = PLAIN, ['W'] = PLAIN, ['X'] = PLAIN | NUM,
+	['Y'] = PLAIN, ['Z'] = PLAIN, ['_'] = PLAIN | NUM, ['a'] = PLAIN | NUM, ['b'] = PLAIN | NUM,
+	['c'] = PLAIN | NUM, ['d'] = PLAIN | NUM, ['e'] = PLAIN | NUM, ['f'] = PLAIN | NUM,
+	['g'] = PLAIN, ['h'] = PLAIN, ['i'] = PLAIN, ['j'] = PLAIN, ['k'] = PLAIN, ['l'] = PLAIN,
+	['m'] = PLAIN, ['n'] = PLAIN, ['o'] = PLAIN | NUM, ['p'] = PLAIN, ['q'] = PLAIN,
+	['r'] = PLAIN, ['s'] = PLAIN, ['t'] = PLAIN, ['u'] = PLAIN, ['v'] = PLAIN, ['w'] = PLAIN,
+	['x'] = PLAIN | NUM, ['y'] = PLAIN, ['z'] = PLAIN,
+};
+
 /* Could a YAML reader take s for something other than a string? */
 static int needs_quotes(const char *s)
 {
-	static const char *const special[] = {
-		"null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE",
-		"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
-		"y", "Y", "n", "N", ".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN",
+	static const struct {
+		unsigned char len;
+		char s[6];
+	} special[] = {
+		{4, "null"}, {4, "Null"}, {4, "NULL"}, {1, "~"},     {4, "true"},  {4, "True"},
+		{4, "TRUE"}, {5, "false"}, {5, "False"}, {5, "FALSE"}, {3, "yes"},   {3, "Yes"},
+		{3, "YES"},  {2, "no"},    {2, "No"},    {2, "NO"},    {2, "on"},    {2, "On"},
+		{2, "ON"},   {3, "off"},   {3, "Off"},   {3, "OFF"},   {1, "y"},     {1, "Y"},
+		{1, "n"},    {1, "N"},     {4, ".inf"},  {4, ".Inf"},  {4, ".INF"},  {4, ".nan"},
+		{4, ".NaN"}, {4, ".NAN"},
 	};
-	size_t len = strlen(s);
-	if (len == 0)
-		return 1;
-	/* the special words are 1 to 5 characters long and start with one of these */
-	if (len <= 5 && strchr("nNtTfFyYoO~.", s[0]))
-		for (size_t i = 0; i < BERTH_ARRAY_SIZE(special); i++)
-			if (strcmp(s, special[i]) == 0)
-				return 1;
-	for (const char *p = s; *p; p++) {
-		char c = *p;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '/' || c == '-'))
+	unsigned num = NUM;
+	size_t len = 0;
+	for (; s[len]; len++) {
+		unsigned c = scalar_chars[(unsigned char)s[len]];
+		if (!(c & PLAIN))
 			return 1;
+		num &= c;
 	}
-	if (s[0] == '-' || s[0] == '.' || s[len - 1] == '.')
+	if (len == 0 || s[0] == '-' || s[0] == '.' || s[len - 1] == '.')
 		return 1;
-	/* number-like: digits with at most e, x, o, b, '.', '_', sign */
-	if (s[0] >= '0' && s[0] <= '9') {
-		for (const char *p = s; *p; p++)
-			if (!((*p >= '0' && *p <= '9') || strchr("._eExXoObBaAcCdDfF+-", *p)))
-				return 0;
-		return 1;
-	}
-	return 0;
+	if (len <= 5 && strchr("nNtTfFyYoO", s[0]))
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(special); i++)
+			if (special[i].len == len && special[i].s[0] == s[0] &&
+			    memcmp(s, special[i].s, len) == 0)
+				return 1;
+	/* number-like: a digit, then digits with at most e, x, o, b, '.', '_', sign */
+	return s[0] >= '0' && s[0] <= '9' && num != 0;
 }
 
 static void put_quoted(berth_buf *out, const char *s)

@@ -37,10 +37,13 @@ static int plain_key(const char *k)
 size_t path_key(dctx *c, const char *key)
 {
 	size_t len = c->path.len;
-	if (plain_key(key))
-		berth_buf_printf(&c->path, "%s%s", len ? "." : "", key);
-	else
+	if (plain_key(key)) {
+		if (len)
+			berth_buf_append(&c->path, ".", 1);
+		berth_buf_puts(&c->path, key);
+	} else {
 		berth_buf_printf(&c->path, "[%s]", QUOTE(key));
+	}
 	return len;
 }
 
@@ -244,11 +247,12 @@ static void dec_node(dctx *c, const berth_node *n, void *dst, const void *arg)
 /* Finds the table entry for key, or reports it unknown with a suggestion. */
 static const field *lookup(dctx *c, const berth_node *key, const field *fields, size_t nf)
 {
-	const char *names[64] = {0};
-	size_t nn = 0;
+	const char *k = key->u.text;
 	for (size_t i = 0; i < nf; i++)
-		if (strcmp(fields[i].key, key->u.text) == 0)
+		if (fields[i].key[0] == k[0] && strcmp(fields[i].key, k) == 0)
 			return &fields[i];
+	const char *names[64] = {0}; /* only when the key is unknown */
+	size_t nn = 0;
 	for (; nn < nf && nn < 64; nn++)
 		names[nn] = fields[nn].key;
 	const char *hint = berth_suggest(key->u.text, names, nn);
@@ -282,11 +286,26 @@ static int key_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int same_key(const berth_node *a, const berth_node *b)
+{
+	return a->len == b->len && a->u.text[0] == b->u.text[0] &&
+	       memcmp(a->u.text, b->u.text, a->len) == 0;
+}
+
 /* Reports every key written twice in map n. */
 static void check_duplicate_keys(dctx *c, const berth_node *n)
 {
 	if (n->len < 2)
 		return;
+	/* most maps are small: look for a repeat at once, and sort only then */
+	if (n->len <= 32) {
+		bool repeated = false;
+		for (size_t i = 1; i < n->len && !repeated; i++)
+			for (size_t j = 0; j < i && !repeated; j++)
+				repeated = same_key(n->u.pairs[i].key, n->u.pairs[j].key);
+		if (!repeated)
+			return;
+	}
 	const berth_node_pair **v = berth_malloc(n->len * sizeof(*v));
 	if (!v) {
 		report(c, n->pos, BERTH_ENOMEM, "out of memory");
@@ -296,8 +315,7 @@ static void check_duplicate_keys(dctx *c, const berth_node *n)
 		v[i] = &n->u.pairs[i];
 	qsort(v, n->len, sizeof(*v), key_cmp);
 	for (size_t i = 1; i < n->len; i++) {
-		if (v[i]->key->len == v[i - 1]->key->len &&
-		    memcmp(v[i]->key->u.text, v[i - 1]->key->u.text, v[i]->key->len) == 0) {
+		if (same_key(v[i]->key, v[i - 1]->key)) {
 			size_t len = path_key(c, v[i]->key->u.text);
 			report(c, v[i]->key->pos, BERTH_EDUPLICATE, "key %s given twice (first at line %u)",
 			       QUOTE(v[i]->key->u.text), v[i - 1]->key->pos.line);

@@ -69,6 +69,14 @@ static int buf_grow(berth_buf *b, size_t extra)
 
 int berth_buf_append(berth_buf *b, const void *data, size_t len)
 {
+	/* the common case, room enough, without buf_grow's checks */
+	if (len < b->cap - b->len && !b->max && !b->failed) {
+		if (len)
+			memcpy(b->data + b->len, data, len);
+		b->len += len;
+		b->data[b->len] = '\0';
+		return 0;
+	}
 	int ret = buf_grow(b, len);
 	if (ret)
 		return ret;

@@ -16,7 +16,9 @@
 
 #include "berth/node.h"
 #include "berth/spec.h"
+#include "emit.h"
 #include "internal.h"
+#include "yaml.h"
 #include "t.h"
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -1594,6 +1596,58 @@ static void test_node_at_and_text(void)
 }
 
 /* A stream as JSON data, for clients without a YAML parser (POST /api/v1/parse). */
+/* The YAML writer: a string is written plain only when no YAML 1.1 or 1.2
+ * reader could take it for anything else; every string reads back the same. */
+static void test_emit_strings_read_back(void)
+{
+	static const struct {
+		const char *s;
+		int plain;
+	} cases[] = {
+		{"name", 1}, {"v1.2", 1}, {"a-b", 1}, {"/usr/bin/env", 1}, {"tru", 1}, {"nope", 1},
+		{"yes", 0}, {"Yes", 0}, {"YES", 0}, {"y", 0}, {"N", 0}, {"on", 0}, {"OFF", 0},
+		{"true", 0}, {"False", 0}, {"null", 0}, {"NULL", 0}, {"~", 0}, {".inf", 0},
+		{".NaN", 0}, {"1", 0}, {"1e3", 0}, {"0x1F", 0}, {"0o17", 0}, {"1_000", 0}, {"3d", 0},
+		{"1.0", 0}, {"-1", 0}, {".5", 0}, {"trailing.", 0}, {"", 0}, {"a b", 0}, {"a:b", 0},
+		{"#x", 0}, {"-x", 0}, {"quote\"d", 0}, {"tab\there", 0}, {"new\nline", 0},
+		{"\x7f", 0}, {"caf\xc3\xa9", 0}, {"3x", 0}, {"8Gi", 1}, {"nULL", 1},
+	};
+	size_t ncases = sizeof(cases) / sizeof(cases[0]);
+	berth_arena *arena = berth_arena_new();
+	obuild b = {arena, 0};
+	onode *root = o_root(&b, O_SEQ);
+	for (size_t i = 0; i < ncases; i++)
+		o_str(&b, root, NULL, cases[i].s);
+	CHECK(!b.failed);
+	berth_buf out = BERTH_BUF_INIT;
+	emit_yaml(&out, root);
+	CHECK(!out.failed && out.data);
+	/* each item on its line: "- " and the string, plain or double-quoted */
+	const char *line = out.data;
+	for (size_t i = 0; line && i < ncases; i++) {
+		const char *end = strchr(line, '\n');
+		int n = end ? (int)(end - line) : (int)strlen(line);
+		int plain = n > 2 && line[2] != '"';
+		CHECKF(plain == cases[i].plain, "\"%s\" written as %.*s", cases[i].s, n, line);
+		line = end ? end + 1 : NULL;
+	}
+	berth_yaml_doc *docs = NULL;
+	size_t ndocs = 0;
+	berth_error *err = NULL;
+	CHECK_INT(berth_yaml_parse(arena, "out.yaml", out.data, out.len, &docs, &ndocs, &err), 0);
+	CHECK_INT(ndocs, 1);
+	const berth_node *seq = ndocs ? docs[0].root : NULL;
+	CHECK(seq && seq->kind == BERTH_NODE_SEQ && seq->len == ncases);
+	for (size_t i = 0; seq && i < seq->len; i++) {
+		const berth_node *n = seq->u.items[i];
+		CHECKF(n->type == BERTH_SCALAR_STR && strcmp(n->u.text, cases[i].s) == 0,
+		       "item %zu \"%s\" read back as type %d \"%s\"", i, cases[i].s, (int)n->type, n->u.text);
+	}
+	berth_error_free(err);
+	berth_buf_release(&out);
+	berth_arena_free(arena);
+}
+
 static void test_docs_json(void)
 {
 	const char *in = "resources: {cpu: 2, mem: \"1Gi\", gpu: '1'}\nlabels: {on: yes, x: true, n: null}\n"
@@ -1647,7 +1701,7 @@ static void test_docs_json(void)
 	}
 }
 
-T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
+T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_back), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
        T(test_resources_cpu_string), T(test_resources_spellings), T(test_resources_numbers),
        T(test_node_selector_list_and_map), T(test_envs_labels_secrets_args), T(test_envs_as_map), T(test_kv_item_with_bad_value),
        T(test_function_inline_and_ref), T(test_action_enum), T(test_preemption_enum),
