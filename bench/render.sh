@@ -14,6 +14,8 @@
 #      (else exit 1); then `taskset -c 0 berth render -` of all of them, 5 times (berth
 #      reads at most 4 MiB per input, so the specs are cut into files under 4,000,000
 #      bytes, rendered one process after the other, all inside each timed run);
+#      bench/yaml_floor.c (built here: libfyaml's events and each scalar's text for
+#      the same files, nothing else: the most any reader on libfyaml can do), 5 times;
 #      callgrind's instruction count per spec ((Ir of 1,000 specs - Ir of 1) / 999);
 #      and bench/k8s_models.py (Debian's /usr/bin/python3 with python3-kubernetes)
 #      building and serialising the same objects from the same files, 3 times, also
@@ -229,6 +231,20 @@ commands+=("${taskset[*]} build/berth render - --config $CONFIG --secrets $secre
 notes+=("Throughput: $(group "$N") specs ($(group "$spec_bytes") bytes of YAML, cut into ${#chunks[@]} file(s) of at most $(group "$SPLIT_BYTES") bytes as berth reads at most 4 MiB per input: one process per file) give $(group "$out_bytes") bytes of objects: $berth_kinds.")
 notes+=("Target berth ≥ 100,000 specs/s on one core (median): $(met "$r_med" 100000) ($(group "$(calc '%d' "$r_med")") specs/s, $(calc '%.2f' "1000000 / $r_med") µs per spec).")
 
+# the floor: libfyaml alone on the same files (events and each scalar's text, nothing
+# else), the most any reader of these specs built on libfyaml could reach
+floor_bin=$keep/yaml_floor
+cc -O2 -o "$floor_bin" bench/yaml_floor.c $(pkg-config --cflags --libs libfyaml) ||
+	die "cannot build bench/yaml_floor.c"
+read -r floor_docs _ _ < <("$floor_bin" "${chunks[@]}") || die "yaml_floor failed"
+[ "$floor_docs" -eq "$N" ] || die "yaml_floor read $floor_docs documents of $N"
+bench floor "$TP_RUNS" 1 "${taskset[@]}" "$floor_bin" "${chunks[@]}"
+read -r f_med f_min f_max < <(stats "$tmp/floor.times")
+fr_med=$(calc '%.1f' "$N / $f_med")
+commands+=("cc -O2 -o $keep/yaml_floor bench/yaml_floor.c \$(pkg-config --cflags --libs libfyaml)")
+commands+=("${taskset[*]} $keep/yaml_floor \$TMP/specs-*.yaml   # the same files, $TP_RUNS runs")
+notes+=("Floor: libfyaml alone, parsing the same files into events and reading each scalar's text (bench/yaml_floor.c; no tree, no rules, no output), reaches $(group "$(calc '%d' "$fr_med")") specs/s ($(calc '%.2f' "1000000 / $fr_med") µs per spec): berth's rate is $(calc '%.0f' "100 * $r_med / $fr_med") % of it, and no reader built on libfyaml can pass it.")
+
 # the same specs through the Kubernetes Python client
 py_cell="python3-kubernetes not found: skipped"
 py_ratio="–"
@@ -266,6 +282,7 @@ else
 	echo "python3-kubernetes not found for /usr/bin/python3 (scripts/deps-bench.sh): skipped" >&2
 fi
 rows+=("render throughput, $(group "$N") specs, one core (berth $TP_RUNS runs, Python $PY_RUNS)$tab$(rate_cell "$r_med" "$r_min" "$r_max")$tab$py_cell$tab$py_ratio")
+rows+=("the floor: libfyaml's events for the same files, nothing else ($TP_RUNS runs)$tab$(rate_cell "$fr_med" "$N / $f_max" "$N / $f_min")$tab–$tab–")
 
 # ---- instructions per spec (callgrind) ----------------------------------------
 cg_row="valgrind not found: skipped"

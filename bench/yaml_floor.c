@@ -1,0 +1,81 @@
+/*
+ * bench/yaml_floor.c - the least any program pays to read run specs with
+ * libfyaml: the parser's events for each file, with the text of every scalar
+ * (what berth's reader asks of each), and nothing else: no tree, no rules,
+ * no output. bench/render.sh times it on the same files as `berth render -`,
+ * so the table shows how much of berth's time is the YAML parser's.
+ *
+ *   yaml_floor FILE...      prints "DOCUMENTS SCALARS BYTES" on stdout
+ *
+ * The parser is set up as src/yaml.c sets it up (YAML 1.2, no mmap, quiet).
+ */
+#include <libfyaml.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *data = NULL;
+	size_t cap = 0, n = 0, got;
+	do {
+		if (n == cap) {
+			char *p = realloc(data, cap = cap ? cap * 2 : 1 << 20);
+			if (!p) {
+				free(data);
+				fclose(f);
+				return NULL;
+			}
+			data = p;
+		}
+		got = fread(data + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	fclose(f);
+	*len = n;
+	return data;
+}
+
+int main(int argc, char **argv)
+{
+	long docs = 0, scalars = 0, bytes = 0;
+	for (int i = 1; i < argc; i++) {
+		size_t len;
+		char *data = slurp(argv[i], &len);
+		if (!data) {
+			perror(argv[i]);
+			return 1;
+		}
+		struct fy_parse_cfg cfg = {
+			.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_DISABLE_MMAP_OPT,
+		};
+		struct fy_parser *p = fy_parser_create(&cfg);
+		if (!p || fy_parser_set_string(p, data, len)) {
+			fprintf(stderr, "%s: cannot set up the parser\n", argv[i]);
+			return 1;
+		}
+		struct fy_event *e;
+		while ((e = fy_parser_parse(p))) {
+			if (e->type == FYET_DOCUMENT_START)
+				docs++;
+			if (e->type == FYET_SCALAR) {
+				size_t n = 0;
+				if (fy_token_get_text(e->scalar.value, &n))
+					scalars++;
+				bytes += (long)n;
+			}
+			fy_parser_event_free(p, e);
+		}
+		int bad = fy_parser_get_stream_error(p);
+		fy_parser_destroy(p);
+		free(data);
+		if (bad) {
+			fprintf(stderr, "%s: not YAML\n", argv[i]);
+			return 1;
+		}
+	}
+	printf("%ld %ld %ld\n", docs, scalars, bytes);
+	return 0;
+}
