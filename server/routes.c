@@ -279,15 +279,19 @@ static int post_runs(req *r)
 	berth_run_info **infos = NULL;
 	size_t n = 0;
 	int ret;
-	srv_lock(r->srv);
-	int rc = berth_batch_plan(&batch, srv_backend(r->srv), r->body, r->len, &o, &err);
-	/* the project of each run, when the spec names it */
-	for (size_t i = 0; !rc && i < berth_batch_count(batch); i++)
-		rc = berth_principal_may(r->who, berth_batch_run(batch, i)->spec.project.s,
-					 BERTH_ROLE_USER, &err);
-	if (!rc)
-		rc = berth_batch_submit(batch, &infos, &n, &err);
-	srv_unlock(r->srv);
+	/* the parse needs no store: only the plan and the submission hold the lock */
+	int rc = berth_batch_parse(&batch, r->body, r->len, &o, &err);
+	if (!rc) {
+		srv_lock(r->srv);
+		rc = berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err);
+		/* the project of each run, when the spec names it */
+		for (size_t i = 0; !rc && i < berth_batch_count(batch); i++)
+			rc = berth_principal_may(r->who, berth_batch_run(batch, i)->spec.project.s,
+						 BERTH_ROLE_USER, &err);
+		if (!rc)
+			rc = berth_batch_submit(batch, &infos, &n, &err);
+		srv_unlock(r->srv);
+	}
 	berth_batch_free(batch);
 	if (rc) {
 		ret = reply_error(r, err);

@@ -132,6 +132,8 @@ void berth_backend_close(berth_backend *b)
 	if (b->ops && b->st)
 		b->ops->close(b);
 	local_waiters_close(b);
+	free(b->user.home);
+	free(b->user.name);
 	kube_close(b->kube);
 	free(b->kubeconfig);
 	free(b->kube_context);

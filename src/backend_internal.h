@@ -34,6 +34,12 @@ typedef struct backend_ops {
 	int (*wait)(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err);
 } backend_ops;
 
+typedef struct local_user {
+	bool known;
+	uid_t uid;
+	char *home, *name;
+} local_user;
+
 struct berth_backend {
 	const backend_ops *ops;
 	char *home;
@@ -56,6 +62,7 @@ struct berth_backend {
 	bool waits;                /* opts.waits: keep a pipe from each supervisor */
 	struct local_waiter *waiters; /* their read ends, by run id */
 	size_t nwaiters;
+	local_user user;           /* the last uid a run was planned for (HOME, USER) */
 };
 
 extern const backend_ops local_backend_ops;

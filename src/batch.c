@@ -133,47 +133,61 @@ static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, ber
 	return rc;
 }
 
-int berth_batch_plan(berth_batch **out, berth_backend *b, const char *text, size_t len,
-		     const berth_batch_opts *opts, berth_error **err)
+int berth_batch_parse(berth_batch **out, const char *text, size_t len, const berth_batch_opts *opts,
+		      berth_error **err)
 {
 	*out = NULL;
-	berth_batch_opts none = {0};
-	const berth_batch_opts *o = opts ? opts : &none;
 	berth_batch *batch = berth_calloc(1, sizeof(*batch));
 	if (!batch || !(batch->text = berth_malloc(len + 1))) {
 		free(batch);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
-	batch->b = b;
 	memcpy(batch->text, text, len);
 	batch->text[len] = 0;
-	int rc = berth_spec_parse(&batch->set, o->file ? o->file : "spec.yaml", batch->text, len, err);
+	int rc = berth_spec_parse(&batch->set, opts && opts->file ? opts->file : "spec.yaml",
+				  batch->text, len, err);
 	if (rc) {
 		berth_batch_free(batch);
 		return rc;
 	}
+	*out = batch;
+	return 0;
+}
+
+int berth_batch_plan_parsed(berth_batch *batch, berth_backend *b, const berth_batch_opts *opts,
+			    berth_error **err)
+{
+	berth_batch_opts none = {0};
+	const berth_batch_opts *o = opts ? opts : &none;
+	if (batch->runs)
+		return berth_fail(err, BERTH_EARG, "this batch is planned already");
+	batch->b = b;
 	size_t n = berth_spec_set_count(batch->set);
 	batch->specs = berth_calloc(n, sizeof(*batch->specs));
 	batch->functions = berth_calloc(n, sizeof(*batch->functions));
 	batch->runs = berth_calloc(n, sizeof(*batch->runs));
-	if (!batch->specs || !batch->functions || !batch->runs) {
-		berth_batch_free(batch);
+	if (!batch->specs || !batch->functions || !batch->runs)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	}
 	batch->n = n;
 	int worst = 0;
 	for (size_t i = 0; i < n; i++) {
 		batch->specs[i] = *berth_spec_set_get(batch->set, i);
-		rc = plan_one(batch, i, o, err);
+		int rc = plan_one(batch, i, o, err);
 		if (rc && (!worst || rc == -BERTH_ENOMEM || rc == -BERTH_EIO))
 			worst = rc;
 	}
-	if (worst) {
-		berth_batch_free(batch);
-		return worst;
+	return worst;
+}
+
+int berth_batch_plan(berth_batch **out, berth_backend *b, const char *text, size_t len,
+		     const berth_batch_opts *opts, berth_error **err)
+{
+	int rc = berth_batch_parse(out, text, len, opts, err);
+	if (!rc && (rc = berth_batch_plan_parsed(*out, b, opts, err))) {
+		berth_batch_free(*out);
+		*out = NULL;
 	}
-	*out = batch;
-	return 0;
+	return rc;
 }
 
 int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, berth_error **err)

@@ -654,6 +654,27 @@ out:
 
 /* ---- submit ---------------------------------------------------------------------- */
 
+/* The home and name of uid from the user database, looked up once per handle
+ * and uid (the server submits every run as the same user). */
+static const local_user *user_of(berth_backend *b, uid_t uid)
+{
+	local_user *u = &b->user;
+	if (u->known && u->uid == uid)
+		return u;
+	free(u->home);
+	free(u->name);
+	memset(u, 0, sizeof(*u));
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) || !found)
+		return NULL;
+	u->home = berth_strdup(pw.pw_dir);
+	u->name = berth_strdup(pw.pw_name);
+	u->uid = uid;
+	u->known = u->home && u->name;
+	return u->known ? u : NULL;
+}
+
 static int add_env(berth_buf *env, const char *name, const char *value)
 {
 	berth_buf_printf(env, "%s=%s", name, value ? value : "");
@@ -747,10 +768,10 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 		if (getenv(passed_env[i]))
 			add_env(&env, passed_env[i], getenv(passed_env[i]));
 	uid_t uid = s->run_as_user.set ? (uid_t)s->run_as_user.v : geteuid();
-	struct passwd *pw = getpwuid(uid);
-	add_env(&env, "HOME", pw ? pw->pw_dir : "/");
-	if (pw)
-		add_env(&env, "USER", pw->pw_name);
+	const local_user *u = user_of(b, uid);
+	add_env(&env, "HOME", u && u->home ? u->home : "/");
+	if (u && u->name)
+		add_env(&env, "USER", u->name);
 	for (size_t i = 0; i < s->envs.n; i++)
 		add_env(&env, s->envs.items[i].key.s, s->envs.items[i].value.s);
 	add_env(&env, "BERTH_RUN_ID", run->id);
@@ -841,7 +862,11 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 		return rc;
 	}
 	bool limited = i->cpu_limit_milli || i->mem_limit;
+	/* the record as stored and placed: no need to read it back */
+	berth_run_info *info = out ? local_info_take(r) : NULL;
 	store_run_free(r);
+	if (out && !(*out = info))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (s->function.image.s)
 		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
 				  "function.image: \"%s\" is recorded, not pulled: the local backend runs "
@@ -854,7 +879,7 @@ static int local_submit(berth_backend *b, const berth_run *run, const char *spec
 		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
 				  "no writable cgroup under %s: memory is limited with rlimits (address "
 				  "space) and the CPU limit is not enforced", b->cg_root);
-	return out ? berth_backend_get(b, run->id, out, err) : 0;
+	return 0;
 }
 
 /* ---- stop, logs --------------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "merge.h"
@@ -169,12 +170,7 @@ int berth_run_id_new(char *buf, size_t len)
 	unsigned char rnd[10];
 	if (len < 11)
 		return -BERTH_EARG;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -BERTH_EIO;
-	ssize_t n = read(fd, rnd, sizeof(rnd));
-	close(fd);
-	if (n != (ssize_t)sizeof(rnd))
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		return -BERTH_EIO;
 	/* a letter first, so that the id also makes a valid DNS-1035 name */
 	buf[0] = alphabet[rnd[0] % 26];
@@ -813,7 +809,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 		}
 	} else if (berth_run_id_new(idbuf, sizeof(idbuf)) < 0) {
 		berth_policy_free(builtin);
-		return berth_fail(err, BERTH_EIO, "cannot make a run id: /dev/urandom is not readable");
+		return berth_fail(err, BERTH_EIO, "cannot make a run id: no random bytes from the kernel (getrandom)");
 	} else {
 		id = idbuf;
 	}

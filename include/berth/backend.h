@@ -148,6 +148,13 @@ typedef struct berth_batch_opts {
 } berth_batch_opts;
 int berth_batch_plan(berth_batch **out, berth_backend *b, const char *text, size_t len,
 		     const berth_batch_opts *opts, berth_error **err);
+/* berth_batch_plan in two halves: the parse, which reads nothing but text
+ * (a server does it before it takes its store's lock), then the plan against
+ * b, with the same opts. After a failed plan, only berth_batch_free. */
+int berth_batch_parse(berth_batch **out, const char *text, size_t len, const berth_batch_opts *opts,
+		      berth_error **err);
+int berth_batch_plan_parsed(berth_batch *batch, berth_backend *b, const berth_batch_opts *opts,
+			    berth_error **err);
 size_t berth_batch_count(const berth_batch *batch);
 const berth_run *berth_batch_run(const berth_batch *batch, size_t i);
 /* Submits every run; *out (may be NULL) receives their records, in order. */
