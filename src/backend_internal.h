@@ -40,6 +40,14 @@ typedef struct local_user {
 	char *home, *name;
 } local_user;
 
+/* A scheduling pass of the queue that started nothing: the free capacity it
+ * had (cpu, mem, gpus, disk) and the newest run stored then. */
+typedef struct queue_pass {
+	bool valid;
+	int64_t fit[4];
+	int64_t newest;
+} queue_pass;
+
 struct berth_backend {
 	const backend_ops *ops;
 	char *home;
@@ -63,6 +71,7 @@ struct berth_backend {
 	struct local_waiter *waiters; /* their read ends, by run id */
 	size_t nwaiters;
 	local_user user;           /* the last uid a run was planned for (HOME, USER) */
+	queue_pass last_pass;      /* local_schedule_run's, to skip the next one */
 };
 
 extern const backend_ops local_backend_ops;

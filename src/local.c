@@ -551,14 +551,24 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 		f.disk -= running[i]->info.disk;
 		take_gpus(&f, running[i]->info.gpu_ids, 1);
 	}
+	int64_t fit[4] = {f.cpu_milli, f.mem, f.gpus, f.disk};
+	int64_t newest = 0;
 	if (!rc && !fresh) {
+		/* nothing can start that did not fit, with as much free or more, in
+		 * the last pass of this handle that started nothing, unless a run
+		 * was stored since: then the queue is not read at all */
+		store_select_int(b->st, "SELECT max(rowid) FROM runs", NULL, 0, &newest, NULL);
+		queue_pass *last = &b->last_pass;
+		bool same = last->valid && newest == last->newest;
+		for (int k = 0; same && k < 4; k++)
+			same = fit[k] <= last->fit[k];
 		/* only the queued runs that could start now are read: with a long
 		 * queue behind a full machine, none (their reasons keep the free
 		 * capacity of when they were last looked at) */
-		int64_t fit[4] = {f.cpu_milli, f.mem, f.gpus, f.disk};
 		store_query q = {.state = BERTH_STATE_PENDING, .queue = true, .backend = "local",
 				 .fit = fit};
-		rc = store_run_query(b->st, &q, &pending, &npending, err);
+		if (!same)
+			rc = store_run_query(b->st, &q, &pending, &npending, err);
 	}
 	if (!rc && fresh) {
 		rc = store_run_insert(b->st, fresh, err);
@@ -616,6 +626,10 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 		admitted[nadmitted++] = r->info.id;
 	}
 	rc = store_commit(b->st, err);
+	/* what the next pass may skip (see above) */
+	b->last_pass.valid = !rc && !fresh && !nadmitted;
+	b->last_pass.newest = newest;
+	memcpy(b->last_pass.fit, fit, sizeof(fit));
 out:
 	if (rc)
 		store_rollback(b->st);

@@ -112,6 +112,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN doc INTEGER NOT NULL DEFAULT 0;",
 	/* 3: where a run lives on a cluster (the kubernetes backend) */
 	"ALTER TABLE runs ADD COLUMN target TEXT;",
+	/* 4: the queue index holds what a run needs, so that the scheduler finds the
+	 * queued runs that fit without reading the others (90,000 queued: 70 ms to 10) */
+	"DROP INDEX runs_queue;"
+	"CREATE INDEX runs_queue ON runs(state, priority DESC, created, cpu_milli, mem, gpus, disk,"
+	" backend);",
 };
 
 static int db_fail(store *s, berth_error **err, const char *what)
@@ -566,7 +571,8 @@ int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n,
 {
 	berth_buf tail = BERTH_BUF_INIT;
 	/* "state = ?1" alone, not "(?1 < 0 OR state = ?1)": SQLite uses the queue
-	 * index (state, priority, created) only for the plain comparison */
+	 * index (state, priority, created, then the fit columns and the backend)
+	 * only for the plain comparison */
 	berth_buf_printf(&tail, "WHERE %s AND (?2 <= 0 OR rowid < ?2)",
 			 q->state >= 0 ? "state = ?1" : "?1 < 0");
 	if (q->nprojects) {
@@ -857,6 +863,23 @@ int store_select_text(store *s, const char *sql, const store_arg *args, size_t n
 		if (!(*out = berth_strdup((const char *)sqlite3_column_text(st, 0))))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	} else if (step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = db_fail(s, err, "reading");
+	stmt_put(s, st);
+	return rc;
+}
+
+int store_select_int(store *s, const char *sql, const store_arg *args, size_t nargs, int64_t *out,
+		     berth_error **err)
+{
+	*out = 0;
+	sqlite3_stmt *st;
+	int rc = prepare_args(s, sql, args, nargs, &st, err);
+	if (rc)
+		return rc;
+	int step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else if (step != SQLITE_DONE)
 		rc = db_fail(s, err, "reading");
 	stmt_put(s, st);
 	return rc;

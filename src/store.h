@@ -141,5 +141,8 @@ int store_select_format_rows(store *s, const char *sql, const store_arg *args, s
 /* The first column of the first row (*out NULL when there is no row). */
 int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
 		      berth_error **err);
+/* The first column of the first row as an integer (0 when there is no row, or NULL). */
+int store_select_int(store *s, const char *sql, const store_arg *args, size_t nargs, int64_t *out,
+		     berth_error **err);
 
 #endif
