@@ -17,14 +17,18 @@
 #      - berth run --wait with the real cgroups (default BERTH_CGROUP_ROOT), when root and
 #        a cgroup tree is writable; skipped otherwise
 #    Each berth variant is checked: every run Succeeded, with the enforcement expected.
+#    BENCH_ROUNDS (3) rounds of all three, one after the other: a row pools the rounds'
+#    runs, and the overhead is the median of the rounds' own (berth median - /bin/true
+#    median of the same round), so that a drift of the machine's speed counts once.
 # 2. Parts, timed the same way (BENCH_PART_RUNS runs each): berth's process start
 #    (`berth --version`), + policy and spec (`berth validate`), + store open and the
 #    backend's open (`berth get run ID`), that with BERTH_GPU_DIR (one entry: no nvidia-smi
 #    probe), `berth run` without --wait, `berth run --wait` with BERTH_GPU_DIR; a main() that
 #    returns 0 linked with libc only, with the libraries berth links, and with all of the
 #    Makefile's PKGS. Then small C probes, compiled here: SQLite's WAL header sync and the
-#    directory fsync; an inotify instance with a watch, and its close (what the waiter pays
-#    per wakeup); a run's directory and files; one scan of /proc/N/stat (signal_all).
+#    directory fsync; an inotify instance with a watch, and its close (what a waiter in
+#    another process pays per wakeup: berth run --wait itself is woken by a pipe from its
+#    supervisor); a run's directory and files; one scan of /proc/N/stat (signal_all).
 # 3. Timeline: BENCH_STRACE_RUNS (5) runs of one `berth run --wait` under
 #    strace -f [--seccomp-bpf] -tt -T -y -e trace=execve,clone,clone3,fork,vfork,wait4,
 #    inotify_add_watch,poll,openat,fsync,fdatasync,close; the phases are read from the
@@ -33,10 +37,8 @@
 #    more run under strace -y -T gives the time of the syscalls on /sys/fs/cgroup.
 # 4. Profile: `perf record -e cpu-clock --call-graph dwarf` over 10 launches (when perf can
 #    sample; hardware counters such as instructions are often missing in a VM, cpu-clock
-#    works there), inclusive shares of the functions that matter; then the same number of
-#    launches under `perf trace --no-inherit -e inotify_init1,close,exit_group`: the time
-#    berth run spends closing its inotify fds (local_wait_dir), against its whole life.
-# Knobs (environment): BENCH_RUNS (30), BENCH_WARMUP (3), BENCH_PART_RUNS (20),
+#    works there), inclusive shares of the functions that matter.
+# Knobs (environment): BENCH_RUNS (30), BENCH_ROUNDS (3), BENCH_WARMUP (3), BENCH_PART_RUNS (20),
 # BENCH_STRACE_RUNS (5), BENCH_PERF_LAUNCHES (10), BENCH_NO_PERF=1, BENCH_NO_STRACE=1,
 # BENCH_NO_HYPERFINE=1 (the date loop even where hyperfine is installed), OUT.
 # Exit status: 0, or 1 when a step failed (a run did not succeed, a tool failed).
@@ -44,6 +46,7 @@ set -eu -o pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${BENCH_RUNS:-30}
+ROUNDS=${BENCH_ROUNDS:-3}
 WARMUP=${BENCH_WARMUP:-3}
 PART_RUNS=${BENCH_PART_RUNS:-20}
 STRACE_RUNS=${BENCH_STRACE_RUNS:-5}
@@ -175,17 +178,26 @@ echo "$("$berth" --version 2>/dev/null | head -n1); $ncpu CPUs: $cpu_model"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- 1. latency ---------------------------------------------------------------------------------
-measure true "$RUNS" "" /bin/true
-true_med=$med
-rows+=("/bin/true|$med|$min|$max|$RUNS|/bin/true")
+# ROUNDS rounds, each of /bin/true and then every variant: a drift of this machine's speed
+# (a shared VM's often is) shows in all of them alike. A row pools every round's runs; the
+# overhead is the median of the rounds' own (variant median - /bin/true median).
 
-measure rlimits "$RUNS" "BERTH_HOME=$tmp/rlimits" "$berth" run "$spec" --wait
-check_runs "$tmp/rlimits" $((RUNS + WARMUP)) rlimits
-rl_med=$med
-rows+=("berth run --wait, no cgroup (rlimits)|$med|$min|$max|$RUNS|BERTH_CGROUP_ROOT=TMP/no-cgroup berth run SPEC --wait")
+# times_ms LABEL: each run's time in ms, one a line
+times_ms() {
+	if [ "$have_hf" = 1 ]; then
+		tr -d ' \n' <"$tmp/$1.json" | sed -n 's/.*"times":\[\([^]]*\)\].*/\1/p' | tr ',' '\n' |
+			awk 'NF {printf "%.4f\n", $1 * 1000}'
+	else
+		awk '{printf "%.4f\n", $1 / 1e6}' "$tmp/$1.ns"
+	fi
+}
+# med_of: "median min max" of the numbers on stdin
+med_of() {
+	sort -n | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.2f %.2f %.2f\n", m, v[1], v[NR]}'
+}
 
 cg_note=
-cg_med=
 if [ "$(id -u)" != 0 ]; then
 	cg_note="skipped: not root"
 elif [ -f /sys/fs/cgroup/cgroup.controllers ] && [ -w /sys/fs/cgroup ]; then
@@ -195,13 +207,35 @@ elif [ -d /sys/fs/cgroup/memory ] && [ -w /sys/fs/cgroup/memory ]; then
 else
 	cg_note="skipped: no writable cgroup tree under /sys/fs/cgroup"
 fi
+[ -z "$cg_note" ] || echo "-- cgroup variant $cg_note"
+variants="true rlimits"
+[ -n "$cg_note" ] || variants="$variants cgroup"
+for ((round = 1; round <= ROUNDS; round++)); do
+	measure "true-$round" "$RUNS" "" /bin/true
+	measure "rlimits-$round" "$RUNS" "BERTH_HOME=$tmp/rlimits" "$berth" run "$spec" --wait
+	[ -n "$cg_note" ] ||
+		measure "cgroup-$round" "$RUNS" "BERTH_HOME=$tmp/cgroup BERTH_CGROUP_ROOT=" "$berth" run "$spec" --wait
+done
+check_runs "$tmp/rlimits" $(((RUNS + WARMUP) * ROUNDS)) rlimits
+[ -n "$cg_note" ] || check_runs "$tmp/cgroup" $(((RUNS + WARMUP) * ROUNDS)) "cgroup $cg_ver"
+declare -A pooled over_rounds
+for v in $variants; do
+	pooled[$v]=$(for ((round = 1; round <= ROUNDS; round++)); do times_ms "$v-$round"; done | med_of)
+	[ "$v" = true ] && continue
+	over_rounds[$v]=$(for ((round = 1; round <= ROUNDS; round++)); do
+		a=$(times_ms "$v-$round" | med_of | cut -d' ' -f1)
+		b=$(times_ms "true-$round" | med_of | cut -d' ' -f1)
+		awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f\n", a - b}'
+	done | paste -sd' ' -)
+done
+read -r true_med min max <<<"${pooled[true]}"
+rows+=("/bin/true|$true_med|$min|$max|$((RUNS * ROUNDS))|/bin/true")
+read -r rl_med min max <<<"${pooled[rlimits]}"
+rows+=("berth run --wait, no cgroup (rlimits)|$rl_med|$min|$max|$((RUNS * ROUNDS))|BERTH_CGROUP_ROOT=TMP/no-cgroup berth run SPEC --wait")
+cg_med=
 if [ -z "$cg_note" ]; then
-	measure cgroup "$RUNS" "BERTH_HOME=$tmp/cgroup BERTH_CGROUP_ROOT=" "$berth" run "$spec" --wait
-	check_runs "$tmp/cgroup" $((RUNS + WARMUP)) "cgroup $cg_ver"
-	cg_med=$med
-	rows+=("berth run --wait, cgroup $cg_ver|$med|$min|$max|$RUNS|berth run SPEC --wait (BERTH_CGROUP_ROOT unset)")
-else
-	echo "-- cgroup variant $cg_note"
+	read -r cg_med min max <<<"${pooled[cgroup]}"
+	rows+=("berth run --wait, cgroup $cg_ver|$cg_med|$min|$max|$((RUNS * ROUNDS))|berth run SPEC --wait (BERTH_CGROUP_ROOT unset)")
 fi
 
 # ---- 2. parts -----------------------------------------------------------------------------------
@@ -433,28 +467,30 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 		awk -v spec="$spec" -v nlibs="$nlibs" '
 		function ts(s, a) { split(s, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
 		function dur(l) { return match(l, /<[0-9.]+>$/) ? substr(l, RSTART + 1, RLENGTH - 2) + 0 : 0 }
+		# first pass: who is the supervisor
+		NR == FNR { if (!spid && $0 ~ /execve\(.*"__supervise"/) spid = $1; next }
 		{
 			pid = $1; t = ts($2); l = $0
 			if (p0 == "") { p0 = pid; t0 = t }
 			if (pid == p0) {
 				if (!tspec && l ~ /openat\(/ && index(l, "\"" spec "\"")) tspec = t
 				if (!tdb && l ~ /openat\(.*berth\.db"/) tdb = t
-				if (!tnv0 && l ~ / clone3\(/) tnv0 = t
+				if (!tnv0 && l ~ / clone3?\(/ && tdb) tnv0 = t
 				if (l ~ / f(data)?sync\(/) { nsync++; syncs += dur(l) }
-				if (!tfork && l ~ / clone\(/) tfork = t
-				if (tfork && !tmid && l ~ /wait4/ && l ~ /= [0-9]+/) tmid = t
+				# the spawn: the clone that made the supervisor (posix_spawn), or the
+				# first one after the store open (the double fork)
+				if (!tfork && l ~ / clone3?\(/ && (l ~ ("= " spid "$") || l ~ ("= " spid " <"))) tfork = t
 				if (l ~ / poll\(\[/) npoll++
-				if (l ~ / close\([0-9]+<anon_inode:inotify>/) { nino++; inoc += dur(l) }
-				if (l ~ /<\.\.\. close resumed>/ && pendino) { inoc += dur(l); pendino = 0 }
-				if (l ~ / close\([0-9]+<anon_inode:inotify>.*<unfinished/) pendino = 1
+				if (l ~ / close\([0-9]+<anon_inode:inotify>/) nino++
 				if (l ~ /\+\+\+ exited/) tend = t
+				if (!tfirstclone && tdb && l ~ / clone3?\(/) tfirstclone = t
 			}
 			if (!nvpid && l ~ /execve\("[^"]*nvidia-smi"/) nvpid = pid
 			if (nvpid && pid == nvpid && l ~ /\+\+\+ exited/) tnv1 = t
-			if (!spid && l ~ /execve\(.*"__supervise"/) { spid = pid; tsexec = t }
+			if (spid && pid == spid && !tsexec && l ~ /execve\(.*"__supervise"/) tsexec = t
 			if (spid && pid == spid) {
 				if (!tsdb && l ~ /openat\(.*berth\.db"/) tsdb = t
-				if (!tcfork && l ~ / clone\(/) tcfork = t
+				if (!tcfork && tsdb && l ~ / clone3?\(/) tcfork = t
 				if (!tdone && l ~ /openat\(.*\/done"/) tdone = t
 				if (!tdone && l ~ / f(data)?sync\(/) { ssync++; ssyncs += dur(l) }
 				if (l ~ /\+\+\+ exited/) tsend = t
@@ -465,26 +501,26 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 		}
 		function ms(a, b) { return (b > 0 && a > 0) ? sprintf("%.2f", (b - a) * 1000) : "nan" }
 		END {
+			if (!tfork) tfork = tfirstclone
 			print "01 berth: exec to reading the spec (loader, " nlibs " libraries; policy)|" ms(t0, tspec)
 			print "02 berth: spec parse and plan, to the store open|" ms(tspec, tdb)
-			print "03 berth: store open, node detection, recover, schedule, submit (to the fork)|" ms(tdb, tfork)
-			print "04   of which the nvidia-smi probe (posix_spawnp through PATH)|" ms(tnv0, tnv1)
+			print "03 berth: store open, node detection, recover, schedule, submit (to the spawn)|" ms(tdb, tfork)
+			print "04   of which the nvidia-smi probe (posix_spawnp through PATH)|" (nvpid ? ms(tnv0, tnv1) : "nan")
 			print "05   of which fsync/fdatasync in berth (syscall time)|" sprintf("%.2f", syncs * 1000)
-			print "06 berth: double fork, until the middle process is reaped|" ms(tfork, tmid)
-			print "07 supervisor: fork to its execve|" ms(tfork, tsexec)
+			print "06 berth: spawn of the supervisor, to its execve (posix_spawn: berth run waits)|" ms(tfork, tsexec)
 			print "08 supervisor: execve to its store open (loader, " nlibs " libraries)|" ms(tsexec, tsdb)
 			print "09 supervisor: store open, record, log, to the fork of the command|" ms(tsdb, tcfork)
 			print "10 command: fork to execve of /bin/true|" ms(tcfork, tcexec)
 			print "11 command: /bin/true itself (execve to exit)|" ms(tcexec, tcexit)
 			print "12 supervisor: command exit to the done marker|" ms(tcexit, tdone)
-			print "13   /proc/N/stat files read there (signal_all, twice)|" nstat + 0
+			print "13   /proc/N/stat files read there (signal_all: none when the run left no process)|" nstat + 0
 			print "14   fsync/fdatasync in the supervisor before done (syscall time)|" sprintf("%.2f", ssyncs * 1000)
-			print "15 berth: done marker to exit (inotify wakeup, store read, exit)|" ms(tdone, tend)
+			print "15 berth: done marker to exit (the supervisor closes its pipe; store read, exit)|" ms(tdone, tend)
 			print "16 total: berth exec to berth exit|" ms(t0, tend)
 			print "17 berth wakeups (poll calls)|" npoll + 0
-			print "18 berth: time in close() of its inotify fds (one per wakeup)|" sprintf("%.2f", inoc * 1000)
-			print "19 after done, not waited for: supervisor tail (schedule, nvidia-smi, checkpoint)|" ms(tdone, tsend)
-		}' "$st" >>"$tmp/phases"
+			print "18 berth: inotify instances closed (none: the pipe wakes it)|" nino + 0
+			print "19 after done, not waited for: supervisor tail (a look at the queue)|" ms(tdone, tsend)
+		}' "$st" "$st" >>"$tmp/phases"
 	done
 	cp "$tmp/strace.1" "${OUT%.md}.strace.txt" 2>/dev/null || { mkdir -p "$(dirname "$OUT")"; cp "$tmp/strace.1" "${OUT%.md}.strace.txt"; }
 	while IFS= read -r key; do
@@ -578,38 +614,22 @@ else
 		"do_task_stat|incl: reading /proc/N/stat" "local_schedule_run|incl: local_schedule_run"; do
 		perf_rows+=("${s#*|}|$(share "${s%%|*}")")
 	done
-	# the waiter's inotify closes, with only berth run traced (--no-inherit): for each
-	# launch, the time in close() of the fds that inotify_init1 returned, and berth run's end
-	: >"$tmp/ino-close"
-	for ((i = 1; i <= PERF_LAUNCHES; i++)); do
-		BERTH_HOME=$pf_home perf trace --no-inherit -e inotify_init1,close,exit_group -o "$tmp/ptrace.$i" -- \
-			"$berth" run "$spec" --wait >/dev/null 2>&1 || die "berth run under perf trace failed"
-		awk 'function dur(l) { return match(l, /\( *[0-9.]+ ms\)/) ? substr(l, RSTART + 1, RLENGTH - 5) + 0 : 0 }
-			/inotify_init1\(/ && match($0, /= [0-9]+/) { ino = substr($0, RSTART + 2, RLENGTH - 2) + 0 }
-			/ close\(fd: [0-9]+/ { match($0, /fd: [0-9]+/); fd = substr($0, RSTART + 4, RLENGTH - 4) + 0
-				if (ino && fd == ino) { n++; if ($0 ~ /= 0/) t += dur($0); else pend = 1 } }
-			/\[continued\]: close\(\)/ && pend { t += dur($0); pend = 0 }
-			/exit_group/ { end = $1 + 0 }
-			END { printf "%.2f %.2f %d\n", t, end, n }' "$tmp/ptrace.$i" >>"$tmp/ino-close"
-	done
-	med_col() { sort -n -k"$1" "$tmp/ino-close" | awk -v c="$1" '{v[NR] = $c} END {printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-	ino_med=$(med_col 1) ino_end=$(med_col 2)
-	ino_range=$(sort -n -k1 "$tmp/ino-close" | awk '{v[NR] = $1} END {printf "%.2f .. %.2f", v[1], v[NR]}')
-	echo "-- berth run's inotify closes: median $ino_med ms per launch ($ino_range), of a median $ino_end ms from its start to its exit_group (perf trace)"
 	echo "-- perf: $nsamples samples of berth processes at 10 kHz over $PERF_LAUNCHES launches (${cpu_per} ms of CPU per launch)"
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- the table -------------------------------------------------------------------------------------
-over_rl=$(awk -v a="$rl_med" -v b="$true_med" 'BEGIN {printf "%.2f", a - b}')
+# the overhead: the median of the rounds' own
+mid() { tr ' ' '\n' <<<"$1" | med_of | cut -d' ' -f1; }
+over_rl=$(mid "${over_rounds[rlimits]}")
 over_cg=
-[ -z "$cg_med" ] || over_cg=$(awk -v a="$cg_med" -v b="$true_med" 'BEGIN {printf "%.2f", a - b}')
+[ -z "$cg_med" ] || over_cg=$(mid "${over_rounds[cgroup]}")
 {
 	echo "## Local launch latency"
 	echo
 	echo "- Machine: $ncpu CPUs ($cpu_model), $(uname -sr); $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- Build: \`make -j2\` (-O2), $("$berth" --version 2>/dev/null | head -n1)"
-	echo "- Command: \`bench/launch.sh\`; timing: \`$hf_cmd\`"
+	echo "- Command: \`bench/launch.sh\`; timing: \`$hf_cmd\`, $ROUNDS rounds of every row"
 	echo "- Spec: \`function: {name: t, image: x, command: [/bin/true]}\`, \`resources: {cpu: 100m, mem: 32Mi}\`; a fresh BERTH_HOME per variant"
 	echo
 	echo "| what | median ms | min ms | max ms | runs | command |"
@@ -618,9 +638,9 @@ over_cg=
 		IFS='|' read -r w m lo hi n c <<<"$r"
 		echo "| $w | $m | $lo | $hi | $n | \`$c\` |"
 	done
-	echo "| **overhead, no cgroup** (berth median - /bin/true median) | **$over_rl** | | | | target: 5 |"
+	echo "| **overhead, no cgroup** (median of the rounds' berth median - /bin/true median: ${over_rounds[rlimits]// /, }) | **$over_rl** | | | | target: 5 |"
 	if [ -n "$over_cg" ]; then
-		echo "| **overhead, cgroup $cg_ver** | **$over_cg** | | | | target: 5 |"
+		echo "| **overhead, cgroup $cg_ver** (the same: ${over_rounds[cgroup]// /, }) | **$over_cg** | | | | target: 5 |"
 	else
 		echo "| overhead, real cgroups | $cg_note | | | | |"
 	fi
@@ -635,7 +655,7 @@ over_cg=
 	done
 	echo "| nvidia-smi probe (get run ID, with - without) | $(awk -v a="$get_med" -v b="$nogpu_get_med" 'BEGIN {printf "%.2f", a - b}') | | | |"
 	echo "| fdatasync of a new file / fsync of its dir (what a new WAL costs) | $sync_file / $sync_dir | | | syncprobe (median of 21) |"
-	echo "| inotify_init1 + inotify_add_watch on a fresh dir / close of that fd (min .. max), one process each: what the waiter pays per wakeup | $ino_add / $ino_close ($ino_close_min .. $ino_close_max) | | | inoprobe (median of 21) |"
+	echo "| inotify_init1 + inotify_add_watch on a fresh dir / close of that fd (min .. max), one process each: what a waiter in another process (berth wait, berth logs -f) pays per wakeup; berth run --wait has its supervisor's pipe | $ino_add / $ino_close ($ino_close_min .. $ino_close_max) | | | inoprobe (median of 21) |"
 	echo "| mkdir runs/ID + create supervisor.log, log, done (the data dir is on $fs_type) | $inode_ms | | | inodeprobe (median of 21) |"
 	echo "| one scan of /proc/N/stat as signal_all does ($nprocs processes; the supervisor does 2 per run) | $scan_ms | | | procscan (median of 21) |"
 	if [ ${#strace_rows[@]} -gt 0 ]; then
@@ -656,13 +676,12 @@ over_cg=
 	fi
 	echo
 	if [ ${#perf_rows[@]} -gt 0 ]; then
-		echo "Profile: \`perf record -e cpu-clock -F 10000 --call-graph dwarf\` over $PERF_LAUNCHES launches; the berth processes (berth run, the middle process, the supervisors) took $nsamples samples, ${cpu_per} ms of CPU per launch (perf's own sampling inflates it). ${perf_note:+($perf_note.)} Share of those samples, self (by DSO) or inclusive (by function):"
+		echo "Profile: \`perf record -e cpu-clock -F 10000 --call-graph dwarf\` over $PERF_LAUNCHES launches; the berth processes (berth run and the supervisors) took $nsamples samples, ${cpu_per} ms of CPU per launch (perf's own sampling inflates it). ${perf_note:+($perf_note.)} Share of those samples, self (by DSO) or inclusive (by function):"
 		echo
 		echo "| where | % of berth's CPU |"
 		echo "|---|---|"
 		for r in "${perf_rows[@]}"; do echo "| ${r%%|*} | ${r##*|} |"; done
 		echo
-		echo "The waiter's inotify closes, untraced otherwise: \`perf trace --no-inherit -e inotify_init1,close,exit_group -- berth run SPEC --wait\` ($PERF_LAUNCHES launches; only berth run is traced): the time berth run spends in close() of the fds inotify_init1 gave it is **$ino_med ms** per launch (median; $ino_range), of a median $ino_end ms from its start to its exit."
 	else
 		echo "Profile: $perf_note"
 	fi
