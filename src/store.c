@@ -33,6 +33,9 @@ struct store {
 	stmt_slot cache[STMT_CACHE];
 	char *project;  /* the last project recorded through this handle */
 	int64_t busy_since; /* when the wait for another writer began (ms, monotonic) */
+	/* the SQL of a run's columns, written once (run_sql): "a, b, ...", the INSERT
+	 * and the UPDATE of every mutable column */
+	char *cols, *insert, *update;
 };
 
 /* sqlite3_prepare_v2's shape, from the cache when the text was seen */
@@ -188,6 +191,8 @@ static int busy_wait(void *ctx, int tries)
 	return 1;
 }
 
+static int run_sql(store *s);
+
 int store_open(store **out, const char *path, berth_error **err)
 {
 	*out = NULL;
@@ -221,6 +226,10 @@ int store_open(store **out, const char *path, berth_error **err)
 		store_close(s);
 		return -BERTH_EIO;
 	}
+	if (run_sql(s)) {
+		store_close(s);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
 	*out = s;
 	return 0;
 }
@@ -239,6 +248,9 @@ void store_close(store *s)
 		free(s->cache[i].sql);
 	}
 	sqlite3_close(s->db);
+	free(s->cols);
+	free(s->insert);
+	free(s->update);
 	free(s->project);
 	free(s->path);
 	free(s);
@@ -414,6 +426,24 @@ static int col_list(berth_buf *b, bool update)
 	return b->failed;
 }
 
+/* The SQL of a run's columns, once per handle: it costs more to write than to run. */
+static int run_sql(store *s)
+{
+	berth_buf cols = BERTH_BUF_INIT, ins = BERTH_BUF_INIT, upd = BERTH_BUF_INIT;
+	col_list(&cols, false);
+	berth_buf_printf(&ins, "INSERT INTO runs (%s) VALUES (", cols.data ? cols.data : "");
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
+		berth_buf_printf(&ins, "%s?%zu", i ? ", " : "", i + 1);
+	berth_buf_puts(&ins, ")");
+	berth_buf_puts(&upd, "UPDATE runs SET ");
+	col_list(&upd, true);
+	berth_buf_puts(&upd, " WHERE id = ?1");
+	s->cols = berth_buf_detach(&cols);
+	s->insert = berth_buf_detach(&ins);
+	s->update = berth_buf_detach(&upd);
+	return s->cols && s->insert && s->update ? 0 : -1;
+}
+
 static int prepare(store *s, berth_buf *sql, sqlite3_stmt **st, berth_error **err)
 {
 	if (sql->failed)
@@ -434,18 +464,10 @@ static int bind_all(sqlite3_stmt *st, const store_run *r, bool only_mutable)
 
 int store_run_insert(store *s, const store_run *r, berth_error **err)
 {
-	berth_buf sql = BERTH_BUF_INIT;
-	berth_buf_puts(&sql, "INSERT INTO runs (");
-	col_list(&sql, false);
-	berth_buf_puts(&sql, ") VALUES (");
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
-		berth_buf_printf(&sql, "%s?%zu", i ? ", " : "", i + 1);
-	berth_buf_puts(&sql, ")");
 	sqlite3_stmt *st = NULL;
-	int rc = prepare(s, &sql, &st, err);
-	berth_buf_release(&sql);
-	if (rc)
-		return rc;
+	if (stmt_get(s, s->insert, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	int rc = 0;
 	if (bind_all(st, r, false) || sqlite3_step(st) != SQLITE_DONE)
 		rc = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_PRIMARYKEY
 			     ? berth_fail(err, BERTH_EDUPLICATE, "a run with id \"%s\" exists already",
@@ -457,15 +479,10 @@ int store_run_insert(store *s, const store_run *r, berth_error **err)
 
 int store_run_update(store *s, const store_run *r, berth_error **err)
 {
-	berth_buf sql = BERTH_BUF_INIT;
-	berth_buf_puts(&sql, "UPDATE runs SET ");
-	col_list(&sql, true);
-	berth_buf_puts(&sql, " WHERE id = ?1");
 	sqlite3_stmt *st = NULL;
-	int rc = prepare(s, &sql, &st, err);
-	berth_buf_release(&sql);
-	if (rc)
-		return rc;
+	if (stmt_get(s, s->update, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	int rc = 0;
 	if (bind_all(st, r, true) || sqlite3_step(st) != SQLITE_DONE)
 		rc = db_fail(s, err, "updating a run");
 	stmt_put(s, st);
@@ -480,8 +497,9 @@ static int select_runs(store *s, const char *tail, int (*bind)(sqlite3_stmt *, c
 	*n = 0;
 	berth_buf sql = BERTH_BUF_INIT;
 	berth_buf_puts(&sql, "SELECT ");
-	col_list(&sql, false);
-	berth_buf_printf(&sql, ", rowid FROM runs %s", tail);
+	berth_buf_puts(&sql, s->cols);
+	berth_buf_puts(&sql, ", rowid FROM runs ");
+	berth_buf_puts(&sql, tail);
 	sqlite3_stmt *st = NULL;
 	int rc = prepare(s, &sql, &st, err);
 	berth_buf_release(&sql);
