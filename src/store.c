@@ -868,39 +868,39 @@ int store_select_tree(store *s, const char *sql, const store_arg *args, size_t n
 	return rc;
 }
 
-int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
-		      berth_error **err)
+/* The first column of the first row: a copy of its text, or its integer. */
+static int select_first(store *s, const char *sql, const store_arg *args, size_t nargs,
+			char **text, int64_t *num, berth_error **err)
 {
-	*out = NULL;
 	sqlite3_stmt *st;
 	int rc = prepare_args(s, sql, args, nargs, &st, err);
 	if (rc)
 		return rc;
 	int step = sqlite3_step(st);
 	if (step == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		if (!(*out = berth_strdup((const char *)sqlite3_column_text(st, 0))))
+		if (num)
+			*num = sqlite3_column_int64(st, 0);
+		else if (!(*text = berth_strdup((const char *)sqlite3_column_text(st, 0))))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	} else if (step != SQLITE_ROW && step != SQLITE_DONE)
+	} else if (step != SQLITE_ROW && step != SQLITE_DONE) {
 		rc = db_fail(s, err, "reading");
+	}
 	stmt_put(s, st);
 	return rc;
+}
+
+int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
+		      berth_error **err)
+{
+	*out = NULL;
+	return select_first(s, sql, args, nargs, out, NULL, err);
 }
 
 int store_select_int(store *s, const char *sql, const store_arg *args, size_t nargs, int64_t *out,
 		     berth_error **err)
 {
 	*out = 0;
-	sqlite3_stmt *st;
-	int rc = prepare_args(s, sql, args, nargs, &st, err);
-	if (rc)
-		return rc;
-	int step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	else if (step != SQLITE_DONE)
-		rc = db_fail(s, err, "reading");
-	stmt_put(s, st);
-	return rc;
+	return select_first(s, sql, args, nargs, NULL, out, err);
 }
 
 int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err)
