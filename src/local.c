@@ -688,7 +688,7 @@ static const local_user *user_of(berth_backend *b, uid_t uid)
 	free(u->name);
 	memset(u, 0, sizeof(*u));
 	struct passwd pw, *found = NULL;
-	char buf[4096];
+	char buf[16384]; /* glibc's own getpwuid starts at 1024 */
 	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) || !found)
 		return NULL;
 	u->home = berth_strdup(pw.pw_dir);
