@@ -140,7 +140,13 @@ measure() {
 				echo $((e - s)) >>"$tmp/$label.ns"
 			done
 		fi
-	) || die "timing $label failed"
+	) || {
+		# what went wrong: the runs of that home that did not succeed, and their reasons
+		local kv h=
+		for kv in $envs; do [ "${kv%%=*}" != BERTH_HOME ] || h=${kv#*=}; done
+		[ -z "$h" ] || BERTH_HOME=$h "$berth" get runs 2>&1 | awk 'NR == 1 || $3 != "Succeeded"' | head -5 >&2
+		die "timing $label failed"
+	}
 	if [ "$have_hf" = 1 ]; then
 		local j=$tmp/$label.json
 		med=$(sed -n 's/^ *"median": \([0-9.e+-]*\),*$/\1/p' "$j" | head -n1)

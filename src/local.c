@@ -58,7 +58,9 @@ int local_mkdirs(const char *path, mode_t mode)
 	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
 }
 
-int64_t local_proc_start(pid_t pid)
+/* A process's start time (field 22 of /proc/PID/stat), also for a zombie
+ * when zombies is set; -1 if there is no such process. */
+static int64_t proc_start(pid_t pid, bool zombies)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
@@ -73,11 +75,16 @@ int64_t local_proc_start(pid_t pid)
 	/* the command may hold spaces and parentheses: fields count from the last ')' */
 	char *p = strrchr(buf, ')');
 	/* a zombie is gone already: only its parent has not looked */
-	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+	if (!p || p[1] != ' ' || (!zombies && (p[2] == 'Z' || p[2] == 'X')))
 		return -1;
 	for (int field = 2; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	return p ? strtoll(p + 1, NULL, 10) : -1;
+}
+
+int64_t local_proc_start(pid_t pid)
+{
+	return proc_start(pid, false);
 }
 
 bool local_pid_is(int64_t pid, int64_t start)
@@ -649,11 +656,30 @@ out:
 		if (!local_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
 		    !local_mkdirs(dir, 0700))
 			sup = spawn_supervisor(b, admitted[i]);
-		int64_t start = sup > 0 ? local_proc_start(sup) : -1;
+#ifdef BERTH_FAULT_INJECTION
+		/* tests: the spawner is slow, so that a short run's supervisor ends first */
+		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
+		if (slow && sup > 0) {
+			long ms = strtol(slow, NULL, 10);
+			struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+			nanosleep(&ts, NULL);
+		}
+#endif
+		/* a short run's supervisor may be done and gone already: a zombie of this
+		 * process (posix_spawn) still has its start time */
+		int64_t start = sup > 0 ? proc_start(sup, true) : -1;
 		if (sup > 0 && start >= 0) {
 			store_run_set_supervisor(b->st, admitted[i], sup, start, NULL);
 			continue;
 		}
+		/* reaped already (the double fork): it recorded its end, or died, which
+		 * recovery sees; only a supervisor that never started fails the run here */
+		store_run *stored = NULL;
+		bool started = sup > 0 && !store_run_get(b->st, admitted[i], &stored, NULL) &&
+			       (stored->supervisor_pid == sup || berth_state_final(stored->info.state));
+		store_run_free(stored);
+		if (started)
+			continue;
 		/* it could not be started: it fails, and frees what it held */
 		store_run *r = NULL;
 		for (size_t k = 0; k < npending; k++)

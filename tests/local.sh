@@ -312,6 +312,19 @@ else
 	fail wait-pipe-not-inherited "the run's fds and BERTH_DONE_FD count: $(tr '\n' '|' <log 2>/dev/null)"
 fi
 
+# a supervisor done and gone before its spawner looks at it (a slow spawner, in test builds):
+# the run keeps its end, with --wait (the supervisor is a child of berth run) or without
+# (the double fork: init reaps it)
+spec quick 'true'
+w=$(BERTH_TEST_SPAWN_DELAY_MS=400 "$berth" run quick.yaml --wait 2>out)
+nw=$(BERTH_TEST_SPAWN_DELAY_MS=400 "$berth" run quick.yaml 2>>out)
+for _ in $(seq 50); do [ -e "$BERTH_HOME/runs/$nw/done" ] && break; sleep 0.1; done
+if [ "$(field "$w" state)" = Succeeded ] && [ "$(field "$nw" state)" = Succeeded ]; then
+	ok spawner-slower-than-the-run
+else
+	fail spawner-slower-than-the-run "with --wait $(field "$w" state): $(field "$w" reason); without $(field "$nw" state): $(field "$nw" reason)"
+fi
+
 # the supervisor killed while berth run --wait waits: the waiter recovers the run, and ends
 spec orphanwait 'sleep 3023'
 timeout 30 "$berth" run orphanwait.yaml --wait >id 2>out &
