@@ -41,12 +41,16 @@ typedef struct local_user {
 } local_user;
 
 /* A scheduling pass of the queue that started nothing: the free capacity it
- * had (cpu, mem, gpus, disk) and the newest run stored then. */
+ * had (cpu, mem, gpus, disk) and the store's data_version then. */
 typedef struct queue_pass {
 	bool valid;
 	int64_t fit[4];
-	int64_t newest;
+	int64_t version;
 } queue_pass;
+
+/* At most this many pipes from supervisors per handle (opts.waits); beyond,
+ * a waiter watches the run's directory. */
+#define LOCAL_MAX_WAITERS 256
 
 struct berth_backend {
 	const backend_ops *ops;

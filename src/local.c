@@ -357,7 +357,7 @@ static pid_t spawn_direct(const char *exe, char *const argv[], char *const envp[
  * returns its pid. Everything the children need is made before fork: a
  * server forks while other threads may hold malloc's locks, so between fork
  * and exec only async-signal-safe calls are made. */
-static pid_t spawn_supervisor(berth_backend *b, const char *id)
+static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
 {
 	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
 	if (local_path(diag_path, sizeof(diag_path), b->home, "runs/%s/supervisor.log", id))
@@ -385,8 +385,19 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 	/* the waiter's pipe: the supervisor holds its write end, and closes it
 	 * once the run is done */
 	int done[2] = {-1, -1};
-	if (b->waits && pipe2(done, O_CLOEXEC))
+	if (wait && b->nwaiters < LOCAL_MAX_WAITERS && pipe2(done, O_CLOEXEC))
 		done[0] = done[1] = -1;
+	/* the supervisor takes fds 0 to 2 for its own: its end must be above them
+	 * (a caller started with them closed gets them from pipe2) */
+	if (done[1] >= 0 && done[1] <= 2) {
+		int moved = fcntl(done[1], F_DUPFD_CLOEXEC, 3);
+		close(done[1]);
+		done[1] = moved;
+		if (moved < 0) {
+			close(done[0]);
+			done[0] = -1;
+		}
+	}
 	if (done[1] >= 0) {
 		snprintf(done_env, sizeof(done_env), "BERTH_DONE_FD=%d", done[1]);
 		envp[k++] = done_env;
@@ -466,8 +477,9 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id)
 
 struct local_waiter {
 	char *id;
-	int fd;      /* -1 once it said the supervisor is gone without a done marker */
-	pid_t child; /* the supervisor, when it is this process's child */
+	int fd;      /* -1 once it has said what it could */
+	pid_t child; /* the supervisor, when it is this process's child and not reaped */
+	bool done;   /* its run is done: kept only to reap the child */
 };
 
 static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
@@ -476,17 +488,37 @@ static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
 	if (!w)
 		return -1;
 	b->waiters = w;
-	if (!(w[b->nwaiters].id = berth_strdup(id)))
+	struct local_waiter *n = &w[b->nwaiters];
+	if (!(n->id = berth_strdup(id)))
 		return -1;
-	w[b->nwaiters].fd = fd;
-	w[b->nwaiters++].child = child;
+	n->fd = fd;
+	n->child = child;
+	n->done = false;
+	b->nwaiters++;
 	return 0;
+}
+
+/* Reaps the supervisors of done runs that have exited since (never waits). */
+static void reap_done(berth_backend *b)
+{
+	for (size_t i = 0; i < b->nwaiters;) {
+		struct local_waiter *w = &b->waiters[i];
+		if (w->child > 0 && waitpid(w->child, NULL, WNOHANG) != 0)
+			w->child = 0;
+		if (w->done && !w->child) {
+			free(w->id);
+			*w = b->waiters[--b->nwaiters];
+			continue;
+		}
+		i++;
+	}
 }
 
 int local_wait_done(berth_backend *b, const char *id, int ms)
 {
+	reap_done(b);
 	size_t i = 0;
-	while (i < b->nwaiters && strcmp(b->waiters[i].id, id))
+	while (i < b->nwaiters && (b->waiters[i].done || strcmp(b->waiters[i].id, id)))
 		i++;
 	if (i == b->nwaiters)
 		return -1;
@@ -500,25 +532,26 @@ int local_wait_done(berth_backend *b, const char *id, int ms)
 		w->fd = -1;
 		char done[4096];
 		if (local_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK) == 0) {
-			free(w->id);
-			*w = b->waiters[--b->nwaiters];
+			w->done = true;
+			reap_done(b);
 			return 1;
 		}
-		/* it died before the end: reap it if it is ours, so that recovery sees it gone */
-		if (w->child > 0)
-			while (waitpid(w->child, NULL, 0) < 0 && errno == EINTR)
-				;
 	} else {
-		/* not ours, and its parent has not reaped it yet */
+		/* it died: until it is reaped (by this process, or by init when it
+		 * is not ours) recovery takes it for alive */
 		struct timespec ts = {0, (ms < 100 ? ms : 100) * 1000000L};
 		nanosleep(&ts, NULL);
 	}
-	recover(b);
+	reap_done(b);
+	/* what it held is free: start what waits for it, as its supervisor would have */
+	if (recover(b) > 0)
+		local_schedule(b, NULL);
 	return 1;
 }
 
 void local_waiters_close(berth_backend *b)
 {
+	reap_done(b);
 	for (size_t i = 0; i < b->nwaiters; i++) {
 		if (b->waiters[i].fd >= 0)
 			close(b->waiters[i].fd);
@@ -549,12 +582,12 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 	size_t nadmitted = 0;
 	/* a pass of the queue with nothing queued takes no write lock (a read
 	 * needs none); what is queued after this read is placed by its submitter */
-	int64_t queued = 1;
-	if (!fresh)
-		store_select_int(b->st,
-				 "SELECT EXISTS (SELECT 1 FROM runs WHERE state = ?1 AND backend = 'local')",
-				 &STORE_I(BERTH_STATE_PENDING), 1, &queued, NULL);
-	if (!queued)
+	int64_t queued = 0;
+	if (!fresh &&
+	    !store_select_int(b->st,
+			      "SELECT EXISTS (SELECT 1 FROM runs WHERE state = ?1 AND backend = 'local')",
+			      &STORE_I(BERTH_STATE_PENDING), 1, &queued, NULL) &&
+	    !queued)
 		return 0;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
@@ -568,14 +601,17 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 		take_gpus(&f, running[i]->info.gpu_ids, 1);
 	}
 	int64_t fit[4] = {f.cpu_milli, f.mem, f.gpus, f.disk};
-	int64_t newest = 0;
+	int64_t version = -1;
 	if (!rc && !fresh) {
-		/* nothing can start that did not fit, with as much free or more, in
-		 * the last pass of this handle that started nothing, unless a run
-		 * was stored since: then the queue is not read at all */
-		store_select_int(b->st, "SELECT max(rowid) FROM runs", NULL, 0, &newest, NULL);
+		/* nothing can start that did not fit, with as much free or more, in the
+		 * last pass of this handle that started nothing, unless another process
+		 * wrote to the store since (data_version; what this handle writes itself
+		 * either starts a pass afresh, a submission, or frees capacity, which the
+		 * comparison sees): then the queue is not read at all */
+		if (store_select_int(b->st, "PRAGMA data_version", NULL, 0, &version, NULL))
+			version = -1;
 		queue_pass *last = &b->last_pass;
-		bool same = last->valid && newest == last->newest;
+		bool same = last->valid && version >= 0 && version == last->version;
 		for (int k = 0; same && k < 4; k++)
 			same = fit[k] <= last->fit[k];
 		/* only the queued runs that could start now are read: with a long
@@ -644,7 +680,7 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 	rc = store_commit(b->st, err);
 	/* what the next pass may skip (see above) */
 	b->last_pass.valid = !rc && !fresh && !nadmitted;
-	b->last_pass.newest = newest;
+	b->last_pass.version = version;
 	memcpy(b->last_pass.fit, fit, sizeof(fit));
 out:
 	if (rc)
@@ -655,7 +691,9 @@ out:
 		pid_t sup = -1;
 		if (!local_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
 		    !local_mkdirs(dir, 0700))
-			sup = spawn_supervisor(b, admitted[i]);
+			/* a waiting caller waits for what it submits, not for others' queued runs */
+			sup = spawn_supervisor(b, admitted[i],
+					       b->waits && fresh && admitted[i] == fresh->info.id);
 #ifdef BERTH_FAULT_INJECTION
 		/* tests: the spawner is slow, so that a short run's supervisor ends first */
 		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
@@ -704,24 +742,29 @@ out:
 /* ---- submit ---------------------------------------------------------------------- */
 
 /* The home and name of uid from the user database, looked up once per handle
- * and uid (the server submits every run as the same user). */
-static const local_user *user_of(berth_backend *b, uid_t uid)
+ * and uid (the server submits every run as the same user): *out is NULL when
+ * the database has no such user; -1 when out of memory. */
+static int user_of(berth_backend *b, uid_t uid, const local_user **out)
 {
 	local_user *u = &b->user;
-	if (u->known && u->uid == uid)
-		return u;
-	free(u->home);
-	free(u->name);
-	memset(u, 0, sizeof(*u));
-	struct passwd pw, *found = NULL;
-	char buf[16384]; /* glibc's own getpwuid starts at 1024 */
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) || !found)
-		return NULL;
-	u->home = berth_strdup(pw.pw_dir);
-	u->name = berth_strdup(pw.pw_name);
-	u->uid = uid;
-	u->known = u->home && u->name;
-	return u->known ? u : NULL;
+	*out = NULL;
+	if (!u->known || u->uid != uid) {
+		free(u->home);
+		free(u->name);
+		memset(u, 0, sizeof(*u));
+		struct passwd pw, *found = NULL;
+		char buf[16384]; /* glibc's own getpwuid starts at 1024 */
+		if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) || !found)
+			return 0;
+		u->home = berth_strdup(pw.pw_dir);
+		u->name = berth_strdup(pw.pw_name);
+		if (!u->home || !u->name)
+			return -1;
+		u->uid = uid;
+		u->known = true;
+	}
+	*out = u;
+	return 0;
 }
 
 static int add_env(berth_buf *env, const char *name, const char *value)
@@ -817,9 +860,11 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 		if (getenv(passed_env[i]))
 			add_env(&env, passed_env[i], getenv(passed_env[i]));
 	uid_t uid = s->run_as_user.set ? (uid_t)s->run_as_user.v : geteuid();
-	const local_user *u = user_of(b, uid);
-	add_env(&env, "HOME", u && u->home ? u->home : "/");
-	if (u && u->name)
+	const local_user *u;
+	if (user_of(b, uid, &u))
+		env.failed = -BERTH_ENOMEM;
+	add_env(&env, "HOME", u ? u->home : "/");
+	if (u)
 		add_env(&env, "USER", u->name);
 	for (size_t i = 0; i < s->envs.n; i++)
 		add_env(&env, s->envs.items[i].key.s, s->envs.items[i].value.s);

@@ -6,6 +6,7 @@
  * refuses names the field, the value, the rule and where the rule is
  * written. Every refusal is reported; none stops the others.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -170,8 +171,18 @@ int berth_run_id_new(char *buf, size_t len)
 	unsigned char rnd[10];
 	if (len < 11)
 		return -BERTH_EARG;
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		return -BERTH_EIO;
+	ssize_t n;
+	while ((n = getrandom(rnd, sizeof(rnd), GRND_NONBLOCK)) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(rnd)) {
+		/* no getrandom (ENOSYS), or the pool not ready at boot (EAGAIN) */
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, rnd, sizeof(rnd));
+		if (fd >= 0)
+			close(fd);
+		if (n != (ssize_t)sizeof(rnd))
+			return -BERTH_EIO;
+	}
 	/* a letter first, so that the id also makes a valid DNS-1035 name */
 	buf[0] = alphabet[rnd[0] % 26];
 	for (size_t i = 1; i < sizeof(rnd); i++)
@@ -809,7 +820,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 		}
 	} else if (berth_run_id_new(idbuf, sizeof(idbuf)) < 0) {
 		berth_policy_free(builtin);
-		return berth_fail(err, BERTH_EIO, "cannot make a run id: no random bytes from the kernel (getrandom)");
+		return berth_fail(err, BERTH_EIO, "cannot make a run id: no random bytes (getrandom, /dev/urandom)");
 	} else {
 		id = idbuf;
 	}

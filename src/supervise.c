@@ -913,10 +913,11 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	store_run_free(s.r);
 	/* what this run held is free: start what waits for it, if anything does */
 	char *queued = NULL;
-	store_select_text(s.st, "SELECT id FROM runs WHERE state = ?1 AND backend = 'local' LIMIT 1",
-			  &STORE_I(BERTH_STATE_PENDING), 1, &queued, NULL);
+	int unread = store_select_text(s.st,
+				       "SELECT id FROM runs WHERE state = ?1 AND backend = 'local' LIMIT 1",
+				       &STORE_I(BERTH_STATE_PENDING), 1, &queued, NULL);
 	store_close(s.st);
-	if (!queued)
+	if (!queued && !unread) /* when the read failed, the backend's open looks */
 		return 0;
 	free(queued);
 	berth_backend *b = NULL;
