@@ -576,8 +576,8 @@ int local_schedule(berth_backend *b, berth_error **err)
  */
 int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 {
-	store_run **running = NULL, **pending = NULL;
-	size_t nrunning = 0, npending = 0;
+	store_run **pending = NULL;
+	size_t npending = 0;
 	char **admitted = NULL;
 	size_t nadmitted = 0;
 	/* a pass of the queue with nothing queued takes no write lock (a read
@@ -591,15 +591,14 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 		return 0;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
-	int rc = store_run_list(b->st, "local", BERTH_STATE_RUNNING, true, &running, &nrunning, err);
-	freecap f = {b->node.cpu_milli, b->node.mem, b->node.gpus, b->node.disk, {0}};
-	for (size_t i = 0; !rc && i < nrunning; i++) {
-		f.cpu_milli -= running[i]->info.cpu_milli;
-		f.mem -= running[i]->info.mem;
-		f.gpus -= running[i]->info.gpus;
-		f.disk -= running[i]->info.disk;
-		take_gpus(&f, running[i]->info.gpu_ids, 1);
-	}
+	/* what the running runs hold: their sums, and the GPUs by id */
+	int64_t held[4] = {0};
+	char *gpu_ids = NULL;
+	int rc = store_running(b->st, "local", held, &gpu_ids, err);
+	freecap f = {b->node.cpu_milli - held[0], b->node.mem - held[1], b->node.gpus - held[2],
+		     b->node.disk - held[3], {0}};
+	take_gpus(&f, gpu_ids, 1);
+	free(gpu_ids);
 	int64_t fit[4] = {f.cpu_milli, f.mem, f.gpus, f.disk};
 	int64_t version = -1;
 	if (!rc && !fresh) {
@@ -622,13 +621,11 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 		if (!same)
 			rc = store_run_query(b->st, &q, &pending, &npending, err);
 	}
+	/* a run being submitted is placed first, then stored once, as placed */
 	if (!rc && fresh) {
-		rc = store_run_insert(b->st, fresh, err);
-		if (!rc)
-			store_event(b->st, fresh->info.id, "Submitted", NULL);
-		if (!rc && !(pending = berth_calloc(1, sizeof(*pending))))
+		if (!(pending = berth_calloc(1, sizeof(*pending))))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-		if (!rc)
+		else
 			pending[npending++] = fresh;
 	}
 	if (rc)
@@ -645,7 +642,7 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 			if (why && (!r->info.reason || strcmp(why, r->info.reason))) {
 				free(r->info.reason);
 				r->info.reason = why;
-				if ((rc = store_run_update(b->st, r, err)))
+				if (r != fresh && (rc = store_run_update(b->st, r, err)))
 					goto out;
 			} else
 				free(why);
@@ -673,9 +670,14 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 		r->info.reason = NULL;
 		r->info.state = BERTH_STATE_RUNNING;
 		r->info.started = now;
-		if ((rc = store_run_update(b->st, r, err)))
+		if (r != fresh && (rc = store_run_update(b->st, r, err)))
 			goto out;
 		admitted[nadmitted++] = r->info.id;
+	}
+	if (fresh) {
+		if ((rc = store_run_insert(b->st, fresh, err)))
+			goto out;
+		store_event(b->st, fresh->info.id, "Submitted", NULL);
 	}
 	rc = store_commit(b->st, err);
 	/* what the next pass may skip (see above) */
@@ -732,7 +734,6 @@ out:
 		local_mark_done(b->home, r->info.id);
 	}
 	free(admitted);
-	store_run_list_free(running, nrunning);
 	if (fresh && npending)
 		pending[0] = NULL; /* the caller's */
 	store_run_list_free(pending, npending);

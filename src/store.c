@@ -903,6 +903,30 @@ int store_select_int(store *s, const char *sql, const store_arg *args, size_t na
 	return select_first(s, sql, args, nargs, NULL, out, err);
 }
 
+int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids, berth_error **err)
+{
+	*gpu_ids = NULL;
+	sqlite3_stmt *st;
+	store_arg args[] = {STORE_I(BERTH_STATE_RUNNING), STORE_S(backend)};
+	int rc = prepare_args(s,
+			      "SELECT TOTAL(cpu_milli), TOTAL(mem), TOTAL(gpus), TOTAL(disk),"
+			      " group_concat(gpu_ids, ',') FROM runs WHERE state = ?1 AND backend = ?2",
+			      args, 2, &st, err);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < 4; i++)
+			sum[i] = sqlite3_column_int64(st, i);
+		const char *ids = (const char *)sqlite3_column_text(st, 4);
+		if (ids && !(*gpu_ids = berth_strdup(ids)))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	} else {
+		rc = db_fail(s, err, "reading the running runs");
+	}
+	stmt_put(s, st);
+	return rc;
+}
+
 int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err)
 {
 	sqlite3_stmt *st;
