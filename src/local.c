@@ -353,9 +353,11 @@ static pid_t spawn_direct(const char *exe, char *const argv[], char *const envp[
 	return pid;
 }
 
-/* Starts `berth __supervise ID` as a daemon (double fork, own session) and
- * returns its pid. Everything the children need is made before fork: a
- * server forks while other threads may hold malloc's locks, so between fork
+/* Starts `berth __supervise ID` in a session of its own and returns its pid:
+ * with wait (a caller that waits for this run), as its child, by posix_spawn,
+ * with the pipe that says when the run is done; else, and when that fails, as
+ * a daemon (double fork). Everything the children need is made before fork:
+ * a server forks while other threads may hold malloc's locks, so between fork
  * and exec only async-signal-safe calls are made. */
 static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
 {
