@@ -513,6 +513,33 @@ else
 	fail kill9-every-accepted-run-ends "$n accepted, $missing missing, $unfinished not final"
 fi
 stop_server
+
+# ---- a queued run starts by the server's own pass when a running run's supervisor dies, with
+# nothing else writing to the store (the pass over the queue is skipped only while nothing
+# can start: no more free capacity than at its last pass, and no other writer since)
+start --insecure-local
+post_json() { curl -s -X POST -H 'Content-Type: application/json' --data-binary "$1" "$url/api/v1/runs" | json 'd["id"]'; }
+hold=$(post_json '{"function": {"name": "hold", "command": ["sleep", "3600.52"]}, "resources": {"cpu": "2"}}')
+nxt=$(post_json '{"function": {"name": "next", "command": ["true"]}, "resources": {"cpu": "1"}}')
+call GET "/api/v1/runs/$nxt" >/dev/null
+queued=$(json 'd["state"]' <"$tmp/body" 2>/dev/null)
+sleep 5.5 # one pass of the server over the queue, which can start nothing
+pkill -9 -f "__supervise $hold"
+pkill -9 -f 'sleep 3600.52'
+for _ in $(seq 150); do
+	call GET "/api/v1/runs/$nxt" >/dev/null
+	s=$(json 'd["state"]' <"$tmp/body" 2>/dev/null)
+	[ "$s" = Succeeded ] && break
+	sleep 0.1
+done
+call GET "/api/v1/runs/$hold" >/dev/null
+h=$(json 'd["state"]' <"$tmp/body" 2>/dev/null)
+if [ "$queued" = Pending ] && [ "$s" = Succeeded ] && [ "$h" = Failed ]; then
+	ok queue-started-by-the-server-after-a-dead-supervisor
+else
+	fail queue-started-by-the-server-after-a-dead-supervisor "queued run: $queued, then $s after 15 s; the held run: $h"
+fi
+stop_server
 if grep -qi "sanitizer\|runtime error" "$tmp"/serve.*.log; then
 	fail server-clean "$(grep -i -m3 'sanitizer\|runtime error' "$tmp"/serve.*.log)"
 else
