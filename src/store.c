@@ -411,17 +411,32 @@ static int read_col(sqlite3_stmt *st, int i, store_run *r, const run_col *c)
 	return -1;
 }
 
-/* "a, b, c" of every column (or of the mutable ones as "a = ?1, ..."). */
+/* "?N": the parameter of column i */
+static void param(berth_buf *b, size_t i)
+{
+	char n[24];
+	size_t len = 0;
+	for (size_t v = i + 1; v; v /= 10)
+		n[sizeof(n) - ++len] = (char)('0' + v % 10);
+	berth_buf_append(b, "?", 1);
+	berth_buf_append(b, n + sizeof(n) - len, len);
+}
+
+/* "a, b, c" of every column (or of the mutable ones as "a = ?1, ..."). Every
+ * berth process writes these once, at its store's open: no printf. */
 static int col_list(berth_buf *b, bool update)
 {
 	int k = 0;
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++) {
 		if (update && !run_cols[i].mutable)
 			continue;
-		if (update)
-			berth_buf_printf(b, "%s%s = ?%zu", k++ ? ", " : "", run_cols[i].name, i + 1);
-		else
-			berth_buf_printf(b, "%s%s", k++ ? ", " : "", run_cols[i].name);
+		if (k++)
+			berth_buf_append(b, ", ", 2);
+		berth_buf_puts(b, run_cols[i].name);
+		if (update) {
+			berth_buf_append(b, " = ", 3);
+			param(b, i);
+		}
 	}
 	return b->failed;
 }
@@ -431,9 +446,14 @@ static int run_sql(store *s)
 {
 	berth_buf cols = BERTH_BUF_INIT, ins = BERTH_BUF_INIT, upd = BERTH_BUF_INIT;
 	col_list(&cols, false);
-	berth_buf_printf(&ins, "INSERT INTO runs (%s) VALUES (", cols.data ? cols.data : "");
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
-		berth_buf_printf(&ins, "%s?%zu", i ? ", " : "", i + 1);
+	berth_buf_puts(&ins, "INSERT INTO runs (");
+	berth_buf_puts(&ins, cols.data ? cols.data : "");
+	berth_buf_puts(&ins, ") VALUES (");
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++) {
+		if (i)
+			berth_buf_append(&ins, ", ", 2);
+		param(&ins, i);
+	}
 	berth_buf_puts(&ins, ")");
 	berth_buf_puts(&upd, "UPDATE runs SET ");
 	col_list(&upd, true);
