@@ -300,37 +300,49 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 	char dir[4096];
 	local_path(dir, sizeof(dir), b->home, "runs/%s", id);
 	int64_t deadline = timeout_ms < 0 ? -1 : store_now_ms() + timeout_ms;
+	/* a local run without a pipe from its supervisor: its directory is
+	 * watched, from before the first read of its record */
+	local_watch w = {.fd = -1};
+	if (!ops->wait && local_wait_done(b, id, 0) < 0)
+		local_watch_open(&w, dir);
+	int rc;
 	for (;;) {
 		berth_run_info *i;
-		int rc = backend_get_stored(b, id, &i, err);
-		if (rc)
-			return rc;
+		if ((rc = backend_get_stored(b, id, &i, err)))
+			break;
 		if (berth_state_final(i->state)) {
 			if (out)
 				*out = i;
 			else
 				berth_run_info_free(i);
-			return 0;
+			break;
 		}
 		berth_run_info_free(i);
 		int64_t left = deadline < 0 ? 1000 : deadline - store_now_ms();
-		if (left <= 0)
-			return berth_fail(err, BERTH_ERANGE, "run \"%s\" is not finished after %lld ms", id,
-					  (long long)timeout_ms);
+		if (left <= 0) {
+			rc = berth_fail(err, BERTH_ERANGE, "run \"%s\" is not finished after %lld ms", id,
+					(long long)timeout_ms);
+			break;
+		}
 		if (!ops->wait) {
 			int ms = left > 1000 ? 1000 : (int)left;
-			if (local_wait_done(b, id, ms) < 0)
-				local_wait_dir(dir, ms);
+			if (local_wait_done(b, id, ms) < 0) {
+				if (w.fd < 0)
+					local_watch_open(&w, dir);
+				local_watch_wait(&w, ms);
+			}
 			continue;
 		}
 		berth_error *e = NULL;
 		rc = ops->wait(b, id, deadline < 0 ? -1 : left, &e);
 		if (rc && rc != -BERTH_ERANGE) {
 			berth_error_move(err, e);
-			return rc;
+			break;
 		}
 		berth_error_free(e); /* a time limit: the record decides */
 	}
+	local_watch_close(&w);
+	return rc;
 }
 
 /* ---- secrets and usage ---------------------------------------------------------------- */

@@ -118,8 +118,21 @@ int local_mkdirs(const char *path, mode_t mode);
 int64_t local_proc_start(pid_t pid);
 bool local_pid_is(int64_t pid, int64_t start);
 void local_mark_done(const char *home, const char *id);
-/* Waits up to ms for a file to be created or written in dir. */
-int local_wait_dir(const char *dir, int ms);
+/* A watch (inotify) on a run's directory, for a whole wait: made before the
+ * first look at what it watches, so that nothing done after that look is
+ * missed, and closed once. Closing an instance that still has a watch waits
+ * for the kernel (an SRCU grace period, 6 to 16 ms here): one per wakeup was
+ * most of the time of a `logs -f`. Without inotify, a wait sleeps. */
+typedef struct local_watch {
+	int fd;         /* -1: no inotify */
+	int wd;         /* on dir, or on its parent until dir exists */
+	bool on_parent;
+	const char *dir;
+} local_watch;
+void local_watch_open(local_watch *w, const char *dir);
+/* Up to ms for a file to be created or written there. */
+void local_watch_wait(local_watch *w, int ms);
+void local_watch_close(local_watch *w);
 /* Waits up to ms for the end of run id, through the pipe from the supervisor
  * this handle started for it (opts.waits): 1 when that supervisor is done, or
  * died (then its run is recovered, as on open), 0 when ms passed, -1 when

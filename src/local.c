@@ -1040,32 +1040,64 @@ static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, 
 	return rc;
 }
 
-/* Waits up to ms for something to happen in dir (a file created or written). */
-int local_wait_dir(const char *dir, int ms)
+void local_watch_open(local_watch *w, const char *dir)
 {
-	int fd = inotify_init1(IN_CLOEXEC);
-	int wd = fd < 0 ? -1 : inotify_add_watch(fd, dir, IN_CREATE | IN_MODIFY | IN_MOVED_TO);
-	if (wd < 0 && fd >= 0 && errno == ENOENT) {
+	w->dir = dir;
+	w->on_parent = false;
+	w->wd = -1;
+	w->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (w->fd < 0)
+		return;
+	w->wd = inotify_add_watch(w->fd, dir, IN_CREATE | IN_MODIFY | IN_MOVED_TO);
+	if (w->wd < 0 && errno == ENOENT) {
 		/* not made yet (a queued run): its parent says when it is */
 		char parent[4096];
 		snprintf(parent, sizeof(parent), "%s", dir);
 		char *slash = strrchr(parent, '/');
 		if (slash && slash != parent) {
 			*slash = '\0';
-			wd = inotify_add_watch(fd, parent, IN_CREATE | IN_MOVED_TO);
+			w->wd = inotify_add_watch(w->fd, parent, IN_CREATE | IN_MOVED_TO);
+			w->on_parent = w->wd >= 0;
 		}
 	}
-	if (fd < 0 || wd < 0) {
-		if (fd >= 0)
-			close(fd);
+	if (w->wd < 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+}
+
+void local_watch_wait(local_watch *w, int ms)
+{
+	if (w->fd < 0) {
 		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 		nanosleep(&ts, NULL);
-		return 0;
+		return;
 	}
-	struct pollfd p = {fd, POLLIN, 0};
-	int rc = poll(&p, 1, ms);
-	close(fd);
-	return rc;
+	struct pollfd p = {w->fd, POLLIN, 0};
+	if (poll(&p, 1, ms) > 0) {
+		char ev[4096];
+		while (read(w->fd, ev, sizeof(ev)) > 0)
+			;
+	}
+	/* the run's directory made since: watch it instead of its parent */
+	if (w->on_parent) {
+		int wd = inotify_add_watch(w->fd, w->dir, IN_CREATE | IN_MODIFY | IN_MOVED_TO);
+		if (wd >= 0) {
+			inotify_rm_watch(w->fd, w->wd);
+			w->wd = wd;
+			w->on_parent = false;
+		}
+	}
+}
+
+void local_watch_close(local_watch *w)
+{
+	if (w->fd < 0)
+		return;
+	/* without its watch, the instance closes without waiting for the kernel */
+	inotify_rm_watch(w->fd, w->wd);
+	close(w->fd);
+	w->fd = -1;
 }
 
 static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
@@ -1080,6 +1112,11 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 	local_path(done, sizeof(done), b->home, "runs/%s/done", id);
 	int fd = -1;
 	char buf[65536];
+	/* one watch for the whole follow, made before the first read: nothing
+	 * written after that read is missed */
+	local_watch w = {.fd = -1};
+	if (follow)
+		local_watch_open(&w, dir);
 	for (;;) {
 		/* the file appears when the run starts */
 		if (fd < 0)
@@ -1108,8 +1145,9 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 					break;
 			break;
 		}
-		local_wait_dir(dir, 1000);
+		local_watch_wait(&w, 1000);
 	}
+	local_watch_close(&w);
 	if (fd >= 0)
 		close(fd);
 	store_run_free(r);

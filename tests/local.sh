@@ -116,6 +116,20 @@ else
 	fail queue-one-after-the-other "a finished $af, b started $bs, c (high) started $cs: $reason"
 fi
 
+# --wait on a run that queues: no pipe from a supervisor (another one starts it), so the
+# waiter watches runs/ until the run's directory is made, then the directory
+spec qhold 'sleep 0.5' 'resources: {cpu: "2"}'
+spec qwait 'echo waited' 'resources: {cpu: "2"}'
+"$berth" run qhold.yaml >/dev/null 2>&1
+id=$(timeout 30 "$berth" run qwait.yaml --wait 2>out)
+st=$?
+if [ $st = 0 ] && [ "$(field "$id" state)" = Succeeded ] && grep -q 'Pending: waiting for capacity' out &&
+	grep -q 'Succeeded' out; then
+	ok wait-for-a-queued-run
+else
+	fail wait-for-a-queued-run "status $st (124: still waiting after 30 s), $(field "$id" state)"
+fi
+
 # the end of a run starts the next one by itself: no berth command in between (only files are read)
 spec tail1 'sleep 0.5' 'resources: {cpu: "2"}'
 spec tail2 'true' 'resources: {cpu: "2"}'
