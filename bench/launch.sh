@@ -383,7 +383,7 @@ cc -O2 -o "$tmp/procscan" "$tmp/procscan.c"
 read -r scan_ms nprocs < <("$tmp/procscan")
 echo "-- one scan of /proc/N/stat as signal_all does: $scan_ms ms ($nprocs processes; median of 21)"
 
-# what berth_backend_wait pays per wakeup (local_wait_dir, src/local.c): a new inotify
+# what a waiter paid per wakeup before local_watch (src/local.c): a new inotify
 # instance, a watch on the run's directory, and its close; one process per sample, as in berth
 cat >"$tmp/inoprobe.c" <<'EOF'
 #define _GNU_SOURCE

@@ -584,12 +584,7 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 	size_t nadmitted = 0;
 	/* a pass of the queue with nothing queued takes no write lock (a read
 	 * needs none); what is queued after this read is placed by its submitter */
-	int64_t queued = 0;
-	if (!fresh &&
-	    !store_select_int(b->st,
-			      "SELECT EXISTS (SELECT 1 FROM runs WHERE state = ?1 AND backend = 'local')",
-			      &STORE_I(BERTH_STATE_PENDING), 1, &queued, NULL) &&
-	    !queued)
+	if (!fresh && !store_queued(b->st, "local"))
 		return 0;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;

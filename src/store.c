@@ -923,6 +923,16 @@ int store_select_int(store *s, const char *sql, const store_arg *args, size_t na
 	return select_first(s, sql, args, nargs, NULL, out, err);
 }
 
+int store_queued(store *s, const char *backend)
+{
+	int64_t any = 1;
+	store_arg args[] = {STORE_I(BERTH_STATE_PENDING), STORE_S(backend)};
+	if (store_select_int(s, "SELECT EXISTS (SELECT 1 FROM runs WHERE state = ?1 AND backend = ?2)",
+			     args, 2, &any, NULL))
+		return 1; /* unread: a reader looks */
+	return any != 0;
+}
+
 int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids, berth_error **err)
 {
 	*gpu_ids = NULL;

@@ -91,6 +91,9 @@ int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t star
 int store_project_add(store *s, const char *name, berth_error **err);
 
 /* What the project's Pending and Running runs ask for: cpu milli, mem, gpus, runs. */
+/* Whether any run of backend is queued (Pending), read from the queue index
+ * with no write lock; 1 when the store cannot say. */
+int store_queued(store *s, const char *backend);
 /* What the running runs of backend hold: the sums of cpu_milli, mem, gpus and
  * disk, and their GPU ids joined with commas (*gpu_ids NULL when none). */
 int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids, berth_error **err);

@@ -378,7 +378,6 @@ static void child_fail(int errp, int step, int e)
 
 enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT };
 
-/* Starts the command; returns its pid, or -1 with the reason in why. */
 /* Closes every fd from lo up but keep (-1: none); with cloexec, marks them
  * close-on-exec instead. Without close_range (Linux < 5.9), one by one. */
 static void close_from(int lo, int keep, bool cloexec)
@@ -399,6 +398,7 @@ static void close_from(int lo, int keep, bool cloexec)
 		}
 }
 
+/* Starts the command; returns its pid, or -1 with the reason in why. */
 static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 		   const size_t *secret_lens, berth_buf *why)
 {
@@ -912,14 +912,10 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	free(s.vols);
 	store_run_free(s.r);
 	/* what this run held is free: start what waits for it, if anything does */
-	char *queued = NULL;
-	int unread = store_select_text(s.st,
-				       "SELECT id FROM runs WHERE state = ?1 AND backend = 'local' LIMIT 1",
-				       &STORE_I(BERTH_STATE_PENDING), 1, &queued, NULL);
+	bool queued = store_queued(s.st, "local");
 	store_close(s.st);
-	if (!queued && !unread) /* when the read failed, the backend's open looks */
+	if (!queued)
 		return 0;
-	free(queued);
 	berth_backend *b = NULL;
 	berth_policy *policy = NULL;
 	berth_backend_opts o = {.home = home};
