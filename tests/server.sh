@@ -166,6 +166,18 @@ else
 fi
 "$berth" get runs -o json >out 2>&1
 if grep -q '"name": "bad' out; then fail 422-nothing-created "a refused run was stored"; else ok 422-nothing-created; fi
+# a spec that is not YAML is refused by the parse, before the store's lock is taken: its place,
+# nothing stored, and the server goes on answering
+printf 'function:\n  name: broken\n  command: [x\n' >broken.yaml
+st=$(call -t "$usera" POST '/api/v1/runs?file=broken.yaml' --data-binary @broken.yaml)
+where=$(json 'd["error"]["problems"][0]["file"] + " " + str(d["error"]["problems"][0]["line"])' <body 2>/dev/null)
+st2=$(call GET /healthz)
+"$berth" get runs -o json >out 2>&1
+if [ "$st" = 422 ] && [ "$where" = "broken.yaml 4" ] && [ "$st2" = 200 ] && ! grep -q '"name": "broken' out; then
+	ok post-runs-syntax-error
+else
+	fail post-runs-syntax-error "status $st at $where, then $st2"
+fi
 
 # ---- what the web UI asks besides runs: parse, validate with warnings, its files -------
 printf 'function: {name: p, command: [a, "1"]}\nresources: {cpu: 2, mem: "1Gi"}\nlabels: {x: true}\n' >parse.yaml
