@@ -375,6 +375,31 @@ else
 	echo "skip local cgroup-v2-oom (this host has no cgroup v2 memory controller; the v2 writer is tested in test_cgroup)"
 fi
 
+# ---- a store of schema 3 (before the queue index held the fit columns) is migrated on open --------
+mig=$tmp/migrate-home
+BERTH_HOME=$mig "$berth" run hello.yaml --wait >/dev/null 2>&1
+python3 - "$mig/berth.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("DROP INDEX runs_queue; CREATE INDEX runs_queue ON runs(state, priority DESC, created);"
+                 "PRAGMA user_version = 3;")
+db.close()
+PY
+n3=$(BERTH_HOME=$mig "$berth" get runs 2>out | awk 'NR > 1' | wc -l)
+read -r v idx < <(python3 - "$mig/berth.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+v = db.execute("PRAGMA user_version").fetchone()[0]
+cols = [r[2] for r in db.execute("PRAGMA index_info(runs_queue)")]
+print(v, ",".join(cols))
+PY
+)
+if [ "$n3" = 1 ] && [ "$v" = 4 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
+	ok store-migrated-from-schema-3
+else
+	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"
+fi
+
 # ---- get: filters and formats ------------------------------------------------------------------------------
 "$berth" get runs --state Succeeded >out
 if grep -q ' hello-' out && ! grep -q ' oom-' out && "$berth" get runs -o json | grep -q '"state": "Failed"' &&
