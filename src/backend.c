@@ -18,6 +18,7 @@
 #include "policy_internal.h"
 #include "emit.h"
 #include "internal.h"
+#include "names.h"
 #include "secret.h"
 
 static const char *const state_names[] = {"Pending", "Running", "Succeeded", "Failed", "Stopped"};
@@ -353,21 +354,10 @@ int berth_backend_secret_names(berth_backend *b, const char *project, char ***na
 	return store_secret_names(b->st, project, names, n, err);
 }
 
-static const char *check_secret_name(const char *name)
-{
-	if (!*name || strlen(name) > 253)
-		return "must be 1 to 253 characters";
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '-' || *p == '_' || *p == '.'))
-			return "may hold only letters, digits, '-', '_' and '.' (a Secret key)";
-	return NULL;
-}
-
 int berth_backend_secret_set(berth_backend *b, const char *project, const char *name,
 			     const char *value, size_t len, berth_error **err)
 {
-	const char *why = check_secret_name(name);
+	const char *why = berth_check_secret_key(name);
 	if (why)
 		return berth_fail(err, BERTH_EINVALID, "secret name \"%s\" %s", name, why);
 	unsigned char key[SECRET_KEY_BYTES], *sealed;

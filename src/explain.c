@@ -325,6 +325,7 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 		o_str(b, r, "priorityClassName", run->priority_class_name);
 	if (run->gpu_resource)
 		o_str(b, r, "gpu resource", run->gpu_resource);
+	o_strf(b, r, "pids max", "%lld", (long long)run->pids_max);
 	o_str(b, r, "status", berth_error_errors(problems) ? "refused" : "accepted");
 	if (run->profile && run->given) {
 		/* what the user wrote, where a profile may have replaced it */

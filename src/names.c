@@ -106,6 +106,8 @@ const char *berth_check_env_name(const char *s)
 		return "must not be empty";
 	if (s[0] >= '0' && s[0] <= '9')
 		return "must not start with a digit";
+	if (strchr(s, '='))
+		return "must not contain '=' (it ends a name in the environment)";
 	for (const char *p = s; *p; p++)
 		if (!is_alnum(*p) && *p != '_' && *p != '-' && *p != '.')
 			return "must consist of letters, digits, '_', '-' and '.'";
@@ -128,6 +130,30 @@ const char *berth_check_port_name(const char *s)
 			return "must not start or end with '-' or hold '--'";
 	}
 	return letter ? NULL : "must contain at least one letter";
+}
+
+const char *berth_check_secret_key(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0)
+		return "must not be empty";
+	if (n > 253)
+		return "must be at most 253 characters";
+	for (size_t i = 0; i < n; i++)
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return "may hold only letters, digits, '-', '_' and '.' (a Secret key)";
+	/* a secret is also a file of that name (secret volumes) */
+	if (strcmp(s, ".") == 0 || strncmp(s, "..", 2) == 0)
+		return "must not be '.' or start with '..'";
+	return NULL;
+}
+
+const char *berth_check_printable(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return "must not contain control characters";
+	return NULL;
 }
 
 /* ---- cron ---------------------------------------------------------------- */

@@ -18,6 +18,10 @@ const char *berth_check_label_value(const char *s);
 const char *berth_check_env_name(const char *s);
 const char *berth_check_cron(const char *s);           /* 5 fields or @daily... */
 const char *berth_check_port_name(const char *s);      /* IANA_SVC_NAME */
+const char *berth_check_secret_key(const char *s);     /* a Secret's key: a platform secret's name */
+/* No control characters (bytes below 0x20, and 0x7f): for the strings that
+ * reach a path or a name and have no stricter rule. */
+const char *berth_check_printable(const char *s);
 
 /* The candidate closest to s (edit distance, ignoring case, '_' and '-'),
  * or NULL when none is close enough to suggest. */

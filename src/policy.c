@@ -54,6 +54,121 @@ static void dec_bool(dctx *c, const berth_node *n, void *dst, const void *arg)
 	out->set = true;
 }
 
+/* ---- id ranges ---------------------------------------------------------------- */
+
+/* Built-in defaults (docs/policy.md). */
+#define ID_MIN_DEFAULT 1000         /* no system ids: below 1000 on most distributions */
+#define ID_MAX 2147483647LL         /* the largest uid/gid a pod or a run may have */
+#define PIDS_DEFAULT 1024
+#define PIDS_MAX 4194304LL          /* the kernel's largest pid count (PID_MAX_LIMIT) */
+#define UID_RANGE_MIN 2000000000LL  /* local.uid_range: far from any distribution's ids */
+#define UID_RANGE_MAX 2000065535LL
+
+/* How one range key is read: where its max is, and what a bound may be. */
+typedef struct range_arg {
+	size_t max_off;  /* from the min field to the max field */
+	int64_t lo, hi;  /* what either bound may be */
+} range_arg;
+
+static const range_arg id_range = {
+	offsetof(berth_policy, security.run_as_user_max) - offsetof(berth_policy, security.run_as_user_min),
+	0, ID_MAX};
+static const range_arg group_range = {
+	offsetof(berth_policy, security.run_as_group_max) - offsetof(berth_policy, security.run_as_group_min),
+	0, ID_MAX};
+static const range_arg fs_group_range = {
+	offsetof(berth_policy, security.fs_group_max) - offsetof(berth_policy, security.fs_group_min),
+	0, ID_MAX};
+/* uid 0 handed out would be root; uid_t's last value is (uid_t)-1, "no uid" */
+static const range_arg uid_range = {
+	offsetof(berth_policy, local.uid_max) - offsetof(berth_policy, local.uid_min), 1, 4294967294LL};
+
+typedef struct range {
+	berth_int min, max;
+} range;
+
+static const field range_fields[] = {
+	{"min", dec_int, offsetof(range, min), NULL},
+	{"max", dec_int, offsetof(range, max), NULL},
+};
+
+/* "MIN-MAX", two unsigned decimal integers; 0 when s is one. */
+static int parse_range(const char *s, int64_t *min, int64_t *max)
+{
+	int64_t *v[2] = {min, max};
+	for (int i = 0; i < 2; i++) {
+		size_t n = strspn(s, "0123456789");
+		if (n == 0 || n > 18 || s[n] != (i ? '\0' : '-'))
+			return -1;
+		*v[i] = strtoll(s, NULL, 10);
+		s += n + 1;
+	}
+	return 0;
+}
+
+/*
+ * A range of ids: "MIN-MAX" or {min: N, max: N} (a bound left out keeps its
+ * default). dst is the min field; arg a range_arg. The bounds are stored
+ * only when the whole range is good.
+ */
+static void dec_range(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	const range_arg *ra = arg;
+	berth_int *min = dst, *max = (berth_int *)((char *)dst + ra->max_off);
+	range r;
+	size_t before = c->errors;
+	memset(&r, 0, sizeof(r));
+	if (n->kind == BERTH_NODE_MAP) {
+		decode_map(c, n, range_fields, BERTH_ARRAY_SIZE(range_fields), &r);
+		berth_int *b[2] = {&r.min, &r.max};
+		static const char *const key[2] = {"min", "max"};
+		for (int i = 0; i < 2; i++) {
+			if (!b[i]->set || (b[i]->v >= ra->lo && b[i]->v <= ra->hi))
+				continue;
+			size_t len = path_key(c, key[i]);
+			if (b[i]->v < 0)
+				report(c, b[i]->pos, BERTH_ERANGE, "%lld: an id must not be negative",
+				       (long long)b[i]->v);
+			else
+				report(c, b[i]->pos, BERTH_ERANGE, "%lld is out of range (%lld to %lld)",
+				       (long long)b[i]->v, (long long)ra->lo, (long long)ra->hi);
+			path_pop(c, len);
+		}
+	} else if (n->kind == BERTH_NODE_SCALAR && n->u.text[0] == '-' && n->u.text[1] >= '0' &&
+		   n->u.text[1] <= '9') {
+		report(c, n->pos, BERTH_ERANGE, "%s: an id must not be negative", QUOTE(n->u.text));
+	} else if (n->kind != BERTH_NODE_SCALAR || parse_range(n->u.text, &r.min.v, &r.max.v)) {
+		report(c, n->pos, BERTH_ETYPE,
+		       "%s is not a range: write \"MIN-MAX\" (e.g. \"%lld-%lld\") or {min: MIN, max: MAX}",
+		       n->kind == BERTH_NODE_SCALAR ? QUOTE(n->u.text) : berth_node_kind_name(n),
+		       (long long)min->v, (long long)max->v);
+	} else {
+		r.min.set = r.max.set = true;
+		r.min.pos = r.max.pos = n->pos;
+		for (int i = 0; i < 2; i++) {
+			int64_t v = i ? r.max.v : r.min.v;
+			if (v < ra->lo || v > ra->hi) {
+				report(c, n->pos, BERTH_ERANGE, "%lld is out of range (%lld to %lld)",
+				       (long long)v, (long long)ra->lo, (long long)ra->hi);
+				break;
+			}
+		}
+	}
+	if (c->errors != before)
+		return;
+	int64_t lo = r.min.set ? r.min.v : min->v, hi = r.max.set ? r.max.v : max->v;
+	if (lo > hi) {
+		report(c, r.min.set ? r.min.pos : r.max.pos, BERTH_ERANGE,
+		       "min %lld%s is more than max %lld%s", (long long)lo,
+		       r.min.set ? "" : " (the default)", (long long)hi, r.max.set ? "" : " (the default)");
+		return;
+	}
+	if (r.min.set)
+		*min = r.min;
+	if (r.max.set)
+		*max = r.max;
+}
+
 /* Decodes map n with the run spec keys in keys plus extra entries, all
  * relative to base; then checks the fragment with the run spec's rules. */
 static void dec_fragment(dctx *c, const berth_node *n, const char *const *keys, const field *extra,
@@ -101,6 +216,7 @@ static const field limits_fields[] = {
 	{"gpu", dec_qty, offsetof(berth_policy, limits.gpu), NULL},
 	{"disk", dec_qty, offsetof(berth_policy, limits.disk), NULL},
 	{"volume_size", dec_qty, offsetof(berth_policy, limits.volume_size), NULL},
+	{"pids", dec_int, offsetof(berth_policy, limits.pids), NULL},
 };
 
 static void dec_limits(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -113,6 +229,9 @@ static const field security_fields[] = {
 	{"block_existing_volumes", dec_bool, offsetof(berth_policy, security.block_existing_volumes), NULL},
 	{"seccomp_profile", dec_str, offsetof(berth_policy, security.seccomp_profile), NULL},
 	{"user_fields", dec_strlist, offsetof(berth_policy, security.user_fields), "a list of run spec keys"},
+	{"run_as_user_range", dec_range, offsetof(berth_policy, security.run_as_user_min), &id_range},
+	{"run_as_group_range", dec_range, offsetof(berth_policy, security.run_as_group_min), &group_range},
+	{"fs_group_range", dec_range, offsetof(berth_policy, security.fs_group_min), &fs_group_range},
 };
 
 static void dec_security(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -213,6 +332,7 @@ static const field local_fields[] = {
 	{"priority_values", dec_kvlist, offsetof(berth_policy, local.priority_values), &kv_map},
 	{"grace_period", dec_int, offsetof(berth_policy, local.grace_period), NULL},
 	{"keep_volumes", dec_bool, offsetof(berth_policy, local.keep_volumes), NULL},
+	{"uid_range", dec_range, offsetof(berth_policy, local.uid_min), &uid_range},
 };
 
 static void dec_local(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -318,11 +438,19 @@ static void check_local(dctx *c, berth_policy *p)
 		report_at(c, p->local.gpu.pos, "local.capacity.gpu", BERTH_EINVALID, "GPUs are whole devices");
 	for (size_t i = 0; i < p->local.taints.n; i++) {
 		berth_toleration t;
+		const char *why = NULL, *part = NULL;
 		if (berth_taint_parse(p->local.taints.items[i].s, &t, c->arena))
 			report_at(c, p->local.taints.items[i].pos, "local.taints", BERTH_EINVALID,
 				  "%s is not a taint: write key=value:Effect or key:Effect, the effect one of "
 				  "NoSchedule, PreferNoSchedule, NoExecute",
 				  QUOTE(p->local.taints.items[i].s));
+		else if ((why = berth_check_qualified_name(t.key.s)))
+			part = "key";
+		else if (t.value.s && (why = berth_check_label_value(t.value.s)))
+			part = "value";
+		if (part)
+			report_at(c, p->local.taints.items[i].pos, "local.taints", BERTH_EINVALID,
+				  "%s is not a taint: its %s %s", QUOTE(p->local.taints.items[i].s), part, why);
 	}
 	for (size_t i = 0; i < p->local.priority_values.n; i++) {
 		const berth_kv *kv = &p->local.priority_values.items[i];
@@ -337,6 +465,16 @@ static void check_local(dctx *c, berth_policy *p)
 	if (p->local.grace_period.set && p->local.grace_period.v < 0)
 		report_at(c, p->local.grace_period.pos, "local.grace_period", BERTH_ERANGE,
 			  "must not be negative");
+	for (size_t i = 0; i < p->local.labels.n; i++) {
+		const berth_kv *kv = &p->local.labels.items[i];
+		const char *why;
+		if ((why = berth_check_qualified_name(kv->key.s)))
+			report_at(c, kv->key.pos, "local.labels", BERTH_EINVALID,
+				  "%s is not a valid label key: it %s", QUOTE(kv->key.s), why);
+		if ((why = berth_check_label_value(kv->value.s)))
+			report_at(c, kv->value.pos, "local.labels", BERTH_EINVALID,
+				  "%s is not a valid label value: it %s", QUOTE(kv->value.s), why);
+	}
 }
 
 static void check_policy(dctx *c, berth_policy *p)
@@ -346,6 +484,10 @@ static void check_policy(dctx *c, berth_policy *p)
 	if (p->namespace.s && (why = berth_check_dns_label(p->namespace.s)))
 		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
 			  "%s is not a valid namespace: it %s", QUOTE(p->namespace.s), why);
+	if (p->limits.pids.set && (p->limits.pids.v < 1 || p->limits.pids.v > PIDS_MAX))
+		report_at(c, p->limits.pids.pos, "limits.pids", BERTH_ERANGE,
+			  "%lld is out of range (1 to %lld, the kernel's largest number of processes)",
+			  (long long)p->limits.pids.v, PIDS_MAX);
 	const berth_qty *lim[] = {&p->limits.cpu, &p->limits.mem, &p->limits.gpu, &p->limits.disk,
 				  &p->limits.volume_size};
 	static const char *const limname[] = {"limits.cpu", "limits.mem", "limits.gpu", "limits.disk",
@@ -385,8 +527,15 @@ static void check_policy(dctx *c, berth_policy *p)
 		report_at(c, p->security.seccomp_profile.pos, "security.seccomp_profile", BERTH_EINVALID,
 			  "%s is not one of RuntimeDefault, Unconfined, localhost/PATH",
 			  QUOTE(p->security.seccomp_profile.s));
+	else if (p->security.seccomp_profile.s && (why = berth_check_printable(p->security.seccomp_profile.s)))
+		report_at(c, p->security.seccomp_profile.pos, "security.seccomp_profile", BERTH_EINVALID,
+			  "%s is not a valid seccomp profile: it %s", QUOTE(p->security.seccomp_profile.s), why);
 	for (size_t i = 0; i < p->priority_classes.n; i++) {
 		const berth_kv *kv = &p->priority_classes.items[i];
+		if ((why = berth_check_printable(kv->key.s)) || !*kv->key.s)
+			report_at(c, kv->key.pos, "priority_classes", BERTH_EINVALID,
+				  "%s is not a valid priority class name: it %s", QUOTE(kv->key.s),
+				  why ? why : "must not be empty");
 		if ((why = berth_check_dns_subdomain(kv->value.s)))
 			report_at(c, kv->value.pos, "priority_classes", BERTH_EINVALID,
 				  "%s is not a valid PriorityClass name: it %s", QUOTE(kv->value.s), why);
@@ -463,13 +612,27 @@ static int finish(dctx *c, berth_policy *p, berth_policy **out, berth_error **er
 	return 0;
 }
 
+/* A policy with every key at its built-in default (docs/policy.md). */
 static berth_policy *policy_new(void)
 {
 	berth_policy *p = berth_calloc(1, sizeof(*p));
 	if (p && !(p->arena = berth_arena_new())) {
 		free(p);
-		p = NULL;
+		return NULL;
 	}
+	if (!p)
+		return NULL;
+	p->security.disable_root.v = 1;
+	berth_int *ids[3][2] = {{&p->security.run_as_user_min, &p->security.run_as_user_max},
+				{&p->security.run_as_group_min, &p->security.run_as_group_max},
+				{&p->security.fs_group_min, &p->security.fs_group_max}};
+	for (int i = 0; i < 3; i++) {
+		ids[i][0]->v = ID_MIN_DEFAULT;
+		ids[i][1]->v = ID_MAX;
+	}
+	p->limits.pids.v = PIDS_DEFAULT;
+	p->local.uid_min.v = UID_RANGE_MIN;
+	p->local.uid_max.v = UID_RANGE_MAX;
 	return p;
 }
 
@@ -601,6 +764,12 @@ int berth_policy_load(berth_policy **out, const char *path, berth_error **err)
 berth_policy *berth_policy_builtin(void)
 {
 	return policy_new();
+}
+
+void berth_policy_uid_range(const berth_policy *p, int64_t *min, int64_t *max)
+{
+	*min = p ? p->local.uid_min.v : UID_RANGE_MIN;
+	*max = p ? p->local.uid_max.v : UID_RANGE_MAX;
 }
 
 void berth_policy_free(berth_policy *p)

@@ -20,13 +20,24 @@ struct berth_policy {
 	berth_str namespace;
 	berth_spec defaults;       /* fields filled when nobody set them */
 	berth_qty mem_limit_ratio; /* defaults.mem_limit_ratio */
+	/*
+	 * Integers with a default (disable_root, the id ranges, limits.pids,
+	 * local.uid_range): v is always the value in force, the built-in default
+	 * until the file sets it; set (and pos) say that the file wrote it.
+	 */
 	struct {
 		berth_qty cpu, mem, gpu, disk, volume_size;
+		berth_int pids;            /* processes per run (local backend); default 1024 */
 	} limits;
 	struct {
-		berth_int disable_root, block_existing_volumes; /* booleans: v 0 or 1 */
+		berth_int disable_root, block_existing_volumes; /* booleans: v 0 or 1; disable_root
+								   defaults to 1 */
 		berth_str seccomp_profile;
 		berth_strlist user_fields;
+		/* the ids a run may ask for, each bound inclusive; default 1000-2147483647 */
+		berth_int run_as_user_min, run_as_user_max;   /* security.run_as_user_range */
+		berth_int run_as_group_min, run_as_group_max; /* security.run_as_group_range */
+		berth_int fs_group_min, fs_group_max;         /* security.fs_group_range */
 	} security;
 	struct {
 		berth_str default_type;
@@ -49,6 +60,9 @@ struct berth_policy {
 		berth_kvlist priority_values;   /* PriorityClass name -> value, for queue order */
 		berth_int grace_period;         /* seconds between SIGTERM and SIGKILL on stop */
 		berth_int keep_volumes;         /* keep persistent_volume_claim directories */
+		berth_int uid_min, uid_max;     /* local.uid_range: the uids given, one per project,
+						   to runs with no run_as_user when berth is root;
+						   default 2000000000-2000065535 */
 	} local;
 };
 
@@ -57,6 +71,10 @@ int berth_taint_parse(const char *s, berth_toleration *out, berth_arena *arena);
 
 /* The value of a PriorityClass for the local queue (local.priority_values); 0 if none. */
 int64_t berth_policy_priority_value(const berth_policy *p, const char *class_name);
+
+/* The uids of local.uid_range, bounds inclusive, into *min and *max (the
+ * built-in 2000000000-2000065535 when p is NULL or does not set it). */
+void berth_policy_uid_range(const berth_policy *p, int64_t *min, int64_t *max);
 
 /* The quota for project: its own entry, else "default", else NULL. */
 const berth_quota *berth_policy_quota(const berth_policy *p, const char *project);

@@ -658,22 +658,41 @@ static void priority_rule(plan *p)
 
 /* ---- security ----------------------------------------------------------------------------- */
 
+/* Where a policy value with a built-in default is written. */
+#define SET_AT(p, v) ((v)->set ? POLICY_AT(p, (v)->pos) : "built-in default")
+
+/*
+ * uid/gid 0 under disable_root (on by default), then each id against its
+ * range (security.*_range, default 1000-2147483647: no system ids).
+ */
 static void security_rule(plan *p)
 {
 	berth_run *r = p->run;
 	const berth_policy *pol = p->pol;
 	r->seccomp_profile = pol->security.seccomp_profile.s ? pol->security.seccomp_profile.s
 							    : "RuntimeDefault";
-	if (!pol->security.disable_root.v)
-		return;
-	r->run_as_non_root = true;
+	r->run_as_non_root = pol->security.disable_root.v != 0;
 	const berth_int *ids[3] = {&r->spec.run_as_user, &r->spec.run_as_group, &r->spec.fs_group};
+	const berth_int *lo[3] = {&pol->security.run_as_user_min, &pol->security.run_as_group_min,
+				  &pol->security.fs_group_min};
+	const berth_int *hi[3] = {&pol->security.run_as_user_max, &pol->security.run_as_group_max,
+				  &pol->security.fs_group_max};
 	static const char *const names[3] = {"run_as_user", "run_as_group", "fs_group"};
-	for (int i = 0; i < 3; i++)
-		if (ids[i]->set && ids[i]->v == 0)
+	for (int i = 0; i < 3; i++) {
+		if (!ids[i]->set)
+			continue;
+		int64_t v = ids[i]->v;
+		if (v == 0 && r->run_as_non_root)
 			refuse(p, BERTH_EPOLICY, ids[i]->origin, ids[i]->pos, names[i],
 			       "0 (root) is not allowed: the platform disables root (security.disable_root, %s)",
-			       POLICY_AT(p, pol->security.disable_root.pos));
+			       SET_AT(p, &pol->security.disable_root));
+		else if (v < lo[i]->v || v > hi[i]->v)
+			refuse(p, BERTH_EPOLICY, ids[i]->origin, ids[i]->pos, names[i],
+			       "%lld from %s is outside the ids the platform allows, %lld-%lld "
+			       "(security.%s_range, %s)", (long long)v, WHO(p, ids[i]->origin),
+			       (long long)lo[i]->v, (long long)hi[i]->v, names[i],
+			       SET_AT(p, v < lo[i]->v ? lo[i] : hi[i]));
+	}
 }
 
 /* ---- limits and quotas --------------------------------------------------------------------- */
@@ -689,6 +708,7 @@ static const berth_qty *peak(const berth_resource *res)
 static void limits_rule(plan *p)
 {
 	berth_run *r = p->run;
+	r->pids_max = p->pol->limits.pids.v;
 	const berth_qty *lim[4] = {&p->pol->limits.cpu, &p->pol->limits.mem, &p->pol->limits.gpu,
 				   &p->pol->limits.disk};
 	char path[64];

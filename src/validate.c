@@ -139,6 +139,8 @@ static void check_volume(dctx *c, const berth_spec *s, size_t i)
 	else if (strchr(v->mount_path.s, ':'))
 		AT(c, v->mount_path.pos, VPATH("mount_path"), BERTH_EINVALID, "%s must not contain ':'",
 		   QUOTE(v->mount_path.s));
+	else
+		check_name(c, &v->mount_path, VPATH("mount_path"), berth_check_printable, "mount path");
 	for (size_t j = 0; j < i; j++) {
 		const berth_volume *w = &s->volumes[j];
 		if (v->name.s && w->name.s && strcmp(v->name.s, w->name.s) == 0)
@@ -190,6 +192,8 @@ static void check_volume(dctx *c, const berth_spec *s, size_t i)
 		else if (v->type == BERTH_VOLUME_CONFIG_MAP)
 			check_name(c, &v->ref, VPATH("spec.name"), berth_check_dns_subdomain,
 				   "ConfigMap name");
+		else
+			check_name(c, &v->ref, VPATH("spec.name"), berth_check_secret_key, "secret name");
 		break;
 	case BERTH_VOLUME_SHARED:
 		if (!v->ref.s)
@@ -258,19 +262,8 @@ static void check_secret_names(dctx *c, const berth_strlist *l)
 	char path[64];
 	for (size_t i = 0; i < l->n; i++) {
 		const char *s = l->items[i].s;
-		const char *why = NULL;
 		snprintf(path, sizeof(path), "secrets[%zu]", i);
-		if (!*s)
-			why = "must not be empty";
-		else if (strlen(s) > 253)
-			why = "must be at most 253 characters";
-		for (const char *p = s; !why && *p; p++)
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			      *p == '_' || *p == '-' || *p == '.'))
-				why = "must consist of letters, digits, '_', '-' and '.'";
-		if (why)
-			AT(c, l->items[i].pos, path, BERTH_EINVALID, "%s is not a valid secret name: it %s",
-			   QUOTE(s), why);
+		check_name(c, &l->items[i], path, berth_check_secret_key, "secret name");
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(l->items[j].s, s) == 0) {
 				AT(c, l->items[i].pos, path, BERTH_EDUPLICATE,
@@ -576,7 +569,8 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	check_name(c, &s->name, "name", berth_check_dns_label, "run name");
 	check_name(c, &s->function.name, "function.name", berth_check_dns_label, "function name");
 	check_name(c, &s->function.ref, "function", berth_check_dns_label, "function name");
-	if (s->function.image.s && (!*s->function.image.s || strpbrk(s->function.image.s, " \t\n")))
+	if (s->function.image.s && (!*s->function.image.s || strchr(s->function.image.s, ' ') ||
+				    berth_check_printable(s->function.image.s)))
 		AT(c, s->function.image.pos, "function.image", BERTH_EINVALID,
 		   "%s is not a valid image reference", QUOTE(s->function.image.s));
 	if (s->function.image_pull_policy.s && strcmp(s->function.image_pull_policy.s, "Always") &&
@@ -601,6 +595,7 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	}
 	if (s->profile.s && !*s->profile.s)
 		AT(c, s->profile.pos, "profile", BERTH_EINVALID, "must not be empty");
+	check_name(c, &s->profile, "profile", berth_check_printable, "profile id");
 
 	check_resources(c, &s->resources);
 	for (size_t i = 0; i < s->nvolumes; i++)
@@ -619,6 +614,7 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	 * the PriorityClass object's name: it is checked against the policy */
 	if (s->priority_class.s && !*s->priority_class.s)
 		AT(c, s->priority_class.pos, "priority_class", BERTH_EINVALID, "must not be empty");
+	check_name(c, &s->priority_class, "priority_class", berth_check_printable, "priority class");
 	check_range(c, &s->timeout, "timeout", 1, 2147483647);
 	check_range(c, &s->retries, "retries", 0, 2147483647);
 

@@ -45,6 +45,7 @@ struct builder {
 	size_t ndocs, docs_cap;
 	berth_error **err;
 	int failed;
+	int peer; /* a peer's JSON reply: NUL in strings is kept (cut where read) */
 };
 
 static berth_pos mark_pos(const struct builder *b, const struct fy_mark *m)
@@ -222,6 +223,11 @@ static int on_scalar(struct builder *b, struct fy_event *e)
 	n->pos = mark_pos(b, fy_event_start_mark(e));
 	n->len = len;
 	n->weight = 1;
+	/* a "\0" or "\u0000" escape: berth's strings end at NUL, so the text
+	 * would be cut there; refused rather than read as something else */
+	if (!b->peer && memchr(text, '\0', len))
+		return syntax(b, n->pos, "%s",
+			      "a NUL character (\\0, \\u0000) is not allowed in a value");
 	if (!(n->u.text = berth_arena_strndup(b->arena, text, len)))
 		return nomem(b);
 	if (fy_token_scalar_style(tok) != FYSS_PLAIN)
@@ -547,8 +553,8 @@ bad:
 	return SIZE_MAX;
 }
 
-int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, size_t len,
-		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err)
+static int parse_docs(berth_arena *arena, const char *name, const char *data, size_t len,
+		      berth_yaml_doc **docs, size_t *ndocs, berth_error **err, int peer)
 {
 	struct builder b;
 	char *copy = NULL;
@@ -560,6 +566,7 @@ int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, siz
 	b.arena = arena;
 	b.name = name;
 	b.err = err;
+	b.peer = peer;
 	*docs = NULL;
 	*ndocs = 0;
 	if (len > BERTH_YAML_MAX_BYTES)
@@ -628,6 +635,12 @@ int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, siz
 	}
 	free(b.docs);
 	return ret;
+}
+
+int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, size_t len,
+		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err)
+{
+	return parse_docs(arena, name, data, len, docs, ndocs, err, 0);
 }
 
 int berth_read_file(const char *path, size_t max, char **out, size_t *len, berth_error **err)
@@ -745,7 +758,7 @@ int berth_json_root(berth_arena *arena, const char *name, const char *data, size
 	size_t ndocs;
 	berth_error *perr = NULL;
 	*root = NULL;
-	int ret = berth_yaml_parse(arena, name, data, len, &docs, &ndocs, &perr);
+	int ret = parse_docs(arena, name, data, len, &docs, &ndocs, &perr, 1);
 	if (ret < 0) {
 		if (err)
 			berth_error_move(err, perr);

@@ -23,7 +23,9 @@ typedef struct berth_yaml_doc {
  * nodes allocated in arena. Input starting with '{' or '[' is read as JSON
  * (one value or several concatenated); anything else as a YAML 1.2 stream.
  * A comma right after a quoted value at the end of a line in block context,
- * as in `name: "my-pvc",` (seed 004), is accepted with a warning.
+ * as in `name: "my-pvc",` (seed 004), is accepted with a warning. A scalar
+ * holding a NUL character (the escapes \0, \u0000) is a syntax error at its
+ * position: berth's strings end at NUL.
  * On success *docs (arena memory) and *ndocs are set; warnings may be added
  * to *err. On failure every syntax problem found is added to *err.
  */
@@ -31,7 +33,8 @@ int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, siz
 		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err);
 
 /* One JSON value read from a peer (a server's reply): *root, in arena.
- * Warnings are dropped; err may be NULL. */
+ * Warnings are dropped; err may be NULL. A NUL in a string is kept in the
+ * node (its len) and cuts its text. */
 int berth_json_root(berth_arena *arena, const char *name, const char *data, size_t len,
 		    const berth_node **root, berth_error **err);
 

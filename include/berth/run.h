@@ -63,6 +63,8 @@ typedef struct berth_run {
 	const char *gpu_resource;    /* extended resource of the GPUs, when any are asked for */
 	const char *seccomp_profile; /* RuntimeDefault unless the policy says otherwise */
 	bool run_as_non_root;        /* security.disable_root */
+	int64_t pids_max;            /* limits.pids: processes the run may have at once
+					(the local backend's cap; default 1024) */
 	bool pvc_per_pod;            /* storage.pvc_lifecycle: pod (generic ephemeral volumes) */
 	const berth_kv *spot_labels; /* preemptible_nodes.node_selector, when the mode uses it ... */
 	size_t nspot_labels;

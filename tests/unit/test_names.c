@@ -156,7 +156,9 @@ static void test_env_name(void)
 		{"", "must not be empty"},
 		{"1A", "must not start with a digit"},
 		{"A B", "must consist of letters, digits, '_', '-' and '.'"},
-		{"A=B", "must consist of letters, digits, '_', '-' and '.'"},
+		{"A=B", "must not contain '=' (it ends a name in the environment)"},
+		{"=", "must not contain '=' (it ends a name in the environment)"},
+		{"A\nB", "must consist of letters, digits, '_', '-' and '.'"},
 		{"Ä", "must consist of letters, digits, '_', '-' and '.'"},
 		{".", "must not be '.' or start with '..'"},
 		{"..", "must not be '.' or start with '..'"},
@@ -184,6 +186,44 @@ static void test_port_name(void)
 		{"8-0", "must contain at least one letter"},
 	};
 	RUN(berth_check_port_name, rows);
+}
+
+/* a platform secret's name: a key of the run's Secret, and a file name */
+static void test_secret_key(void)
+{
+	const struct row rows[] = {
+		{"api-token", OK},
+		{"HF_TOKEN", OK},
+		{"tls.key", OK},
+		{".hidden", OK},
+		{rep("a", 253), OK},
+		{"", "must not be empty"},
+		{rep("a", 254), "must be at most 253 characters"},
+		{"a b", "may hold only letters, digits, '-', '_' and '.' (a Secret key)"},
+		{"../../../etc/passwd", "may hold only letters, digits, '-', '_' and '.' (a Secret key)"},
+		{"a/b", "may hold only letters, digits, '-', '_' and '.' (a Secret key)"},
+		{"tok\nen", "may hold only letters, digits, '-', '_' and '.' (a Secret key)"},
+		{".", "must not be '.' or start with '..'"},
+		{"..", "must not be '.' or start with '..'"},
+		{"..data", "must not be '.' or start with '..'"},
+	};
+	RUN(berth_check_secret_key, rows);
+}
+
+static void test_printable(void)
+{
+	const struct row rows[] = {
+		{"", OK},
+		{"/mnt/ok run", OK},
+		{"caf\xc3\xa9", OK},
+		{"/mnt/ok\trun", "must not contain control characters"},
+		{"/mnt/ok\n", "must not contain control characters"},
+		{"\r", "must not contain control characters"},
+		{"\x01x", "must not contain control characters"},
+		{"x\x1f", "must not contain control characters"},
+		{"x\x7f", "must not contain control characters"},
+	};
+	RUN(berth_check_printable, rows);
 }
 
 static void test_cron(void)
@@ -280,4 +320,4 @@ static void test_suggest(void)
 }
 
 T_MAIN(T(test_dns_label), T(test_dns_subdomain), T(test_qualified_name), T(test_label_value),
-       T(test_env_name), T(test_port_name), T(test_cron), T(test_suggest))
+       T(test_env_name), T(test_port_name), T(test_secret_key), T(test_printable), T(test_cron), T(test_suggest))

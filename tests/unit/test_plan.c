@@ -10,6 +10,7 @@
 
 #include "berth/berth.h"
 #include "internal.h"
+#include "policy_internal.h"
 #include "t.h"
 
 static const char policy_text[] =
@@ -223,4 +224,184 @@ out:
 	berth_policy_free(p);
 }
 
-T_MAIN(T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_secrets_need_a_store), T(test_allocation_failures))
+/* Every problem of err, formatted ("FILE:LINE:COL: PATH: message"), one a line. */
+static const char *problems(const berth_error *e)
+{
+	static char all[4096];
+	size_t o = 0;
+	all[0] = '\0';
+	for (size_t i = 0; i < berth_error_count(e) && o < sizeof(all) - 1; i++) {
+		o += berth_problem_format(berth_error_get(e, i), all + o, sizeof(all) - o);
+		if (o < sizeof(all) - 1)
+			all[o++] = '\n';
+		all[o] = '\0';
+	}
+	return all;
+}
+
+/* A policy from text (NULL: the built-in one): 0, or its errors in *err. */
+static int policy_from(berth_policy **p, const char *text, berth_error **err)
+{
+	*p = NULL;
+	if (!text)
+		return (*p = berth_policy_builtin()) ? 0 : -BERTH_ENOMEM;
+	return berth_policy_parse(p, "policy.yaml", text, strlen(text), err);
+}
+
+/* Without a word in the policy: root disabled, ids from 1000, 1024
+ * processes a run, local uids 2000000000-2000065535. */
+static void test_policy_defaults(void)
+{
+	static const struct {
+		const char *policy;
+		bool non_root;
+		int64_t pids, uid_min, uid_max;
+	} rows[] = {
+		{NULL, true, 1024, 2000000000, 2000065535},
+		{"namespace: ml\n", true, 1024, 2000000000, 2000065535},
+		{"security: {disable_root: false}\nlimits: {pids: 77}\n", false, 77, 2000000000, 2000065535},
+		{"security: {disable_root: true}\nlimits: {pids: \"4194304\"}\n", true, 4194304, 2000000000, 2000065535},
+		{"local: {uid_range: \"100000-165535\"}\n", true, 1024, 100000, 165535},
+		{"local: {uid_range: {max: 2000000100}}\n", true, 1024, 2000000000, 2000000100},
+		{"local: {uid_range: {min: 3000000000, max: 3000000009}}\n", true, 1024, 3000000000, 3000000009},
+	};
+	int64_t lo = 0, hi = 0;
+	berth_policy_uid_range(NULL, &lo, &hi);
+	CHECK_INT(lo, 2000000000);
+	CHECK_INT(hi, 2000065535);
+	berth_spec_set *s = specs("function: {name: train, image: python:3.11, command: [python]}\n"
+				  "run_as_user: 1000\n");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		berth_policy *p = NULL;
+		berth_error *err = NULL;
+		berth_run *run = NULL;
+		berth_run_opts o = {.run_id = "d1"};
+		if (!CHECKF(policy_from(&p, rows[i].policy, &err) == 0, "row %zu: %s", i, problems(err))) {
+			berth_error_free(err);
+			continue;
+		}
+		berth_policy_uid_range(p, &lo, &hi);
+		CHECKF(lo == rows[i].uid_min && hi == rows[i].uid_max, "row %zu: uid_range %lld-%lld", i,
+		       (long long)lo, (long long)hi);
+		CHECKF(berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err) == 0, "row %zu: %s", i,
+		       problems(err));
+		if (run) {
+			CHECKF(run->run_as_non_root == rows[i].non_root, "row %zu: run_as_non_root", i);
+			CHECKF(run->pids_max == rows[i].pids, "row %zu: pids_max %lld", i, (long long)run->pids_max);
+		}
+		berth_run_free(run);
+		berth_error_free(err);
+		berth_policy_free(p);
+	}
+	berth_spec_set_free(s);
+}
+
+/* Bad ranges, pids and uid ranges: each refused at its place in the policy. */
+static void test_policy_range_errors(void)
+{
+	static const struct {
+		const char *policy, *want;
+	} rows[] = {
+		{"security: {run_as_user_range: \"2000-1000\"}\n",
+		 "policy.yaml:1:32: security.run_as_user_range: min 2000 is more than max 1000\n"},
+		{"security: {run_as_group_range: {min: 5, max: 4}}\n",
+		 "policy.yaml:1:38: security.run_as_group_range: min 5 is more than max 4\n"},
+		{"security: {fs_group_range: {max: 999}}\n",
+		 "policy.yaml:1:34: security.fs_group_range: min 1000 (the default) is more than max 999\n"},
+		{"security: {fs_group_range: {min: 1.5}}\n",
+		 "policy.yaml:1:34: security.fs_group_range.min: must be an integer, not a number\n"},
+		{"security: {fs_group_range: {min: 1, mx: 2}}\n",
+		 "policy.yaml:1:37: security.fs_group_range.mx: unknown key \"mx\"; did you mean \"max\"?\n"},
+		{"security: {run_as_user_range: -5-10}\n",
+		 "policy.yaml:1:31: security.run_as_user_range: \"-5-10\": an id must not be negative\n"},
+		{"security: {run_as_user_range: 1000}\n",
+		 "policy.yaml:1:31: security.run_as_user_range: \"1000\" is not a range: write \"MIN-MAX\" "
+		 "(e.g. \"1000-2147483647\") or {min: MIN, max: MAX}\n"},
+		{"security: {run_as_user_range: \"1000 - 2000\"}\n",
+		 "policy.yaml:1:32: security.run_as_user_range: \"1000 - 2000\" is not a range: write \"MIN-MAX\" "
+		 "(e.g. \"1000-2147483647\") or {min: MIN, max: MAX}\n"},
+		{"security: {run_as_user_range: \"1000-2147483648\"}\n",
+		 "policy.yaml:1:32: security.run_as_user_range: 2147483648 is out of range (0 to 2147483647)\n"},
+		{"limits: {pids: 0}\n",
+		 "policy.yaml:1:16: limits.pids: 0 is out of range (1 to 4194304, the kernel's largest number of processes)\n"},
+		{"limits: {pids: many}\n", "policy.yaml:1:16: limits.pids: \"many\" is not an integer\n"},
+		{"limits: {pids: 4194305}\n",
+		 "policy.yaml:1:16: limits.pids: 4194305 is out of range (1 to 4194304, the kernel's largest number of processes)\n"},
+		{"local: {uid_range: \"0-65535\"}\n",
+		 "policy.yaml:1:21: local.uid_range: 0 is out of range (1 to 4294967294)\n"},
+		{"local: {uid_range: {min: 2000065536}}\n",
+		 "policy.yaml:1:26: local.uid_range: min 2000065536 is more than max 2000065535 (the default)\n"},
+		{"local: {uid_range: yes}\n",
+		 "policy.yaml:1:20: local.uid_range: \"yes\" is not a range: write \"MIN-MAX\" "
+		 "(e.g. \"2000000000-2000065535\") or {min: MIN, max: MAX}\n"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		berth_policy *p = NULL;
+		berth_error *err = NULL;
+		CHECKF(policy_from(&p, rows[i].policy, &err) < 0, "row %zu: accepted", i);
+		CHECKF(strcmp(problems(err), rows[i].want) == 0, "row %zu:\n got: %s want: %s", i,
+		       problems(err), rows[i].want);
+		berth_error_free(err);
+		berth_policy_free(p);
+	}
+}
+
+/* A run's ids against the ranges and disable_root, refused at the spec's value. */
+static void test_id_ranges(void)
+{
+	static const struct {
+		const char *policy, *ids, *want; /* want: "" accepted */
+	} rows[] = {
+		{NULL, "run_as_user: 1000\nrun_as_group: 1000\nfs_group: \"8877\"\n", ""},
+		{NULL, "run_as_user: 999\n",
+		 "spec.yaml:2:14: run_as_user: 999 from the run spec is outside the ids the platform allows, "
+		 "1000-2147483647 (security.run_as_user_range, built-in default)\n"},
+		{NULL, "run_as_group: 0\n",
+		 "spec.yaml:2:15: run_as_group: 0 (root) is not allowed: the platform disables root "
+		 "(security.disable_root, built-in default)\n"},
+		{"security: {disable_root: false}\n", "fs_group: 0\n",
+		 "spec.yaml:2:11: fs_group: 0 from the run spec is outside the ids the platform allows, "
+		 "1000-2147483647 (security.fs_group_range, built-in default)\n"},
+		{"security: {disable_root: false, fs_group_range: 0-10}\n", "fs_group: 0\n", ""},
+		{"security: {fs_group_range: 0-10}\n", "fs_group: 0\n",
+		 "spec.yaml:2:11: fs_group: 0 (root) is not allowed: the platform disables root "
+		 "(security.disable_root, built-in default)\n"},
+		{"security: {disable_root: true, run_as_user_range: {min: 0, max: 10}}\n", "run_as_user: 0\n",
+		 "spec.yaml:2:14: run_as_user: 0 (root) is not allowed: the platform disables root "
+		 "(security.disable_root, policy.yaml:1:26)\n"},
+		{"security: {run_as_group_range: \"1000-1999\"}\n", "run_as_group: 2000\n",
+		 "spec.yaml:2:15: run_as_group: 2000 from the run spec is outside the ids the platform allows, "
+		 "1000-1999 (security.run_as_group_range, policy.yaml:1:33)\n"},
+		{"security: {run_as_group_range: {max: 1999}}\n", "run_as_group: 999\n",
+		 "spec.yaml:2:15: run_as_group: 999 from the run spec is outside the ids the platform allows, "
+		 "1000-1999 (security.run_as_group_range, built-in default)\n"},
+		{"defaults: {run_as_user: 500}\n", "",
+		 "policy.yaml:1:25: run_as_user: 500 from the policy's defaults is outside the ids the platform "
+		 "allows, 1000-2147483647 (security.run_as_user_range, built-in default)\n"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		berth_policy *p = NULL;
+		berth_error *err = NULL;
+		berth_run *run = NULL;
+		berth_run_opts o = {.run_id = "r1"};
+		char text[256];
+		snprintf(text, sizeof(text), "function: {name: train, image: python:3.11, command: [python]}\n%s",
+			 rows[i].ids);
+		berth_spec_set *s = specs(text);
+		if (!CHECKF(policy_from(&p, rows[i].policy, &err) == 0, "row %zu: %s", i, problems(err))) {
+			berth_error_free(err);
+			berth_spec_set_free(s);
+			continue;
+		}
+		int ret = berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err);
+		CHECKF(ret == (*rows[i].want ? -BERTH_EPOLICY : 0), "row %zu: returned %d", i, ret);
+		CHECKF(strcmp(problems(err), rows[i].want) == 0, "row %zu:\n got: %s want: %s", i,
+		       problems(err), rows[i].want);
+		berth_run_free(run);
+		berth_error_free(err);
+		berth_policy_free(p);
+		berth_spec_set_free(s);
+	}
+}
+
+T_MAIN(T(test_policy_defaults), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_secrets_need_a_store), T(test_allocation_failures))

@@ -1132,6 +1132,44 @@ static void test_syntax_error(void)
 	berth_error_free(err);
 }
 
+/* A NUL in a scalar ("\0" in YAML, "\u0000" in JSON) is refused at the scalar:
+ * berth's strings end at NUL, so the value would be read cut. A peer's JSON
+ * reply keeps it (in the node's len). Newlines and tabs are data. */
+static void test_nul_in_scalar(void)
+{
+	static const struct {
+		const char *text;
+		unsigned line, col;
+	} rows[] = {
+		{"envs: [{name: A, value: \"x\\0y\"}]\n", 1, 26},
+		{"name: \"\\0\"\n", 1, 8},
+		{"labels: {\"k\\0\": v}\n", 1, 11},
+		{"volumes:\n  - mount_path: \"/data\\x00/x\"\n", 2, 18},
+		{"{\"function\": {\"name\": \"f\\u0000\"}}", 1, 24},
+		{"{\"inputs\": {\"a\\u0000\": 1}}", 1, 14},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		berth_error *err = must_fail(rows[i].text, BERTH_ESYNTAX);
+		CHECK_INT(berth_error_errors(err), 1);
+		check_problem(err, 0, BERTH_ESYNTAX, BERTH_ERROR, rows[i].line, rows[i].col, NULL,
+			      "a NUL character (\\0, \\u0000) is not allowed in a value");
+		berth_error_free(err);
+	}
+	berth_spec_set *set = must("envs: [{name: A, value: \"two\\n\\tlines\"}]\n");
+	const berth_spec *sp = only(set);
+	if (sp && CHECK_INT_RET(sp->envs.n, 1))
+		CHECK_STR(sp->envs.items[0].value.s, "two\n\tlines");
+	berth_spec_set_free(set);
+
+	berth_arena *arena = berth_arena_new();
+	const berth_node *root = NULL;
+	static const char reply[] = "{\"message\": \"x\\u0000y\"}";
+	CHECK_INT(berth_json_root(arena, "reply", reply, sizeof(reply) - 1, &root, NULL), 0);
+	const berth_node *m = root ? berth_node_get(root, "message") : NULL;
+	CHECK(m && m->len == 3 && strcmp(m->u.text, "x") == 0);
+	berth_arena_free(arena);
+}
+
 /* ---- files ----------------------------------------------------------------------------- */
 
 static void test_parse_file_missing(void)
@@ -1712,7 +1750,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_json_error_in_second_value), T(test_empty_inputs), T(test_not_a_map),
        T(test_errors_collected_in_one_pass), T(test_problem_fields), T(test_unknown_key_did_you_mean),
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
-       T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error),
+       T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
        T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
