@@ -276,6 +276,7 @@ static const char *const code_names[] = {
 	[BERTH_ECONFLICT] = "conflict",
 	[BERTH_EAUTH] = "unauthorized",
 	[BERTH_EFORBIDDEN] = "forbidden",
+	[BERTH_ENOSPC] = "insufficient-storage",
 };
 
 const char *berth_code_name(berth_code code)
@@ -317,6 +318,7 @@ int berth_code_http_status(berth_code code)
 	case BERTH_ECONFLICT: return 409;
 	case BERTH_EAUTH: return 401;
 	case BERTH_EFORBIDDEN: return 403;
+	case BERTH_ENOSPC: return 507;
 	default: return is_input_code(code) ? 422 : 500;
 	}
 }

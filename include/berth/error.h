@@ -47,6 +47,7 @@ typedef enum berth_code {
 	BERTH_ECONFLICT = 16, /* the object exists already, or is in a state that forbids it */
 	BERTH_EAUTH = 17,     /* no credentials, or unknown ones */
 	BERTH_EFORBIDDEN = 18, /* the credentials do not allow it */
+	BERTH_ENOSPC = 19,    /* the disk (the data dir's, or the store's) is full */
 } berth_code;
 
 typedef enum berth_severity {
