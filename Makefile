@@ -7,7 +7,7 @@
 #   make demo       the main job on the local backend (see README)
 
 CC       ?= cc
-PKGS     := libfyaml sqlite3 libsodium libmicrohttpd libcurl
+PKGS     := libfyaml sqlite3 libsodium libseccomp libmicrohttpd libcurl
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 WARN     := -Wall -Wextra -Werror -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wnull-dereference -Wimplicit-fallthrough \
@@ -20,7 +20,7 @@ LDLIBS   := $(shell pkg-config --libs $(PKGS))
 # the berth binary links neither libcurl nor libmicrohttpd: it loads them when it
 # talks HTTP (src/curl_dl.h, server/mhd_dl.h), so that the processes that do not
 # (render, run, each run's supervisor) start without their 30 libraries
-BIN_LIBS := $(shell pkg-config --libs libfyaml sqlite3 libsodium) -lpthread
+BIN_LIBS := $(shell pkg-config --libs libfyaml sqlite3 libsodium libseccomp) -lpthread
 
 LIB_SRC  := $(wildcard src/*.c)
 CLI_SRC  := $(wildcard cli/*.c) $(wildcard server/*.c)

@@ -4,6 +4,7 @@
 #
 #   build:  gcc, make, pkg-config, libfyaml-dev (YAML 1.2 + JSON parser),
 #           libsqlite3-dev (the run store), libsodium-dev (secrets encrypted at rest),
+#           libseccomp-dev (the seccomp filter of local runs),
 #           libmicrohttpd-dev (berth serve), libcurl4-openssl-dev (the CLI as a client
 #           of a server, the Kubernetes API)
 #   tests:  curl (drives berth serve over HTTP); bench: wrk (server load)
@@ -16,7 +17,7 @@
 #   tests:  chromium (/usr/bin/chromium, the browser the web UI tests drive through
 #           playwright-core, tests/ui/; it never downloads a browser of its own)
 set -eu
-pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev libmicrohttpd-dev
+pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev libseccomp-dev libmicrohttpd-dev
 	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind chromium)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -113,6 +113,13 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err);
 
 /* mkdir -p */
 int local_mkdirs(const char *path, mode_t mode);
+/* mkdir -p, then path itself (when this user owns it) chmod to mode, whatever
+ * the umask or how it was made; -1 also when path is not a directory. */
+int local_private_dir(const char *path, mode_t mode);
+/* HOME/reserve, LOCAL_RESERVE bytes of disk: made when missing, or removed
+ * (release) by a supervisor whose store write found the disk full. */
+void local_reserve(const char *home, bool release);
+#define LOCAL_RESERVE (1 << 20)
 /* A process's start time in clock ticks since boot (/proc/PID/stat), -1 if gone:
  * with the pid, it names one process across pid reuse. */
 int64_t local_proc_start(pid_t pid);

@@ -58,6 +58,43 @@ int local_mkdirs(const char *path, mode_t mode)
 	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
 }
 
+int local_private_dir(const char *path, mode_t mode)
+{
+	struct stat st;
+	if (local_mkdirs(path, mode & 0700))
+		return -1;
+	/* whatever the umask, or the mode of a data dir made by hand */
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+		return errno = ENOTDIR, -1;
+	if (st.st_uid == geteuid() && (st.st_mode & 07777) != mode && chmod(path, mode))
+		return -1;
+	return 0;
+}
+
+/* HOME/reserve: LOCAL_RESERVE bytes that a full disk gives back, so that a
+ * supervisor can still record how its run ended. release: removed now (the
+ * store could not write); else made when missing. */
+void local_reserve(const char *home, bool release)
+{
+	char path[4096];
+	if (local_path(path, sizeof(path), home, "reserve"))
+		return;
+	if (release) {
+		unlink(path);
+		return;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && st.st_size >= LOCAL_RESERVE)
+		return;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	/* real blocks, not a hole: what it holds is what it gives back */
+	if (posix_fallocate(fd, 0, LOCAL_RESERVE))
+		(void)ftruncate(fd, 0);
+	close(fd);
+}
+
 /* A process's start time (field 22 of /proc/PID/stat), also for a zombie
  * when zombies is set; -1 if there is no such process. */
 static int64_t proc_start(pid_t pid, bool zombies)
@@ -111,7 +148,7 @@ void local_mark_done(const char *home, const char *id)
 		return;
 	if (local_path(path, sizeof(path), home, "runs/%s/done", id))
 		return;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		close(fd);
 }
@@ -208,11 +245,18 @@ static int local_reconcile(berth_backend *b, berth_error **err);
 static int local_open(berth_backend *b, berth_error **err)
 {
 	char path[4096];
-	if (local_mkdirs(b->home, 0700))
+	/* as root, runs of other uids reach their work dir (runs/ID/work, their
+	 * HOME) by its path: the data dir and runs/ may be passed through, never
+	 * listed or read; volumes/ only by berth (a run sees its volumes where
+	 * they are mounted) */
+	mode_t pass = geteuid() == 0 ? 0711 : 0700;
+	if (local_private_dir(b->home, pass))
 		return berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
 				  strerror(errno));
-	if (local_path(path, sizeof(path), b->home, "runs") || local_mkdirs(path, 0700))
+	if (local_path(path, sizeof(path), b->home, "runs") || local_private_dir(path, pass) ||
+	    local_path(path, sizeof(path), b->home, "volumes") || local_private_dir(path, 0700))
 		return berth_fail(err, BERTH_EIO, "cannot create %s: %s", path, strerror(errno));
+	local_reserve(b->home, false);
 	if (local_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
 		return -BERTH_EIO;
 	if (b->cached)
@@ -771,34 +815,45 @@ static int add_env(berth_buf *env, const char *name, const char *value)
 	return berth_buf_append(env, "", 1);
 }
 
-/* The volumes as the supervisor reads them (store.h), checked now. */
+/* One field of the volume table: a string of berth's, or a spec's string,
+ * which cannot hold a NUL (the reader refuses one), so it is never syntax. */
+static void vol_field(berth_buf *out, const char *s)
+{
+	berth_buf_append(out, s, strlen(s) + 1);
+}
+
+/* The volumes as the supervisor reads them (store.h: six NUL-terminated
+ * fields each), checked now. */
 static int plan_volumes(berth_backend *b, const berth_run *run, berth_buf *out, berth_error **err)
 {
 	const berth_spec *s = &run->spec;
+	const char *project = s->project.s ? s->project.s : "default";
 	for (size_t i = 0; i < s->nvolumes; i++) {
 		const berth_volume *v = &s->volumes[i];
-		char dir[4096];
+		char dir[4096], size[24];
 		const char *kind = "dir", *life = "run";
-		int64_t size = v->size.set ? berth_quantity_value(&v->size.q) : 0;
+		int bad = 0;
+		snprintf(size, sizeof(size), "%lld", v->size.set ? (long long)berth_quantity_value(&v->size.q) : 0LL);
 		switch (v->type) {
 		case BERTH_VOLUME_PVC:
-			local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
+			bad = local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
 			if (b->keep_volumes)
 				life = "keep";
 			break;
 		case BERTH_VOLUME_EMPTY_DIR:
-			local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
+			bad = local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
 			if (v->medium.s && !strcmp(v->medium.s, "Memory"))
 				kind = "tmpfs";
 			break;
 		case BERTH_VOLUME_SHARED:
-			local_path(dir, sizeof(dir), b->home, "volumes/shared/%s", v->ref.s);
+			/* a claim is the project's: another project's of the same name is another */
+			bad = local_path(dir, sizeof(dir), b->home, "volumes/shared/%s/%s", project, v->ref.s);
 			life = "keep";
 			break;
 		case BERTH_VOLUME_CONFIG_MAP: {
 			struct stat st;
-			local_path(dir, sizeof(dir), b->home, "configmaps/%s", v->ref.s);
-			if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			bad = local_path(dir, sizeof(dir), b->home, "configmaps/%s", v->ref.s);
+			if (!bad && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
 				return berth_fail(err, BERTH_EPOLICY,
 						  "volumes[%zu]: config_map \"%s\" does not exist on this machine "
 						  "(the local backend's ConfigMaps are the directories of %s/configmaps)",
@@ -808,13 +863,19 @@ static int plan_volumes(berth_backend *b, const berth_run *run, berth_buf *out, 
 			break;
 		}
 		case BERTH_VOLUME_SECRET:
-			snprintf(dir, sizeof(dir), "%s", v->ref.s);
+			bad = snprintf(dir, sizeof(dir), "%s", v->ref.s) >= (int)sizeof(dir);
 			kind = "secret";
 			life = "keep";
 			break;
 		}
-		berth_buf_printf(out, "%s\t%s\t%s\t%s\t%s\t%lld\n", kind, v->name.s, dir,
-				 v->mount_path.s, life, (long long)size);
+		if (bad)
+			return berth_fail(err, BERTH_EINVALID, "volumes[%zu]: the volume's path is too long", i);
+		vol_field(out, kind);
+		vol_field(out, v->name.s);
+		vol_field(out, dir);
+		vol_field(out, v->mount_path.s);
+		vol_field(out, life);
+		vol_field(out, size);
 	}
 	return 0;
 }
@@ -843,10 +904,38 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 					  "%s: %lld asked, but berth runs as uid %ld, not root, and cannot "
 					  "switch users; run berth as root or leave %s out",
 					  idname[i], (long long)ids[i]->v, (long)geteuid(), idname[i]);
-	if (run->run_as_non_root && (s->run_as_user.set ? s->run_as_user.v == 0 : root))
+	/* as root, the uids of local.uid_range are berth's, one per project: no
+	 * spec may take another project's */
+	int64_t umin = 0, umax = -1;
+	berth_policy_uid_range(b->policy, &umin, &umax);
+	for (int i = 0; i < 3; i++)
+		if (ids[i]->set && root && ids[i]->v >= umin && ids[i]->v <= umax)
+			return berth_fail(err, BERTH_EPOLICY,
+					  "%s: %lld is one of the ids berth gives each project's runs "
+					  "(local.uid_range %lld-%lld); ask for an id outside it, or leave "
+					  "%s out", idname[i], (long long)ids[i]->v, (long long)umin,
+					  (long long)umax, idname[i]);
+	if (run->run_as_non_root && s->run_as_user.set && s->run_as_user.v == 0)
 		return berth_fail(err, BERTH_EPOLICY,
 				  "security.disable_root: the run would run as root; set run_as_user "
 				  "to a non-zero uid");
+	/* who it runs as: the spec's user; as root with none, its project's own
+	 * uid, which no other project's runs have; else berth's own */
+	int64_t uid = s->run_as_user.set ? s->run_as_user.v : -1;
+	if (root && uid < 0) {
+		int rc = store_project_uid(b->st, s->project.s ? s->project.s : "default", umin, umax,
+					   &uid, err);
+		if (rc)
+			return rc;
+	}
+	bool dynamic = !s->run_as_user.set && uid >= 0;
+	/* a run as another user than berth's works in a directory of its own
+	 * (runs/ID/work, its HOME too when the user has no home); as berth's own
+	 * user, where it was started from */
+	char work[4096];
+	bool own_dir = uid >= 0 && uid != (int64_t)geteuid();
+	if (local_path(work, sizeof(work), b->home, "runs/%s/work", run->id))
+		return berth_fail(err, BERTH_EINVALID, "the data dir's path is too long");
 	berth_buf argv = BERTH_BUF_INIT, env = BERTH_BUF_INIT, vols = BERTH_BUF_INIT,
 		  secrets = BERTH_BUF_INIT;
 	for (size_t i = 0; i < s->function.command.n; i++)
@@ -857,11 +946,10 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(passed_env); i++)
 		if (getenv(passed_env[i]))
 			add_env(&env, passed_env[i], getenv(passed_env[i]));
-	uid_t uid = s->run_as_user.set ? (uid_t)s->run_as_user.v : geteuid();
-	const local_user *u;
-	if (user_of(b, uid, &u))
+	const local_user *u = NULL;
+	if (!dynamic && user_of(b, uid >= 0 ? (uid_t)uid : geteuid(), &u))
 		env.failed = -BERTH_ENOMEM;
-	add_env(&env, "HOME", u ? u->home : "/");
+	add_env(&env, "HOME", u ? u->home : own_dir ? work : "/");
 	if (u)
 		add_env(&env, "USER", u->name);
 	for (size_t i = 0; i < s->envs.n; i++)
@@ -889,13 +977,14 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 	r->argv = berth_buf_detach(&argv);
 	r->env_len = env.len;
 	r->env = berth_buf_detach(&env);
+	r->volumes_len = vols.len;
 	r->volumes = vols.len ? berth_buf_detach(&vols) : NULL;
 	r->secret_env = secrets.len ? berth_buf_detach(&secrets) : NULL;
 	berth_buf_release(&vols);
 	berth_buf_release(&secrets);
 	char cwd[4096];
-	r->workdir = berth_strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
-	r->uid = s->run_as_user.set ? s->run_as_user.v : -1;
+	r->workdir = berth_strdup(own_dir ? work : getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	r->uid = uid;
 	r->gid = s->run_as_group.set ? s->run_as_group.v : -1;
 	r->fs_group = s->fs_group.set ? s->fs_group.v : -1;
 	r->timeout = s->timeout.set ? s->timeout.v : 0;
@@ -903,6 +992,11 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 	r->restart = s->action != BERTH_ACTION_JOB;
 	r->grace = b->grace_s;
 	r->keep_volumes = b->keep_volumes;
+	r->pids_max = run->pids_max;
+	const berth_resource *disk = &s->resources.disk;
+	r->disk_limit = disk->limits.set     ? berth_quantity_value(&disk->limits.q)
+			: disk->requests.set ? berth_quantity_value(&disk->requests.q)
+					     : 0;
 	return r->workdir ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
 }
 

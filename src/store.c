@@ -9,11 +9,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "store.h"
@@ -120,11 +123,27 @@ static const char *const migrations[] = {
 	"DROP INDEX runs_queue;"
 	"CREATE INDEX runs_queue ON runs(state, priority DESC, created, cpu_milli, mem, gpus, disk,"
 	" backend);",
+	/* 5: the supervisor's volume table as NUL-separated fields (a tab or newline
+	 * in a mount path was syntax in the text of schema 4: a queued run kept in
+	 * that form fails rather than be read); a pids limit and a disk limit per
+	 * run; the uid the local backend gives each project's runs */
+	"UPDATE runs SET state = 3, finished = created,"
+	" reason = 'queued before an upgrade of berth that changed how volumes are kept;"
+	" submit it again' WHERE state = 0 AND backend = 'local' AND typeof(volumes) = 'text';"
+	"ALTER TABLE runs ADD COLUMN pids_max INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE runs ADD COLUMN disk_limit INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE project_uids (project TEXT PRIMARY KEY, uid INTEGER NOT NULL UNIQUE);",
 };
+
+/* A full disk has a code of its own (a server answers 507, not 500). */
+static berth_code db_code(store *s)
+{
+	return (sqlite3_errcode(s->db) & 0xff) == SQLITE_FULL ? BERTH_ENOSPC : BERTH_EIO;
+}
 
 static int db_fail(store *s, berth_error **err, const char *what)
 {
-	return berth_fail(err, BERTH_EIO, "store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	return berth_fail(err, db_code(s), "store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
 static int exec(store *s, const char *sql, berth_error **err)
@@ -132,7 +151,7 @@ static int exec(store *s, const char *sql, berth_error **err)
 	char *msg = NULL;
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
-	int rc = berth_fail(err, BERTH_EIO, "store %s: %s", s->path, msg ? msg : "error");
+	int rc = berth_fail(err, db_code(s), "store %s: %s", s->path, msg ? msg : "error");
 	sqlite3_free(msg);
 	return rc;
 }
@@ -200,6 +219,20 @@ int store_open(store **out, const char *path, berth_error **err)
 	if (!s || !(s->path = berth_strdup(path))) {
 		free(s);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	/* 0600 whatever the umask: it holds every run's environment. SQLite
+	 * makes the WAL and its index with the database's mode; those of an
+	 * older berth are set too */
+	static const char *const suffix[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(suffix); i++) {
+		char file[4200];
+		snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
+		int fd = open(file, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (i ? 0 : O_CREAT), 0600);
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 0077))
+			fchmod(fd, 0600);
+		if (fd >= 0)
+			close(fd);
 	}
 	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 						   SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
@@ -327,7 +360,7 @@ static const run_col run_cols[] = {
 	{"argv", C_BLOB, R(argv), R(argv_len), false},
 	{"env", C_BLOB, R(env), R(env_len), false},
 	{"secret_env", C_STR, R(secret_env), 0, false},
-	{"volumes", C_STR, R(volumes), 0, false},
+	{"volumes", C_BLOB, R(volumes), R(volumes_len), false},
 	{"workdir", C_STR, R(workdir), 0, false},
 	{"uid", C_INT, R(uid), 0, false},
 	{"gid", C_INT, R(gid), 0, false},
@@ -344,6 +377,8 @@ static const run_col run_cols[] = {
 	{"cgroup", C_STR, R(cgroup), 0, true},
 	{"doc", C_INT, R(doc), 0, false},
 	{"target", C_STR, I(target), 0, true},
+	{"pids_max", C_INT, R(pids_max), 0, false},
+	{"disk_limit", C_INT, R(disk_limit), 0, false},
 };
 #undef I
 #undef R
@@ -1037,4 +1072,29 @@ int store_project_add(store *s, const char *name, berth_error **err)
 		s->project = berth_strdup(name);
 	}
 	return rc;
+}
+
+int store_project_uid(store *s, const char *project, int64_t min, int64_t max, int64_t *uid,
+		      berth_error **err)
+{
+	store_arg args[] = {STORE_S(project), STORE_I(min), STORE_I(max)};
+	/* one statement each, so that two processes never hand out the same uid:
+	 * an id the range no longer holds (the admin moved it) is given anew */
+	int rc = store_exec(s, "DELETE FROM project_uids WHERE project = ?1 AND uid NOT BETWEEN ?2 AND ?3",
+			    args, 3, err);
+	if (rc >= 0)
+		rc = store_exec(s,
+				"INSERT OR IGNORE INTO project_uids (project, uid)"
+				" SELECT ?1, coalesce(max(uid) + 1, ?2) FROM project_uids WHERE uid BETWEEN ?2 AND ?3"
+				" HAVING coalesce(max(uid) + 1, ?2) <= ?3",
+				args, 3, err);
+	if (rc >= 0)
+		rc = store_select_int(s, "SELECT uid FROM project_uids WHERE project = ?1", args, 1, uid, err);
+	if (rc < 0)
+		return rc;
+	if (*uid < min || *uid > max)
+		return berth_fail(err, BERTH_EPOLICY,
+				  "no uid left for project \"%s\": every uid of local.uid_range %lld-%lld is "
+				  "given to a project", project, (long long)min, (long long)max);
+	return 0;
 }

@@ -28,9 +28,12 @@ typedef struct store_run {
 	char *env;           /* NUL-separated NAME=VALUE, env_len bytes (no secrets) */
 	size_t env_len;
 	char *secret_env;    /* comma-separated secret names, resolved at start */
-	char *volumes;       /* one per line: TYPE\tNAME\tDIR\tMOUNT_PATH\tREADONLY */
+	char *volumes;       /* per volume 6 NUL-terminated fields (local.c plan_volumes): */
+	size_t volumes_len;  /* KIND NAME SOURCE MOUNT_PATH LIFE SIZE; volumes_len bytes */
 	char *workdir;
 	int64_t uid, gid, fs_group; /* -1: unset */
+	int64_t pids_max;    /* processes at most; 0: no limit */
+	int64_t disk_limit;  /* bytes of log, work dir and volumes at most; 0: no limit */
 	int64_t timeout;     /* seconds; 0: none */
 	int64_t retries;
 	bool restart;        /* serve: started again whenever it exits */
@@ -89,6 +92,12 @@ int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t star
 
 /* Records a project: 1 when it is new, 0 when it existed, or a negative code. */
 int store_project_add(store *s, const char *name, berth_error **err);
+
+/* The uid of project's runs, from [min, max]: the one it has, else the next
+ * one free (BERTH_EPOLICY when the range is used up). Never the same for two
+ * projects, also when processes ask at once. */
+int store_project_uid(store *s, const char *project, int64_t min, int64_t max, int64_t *uid,
+		      berth_error **err);
 
 /* What the project's Pending and Running runs ask for: cpu milli, mem, gpus, runs. */
 /* Whether any run of backend is queued (Pending), read from the queue index

@@ -28,6 +28,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <linux/capability.h>
+#include <seccomp.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "backend_internal.h"
@@ -35,7 +38,6 @@
 #include "secret.h"
 
 typedef struct volume {
-	char *line;   /* owns the strings below */
 	const char *kind, *name, *source, *mount, *life;
 	int64_t size;
 	char *created; /* the first directory of the mount path made for it, to remove */
@@ -54,36 +56,82 @@ typedef struct sup {
 	size_t secret_len;
 	int log;
 	pid_t child;
+	sigset_t run_mask;   /* the signal mask the command starts with */
+	scmp_filter_ctx filter; /* the seccomp filter of the run's processes; NULL: none */
+	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
+	int statp;           /* the wait status from the run's init, in a pid namespace */
+	bool disk_watch;     /* the run has a disk limit or a sized volume */
+	char *evicted;       /* why it was stopped for its disk use */
 } sup;
 
 /* ---- volumes ---------------------------------------------------------------------- */
 
-static int parse_volumes(sup *s)
+/* True when path is dir itself or below it, by its text: no "..", no "//". */
+static bool path_under(const char *path, const char *dir)
 {
-	const char *p = s->r->volumes;
-	for (; p && *p; s->nvols++) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+	size_t n = strlen(dir);
+	if (strncmp(path, dir, n) || (path[n] && path[n] != '/'))
+		return false;
+	for (const char *p = path + n; *p; p++)
+		if (p[0] == '/' && (p[1] == '/' || (p[1] == '.' && (!p[2] || p[2] == '/' ||
+								     (p[2] == '.' && (!p[3] || p[3] == '/'))))))
+			return false;
+	return true;
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return true;
+	return false;
+}
+
+/* The volume table (store.h): six NUL-terminated fields a volume, which no
+ * string of a spec can break (none holds a NUL). Checked again here all the
+ * same: a kind and a life of berth's, a mount path that is absolute, and a
+ * directory under the data dir for what berth makes, chowns or removes. */
+static int parse_volumes(sup *s, berth_buf *why)
+{
+	static const char *const kinds[] = {"dir", "ro", "tmpfs", "secret", NULL};
+	static const char *const lives[] = {"run", "keep", NULL};
+	const store_run *r = s->r;
+	const char *p = r->volumes, *end = p ? p + r->volumes_len : NULL;
+	char dirs[4096], configmaps[4096];
+	if (local_path(dirs, sizeof(dirs), s->home, "volumes") ||
+	    local_path(configmaps, sizeof(configmaps), s->home, "configmaps"))
+		return berth_buf_printf(why, "the data dir's path is too long"), -1;
+	while (p && p < end) {
+		const char *f[6];
+		for (int i = 0; i < 6; i++) {
+			const char *nul = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
+			if (!nul) {
+				berth_buf_printf(why, "its volume table is malformed (made by another berth?)");
+				return -1;
+			}
+			f[i] = p;
+			p = nul + 1;
+		}
+		char *stop;
+		long long size = strtoll(f[5], &stop, 10);
+		bool ok = one_of(f[0], kinds) && one_of(f[4], lives) && f[3][0] == '/' && !*stop &&
+			  size >= 0;
+		if (ok && (!strcmp(f[0], "dir") || !strcmp(f[0], "tmpfs")))
+			ok = path_under(f[2], dirs) && strlen(f[2]) > strlen(dirs);
+		else if (ok && !strcmp(f[0], "ro"))
+			ok = path_under(f[2], configmaps) && strlen(f[2]) > strlen(configmaps);
+		else if (ok)
+			ok = !strchr(f[2], '/');
+		if (!ok) {
+			berth_buf_printf(why, "its volume table names a volume berth would not make");
+			return -1;
+		}
 		volume *grown = berth_realloc(s->vols, (s->nvols + 1) * sizeof(*grown));
 		if (!grown)
-			return -1;
+			return berth_buf_printf(why, "out of memory"), -1;
 		s->vols = grown;
-		volume *v = memset(&s->vols[s->nvols], 0, sizeof(*v));
-		if (!(v->line = berth_strndup(p, len)))
-			return -1;
-		char *f[6] = {0};
-		char *q = v->line;
-		for (int i = 0; i < 6 && q; i++) {
-			f[i] = q;
-			q = strchr(q, '\t');
-			if (q)
-				*q++ = 0;
-		}
-		if (!f[5])
-			return -1;
-		v->kind = f[0], v->name = f[1], v->source = f[2], v->mount = f[3], v->life = f[4];
-		v->size = strtoll(f[5], NULL, 10);
-		p = nl ? nl + 1 : p + len;
+		s->vols[s->nvols++] = (volume){.kind = f[0], .name = f[1], .source = f[2],
+					       .mount = f[3], .life = f[4], .size = size};
 	}
 	return 0;
 }
@@ -100,67 +148,87 @@ void local_rm_tree(const char *path)
 
 void local_cleanup_volumes(const char *home, const store_run *r)
 {
-	sup s = {.r = (store_run *)r};
-	if (parse_volumes(&s) == 0)
+	sup s = {.home = home, .r = (store_run *)r};
+	berth_buf why = BERTH_BUF_INIT;
+	if (parse_volumes(&s, &why) == 0)
 		for (size_t i = 0; i < s.nvols; i++)
 			if (!strcmp(s.vols[i].life, "run"))
 				local_rm_tree(s.vols[i].source);
-	for (size_t i = 0; i < s.nvols; i++)
-		free(s.vols[i].line);
+	berth_buf_release(&why);
 	free(s.vols);
 	char dir[4096];
 	if (!local_path(dir, sizeof(dir), home, "volumes/%s", r->info.id))
 		rmdir(dir);
 }
 
+/* The gid the run's processes have. */
+static int64_t run_gid(const store_run *r)
+{
+	return r->gid >= 0 ? r->gid : r->uid >= 0 ? r->uid : -1;
+}
+
 /* Makes each volume's directory, and its mount path when missing
- * (remembering the first directory made, to remove it afterwards). */
+ * (remembering the first directory made, to remove it afterwards). A mount
+ * path is made on the host as root: none of its parts may be a symbolic
+ * link, which another user could point anywhere. */
 static int prepare_volumes(sup *s, bool fallback, berth_buf *why)
 {
 	const store_run *r = s->r;
 	for (size_t i = 0; i < s->nvols; i++) {
 		volume *v = &s->vols[i];
 		if (!strcmp(v->kind, "dir")) {
-			if (local_mkdirs(v->source, 0755)) {
+			struct stat before;
+			bool made = lstat(v->source, &before) != 0;
+			errno = 0;
+			if (local_mkdirs(v->source, 0755) || lstat(v->source, &before) ||
+			    !S_ISDIR(before.st_mode)) {
 				berth_buf_printf(why, "volume \"%s\": cannot create %s: %s", v->name, v->source,
-						 strerror(errno));
+						 errno ? strerror(errno) : "not a directory");
 				return -1;
 			}
-			/* fs_group: the group owns the volume and every file made in it */
-			if (r->fs_group >= 0) {
-				if (chown(v->source, (uid_t)-1, (gid_t)r->fs_group) == 0)
-					chmod(v->source, 02775);
-			} else if (r->uid >= 0 && !strcmp(v->life, "run")) {
-				if (chown(v->source, (uid_t)r->uid, r->gid >= 0 ? (gid_t)r->gid : (gid_t)-1))
-					berth_buf_printf(why, "volume \"%s\": chown: %s", v->name, strerror(errno));
+			/* the run's user owns what is made for it (a shared claim: when it is
+			 * made, by the first run of the project); fs_group: the group owns
+			 * the volume and every file made in it */
+			if (r->uid >= 0 && (made || !strcmp(v->life, "run")) &&
+			    chown(v->source, (uid_t)r->uid, (gid_t)run_gid(r))) {
+				berth_buf_printf(why, "volume \"%s\": chown: %s", v->name, strerror(errno));
+				return -1;
 			}
+			if (r->fs_group >= 0 && chown(v->source, (uid_t)-1, (gid_t)r->fs_group) == 0)
+				chmod(v->source, 02775);
 		}
 		if (!strcmp(v->kind, "secret") && fallback) {
 			berth_buf_printf(why, "volume \"%s\": a secret volume needs a mount namespace, "
 					 "which this host does not allow berth", v->name);
 			return -1;
 		}
-		struct stat st;
-		if (fallback || stat(v->mount, &st) == 0)
+		if (fallback)
 			continue;
 		/* the first missing component is what the cleanup removes */
 		char path[4096];
 		snprintf(path, sizeof(path), "%s", v->mount);
+		struct stat st;
 		for (char *p = path + 1;; p++) {
 			if (*p && *p != '/')
 				continue;
 			char c = *p;
 			*p = 0;
-			if (stat(path, &st)) {
+			if (lstat(path, &st)) {
 				v->created = berth_strdup(path);
 				*p = c;
 				break;
+			}
+			if (S_ISLNK(st.st_mode)) {
+				berth_buf_printf(why, "volume \"%s\": the mount path %s goes through %s, a "
+						 "symbolic link on this machine; mount it at a real path",
+						 v->name, v->mount, path);
+				return -1;
 			}
 			*p = c;
 			if (!c)
 				break;
 		}
-		if (local_mkdirs(v->mount, 0755)) {
+		if (v->created && local_mkdirs(v->mount, 0755)) {
 			berth_buf_printf(why, "volume \"%s\": cannot create the mount path %s: %s", v->name,
 					 v->mount, strerror(errno));
 			return -1;
@@ -190,14 +258,18 @@ static void remove_mount_points(sup *s)
 	}
 }
 
-/* In the child: the volumes at their mount paths, in a mount namespace of
- * its own. Returns 0, or -1 when the host allows no mount namespace (the
- * caller then passes the paths in the environment). */
-static int mount_volumes(sup *s, const char *const *secret_files, const size_t *secret_lens)
+/* In the child: the run's mount namespace (made already with its pid
+ * namespace, or here): in a pid namespace a /proc of the run's processes
+ * alone, and the volumes at their mount paths. Returns 0, or -1 when the
+ * host allows no mount namespace (the caller then passes the volumes' paths
+ * in the environment), -2 when a mount failed. */
+static int mount_run(sup *s, bool pidns, const char *const *secret_files, const size_t *secret_lens)
 {
-	if (unshare(CLONE_NEWNS))
+	if (!pidns && unshare(CLONE_NEWNS))
 		return -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -2;
+	if (pidns && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 		return -2;
 	for (size_t i = 0; i < s->nvols; i++) {
 		volume *v = &s->vols[i];
@@ -209,22 +281,23 @@ static int mount_volumes(sup *s, const char *const *secret_files, const size_t *
 				return -2;
 			continue;
 		}
+		bool secret = !strcmp(v->kind, "secret");
 		char opts[64];
-		if (v->size > 0)
-			snprintf(opts, sizeof(opts), "size=%lld,mode=1777", (long long)v->size);
-		else
-			snprintf(opts, sizeof(opts), "mode=1777");
+		snprintf(opts, sizeof(opts), "mode=%s%s%lld", secret ? "0755" : "1777",
+			 v->size > 0 ? ",size=" : "", v->size > 0 ? (long long)v->size : 0LL);
+		if (v->size <= 0)
+			opts[9] = 0;
 		if (mount("tmpfs", v->mount, "tmpfs", MS_NOSUID | MS_NODEV, opts))
 			return -2;
-		if (!strcmp(v->kind, "secret")) {
-			/* the value lives in memory only, as a read-only file */
+		if (secret) {
+			/* the value lives in memory only, as a file only the run's user reads */
 			char file[4200];
 			snprintf(file, sizeof(file), "%s/%s", v->mount, v->source);
-			int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+			int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0400);
 			if (fd < 0 || write(fd, secret_files[i], secret_lens[i]) != (ssize_t)secret_lens[i])
 				return -2;
 			close(fd);
-			if (s->r->uid >= 0 && chown(file, (uid_t)s->r->uid, (gid_t)-1))
+			if (s->r->uid >= 0 && chown(file, (uid_t)s->r->uid, (gid_t)run_gid(s->r)))
 				return -2;
 			if (mount(NULL, v->mount, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL))
 				return -2;
@@ -376,7 +449,7 @@ static void child_fail(int errp, int step, int e)
 	_exit(127);
 }
 
-enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT };
+enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT, STEP_HARDEN, STEP_FORK };
 
 /* Closes every fd from lo up but keep (-1: none); with cloexec, marks them
  * close-on-exec instead. Without close_range (Linux < 5.9), one by one. */
@@ -398,12 +471,112 @@ static void close_from(int lo, int keep, bool cloexec)
 		}
 }
 
-/* Starts the command; returns its pid, or -1 with the reason in why. */
-static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
-		   const size_t *secret_lens, berth_buf *why)
+/* No capability can come back: the bounding and ambient sets emptied (as
+ * root; elsewhere they are empty of use already), and for a run that stays
+ * uid 0 the process's own sets too, as a pod's "drop: [ALL]". */
+static int drop_capabilities(bool stays_root)
 {
-	int go[2], errp[2];
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+	if (geteuid() == 0)
+		for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
+			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0))
+				return -1;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (!stays_root)
+		return 0;
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* The run's own process: its limits, directory, user and hardening, then
+ * the command. Never returns. */
+static void become_command(sup *s, int errp)
+{
+	const store_run *r = s->r;
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &s->run_mask, NULL);
+	if (!s->cg && r->info.mem_limit > 0) {
+		struct rlimit rl = {(rlim_t)r->info.mem_limit, (rlim_t)r->info.mem_limit};
+		if (setrlimit(RLIMIT_AS, &rl))
+			child_fail(errp, STEP_RLIMIT, errno);
+	}
+	/* before the user changes: its own directory is reached through berth's */
+	if (chdir(r->workdir) && chdir("/"))
+		_exit(127);
+	bool switch_user = r->uid >= 0 || r->gid >= 0 || r->fs_group >= 0;
+	bool stays_root = r->uid >= 0 ? r->uid == 0 : geteuid() == 0;
+	if (drop_capabilities(false))
+		child_fail(errp, STEP_HARDEN, errno);
+	if (switch_user) {
+		gid_t groups[1] = {(gid_t)r->fs_group};
+		gid_t gid = run_gid(r) >= 0 ? (gid_t)run_gid(r) : getgid();
+		if (setgroups(r->fs_group >= 0 ? 1 : 0, groups) || setgid(gid) ||
+		    (r->uid >= 0 && setuid((uid_t)r->uid)))
+			child_fail(errp, STEP_USER, errno);
+	}
+	/* no setuid program gives it more, and the calls a pod's RuntimeDefault
+	 * profile refuses are refused */
+	if ((stays_root && drop_capabilities(true)) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    (s->filter && seccomp_load(s->filter)))
+		child_fail(errp, STEP_HARDEN, errno);
+	/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
+	close_from(3, errp, true);
+	execvpe(s->argv[0], s->argv, s->envp);
+	child_fail(errp, STEP_EXEC, errno);
+}
+
+/* Pid 1 of the run's pid namespace: it starts the command, passes it
+ * berth's stop signals, reaps what is reparented to it, and when the
+ * command ends writes its wait status to statp and exits, which ends every
+ * other process of the namespace. Never returns. */
+static void run_init(sup *s, int errp, int statp)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	/* blocked, a signal to pid 1 waits to be taken (unblocked, one with no
+	 * handler would be dropped) */
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	prctl(PR_SET_NAME, "berth-init", 0, 0, 0);
+	pid_t cmd = fork();
+	if (cmd < 0)
+		child_fail(errp, STEP_FORK, errno);
+	if (cmd == 0) {
+		close(statp);
+		become_command(s, errp);
+	}
+	close(errp);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+		if (sig != SIGCHLD) {
+			if (sig > 0)
+				kill(-1, sig); /* every process of the namespace but this one */
+			continue;
+		}
+		int st;
+		pid_t w;
+		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+			if (w == cmd) {
+				ssize_t n = write(statp, &st, sizeof(st));
+				_exit(n == (ssize_t)sizeof(st) ? 0 : 127);
+			}
+	}
+}
+
+/* Starts the command; returns its pid, or -1 with the reason in why. With
+ * a pid namespace, the pid is that of a process that waits for the run's
+ * init (pid 1 there) and ignores berth's stop signals, which reach the
+ * run's processes through its process group and cgroup. */
+static pid_t start(sup *s, const char *const *secret_files, const size_t *secret_lens, berth_buf *why)
+{
+	int go[2], errp[2], statp[2] = {-1, -1};
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || (s->pidns && pipe2(statp, O_CLOEXEC))) {
 		berth_buf_printf(why, "pipe: %s", strerror(errno));
 		return -1;
 	}
@@ -414,12 +587,10 @@ static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 		return -1;
 	}
 	if (pid == 0) {
-		const store_run *r = s->r;
 		close(go[1]);
 		close(errp[0]);
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
-		sigprocmask(SIG_SETMASK, old, NULL);
+		if (statp[0] >= 0)
+			close(statp[0]);
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
@@ -433,32 +604,39 @@ static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 			dup2(null, 0);
 		dup2(s->log, 1);
 		dup2(s->log, 2);
-		if (s->nvols) {
-			int m = mount_volumes(s, secret_files, secret_lens);
-			if (m == -2)
+		if (s->pidns) {
+			if (unshare(CLONE_NEWPID | CLONE_NEWNS))
 				child_fail(errp[1], STEP_MOUNT, errno);
+			for (int sig = 1; sig < NSIG; sig++)
+				if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+					signal(sig, SIG_IGN);
+			pid_t init = fork();
+			if (init < 0)
+				child_fail(errp[1], STEP_FORK, errno);
+			if (init == 0) {
+				for (int sig = 1; sig < NSIG; sig++)
+					signal(sig, SIG_DFL);
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				if (mount_run(s, true, secret_files, secret_lens))
+					child_fail(errp[1], STEP_MOUNT, errno);
+				run_init(s, errp[1], statp[1]);
+			}
+			close(errp[1]);
+			close(statp[1]);
+			int st;
+			while (waitpid(init, &st, 0) < 0 && errno == EINTR)
+				;
+			_exit(0);
 		}
-		if (!s->cg && r->info.mem_limit > 0) {
-			struct rlimit rl = {(rlim_t)r->info.mem_limit, (rlim_t)r->info.mem_limit};
-			if (setrlimit(RLIMIT_AS, &rl))
-				child_fail(errp[1], STEP_RLIMIT, errno);
-		}
-		if (r->uid >= 0 || r->gid >= 0 || r->fs_group >= 0) {
-			gid_t groups[1] = {(gid_t)r->fs_group};
-			gid_t gid = r->gid >= 0 ? (gid_t)r->gid : r->uid >= 0 ? (gid_t)r->uid : getgid();
-			if (setgroups(r->fs_group >= 0 ? 1 : 0, groups) || setgid(gid) ||
-			    (r->uid >= 0 && setuid((uid_t)r->uid)))
-				child_fail(errp[1], STEP_USER, errno);
-		}
-		if (chdir(r->workdir) && chdir("/"))
-			_exit(127);
-		/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
-		close_from(3, -1, true);
-		execvpe(s->argv[0], s->argv, s->envp);
-		child_fail(errp[1], STEP_EXEC, errno);
+		if (s->nvols && mount_run(s, false, secret_files, secret_lens) == -2)
+			child_fail(errp[1], STEP_MOUNT, errno);
+		become_command(s, errp[1]);
 	}
 	close(go[0]);
 	close(errp[1]);
+	if (statp[1] >= 0)
+		close(statp[1]);
+	s->statp = statp[0];
 	berth_error *e = NULL;
 	if (s->cg && cg_enter(s->cg, pid, &e)) {
 		berth_buf_printf(why, "cannot put the process in its cgroup: %s",
@@ -479,11 +657,28 @@ static pid_t start(sup *s, sigset_t *old, const char *const *secret_files,
 	close(errp[0]);
 	if (n == (ssize_t)sizeof(msg)) {
 		static const char *const what[] = {"", "cannot run", "cannot mount the volumes for",
-						   "cannot switch user for", "cannot set the rlimits of"};
+						   "cannot switch user for", "cannot set the rlimits of",
+						   "cannot harden (capabilities, no_new_privs, seccomp)",
+						   "cannot fork"};
 		berth_buf_printf(why, "%s \"%s\": %s", what[msg[0]], s->argv[0], strerror(msg[1]));
 		return -2 - msg[0]; /* started and failed: reaped as usual */
 	}
 	return pid;
+}
+
+/* The command's wait status: what the run's init wrote, in a pid namespace
+ * (else, or when it wrote nothing, because it was killed: status itself). */
+static int command_status(sup *s, int status)
+{
+	if (s->statp < 0)
+		return status;
+	int st;
+	ssize_t n;
+	while ((n = read(s->statp, &st, sizeof(st))) < 0 && errno == EINTR)
+		;
+	close(s->statp);
+	s->statp = -1;
+	return n == (ssize_t)sizeof(st) ? st : status;
 }
 
 /* Every process of the run: its cgroup, its process group, and any
@@ -544,15 +739,75 @@ static const char *signame(int sig)
 	return n ? n : "?";
 }
 
-enum ending { END_EXIT, END_STOP, END_TIMEOUT };
+enum ending { END_EXIT, END_STOP, END_TIMEOUT, END_EVICTED };
 
 /* Waits for the process, with the timeout and stop requests. */
+/* ---- disk ---------------------------------------------------------------------------- */
+
+static int64_t du_bytes; /* nftw takes no context; a supervisor has one thread */
+
+static int du_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	if (flag != FTW_NS && flag != FTW_DNR)
+		du_bytes += (int64_t)st->st_blocks * 512;
+	return 0;
+}
+
+/* The disk a tree uses, as du counts it (blocks; links not followed, other
+ * filesystems not entered). */
+static int64_t disk_used(const char *path)
+{
+	du_bytes = 0;
+	nftw(path, du_entry, 16, FTW_PHYS | FTW_MOUNT);
+	return du_bytes;
+}
+
+/* Over its disk? As the kubelet evicts a pod: a sized volume over its size,
+ * or the run over resources.disk, counting its log, its work dir and the
+ * volumes made for it (not a shared claim, nor a tmpfs, which is memory).
+ * Returns the reason, or NULL. */
+static char *disk_over(sup *s)
+{
+	const store_run *r = s->r;
+	char runvols[4096], rundir[4096], a[32], b[32];
+	if (local_path(runvols, sizeof(runvols), s->home, "volumes/%s", r->info.id) ||
+	    local_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
+		return NULL;
+	struct stat st;
+	int64_t total = fstat(s->log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
+	if (path_under(r->workdir, rundir))
+		total += disk_used(r->workdir);
+	for (size_t i = 0; i < s->nvols; i++) {
+		const volume *v = &s->vols[i];
+		if (strcmp(v->kind, "dir") || !path_under(v->source, runvols))
+			continue;
+		int64_t used = disk_used(v->source);
+		total += used;
+		if (v->size > 0 && used > v->size) {
+			local_format_size(a, sizeof(a), used, 1);
+			local_format_size(b, sizeof(b), v->size, 1);
+			return fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
+		}
+	}
+	if (r->disk_limit > 0 && total > r->disk_limit) {
+		local_format_size(a, sizeof(a), total, 1);
+		local_format_size(b, sizeof(b), r->disk_limit, 1);
+		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
+			   "(its log, work dir and volumes)", a, b);
+	}
+	return NULL;
+}
+
+#define DISK_CHECK_MS 1000
+
 static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int *status)
 {
 	enum ending end = END_EXIT;
-	int64_t kill_at = -1;
+	int64_t kill_at = -1, disk_at = s->disk_watch ? store_now_ms() + DISK_CHECK_MS : -1;
 	for (;;) {
 		int64_t now = store_now_ms(), wait = 5000;
+		if (disk_at > 0)
+			wait = disk_at - now < wait ? disk_at - now : wait;
 		if (deadline > 0 && end == END_EXIT)
 			wait = deadline - now < wait ? deadline - now : wait;
 		if (kill_at > 0)
@@ -567,12 +822,22 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 			int st;
 			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
 				if (w == s->child) {
-					*status = st;
+					*status = command_status(s, st);
 					return end;
 				}
 			continue;
 		}
 		now = store_now_ms();
+		if (disk_at > 0 && now >= disk_at && end == END_EXIT) {
+			disk_at = now + DISK_CHECK_MS;
+			if ((s->evicted = disk_over(s))) {
+				/* as the kubelet does for local storage: no grace */
+				end = END_EVICTED;
+				disk_at = -1;
+				signal_all(s, SIGKILL);
+				store_event(s->st, s->r->info.id, "Evicted", s->evicted);
+			}
+		}
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
 			if (end == END_EXIT) {
 				store_run *fresh = NULL;
@@ -643,8 +908,7 @@ static int save(sup *s)
 }
 
 /* Runs the command until it ends for good; sets the final state. */
-static void run_attempts(sup *s, sigset_t *set, sigset_t *old, const char *const *files,
-			 const size_t *lens)
+static void run_attempts(sup *s, sigset_t *set, const char *const *files, const size_t *lens)
 {
 	store_run *r = s->r;
 	int64_t deadline = r->timeout > 0 ? r->info.started + r->timeout * 1000 : -1;
@@ -653,7 +917,7 @@ static void run_attempts(sup *s, sigset_t *set, sigset_t *old, const char *const
 		berth_buf why = BERTH_BUF_INIT;
 		uint64_t ooms_before = oom_kills(s);
 		int64_t t0 = store_now_ms();
-		s->child = start(s, old, files, lens, &why);
+		s->child = start(s, files, lens, &why);
 		r->info.attempts++;
 		if (s->child == -1) {
 			r->info.state = BERTH_STATE_FAILED;
@@ -667,6 +931,7 @@ static void run_attempts(sup *s, sigset_t *set, sigset_t *old, const char *const
 			set_reason(r, berth_buf_detach(&why));
 			while (waitpid(-1, NULL, 0) > 0)
 				;
+			command_status(s, 0);
 			s->child = 0;
 			return;
 		}
@@ -696,6 +961,12 @@ static void run_attempts(sup *s, sigset_t *set, sigset_t *old, const char *const
 		if (end == END_STOP) {
 			r->info.state = BERTH_STATE_STOPPED;
 			set_reason(r, fmt("stopped by berth stop"));
+			return;
+		}
+		if (end == END_EVICTED) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, s->evicted);
+			s->evicted = NULL;
 			return;
 		}
 		if (end == END_TIMEOUT) {
@@ -743,6 +1014,99 @@ static void run_attempts(sup *s, sigset_t *set, sigset_t *old, const char *const
 		}
 		backoff = backoff * 2 > 60000 ? 60000 : backoff * 2;
 	}
+}
+
+/* ---- isolation -------------------------------------------------------------------------- */
+
+/* A run of another user than berth's works in runs/ID/work, its own: the
+ * run's directory is passed through (0711), never listed. */
+static int prepare_workdir(sup *s, berth_buf *why)
+{
+	const store_run *r = s->r;
+	char rundir[4096];
+	if (local_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
+		return berth_buf_printf(why, "the data dir's path is too long"), -1;
+	if (!path_under(r->workdir, rundir))
+		return 0;
+	struct stat st;
+	if (local_private_dir(rundir, 0711) || local_private_dir(r->workdir, 0700) ||
+	    lstat(r->workdir, &st) ||
+	    (r->uid >= 0 && st.st_uid != (uid_t)r->uid &&
+	     chown(r->workdir, (uid_t)r->uid, (gid_t)run_gid(r)))) {
+		berth_buf_printf(why, "cannot make its work dir %s: %s", r->workdir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* What a pod's RuntimeDefault seccomp profile refuses, refused here too with
+ * EPERM: the calls that change the machine (mounts, modules, clocks, swap,
+ * reboot, keys), that reach other namespaces or make user namespaces, and
+ * the kernel's risky corners (bpf, perf, userfaultfd, handles). clone3 says
+ * ENOSYS so that libc falls back to clone, whose flags can be checked. */
+static const char *const refused_calls[] = {
+	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+	"fsconfig", "fsmount", "fspick", "mount_setattr", "swapon", "swapoff", "reboot", "kexec_load",
+	"kexec_file_load", "init_module", "finit_module", "delete_module", "create_module",
+	"get_kernel_syms", "query_module", "unshare", "setns", "keyctl", "add_key", "request_key",
+	"bpf", "perf_event_open", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "acct",
+	"quotactl", "quotactl_fd", "lookup_dcookie", "clock_settime", "clock_adjtime", "settimeofday",
+	"adjtimex", "stime", "syslog", "iopl", "ioperm", "uselib", "vm86", "vm86old", "nfsservctl",
+	"fanotify_init", "process_vm_writev", "vhangup",
+};
+
+static int harden_filter(sup *s, berth_buf *why)
+{
+	if (!(s->filter = seccomp_init(SCMP_ACT_ALLOW)))
+		return berth_buf_printf(why, "seccomp: out of memory"), -1;
+	int rc = 0;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(refused_calls) && !rc; i++) {
+		int nr = seccomp_syscall_resolve_name(refused_calls[i]);
+		if (nr != __NR_SCMP_ERROR && nr >= 0)
+			rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(EPERM), nr, 0);
+	}
+	/* clone: never a new namespace (one rule a flag: the rules of a call are ORed) */
+	static const unsigned long ns_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+						 CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(ns_flags) && !rc; i++)
+		rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+	if (!rc)
+		rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (rc) {
+		berth_buf_printf(why, "seccomp: %s", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Which namespaces the run gets: as root, a pid namespace with a mount
+ * namespace; else, for volumes, a mount namespace where the host allows
+ * one. Tried in a throwaway child, said in an event when one is missing.
+ * Returns true when there is no mount namespace for the volumes. */
+static bool namespaces(sup *s)
+{
+	const char *id = s->r->info.id;
+	int flags[2] = {CLONE_NEWPID | CLONE_NEWNS, CLONE_NEWNS};
+	for (int i = geteuid() == 0 ? 0 : 1; i < 2; i++) {
+		if (i == 1 && !s->nvols)
+			return false;
+		pid_t t = fork();
+		if (t == 0)
+			_exit(unshare(flags[i]) ? 1 : 0);
+		int st = 1;
+		while (t > 0 && waitpid(t, &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			s->pidns = i == 0;
+			return false;
+		}
+		if (i == 0)
+			store_event(s->st, id, "Warning",
+				    "no pid namespace: the run's processes see the machine's in /proc");
+	}
+	store_event(s->st, id, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
+	return true;
 }
 
 void local_kill_leftovers(berth_backend *b, const store_run *r)
@@ -795,8 +1159,13 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	/* nothing its starter had open is held by this daemon (a pipe that a
 	 * shell reads to its end, a lock) */
 	close_from(3, done_fd, false);
+	/* it holds the run's secrets: no core dump, no other process of this
+	 * user reading its memory or environment */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	struct rlimit nocore = {0, 0};
+	setrlimit(RLIMIT_CORE, &nocore);
 
-	sup s = {.home = home, .log = -1};
+	sup s = {.home = home, .log = -1, .statp = -1, .run_mask = old};
 	char path[4096];
 	if (local_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
 		return -BERTH_EIO;
@@ -817,7 +1186,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	const char *root = getenv("BERTH_CGROUP_ROOT");
 	root = root && *root ? root : "/sys/fs/cgroup";
 	cg_version v = cg_detect(root);
-	cg_limits lim = {r->info.cpu_limit_milli, r->info.cpu_milli, r->info.mem_limit, 0};
+	cg_limits lim = {r->info.cpu_limit_milli, r->info.cpu_milli, r->info.mem_limit, r->pids_max};
 	berth_error *e = NULL;
 	if (v != CG_NONE && cg_create(&s.cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
 		free(r->info.enforcement);
@@ -840,24 +1209,15 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	for (size_t off = 0, i = 0; s.argv && off < r->argv_len; off += strlen(r->argv + off) + 1)
 		s.argv[i++] = r->argv + off;
 
-	s.log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-	if (!s.argv || !argc || s.log < 0 || parse_volumes(&s)) {
+	s.log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (!s.argv || !argc || s.log < 0) {
 		berth_buf_printf(&why, "cannot prepare the run: %s", s.log < 0 ? strerror(errno) : "out of memory");
-	} else {
-		/* can the child make a mount namespace? try it here, in a throwaway child */
-		bool fallback = false;
-		if (s.nvols) {
-			pid_t t = fork();
-			if (t == 0)
-				_exit(unshare(CLONE_NEWNS) ? 1 : 0);
-			int st = 1;
-			while (t > 0 && waitpid(t, &st, 0) < 0 && errno == EINTR)
-				;
-			fallback = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-			if (fallback)
-				store_event(s.st, id, "Warning",
-					    "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
-		}
+	} else if (parse_volumes(&s, &why) == 0 && prepare_workdir(&s, &why) == 0 &&
+		   harden_filter(&s, &why) == 0) {
+		bool fallback = namespaces(&s);
+		for (size_t i = 0; i < s.nvols; i++)
+			s.disk_watch |= !strcmp(s.vols[i].kind, "dir") && s.vols[i].size > 0;
+		s.disk_watch |= r->disk_limit > 0;
 		if (!prepare_volumes(&s, fallback, &why) && !open_secrets(&s, &files, &lens, &why)) {
 			if (build_env(&s, fallback, &why) == 0)
 				prepared = true;
@@ -867,7 +1227,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	}
 	if (prepared) {
 		berth_buf_release(&why);
-		run_attempts(&s, &set, &old, (const char *const *)files, lens);
+		run_attempts(&s, &set, (const char *const *)files, lens);
 	} else {
 		r->info.state = BERTH_STATE_FAILED;
 		set_reason(r, why.len ? berth_buf_detach(&why) : fmt("cannot prepare the run"));
@@ -886,7 +1246,11 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 		close(s.log);
 	r->info.finished = store_now_ms();
 	r->pid = 0;
-	save(&s);
+	/* a full disk does not lose how the run ended: the reserve is given back */
+	if (save(&s)) {
+		local_reserve(home, true);
+		save(&s);
+	}
 	store_event(s.st, id, berth_state_name(r->info.state), r->info.reason);
 	local_mark_done(home, id);
 	if (done_fd >= 0)
@@ -905,10 +1269,11 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 			free(s.envp[i]);
 	free(s.envp);
 	free(s.argv);
-	for (size_t i = 0; i < s.nvols; i++) {
-		free(s.vols[i].line);
+	for (size_t i = 0; i < s.nvols; i++)
 		free(s.vols[i].created);
-	}
+	if (s.filter)
+		seccomp_release(s.filter);
+	free(s.evicted);
 	free(s.vols);
 	store_run_free(s.r);
 	/* what this run held is free: start what waits for it, if anything does */

@@ -251,7 +251,7 @@ spec reader 'cat /mnt/berth-test-shared/f' \
 w=$("$berth" run writer.yaml --wait 2>out)
 r=$("$berth" run reader.yaml --wait 2>>out)
 "$berth" logs "$r" >log
-if grep -qx from-writer log && [ -f "$BERTH_HOME/volumes/shared/team-data/f" ] &&
+if grep -qx from-writer log && [ -f "$BERTH_HOME/volumes/shared/default/team-data/f" ] &&
 	[ ! -e "$BERTH_HOME/volumes/$w" ] && [ ! -e /mnt/berth-test-shared ] && [ ! -e /mnt/berth-test-pvc ]; then
 	ok volumes
 else
@@ -382,7 +382,8 @@ python3 - "$mig/berth.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.executescript("DROP INDEX runs_queue; CREATE INDEX runs_queue ON runs(state, priority DESC, created);"
-                 "PRAGMA user_version = 3;")
+                 "ALTER TABLE runs DROP COLUMN pids_max; ALTER TABLE runs DROP COLUMN disk_limit;"
+                 "DROP TABLE project_uids; PRAGMA user_version = 3;")
 db.close()
 PY
 n3=$(BERTH_HOME=$mig "$berth" get runs 2>out | awk 'NR > 1' | wc -l)
@@ -394,7 +395,7 @@ cols = [r[2] for r in db.execute("PRAGMA index_info(runs_queue)")]
 print(v, ",".join(cols))
 PY
 )
-if [ "$n3" = 1 ] && [ "$v" = 4 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
+if [ "$n3" = 1 ] && [ "$v" = 5 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
 	ok store-migrated-from-schema-3
 else
 	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"
@@ -452,7 +453,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	spec nrvol 'echo "vol=$BERTH_VOLUME_SCRATCH_DIR uid=$(id -u)"; test -d "$BERTH_VOLUME_SCRATCH_DIR"' \
 		'resources: {mem: {requests: 64Mi, limits: 1Gi}}
 volumes: [{volume_type: empty_dir, name: scratch-dir, mount_path: /mnt/berth-test-nonroot}]'
-	spec nruser 'true' 'run_as_user: 0'
+	spec nruser 'true' 'run_as_user: 4321'
 	chmod 644 nrvol.yaml nruser.yaml
 	asuser() { setpriv --reuid 1000 --regid 1000 --clear-groups env -u BERTH_CONFIG HOME="$nr" BERTH_HOME="$nr/home" "$nr/berth" "$@"; }
 	id=$(cd "$nr" && asuser run "$tmp/nrvol.yaml" --wait 2>"$tmp/out")
@@ -466,7 +467,7 @@ volumes: [{volume_type: empty_dir, name: scratch-dir, mount_path: /mnt/berth-tes
 		fail nonroot-rlimits-and-volume-env "enforcement $enf"
 	fi
 	(cd "$nr" && asuser run "$tmp/nruser.yaml") >out 2>&1
-	if [ $? = 2 ] && grep -q 'run_as_user: 0 asked, but berth runs as uid 1000, not root' out; then
+	if [ $? = 2 ] && grep -q 'run_as_user: 4321 asked, but berth runs as uid 1000, not root' out; then
 		ok nonroot-refuses-user-switch
 	else fail nonroot-refuses-user-switch "-"; fi
 else

@@ -2,7 +2,8 @@
 # Runs every test tier and ends with one line "N passed, N failed".
 #   tests/run.sh BUILD_DIR [--valgrind]
 # Tiers: unit binaries, golden cases (tests/golden/*/, tests/data/render/*/),
-# Kubernetes schema checks, CLI checks, the local backend, the server, the
+# Kubernetes schema checks, CLI checks, the local backend, hostile specs and
+# runs against it (security), the server, the
 # kubernetes backend against a stand-in API server, the Python SDK, the web UI
 # in a browser, fuzz smoke.
 set -u
@@ -68,6 +69,11 @@ if [ "$mode" != --valgrind ]; then
 
 	echo "== local backend (real processes, cgroups)"
 	"$here/local.sh" "$bt/berth" >"$log" 2>&1
+	count <"$log"
+	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
+
+	echo "== security (hostile specs and runs against the local backend)"
+	"$here/security.sh" "$bt/berth" >"$log" 2>&1
 	count <"$log"
 	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
 

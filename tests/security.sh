@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# Hostile specs and runs against the local backend: injection through the
+# strings that reach it, one project reading another's secrets, /proc or
+# shared volumes, host ids, fork bombs, disk fill, file modes, hardening.
+# Each expects a refusal with its position, or a contained run, and the host
+# untouched. Prints "ok NAME" / "FAIL NAME" / "skip NAME (why)" per check.
+#   tests/security.sh BERTH
+set -u
+berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tmp=$(mktemp -d)
+export BERTH_HOME=$tmp/home
+unset BERTH_CONFIG BERTH_CGROUP_ROOT BERTH_GPU_DIR
+victim=$tmp/victim # a host directory no run may touch
+mounts=()
+cleanup() {
+	for id in $("$berth" get runs --state Running -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
+		"$berth" stop "$id" --grace 0 >/dev/null 2>&1
+	done
+	for m in "${mounts[@]}"; do umount -l "$m" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+root=false
+[ "$(id -u)" = 0 ] && root=true
+
+ok() { echo "ok security $1"; }
+fail() {
+	echo "FAIL security $1: $2"
+	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
+}
+skip() { echo "skip security $1 ($2)"; }
+field() {
+	"$berth" get run "$1" -o json |
+		sed -n -e "s/^ *\"$2\": \"\(.*\)\",\{0,1\}$/\1/p" -e "s/^ *\"$2\": \([0-9a-z.-]*\),\{0,1\}$/\1/p"
+}
+# spec NAME CMD [EXTRA YAML]
+spec() {
+	cat >"$1.yaml" <<EOF
+function:
+  name: $1
+  command: [sh, -c, '$2']
+${3:-}
+EOF
+}
+wait_state() { # ID STATE: up to 20 s
+	for _ in $(seq 200); do [ "$(field "$1" state)" = "$2" ] && return 0; sleep 0.1; done
+	return 1
+}
+mkdir -p "$victim/keep" && echo precious >"$victim/keep/file" && chmod 0700 "$victim"
+victim_intact() {
+	[ "$(cat "$victim/keep/file" 2>/dev/null)" = precious ] && [ "$(stat -c '%a %g' "$victim")" = "700 0" ]
+}
+
+# ---- 1. injection: a tab or newline in a string is data, never the supervisor's syntax --------------
+cat >inject.yaml <<EOF
+function: {name: inject, command: ["true"]}
+volumes:
+- volume_type: empty_dir
+  name: ok
+  mount_path: "/mnt/ok\trun\t0\ndir\tx\t$victim\t/mnt/inj"
+EOF
+"$berth" run inject.yaml >out 2>&1
+st=$?
+if [ $st = 2 ] && grep -q '^inject.yaml:5:[0-9]*: volumes\[0\].mount_path: .*control character' out && victim_intact &&
+	[ -z "$("$berth" get runs | grep inject)" ]; then
+	ok injection-mount-path-refused
+else
+	fail injection-mount-path-refused "status $st"
+fi
+# every string field that reaches the local backend
+refused=0 fields=0
+for f in 'name: "a\nb"' 'function: {name: "x\ty", command: ["true"]}' \
+	'volumes: [{volume_type: shared_volume, name: "d\n", mount_path: /mnt/d, spec: {claim_name: c}}]' \
+	'volumes: [{volume_type: shared_volume, name: d, mount_path: /mnt/d, spec: {claim_name: "c\tx"}}]' \
+	'volumes: [{volume_type: secret, name: d, mount_path: /mnt/d, spec: {name: "../../../etc/passwd"}}]' \
+	'volumes: [{volume_type: config_map, name: d, mount_path: /mnt/d, spec: {name: "../../etc"}}]' \
+	'envs: [{name: "A=B", value: c}]' 'secrets: ["s\nt"]' 'project: "p\n1"'; do
+	printf 'function: {name: inj, command: ["true"]}\n%s\n' "$f" >inj.yaml
+	# a later key wins in no parser: the function line above is only a default
+	grep -q '^function:' <<<"$f" && printf '%s\n' "$f" >inj.yaml
+	"$berth" run inj.yaml >out 2>&1
+	st=$?
+	fields=$((fields + 1))
+	if [ $st = 2 ] && grep -q '^inj.yaml:[0-9]*:[0-9]*: ' out && victim_intact; then
+		refused=$((refused + 1))
+	else
+		fail injection-field "$f: status $st"
+	fi
+done
+if [ $refused = $fields ] && [ -z "$("$berth" get runs | grep ' inj-')" ]; then
+	ok injection-every-field-refused-with-position
+else
+	fail injection-every-field-refused-with-position "$refused of $fields refused"
+fi
+# a NUL is refused, not cut: "/mnt/ok\0/etc" is not "/mnt/ok"
+printf 'function: {name: nul, command: ["true"]}\nvolumes: [{volume_type: empty_dir, name: a, mount_path: "/mnt/ok\\0/etc"}]\n' >nul.yaml
+"$berth" run nul.yaml >out 2>&1
+if [ $? = 2 ] && grep -q '^nul.yaml:2:[0-9]*: .*NUL' out; then ok nul-refused; else fail nul-refused "-"; fi
+
+# defence in depth: a volume table that names a host directory (a store written by
+# hand) fails the run before anything is made, chowned or removed
+if $root; then
+	spec vhold 'sleep 1' 'resources: {cpu: "2"}'
+	spec vtab 'true' 'resources: {cpu: "2"}
+volumes: [{volume_type: empty_dir, name: s, mount_path: /mnt/berth-sec-s}]'
+	h=$("$berth" run vhold.yaml 2>/dev/null)
+	q=$("$berth" run vtab.yaml 2>/dev/null)
+	python3 - "$BERTH_HOME/berth.db" "$q" "$victim" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=10)
+vols = b"\0".join(x.encode() for x in ["dir", "s", sys.argv[3], "/mnt/berth-sec-s", "run", "0"]) + b"\0"
+db.execute("UPDATE runs SET volumes = ? WHERE id = ?", (vols, sys.argv[2]))
+db.commit()
+PY
+	wait_state "$q" Failed
+	if victim_intact && field "$q" reason | grep -q 'names a volume berth would not make'; then
+		ok volume-table-outside-the-data-dir
+	else
+		fail volume-table-outside-the-data-dir "$(field "$q" state): $(field "$q" reason)"
+	fi
+else
+	skip volume-table-outside-the-data-dir "berth is not root"
+fi
+
+# ---- 2. one project's secrets, /proc and shared claims are not another's -------------------------------
+printf 'p1-secret-value-91' | "$berth" secrets set tok --project p1 >/dev/null 2>&1
+printf 'p1-file-secret-92' | "$berth" secrets set key --project p1 >/dev/null 2>&1
+spec holder 'echo ready; sleep 30' 'project: p1
+secrets: [tok]
+volumes: [{volume_type: secret, name: k, mount_path: /mnt/berth-sec-key, spec: {name: key}}]'
+h=$("$berth" run holder.yaml 2>/dev/null)
+wait_state "$h" Running
+for _ in $(seq 50); do "$berth" logs "$h" 2>/dev/null | grep -q ready && break; sleep 0.1; done
+# the holder's processes, as the host sees them
+hp=$(pgrep -f 'sleep 30$' | head -1)
+spec snoop "cat /proc/$hp/environ; cat /proc/$hp/root/mnt/berth-sec-key/key; ls /proc/$hp/root/; for p in /proc/[0-9]*; do cat \$p/environ; done; echo snooped" 'project: p2'
+s=$("$berth" run snoop.yaml --wait 2>/dev/null)
+"$berth" logs "$s" >log
+if [ -n "$hp" ] && grep -qx snooped log && ! grep -qa 'p1-secret-value-91\|p1-file-secret-92' log; then
+	ok cross-project-proc-and-secret-volume
+else
+	cp log out
+	fail cross-project-proc-and-secret-volume "holder pid $hp"
+fi
+"$berth" stop "$h" --grace 0 >/dev/null 2>&1
+# a shared claim of p1 is not p2's claim of the same name
+spec sw 'echo p1-data > /mnt/berth-sec-shared/f' 'project: p1
+volumes: [{volume_type: shared_volume, name: d, mount_path: /mnt/berth-sec-shared, spec: {claim_name: team}}]'
+spec sr 'cat /mnt/berth-sec-shared/f; ls /mnt/berth-sec-shared; echo listed' 'project: p2
+volumes: [{volume_type: shared_volume, name: d, mount_path: /mnt/berth-sec-shared, spec: {claim_name: team}}]'
+"$berth" run sw.yaml --wait >/dev/null 2>&1
+r=$("$berth" run sr.yaml --wait 2>/dev/null)
+"$berth" logs "$r" >log
+if grep -qx listed log && ! grep -q p1-data log && [ -f "$BERTH_HOME/volumes/shared/p1/team/f" ]; then
+	ok shared-claims-per-project
+else
+	cp log out
+	fail shared-claims-per-project "$r"
+fi
+
+# ---- 3. ids: no host group, no root, ranges with position -----------------------------------------------
+spec gid42 'cat /etc/shadow' 'fs_group: 42'
+"$berth" run gid42.yaml >out 2>&1
+st1=$?
+spec uid0 'id' 'run_as_user: 0'
+"$berth" run uid0.yaml >>out 2>&1
+st2=$?
+if [ $st1 = 2 ] && [ $st2 = 2 ] && grep -q '^gid42.yaml:4:[0-9]*: fs_group: ' out &&
+	grep -q '^uid0.yaml:4:[0-9]*: run_as_user: ' out; then
+	ok host-ids-refused-with-position
+else
+	fail host-ids-refused-with-position "status $st1 $st2"
+fi
+if $root; then
+	# no run_as_user: not root, but the project's own uid; two projects, two uids
+	spec who 'id -u; id -g' 'project: p1'
+	a=$("$berth" run who.yaml --wait 2>/dev/null)
+	sed -i 's/project: p1/project: p2/' who.yaml
+	b=$("$berth" run who.yaml --wait 2>/dev/null)
+	ua=$("$berth" logs "$a" | head -1)
+	ub=$("$berth" logs "$b" | head -1)
+	if [ -n "$ua" ] && [ -n "$ub" ] && [ "$ua" != 0 ] && [ "$ub" != 0 ] && [ "$ua" != "$ub" ] &&
+		[ "$ua" -ge 1000 ] && [ "$ub" -ge 1000 ]; then
+		ok uid-per-project-not-root
+	else
+		fail uid-per-project-not-root "p1 ran as $ua, p2 as $ub"
+	fi
+	# a spec may not take a project's uid
+	spec steal 'id' "run_as_user: $ua"
+	"$berth" run steal.yaml >out 2>&1
+	if [ $? = 2 ] && grep -q 'local.uid_range' out; then ok project-uid-not-for-specs; else
+		fail project-uid-not-for-specs "-"
+	fi
+else
+	skip uid-per-project-not-root "berth is not root"
+	skip project-uid-not-for-specs "berth is not root"
+fi
+
+# ---- 4. processes: a fork bomb is held by pids.max ---------------------------------------------------------
+cat >pids.yaml <<'EOF'
+limits: {pids: 40}
+EOF
+spec bomb '(i=0; while [ $i -lt 200 ]; do sleep 20 & i=$((i + 1)); done) 2>/dev/null; n=0; for p in /proc/[0-9]*; do n=$((n + 1)); done; echo procs=$n; kill 0'
+id=$(BERTH_CONFIG=$tmp/pids.yaml "$berth" run bomb.yaml --wait 2>out)
+"$berth" logs "$id" >log
+n=$(sed -n 's/^procs=//p' log)
+if [ "$(field "$id" enforcement)" = rlimits ]; then
+	skip pids-limit "no writable cgroup"
+elif [ -n "$n" ] && [ "$n" -le 40 ] && ! pgrep -f '^sleep 20$' >/dev/null; then
+	ok pids-limit
+else
+	cp log out
+	fail pids-limit "$n processes seen (limit 40)"
+fi
+
+# ---- 5. disk: limits hold, and a full data dir loses no run's end -------------------------------------------
+spec fill 'dd if=/dev/zero bs=1M count=60 2>/dev/null; sleep 5' 'resources: {disk: 10Mi}'
+id=$("$berth" run fill.yaml --wait 2>out)
+if [ "$(field "$id" state)" = Failed ] && field "$id" reason | grep -q '^Evicted: ephemeral storage: .* over its disk limit 10Mi'; then
+	ok disk-limit-evicts
+else
+	fail disk-limit-evicts "$(field "$id" state): $(field "$id" reason)"
+fi
+spec efill 'dd if=/dev/zero of=/mnt/berth-sec-e/f bs=1M count=30 2>/dev/null; sleep 5' \
+	'volumes: [{volume_type: empty_dir, name: scratch, mount_path: /mnt/berth-sec-e, spec: {size: 1Mi}}]'
+id=$("$berth" run efill.yaml --wait 2>out)
+if [ "$(field "$id" state)" = Failed ] &&
+	field "$id" reason | grep -q '^Evicted: volume .*scratch.* used .*, over its size 1Mi'; then
+	ok empty-dir-size-evicts
+else
+	fail empty-dir-size-evicts "$(field "$id" state): $(field "$id" reason)"
+fi
+if $root && mkdir -p "$tmp/small" && mount -t tmpfs -o size=24m tmpfs "$tmp/small" 2>/dev/null; then
+	mounts+=("$tmp/small")
+	spec flood 'dd if=/dev/zero bs=1M count=100; echo after-the-flood' 'project: p1'
+	id=$(BERTH_HOME=$tmp/small/home "$berth" run flood.yaml --wait 2>out)
+	st=$(BERTH_HOME=$tmp/small/home field "$id" state)
+	reason=$(BERTH_HOME=$tmp/small/home field "$id" reason)
+	if [ -n "$id" ] && { [ "$st" = Succeeded ] || [ "$st" = Failed ]; } && ! grep -q 'supervisor died' <<<"$reason"; then
+		ok full-data-dir-keeps-the-outcome
+	else
+		fail full-data-dir-keeps-the-outcome "$st: $reason"
+	fi
+else
+	skip full-data-dir-keeps-the-outcome "no tmpfs mount (berth is not root)"
+fi
+
+# ---- 6. hardening: no new privileges, seccomp, no capabilities, no namespaces ---------------------------------
+spec hard 'grep -E "^(NoNewPrivs|Seccomp|CapBnd|CapEff|CapPrm):" /proc/self/status; unshare -U true 2>/dev/null && echo userns-made; echo pid1=$(cat /proc/1/comm); echo done'
+id=$("$berth" run hard.yaml --wait 2>/dev/null)
+"$berth" logs "$id" >log
+if grep -qP '^NoNewPrivs:\t1$' log && grep -qP '^Seccomp:\t2$' log && grep -qP '^CapBnd:\t0+$' log &&
+	grep -qP '^CapEff:\t0+$' log && ! grep -q userns-made log && grep -qx done log; then
+	ok hardening
+else
+	cp log out
+	fail hardening "$id"
+fi
+if $root; then
+	if grep -qx 'pid1=berth-init' log; then ok pid-namespace; else cp log out; fail pid-namespace "$id"; fi
+	# a setuid program gives nothing: su to root fails
+	spec su 'su -c "id -u" root </dev/null 2>&1; echo su=$?'
+	id=$("$berth" run su.yaml --wait 2>/dev/null)
+	"$berth" logs "$id" >log
+	if ! grep -qx 0 log && grep -q '^su=[1-9]' log; then ok setuid-gives-nothing; else
+		cp log out
+		fail setuid-gives-nothing "$id"
+	fi
+else
+	skip pid-namespace "berth is not root"
+	skip setuid-gives-nothing "berth is not root"
+fi
+
+# ---- 7. files: 0600/0700 whatever the umask or an existing data dir's mode ------------------------------------
+pre=$tmp/premade
+mkdir -p "$pre" && chmod 0755 "$pre"
+(umask 022 && BERTH_HOME=$pre "$berth" run hard.yaml --wait >/dev/null 2>&1)
+dirmode=$(stat -c %a "$pre")
+want=700
+$root && want=711 # runs of other users pass through to their work dir
+bad=$(find "$pre" -maxdepth 1 -name 'berth.db*' ! -perm 600 | wc -l)
+if [ "$dirmode" = "$want" ] && [ "$bad" = 0 ] && [ -f "$pre/berth.db-wal" ] &&
+	[ "$(stat -c %a "$pre/volumes")" = 700 ] &&
+	[ -z "$(find "$pre/runs" -type f ! -perm 600)" ]; then
+	ok file-modes
+else
+	ls -la "$pre" "$pre"/runs/* >out 2>&1
+	fail file-modes "data dir $dirmode (want $want), $bad store files not 0600"
+fi
+# the supervisor, which holds the secrets, is not dumpable: another process of its
+# user cannot read its environment or memory
+if $root && command -v setpriv >/dev/null; then
+	nr=$tmp/nr
+	mkdir -p "$nr" && cp "$berth" "$nr/berth" && chown -R 1000:1000 "$nr" && chmod 755 "$tmp"
+	spec nrsleep 'sleep 20'
+	chmod 644 nrsleep.yaml
+	asuser() { setpriv --reuid 1000 --regid 1000 --clear-groups env -u BERTH_CONFIG HOME="$nr" BERTH_HOME="$nr/home" "$@"; }
+	id=$(cd "$nr" && asuser "$nr/berth" run "$tmp/nrsleep.yaml" 2>/dev/null)
+	sleep 0.5
+	sp=$(pgrep -f "__supervise $id" | head -1)
+	if [ -n "$sp" ] && ! asuser cat "/proc/$sp/environ" >/dev/null 2>&1 && asuser cat /proc/self/environ >/dev/null 2>&1; then
+		ok supervisor-not-dumpable
+	else
+		fail supervisor-not-dumpable "supervisor $sp"
+	fi
+	(cd "$nr" && asuser "$nr/berth" stop "$id" --grace 0 >/dev/null 2>&1)
+else
+	skip supervisor-not-dumpable "needs root and setpriv"
+fi
+
+victim_intact && ok host-untouched || fail host-untouched "$victim changed"
