@@ -31,6 +31,10 @@ const char usage_serve[] =
 	"  --max-body BYTES    the largest request body (default 1048576)\n"
 	"  --threads N         threads answering requests (default: one per core)\n"
 	"\n"
+	"While the filesystem of $BERTH_HOME has less free space than a reserve\n"
+	"($BERTH_DISK_RESERVE bytes, default 64Mi or 1% of it, whichever is less),\n"
+	"requests that add data answer 507 and /healthz answers 503; reads go on.\n"
+	"\n"
 	"Stops on SIGINT or SIGTERM; runs go on.\n";
 
 const char usage_token[] =

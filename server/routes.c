@@ -81,10 +81,31 @@ static int get_healthz(req *r)
 	int rc;
 	LOCKED(r, rc, berth_run_counts(srv_backend(r->srv), counts, &err));
 	berth_error_free(err);
+	/* the disk: under its reserve the server takes nothing new (507), so it is not
+	 * healthy (503), though it still reads */
+	disk_state d;
+	srv_disk(r->srv, &d);
+	char disk[160], free_s[32], reserve_s[32];
+	fmt_bytes(d.free, free_s, sizeof(free_s));
+	fmt_bytes(d.reserve, reserve_s, sizeof(reserve_s));
+	if (!d.ok)
+		snprintf(disk, sizeof(disk), "unknown: the free space under BERTH_HOME cannot be read: %s",
+			 strerror(d.err));
+	else if (d.low)
+		snprintf(disk, sizeof(disk), "%s free under BERTH_HOME, under the reserve of %s: "
+			 "nothing new is accepted", free_s, reserve_s);
+	else
+		snprintf(disk, sizeof(disk), "ok");
 	sbuf b = {0};
-	sb_printf(&b, "{\"status\": \"%s\", \"version\": \"%s\", \"store\": \"%s\"}",
-		  rc ? "unavailable" : "ok", berth_version(), rc ? "unavailable" : "ok");
-	return reply_json(r, rc ? 503 : 200, &b);
+	sb_printf(&b, "{\"status\": \"%s\", \"version\": \"%s\", \"store\": \"%s\", \"disk\": ",
+		  rc ? "unavailable" : d.low ? "degraded" : "ok", berth_version(),
+		  rc ? "unavailable" : "ok");
+	sb_json(&b, disk);
+	if (d.ok)
+		sb_printf(&b, ", \"disk_free\": %lld, \"disk_reserve\": %lld", (long long)d.free,
+			  (long long)d.reserve);
+	sb_puts(&b, "}");
+	return reply_json(r, rc || d.low ? 503 : 200, &b);
 }
 
 static int get_metrics(req *r)
@@ -744,43 +765,44 @@ static int delete_secret(req *r)
 #define V BERTH_ROLE_VIEWER
 #define U BERTH_ROLE_USER
 #define A BERTH_ROLE_ADMIN
+#define G true /* grows: refused while the data dir is under its reserve */
 const route routes[] = {
-	{"GET", "/healthz", get_healthz, SCOPE_PUBLIC, 0, "health of the server and its store"},
-	{"GET", "/metrics", get_metrics, SCOPE_PUBLIC, 0, "Prometheus metrics"},
-	{"GET", "/api/v1/openapi.json", get_openapi, SCOPE_PUBLIC, 0, "this API's OpenAPI document"},
-	{"GET", "/", get_ui, SCOPE_PUBLIC, 0, "the web UI"},
-	{"GET", "/ui/{name}", get_ui, SCOPE_PUBLIC, 0, "the web UI's scripts and styles"},
-	{"GET", "/api/v1/whoami", get_whoami, SCOPE_ANY, V, "the token's role and projects"},
-	{"GET", "/api/v1/projects", get_projects, SCOPE_ANY, V, "the projects the token sees"},
-	{"POST", "/api/v1/projects", post_projects, SCOPE_ALL, A, "create a project"},
-	{"GET", "/api/v1/profiles", get_profiles, SCOPE_ANY, V, "hardware profiles"},
-	{"GET", "/api/v1/policy", get_policy, SCOPE_ANY, A, "the platform policy"},
-	{"POST", "/api/v1/runs", post_runs, SCOPE_ANY, U, "create runs (project from the spec)"},
-	{"GET", "/api/v1/runs", get_runs, SCOPE_ANY, V, "list runs"},
-	{"POST", "/api/v1/projects/{project}/runs", post_runs, SCOPE_PROJECT, U, "create runs"},
-	{"GET", "/api/v1/projects/{project}/runs", get_runs, SCOPE_PROJECT, V, "list runs"},
+	{"GET", "/healthz", get_healthz, SCOPE_PUBLIC, 0, "health of the server and its store", 0},
+	{"GET", "/metrics", get_metrics, SCOPE_PUBLIC, 0, "Prometheus metrics", 0},
+	{"GET", "/api/v1/openapi.json", get_openapi, SCOPE_PUBLIC, 0, "this API's OpenAPI document", 0},
+	{"GET", "/", get_ui, SCOPE_PUBLIC, 0, "the web UI", 0},
+	{"GET", "/ui/{name}", get_ui, SCOPE_PUBLIC, 0, "the web UI's scripts and styles", 0},
+	{"GET", "/api/v1/whoami", get_whoami, SCOPE_ANY, V, "the token's role and projects", 0},
+	{"GET", "/api/v1/projects", get_projects, SCOPE_ANY, V, "the projects the token sees", 0},
+	{"POST", "/api/v1/projects", post_projects, SCOPE_ALL, A, "create a project", G},
+	{"GET", "/api/v1/profiles", get_profiles, SCOPE_ANY, V, "hardware profiles", 0},
+	{"GET", "/api/v1/policy", get_policy, SCOPE_ANY, A, "the platform policy", 0},
+	{"POST", "/api/v1/runs", post_runs, SCOPE_ANY, U, "create runs (project from the spec)", G},
+	{"GET", "/api/v1/runs", get_runs, SCOPE_ANY, V, "list runs", 0},
+	{"POST", "/api/v1/projects/{project}/runs", post_runs, SCOPE_PROJECT, U, "create runs", G},
+	{"GET", "/api/v1/projects/{project}/runs", get_runs, SCOPE_PROJECT, V, "list runs", 0},
 	{"POST", "/api/v1/projects/{project}/validate", post_validate, SCOPE_PROJECT, V,
-	 "plan runs without creating them"},
-	{"POST", "/api/v1/parse", post_parse, SCOPE_ANY, V, "a spec's documents as data"},
-	{"GET", "/api/v1/runs/{id}", get_run, SCOPE_RUN, V, "one run"},
-	{"DELETE", "/api/v1/runs/{id}", delete_run, SCOPE_RUN, U, "forget a final run"},
-	{"POST", "/api/v1/runs/{id}/stop", stop_run, SCOPE_RUN, U, "stop a run"},
-	{"GET", "/api/v1/runs/{id}/logs", get_logs, SCOPE_RUN, V, "a run's output"},
-	{"GET", "/api/v1/runs/{id}/spec", get_spec, SCOPE_RUN, V, "effective spec with origins"},
-	{"GET", "/api/v1/runs/{id}/manifests", get_manifests, SCOPE_RUN, V, "Kubernetes objects"},
-	{"GET", "/api/v1/runs/{id}/source", get_source, SCOPE_RUN, V, "the spec as submitted"},
-	{"GET", "/api/v1/runs/{id}/events", get_events, SCOPE_RUN, V, "a run's events"},
-	{"GET", "/api/v1/projects/{project}/functions", get_functions, SCOPE_PROJECT, V, "functions"},
+	 "plan runs without creating them", 0},
+	{"POST", "/api/v1/parse", post_parse, SCOPE_ANY, V, "a spec's documents as data", 0},
+	{"GET", "/api/v1/runs/{id}", get_run, SCOPE_RUN, V, "one run", 0},
+	{"DELETE", "/api/v1/runs/{id}", delete_run, SCOPE_RUN, U, "forget a final run", 0},
+	{"POST", "/api/v1/runs/{id}/stop", stop_run, SCOPE_RUN, U, "stop a run", 0},
+	{"GET", "/api/v1/runs/{id}/logs", get_logs, SCOPE_RUN, V, "a run's output", 0},
+	{"GET", "/api/v1/runs/{id}/spec", get_spec, SCOPE_RUN, V, "effective spec with origins", 0},
+	{"GET", "/api/v1/runs/{id}/manifests", get_manifests, SCOPE_RUN, V, "Kubernetes objects", 0},
+	{"GET", "/api/v1/runs/{id}/source", get_source, SCOPE_RUN, V, "the spec as submitted", 0},
+	{"GET", "/api/v1/runs/{id}/events", get_events, SCOPE_RUN, V, "a run's events", 0},
+	{"GET", "/api/v1/projects/{project}/functions", get_functions, SCOPE_PROJECT, V, "functions", 0},
 	{"POST", "/api/v1/projects/{project}/functions", post_function, SCOPE_PROJECT, U,
-	 "register a function"},
+	 "register a function", G},
 	{"GET", "/api/v1/projects/{project}/functions/{name}", get_function, SCOPE_PROJECT, V,
-	 "one function"},
+	 "one function", 0},
 	{"DELETE", "/api/v1/projects/{project}/functions/{name}", delete_function, SCOPE_PROJECT, U,
-	 "delete a function"},
-	{"GET", "/api/v1/projects/{project}/secrets", get_secrets, SCOPE_PROJECT, V, "secret names"},
+	 "delete a function", 0},
+	{"GET", "/api/v1/projects/{project}/secrets", get_secrets, SCOPE_PROJECT, V, "secret names", 0},
 	{"PUT", "/api/v1/projects/{project}/secrets/{name}", put_secret, SCOPE_PROJECT, A,
-	 "set a secret"},
+	 "set a secret", G},
 	{"DELETE", "/api/v1/projects/{project}/secrets/{name}", delete_secret, SCOPE_PROJECT, A,
-	 "delete a secret"},
+	 "delete a secret", 0},
 };
 const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +26,12 @@ struct server {
 	pthread_mutex_t lock;
 	double locked_at;          /* when the lock was taken: its holder's time is the store's */
 	size_t max_body;
+	/* the data dir's free space: one statvfs a second at most, shared by every
+	 * thread under disk_lock (held for that statvfs only, never with lock) */
+	pthread_mutex_t disk_lock;
+	int64_t disk_reserve;      /* bytes ($BERTH_DISK_RESERVE); -1: the default */
+	double disk_at;            /* when disk was read (monotonic); 0: never, or stale */
+	disk_state disk;
 };
 
 /* ---- strings ------------------------------------------------------------------------- */
@@ -226,12 +233,35 @@ int reply_fail(req *r, int status, const char *code, const char *fmt, ...)
 	return reply_json(r, status, &b);
 }
 
+/* An error the disk being full caused: the store's says so by its code
+ * (BERTH_ENOSPC); a file's ENOSPC or EDQUOT reaches berth_error as BERTH_EIO
+ * with strerror's text. */
+static bool disk_full(const berth_error *err)
+{
+	static const char *const texts[] = {"No space left on device", "Disk quota exceeded"};
+	if (berth_error_code(err) == BERTH_ENOSPC)
+		return true;
+	for (size_t i = 0; i < berth_error_count(err); i++) {
+		const berth_problem *p = berth_error_get(err, i);
+		for (size_t k = 0; p->severity == BERTH_ERROR && p->message && k < 2; k++)
+			if (strstr(p->message, texts[k]))
+				return true;
+	}
+	return false;
+}
+
 int reply_error(req *r, const berth_error *err)
 {
 	berth_code code = berth_error_code(err);
 	if (code == BERTH_OK)
 		code = BERTH_EINTERNAL;
 	int status = berth_code_http_status(code);
+	const char *code_name = berth_code_name(code);
+	if (status >= 500 && disk_full(err)) {
+		status = 507;
+		code_name = "insufficient-storage";
+		srv_disk_stale(r->srv); /* the next write looks at the disk again */
+	}
 	char msg[1024];
 	size_t errors = berth_error_errors(err);
 	const berth_problem *first = NULL;
@@ -245,7 +275,7 @@ int reply_error(req *r, const berth_error *err)
 	else
 		snprintf(msg, sizeof(msg), "internal error");
 	sbuf b = {0};
-	error_json(&b, status, berth_code_name(code), msg, err);
+	error_json(&b, status, code_name, msg, err);
 	return reply_json(r, status, &b);
 }
 
@@ -292,6 +322,86 @@ const serve_opts *srv_opts(server *s)
 const char *srv_home(server *s)
 {
 	return berth_backend_home(s->b);
+}
+
+/* ---- the data dir's free space -------------------------------------------------------- */
+
+#define DISK_RESERVE_MAX (64ll << 20) /* the default reserve: 64Mi, or 1% when less */
+#define DISK_TTL 1.0                  /* seconds a statvfs is trusted */
+
+void srv_disk(server *s, disk_state *out)
+{
+	pthread_mutex_lock(&s->disk_lock);
+	double now = now_s();
+	if (!s->disk_at || now - s->disk_at >= DISK_TTL) {
+		struct statvfs st;
+		disk_state d = {0};
+		if (statvfs(srv_home(s), &st)) {
+			d.err = errno ? errno : EIO;
+		} else {
+			d.ok = true;
+			uint64_t unit = st.f_frsize ? st.f_frsize : st.f_bsize;
+			uint64_t avail = (uint64_t)st.f_bavail * unit, total = (uint64_t)st.f_blocks * unit;
+			d.free = avail > INT64_MAX ? INT64_MAX : (int64_t)avail;
+			d.reserve = s->disk_reserve;
+			if (d.reserve < 0) {
+				uint64_t pct = total / 100;
+				d.reserve = pct < (uint64_t)DISK_RESERVE_MAX ? (int64_t)pct : DISK_RESERVE_MAX;
+			}
+			d.low = d.free < d.reserve;
+		}
+		s->disk = d;
+		s->disk_at = now;
+	}
+	*out = s->disk;
+	pthread_mutex_unlock(&s->disk_lock);
+}
+
+void srv_disk_stale(server *s)
+{
+	pthread_mutex_lock(&s->disk_lock);
+	s->disk_at = 0;
+	pthread_mutex_unlock(&s->disk_lock);
+}
+
+void fmt_bytes(int64_t n, char *buf, size_t len)
+{
+	static const char *const suffix[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+	if (n < 1024) {
+		snprintf(buf, len, "%lld bytes", (long long)n);
+		return;
+	}
+	uint64_t v = (uint64_t)n, unit = 1024;
+	size_t i = 0;
+	while (i + 1 < sizeof(suffix) / sizeof(suffix[0]) && v / unit >= 1024) {
+		unit *= 1024;
+		i++;
+	}
+	/* one decimal, cut (not rounded: 1023.97Ki is not "1024.0Ki"); unit <= 2^60,
+	 * so the remainder times 10 fits */
+	uint64_t whole = v / unit, tenths = v % unit * 10 / unit;
+	if (tenths)
+		snprintf(buf, len, "%llu.%llu%s", (unsigned long long)whole, (unsigned long long)tenths,
+			 suffix[i]);
+	else
+		snprintf(buf, len, "%llu%s", (unsigned long long)whole, suffix[i]);
+}
+
+/* 507 (answered) when the data dir is under its reserve: before the store's lock
+ * is taken for a write, or the body parsed. */
+static int refuse_when_full(req *r)
+{
+	disk_state d;
+	srv_disk(r->srv, &d);
+	if (!d.low)
+		return 0;
+	char free_s[32], reserve_s[32];
+	fmt_bytes(d.free, free_s, sizeof(free_s));
+	fmt_bytes(d.reserve, reserve_s, sizeof(reserve_s));
+	reply_fail(r, 507, "insufficient-storage",
+		   "the data dir %s has %s free, under the reserve of %s: nothing new is accepted "
+		   "until space is freed", srv_home(r->srv), free_s, reserve_s);
+	return -1;
 }
 
 /* ---- routing ------------------------------------------------------------------------- */
@@ -501,6 +611,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (authorize(r))
 			return r->status ? MHD_YES : MHD_NO;
 	}
+	/* after who asks is known (the answer names the data dir), before any write */
+	if (r->route->grows && refuse_when_full(r))
+		return r->status ? MHD_YES : MHD_NO;
 	if (!r->body && !(r->body = calloc(1, 1)))
 		return MHD_NO;
 	return (enum MHD_Result)r->route->fn(r);
@@ -604,7 +717,21 @@ int serve_main(const serve_opts *o)
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.max_body = o->max_body ? o->max_body : 1u << 20;
+	s.disk_reserve = -1;
+	const char *reserve = getenv("BERTH_DISK_RESERVE");
+	if (reserve && *reserve) {
+		berth_quantity q;
+		char why[256];
+		if (berth_quantity_parse_message(&q, reserve, strlen(reserve), why, sizeof(why)) ||
+		    berth_quantity_sign(&q) < 0) {
+			fprintf(stderr, "berth serve: BERTH_DISK_RESERVE \"%s\" is not a number of bytes "
+					"(0 or more, like 67108864 or 64Mi)%s%s\n", reserve, *why ? ": " : "", why);
+			return 2;
+		}
+		s.disk_reserve = berth_quantity_value(&q);
+	}
 	pthread_mutex_init(&s.lock, NULL);
+	pthread_mutex_init(&s.disk_lock, NULL);
 	berth_error *err = NULL;
 	if (berth_policy_load(&s.policy, o->config, &err)) {
 		int st = berth_code_exit_status(berth_error_code(err));
@@ -672,5 +799,6 @@ int serve_main(const serve_opts *o)
 	berth_backend_close(s.b);
 	berth_policy_free(s.policy);
 	pthread_mutex_destroy(&s.lock);
+	pthread_mutex_destroy(&s.disk_lock);
 	return 0;
 }

@@ -90,6 +90,23 @@ const berth_policy *srv_policy(server *s);
 const serve_opts *srv_opts(server *s);
 const char *srv_home(server *s);
 
+/* The free space of the data dir (srv_home) against its reserve: below it the
+ * server takes nothing new (507) and /healthz answers 503. The reserve is
+ * $BERTH_DISK_RESERVE bytes, else 64Mi or 1% of the filesystem, whichever is
+ * less. One statvfs a second at most, shared by every thread. */
+typedef struct disk_state {
+	bool ok;         /* statvfs answered; else err is its errno */
+	bool low;        /* free < reserve */
+	int err;
+	int64_t free;    /* bytes an unprivileged writer may still use */
+	int64_t reserve; /* bytes */
+} disk_state;
+void srv_disk(server *s, disk_state *out);
+/* The next srv_disk reads the disk again (after a write failed for space). */
+void srv_disk_stale(server *s);
+/* n bytes as "3.1Mi", "64Mi", "512 bytes" (one decimal, cut). */
+void fmt_bytes(int64_t n, char *buf, size_t len);
+
 /* ---- routes (routes.c) ---------------------------------------------------------------- */
 
 typedef enum scope {
@@ -107,6 +124,8 @@ struct route {
 	scope scope;
 	berth_role need;
 	const char *summary;
+	bool grows;            /* writes new data: refused (507) when the data dir is under
+				  its reserve; deletes and stops, which free space, are not */
 };
 
 extern const route routes[];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # berth serve, driven over HTTP on loopback (curl): the run lifecycle, auth
 # across projects, secrets never shown, 422 with positions, 413, 404, 405,
-# the OpenAPI document against the route table, metrics, and recovery after
+# the OpenAPI document against the route table, metrics, a full data dir (507,
+# /healthz 503; on a small tmpfs when mount is allowed), and recovery after
 # kill -9 of the server while runs are being submitted.
 # Prints "ok NAME" / "FAIL NAME" per check.
 #   tests/server.sh BERTH
@@ -18,6 +19,7 @@ cleanup() {
 	for id in $("$berth" get runs --state Running -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
 		"$berth" stop "$id" --grace 0 >/dev/null 2>&1
 	done
+	[ -n "${mounted:-}" ] && umount -l "$mounted" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -468,6 +470,89 @@ if [ "$r1$r2$r3" = 222 ] && grep -q 'is not HOST:PORT' out && grep -q -- '--max-
 	ok serve-flag-errors
 else
 	fail serve-flag-errors "exits $r1 $r2 $r3"
+fi
+
+# ---- a full data dir: what adds data is refused (507) before the store is touched, /healthz
+# says so (503), reads, stops and deletes go on. First a reserve over what any disk has.
+spec full 'echo done' >full.yaml
+BERTH_DISK_RESERVE=lots timeout 10 "$berth" serve --listen 127.0.0.1:0 2>out
+r1=$?
+BERTH_DISK_RESERVE=1Ei start --insecure-local
+s1=$(call POST /api/v1/runs --data-binary @full.yaml)
+m1=$(json 'd["error"]["code"] + ": " + d["error"]["message"]' <body 2>/dev/null)
+s2=$(call PUT /api/v1/projects/alpha/secrets/k --data '{"value": "x"}')
+s3=$(call GET /healthz)
+h3=$(json 'd["status"] + ", " + d["store"] + ", " + d["disk"] + ", " + str(d["disk_reserve"])' <body 2>/dev/null)
+s4=$(call GET /api/v1/runs)
+s5=$(call POST /api/v1/projects/alpha/validate --data-binary @hello.yaml)
+s6=$(call DELETE "/api/v1/runs/${id:-none}")
+if [ $r1 = 2 ] && grep -q 'BERTH_DISK_RESERVE "lots" is not a number of bytes' out &&
+	[ "$s1$s2$s3$s4$s5$s6" = 507507503200200204 ] &&
+	echo "$m1" | grep -qx "insufficient-storage: the data dir $BERTH_HOME has [0-9.]*[KMGTP]i free, under the reserve of 1Ei: nothing new is accepted until space is freed" &&
+	echo "$h3" | grep -qx "degraded, ok, [0-9.]*[KMGTP]i free under BERTH_HOME, under the reserve of 1Ei: nothing new is accepted, 1152921504606846976"; then
+	ok disk-reserve-507-healthz-503
+else
+	fail disk-reserve-507-healthz-503 "bad env exit $r1; post $s1 ($m1), put $s2, healthz $s3 ($h3), list $s4, validate $s5, delete $s6"
+fi
+stop_server
+BERTH_DISK_RESERVE=0 start --insecure-local
+st=$(call GET /healthz)
+h=$(json 'd["status"] + " " + d["disk"] + " " + str(d["disk_free"] > 0)' <body 2>/dev/null)
+if [ "$st" = 200 ] && [ "$h" = "ok ok True" ]; then ok healthz-disk-ok; else fail healthz-disk-ok "$st $h"; fi
+stop_server
+
+# then a data dir that is really full: a tmpfs of 8 MiB (its default reserve: 1%, 81.9Ki),
+# filled by a file
+small=$tmp/small
+mkdir -p "$small"
+if ! mount -t tmpfs -o size=8m tmpfs "$small" 2>out; then
+	echo "skip server disk-full-tmpfs (cannot mount a tmpfs: $(head -1 out))"
+	echo "skip server disk-full-store-507 (cannot mount a tmpfs)"
+else
+	mounted=$small
+	# fill FREE: a file that leaves FREE bytes of the tmpfs free
+	fill() { fallocate -l $(($(stat -f -c '%a * %S' "$small") - $1)) "$small/filler.$1"; }
+	BERTH_HOME=$small/home start --insecure-local
+	fill 32768
+	s1=$(call POST /api/v1/runs --data-binary @full.yaml)
+	m1=$(json 'd["error"]["message"]' <body 2>/dev/null)
+	s2=$(call GET /healthz)
+	h2=$(json 'd["status"] + ", " + d["disk"]' <body 2>/dev/null)
+	s3=$(call GET /api/v1/runs)
+	rm -f "$small"/filler.*
+	for _ in $(seq 40); do # the free space is read again after a second
+		s4=$(call GET /healthz)
+		[ "$s4" = 200 ] && break
+		sleep 0.1
+	done
+	s5=$(call POST /api/v1/runs --data-binary @full.yaml)
+	final=$(wait_final "$(json 'd["id"]' <body 2>/dev/null)")
+	if [ "$s1$s2$s3$s4$s5" = 507503200200201 ] && [ "$final" = Succeeded ] &&
+		[ "$m1" = "the data dir $small/home has 32Ki free, under the reserve of 81.9Ki: nothing new is accepted until space is freed" ] &&
+		[ "$h2" = "degraded, 32Ki free under BERTH_HOME, under the reserve of 81.9Ki: nothing new is accepted" ]; then
+		ok disk-full-tmpfs
+	else
+		fail disk-full-tmpfs "full: post $s1 ($m1), healthz $s2 ($h2), list $s3; freed: healthz $s4, post $s5 ($final)"
+	fi
+	stop_server
+	# with the check off, a write that finds no space is a 507 too (SQLite's SQLITE_FULL, a
+	# file's ENOSPC), not a 500; and nothing is half created
+	BERTH_DISK_RESERVE=0 BERTH_HOME=$small/home start --insecure-local
+	n0=$(call GET /api/v1/runs >/dev/null; json 'len(d["items"])' <body)
+	fill 0
+	s1=$(call POST /api/v1/runs --data-binary @full.yaml)
+	m1=$(json 'd["error"]["code"] + ": " + d["error"]["message"]' <body 2>/dev/null)
+	s2=$(call GET /api/v1/runs)
+	n2=$(json 'len(d["items"])' <body 2>/dev/null)
+	rm -f "$small"/filler.*
+	if [ "$s1" = 507 ] && echo "$m1" | grep -q '^insufficient-storage: .*\(database or disk is full\|No space left on device\)' &&
+		[ "$s2" = 200 ] && [ "$n2" = "$n0" ]; then
+		ok disk-full-store-507
+	else
+		fail disk-full-store-507 "post $s1 ($m1), list $s2 ($n0 runs before, $n2 after)"
+	fi
+	stop_server
+	umount -l "$small" && mounted=
 fi
 
 # ---- recovery: a run whose supervisor died while the server was down fails with
