@@ -40,7 +40,8 @@
 #    works there), inclusive shares of the functions that matter.
 # Knobs (environment): BENCH_RUNS (30), BENCH_ROUNDS (3), BENCH_WARMUP (3), BENCH_PART_RUNS (20),
 # BENCH_STRACE_RUNS (5), BENCH_PERF_LAUNCHES (10), BENCH_NO_PERF=1, BENCH_NO_STRACE=1,
-# BENCH_NO_HYPERFINE=1 (the date loop even where hyperfine is installed), OUT.
+# BENCH_NO_HYPERFINE=1 (the date loop even where hyperfine is installed), OUT,
+# BENCH_BASELINE=PATH (another berth binary, timed in the same rounds: before and after).
 # Exit status: 0, or 1 when a step failed (a run did not succeed, a tool failed).
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
@@ -216,11 +217,22 @@ fi
 [ -z "$cg_note" ] || echo "-- cgroup variant $cg_note"
 variants="true rlimits"
 [ -n "$cg_note" ] || variants="$variants cgroup"
+# BENCH_BASELINE=BERTH: another build (the commit before a change) in the same rounds
+base=${BENCH_BASELINE:-}
+if [ -n "$base" ]; then
+	[ -x "$base" ] || die "BENCH_BASELINE $base is not an executable"
+	variants="$variants base-rlimits"
+	[ -n "$cg_note" ] || variants="$variants base-cgroup"
+fi
 for ((round = 1; round <= ROUNDS; round++)); do
 	measure "true-$round" "$RUNS" "" /bin/true
 	measure "rlimits-$round" "$RUNS" "BERTH_HOME=$tmp/rlimits" "$berth" run "$spec" --wait
 	[ -n "$cg_note" ] ||
 		measure "cgroup-$round" "$RUNS" "BERTH_HOME=$tmp/cgroup BERTH_CGROUP_ROOT=" "$berth" run "$spec" --wait
+	[ -z "$base" ] ||
+		measure "base-rlimits-$round" "$RUNS" "BERTH_HOME=$tmp/base-rlimits" "$base" run "$spec" --wait
+	[ -z "$base" ] || [ -n "$cg_note" ] ||
+		measure "base-cgroup-$round" "$RUNS" "BERTH_HOME=$tmp/base-cgroup BERTH_CGROUP_ROOT=" "$base" run "$spec" --wait
 done
 check_runs "$tmp/rlimits" $(((RUNS + WARMUP) * ROUNDS)) rlimits
 [ -n "$cg_note" ] || check_runs "$tmp/cgroup" $(((RUNS + WARMUP) * ROUNDS)) "cgroup $cg_ver"
@@ -242,6 +254,14 @@ cg_med=
 if [ -z "$cg_note" ]; then
 	read -r cg_med min max <<<"${pooled[cgroup]}"
 	rows+=("berth run --wait, cgroup $cg_ver|$cg_med|$min|$max|$((RUNS * ROUNDS))|berth run SPEC --wait (BERTH_CGROUP_ROOT unset)")
+fi
+if [ -n "$base" ]; then
+	read -r med min max <<<"${pooled[base-rlimits]}"
+	rows+=("baseline: berth run --wait, no cgroup (rlimits)|$med|$min|$max|$((RUNS * ROUNDS))|BENCH_BASELINE run SPEC --wait")
+	if [ -z "$cg_note" ]; then
+		read -r med min max <<<"${pooled[base-cgroup]}"
+		rows+=("baseline: berth run --wait, cgroup $cg_ver|$med|$min|$max|$((RUNS * ROUNDS))|BENCH_BASELINE run SPEC --wait")
+	fi
 fi
 
 # ---- 2. parts -----------------------------------------------------------------------------------
@@ -649,6 +669,11 @@ over_cg=
 		echo "| **overhead, cgroup $cg_ver** (the same: ${over_rounds[cgroup]// /, }) | **$over_cg** | | | | target: 5 |"
 	else
 		echo "| overhead, real cgroups | $cg_note | | | | |"
+	fi
+	if [ -n "$base" ]; then
+		echo "| baseline overhead, no cgroup (${over_rounds[base-rlimits]// /, }) | $(mid "${over_rounds[base-rlimits]}") | | | | |"
+		[ -n "$cg_note" ] ||
+			echo "| baseline overhead, cgroup $cg_ver (${over_rounds[base-cgroup]// /, }) | $(mid "${over_rounds[base-cgroup]}") | | | | |"
 	fi
 	echo
 	echo "Parts ($PART_RUNS runs each; each row adds to the one above it unless it says otherwise):"

@@ -1078,10 +1078,15 @@ int store_project_uid(store *s, const char *project, int64_t min, int64_t max, i
 		      berth_error **err)
 {
 	store_arg args[] = {STORE_S(project), STORE_I(min), STORE_I(max)};
+	/* the project's uid, read with no write lock: what every submission but
+	 * a project's first finds */
+	int rc = store_select_int(s, "SELECT uid FROM project_uids WHERE project = ?1", args, 1, uid, err);
+	if (rc < 0 || (*uid >= min && *uid <= max && *uid))
+		return rc < 0 ? rc : 0;
 	/* one statement each, so that two processes never hand out the same uid:
 	 * an id the range no longer holds (the admin moved it) is given anew */
-	int rc = store_exec(s, "DELETE FROM project_uids WHERE project = ?1 AND uid NOT BETWEEN ?2 AND ?3",
-			    args, 3, err);
+	rc = store_exec(s, "DELETE FROM project_uids WHERE project = ?1 AND uid NOT BETWEEN ?2 AND ?3",
+			args, 3, err);
 	if (rc >= 0)
 		rc = store_exec(s,
 				"INSERT OR IGNORE INTO project_uids (project, uid)"
