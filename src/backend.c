@@ -306,7 +306,7 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 	local_watch w = {.fd = -1};
 	if (!ops->wait && local_wait_done(b, id, 0) < 0)
 		local_watch_open(&w, dir);
-	int rc;
+	int rc, stale = 0;
 	for (;;) {
 		berth_run_info *i;
 		if ((rc = backend_get_stored(b, id, &i, err)))
@@ -324,6 +324,15 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 			rc = berth_fail(err, BERTH_ERANGE, "run \"%s\" is not finished after %lld ms", id,
 					(long long)timeout_ms);
 			break;
+		}
+		if (!ops->wait && local_done_unrecorded(b, id, &stale)) {
+			if (stale > 50) {
+				rc = berth_fail(err, BERTH_EIO,
+						"run \"%s\" ended but its end cannot be recorded in the store "
+						"(is the data dir full?)", id);
+				break;
+			}
+			continue;
 		}
 		if (!ops->wait) {
 			int ms = left > 1000 ? 1000 : (int)left;

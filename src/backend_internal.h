@@ -116,15 +116,15 @@ int local_mkdirs(const char *path, mode_t mode);
 /* mkdir -p, then path itself (when this user owns it) chmod to mode, whatever
  * the umask or how it was made; -1 also when path is not a directory. */
 int local_private_dir(const char *path, mode_t mode);
-/* HOME/reserve, LOCAL_RESERVE bytes of disk: made when missing, or removed
- * (release) by a supervisor whose store write found the disk full. */
-void local_reserve(const char *home, bool release);
-#define LOCAL_RESERVE (1 << 20)
+
 /* A process's start time in clock ticks since boot (/proc/PID/stat), -1 if gone:
  * with the pid, it names one process across pid reuse. */
 int64_t local_proc_start(pid_t pid);
 bool local_pid_is(int64_t pid, int64_t start);
 void local_mark_done(const char *home, const char *id);
+/* The same, with how the run ended written in it (i: NULL, nothing): what
+ * recovery records when the store could not be written (a full disk). */
+void local_mark_outcome(const char *home, const char *id, const berth_run_info *i);
 /* A watch (inotify) on a run's directory, for a whole wait: made before the
  * first look at what it watches, so that nothing done after that look is
  * missed, and closed once. Closing an instance that still has a watch waits
@@ -146,11 +146,18 @@ void local_watch_close(local_watch *w);
  * there is no such pipe. */
 int local_wait_done(berth_backend *b, const char *id, int ms);
 void local_waiters_close(berth_backend *b);
+/* Whether run id is marked done while its record is not final: its
+ * supervisor could not write the store (a full disk). Then recovers what
+ * it can (waiting 100 ms from the second call on, counted in *tries). */
+bool local_done_unrecorded(berth_backend *b, const char *id, int *tries);
 
 /* supervise.c: kills every process a run left (its cgroup, its process
  * group) and removes its cgroup; removes the volumes that live with the run. */
 void local_kill_leftovers(berth_backend *b, const store_run *r);
 void local_cleanup_volumes(const char *home, const store_run *r);
+/* Removes runs/ID/work, runs/ID/tmp and runs/ID/reserve: a run's own files
+ * go with it, as a container's do. */
+void local_cleanup_run_dirs(const char *home, const char *id);
 /* rm -r, not following links */
 void local_rm_tree(const char *path);
 

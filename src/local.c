@@ -71,30 +71,6 @@ int local_private_dir(const char *path, mode_t mode)
 	return 0;
 }
 
-/* HOME/reserve: LOCAL_RESERVE bytes that a full disk gives back, so that a
- * supervisor can still record how its run ended. release: removed now (the
- * store could not write); else made when missing. */
-void local_reserve(const char *home, bool release)
-{
-	char path[4096];
-	if (local_path(path, sizeof(path), home, "reserve"))
-		return;
-	if (release) {
-		unlink(path);
-		return;
-	}
-	struct stat st;
-	if (stat(path, &st) == 0 && st.st_size >= LOCAL_RESERVE)
-		return;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return;
-	/* real blocks, not a hole: what it holds is what it gives back */
-	if (posix_fallocate(fd, 0, LOCAL_RESERVE))
-		(void)ftruncate(fd, 0);
-	close(fd);
-}
-
 /* A process's start time (field 22 of /proc/PID/stat), also for a zombie
  * when zombies is set; -1 if there is no such process. */
 static int64_t proc_start(pid_t pid, bool zombies)
@@ -142,15 +118,51 @@ berth_run_info *local_info_take(store_run *r)
 /* Creates HOME/runs/ID/done, which waiters watch for. */
 void local_mark_done(const char *home, const char *id)
 {
+	local_mark_outcome(home, id, NULL);
+}
+
+/* The outcome in the done marker: "STATE EXIT SIGNAL OOM\nREASON". */
+void local_mark_outcome(const char *home, const char *id, const berth_run_info *i)
+{
 	char path[4096];
 	/* a run that never started has no directory yet */
 	if (local_path(path, sizeof(path), home, "runs/%s", id) || local_mkdirs(path, 0700))
 		return;
 	if (local_path(path, sizeof(path), home, "runs/%s/done", id))
 		return;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && i)
+		dprintf(fd, "%d %d %d %d\n%s", (int)i->state, i->exit_code, i->signal, i->oom_killed,
+			i->reason ? i->reason : "");
 	if (fd >= 0)
 		close(fd);
+}
+
+/* What a supervisor wrote in the done marker of a run it could not record
+ * (a full disk): 0 and r updated, or -1 when the marker says nothing. */
+static int read_outcome(const char *home, store_run *r)
+{
+	char path[4096], buf[1100];
+	if (local_path(path, sizeof(path), home, "runs/%s/done", r->info.id))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	int state, exit_code, sig, oom, used = 0;
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (sscanf(buf, "%d %d %d %d\n%n", &state, &exit_code, &sig, &oom, &used) != 4 || !used ||
+	    !berth_state_final((berth_state)state))
+		return -1;
+	r->info.state = (berth_state)state;
+	r->info.exit_code = exit_code;
+	r->info.signal = sig;
+	r->info.oom_killed = oom != 0;
+	free(r->info.reason);
+	r->info.reason = buf[used] ? berth_strdup(buf + used) : NULL;
+	return 0;
 }
 
 /* ---- the machine ----------------------------------------------------------------- */
@@ -219,16 +231,22 @@ static int recover(berth_backend *b)
 			continue;
 		}
 		local_kill_leftovers(b, fresh);
-		fresh->info.state = BERTH_STATE_FAILED;
 		fresh->info.finished = now;
-		free(fresh->info.reason);
-		fresh->info.reason = berth_strdup("its supervisor died while it ran (the machine restarted, "
-						  "or the process was killed); its processes were stopped");
+		/* its supervisor saw it end but could not record it (a full disk):
+		 * the marker says how */
+		if (read_outcome(b->home, fresh)) {
+			fresh->info.state = BERTH_STATE_FAILED;
+			free(fresh->info.reason);
+			fresh->info.reason = berth_strdup("its supervisor died while it ran (the machine "
+							  "restarted, or the process was killed); its "
+							  "processes were stopped");
+		}
 		if (store_run_update(b->st, fresh, &e) || store_commit(b->st, &e)) {
 			store_rollback(b->st);
 		} else {
 			store_event(b->st, fresh->info.id, "Failed", fresh->info.reason);
 			local_cleanup_volumes(b->home, fresh);
+			local_cleanup_run_dirs(b->home, fresh->info.id);
 			local_mark_done(b->home, fresh->info.id);
 			freed++;
 		}
@@ -241,6 +259,20 @@ static int recover(berth_backend *b)
 }
 
 static int local_reconcile(berth_backend *b, berth_error **err);
+
+bool local_done_unrecorded(berth_backend *b, const char *id, int *tries)
+{
+	char done[4096];
+	if (local_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK))
+		return false;
+	/* its supervisor is gone, or about to be: recovery records the marker's outcome */
+	struct timespec ts = {0, 100000000};
+	if ((*tries)++)
+		nanosleep(&ts, NULL);
+	if (recover(b) > 0)
+		local_schedule(b, NULL);
+	return true;
+}
 
 static int local_open(berth_backend *b, berth_error **err)
 {
@@ -256,7 +288,6 @@ static int local_open(berth_backend *b, berth_error **err)
 	if (local_path(path, sizeof(path), b->home, "runs") || local_private_dir(path, pass) ||
 	    local_path(path, sizeof(path), b->home, "volumes") || local_private_dir(path, 0700))
 		return berth_fail(err, BERTH_EIO, "cannot create %s: %s", path, strerror(errno));
-	local_reserve(b->home, false);
 	if (local_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
 		return -BERTH_EIO;
 	if (b->cached)

@@ -40,7 +40,8 @@
 typedef struct volume {
 	const char *kind, *name, *source, *mount, *life;
 	int64_t size;
-	char *created; /* the first directory of the mount path made for it, to remove */
+	int made;      /* how many of its mount path's last parts were made for it, to remove */
+	bool in_tmp;   /* its mount path is under /tmp, the run's own in a pid namespace */
 } volume;
 
 typedef struct sup {
@@ -61,6 +62,7 @@ typedef struct sup {
 	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
 	int statp;           /* the wait status from the run's init, in a pid namespace */
 	bool disk_watch;     /* the run has a disk limit or a sized volume */
+	char *tmp;           /* runs/ID/tmp, the run's /tmp in a pid namespace; NULL: none */
 	char *evicted;       /* why it was stopped for its disk use */
 } sup;
 
@@ -146,6 +148,16 @@ void local_rm_tree(const char *path)
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+void local_cleanup_run_dirs(const char *home, const char *id)
+{
+	static const char *const dirs[] = {"work", "tmp", "reserve"};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dirs); i++) {
+		char path[4096];
+		if (!local_path(path, sizeof(path), home, "runs/%s/%s", id, dirs[i]))
+			local_rm_tree(path);
+	}
+}
+
 void local_cleanup_volumes(const char *home, const store_run *r)
 {
 	sup s = {.home = home, .r = (store_run *)r};
@@ -159,6 +171,73 @@ void local_cleanup_volumes(const char *home, const store_run *r)
 	char dir[4096];
 	if (!local_path(dir, sizeof(dir), home, "volumes/%s", r->info.id))
 		rmdir(dir);
+}
+
+/* Part n (from 0) of an absolute path, in buf; -1 when there is none, -2
+ * when it is too long. */
+static int nth_part(const char *path, size_t n, char *buf, size_t len)
+{
+	const char *p = path;
+	for (size_t i = 0;; i++) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return -1;
+		const char *end = strchrnul(p, '/');
+		if (i == n) {
+			if ((size_t)(end - p) >= len)
+				return -2;
+			memcpy(buf, p, (size_t)(end - p));
+			buf[end - p] = 0;
+			return 0;
+		}
+		p = end;
+	}
+}
+
+/*
+ * Opens the directory of an absolute path's first `depth` parts (SIZE_MAX:
+ * all), one part at a time from "/", never through a symbolic link: each
+ * step is O_NOFOLLOW on the directory the last one opened, so a link put in
+ * the path at any moment fails the walk instead of leading elsewhere. With
+ * create, a missing part is made (0755) and counted in *made. Returns an
+ * O_PATH descriptor, or -1 with errno. This is how berth, as root, touches a
+ * mount path that a spec names and another user may be changing.
+ */
+static int walk_dir(const char *path, size_t depth, bool create, int *made)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char part[NAME_MAX + 1];
+	for (size_t i = 0; fd >= 0 && i < depth; i++) {
+		int r = nth_part(path, i, part, sizeof(part));
+		if (r == -1)
+			break;
+		if (r == -2) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int next = openat(fd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, part, 0755) == 0 && made)
+				(*made)++;
+			next = openat(fd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = next;
+	}
+	return fd;
+}
+
+/* mount(2) onto the directory fd names, not onto a path to look up again. */
+static int mount_at(const char *source, int fd, const char *type, unsigned long flags,
+		    const char *data)
+{
+	char target[64];
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	return mount(source, target, type, flags, data);
 }
 
 /* The gid the run's processes have. */
@@ -204,104 +283,144 @@ static int prepare_volumes(sup *s, bool fallback, berth_buf *why)
 		}
 		if (fallback)
 			continue;
-		/* the first missing component is what the cleanup removes */
-		char path[4096];
-		snprintf(path, sizeof(path), "%s", v->mount);
-		struct stat st;
-		for (char *p = path + 1;; p++) {
-			if (*p && *p != '/')
-				continue;
-			char c = *p;
-			*p = 0;
-			if (lstat(path, &st)) {
-				v->created = berth_strdup(path);
-				*p = c;
-				break;
-			}
-			if (S_ISLNK(st.st_mode)) {
-				berth_buf_printf(why, "volume \"%s\": the mount path %s goes through %s, a "
-						 "symbolic link on this machine; mount it at a real path",
-						 v->name, v->mount, path);
-				return -1;
-			}
-			*p = c;
-			if (!c)
-				break;
-		}
-		if (v->created && local_mkdirs(v->mount, 0755)) {
-			berth_buf_printf(why, "volume \"%s\": cannot create the mount path %s: %s", v->name,
-					 v->mount, strerror(errno));
+		/* under /tmp, the run's own /tmp: made there by its init */
+		v->in_tmp = s->pidns && path_under(v->mount, "/tmp");
+		if (v->in_tmp)
+			continue;
+		int fd = walk_dir(v->mount, SIZE_MAX, true, &v->made);
+		if (fd < 0) {
+			berth_buf_printf(why, "volume \"%s\": cannot make the mount path %s: %s%s", v->name,
+					 v->mount, strerror(errno),
+					 errno == ENOTDIR || errno == ELOOP
+						 ? " (a part of it is a symbolic link, or not a directory)"
+						 : "");
 			return -1;
 		}
+		close(fd);
 	}
 	return 0;
 }
 
-/* Removes the mount path directories made for the run, when still empty. */
+/* Removes the mount path directories made for the run, when still empty,
+ * by the same walk: a part renamed or made a link since is not followed. */
 static void remove_mount_points(sup *s)
 {
 	for (size_t i = s->nvols; i-- > 0;) {
 		volume *v = &s->vols[i];
-		if (!v->created)
-			continue;
-		char path[4096];
-		snprintf(path, sizeof(path), "%s", v->mount);
-		size_t top = strlen(v->created);
-		while (strlen(path) >= top) {
-			if (rmdir(path))
+		size_t parts = 0;
+		for (const char *p = v->mount; *p; p++)
+			parts += p[0] == '/' && p[1] && p[1] != '/';
+		for (int k = 0; k < v->made && parts > 0; k++, parts--) {
+			int parent = walk_dir(v->mount, parts - 1, false, NULL);
+			char last[NAME_MAX + 1];
+			if (parent < 0 || nth_part(v->mount, parts - 1, last, sizeof(last)) < 0 ||
+			    unlinkat(parent, last, AT_REMOVEDIR)) {
+				if (parent >= 0)
+					close(parent);
 				break;
-			char *slash = strrchr(path, '/');
-			if (!slash || slash == path)
-				break;
-			*slash = 0;
+			}
+			close(parent);
 		}
 	}
 }
 
 /* In the child: the run's mount namespace (made already with its pid
- * namespace, or here): in a pid namespace a /proc of the run's processes
- * alone, and the volumes at their mount paths. Returns 0, or -1 when the
- * host allows no mount namespace (the caller then passes the volumes' paths
- * in the environment), -2 when a mount failed. */
+ * namespace, or here). In a pid namespace: a /proc of the run's processes
+ * alone, a /tmp of its own (runs/ID/tmp) and a /dev/shm of its own (a
+ * tmpfs that goes with the namespace); for a run that stays uid 0, /sys
+ * and /proc/sys read-only. Then the volumes at their mount paths, each
+ * reached by walk_dir and mounted through its descriptor. Returns 0, or -1
+ * when the host allows no mount namespace (the caller then passes the
+ * volumes' paths in the environment), -2 when a mount failed. */
 static int mount_run(sup *s, bool pidns, const char *const *secret_files, const size_t *secret_lens)
 {
+	const store_run *r = s->r;
 	if (!pidns && unshare(CLONE_NEWNS))
 		return -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return -2;
-	if (pidns && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+	/* the volumes' directories, opened before a /tmp of its own hides a data
+	 * dir under /tmp */
+	int *src = berth_calloc(s->nvols + 1, sizeof(int));
+	if (!src)
 		return -2;
 	for (size_t i = 0; i < s->nvols; i++) {
-		volume *v = &s->vols[i];
-		if (!strcmp(v->kind, "dir") || !strcmp(v->kind, "ro")) {
-			if (mount(v->source, v->mount, NULL, MS_BIND | MS_REC, NULL))
+		bool bind = !strcmp(s->vols[i].kind, "dir") || !strcmp(s->vols[i].kind, "ro");
+		src[i] = bind ? open(s->vols[i].source, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		if (bind && src[i] < 0)
+			return -2;
+	}
+	if (pidns) {
+		const unsigned long safe = MS_NOSUID | MS_NODEV;
+		char shm[64] = "mode=1777";
+		if (r->info.mem_limit > 0)
+			snprintf(shm, sizeof(shm), "mode=1777,size=%lld", (long long)r->info.mem_limit);
+		/* a working directory under /tmp stays where it was: bound again at its
+		 * path in the run's /tmp */
+		int work = s->tmp && path_under(r->workdir, "/tmp")
+				   ? open(r->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+				   : -1;
+		if (mount("proc", "/proc", "proc", safe | MS_NOEXEC, NULL) ||
+		    (s->tmp && mount(s->tmp, "/tmp", NULL, MS_BIND, NULL)) ||
+		    (access("/dev/shm", F_OK) == 0 && mount("tmpfs", "/dev/shm", "tmpfs", safe, shm)))
+			return -2;
+		if (work >= 0) {
+			char from[64];
+			snprintf(from, sizeof(from), "/proc/self/fd/%d", work);
+			int at = walk_dir(r->workdir, SIZE_MAX, true, NULL);
+			if (at < 0 || mount_at(from, at, NULL, MS_BIND, NULL))
 				return -2;
-			if (!strcmp(v->kind, "ro") &&
-			    mount(NULL, v->mount, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL))
-				return -2;
-			continue;
+			close(at);
+			close(work);
 		}
+		bool root = r->uid >= 0 ? r->uid == 0 : geteuid() == 0;
+		static const char *const ro[] = {"/sys", "/proc/sys", "/proc/sysrq-trigger"};
+		for (size_t i = 0; root && i < BERTH_ARRAY_SIZE(ro); i++)
+			if (mount(ro[i], ro[i], NULL, MS_BIND | MS_REC, NULL) ||
+			    mount(NULL, ro[i], NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | safe, NULL))
+				return -2;
+	}
+	for (size_t i = 0; i < s->nvols; i++) {
+		volume *v = &s->vols[i];
+		int at = walk_dir(v->mount, SIZE_MAX, v->in_tmp, NULL);
+		if (at < 0)
+			return -2;
+		bool bind = !strcmp(v->kind, "dir") || !strcmp(v->kind, "ro");
 		bool secret = !strcmp(v->kind, "secret");
 		char opts[64];
-		snprintf(opts, sizeof(opts), "mode=%s%s%lld", secret ? "0755" : "1777",
-			 v->size > 0 ? ",size=" : "", v->size > 0 ? (long long)v->size : 0LL);
-		if (v->size <= 0)
-			opts[9] = 0;
-		if (mount("tmpfs", v->mount, "tmpfs", MS_NOSUID | MS_NODEV, opts))
+		snprintf(opts, sizeof(opts), "mode=%s", secret ? "0755" : "1777");
+		if (v->size > 0)
+			snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), ",size=%lld",
+				 (long long)v->size);
+		char from[64];
+		snprintf(from, sizeof(from), "/proc/self/fd/%d", src[i]);
+		int rc = bind ? mount_at(from, at, NULL, MS_BIND | MS_REC, NULL)
+			      : mount_at("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV, opts);
+		close(at);
+		if (rc)
+			return -2;
+		if (!secret && strcmp(v->kind, "ro"))
+			continue;
+		/* what was mounted, looked up anew: the mount's root, not the directory under it */
+		int top = walk_dir(v->mount, SIZE_MAX, false, NULL);
+		if (top < 0)
 			return -2;
 		if (secret) {
 			/* the value lives in memory only, as a file only the run's user reads */
-			char file[4200];
-			snprintf(file, sizeof(file), "%s/%s", v->mount, v->source);
-			int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0400);
-			if (fd < 0 || write(fd, secret_files[i], secret_lens[i]) != (ssize_t)secret_lens[i])
-				return -2;
-			close(fd);
-			if (s->r->uid >= 0 && chown(file, (uid_t)s->r->uid, (gid_t)run_gid(s->r)))
-				return -2;
-			if (mount(NULL, v->mount, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL))
-				return -2;
+			int fd = openat(top, v->source, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+			if (fd < 0 || write(fd, secret_files[i], secret_lens[i]) != (ssize_t)secret_lens[i] ||
+			    (r->uid >= 0 && fchown(fd, (uid_t)r->uid, (gid_t)run_gid(r))))
+				rc = -2;
+			if (fd >= 0)
+				close(fd);
 		}
+		/* MS_BIND: the flags of this mount alone, never of the file system under it */
+		if (!rc && mount_at(NULL, top, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,
+				    NULL))
+			rc = -2;
+		close(top);
+		if (rc)
+			return -2;
 	}
 	return 0;
 }
@@ -502,6 +621,14 @@ static void become_command(sup *s, int errp)
 		if (setrlimit(RLIMIT_AS, &rl))
 			child_fail(errp, STEP_RLIMIT, errno);
 	}
+	/* no one file, its log included, grows past the run's disk limit between
+	 * two looks of the supervisor (SIGXFSZ) */
+	if (r->disk_limit > 0) {
+		struct rlimit rl = {(rlim_t)r->disk_limit, (rlim_t)r->disk_limit};
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			child_fail(errp, STEP_RLIMIT, errno);
+	}
+	umask(022); /* a container's, not the caller's */
 	/* before the user changes: its own directory is reached through berth's */
 	if (chdir(r->workdir) && chdir("/"))
 		_exit(127);
@@ -623,10 +750,16 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 			}
 			close(errp[1]);
 			close(statp[1]);
-			int st;
+			int st = 0;
 			while (waitpid(init, &st, 0) < 0 && errno == EINTR)
 				;
-			_exit(0);
+			/* the init killed (it wrote no status): so is this process, that
+			 * the supervisor sees the signal rather than an exit 0 */
+			if (WIFSIGNALED(st)) {
+				signal(WTERMSIG(st), SIG_DFL);
+				raise(WTERMSIG(st));
+			}
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
 		}
 		if (s->nvols && mount_run(s, false, secret_files, secret_lens) == -2)
 			child_fail(errp[1], STEP_MOUNT, errno);
@@ -777,6 +910,8 @@ static char *disk_over(sup *s)
 	int64_t total = fstat(s->log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
 	if (path_under(r->workdir, rundir))
 		total += disk_used(r->workdir);
+	if (s->tmp)
+		total += disk_used(s->tmp);
 	for (size_t i = 0; i < s->nvols; i++) {
 		const volume *v = &s->vols[i];
 		if (strcmp(v->kind, "dir") || !path_under(v->source, runvols))
@@ -793,7 +928,7 @@ static char *disk_over(sup *s)
 		local_format_size(a, sizeof(a), total, 1);
 		local_format_size(b, sizeof(b), r->disk_limit, 1);
 		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
-			   "(its log, work dir and volumes)", a, b);
+			   "(its log, work dir, /tmp and volumes)", a, b);
 	}
 	return NULL;
 }
@@ -829,8 +964,12 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 		}
 		now = store_now_ms();
 		if (disk_at > 0 && now >= disk_at && end == END_EXIT) {
-			disk_at = now + DISK_CHECK_MS;
-			if ((s->evicted = disk_over(s))) {
+			s->evicted = disk_over(s);
+			/* a tree of many files costs the supervisor, not the run: it is
+			 * walked at most a tenth of the time */
+			int64_t took = store_now_ms() - now;
+			disk_at = now + (took * 10 > DISK_CHECK_MS ? took * 10 : DISK_CHECK_MS);
+			if (s->evicted) {
 				/* as the kubelet does for local storage: no grace */
 				end = END_EVICTED;
 				disk_at = -1;
@@ -985,6 +1124,12 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		} else if (WIFEXITED(status)) {
 			r->info.state = BERTH_STATE_FAILED;
 			set_reason(r, fmt("exit code %d", WEXITSTATUS(status)));
+		} else if (WTERMSIG(status) == SIGXFSZ && r->disk_limit > 0) {
+			r->info.state = BERTH_STATE_FAILED;
+			local_format_size(mem, sizeof(mem), r->disk_limit, 1);
+			set_reason(r, fmt("Evicted: ephemeral storage: a file reached the disk limit %s "
+					  "(SIGXFSZ)", mem));
+			return;
 		} else {
 			r->info.state = BERTH_STATE_FAILED;
 			set_reason(r, fmt("killed by signal %d (SIG%s)", WTERMSIG(status),
@@ -1019,21 +1164,39 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 /* ---- isolation -------------------------------------------------------------------------- */
 
 /* A run of another user than berth's works in runs/ID/work, its own: the
- * run's directory is passed through (0711), never listed. */
+ * run's directory is passed through (0711), never listed. In a pid
+ * namespace it gets runs/ID/tmp as its /tmp. And runs/ID/reserve holds
+ * RUN_RESERVE bytes of disk that its end gives back when the disk is full,
+ * to record how it ended. */
+#define RUN_RESERVE (256 << 10)
+
 static int prepare_workdir(sup *s, berth_buf *why)
 {
 	const store_run *r = s->r;
-	char rundir[4096];
+	char rundir[4096], tmp[4200], reserve[4200];
 	if (local_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
 		return berth_buf_printf(why, "the data dir's path is too long"), -1;
-	if (!path_under(r->workdir, rundir))
-		return 0;
+	snprintf(reserve, sizeof(reserve), "%s/reserve", rundir);
+	int fd = open(reserve, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		if (posix_fallocate(fd, 0, RUN_RESERVE))
+			unlink(reserve); /* the disk is full already: nothing to give back */
+		close(fd);
+	}
 	struct stat st;
-	if (local_private_dir(rundir, 0711) || local_private_dir(r->workdir, 0700) ||
-	    lstat(r->workdir, &st) ||
-	    (r->uid >= 0 && st.st_uid != (uid_t)r->uid &&
-	     chown(r->workdir, (uid_t)r->uid, (gid_t)run_gid(r)))) {
+	bool own = path_under(r->workdir, rundir);
+	if (own && (local_private_dir(rundir, 0711) || local_private_dir(r->workdir, 0700) ||
+		    lstat(r->workdir, &st) ||
+		    (r->uid >= 0 && st.st_uid != (uid_t)r->uid &&
+		     chown(r->workdir, (uid_t)r->uid, (gid_t)run_gid(r))))) {
 		berth_buf_printf(why, "cannot make its work dir %s: %s", r->workdir, strerror(errno));
+		return -1;
+	}
+	if (!s->pidns)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s/tmp", rundir);
+	if (local_private_dir(tmp, 01777) || !(s->tmp = berth_strdup(tmp))) {
+		berth_buf_printf(why, "cannot make its /tmp %s: %s", tmp, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -1221,13 +1384,13 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	s.log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (!s.argv || !argc || s.log < 0) {
 		berth_buf_printf(&why, "cannot prepare the run: %s", s.log < 0 ? strerror(errno) : "out of memory");
-	} else if (parse_volumes(&s, &why) == 0 && prepare_workdir(&s, &why) == 0 &&
-		   harden_filter(&s, &why) == 0) {
+	} else if (parse_volumes(&s, &why) == 0 && harden_filter(&s, &why) == 0) {
 		bool fallback = namespaces(&s);
 		for (size_t i = 0; i < s.nvols; i++)
 			s.disk_watch |= !strcmp(s.vols[i].kind, "dir") && s.vols[i].size > 0;
 		s.disk_watch |= r->disk_limit > 0;
-		if (!prepare_volumes(&s, fallback, &why) && !open_secrets(&s, &files, &lens, &why)) {
+		if (!prepare_workdir(&s, &why) && !prepare_volumes(&s, fallback, &why) &&
+		    !open_secrets(&s, &files, &lens, &why)) {
 			if (build_env(&s, fallback, &why) == 0)
 				prepared = true;
 			else
@@ -1255,13 +1418,12 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 		close(s.log);
 	r->info.finished = store_now_ms();
 	r->pid = 0;
-	/* a full disk does not lose how the run ended: the reserve is given back */
-	if (save(&s)) {
-		local_reserve(home, true);
-		save(&s);
-	}
+	/* a full disk does not lose how the run ended: its reserve is given back,
+	 * and the done marker says it too, for recovery to record */
+	local_cleanup_run_dirs(home, id);
+	save(&s);
 	store_event(s.st, id, berth_state_name(r->info.state), r->info.reason);
-	local_mark_done(home, id);
+	local_mark_outcome(home, id, &r->info);
 	if (done_fd >= 0)
 		close(done_fd);
 
@@ -1278,8 +1440,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 			free(s.envp[i]);
 	free(s.envp);
 	free(s.argv);
-	for (size_t i = 0; i < s.nvols; i++)
-		free(s.vols[i].created);
+	free(s.tmp);
 	if (s.filter)
 		seccomp_release(s.filter);
 	free(s.evicted);

@@ -105,6 +105,23 @@ static int path_has_dotdot(const char *p)
 	return 0;
 }
 
+/* A path the local backend would read otherwise than written: a "." part,
+ * an empty one ("//"), or no part at all ("/": every file of the machine). */
+static const char *path_oddity(const char *p)
+{
+	const char *s = p;
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return "is the root of the file system: a volume there would hide every file";
+	for (s = p; *s; s++)
+		if (s[0] == '/' && s[1] == '/' && s[2])
+			return "has an empty part (\"//\")";
+		else if (s[0] == '/' && s[1] == '.' && (s[2] == '/' || !s[2]))
+			return "has a \".\" part";
+	return NULL;
+}
+
 /* Compares mount paths ignoring trailing slashes. */
 static int same_path(const char *a, const char *b)
 {
@@ -136,6 +153,9 @@ static void check_volume(dctx *c, const berth_spec *s, size_t i)
 	else if (path_has_dotdot(v->mount_path.s))
 		AT(c, v->mount_path.pos, VPATH("mount_path"), BERTH_EINVALID, "%s must not contain '..'",
 		   QUOTE(v->mount_path.s));
+	else if (path_oddity(v->mount_path.s))
+		AT(c, v->mount_path.pos, VPATH("mount_path"), BERTH_EINVALID, "%s %s",
+		   QUOTE(v->mount_path.s), path_oddity(v->mount_path.s));
 	else if (strchr(v->mount_path.s, ':'))
 		AT(c, v->mount_path.pos, VPATH("mount_path"), BERTH_EINVALID, "%s must not contain ':'",
 		   QUOTE(v->mount_path.s));

@@ -11,13 +11,14 @@ tmp=$(mktemp -d)
 export BERTH_HOME=$tmp/home
 unset BERTH_CONFIG BERTH_CGROUP_ROOT BERTH_GPU_DIR
 victim=$tmp/victim # a host directory no run may touch
+pub=/mnt/berth-sec-pub-$$ # a directory any run may write in, as /tmp is on a host
 mounts=()
 cleanup() {
 	for id in $("$berth" get runs --state Running -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
 		"$berth" stop "$id" --grace 0 >/dev/null 2>&1
 	done
 	for m in "${mounts[@]}"; do umount -l "$m" 2>/dev/null; done
-	rm -rf "$tmp"
+	rm -rf "$tmp" "$pub"
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
@@ -217,7 +218,9 @@ fi
 # ---- 5. disk: limits hold, and a full data dir loses no run's end -------------------------------------------
 spec fill 'dd if=/dev/zero bs=1M count=60 2>/dev/null; sleep 5' 'resources: {disk: 10Mi}'
 id=$("$berth" run fill.yaml --wait 2>out)
-if [ "$(field "$id" state)" = Failed ] && field "$id" reason | grep -q '^Evicted: ephemeral storage: .* over its disk limit 10Mi'; then
+logsize=$(stat -c %s "$BERTH_HOME/runs/$id/log" 2>/dev/null || echo 0)
+if [ "$(field "$id" state)" = Failed ] && [ "$logsize" -le $((10 << 20)) ] &&
+	field "$id" reason | grep -q '^Evicted: ephemeral storage: .*disk limit 10Mi'; then
 	ok disk-limit-evicts
 else
 	fail disk-limit-evicts "$(field "$id" state): $(field "$id" reason)"
@@ -234,7 +237,7 @@ fi
 if $root && mkdir -p "$tmp/small" && mount -t tmpfs -o size=24m tmpfs "$tmp/small" 2>/dev/null; then
 	mounts+=("$tmp/small")
 	spec flood 'dd if=/dev/zero bs=1M count=100; echo after-the-flood' 'project: p1'
-	id=$(BERTH_HOME=$tmp/small/home "$berth" run flood.yaml --wait 2>out)
+	id=$(BERTH_HOME=$tmp/small/home timeout 120 "$berth" run flood.yaml --wait 2>out)
 	st=$(BERTH_HOME=$tmp/small/home field "$id" state)
 	reason=$(BERTH_HOME=$tmp/small/home field "$id" reason)
 	if [ -n "$id" ] && { [ "$st" = Succeeded ] || [ "$st" = Failed ]; } && ! grep -q 'supervisor died' <<<"$reason"; then
@@ -244,6 +247,36 @@ if $root && mkdir -p "$tmp/small" && mount -t tmpfs -o size=24m tmpfs "$tmp/smal
 	fi
 else
 	skip full-data-dir-keeps-the-outcome "no tmpfs mount (berth is not root)"
+fi
+
+# a mount path that one run makes a symbolic link, after berth made it for another: berth
+# neither makes nor removes anything through it (each part is opened without following links)
+if $root; then
+	mkdir -p -m 1777 "$pub" && mkdir -p "$tmp/victim2/y"
+	spec mkown "mkdir -m 755 $pub/p1dir" 'project: p1'
+	"$berth" run mkown.yaml --wait >/dev/null 2>&1
+	spec swap "cd $pub/p1dir && mv x x.old && ln -s $tmp/victim2 x" "project: p1
+volumes: [{volume_type: empty_dir, name: s, mount_path: $pub/p1dir/x/y}]"
+	id=$("$berth" run swap.yaml --wait 2>out)
+	ln -s "$tmp/victim2" "$pub/p1dir/z"
+	spec through "true" "project: p1
+volumes: [{volume_type: empty_dir, name: s, mount_path: $pub/p1dir/z/new}]"
+	id2=$("$berth" run through.yaml --wait 2>>out)
+	if [ -d "$tmp/victim2/y" ] && [ ! -e "$tmp/victim2/new" ] && [ "$(field "$id" state)" = Succeeded ] &&
+		[ "$(field "$id2" state)" = Failed ] && field "$id2" reason | grep -q 'symbolic link'; then
+		ok mount-path-links-not-followed
+	else
+		fail mount-path-links-not-followed "$(ls "$tmp/victim2"); $(field "$id" state); $(field "$id2" reason)"
+	fi
+else
+	skip mount-path-links-not-followed "berth is not root"
+fi
+printf 'function: {name: slash, command: ["true"]}\nvolumes: [{volume_type: secret, name: k, mount_path: /, spec: {name: tok}}]\n' >slash.yaml
+"$berth" run slash.yaml >out 2>&1
+if [ $? = 2 ] && grep -q '^slash.yaml:2:[0-9]*: volumes\[0\].mount_path: "/" is the root of the file system' out; then
+	ok mount-path-root-refused
+else
+	fail mount-path-root-refused "-"
 fi
 
 # ---- 6. hardening: no new privileges, seccomp, no capabilities, no namespaces ---------------------------------
@@ -267,9 +300,37 @@ if $root; then
 		cp log out
 		fail setuid-gives-nothing "$id"
 	fi
+	# its /tmp and /dev/shm are its own, and go with it; so does its work dir
+	spec own 'echo mine > /tmp/berth-sec-own; echo shm > /dev/shm/berth-sec-own; pwd'
+	id=$("$berth" run own.yaml --wait 2>/dev/null)
+	if [ "$(field "$id" state)" = Succeeded ] && [ ! -e /tmp/berth-sec-own ] && [ ! -e /dev/shm/berth-sec-own ] &&
+		[ ! -e "$BERTH_HOME/runs/$id/tmp" ] && [ ! -e "$BERTH_HOME/runs/$id/work" ] &&
+		"$berth" logs "$id" | grep -qx "$BERTH_HOME/runs/$id/work"; then
+		ok own-tmp-shm-and-work-dir
+	else
+		fail own-tmp-shm-and-work-dir "$id: $(field "$id" state)"
+	fi
+	# its init killed from the host: the run failed, by that signal, not "exit code 0"
+	spec initkill 'sleep 30'
+	id=$("$berth" run initkill.yaml 2>/dev/null)
+	wait_state "$id" Running
+	for _ in $(seq 50); do
+		p=$(for q in $(pgrep -x berth-init); do grep -qa "$id" "/proc/$q/cmdline" && echo "$q"; done)
+		[ -n "$p" ] && break
+		sleep 0.1
+	done
+	[ -n "$p" ] && kill -9 $p
+	wait_state "$id" Failed
+	if [ -n "$p" ] && [ "$(field "$id" state)" = Failed ] && field "$id" reason | grep -q 'signal 9'; then
+		ok init-killed-is-failed
+	else
+		fail init-killed-is-failed "init $p: $(field "$id" state): $(field "$id" reason)"
+	fi
 else
 	skip pid-namespace "berth is not root"
 	skip setuid-gives-nothing "berth is not root"
+	skip own-tmp-shm-and-work-dir "berth is not root"
+	skip init-killed-is-failed "berth is not root"
 fi
 
 # ---- 7. files: 0600/0700 whatever the umask or an existing data dir's mode ------------------------------------
