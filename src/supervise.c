@@ -669,7 +669,6 @@ static void run_init(sup *s, int errp, int statp)
 	/* blocked, a signal to pid 1 waits to be taken (unblocked, one with no
 	 * handler would be dropped) */
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	prctl(PR_SET_NAME, "berth-init", 0, 0, 0);
 	pid_t cmd = fork();
 	if (cmd < 0)
 		child_fail(errp, STEP_FORK, errno);
@@ -697,9 +696,9 @@ static void run_init(sup *s, int errp, int statp)
 }
 
 /* Starts the command; returns its pid, or -1 with the reason in why. With
- * a pid namespace, the pid is that of a process that waits for the run's
- * init (pid 1 there) and ignores berth's stop signals, which reach the
- * run's processes through its process group and cgroup. */
+ * a pid namespace, the pid is that of the run's init (pid 1 there), which
+ * passes berth's stop signals on and writes the command's wait status to
+ * statp. */
 static pid_t start(sup *s, const char *const *secret_files, const size_t *secret_lens, berth_buf *why)
 {
 	int go[2], errp[2], statp[2] = {-1, -1};
@@ -708,9 +707,15 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		return -1;
 	}
 	pid_t parent = getpid();
-	pid_t pid = fork();
+	/* with a pid namespace, the child is its pid 1 at once (and in a mount
+	 * namespace of its own): clone as fork does, a process with one thread
+	 * has no lock for libc to reset, and this child calls nothing that reads
+	 * its thread id (raise, pthread_*) */
+	pid_t pid = s->pidns ? (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL, NULL,
+					      NULL, 0UL)
+			     : fork();
 	if (pid < 0) {
-		berth_buf_printf(why, "fork: %s", strerror(errno));
+		berth_buf_printf(why, "%s: %s", s->pidns ? "clone" : "fork", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
@@ -720,7 +725,8 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 			close(statp[0]);
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
+		/* the parent gone already? (in a pid namespace, it is outside: 0) */
+		if (getppid() != (s->pidns ? 0 : parent))
 			_exit(127);
 		char c;
 		/* with a cgroup, it waits to be in it; else there is nothing to wait for */
@@ -732,34 +738,10 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		dup2(s->log, 1);
 		dup2(s->log, 2);
 		if (s->pidns) {
-			if (unshare(CLONE_NEWPID | CLONE_NEWNS))
+			prctl(PR_SET_NAME, "berth-init", 0, 0, 0);
+			if (mount_run(s, true, secret_files, secret_lens))
 				child_fail(errp[1], STEP_MOUNT, errno);
-			for (int sig = 1; sig < NSIG; sig++)
-				if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
-					signal(sig, SIG_IGN);
-			pid_t init = fork();
-			if (init < 0)
-				child_fail(errp[1], STEP_FORK, errno);
-			if (init == 0) {
-				for (int sig = 1; sig < NSIG; sig++)
-					signal(sig, SIG_DFL);
-				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				if (mount_run(s, true, secret_files, secret_lens))
-					child_fail(errp[1], STEP_MOUNT, errno);
-				run_init(s, errp[1], statp[1]);
-			}
-			close(errp[1]);
-			close(statp[1]);
-			int st = 0;
-			while (waitpid(init, &st, 0) < 0 && errno == EINTR)
-				;
-			/* the init killed (it wrote no status): so is this process, that
-			 * the supervisor sees the signal rather than an exit 0 */
-			if (WIFSIGNALED(st)) {
-				signal(WTERMSIG(st), SIG_DFL);
-				raise(WTERMSIG(st));
-			}
-			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
+			run_init(s, errp[1], statp[1]);
 		}
 		if (s->nvols && mount_run(s, false, secret_files, secret_lens) == -2)
 			child_fail(errp[1], STEP_MOUNT, errno);
@@ -1420,12 +1402,18 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	r->pid = 0;
 	/* a full disk does not lose how the run ended: its reserve is given back,
 	 * and the done marker says it too, for recovery to record */
-	local_cleanup_run_dirs(home, id);
-	save(&s);
+	if (save(&s)) {
+		char reserve[4096];
+		if (!local_path(reserve, sizeof(reserve), home, "runs/%s/reserve", id))
+			unlink(reserve);
+		save(&s);
+	}
 	store_event(s.st, id, berth_state_name(r->info.state), r->info.reason);
 	local_mark_outcome(home, id, &r->info);
 	if (done_fd >= 0)
 		close(done_fd);
+	/* its own files go once whoever waits knows (0.5 ms that no waiter pays) */
+	local_cleanup_run_dirs(home, id);
 
 	for (size_t i = 0; files && i < s.nvols; i++)
 		secret_free(files[i], lens[i]);
