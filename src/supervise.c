@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <sched.h>
@@ -138,14 +137,64 @@ static int parse_volumes(sup *s, berth_buf *why)
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Directories deeper than this are neither counted nor removed (each level
+ * holds a descriptor while it is walked). */
+#define TREE_DEPTH 512
+
+/*
+ * Walks name in the directory at: adds the blocks of everything in it to *bytes (when
+ * not NULL) and, with remove, removes it all, depth first. Each directory is
+ * opened O_NOFOLLOW in the one above it and never on another file system:
+ * a run that renames a directory of its tree, or makes it a link, while
+ * berth (root) walks it, leads the walk nowhere else (nftw, by path, would
+ * follow the swap between its lstat and its open).
+ */
+static void tree_at(int at, const char *name, dev_t dev, int depth, bool remove, int64_t *bytes)
 {
-	return remove(path) && errno != ENOENT ? -1 : 0;
+	struct stat st;
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW))
+		return;
+	if (bytes)
+		*bytes += (int64_t)st.st_blocks * 512;
+	bool dir = S_ISDIR(st.st_mode);
+	if (dir && st.st_dev == dev && depth < TREE_DEPTH) {
+		int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				tree_at(dirfd(d), de->d_name, dev, depth + 1, remove, bytes);
+		if (d)
+			closedir(d);
+	}
+	if (remove)
+		unlinkat(at, name, dir ? AT_REMOVEDIR : 0);
+}
+
+/* tree_at on a path of berth's own (its parent is trusted, not its contents). */
+static int64_t tree(const char *path, bool remove)
+{
+	char parent[4096];
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(parent))
+		return 0;
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = 0;
+	int64_t bytes = 0;
+	struct stat st;
+	int fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		tree_at(fd, slash + 1, st.st_dev, 0, remove, &bytes);
+	if (fd >= 0)
+		close(fd);
+	return bytes;
 }
 
 void local_rm_tree(const char *path)
 {
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tree(path, true);
 }
 
 void local_cleanup_run_dirs(const char *home, const char *id)
@@ -859,22 +908,11 @@ enum ending { END_EXIT, END_STOP, END_TIMEOUT, END_EVICTED };
 /* Waits for the process, with the timeout and stop requests. */
 /* ---- disk ---------------------------------------------------------------------------- */
 
-static int64_t du_bytes; /* nftw takes no context; a supervisor has one thread */
-
-static int du_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	if (flag != FTW_NS && flag != FTW_DNR)
-		du_bytes += (int64_t)st->st_blocks * 512;
-	return 0;
-}
-
 /* The disk a tree uses, as du counts it (blocks; links not followed, other
  * filesystems not entered). */
 static int64_t disk_used(const char *path)
 {
-	du_bytes = 0;
-	nftw(path, du_entry, 16, FTW_PHYS | FTW_MOUNT);
-	return du_bytes;
+	return tree(path, false);
 }
 
 /* Over its disk? As the kubelet evicts a pod: a sized volume over its size,
