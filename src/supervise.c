@@ -80,6 +80,18 @@ static bool path_under(const char *path, const char *dir)
 	return true;
 }
 
+/* The host's temporary directories, which a run in a pid namespace has of
+ * its own (runs/ID/tmp, counted in its disk use, gone with it). */
+static const char *const run_tmp_dirs[] = {"/tmp", "/var/tmp"};
+
+static bool in_run_tmp(const char *path)
+{
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
+		if (path_under(path, run_tmp_dirs[i]))
+			return true;
+	return false;
+}
+
 static bool one_of(const char *s, const char *const *set)
 {
 	for (; *set; set++)
@@ -333,7 +345,7 @@ static int prepare_volumes(sup *s, bool fallback, berth_buf *why)
 		if (fallback)
 			continue;
 		/* under /tmp, the run's own /tmp: made there by its init */
-		v->in_tmp = s->pidns && path_under(v->mount, "/tmp");
+		v->in_tmp = s->pidns && in_run_tmp(v->mount);
 		if (v->in_tmp)
 			continue;
 		int fd = walk_dir(v->mount, SIZE_MAX, true, &v->made);
@@ -406,12 +418,20 @@ static int mount_run(sup *s, bool pidns, const char *const *secret_files, const 
 			snprintf(shm, sizeof(shm), "mode=1777,size=%lld", (long long)r->info.mem_limit);
 		/* a working directory under /tmp stays where it was: bound again at its
 		 * path in the run's /tmp */
-		int work = s->tmp && path_under(r->workdir, "/tmp")
+		int work = s->tmp && in_run_tmp(r->workdir)
 				   ? open(r->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 				   : -1;
 		if (mount("proc", "/proc", "proc", safe | MS_NOEXEC, NULL) ||
-		    (s->tmp && mount(s->tmp, "/tmp", NULL, MS_BIND, NULL)) ||
 		    (access("/dev/shm", F_OK) == 0 && mount("tmpfs", "/dev/shm", "tmpfs", safe, shm)))
+			return -2;
+		/* (by its descriptor: a data dir under /tmp is hidden once /tmp is bound) */
+		int tmp = s->tmp ? open(s->tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		char tmp_at[64];
+		snprintf(tmp_at, sizeof(tmp_at), "/proc/self/fd/%d", tmp);
+		for (size_t i = 0; tmp >= 0 && i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
+			if (access(run_tmp_dirs[i], F_OK) == 0 && mount(tmp_at, run_tmp_dirs[i], NULL, MS_BIND, NULL))
+				return -2;
+		if (s->tmp && tmp < 0)
 			return -2;
 		if (work >= 0) {
 			char from[64];
@@ -1185,7 +1205,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 
 /* A run of another user than berth's works in runs/ID/work, its own: the
  * run's directory is passed through (0711), never listed. In a pid
- * namespace it gets runs/ID/tmp as its /tmp. And runs/ID/reserve holds
+ * namespace it gets runs/ID/tmp as its /tmp and /var/tmp, its user's alone. And runs/ID/reserve holds
  * RUN_RESERVE bytes of disk that its end gives back when the disk is full,
  * to record how it ended. */
 #define RUN_RESERVE (256 << 10)
@@ -1214,8 +1234,12 @@ static int prepare_workdir(sup *s, berth_buf *why)
 	}
 	if (!s->pidns)
 		return 0;
+	/* its user's alone: no other user of the machine reaches it through the
+	 * data dir (a run of another uid than berth's; berth's own, when not) */
 	snprintf(tmp, sizeof(tmp), "%s/tmp", rundir);
-	if (local_private_dir(tmp, 01777) || !(s->tmp = berth_strdup(tmp))) {
+	if (local_private_dir(tmp, 0700) || lstat(tmp, &st) ||
+	    (r->uid >= 0 && st.st_uid != (uid_t)r->uid && chown(tmp, (uid_t)r->uid, (gid_t)run_gid(r))) ||
+	    !(s->tmp = berth_strdup(tmp))) {
 		berth_buf_printf(why, "cannot make its /tmp %s: %s", tmp, strerror(errno));
 		return -1;
 	}
