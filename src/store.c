@@ -222,17 +222,23 @@ int store_open(store **out, const char *path, berth_error **err)
 	}
 	/* 0600 whatever the umask: it holds every run's environment. SQLite
 	 * makes the WAL and its index with the database's mode; those of an
-	 * older berth are set too */
+	 * older berth are set too. By path, never by a descriptor: closing any
+	 * descriptor of a database file drops the POSIX locks that this
+	 * process's other connections (a server's threads) hold on it */
 	static const char *const suffix[] = {"", "-wal", "-shm"};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(suffix); i++) {
 		char file[4200];
-		snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
-		int fd = open(file, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (i ? 0 : O_CREAT), 0600);
 		struct stat st;
-		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 0077))
-			fchmod(fd, 0600);
-		if (fd >= 0)
-			close(fd);
+		snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
+		if (lstat(file, &st) == 0) {
+			if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 0077))
+				chmod(file, 0600);
+		} else if (i == 0 && errno == ENOENT) {
+			/* new: nobody has it open yet */
+			int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+			if (fd >= 0)
+				close(fd);
+		}
 	}
 	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 						   SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
