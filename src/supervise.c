@@ -29,6 +29,7 @@
 #include <time.h>
 #include <linux/capability.h>
 #include <seccomp.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -214,7 +215,9 @@ void local_cleanup_run_dirs(const char *home, const char *id)
 	static const char *const dirs[] = {"work", "tmp", "reserve"};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dirs); i++) {
 		char path[4096];
-		if (!local_path(path, sizeof(path), home, "runs/%s/%s", id, dirs[i]))
+		/* most often empty, or not there: one call */
+		if (!local_path(path, sizeof(path), home, "runs/%s/%s", id, dirs[i]) &&
+		    rmdir(path) && errno != ENOENT)
 			local_rm_tree(path);
 	}
 }
@@ -1209,6 +1212,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
  * RUN_RESERVE bytes of disk that its end gives back when the disk is full,
  * to record how it ended. */
 #define RUN_RESERVE (256 << 10)
+#define RESERVE_WHEN_UNDER (4ULL << 30) /* free bytes under which a run takes one */
 
 static int prepare_workdir(sup *s, berth_buf *why)
 {
@@ -1216,8 +1220,14 @@ static int prepare_workdir(sup *s, berth_buf *why)
 	char rundir[4096], tmp[4200], reserve[4200];
 	if (local_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
 		return berth_buf_printf(why, "the data dir's path is too long"), -1;
+	/* only where the disk could fill during the run: on a disk with room, the
+	 * blocks a file system keeps for root (5% on ext4) and the done marker's
+	 * outcome are enough, and 0.2 ms of allocating and freeing are saved */
+	struct statvfs fs;
 	snprintf(reserve, sizeof(reserve), "%s/reserve", rundir);
-	int fd = open(reserve, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = statvfs(rundir, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize >= RESERVE_WHEN_UNDER
+			 ? -1
+			 : open(reserve, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0) {
 		if (posix_fallocate(fd, 0, RUN_RESERVE))
 			unlink(reserve); /* the disk is full already: nothing to give back */
