@@ -64,32 +64,18 @@ static void dec_bool(dctx *c, const berth_node *n, void *dst, const void *arg)
 #define UID_RANGE_MIN 2000000000LL  /* local.uid_range: far from any distribution's ids */
 #define UID_RANGE_MAX 2000065535LL
 
-/* How one range key is read: where its max is, and what a bound may be. */
+/* What either bound of a range may be. */
 typedef struct range_arg {
-	size_t max_off;  /* from the min field to the max field */
-	int64_t lo, hi;  /* what either bound may be */
+	int64_t lo, hi;
 } range_arg;
 
-static const range_arg id_range = {
-	offsetof(berth_policy, security.run_as_user_max) - offsetof(berth_policy, security.run_as_user_min),
-	0, ID_MAX};
-static const range_arg group_range = {
-	offsetof(berth_policy, security.run_as_group_max) - offsetof(berth_policy, security.run_as_group_min),
-	0, ID_MAX};
-static const range_arg fs_group_range = {
-	offsetof(berth_policy, security.fs_group_max) - offsetof(berth_policy, security.fs_group_min),
-	0, ID_MAX};
+static const range_arg id_range = {0, ID_MAX};
 /* uid 0 handed out would be root; uid_t's last value is (uid_t)-1, "no uid" */
-static const range_arg uid_range = {
-	offsetof(berth_policy, local.uid_max) - offsetof(berth_policy, local.uid_min), 1, 4294967294LL};
-
-typedef struct range {
-	berth_int min, max;
-} range;
+static const range_arg uid_range = {1, 4294967294LL};
 
 static const field range_fields[] = {
-	{"min", dec_int, offsetof(range, min), NULL},
-	{"max", dec_int, offsetof(range, max), NULL},
+	{"min", dec_int, offsetof(berth_range, min), NULL},
+	{"max", dec_int, offsetof(berth_range, max), NULL},
 };
 
 /* "MIN-MAX", two unsigned decimal integers; 0 when s is one. */
@@ -108,14 +94,14 @@ static int parse_range(const char *s, int64_t *min, int64_t *max)
 
 /*
  * A range of ids: "MIN-MAX" or {min: N, max: N} (a bound left out keeps its
- * default). dst is the min field; arg a range_arg. The bounds are stored
+ * default). dst is a berth_range; arg a range_arg. The bounds are stored
  * only when the whole range is good.
  */
 static void dec_range(dctx *c, const berth_node *n, void *dst, const void *arg)
 {
 	const range_arg *ra = arg;
-	berth_int *min = dst, *max = (berth_int *)((char *)dst + ra->max_off);
-	range r;
+	berth_int *min = &((berth_range *)dst)->min, *max = &((berth_range *)dst)->max;
+	berth_range r;
 	size_t before = c->errors;
 	memset(&r, 0, sizeof(r));
 	if (n->kind == BERTH_NODE_MAP) {
@@ -229,9 +215,9 @@ static const field security_fields[] = {
 	{"block_existing_volumes", dec_bool, offsetof(berth_policy, security.block_existing_volumes), NULL},
 	{"seccomp_profile", dec_str, offsetof(berth_policy, security.seccomp_profile), NULL},
 	{"user_fields", dec_strlist, offsetof(berth_policy, security.user_fields), "a list of run spec keys"},
-	{"run_as_user_range", dec_range, offsetof(berth_policy, security.run_as_user_min), &id_range},
-	{"run_as_group_range", dec_range, offsetof(berth_policy, security.run_as_group_min), &group_range},
-	{"fs_group_range", dec_range, offsetof(berth_policy, security.fs_group_min), &fs_group_range},
+	{"run_as_user_range", dec_range, offsetof(berth_policy, security.run_as_user_range), &id_range},
+	{"run_as_group_range", dec_range, offsetof(berth_policy, security.run_as_group_range), &id_range},
+	{"fs_group_range", dec_range, offsetof(berth_policy, security.fs_group_range), &id_range},
 };
 
 static void dec_security(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -332,7 +318,7 @@ static const field local_fields[] = {
 	{"priority_values", dec_kvlist, offsetof(berth_policy, local.priority_values), &kv_map},
 	{"grace_period", dec_int, offsetof(berth_policy, local.grace_period), NULL},
 	{"keep_volumes", dec_bool, offsetof(berth_policy, local.keep_volumes), NULL},
-	{"uid_range", dec_range, offsetof(berth_policy, local.uid_min), &uid_range},
+	{"uid_range", dec_range, offsetof(berth_policy, local.uid_range), &uid_range},
 };
 
 static void dec_local(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -616,23 +602,20 @@ static int finish(dctx *c, berth_policy *p, berth_policy **out, berth_error **er
 static berth_policy *policy_new(void)
 {
 	berth_policy *p = berth_calloc(1, sizeof(*p));
-	if (p && !(p->arena = berth_arena_new())) {
+	if (!p || !(p->arena = berth_arena_new())) {
 		free(p);
 		return NULL;
 	}
-	if (!p)
-		return NULL;
 	p->security.disable_root.v = 1;
-	berth_int *ids[3][2] = {{&p->security.run_as_user_min, &p->security.run_as_user_max},
-				{&p->security.run_as_group_min, &p->security.run_as_group_max},
-				{&p->security.fs_group_min, &p->security.fs_group_max}};
-	for (int i = 0; i < 3; i++) {
-		ids[i][0]->v = ID_MIN_DEFAULT;
-		ids[i][1]->v = ID_MAX;
+	berth_range *ids[] = {&p->security.run_as_user_range, &p->security.run_as_group_range,
+			      &p->security.fs_group_range};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(ids); i++) {
+		ids[i]->min.v = ID_MIN_DEFAULT;
+		ids[i]->max.v = ID_MAX;
 	}
 	p->limits.pids.v = PIDS_DEFAULT;
-	p->local.uid_min.v = UID_RANGE_MIN;
-	p->local.uid_max.v = UID_RANGE_MAX;
+	p->local.uid_range.min.v = UID_RANGE_MIN;
+	p->local.uid_range.max.v = UID_RANGE_MAX;
 	return p;
 }
 
@@ -768,8 +751,8 @@ berth_policy *berth_policy_builtin(void)
 
 void berth_policy_uid_range(const berth_policy *p, int64_t *min, int64_t *max)
 {
-	*min = p ? p->local.uid_min.v : UID_RANGE_MIN;
-	*max = p ? p->local.uid_max.v : UID_RANGE_MAX;
+	*min = p ? p->local.uid_range.min.v : UID_RANGE_MIN;
+	*max = p ? p->local.uid_range.max.v : UID_RANGE_MAX;
 }
 
 void berth_policy_free(berth_policy *p)

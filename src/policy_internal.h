@@ -7,6 +7,11 @@
 #include "arena.h"
 #include "berth/policy.h"
 
+/* A range of ids, both bounds inclusive. */
+typedef struct berth_range {
+	berth_int min, max;
+} berth_range;
+
 typedef struct berth_quota {
 	berth_str project;  /* a project name, or "default" for every other project */
 	berth_qty cpu, mem, gpu;
@@ -35,9 +40,7 @@ struct berth_policy {
 		berth_str seccomp_profile;
 		berth_strlist user_fields;
 		/* the ids a run may ask for, each bound inclusive; default 1000-2147483647 */
-		berth_int run_as_user_min, run_as_user_max;   /* security.run_as_user_range */
-		berth_int run_as_group_min, run_as_group_max; /* security.run_as_group_range */
-		berth_int fs_group_min, fs_group_max;         /* security.fs_group_range */
+		berth_range run_as_user_range, run_as_group_range, fs_group_range;
 	} security;
 	struct {
 		berth_str default_type;
@@ -60,7 +63,7 @@ struct berth_policy {
 		berth_kvlist priority_values;   /* PriorityClass name -> value, for queue order */
 		berth_int grace_period;         /* seconds between SIGTERM and SIGKILL on stop */
 		berth_int keep_volumes;         /* keep persistent_volume_claim directories */
-		berth_int uid_min, uid_max;     /* local.uid_range: the uids given, one per project,
+		berth_range uid_range;          /* the uids given, one per project,
 						   to runs with no run_as_user when berth is root;
 						   default 2000000000-2000065535 */
 	} local;

@@ -673,10 +673,8 @@ static void security_rule(plan *p)
 							    : "RuntimeDefault";
 	r->run_as_non_root = pol->security.disable_root.v != 0;
 	const berth_int *ids[3] = {&r->spec.run_as_user, &r->spec.run_as_group, &r->spec.fs_group};
-	const berth_int *lo[3] = {&pol->security.run_as_user_min, &pol->security.run_as_group_min,
-				  &pol->security.fs_group_min};
-	const berth_int *hi[3] = {&pol->security.run_as_user_max, &pol->security.run_as_group_max,
-				  &pol->security.fs_group_max};
+	const berth_range *range[3] = {&pol->security.run_as_user_range,
+				       &pol->security.run_as_group_range, &pol->security.fs_group_range};
 	static const char *const names[3] = {"run_as_user", "run_as_group", "fs_group"};
 	for (int i = 0; i < 3; i++) {
 		if (!ids[i]->set)
@@ -686,12 +684,12 @@ static void security_rule(plan *p)
 			refuse(p, BERTH_EPOLICY, ids[i]->origin, ids[i]->pos, names[i],
 			       "0 (root) is not allowed: the platform disables root (security.disable_root, %s)",
 			       SET_AT(p, &pol->security.disable_root));
-		else if (v < lo[i]->v || v > hi[i]->v)
+		else if (v < range[i]->min.v || v > range[i]->max.v)
 			refuse(p, BERTH_EPOLICY, ids[i]->origin, ids[i]->pos, names[i],
 			       "%lld from %s is outside the ids the platform allows, %lld-%lld "
 			       "(security.%s_range, %s)", (long long)v, WHO(p, ids[i]->origin),
-			       (long long)lo[i]->v, (long long)hi[i]->v, names[i],
-			       SET_AT(p, v < lo[i]->v ? lo[i] : hi[i]));
+			       (long long)range[i]->min.v, (long long)range[i]->max.v, names[i],
+			       SET_AT(p, v < range[i]->min.v ? &range[i]->min : &range[i]->max));
 	}
 }
 
