@@ -86,8 +86,8 @@ static int get_healthz(req *r)
 	disk_state d;
 	srv_disk(r->srv, &d);
 	char disk[160], free_s[32], reserve_s[32];
-	fmt_bytes(d.free, free_s, sizeof(free_s));
-	fmt_bytes(d.reserve, reserve_s, sizeof(reserve_s));
+	berth_format_size(free_s, sizeof(free_s), d.free, 1);
+	berth_format_size(reserve_s, sizeof(reserve_s), d.reserve, 1);
 	if (!d.ok)
 		snprintf(disk, sizeof(disk), "unknown: the free space under BERTH_HOME cannot be read: %s",
 			 strerror(d.err));

@@ -364,29 +364,6 @@ void srv_disk_stale(server *s)
 	pthread_mutex_unlock(&s->disk_lock);
 }
 
-void fmt_bytes(int64_t n, char *buf, size_t len)
-{
-	static const char *const suffix[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-	if (n < 1024) {
-		snprintf(buf, len, "%lld bytes", (long long)n);
-		return;
-	}
-	uint64_t v = (uint64_t)n, unit = 1024;
-	size_t i = 0;
-	while (i + 1 < sizeof(suffix) / sizeof(suffix[0]) && v / unit >= 1024) {
-		unit *= 1024;
-		i++;
-	}
-	/* one decimal, cut (not rounded: 1023.97Ki is not "1024.0Ki"); unit <= 2^60,
-	 * so the remainder times 10 fits */
-	uint64_t whole = v / unit, tenths = v % unit * 10 / unit;
-	if (tenths)
-		snprintf(buf, len, "%llu.%llu%s", (unsigned long long)whole, (unsigned long long)tenths,
-			 suffix[i]);
-	else
-		snprintf(buf, len, "%llu%s", (unsigned long long)whole, suffix[i]);
-}
-
 /* 507 (answered) when the data dir is under its reserve: before the store's lock
  * is taken for a write, or the body parsed. */
 static int refuse_when_full(req *r)
@@ -396,8 +373,8 @@ static int refuse_when_full(req *r)
 	if (!d.low)
 		return 0;
 	char free_s[32], reserve_s[32];
-	fmt_bytes(d.free, free_s, sizeof(free_s));
-	fmt_bytes(d.reserve, reserve_s, sizeof(reserve_s));
+	berth_format_size(free_s, sizeof(free_s), d.free, 1);
+	berth_format_size(reserve_s, sizeof(reserve_s), d.reserve, 1);
 	reply_fail(r, 507, "insufficient-storage",
 		   "the data dir %s has %s free, under the reserve of %s: nothing new is accepted "
 		   "until space is freed", srv_home(r->srv), free_s, reserve_s);

@@ -104,8 +104,6 @@ typedef struct disk_state {
 void srv_disk(server *s, disk_state *out);
 /* The next srv_disk reads the disk again (after a write failed for space). */
 void srv_disk_stale(server *s);
-/* n bytes as "3.1Mi", "64Mi", "512 bytes" (one decimal, cut). */
-void fmt_bytes(int64_t n, char *buf, size_t len);
 
 /* ---- routes (routes.c) ---------------------------------------------------------------- */
 

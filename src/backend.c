@@ -434,10 +434,10 @@ static void info_node(obuild *b, onode *m, const berth_run_info *i)
 	onode *res = o_map(b, m, "resources"), *req = o_map(b, res, "requests");
 	local_format_cpu(q, sizeof(q), i->cpu_milli);
 	o_strf(b, req, "cpu", "%s", q);
-	local_format_size(q, sizeof(q), i->mem, 1);
+	berth_format_size(q, sizeof(q), i->mem, 1);
 	o_strf(b, req, "mem", "%s", q);
 	o_int(b, req, "gpu", i->gpus);
-	local_format_size(q, sizeof(q), i->disk, 1);
+	berth_format_size(q, sizeof(q), i->disk, 1);
 	o_strf(b, req, "disk", "%s", q);
 	if (i->cpu_limit_milli || i->mem_limit) {
 		onode *lim = o_map(b, res, "limits");
@@ -446,7 +446,7 @@ static void info_node(obuild *b, onode *m, const berth_run_info *i)
 			o_strf(b, lim, "cpu", "%s", q);
 		}
 		if (i->mem_limit) {
-			local_format_size(q, sizeof(q), i->mem_limit, 1);
+			berth_format_size(q, sizeof(q), i->mem_limit, 1);
 			o_strf(b, lim, "mem", "%s", q);
 		}
 	}

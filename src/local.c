@@ -349,7 +349,7 @@ static bool fits(const freecap *f, const store_run *r)
 
 static void format_bytes(char *buf, size_t len, int64_t v)
 {
-	local_format_size(buf, len, v, 1);
+	berth_format_size(buf, len, v, 1);
 }
 
 static void format_count(char *buf, size_t len, int64_t v)

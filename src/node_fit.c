@@ -431,24 +431,6 @@ void local_format_cpu(char *buf, size_t len, int64_t milli)
 
 /* Bytes, readably, in binary (Ki, Mi, ...) or decimal (k, M, ...) units,
  * rounded down to a tenth so as never to overstate: "23.4Gi". */
-void local_format_size(char *buf, size_t len, int64_t bytes, int binary)
-{
-	static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-	static const char *const dec[] = {"", "k", "M", "G", "T", "P", "E"};
-	uint64_t base = binary ? 1024 : 1000, unit = 1, v = bytes < 0 ? 0 : (uint64_t)bytes;
-	size_t i = 0;
-	while (i + 1 < BERTH_ARRAY_SIZE(bin) && v / unit >= base) {
-		unit *= base;
-		i++;
-	}
-	uint64_t whole = v / unit, tenths = (v % unit) * 10 / unit; /* (v % unit) * 10 < 2^64 */
-	const char *suffix = binary ? bin[i] : dec[i];
-	if (tenths)
-		snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%s", whole, tenths, suffix);
-	else
-		snprintf(buf, len, "%" PRIu64 "%s", whole, suffix);
-}
-
 static const char *finish(berth_buf *b, berth_arena *arena)
 {
 	const char *s = b->failed || !b->data ? NULL : berth_arena_strdup(arena, b->data);
@@ -497,8 +479,8 @@ static const char *over_capacity(const local_node *node, const berth_run *run, b
 			if (q)
 				berth_quantity_format(&q->q, a, sizeof(a));
 			else
-				local_format_size(a, sizeof(a), want[i], 1);
-			local_format_size(h, sizeof(h), dims[i].have,
+				berth_format_size(a, sizeof(a), want[i], 1);
+			berth_format_size(h, sizeof(h), dims[i].have,
 				  !q || q->q.format == BERTH_QUANTITY_BINARY_SI);
 			berth_buf_printf(&b, "%s asked, the machine has %s%s", a, h,
 					 i == 3 ? " free" : "");

@@ -41,11 +41,9 @@ int local_node_detect(local_node *out, berth_arena *arena, const char *data_dir,
 int local_node_label(local_node *n, berth_arena *arena, const char *key,
 		     const char *value);
 
-/* Millicores as CPUs ("2", "0.5", "1.25"), and sizes readably in binary
- * (Ki, Mi, ...) or decimal (k, M, ...) units, rounded down to a tenth
- * ("23.4Gi"): for reasons and records. */
+/* Millicores as CPUs ("2", "0.5", "1.25"): for reasons and records (sizes:
+ * berth_format_size). */
 void local_format_cpu(char *buf, size_t len, int64_t milli);
-void local_format_size(char *buf, size_t len, int64_t bytes, int binary);
 
 /* What a run asks of the node, from its effective spec (requests). */
 typedef struct local_demand {

@@ -590,3 +590,21 @@ int64_t berth_quantity_value(const berth_quantity *q)
 {
 	return saturate(div_ceil(to_nanos(q), NANO));
 }
+
+void berth_format_size(char *buf, size_t len, int64_t bytes, int binary)
+{
+	static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+	static const char *const dec[] = {"", "k", "M", "G", "T", "P", "E"};
+	uint64_t base = binary ? 1024 : 1000, unit = 1, v = bytes < 0 ? 0 : (uint64_t)bytes;
+	size_t i = 0;
+	while (i + 1 < BERTH_ARRAY_SIZE(bin) && v / unit >= base) {
+		unit *= base;
+		i++;
+	}
+	uint64_t whole = v / unit, tenths = (v % unit) * 10 / unit; /* (v % unit) * 10 < 2^64 */
+	const char *suffix = binary ? bin[i] : dec[i];
+	if (tenths)
+		snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%s", whole, tenths, suffix);
+	else
+		snprintf(buf, len, "%" PRIu64 "%s", whole, suffix);
+}

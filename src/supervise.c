@@ -962,14 +962,14 @@ static char *disk_over(sup *s)
 		int64_t used = disk_used(v->source);
 		total += used;
 		if (v->size > 0 && used > v->size) {
-			local_format_size(a, sizeof(a), used, 1);
-			local_format_size(b, sizeof(b), v->size, 1);
+			berth_format_size(a, sizeof(a), used, 1);
+			berth_format_size(b, sizeof(b), v->size, 1);
 			return fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
 		}
 	}
 	if (r->disk_limit > 0 && total > r->disk_limit) {
-		local_format_size(a, sizeof(a), total, 1);
-		local_format_size(b, sizeof(b), r->disk_limit, 1);
+		berth_format_size(a, sizeof(a), total, 1);
+		berth_format_size(b, sizeof(b), r->disk_limit, 1);
 		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
 			   "(its log, work dir, /tmp and volumes)", a, b);
 	}
@@ -1139,7 +1139,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		r->info.oom_killed = oom;
 		char mem[32];
-		local_format_size(mem, sizeof(mem), r->info.mem_limit, 1);
+		berth_format_size(mem, sizeof(mem), r->info.mem_limit, 1);
 		if (end == END_STOP) {
 			r->info.state = BERTH_STATE_STOPPED;
 			set_reason(r, fmt("stopped by berth stop"));
@@ -1169,7 +1169,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 			set_reason(r, fmt("exit code %d", WEXITSTATUS(status)));
 		} else if (WTERMSIG(status) == SIGXFSZ && r->disk_limit > 0) {
 			r->info.state = BERTH_STATE_FAILED;
-			local_format_size(mem, sizeof(mem), r->disk_limit, 1);
+			berth_format_size(mem, sizeof(mem), r->disk_limit, 1);
 			set_reason(r, fmt("Evicted: ephemeral storage: a file reached the disk limit %s "
 					  "(SIGXFSZ)", mem));
 			return;

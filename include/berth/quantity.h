@@ -129,6 +129,11 @@ int berth_quantity_ceil(berth_quantity *out, const berth_quantity *q);
  */
 size_t berth_quantity_format(const berth_quantity *q, char *buf, size_t len);
 
+/* A number of bytes for people, in binary (Ki, Mi, ...) or decimal (k, M, ...)
+ * units, cut to a tenth ("23.4Gi", "512"): for reasons and messages, not a
+ * canonical quantity. A negative count is written as 0. */
+void berth_format_size(char *buf, size_t len, int64_t bytes, int binary);
+
 /* The value as a count of milliunits (CPU millicores), rounded up (toward
  * +infinity: -1.0001m -> -1); saturates at INT64_MIN / INT64_MAX. Upstream
  * MilliValue rounds a negative value away from zero instead. */

@@ -959,7 +959,29 @@ static void test_format_buffer(void)
 	CHECK_STR(fmt(&q), "-8Ei");
 }
 
+/* sizes for people: cut (not rounded) to a tenth, binary or decimal, 0 for a negative count */
+static void test_format_size(void)
+{
+	static const struct {
+		int64_t bytes;
+		int binary;
+		const char *want;
+	} rows[] = {
+		{0, 1, "0"}, {512, 1, "512"}, {1023, 1, "1023"}, {1024, 1, "1Ki"},
+		{3355443, 1, "3.1Mi"}, {(int64_t)1024 * 1024 * 1024 - 1, 1, "1023.9Mi"},
+		{10485760, 1, "10Mi"}, {1500, 0, "1.5k"}, {-5, 1, "0"},
+		{INT64_MAX, 1, "7.9Ei"},
+	};
+	char buf[32];
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
+		berth_format_size(buf, sizeof(buf), rows[i].bytes, rows[i].binary);
+		CHECK_STR(buf, rows[i].want);
+	}
+	berth_format_size(buf, 4, 10485760, 1); /* cut to the buffer, still a string */
+	CHECK_STR(buf, "10M");
+}
+
 T_MAIN(T(test_canonical), T(test_binary_readback), T(test_values), T(test_reject), T(test_message_truncation), T(test_long_inputs),
        T(test_not_terminated), T(test_message_buffer), T(test_error_object), T(test_cmp),
        T(test_sign_integer), T(test_add), T(test_mul), T(test_ceil), T(test_milli_value),
-       T(test_from_int), T(test_format_buffer))
+       T(test_from_int), T(test_format_buffer), T(test_format_size))
