@@ -401,6 +401,29 @@ else
 	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"
 fi
 
+# ---- a run queued in a schema-4 store kept its volumes as tab-separated text, which is
+# never read again: the migration to 5 fails it with the reason, nothing is made or removed --------
+mig4=$tmp/migrate4-home
+mkdir -p "$tmp/legacy-victim"
+BERTH_HOME=$mig4 "$berth" run hello.yaml --wait >/dev/null 2>&1
+python3 - "$mig4/berth.db" "$tmp/legacy-victim" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("ALTER TABLE runs DROP COLUMN pids_max; ALTER TABLE runs DROP COLUMN disk_limit;"
+                 "DROP TABLE project_uids; PRAGMA user_version = 4;")
+cols = [r[1] for r in db.execute("PRAGMA table_info(runs)") if r[1] not in ("id", "state", "volumes")]
+db.execute("INSERT INTO runs (id, state, volumes, %s) SELECT 'legacyq1', 0, ?, %s FROM runs LIMIT 1"
+           % (", ".join(cols), ", ".join(cols)), ("dir\tx\t%s\t/mnt/x\trun\t0\n" % sys.argv[2],))
+db.commit()
+PY
+st=$(BERTH_HOME=$mig4 field legacyq1 state)
+reason=$(BERTH_HOME=$mig4 field legacyq1 reason)
+if [ "$st" = Failed ] && echo "$reason" | grep -q 'queued before an upgrade of berth' && [ -d "$tmp/legacy-victim" ]; then
+	ok store-migrated-from-schema-4-fails-a-text-volume-table
+else
+	fail store-migrated-from-schema-4-fails-a-text-volume-table "$st: $reason"
+fi
+
 # ---- get: filters and formats ------------------------------------------------------------------------------
 "$berth" get runs --state Succeeded >out
 if grep -q ' hello-' out && ! grep -q ' oom-' out && "$berth" get runs -o json | grep -q '"state": "Failed"' &&

@@ -187,6 +187,19 @@ if $root; then
 	else
 		fail uid-per-project-not-root "p1 ran as $ua, p2 as $ub"
 	fi
+	# a uid range used up: the next project is refused with the reason, not given a shared uid
+	printf 'local: {uid_range: "2000000000-2000000000"}\n' >onuid.yaml
+	spec q1 'true' 'project: q1'
+	spec q2 'true' 'project: q2'
+	BERTH_HOME=$tmp/onuid BERTH_CONFIG=$tmp/onuid.yaml "$berth" run q1.yaml --wait >/dev/null 2>&1
+	q1=$?
+	BERTH_HOME=$tmp/onuid BERTH_CONFIG=$tmp/onuid.yaml "$berth" run q2.yaml >out 2>&1
+	q2=$?
+	if [ $q1 = 0 ] && [ $q2 = 2 ] && grep -q 'no uid left for project "q2"' out; then
+		ok uid-range-used-up
+	else
+		fail uid-range-used-up "q1 status $q1, q2 status $q2"
+	fi
 	# a spec may not take a project's uid
 	spec steal 'id' "run_as_user: $ua"
 	"$berth" run steal.yaml >out 2>&1
@@ -196,6 +209,23 @@ if $root; then
 else
 	skip uid-per-project-not-root "berth is not root"
 	skip project-uid-not-for-specs "berth is not root"
+	skip uid-range-used-up "berth is not root"
+fi
+
+# a run whose supervisor saw it end but could not write the store (a full disk), then died:
+# recovery records the outcome the done marker holds, not "supervisor died"
+spec marked 'sleep 30'
+id=$("$berth" run marked.yaml 2>/dev/null)
+wait_state "$id" Running
+sp=$(pgrep -f "__supervise $id" | head -1)
+[ -n "$sp" ] && kill -9 $sp
+for _ in $(seq 50); do pgrep -f "__supervise $id" >/dev/null || break; sleep 0.1; done
+printf '3 7 0 0\nexit code 7' >"$BERTH_HOME/runs/$id/done"
+if [ -n "$sp" ] && [ "$(field "$id" state)" = Failed ] && [ "$(field "$id" exit_code)" = 7 ] &&
+	[ "$(field "$id" reason)" = "exit code 7" ]; then
+	ok outcome-recovered-from-the-done-marker
+else
+	fail outcome-recovered-from-the-done-marker "$(field "$id" state): $(field "$id" reason)"
 fi
 
 # ---- 4. processes: a fork bomb is held by pids.max ---------------------------------------------------------
