@@ -494,6 +494,10 @@ export const cases = [
 			await signIn(t, t.tokens.viewer);
 			await page.waitForSelector('tr[data-run]');
 			await page.click('#nav a[data-nav="new"]');
+			/* the new view is drawn after the click returns: wait until the list is gone
+			 * (at most 5 s), then judge what replaced it */
+			await page.waitForFunction(() => !document.querySelector('main tr[data-run]'), null, { timeout: 5000 })
+				.catch(() => {});
 			const msg = await page.textContent('main');
 			t.expect(/may not create runs/.test(msg), `a viewer is offered the form: ${msg.slice(0, 200)}`);
 			await page.click('#nav a[data-nav="runs"]');
