@@ -1297,10 +1297,22 @@ static int harden_filter(sup *s, berth_buf *why)
 	return 0;
 }
 
+/* Whether a child of this process may unshare flags (tried in a throwaway one). */
+static bool can_unshare(int flags)
+{
+	pid_t t = fork();
+	if (t == 0)
+		_exit(unshare(flags) ? 1 : 0);
+	int st = 1;
+	while (t > 0 && waitpid(t, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 /* Which namespaces the run gets: as root, a pid namespace with a mount
  * namespace; else, for volumes, a mount namespace where the host allows
- * one. Tried in a throwaway child, said in an event when one is missing.
- * Returns true when there is no mount namespace for the volumes. */
+ * one. What it does not get is said in a Warning event. Returns true when
+ * there is no mount namespace for the volumes. */
 static bool namespaces(sup *s)
 {
 	const char *id = s->r->info.id;
@@ -1308,29 +1320,19 @@ static bool namespaces(sup *s)
 	 * a fork less on every launch */
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &h, d) == 0 && (d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &
-						 CAP_TO_MASK(CAP_SYS_ADMIN))) {
+	if ((syscall(SYS_capget, &h, d) == 0 &&
+	     (d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN))) ||
+	    (geteuid() == 0 && can_unshare(CLONE_NEWPID | CLONE_NEWNS))) {
 		s->pidns = true;
 		return false;
 	}
-	int flags[2] = {CLONE_NEWPID | CLONE_NEWNS, CLONE_NEWNS};
-	for (int i = geteuid() == 0 ? 0 : 1; i < 2; i++) {
-		if (i == 1 && !s->nvols)
-			return false;
-		pid_t t = fork();
-		if (t == 0)
-			_exit(unshare(flags[i]) ? 1 : 0);
-		int st = 1;
-		while (t > 0 && waitpid(t, &st, 0) < 0 && errno == EINTR)
-			;
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-			s->pidns = i == 0;
-			return false;
-		}
-		if (i == 0)
-			store_event(s->st, id, "Warning",
-				    "no pid namespace: the run's processes see the machine's in /proc");
-	}
+	store_event(s->st, id, "Warning",
+		    geteuid() ? "no pid namespace (berth is not root): the run's processes see the "
+				"machine's in /proc"
+			      : "no pid namespace (the host refuses one): the run's processes see the "
+				"machine's in /proc");
+	if (!s->nvols || can_unshare(CLONE_NEWNS))
+		return false;
 	store_event(s->st, id, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
 	return true;
 }

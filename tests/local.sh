@@ -489,6 +489,19 @@ volumes: [{volume_type: empty_dir, name: scratch-dir, mount_path: /mnt/berth-tes
 		echo "$log" >>out
 		fail nonroot-rlimits-and-volume-env "enforcement $enf"
 	fi
+	# what isolation the run did not get is said, not left out
+	warned=$(python3 - "$nr/home/berth.db" "$id" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print("|".join(m for (m,) in db.execute("SELECT message FROM events WHERE run_id = ? AND kind = 'Warning'",
+                                         (sys.argv[2],))))
+PY
+)
+	if echo "$warned" | grep -q 'no pid namespace (berth is not root)' && echo "$warned" | grep -q 'no mount namespace'; then
+		ok nonroot-missing-namespaces-reported
+	else
+		fail nonroot-missing-namespaces-reported "warnings: $warned"
+	fi
 	(cd "$nr" && asuser run "$tmp/nruser.yaml") >out 2>&1
 	if [ $? = 2 ] && grep -q 'run_as_user: 4321 asked, but berth runs as uid 1000, not root' out; then
 		ok nonroot-refuses-user-switch
