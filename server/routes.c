@@ -300,15 +300,15 @@ static int post_runs(req *r)
 	berth_run_info **infos = NULL;
 	size_t n = 0;
 	int ret;
-	/* the parse needs no store: only the plan and the submission hold the lock */
+	/* the parse needs no store; the token must be allowed to submit to the project of every
+	 * document before anything of a project is looked up (its secrets, functions,
+	 * quota); only the plan and the submission hold the lock */
 	int rc = berth_batch_parse(&batch, r->body, r->len, &o, &err);
+	for (size_t i = 0; !rc && i < berth_batch_count(batch); i++)
+		rc = berth_principal_may(r->who, berth_batch_project(batch, i), BERTH_ROLE_USER, &err);
 	if (!rc) {
 		srv_lock(r->srv);
 		rc = berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err);
-		/* the project of each run, when the spec names it */
-		for (size_t i = 0; !rc && i < berth_batch_count(batch); i++)
-			rc = berth_principal_may(r->who, berth_batch_run(batch, i)->spec.project.s,
-						 BERTH_ROLE_USER, &err);
 		if (!rc)
 			rc = berth_batch_submit(batch, &infos, &n, &err);
 		srv_unlock(r->srv);
@@ -396,8 +396,12 @@ static int post_validate(req *r)
 	berth_batch *batch = NULL;
 	berth_error *err = NULL;
 	int ret, rc;
-	LOCKED(r, rc, berth_batch_plan(&batch, srv_backend(r->srv), r->body, r->len, &o, &err));
+	/* the parse needs no store: only the plan holds the lock */
+	rc = berth_batch_parse(&batch, r->body, r->len, &o, &err);
+	if (!rc)
+		LOCKED(r, rc, berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err));
 	if (rc) {
+		berth_batch_free(batch);
 		ret = reply_error(r, err);
 		berth_error_free(err);
 		return ret;
@@ -460,6 +464,8 @@ static int delete_run(req *r)
 	return answer(r, rc, err, NULL, 0, NULL, false);
 }
 
+/* ?wait=true: the wait runs on a thread of its own while the connection is suspended
+ * (stream.c); the handler is called again when it is over, r->stream set. */
 static int stop_run(req *r)
 {
 	const char *id = req_param(r, "id"), *g = req_arg(r, "grace");
@@ -467,32 +473,34 @@ static int stop_run(req *r)
 	long grace = g ? strtol(g, &end, 10) : -1;
 	if (g && (*end || grace < 0 || grace > 86400))
 		return reply_fail(r, 400, "usage", "grace \"%s\" is not a number of seconds", g);
+	int64_t timeout_ms = (grace >= 0 ? grace : 30) * 1000 + 15000;
 	berth_error *err = NULL;
 	berth_run_info *info = NULL;
 	int ret, rc;
-	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
-	if (failed(r, rc, err, &ret))
-		return ret;
-	bool was_final = berth_state_final(info->state);
-	berth_run_info_free(info);
-	info = NULL;
-	if (!was_final) {
-		LOCKED(r, rc, berth_backend_stop_request(srv_backend(r->srv), id, (int)grace, &err));
-		if (!rc && flag_arg(r, "wait")) {
-			/* waiting takes a handle of its own: the shared one stays free */
-			berth_backend *own = NULL;
-			berth_backend_opts bo = {.home = srv_home(r->srv), .policy = srv_policy(r->srv),
-						 .passive = true,
-						 .kubeconfig = srv_opts(r->srv)->kubeconfig,
-						 .context = srv_opts(r->srv)->context};
-			rc = berth_backend_open(&own, srv_opts(r->srv)->backend, &bo, &err);
-			if (!rc)
-				rc = berth_backend_wait(own, id, (grace >= 0 ? grace : 30) * 1000 + 15000,
-							NULL, &err);
-			berth_backend_close(own);
-		}
+	if (r->stream) {
+		rc = stream_waited(r, &err);
+		if (rc == -BERTH_ERANGE)
+			return reply_fail(r, berth_code_http_status(BERTH_ERANGE),
+					  berth_code_name(BERTH_ERANGE),
+					  "run \"%s\" is not finished after %lld ms", id,
+					  (long long)timeout_ms);
 		if (failed(r, rc, err, &ret))
 			return ret;
+	} else {
+		LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
+		if (failed(r, rc, err, &ret))
+			return ret;
+		bool was_final = berth_state_final(info->state);
+		berth_run_info_free(info);
+		info = NULL;
+		if (!was_final) {
+			LOCKED(r, rc, berth_backend_stop_request(srv_backend(r->srv), id, (int)grace,
+								 &err));
+			if (failed(r, rc, err, &ret))
+				return ret;
+			if (flag_arg(r, "wait"))
+				return stream_wait(r, id, timeout_ms);
+		}
 	}
 	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
 	if (failed(r, rc, err, &ret))
@@ -504,100 +512,11 @@ static int stop_run(req *r)
 	return reply_json(r, status, &b);
 }
 
-/* ---- logs: a thread writes the log into a pipe the response reads ---------------------------- */
-
-typedef struct log_job {
-	char *id, *home, *backend;
-	const char *kubeconfig, *context; /* argv */
-	const berth_policy *policy;
-	bool follow;
-	int fd;
-} log_job;
-
-static int log_write(void *ctx, const char *data, size_t len)
-{
-	int fd = *(int *)ctx;
-	while (len) {
-		ssize_t w = write(fd, data, len);
-		if (w <= 0)
-			return -1; /* the client went away */
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-static void *log_thread(void *arg)
-{
-	log_job *j = arg;
-	berth_backend *b = NULL;
-	berth_error *err = NULL;
-	berth_backend_opts bo = {.home = j->home, .policy = j->policy, .passive = true,
-				 .kubeconfig = j->kubeconfig, .context = j->context};
-	if (!berth_backend_open(&b, j->backend, &bo, &err))
-		berth_backend_logs(b, j->id, j->follow, log_write, &j->fd, &err);
-	berth_error_free(err);
-	berth_backend_close(b);
-	close(j->fd);
-	free(j->id);
-	free(j->home);
-	free(j->backend);
-	free(j);
-	return NULL;
-}
+/* ---- logs: sent as a thread reads them, the connection suspended between (stream.c) ------- */
 
 static int get_logs(req *r)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC))
-		return reply_fail(r, 500, "io", "cannot make a pipe");
-	log_job *j = calloc(1, sizeof(*j));
-	const char *backend = srv_opts(r->srv)->backend;
-	if (j) {
-		j->kubeconfig = srv_opts(r->srv)->kubeconfig;
-		j->context = srv_opts(r->srv)->context;
-	}
-	if (!j || !(j->id = strdup(req_param(r, "id"))) || !(j->home = strdup(srv_home(r->srv))) ||
-	    !(j->backend = strdup(backend ? backend : "local"))) {
-		if (j) {
-			free(j->id);
-			free(j->home);
-		}
-		free(j);
-		close(p[0]);
-		close(p[1]);
-		return reply_fail(r, 500, "out-of-memory", "out of memory");
-	}
-	j->policy = srv_policy(r->srv);
-	j->follow = flag_arg(r, "follow");
-	j->fd = p[1];
-	pthread_t t;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, log_thread, j)) {
-		pthread_attr_destroy(&attr);
-		close(p[0]);
-		close(p[1]);
-		free(j->id);
-		free(j->home);
-		free(j->backend);
-		free(j);
-		return reply_fail(r, 500, "internal", "cannot start a thread");
-	}
-	pthread_attr_destroy(&attr);
-	struct MHD_Response *resp = MHD_create_response_from_pipe(p[0]);
-	if (!resp) {
-		close(p[0]);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	r->status = 200;
-	enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return stream_logs(r, req_param(r, "id"), flag_arg(r, "follow"));
 }
 
 static int get_spec(req *r)

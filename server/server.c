@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -129,6 +130,39 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+#define WARNING_HEADERS 8    /* Berth-Warning headers at most; every warning is in the body */
+#define WARNING_HEADER_MAX 400 /* bytes of one, "..." past them */
+
+/* The first warnings of w as Berth-Warning headers, one line each, then one
+ * saying how many more there are: all of them fit the daemon's buffer for
+ * the headers of an answer, whatever the spec. */
+static void warning_headers(struct MHD_Response *resp, const berth_error *w)
+{
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < berth_error_count(w); i++) {
+		const berth_problem *p = berth_error_get(w, i);
+		if (p->severity != BERTH_WARNING)
+			continue;
+		if (shown == WARNING_HEADERS) {
+			more++;
+			continue;
+		}
+		char line[WARNING_HEADER_MAX + 4];
+		if (berth_problem_format(p, line, WARNING_HEADER_MAX + 1) > WARNING_HEADER_MAX)
+			memcpy(line + WARNING_HEADER_MAX, "...", 4);
+		for (char *c = line; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = ' ';
+		MHD_add_response_header(resp, "Berth-Warning", line);
+		shown++;
+	}
+	if (more) {
+		char line[64];
+		snprintf(line, sizeof(line), "%zu more warning%s in the body", more, more == 1 ? "" : "s");
+		MHD_add_response_header(resp, "Berth-Warning", line);
+	}
+}
+
 int reply(req *r, int status, const char *type, char *body, size_t len)
 {
 	struct MHD_Response *resp =
@@ -144,14 +178,12 @@ int reply(req *r, int status, const char *type, char *body, size_t len)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"berth\"");
 	if (status == 405 && r->allow[0])
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
-	for (size_t i = 0; i < berth_error_count(r->warnings); i++) {
-		char line[1024];
-		berth_problem_format(berth_error_get(r->warnings, i), line, sizeof(line));
-		for (char *c = line; *c; c++)
-			if (*c == '\n' || *c == '\r')
-				*c = ' ';
-		MHD_add_response_header(resp, "Berth-Warning", line);
+	if (r->retry_after) {
+		char secs[16];
+		snprintf(secs, sizeof(secs), "%u", r->retry_after);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
 	}
+	warning_headers(resp, r->warnings);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	r->status = status;
@@ -200,6 +232,20 @@ void sb_problem(sbuf *b, const berth_problem *p)
 	sb_puts(b, ", \"text\": ");
 	sb_json(b, text);
 	sb_puts(b, "}");
+}
+
+void sb_warnings(sbuf *b, const berth_error *w)
+{
+	size_t n = 0;
+	sb_puts(b, "[");
+	for (size_t i = 0; i < berth_error_count(w); i++) {
+		const berth_problem *p = berth_error_get(w, i);
+		if (p->severity != BERTH_WARNING)
+			continue;
+		sb_puts(b, n++ ? ", " : "");
+		sb_problem(b, p);
+	}
+	sb_puts(b, "]");
 }
 
 static void error_json(sbuf *b, int status, const char *code, const char *message,
@@ -516,9 +562,17 @@ static int authorize(req *r)
 		srv_lock(r->srv);
 		rc = berth_backend_get(r->srv->b, req_param(r, "id"), &info, &err);
 		srv_unlock(r->srv);
-		if (!rc)
+		/* a run of a project the token may not see answers as an unknown one
+		 * does: its existence is not told */
+		bool hidden = !rc && berth_principal_may(r->who, info->project, BERTH_ROLE_VIEWER, NULL);
+		if (!rc && !hidden)
 			rc = berth_principal_may(r->who, info->project, rt->need, &err);
 		berth_run_info_free(info);
+		if (hidden) {
+			reply_fail(r, 404, berth_code_name(BERTH_ENOTFOUND), "no run \"%s\"",
+				   req_param(r, "id"));
+			return -1;
+		}
 		break;
 	}
 	}
@@ -569,6 +623,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	if (r->stream && !r->status) /* a wait is over (stream.c resumed the connection) */
+		return stream_gone(r) ? MHD_NO : (enum MHD_Result)r->route->fn(r);
 	if (r->status)
 		return MHD_YES; /* answered already (413 on the declared length) */
 	if (r->too_big)
@@ -602,6 +658,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **state,
 	req *r = *state;
 	if (!r)
 		return;
+	stream_end(r);
 	metrics_request(r->route ? r->route->path : "other", r->method, r->status ? r->status : 499,
 			now_s() - r->start);
 	berth_principal_free(r->who);
@@ -652,6 +709,43 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen
 		return -1;
 	*len = sizeof(*a);
 	return 0;
+}
+
+/* What the daemon may hold open, from the flags. */
+typedef struct limits {
+	unsigned conns, per_ip, idle, streams;
+} limits;
+
+#define FILES_BASE 256     /* the store, the daemon, the reconciler: files besides these */
+#define FILES_PER_STREAM 6 /* a stream's handle (SQLite and its WAL), its log, its watch */
+
+/* Raises the soft limit of open files to the hard one, and lowers the
+ * connections and streams to what fits it (said on stderr). */
+static void fit_files(limits *l)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t soft = rl.rlim_cur;
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			rl.rlim_cur = soft;
+	}
+	uint64_t need = FILES_BASE + (uint64_t)l->conns + (uint64_t)l->streams * FILES_PER_STREAM;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return;
+	uint64_t room = rl.rlim_cur > FILES_BASE + 64 ? rl.rlim_cur - FILES_BASE : 64;
+	limits was = *l;
+	l->conns = (unsigned)(room * l->conns / (need - FILES_BASE));
+	l->streams = (unsigned)(room * l->streams / (need - FILES_BASE) / FILES_PER_STREAM);
+	if (l->conns < 16)
+		l->conns = 16;
+	if (l->streams < 4)
+		l->streams = 4;
+	fprintf(stderr, "berth serve: %llu open files at most (ulimit -n): %u connections and %u "
+			"streams, not %u and %u\n", (unsigned long long)rl.rlim_cur, l->conns,
+		l->streams, was.conns, was.streams);
 }
 
 static volatile sig_atomic_t stopping;
@@ -741,15 +835,28 @@ int serve_main(const serve_opts *o)
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		threads = n > 0 ? (unsigned)n : 1;
 	}
+	limits lim = {o->max_connections ? o->max_connections : 4096,
+		      o->max_per_ip ? o->max_per_ip : 128, o->idle_timeout ? o->idle_timeout : 30,
+		      o->max_streams ? o->max_streams : 1024};
+	fit_files(&lim);
+	if (lim.per_ip > lim.conns)
+		lim.per_ip = lim.conns;
+	if (streams_start(lim.streams)) {
+		fprintf(stderr, "berth serve: cannot start the streams' watcher: %s\n", strerror(errno));
+		berth_backend_close(s.b);
+		berth_policy_free(s.policy);
+		return 1;
+	}
 	struct MHD_Daemon *d = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-			(addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+			MHD_ALLOW_SUSPEND_RESUME | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, on_request, &s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_done, &s,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)1000, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_TIMEOUT, lim.idle, MHD_OPTION_CONNECTION_LIMIT, lim.conns,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim.per_ip, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "berth serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
+		streams_stop();
 		berth_backend_close(s.b);
 		berth_policy_free(s.policy);
 		return 1;
@@ -759,6 +866,8 @@ int serve_main(const serve_opts *o)
 		o->listen, di ? (unsigned)di->port : 0, berth_backend_home(s.b),
 		o->backend ? o->backend : "local",
 		o->insecure_local ? ", anonymous requests allowed" : "");
+	fprintf(stderr, "berth serve: at most %u connections, %u from one address, closed after %u s "
+			"idle; %u logs and waits at once\n", lim.conns, lim.per_ip, lim.idle, lim.streams);
 	/* reconcile now and then: a run whose supervisor died is seen without a restart */
 	while (!stopping) {
 		for (int i = 0; i < 50 && !stopping; i++)
@@ -772,9 +881,13 @@ int serve_main(const serve_opts *o)
 		err = NULL;
 	}
 	fprintf(stderr, "berth serve: stopping\n");
+	/* no connection may be suspended when the daemon stops */
+	unsigned left = streams_stop();
 	MHD_stop_daemon(d);
 	berth_backend_close(s.b);
-	berth_policy_free(s.policy);
+	/* a log thread still reading a quiet run has the policy: it ends with the process */
+	if (!left)
+		berth_policy_free(s.policy);
 	pthread_mutex_destroy(&s.lock);
 	pthread_mutex_destroy(&s.disk_lock);
 	return 0;

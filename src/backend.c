@@ -153,7 +153,9 @@ const char *berth_backend_home(const berth_backend *b)
 int berth_backend_submit(berth_backend *b, const berth_run *run, const char *spec_text,
 			 berth_run_info **out, berth_error **err)
 {
-	return b->ops->submit(b, run, spec_text, out, err);
+	if (out)
+		*out = NULL;
+	return b->ops->submit(b, &run, 1, spec_text, out, err);
 }
 
 /* The kind a run was submitted to: its operations go there. */

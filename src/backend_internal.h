@@ -22,7 +22,9 @@ typedef struct backend_ops {
 	void (*close)(berth_backend *b);
 	/* refuses a run that can never run on this backend, creating nothing */
 	int (*admit)(berth_backend *b, const berth_run *run, berth_error **err);
-	int (*submit)(berth_backend *b, const berth_run *run, const char *spec_text,
+	/* submits n runs of one spec text, all or none: when one cannot be
+	 * submitted, none is left behind; out (may be NULL) gets n records */
+	int (*submit)(berth_backend *b, const berth_run *const *runs, size_t n, const char *spec_text,
 		      berth_run_info **out, berth_error **err);
 	int (*stop)(berth_backend *b, const char *id, int grace_s, bool wait, berth_error **err);
 	/* finds runs whose processes died and starts queued runs that fit */
@@ -107,9 +109,9 @@ int local_path(char *buf, size_t len, const char *home, const char *fmt, ...) BE
 
 /* Admits queued runs that fit the free capacity and starts their supervisors. */
 int local_schedule(berth_backend *b, berth_error **err);
-/* The same for one run being submitted (not stored yet: inserted here, in the
- * same transaction); NULL: every queued run. */
-int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err);
+/* The same for runs being submitted (not stored yet: inserted here, all in the
+ * same transaction, or none); nfresh 0: every queued run. */
+int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh, berth_error **err);
 
 /* mkdir -p */
 int local_mkdirs(const char *path, mode_t mode);

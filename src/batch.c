@@ -14,6 +14,14 @@
 #include "emit.h"
 #include "yaml.h"
 
+/* What a project's active runs held when the batch was planned: the quota of a
+ * request is checked against it plus the request's earlier runs, and checked
+ * again at submission when it has changed since. */
+typedef struct batch_usage {
+	const char *project;
+	berth_usage stored;
+} batch_usage;
+
 struct berth_batch {
 	berth_backend *b;
 	char *text;
@@ -22,6 +30,9 @@ struct berth_batch {
 	berth_spec_set **functions; /* the registered function of each run, or NULL */
 	berth_run **runs;
 	size_t n;
+	batch_usage *usage;         /* one per project with a quota */
+	size_t nusage;
+	berth_batch_opts opts;      /* as planned (the strings are the caller's) */
 };
 
 void berth_batch_free(berth_batch *batch)
@@ -35,6 +46,7 @@ void berth_batch_free(berth_batch *batch)
 	free(batch->runs);
 	free(batch->functions);
 	free(batch->specs);
+	free(batch->usage);
 	berth_spec_set_free(batch->set);
 	free(batch->text);
 	free(batch);
@@ -42,7 +54,15 @@ void berth_batch_free(berth_batch *batch)
 
 size_t berth_batch_count(const berth_batch *batch)
 {
-	return batch ? batch->n : 0;
+	return batch ? berth_spec_set_count(batch->set) : 0;
+}
+
+const char *berth_batch_project(const berth_batch *batch, size_t i)
+{
+	if (!batch || i >= berth_spec_set_count(batch->set))
+		return NULL;
+	const berth_spec *s = berth_spec_set_get(batch->set, i);
+	return batch->opts.project ? batch->opts.project : s->project.s ? s->project.s : "default";
 }
 
 const berth_run *berth_batch_run(const berth_batch *batch, size_t i)
@@ -84,6 +104,35 @@ static int find_function(berth_batch *batch, const berth_spec *s, const char *pr
 	return 0;
 }
 
+/* What project holds for the quota of run i: its active runs (read once per
+ * batch) and the runs of this batch before i. */
+static int batch_usage_of(berth_batch *batch, const char *project, size_t i, berth_usage *out,
+			  berth_error **err)
+{
+	batch_usage *u = NULL;
+	for (size_t k = 0; k < batch->nusage && !u; k++)
+		if (!strcmp(batch->usage[k].project, project))
+			u = &batch->usage[k];
+	if (!u) {
+		batch_usage *grown = berth_realloc(batch->usage, (batch->nusage + 1) * sizeof(*grown));
+		if (!grown)
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		batch->usage = grown;
+		u = &grown[batch->nusage];
+		u->project = project;
+		int rc = berth_backend_usage(batch->b, project, &u->stored, err);
+		if (rc)
+			return rc;
+		batch->nusage++;
+	}
+	*out = u->stored;
+	for (size_t k = 0; k < i; k++)
+		if (batch->runs[k] && !strcmp(batch->specs[k].project.s ? batch->specs[k].project.s
+						: "default", project))
+			berth_usage_add(out, batch->runs[k]);
+	return 0;
+}
+
 static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, berth_error **err)
 {
 	berth_spec *s = &batch->specs[i];
@@ -116,10 +165,11 @@ static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, ber
 	size_t nnames = 0;
 	berth_usage usage;
 	int rc = berth_backend_secret_names(batch->b, project, &names, &nnames, err);
-	/* the usage sums every active run of the project: only when a quota needs it */
+	/* what the project holds, and the earlier runs of this request hold: only
+	 * when a quota needs it */
 	bool quota = berth_policy_quota(batch->b->policy, project) != NULL;
 	if (!rc && quota)
-		rc = berth_backend_usage(batch->b, project, &usage, err);
+		rc = batch_usage_of(batch, project, i, &usage, err);
 	if (!rc) {
 		ro.secrets = (const char *const *)names;
 		ro.nsecrets = nnames;
@@ -144,6 +194,8 @@ int berth_batch_parse(berth_batch **out, const char *text, size_t len, const ber
 	}
 	memcpy(batch->text, text, len);
 	batch->text[len] = 0;
+	if (opts)
+		batch->opts = *opts;
 	int rc = berth_spec_parse(&batch->set, opts && opts->file ? opts->file : "spec.yaml",
 				  batch->text, len, err);
 	if (rc) {
@@ -162,6 +214,7 @@ int berth_batch_plan_parsed(berth_batch *batch, berth_backend *b, const berth_ba
 	if (batch->runs)
 		return berth_fail(err, BERTH_EARG, "this batch is planned already");
 	batch->b = b;
+	batch->opts = *o;
 	size_t n = berth_spec_set_count(batch->set);
 	batch->specs = berth_calloc(n, sizeof(*batch->specs));
 	batch->functions = berth_calloc(n, sizeof(*batch->functions));
@@ -190,6 +243,52 @@ int berth_batch_plan(berth_batch **out, berth_backend *b, const char *text, size
 	return rc;
 }
 
+/* 1 when a project's usage changed since the batch was planned (another request
+ * was submitted in between): its quota is checked again. */
+static int usage_changed(berth_batch *batch, berth_error **err)
+{
+	for (size_t k = 0; k < batch->nusage; k++) {
+		berth_usage now;
+		int rc = berth_backend_usage(batch->b, batch->usage[k].project, &now, err);
+		if (rc)
+			return rc;
+		const berth_usage *was = &batch->usage[k].stored;
+		if (now.runs != was->runs || berth_quantity_cmp(&now.cpu, &was->cpu) ||
+		    berth_quantity_cmp(&now.mem, &was->mem) || berth_quantity_cmp(&now.gpu, &was->gpu))
+			return 1;
+	}
+	return 0;
+}
+
+/* The batch planned again, the same way, against what its projects hold now. */
+static int replan(berth_batch *batch, berth_error **err)
+{
+	for (size_t i = 0; i < batch->n; i++) {
+		berth_run_free(batch->runs[i]);
+		batch->runs[i] = NULL;
+		berth_spec_set_free(batch->functions[i]);
+		batch->functions[i] = NULL;
+	}
+	free(batch->specs);
+	free(batch->functions);
+	free(batch->runs);
+	free(batch->usage);
+	batch->specs = NULL;
+	batch->functions = NULL;
+	batch->runs = NULL;
+	batch->usage = NULL;
+	batch->n = batch->nusage = 0;
+	berth_batch_opts o = batch->opts;
+	/* its warnings were given at the first plan: only what refuses it now counts */
+	berth_error *again = NULL;
+	int rc = berth_batch_plan_parsed(batch, batch->b, &o, &again);
+	if (rc)
+		berth_error_move(err, again);
+	else
+		berth_error_free(again);
+	return rc;
+}
+
 int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, berth_error **err)
 {
 	if (out)
@@ -197,7 +296,14 @@ int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, ber
 	if (n)
 		*n = 0;
 	berth_backend *b = batch->b;
-	int rc = 0;
+	if (!batch->runs)
+		return berth_fail(err, BERTH_EARG, "this batch is not planned");
+	/* the quotas hold for the whole request, against what is stored when it is */
+	int rc = usage_changed(batch, err);
+	if (rc > 0)
+		rc = replan(batch, err);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < batch->n; i++) {
 		int r = b->ops->admit(b, batch->runs[i], err);
 		rc = rc ? rc : r;
@@ -207,16 +313,11 @@ int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, ber
 	berth_run_info **infos = out ? berth_calloc(batch->n ? batch->n : 1, sizeof(*infos)) : NULL;
 	if (out && !infos)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	for (size_t i = 0; i < batch->n && !rc; i++) {
+	for (size_t i = 0; i < batch->n; i++)
 		store_project_add(b->st, batch->runs[i]->spec.project.s, NULL);
-		/* the warnings (image not pulled, ...) once, not once per run */
-		berth_error *werr = NULL;
-		rc = b->ops->submit(b, batch->runs[i], batch->text, infos ? &infos[i] : NULL,
-				    i == 0 ? err : &werr);
-		if (rc && i)
-			berth_error_move(err, werr);
-		berth_error_free(werr);
-	}
+	/* all or none: the backend stores every run in one transaction */
+	rc = b->ops->submit(b, (const berth_run *const *)batch->runs, batch->n, batch->text, infos,
+			    err);
 	if (rc) {
 		berth_run_info_list_free(infos, batch->n);
 		return rc;

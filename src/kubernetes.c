@@ -845,56 +845,88 @@ static int kube_admit(berth_backend *b, const berth_run *run, berth_error **err)
 	return connect_cluster(b, err);
 }
 
-static int kube_submit(berth_backend *b, const berth_run *run, const char *spec_text,
+/* Takes the objects of the first n records (their targets) off the cluster again. */
+static void unapply(berth_backend *b, store_run **recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		target t;
+		berth_error *e = NULL;
+		if (recs[i]->info.target && !parse_target(recs[i]->info.target, &t))
+			delete_run_objects(b, recs[i]->info.id, &t, 0, &e);
+		berth_error_free(e);
+	}
+}
+
+/* Every run is recorded and checked first, then applied in order, then stored in
+ * one transaction: a run the cluster refuses, or a store that cannot record
+ * them, takes the objects applied so far off the cluster again. */
+static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n, const char *spec_text,
 		       berth_run_info **out, berth_error **err)
 {
-	if (out)
-		*out = NULL;
-	int rc = kube_admit(b, run, err);
-	if (rc)
-		return rc;
-	store_run *r = berth_calloc(1, sizeof(*r));
-	if (!r)
+	store_run **recs = berth_calloc(n ? n : 1, sizeof(*recs));
+	if (!recs)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	char where[600];
-	/* the objects of a run id in use are that run's: never apply over them */
-	char *taken = NULL;
-	store_select_text(b->st, "SELECT id FROM runs WHERE id = ?1", &STORE_S(run->id), 1, &taken,
-			  NULL);
-	rc = taken ? berth_fail(err, BERTH_ECONFLICT, "run id \"%s\" is in use", run->id) : 0;
-	free(taken);
-	if (!rc)
-		rc = backend_record(b, run, spec_text, "kubernetes", r, err);
-	if (!rc)
-		rc = apply_run(b, run, false, NULL, where, sizeof(where), err);
-	if (!rc && !(r->info.target = berth_strdup(where)))
-		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (!rc) {
-		r->info.reason = berth_strdup("submitted to the cluster");
-		rc = backend_insert(b, r, err);
-		if (rc) {
-			/* not recorded: take it off the cluster again */
-			target t;
-			berth_error *e = NULL;
-			if (!parse_target(where, &t))
-				delete_run_objects(b, run->id, &t, 0, &e);
-			berth_error_free(e);
-		} else
-			store_event(b->st, run->id, "Applied", where);
+	int rc = 0;
+	size_t applied = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const berth_run *run = runs[i];
+		if ((rc = kube_admit(b, run, err)))
+			break;
+		if (!(recs[i] = berth_calloc(1, sizeof(*recs[i])))) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		/* the objects of a run id in use are that run's: never apply over them */
+		char *taken = NULL;
+		store_select_text(b->st, "SELECT id FROM runs WHERE id = ?1", &STORE_S(run->id), 1,
+				  &taken, NULL);
+		rc = taken ? berth_fail(err, BERTH_ECONFLICT, "run id \"%s\" is in use", run->id) : 0;
+		free(taken);
+		if (!rc)
+			rc = backend_record(b, run, spec_text, "kubernetes", recs[i], err);
+		if (!rc && !(recs[i]->info.reason = berth_strdup("submitted to the cluster")))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
-	store_run_free(r);
+	while (!rc && applied < n) {
+		char where[600];
+		if ((rc = apply_run(b, runs[applied], false, NULL, where, sizeof(where), err)))
+			break;
+		if (!(recs[applied]->info.target = berth_strdup(where)))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		applied++;
+	}
+	if (!rc && !(rc = store_begin(b->st, err))) {
+		for (size_t i = 0; i < n && !rc; i++)
+			if (!(rc = store_run_insert(b->st, recs[i], err)))
+				store_event(b->st, recs[i]->info.id, "Submitted", NULL);
+		if (!rc)
+			rc = store_commit(b->st, err);
+		if (rc)
+			store_rollback(b->st);
+	}
+	if (rc)
+		unapply(b, recs, applied); /* not recorded: take them off the cluster again */
+	for (size_t i = 0; !rc && i < n; i++)
+		store_event(b->st, runs[i]->id, "Applied", recs[i]->info.target);
+	for (size_t i = 0; i < n; i++)
+		store_run_free(recs[i]);
+	free(recs);
 	if (rc)
 		return rc;
-	/* what the cluster says now */
-	berth_error *e = NULL;
-	if (follow_run(b, run->id, false, false, false, 0, &e)) {
-		const berth_problem *p = berth_error_get(e, 0);
-		berth_problem_add(err, BERTH_EIO, BERTH_WARNING, NULL,
-				  "run \"%s\" is submitted; its state could not be read yet: %s", run->id,
-				  p ? p->message : "unknown");
+	for (size_t i = 0; i < n && !rc; i++) {
+		/* what the cluster says now */
+		berth_error *e = NULL;
+		if (follow_run(b, runs[i]->id, false, false, false, 0, &e)) {
+			const berth_problem *p = berth_error_get(e, 0);
+			berth_problem_add(err, BERTH_EIO, BERTH_WARNING, NULL,
+					  "run \"%s\" is submitted; its state could not be read yet: %s",
+					  runs[i]->id, p ? p->message : "unknown");
+		}
+		berth_error_free(e);
+		if (out)
+			rc = backend_get_stored(b, runs[i]->id, &out[i], err);
 	}
-	berth_error_free(e);
-	return out ? backend_get_stored(b, run->id, out, err) : 0;
+	return rc;
 }
 
 int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err)

@@ -641,17 +641,17 @@ void local_waiters_close(berth_backend *b)
 
 int local_schedule(berth_backend *b, berth_error **err)
 {
-	return local_schedule_run(b, NULL, err);
+	return local_schedule_runs(b, NULL, 0, err);
 }
 
 /*
- * fresh: a run being submitted, not stored yet: it is inserted, and placed,
- * in the same transaction. A submission takes capacity and frees none, so no
- * other queued run can fit now that did not before: only the new one is
- * looked at (the queue is not read, which would cost every submission the
- * whole queue).
+ * fresh: runs being submitted, not stored yet: they are inserted, and placed
+ * in their order, in one transaction: all of them or none. A submission takes
+ * capacity and frees none, so no other queued run can fit now that did not
+ * before: only the new ones are looked at (the queue is not read, which would
+ * cost every submission the whole queue).
  */
-int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
+int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh, berth_error **err)
 {
 	store_run **pending = NULL;
 	size_t npending = 0;
@@ -659,7 +659,7 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 	size_t nadmitted = 0;
 	/* a pass of the queue with nothing queued takes no write lock (a read
 	 * needs none); what is queued after this read is placed by its submitter */
-	if (!fresh && !store_queued(b->st, "local"))
+	if (!nfresh && !store_queued(b->st, "local"))
 		return 0;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
@@ -673,7 +673,7 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 	free(gpu_ids);
 	int64_t fit[4] = {f.cpu_milli, f.mem, f.gpus, f.disk};
 	int64_t version = -1;
-	if (!rc && !fresh) {
+	if (!rc && !nfresh) {
 		/* nothing can start that did not fit, with as much free or more, in the
 		 * last pass of this handle that started nothing, unless another process
 		 * wrote to the store since (data_version; what this handle writes itself
@@ -693,12 +693,13 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 		if (!same)
 			rc = store_run_query(b->st, &q, &pending, &npending, err);
 	}
-	/* a run being submitted is placed first, then stored once, as placed */
-	if (!rc && fresh) {
-		if (!(pending = berth_calloc(1, sizeof(*pending))))
+	/* runs being submitted are placed first, then stored once, as placed */
+	if (!rc && nfresh) {
+		if (!(pending = berth_calloc(nfresh, sizeof(*pending))))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		else
-			pending[npending++] = fresh;
+			for (; npending < nfresh; npending++)
+				pending[npending] = fresh[npending];
 	}
 	if (rc)
 		goto out;
@@ -714,7 +715,7 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 			if (why && (!r->info.reason || strcmp(why, r->info.reason))) {
 				free(r->info.reason);
 				r->info.reason = why;
-				if (r != fresh && (rc = store_run_update(b->st, r, err)))
+				if (!nfresh && (rc = store_run_update(b->st, r, err)))
 					goto out;
 			} else
 				free(why);
@@ -742,18 +743,28 @@ int local_schedule_run(berth_backend *b, store_run *fresh, berth_error **err)
 		r->info.reason = NULL;
 		r->info.state = BERTH_STATE_RUNNING;
 		r->info.started = now;
-		if (r != fresh && (rc = store_run_update(b->st, r, err)))
+		if (!nfresh && (rc = store_run_update(b->st, r, err)))
 			goto out;
 		admitted[nadmitted++] = r->info.id;
 	}
-	if (fresh) {
-		if ((rc = store_run_insert(b->st, fresh, err)))
+	for (size_t i = 0; i < nfresh; i++) {
+		if ((rc = store_run_insert(b->st, fresh[i], err)))
 			goto out;
-		store_event(b->st, fresh->info.id, "Submitted", NULL);
+		store_event(b->st, fresh[i]->info.id, "Submitted", NULL);
 	}
-	rc = store_commit(b->st, err);
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: a submission killed before its commit leaves nothing */
+	const char *hold = getenv("BERTH_TEST_COMMIT_DELAY_MS");
+	if (hold && nfresh) {
+		long ms = strtol(hold, NULL, 10);
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+#endif
+	if (!rc)
+		rc = store_commit(b->st, err);
 	/* what the next pass may skip (see above) */
-	b->last_pass.valid = !rc && !fresh && !nadmitted;
+	b->last_pass.valid = !rc && !nfresh && !nadmitted;
 	b->last_pass.version = version;
 	memcpy(b->last_pass.fit, fit, sizeof(fit));
 out:
@@ -766,8 +777,7 @@ out:
 		if (!local_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
 		    !local_mkdirs(dir, 0700))
 			/* a waiting caller waits for what it submits, not for others' queued runs */
-			sup = spawn_supervisor(b, admitted[i],
-					       b->waits && fresh && admitted[i] == fresh->info.id);
+			sup = spawn_supervisor(b, admitted[i], b->waits && nfresh);
 #ifdef BERTH_FAULT_INJECTION
 		/* tests: the spawner is slow, so that a short run's supervisor ends first */
 		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
@@ -806,9 +816,10 @@ out:
 		local_mark_done(b->home, r->info.id);
 	}
 	free(admitted);
-	if (fresh && npending)
-		pending[0] = NULL; /* the caller's */
-	store_run_list_free(pending, npending);
+	if (nfresh)
+		free(pending); /* the runs are the caller's */
+	else
+		store_run_list_free(pending, npending);
 	return rc;
 }
 
@@ -1040,62 +1051,91 @@ static int local_admit(berth_backend *b, const berth_run *run, berth_error **err
 	return 0;
 }
 
-static int local_submit(berth_backend *b, const berth_run *run, const char *spec_text,
-			berth_run_info **out, berth_error **err)
+/* The record of one run to submit: planned for this machine, not stored. */
+static int local_prepare(berth_backend *b, const berth_run *run, const char *spec_text,
+			 store_run **out, berth_error **err)
 {
-	if (out)
-		*out = NULL;
+	*out = NULL;
 	int rc = local_admit(b, run, err);
 	if (rc)
 		return rc;
 	store_run *r = berth_calloc(1, sizeof(*r));
 	if (!r)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	rc = plan_launch(b, run, r, err);
-	if (rc) {
-		store_run_free(r);
-		return rc;
-	}
-	const berth_spec *s = &run->spec;
-	char log[4096], dir[4096];
-	local_path(dir, sizeof(dir), b->home, "runs/%s", run->id);
+	char log[4096];
 	local_path(log, sizeof(log), b->home, "runs/%s/log", run->id);
 	berth_run_info *i = &r->info;
-	if ((rc = backend_record(b, run, spec_text, "local", r, err))) {
+	if (!(rc = plan_launch(b, run, r, err)) &&
+	    !(rc = backend_record(b, run, spec_text, "local", r, err))) {
+		i->enforcement = berth_strdup(b->cgv == CG_NONE ? "rlimits"
+					      : b->cgv == CG_V1 ? "cgroup v1" : "cgroup v2");
+		i->log_path = berth_strdup(log);
+		if (!i->enforcement || !i->log_path)
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	if (rc)
 		store_run_free(r);
+	else
+		*out = r;
+	return rc;
+}
+
+/* A warning, unless the same words are in err already (once per batch, not once per run). */
+static void warn_once(berth_error **err, const char *fmt, ...) BERTH_PRINTF(2, 3);
+static void warn_once(berth_error **err, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < berth_error_count(*err); i++)
+		if (!strcmp(berth_error_get(*err, i)->message, msg))
+			return;
+	berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL, "%s", msg);
+}
+
+static int local_submit(berth_backend *b, const berth_run *const *runs, size_t n, const char *spec_text,
+			berth_run_info **out, berth_error **err)
+{
+	store_run **recs = berth_calloc(n ? n : 1, sizeof(*recs));
+	if (!recs)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = local_prepare(b, runs[i], spec_text, &recs[i], err);
+	/* stored and placed (started, or queued with their reasons) in one
+	 * transaction, all or none; a run's directory (log, done marker) is made
+	 * when it starts: a queued run costs no inode */
+	if (!rc)
+		rc = local_schedule_runs(b, recs, n, err);
+	for (size_t i = 0; i < n; i++) {
+		/* the records as stored and placed: no need to read them back */
+		if (!rc && out && !(out[i] = local_info_take(recs[i])))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		store_run_free(recs[i]);
+	}
+	free(recs);
+	if (rc) {
+		for (size_t i = 0; out && i < n; i++) {
+			berth_run_info_free(out[i]);
+			out[i] = NULL;
+		}
 		return rc;
 	}
-	i->enforcement = berth_strdup(b->cgv == CG_NONE ? "rlimits" : b->cgv == CG_V1 ? "cgroup v1" : "cgroup v2");
-	i->log_path = berth_strdup(log);
-	if (!i->enforcement || !i->log_path) {
-		store_run_free(r);
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const berth_spec *s = &runs[i]->spec;
+		bool limited = s->resources.cpu.limits.set || s->resources.mem.limits.set;
+		if (s->function.image.s)
+			warn_once(err, "function.image: \"%s\" is recorded, not pulled: the local backend "
+				  "runs the command on this machine", s->function.image.s);
+		if (s->action != BERTH_ACTION_JOB && ((s->replicas.set && s->replicas.v > 1) ||
+						      (s->min_replicas.set && s->min_replicas.v > 1)))
+			warn_once(err, "replicas: the local backend runs one replica");
+		if (b->cgv == CG_NONE && limited)
+			warn_once(err, "no writable cgroup under %s: memory is limited with rlimits "
+				  "(address space) and the CPU limit is not enforced", b->cg_root);
 	}
-	/* stored and placed (started, or queued with its reason) in one transaction;
-	 * its directory (log, done marker) is made when it starts: a queued run costs
-	 * no inode */
-	if ((rc = local_schedule_run(b, r, err))) {
-		store_run_free(r);
-		return rc;
-	}
-	bool limited = i->cpu_limit_milli || i->mem_limit;
-	/* the record as stored and placed: no need to read it back */
-	berth_run_info *info = out ? local_info_take(r) : NULL;
-	store_run_free(r);
-	if (out && !(*out = info))
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (s->function.image.s)
-		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
-				  "function.image: \"%s\" is recorded, not pulled: the local backend runs "
-				  "the command on this machine", s->function.image.s);
-	if (s->action != BERTH_ACTION_JOB && ((s->replicas.set && s->replicas.v > 1) ||
-					      (s->min_replicas.set && s->min_replicas.v > 1)))
-		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
-				  "replicas: the local backend runs one replica");
-	if (b->cgv == CG_NONE && limited)
-		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL,
-				  "no writable cgroup under %s: memory is limited with rlimits (address "
-				  "space) and the CPU limit is not enforced", b->cg_root);
 	return 0;
 }
 

@@ -289,7 +289,10 @@ static void find_profile(plan *p)
 
 /* ---- fields locked to profiles ----------------------------------------------------- */
 
-static void check_locked(plan *p)
+/* The locked keys spec sets, as layer origin: refused, once per key. A
+ * registered function is checked too, against the policy in force now: one
+ * registered before a key was locked sets it no more. */
+static void check_locked_in(plan *p, const berth_spec *spec, uint8_t origin)
 {
 	const berth_strlist *locked = &p->pol->security.user_fields;
 	for (size_t i = 0; i < locked->n; i++) {
@@ -300,15 +303,30 @@ static void check_locked(plan *p)
 			berth_pos pos;
 			if (strncmp(mf->path, key->s, klen) || (mf->path[klen] && mf->path[klen] != '.'))
 				continue;
-			if (!merge_field_get(p->spec, mf, &pos, NULL))
+			if (!merge_field_get(spec, mf, &pos, NULL))
 				continue;
-			refuse(p, BERTH_EPOLICY, BERTH_ORIGIN_RUN, pos, mf->path,
-			       "%s is set by the run spec, but the platform reserves it to profiles "
-			       "(security.user_fields, %s); choose a profile that sets it",
-			       key->s, POLICY_AT(p, key->pos));
+			if (origin == BERTH_ORIGIN_FUNCTION)
+				refuse(p, BERTH_EPOLICY, origin, pos, mf->path,
+				       "%s is set by function \"%s\", but the platform reserves it to "
+				       "profiles (security.user_fields, %s); register the function again "
+				       "without it, or choose a profile that sets it", key->s,
+				       p->spec->function.ref.s ? p->spec->function.ref.s : "?",
+				       POLICY_AT(p, key->pos));
+			else
+				refuse(p, BERTH_EPOLICY, origin, pos, mf->path,
+				       "%s is set by the run spec, but the platform reserves it to profiles "
+				       "(security.user_fields, %s); choose a profile that sets it",
+				       key->s, POLICY_AT(p, key->pos));
 			break; /* once per locked key */
 		}
 	}
+}
+
+static void check_locked(plan *p)
+{
+	check_locked_in(p, p->spec, BERTH_ORIGIN_RUN);
+	if (p->opts && p->opts->function)
+		check_locked_in(p, p->opts->function, BERTH_ORIGIN_FUNCTION);
 }
 
 /* ---- names --------------------------------------------------------------------------- */
@@ -732,6 +750,28 @@ static int64_t pods(const berth_spec *s)
 	return s->replicas.set ? s->replicas.v : 1;
 }
 
+/* What a run counts against its project's quota: cpu and mem requests and gpu
+ * limits, each times its pods. */
+static void quota_needs(const berth_spec *s, const berth_qty *need[3], berth_quantity *pods_out)
+{
+	*pods_out = berth_quantity_from_int(pods(s), BERTH_QUANTITY_DECIMAL_SI);
+	need[0] = &s->resources.cpu.requests;
+	need[1] = &s->resources.mem.requests;
+	need[2] = &s->resources.gpu.limits;
+}
+
+void berth_usage_add(berth_usage *u, const berth_run *run)
+{
+	const berth_qty *need[3];
+	berth_quantity n, total;
+	quota_needs(&run->spec, need, &n);
+	berth_quantity *used[3] = {&u->cpu, &u->mem, &u->gpu};
+	for (int i = 0; i < 3; i++)
+		if (need[i]->set && berth_quantity_mul(&total, &need[i]->q, &n) >= 0)
+			berth_quantity_add(used[i], used[i], &total);
+	u->runs++;
+}
+
 static void quota_rule(plan *p)
 {
 	berth_run *r = p->run;
@@ -740,10 +780,10 @@ static void quota_rule(plan *p)
 	if (!q)
 		return;
 	const char *project = r->spec.project.s;
-	berth_quantity n = berth_quantity_from_int(pods(&r->spec), BERTH_QUANTITY_DECIMAL_SI);
+	berth_quantity n;
 	const berth_qty *quota[3] = {&q->cpu, &q->mem, &q->gpu};
-	const berth_qty *need[3] = {&r->spec.resources.cpu.requests, &r->spec.resources.mem.requests,
-				    &r->spec.resources.gpu.limits};
+	const berth_qty *need[3];
+	quota_needs(&r->spec, need, &n);
 	const berth_quantity *used[3] = {u ? &u->cpu : NULL, u ? &u->mem : NULL, u ? &u->gpu : NULL};
 	static const char *const names[3] = {"cpu", "mem", "gpu"};
 	char path[64];

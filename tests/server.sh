@@ -298,10 +298,32 @@ got=$(json 'd["doc"], d["fields"]["function"]["name"], d["fields"]["resources"][
 s2=$(call -t "$adminb" GET "/api/v1/runs/$second/source")
 s3=$(call -t "$viewa" GET "/api/v1/runs/nosuchrun/source")
 if [ "$s1" = 200 ] && [ "$got" = "1 second 32Mi" ] && diff <(cat two.yaml; echo) source.txt >out &&
-	[ "$s2$s3" = 403404 ]; then
+	[ "$s2$s3" = 404404 ]; then
 	ok run-source
 else
 	fail run-source "status $s1 ($got), other project $s2, unknown $s3"
+fi
+
+# another project's run answers as an unknown one: its existence is not told
+s1=$(call -t "$adminb" GET "/api/v1/runs/$second")
+m1=$(json 'd["error"]["message"]' <body 2>/dev/null)
+s2=$(call -t "$adminb" GET "/api/v1/runs/nosuchrun")
+m2=$(json 'd["error"]["message"]' <body 2>/dev/null)
+s3=$(call -t "$adminb" DELETE "/api/v1/runs/$second")
+if [ "$s1$s2$s3" = 404404404 ] && [ "$m1" = "no run \"$second\"" ] && [ "$m2" = 'no run "nosuchrun"' ]; then
+	ok other-project-run-404
+else
+	fail other-project-run-404 "other project's run $s1 ($m1), unknown $s2 ($m2), delete $s3"
+fi
+# a token of alpha learns nothing of beta from a spec naming it: not its secrets' names, nor
+# its functions
+call -t "$admin" PUT /api/v1/projects/beta/secrets/dbpassword --data '{"value": "x"}' >/dev/null
+printf 'project: beta\nfunction: nosuchfn\nsecrets: [dbpasword]\n' >probe.yaml
+s1=$(call -t "$usera" POST /api/v1/runs --data-binary @probe.yaml)
+if [ "$s1" = 403 ] && ! grep -q 'dbpassword\|nosuchfn\|did you mean' body; then
+	ok authorized-before-planning
+else
+	fail authorized-before-planning "$s1 $(head -c 300 body)"
 fi
 
 # ---- secrets: set by an admin, used by a run, never shown ----------------------------------
@@ -581,6 +603,104 @@ else
 	fail recovery-dead-and-queued "queued was $qstate then $qfinal; blocker $bstate ($breason)"
 fi
 stop_server
+
+# ---- one request, one answer: a spec of several documents is planned, quota-checked and
+# stored as one, and refused whole; authorization comes before any lookup
+cp policy.yaml policy.saved
+cat >policy.yaml <<'EOF2'
+local:
+  capacity: {cpu: "4", mem: 2Gi}
+  grace_period: 1
+quotas:
+  q: {cpu: "1", runs: 3}
+EOF2
+start --insecure-local
+qspec() { # N CPU: N documents of project q, each asking CPU
+	for i in $(seq "$1"); do
+		[ "$i" = 1 ] || echo ---
+		printf 'project: q\nname: q%s\nfunction: {name: q, command: [sleep, "3600.5"]}\nresources: {cpu: %s, mem: 16Mi}\n' "$i" "$2"
+	done
+}
+count_q() { call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null; json 'len(d["items"])' <body 2>/dev/null || echo 0; }
+qspec 5 100m >q5.yaml
+s1=$(call POST /api/v1/runs --data-binary @q5.yaml)
+m1=$(json 'd["error"]["problems"][0]["text"]' <body 2>/dev/null)
+n1=$(count_q)
+qspec 4 400m >q4.yaml
+s2=$(call POST /api/v1/runs --data-binary @q4.yaml)
+m2=$(json '" ".join(p["text"] for p in d["error"]["problems"])' <body 2>/dev/null)
+n2=$(count_q)
+qspec 2 400m >q2.yaml
+s3=$(call POST /api/v1/runs --data-binary @q2.yaml)
+s4=$(call POST /api/v1/runs --data-binary @q2.yaml)
+n4=$(count_q)
+if [ "$s1" = 422 ] && [ "$n1" = 0 ] && echo "$m1" | grep -q 'may have 3 active runs' &&
+	[ "$s2" = 422 ] && [ "$n2" = 0 ] && echo "$m2" | grep -q 'quota of 1' &&
+	[ "$s3" = 201 ] && [ "$s4" = 422 ] && [ "$n4" = 2 ]; then
+	ok quota-per-request
+else
+	fail quota-per-request "5 runs of a quota of 3: $s1 ($n1 stored: $m1); 1.6 cpu of 1: $s2 ($n2 stored: $m2); 0.8 then 0.8 more: $s3, $s4 ($n4 stored)"
+fi
+for id in $(call GET '/api/v1/projects/q/runs' >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body); do
+	call POST "/api/v1/runs/$id/stop?grace=0&wait=true" >/dev/null
+done
+# the second document cannot run here: nothing of the first is left, and the server answers
+printf 'project: whole\nname: first\nfunction: {name: a, command: ["true"]}\n---\nproject: whole\nname: second\naction: cronjob\nschedule: "* * * * *"\nfunction: {name: b, command: ["true"]}\n' >jobcron.yaml
+s1=$(call POST /api/v1/runs --data-binary @jobcron.yaml)
+m1=$(json 'd["error"]["message"]' <body 2>/dev/null)
+s2=$(call GET /healthz)
+call GET '/api/v1/projects/whole/runs' >/dev/null
+n=$(json 'len(d["items"])' <body 2>/dev/null)
+if [ "$s1" = 422 ] && echo "$m1" | grep -q cronjob && [ "$s2" = 200 ] && [ "$n" = 0 ] && kill -0 "$spid"; then
+	ok batch-refused-whole
+else
+	fail batch-refused-whole "job then cronjob: $s1 ($m1), then healthz $s2, $n runs stored"
+fi
+if "$berth" run jobcron.yaml >out 2>&1; then rc=0; else rc=$?; fi
+if [ "$rc" = 2 ] && grep -q cronjob out && ! grep -qi 'sanitizer\|runtime error' out; then
+	ok cli-batch-refused-whole
+else
+	fail cli-batch-refused-whole "berth run of a job then a cronjob: exit $rc"
+fi
+# a function registered before a field was locked no longer sets it
+printf 'function: {name: placed, command: ["true"]}\nnode_selector: {pool: fast}\n' >placed.yaml
+s1=$(call POST /api/v1/projects/default/functions --data-binary @placed.yaml)
+stop_server
+cat >>policy.yaml <<'EOF2'
+security:
+  user_fields: [node_selector]
+EOF2
+start --insecure-local
+printf 'function: placed\n' >useplaced.yaml
+s2=$(call POST /api/v1/runs --data-binary @useplaced.yaml)
+m2=$(json 'd["error"]["problems"][0]["text"]' <body 2>/dev/null)
+s3=$(call POST /api/v1/projects/default/functions --data-binary @placed.yaml)
+if [ "$s1" = 201 ] && [ "$s2" = 422 ] && echo "$m2" | grep -q 'node_selector is set by function "placed"' &&
+	echo "$m2" | grep -q 'policy.yaml:7' && [ "$s3" = 422 ]; then
+	ok function-checked-against-current-policy
+else
+	fail function-checked-against-current-policy "registered $s1; run after the lock $s2 ($m2); registered again $s3"
+fi
+stop_server
+# killed before its commit: none of the documents' runs exist, and no 201 came
+qspec 40 10m | sed 's/project: q/project: atom/' >atom.yaml
+BERTH_TEST_COMMIT_DELAY_MS=3000 start --insecure-local
+curl -s -o atom.out -w '%{http_code}' -X POST --data-binary @atom.yaml "$url/api/v1/runs" >atom.status &
+poster=$!
+sleep 1.5
+kill -9 "$spid"
+wait "$spid" 2>/dev/null
+wait "$poster"
+start --insecure-local
+call GET '/api/v1/projects/atom/runs' >/dev/null
+n=$(json 'len(d["items"])' <body 2>/dev/null)
+if [ "$n" = 0 ] && [ "$(cat atom.status)" != 201 ]; then
+	ok kill9-mid-batch-leaves-nothing
+else
+	fail kill9-mid-batch-leaves-nothing "$n of 40 runs stored, answer $(cat atom.status)"
+fi
+stop_server
+mv policy.saved policy.yaml
 
 # ---- kill -9 while runs are submitted: every 201 survives and ends ----------------------------
 start --insecure-local

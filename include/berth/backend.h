@@ -155,9 +155,18 @@ int berth_batch_parse(berth_batch **out, const char *text, size_t len, const ber
 		      berth_error **err);
 int berth_batch_plan_parsed(berth_batch *batch, berth_backend *b, const berth_batch_opts *opts,
 			    berth_error **err);
+/* The documents of a parsed batch (its runs, once planned). */
 size_t berth_batch_count(const berth_batch *batch);
+/* The project document i is planned in, known from the parse alone: opts'
+ * project, else the spec's, else "default" (a server authorizes it before it
+ * plans anything). NULL past the end. */
+const char *berth_batch_project(const berth_batch *batch, size_t i);
+/* The planned run of document i; NULL before the plan. */
 const berth_run *berth_batch_run(const berth_batch *batch, size_t i);
-/* Submits every run; *out (may be NULL) receives their records, in order. */
+/* Submits every run, all or none: the quotas are checked for the whole batch,
+ * again if what the projects hold changed since the plan, and the runs are
+ * stored in one transaction. *out (may be NULL) receives their records, in
+ * order. */
 int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, berth_error **err);
 void berth_batch_free(berth_batch *batch);
 /* Asks the cluster to validate every object of every run without creating

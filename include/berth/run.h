@@ -32,6 +32,10 @@ typedef struct berth_usage {
 	berth_quantity cpu, mem, gpu;
 	int64_t runs;
 } berth_usage;
+/* Adds what run counts against its project's quota to u (a request of several
+ * runs is checked as one: each run against the usage plus the runs before it). */
+struct berth_run;
+void berth_usage_add(berth_usage *u, const struct berth_run *run);
 
 typedef struct berth_run_opts {
 	const char *run_id;          /* NULL: a new random id */
