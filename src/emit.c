@@ -7,6 +7,14 @@
  * (block maps and lists, and scalars), so the writer is short: a string is
  * written plain only when it is unambiguous under both YAML 1.1 and 1.2,
  * else double-quoted with JSON escapes, which YAML reads the same way.
+ *
+ * Every walk here recurses once per level of maps and lists. The trees come
+ * from the reader (at most BERTH_YAML_MAX_DEPTH levels, or a peer's
+ * BERTH_YAML_PEER_MAX_DEPTH) inside a few levels of berth's own objects;
+ * O_MAX_DEPTH guards against any other source. Indentation costs two bytes
+ * a level on every line, so past O_BLOCK_DEPTH levels collections are
+ * written on one line: each node then costs at most a fixed number of bytes
+ * besides its text, and an output is linear in its tree.
  */
 #include <stdio.h>
 #include <string.h>
@@ -132,20 +140,33 @@ static int listed(const char *key, const char *const *keys)
 	return 0;
 }
 
-onode *o_copy(obuild *b, onode *parent, const char *key, const berth_node *n,
-	      const char *const *int_keys)
+/* A tree deeper than O_MAX_DEPTH is not copied: the copy fails. */
+static int too_deep(obuild *b, unsigned depth)
+{
+	if (depth <= O_MAX_DEPTH)
+		return 0;
+	b->failed = 1;
+	return 1;
+}
+
+static onode *copy(obuild *b, onode *parent, const char *key, const berth_node *n,
+		   const char *const *int_keys, unsigned depth)
 {
 	onode *o;
 	switch (n->kind) {
 	case BERTH_NODE_MAP:
+		if (too_deep(b, depth))
+			return NULL;
 		o = o_map(b, parent, key);
 		for (size_t i = 0; o && i < n->len; i++)
-			o_copy(b, o, n->u.pairs[i].key->u.text, n->u.pairs[i].value, int_keys);
+			copy(b, o, n->u.pairs[i].key->u.text, n->u.pairs[i].value, int_keys, depth + 1);
 		return o;
 	case BERTH_NODE_SEQ:
+		if (too_deep(b, depth))
+			return NULL;
 		o = o_seq(b, parent, key);
 		for (size_t i = 0; o && i < n->len; i++)
-			o_copy(b, o, NULL, n->u.items[i], int_keys);
+			copy(b, o, NULL, n->u.items[i], int_keys, depth + 1);
 		return o;
 	case BERTH_NODE_SCALAR:
 		break;
@@ -159,19 +180,30 @@ onode *o_copy(obuild *b, onode *parent, const char *key, const berth_node *n,
 	return o_str(b, parent, key, n->type == BERTH_SCALAR_NULL ? "" : n->u.text);
 }
 
-onode *o_copy_typed(obuild *b, onode *parent, const char *key, const berth_node *n)
+onode *o_copy(obuild *b, onode *parent, const char *key, const berth_node *n,
+	      const char *const *int_keys)
+{
+	return copy(b, parent, key, n, int_keys, 1);
+}
+
+static onode *copy_typed(obuild *b, onode *parent, const char *key, const berth_node *n,
+			 unsigned depth)
 {
 	onode *o;
 	if (n->kind == BERTH_NODE_MAP) {
+		if (too_deep(b, depth))
+			return NULL;
 		o = o_map(b, parent, key);
 		for (size_t i = 0; o && i < n->len; i++)
-			o_copy_typed(b, o, n->u.pairs[i].key->u.text, n->u.pairs[i].value);
+			copy_typed(b, o, n->u.pairs[i].key->u.text, n->u.pairs[i].value, depth + 1);
 		return o;
 	}
 	if (n->kind == BERTH_NODE_SEQ) {
+		if (too_deep(b, depth))
+			return NULL;
 		o = o_seq(b, parent, key);
 		for (size_t i = 0; o && i < n->len; i++)
-			o_copy_typed(b, o, NULL, n->u.items[i]);
+			copy_typed(b, o, NULL, n->u.items[i], depth + 1);
 		return o;
 	}
 	if (n->type == BERTH_SCALAR_STR)
@@ -195,6 +227,11 @@ onode *o_copy_typed(obuild *b, onode *parent, const char *key, const berth_node 
 	if (o)
 		o->s = t;
 	return o;
+}
+
+onode *o_copy_typed(obuild *b, onode *parent, const char *key, const berth_node *n)
+{
+	return copy_typed(b, parent, key, n, 1);
 }
 
 int berth_docs_json(const char *name, const char *data, size_t len, char **out, size_t *outlen,
@@ -361,10 +398,28 @@ static void yaml_key(berth_buf *out, const char *key)
 		berth_buf_puts(out, key);
 }
 
-static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first);
+/* How a collection is written: JSON on lines indented by level, JSON on one
+ * line, or a YAML flow collection (JSON with a space after ':' and ',', which
+ * YAML 1.1 readers need). */
+enum style { PRETTY, COMPACT, FLOW };
 
-/* What follows "key:" or "- ": a scalar, an empty collection, or a block. */
-static void yaml_value(berth_buf *out, const onode *v, int ind, int in_seq)
+static void json_value(berth_buf *out, const onode *n, int ind, enum style st, unsigned depth);
+
+/* A tree deeper than O_MAX_DEPTH is not written: the output fails. */
+static int too_deep_out(berth_buf *out, unsigned depth)
+{
+	if (depth <= O_MAX_DEPTH)
+		return 0;
+	if (!out->failed)
+		out->failed = -BERTH_ETOOBIG;
+	return 1;
+}
+
+static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first, unsigned depth);
+
+/* What follows "key:" or "- ": a scalar, an empty collection, a block, or
+ * past O_BLOCK_DEPTH levels a flow collection. v is at level depth. */
+static void yaml_value(berth_buf *out, const onode *v, int ind, int in_seq, unsigned depth)
 {
 	if (v->kind != O_MAP && v->kind != O_SEQ) {
 		berth_buf_append(out, " ", 1);
@@ -372,28 +427,34 @@ static void yaml_value(berth_buf *out, const onode *v, int ind, int in_seq)
 		berth_buf_append(out, "\n", 1);
 	} else if (!v->first) {
 		berth_buf_puts(out, v->kind == O_MAP ? " {}\n" : " []\n");
+	} else if (depth > O_BLOCK_DEPTH) {
+		berth_buf_append(out, " ", 1);
+		json_value(out, v, 0, FLOW, depth);
+		berth_buf_append(out, "\n", 1);
 	} else if (in_seq && v->kind == O_MAP) {
 		berth_buf_append(out, " ", 1);
-		yaml_block(out, v, ind + 2, 1);
+		yaml_block(out, v, ind + 2, 1, depth);
 	} else {
 		berth_buf_append(out, "\n", 1);
 		/* a list under a key sits at the key's indentation, as kubectl writes it */
-		yaml_block(out, v, v->kind == O_SEQ && !in_seq ? ind : ind + 2, 0);
+		yaml_block(out, v, v->kind == O_SEQ && !in_seq ? ind : ind + 2, 0, depth);
 	}
 }
 
-static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first)
+static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first, unsigned depth)
 {
+	if (too_deep_out(out, depth))
+		return;
 	for (const onode *c = n->first; c; c = c->next) {
 		if (!inline_first || c != n->first)
 			indent(out, ind);
 		if (n->kind == O_MAP) {
 			yaml_key(out, c->key);
 			berth_buf_append(out, ":", 1);
-			yaml_value(out, c, ind, 0);
+			yaml_value(out, c, ind, 0, depth + 1);
 		} else {
 			berth_buf_append(out, "-", 1);
-			yaml_value(out, c, ind, 1);
+			yaml_value(out, c, ind, 1, depth + 1);
 		}
 	}
 }
@@ -402,7 +463,7 @@ void emit_yaml(berth_buf *out, const onode *n)
 {
 	if (n->kind == O_MAP || n->kind == O_SEQ) {
 		if (n->first)
-			yaml_block(out, n, 0, 0);
+			yaml_block(out, n, 0, 0, 1);
 		else
 			berth_buf_puts(out, n->kind == O_MAP ? "{}\n" : "[]\n");
 	} else {
@@ -413,12 +474,17 @@ void emit_yaml(berth_buf *out, const onode *n)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void json_value(berth_buf *out, const onode *n, int ind, int pretty)
+/* n is at level depth (the root: 1); past O_BLOCK_DEPTH, PRETTY is COMPACT. */
+static void json_value(berth_buf *out, const onode *n, int ind, enum style st, unsigned depth)
 {
 	if (n->kind != O_MAP && n->kind != O_SEQ) {
 		put_scalar(out, n, 1);
 		return;
 	}
+	if (too_deep_out(out, depth))
+		return;
+	if (st == PRETTY && depth > O_BLOCK_DEPTH)
+		st = COMPACT;
 	const char *open = n->kind == O_MAP ? "{" : "[", *close = n->kind == O_MAP ? "}" : "]";
 	berth_buf_puts(out, open);
 	if (!n->first) {
@@ -426,19 +492,19 @@ static void json_value(berth_buf *out, const onode *n, int ind, int pretty)
 		return;
 	}
 	for (const onode *c = n->first; c; c = c->next) {
-		if (pretty) {
+		if (st == PRETTY) {
 			berth_buf_append(out, "\n", 1);
 			indent(out, ind + 2);
 		}
 		if (n->kind == O_MAP) {
 			put_quoted(out, c->key);
-			berth_buf_puts(out, pretty ? ": " : ":");
+			berth_buf_puts(out, st == COMPACT ? ":" : ": ");
 		}
-		json_value(out, c, ind + 2, pretty);
+		json_value(out, c, ind + 2, st, depth + 1);
 		if (c->next)
-			berth_buf_append(out, ",", 1);
+			berth_buf_puts(out, st == FLOW ? ", " : ",");
 	}
-	if (pretty) {
+	if (st == PRETTY) {
 		berth_buf_append(out, "\n", 1);
 		indent(out, ind);
 	}
@@ -447,7 +513,7 @@ static void json_value(berth_buf *out, const onode *n, int ind, int pretty)
 
 void emit_json(berth_buf *out, const onode *n, int ind, int pretty)
 {
-	json_value(out, n, ind, pretty);
+	json_value(out, n, ind, pretty ? PRETTY : COMPACT, 1);
 }
 
 onode *o_time(obuild *b, onode *parent, const char *key, int64_t ms)

@@ -59,6 +59,15 @@ onode *o_copy(obuild *b, onode *parent, const char *key, const berth_node *n,
  * data that is handed on as JSON (inputs). */
 onode *o_copy_typed(obuild *b, onode *parent, const char *key, const berth_node *n);
 
+/* Trees deeper than this many levels of maps and lists are neither copied
+ * (o_copy, o_copy_typed: b->failed is set) nor written (emit_*: out->failed
+ * is -BERTH_ETOOBIG). The reader's caps (yaml.h) keep trees far shallower;
+ * this bounds the recursion whatever a tree comes from. */
+#define O_MAX_DEPTH 1024u
+/* Past this many levels, emit_yaml and pretty emit_json write a collection
+ * on one line, so that indentation cannot make an output quadratic. */
+#define O_BLOCK_DEPTH 32u
+
 /* Appends n as YAML (a block at indentation 0) or as JSON (pretty: indented
  * by two spaces from ind, else on one line). */
 void emit_yaml(berth_buf *out, const onode *n);

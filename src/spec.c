@@ -821,8 +821,9 @@ void spec_finish(dctx *c, berth_spec *s)
 	}
 }
 
-int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
-		     berth_error **err)
+/* lim: the reader's caps (yaml.h): a request's, or a file's that is only checked. */
+static int spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
+		      const berth_yaml_limits *lim, berth_error **err)
 {
 	berth_spec_set *set = NULL;
 	berth_yaml_doc *docs;
@@ -843,7 +844,7 @@ int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, s
 		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		goto fail;
 	}
-	ret = berth_yaml_parse(set->arena, name, data, len, &docs, &ndocs, err);
+	ret = berth_yaml_parse_with(set->arena, name, data, len, lim, &docs, &ndocs, err);
 	if (ret < 0)
 		goto fail;
 	if (ndocs == 0) {
@@ -898,6 +899,12 @@ fail:
 	return ret < 0 ? ret : -BERTH_EINVALID;
 }
 
+int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
+		     berth_error **err)
+{
+	return spec_parse(out, name, data, len, &berth_yaml_input_limits, err);
+}
+
 int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **err)
 {
 	char *data;
@@ -906,7 +913,8 @@ int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **
 	int ret = berth_read_file(path, BERTH_YAML_MAX_BYTES, &data, &len, err);
 	if (ret < 0)
 		return ret;
-	ret = berth_spec_parse(out, strcmp(path, "-") == 0 ? "<stdin>" : path, data, len, err);
+	ret = spec_parse(out, strcmp(path, "-") == 0 ? "<stdin>" : path, data, len,
+			 &berth_yaml_file_limits, err);
 	free(data);
 	return ret;
 }

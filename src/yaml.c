@@ -4,7 +4,14 @@
  * The event API is used rather than libfyaml's documents so that a spec is
  * parsed straight into the arena that owns it, once. Types of plain scalars
  * are resolved with the YAML 1.2 core schema; aliases share the anchored
- * subtree and are counted as expanded against BERTH_YAML_MAX_NODES.
+ * subtree and are counted as expanded against the caps of yaml.h.
+ *
+ * Nothing here recurses: open maps and lists are a stack of frames, so the
+ * depth cap is checked as each one opens. libfyaml's event parser keeps its
+ * own state on the heap and applies no depth limit: its limit of 64
+ * (fy_depth_limit(), FYPCF_DISABLE_DEPTH_LIMIT) is checked only where it
+ * loads a document tree, which berth does not use. So the cap is berth's,
+ * the same for YAML and JSON.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +27,9 @@ struct frame {
 	berth_pos pos;
 	const char *anchor;
 	size_t anchor_len;
-	size_t first; /* index of its first child in the child stack */
+	size_t first;    /* index of its first child in the child stack */
+	size_t text0;    /* the builder's text count when it opened */
+	unsigned height; /* levels of maps and lists below it, aliases expanded */
 };
 
 struct anchor {
@@ -28,11 +37,15 @@ struct anchor {
 	const char *name;
 	size_t len;
 	const berth_node *node;
+	size_t text;     /* bytes of scalar text in node, aliases expanded */
+	unsigned height; /* levels of maps and lists in node (0: a scalar) */
 };
 
 struct builder {
 	berth_arena *arena;
 	const char *name;
+	const berth_yaml_limits *lim;
+	size_t nodes, text; /* of the whole input so far, aliases expanded */
 	/* position offset when parsing a JSON value that follows another */
 	uint32_t line0, col0;
 	struct frame *frames;
@@ -68,6 +81,46 @@ BERTH_PRINTF(3, 4) static int syntax(struct builder *b, berth_pos pos, const cha
 	ret = berth_problem_vadd(b->err, BERTH_ESYNTAX, BERTH_ERROR, &w, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+/* An input over one of the caps. */
+BERTH_PRINTF(3, 4) static int too_big(struct builder *b, berth_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+	berth_where w = {b->name, pos.line, pos.column, NULL};
+	b->failed = 1;
+	va_start(ap, fmt);
+	berth_problem_vadd(b->err, BERTH_ETOOBIG, BERTH_ERROR, &w, fmt, ap);
+	va_end(ap);
+	return -BERTH_ETOOBIG;
+}
+
+/* Counts n nodes and text bytes more, aliases expanded, against the caps. */
+static int count(struct builder *b, berth_pos pos, size_t nodes, size_t text)
+{
+	b->nodes += nodes;
+	b->text += text;
+	if (b->nodes > b->lim->nodes)
+		return too_big(b, pos, "input too large: more than %zu nodes once aliases are expanded",
+			       b->lim->nodes);
+	if (b->text > b->lim->text)
+		return too_big(b, pos, "input too large: more than %zu bytes of text once aliases are "
+			       "expanded", b->lim->text);
+	return 0;
+}
+
+/* A child of height h (0: a scalar) goes in the open collection, if any. */
+static int nest(struct builder *b, berth_pos pos, unsigned h, int alias)
+{
+	if (b->nframes == 0)
+		return 0;
+	if (b->nframes + h > b->lim->depth)
+		return too_big(b, pos, "nesting deeper than %u levels%s", b->lim->depth,
+			       alias ? " once aliases are expanded" : "");
+	struct frame *top = &b->frames[b->nframes - 1];
+	if (top->height < h)
+		top->height = h;
+	return 0;
 }
 
 static int nomem(struct builder *b)
@@ -161,25 +214,27 @@ static int tag_is(const char *t, size_t n, const char *shortname)
 	       memcmp(t + 2, shortname, n - 2) == 0;
 }
 
-/* Adds a finished node: to its parent's children, or as the document root. */
-static int emit(struct builder *b, const berth_node *n, const char *anchor, size_t anchor_len)
+/* Adds a finished node: to its parent's children, or as the document root.
+ * text and height are those of n, aliases expanded, for an anchor. */
+static int emit(struct builder *b, const berth_node *n, const char *anchor, size_t anchor_len,
+		size_t text, unsigned height)
 {
 	if (anchor) {
-		if (b->nanchors >= 10000)
-			return syntax(b, n->pos, "too many anchors (at most %s)", "10000");
+		if (b->nanchors >= BERTH_YAML_MAX_ANCHORS)
+			return too_big(b, n->pos, "too many anchors (at most %u)", BERTH_YAML_MAX_ANCHORS);
 		struct anchor *a = berth_arena_alloc(b->arena, sizeof(*a));
 		if (!a)
 			return nomem(b);
 		a->name = anchor;
 		a->len = anchor_len;
 		a->node = n;
+		a->text = text;
+		a->height = height;
 		a->next = b->anchors;
 		b->anchors = a;
 		b->nanchors++;
 	}
 	if (b->nframes == 0) {
-		if (b->ndocs >= BERTH_YAML_MAX_DOCS)
-			return syntax(b, n->pos, "too many documents (at most %s)", "100000");
 		if (grow((void **)&b->docs, &b->docs_cap, b->ndocs + 1, sizeof(*b->docs)))
 			return nomem(b);
 		b->docs[b->ndocs].root = n;
@@ -223,6 +278,8 @@ static int on_scalar(struct builder *b, struct fy_event *e)
 	n->pos = mark_pos(b, fy_event_start_mark(e));
 	n->len = len;
 	n->weight = 1;
+	if (count(b, n->pos, 1, len) < 0 || nest(b, n->pos, 0, 0) < 0)
+		return -BERTH_ETOOBIG;
 	/* a "\0" or "\u0000" escape: berth's strings end at NUL, so the text
 	 * would be cut there; refused rather than read as something else */
 	if (!b->peer && memchr(text, '\0', len))
@@ -246,7 +303,7 @@ static int on_scalar(struct builder *b, struct fy_event *e)
 	}
 	if (e->scalar.anchor && !(anchor = anchor_of(b, e->scalar.anchor, &alen)))
 		return nomem(b);
-	return emit(b, n, anchor, alen);
+	return emit(b, n, anchor, alen, len, 0);
 }
 
 static int on_alias(struct builder *b, struct fy_event *e)
@@ -255,8 +312,12 @@ static int on_alias(struct builder *b, struct fy_event *e)
 	const char *name = fy_token_get_text(e->alias.anchor, &len);
 	berth_pos pos = mark_pos(b, fy_event_start_mark(e));
 	for (struct anchor *a = b->anchors; a; a = a->next)
-		if (name && a->len == len && memcmp(a->name, name, len) == 0)
-			return emit(b, a->node, NULL, 0);
+		if (name && a->len == len && memcmp(a->name, name, len) == 0) {
+			if (count(b, pos, a->node->weight, a->text) < 0 ||
+			    nest(b, pos, a->height, 1) < 0)
+				return -BERTH_ETOOBIG;
+			return emit(b, a->node, NULL, 0, 0, 0);
+		}
 	char *s = berth_strndup(name ? name : "", name ? len : 0);
 	syntax(b, pos, "unknown alias \"*%s\"", s ? s : "?");
 	free(s);
@@ -276,6 +337,11 @@ static int on_start(struct builder *b, struct fy_event *e, berth_node_kind kind)
 		if (!t || !tag_is(t, tlen, kind == BERTH_NODE_MAP ? "map" : "seq"))
 			return bad_tag(b, pos, t, tlen);
 	}
+	/* refused as it opens: nothing deeper is read */
+	if (b->nframes >= b->lim->depth)
+		return too_big(b, pos, "nesting deeper than %u levels", b->lim->depth);
+	if (count(b, pos, 1, 0) < 0)
+		return -BERTH_ETOOBIG;
 	if (grow((void **)&b->frames, &b->frames_cap, b->nframes + 1, sizeof(*b->frames)))
 		return nomem(b);
 	f = &b->frames[b->nframes++];
@@ -283,6 +349,7 @@ static int on_start(struct builder *b, struct fy_event *e, berth_node_kind kind)
 	f->kind = kind;
 	f->pos = pos;
 	f->first = b->nkids;
+	f->text0 = b->text;
 	if (anchor && !(f->anchor = anchor_of(b, anchor, &f->anchor_len)))
 		return nomem(b);
 	return 0;
@@ -300,12 +367,9 @@ static int on_end(struct builder *b)
 		return nomem(b);
 	node->kind = f.kind;
 	node->pos = f.pos;
-	for (size_t i = 0; i < n; i++) {
+	/* at most lim->nodes: every node was counted as it came */
+	for (size_t i = 0; i < n; i++)
 		weight += kids[i]->weight;
-		if (weight > BERTH_YAML_MAX_NODES)
-			return syntax(b, f.pos, "document too large: more than %s nodes once aliases are expanded",
-				      "1000000");
-	}
 	node->weight = weight;
 	if (f.kind == BERTH_NODE_SEQ) {
 		const berth_node **items = berth_arena_alloc(b->arena, n * sizeof(*items));
@@ -329,7 +393,9 @@ static int on_end(struct builder *b)
 		node->u.pairs = pairs;
 	}
 	b->nkids = f.first;
-	return emit(b, node, f.anchor, f.anchor_len);
+	if (b->nframes > 0 && b->frames[b->nframes - 1].height < f.height + 1)
+		b->frames[b->nframes - 1].height = f.height + 1;
+	return emit(b, node, f.anchor, f.anchor_len, b->text - f.text0, f.height + 1);
 }
 
 static int on_event(struct builder *b, struct fy_event *e)
@@ -347,6 +413,14 @@ static int on_event(struct builder *b, struct fy_event *e)
 	case FYET_SEQUENCE_END:
 		return on_end(b);
 	case FYET_DOCUMENT_START:
+		/* refused as it starts: nothing of it is read */
+		if (b->ndocs >= b->lim->docs) {
+			berth_pos pos = mark_pos(b, fy_event_start_mark(e));
+			if (!pos.line) /* a JSON value: where parse_json started this pass */
+				pos = (berth_pos){b->line0 + 1, b->col0 + 1};
+			return too_big(b, pos, "more than %zu documents in one input: split it",
+				       b->lim->docs);
+		}
 		b->anchors = NULL; /* anchors do not cross documents */
 		b->nanchors = 0;
 		return 0;
@@ -459,6 +533,7 @@ out:
 static void builder_reset(struct builder *b)
 {
 	b->nframes = b->nkids = b->ndocs = 0;
+	b->nodes = b->text = 0;
 	b->anchors = NULL;
 	b->nanchors = 0;
 	b->failed = 0;
@@ -553,8 +628,22 @@ bad:
 	return SIZE_MAX;
 }
 
+const berth_yaml_limits berth_yaml_input_limits = {
+	BERTH_YAML_MAX_DOCS, BERTH_YAML_MAX_NODES, BERTH_YAML_MAX_TEXT, BERTH_YAML_MAX_DEPTH,
+};
+
+const berth_yaml_limits berth_yaml_file_limits = {
+	BERTH_YAML_FILE_MAX_DOCS, BERTH_YAML_FILE_MAX_NODES, BERTH_YAML_MAX_TEXT, BERTH_YAML_MAX_DEPTH,
+};
+
+static const berth_yaml_limits peer_limits = {
+	BERTH_YAML_FILE_MAX_DOCS, BERTH_YAML_FILE_MAX_NODES, BERTH_YAML_MAX_TEXT,
+	BERTH_YAML_PEER_MAX_DEPTH,
+};
+
 static int parse_docs(berth_arena *arena, const char *name, const char *data, size_t len,
-		      berth_yaml_doc **docs, size_t *ndocs, berth_error **err, int peer)
+		      const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
+		      berth_error **err, int peer)
 {
 	struct builder b;
 	char *copy = NULL;
@@ -565,6 +654,7 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 	memset(&b, 0, sizeof(b));
 	b.arena = arena;
 	b.name = name;
+	b.lim = lim;
 	b.err = err;
 	b.peer = peer;
 	*docs = NULL;
@@ -640,7 +730,14 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, size_t len,
 		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err)
 {
-	return parse_docs(arena, name, data, len, docs, ndocs, err, 0);
+	return parse_docs(arena, name, data, len, &berth_yaml_input_limits, docs, ndocs, err, 0);
+}
+
+int berth_yaml_parse_with(berth_arena *arena, const char *name, const char *data, size_t len,
+			  const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
+			  berth_error **err)
+{
+	return parse_docs(arena, name, data, len, lim, docs, ndocs, err, 0);
 }
 
 int berth_read_file(const char *path, size_t max, char **out, size_t *len, berth_error **err)
@@ -758,7 +855,7 @@ int berth_json_root(berth_arena *arena, const char *name, const char *data, size
 	size_t ndocs;
 	berth_error *perr = NULL;
 	*root = NULL;
-	int ret = parse_docs(arena, name, data, len, &docs, &ndocs, &perr, 1);
+	int ret = parse_docs(arena, name, data, len, &peer_limits, &docs, &ndocs, &perr, 1);
 	if (ret < 0) {
 		if (err)
 			berth_error_move(err, perr);
