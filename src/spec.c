@@ -555,6 +555,13 @@ static void dec_volumes(dctx *c, const berth_node *n, void *dst, const void *arg
 	if (!want(c, n, BERTH_NODE_SEQ, "a list of volumes"))
 		return;
 	s->volumes_pos = n->pos;
+	/* each volume is checked against every other (names, mount paths): a pod
+	 * has tens, and a list of thousands would cost seconds */
+	if (n->len > BERTH_MAX_VOLUMES) {
+		report(c, n->pos, BERTH_ETOOBIG, "%zu volumes; a run may have at most %d", n->len,
+		       BERTH_MAX_VOLUMES);
+		return;
+	}
 	if (!(s->volumes = arena_array(c, n->len, sizeof(*s->volumes), n->pos)))
 		return;
 	for (size_t i = 0; i < n->len; i++) {

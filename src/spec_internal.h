@@ -11,6 +11,8 @@
 
 /* One input reports at most this many errors. */
 #define BERTH_MAX_PROBLEMS 200
+/* A run has at most this many volumes (each is checked against every other). */
+#define BERTH_MAX_VOLUMES 1024
 
 typedef struct dctx {
 	berth_arena *arena;

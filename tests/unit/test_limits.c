@@ -15,6 +15,7 @@
 #include "berth/spec.h"
 #include "emit.h"
 #include "internal.h"
+#include "spec_internal.h"
 #include "yaml.h"
 #include "t.h"
 
@@ -517,6 +518,66 @@ static void test_walk_guard(void)
 	free(nodes);
 }
 
-T_MAIN(T(test_depth_json), T(test_depth_yaml), T(test_depth_100000), T(test_depth_peer),
+/* Repeats in long lists are found by one sort, each against its first (every
+ * pair of 16,000 envs took seconds): the first repeat names the line of the
+ * first; past 200 problems, one more says the rest were left out. */
+static void test_repeats_and_problem_cap(void)
+{
+	enum { N = 16000 }; /* 80,000 nodes: under the cap */
+	berth_buf in = BERTH_BUF_INIT;
+	berth_buf_puts(&in, "function: {name: f, command: [x]}\nenvs:\n");
+	for (int i = 0; i < N; i++)
+		berth_buf_printf(&in, "- {name: E%d, value: v}\n", i % (N / 2));
+	berth_error *err = NULL;
+	CHECK(spec_parse(&in, &err) < 0);
+	CHECK_INT(berth_error_count(err), 201);
+	const berth_problem *p = berth_error_get(err, 0);
+	CHECKF(p && strstr(p->message, "\"E0\" is set twice (first at line 3)") && p->line == N / 2 + 3,
+	       "first problem: %s at line %u", p ? p->message : "none", p ? p->line : 0);
+	p = berth_error_get(err, 200);
+	CHECKF(p && strstr(p->message, "too many problems; stopping after 200"), "last problem: %s",
+	       p ? p->message : "none");
+	berth_error_free(err);
+	berth_buf_release(&in);
+
+	/* secrets, and labels, the same way; a list without repeats has none */
+	in = (berth_buf)BERTH_BUF_INIT;
+	berth_buf_puts(&in, "function: {name: f, command: [x]}\nsecrets: [a, b, c, b, a, b]\n"
+			    "labels: {x: \"1\", y: \"2\"}\nenvs: [{name: A, value: a}, {name: B, value: b}]\n");
+	err = NULL;
+	CHECK(spec_parse(&in, &err) < 0);
+	CHECK_INT(berth_error_count(err), 3);
+	for (size_t i = 0; i < berth_error_count(err); i++)
+		CHECKF(strstr(berth_error_get(err, i)->message, "listed twice (first at line 2)"),
+		       "%s", berth_error_get(err, i)->message);
+	berth_error_free(err);
+	berth_buf_release(&in);
+}
+
+/* More volumes than a run may have: refused at the list, not compared pair by pair. */
+static void test_volumes_cap(void)
+{
+	for (int n = BERTH_MAX_VOLUMES; n <= BERTH_MAX_VOLUMES + 1; n++) {
+		berth_buf in = BERTH_BUF_INIT;
+		berth_buf_puts(&in, "function: {name: f, command: [x]}\nvolumes:\n");
+		for (int i = 0; i < n; i++)
+			berth_buf_printf(&in, "- {name: v%d, volume_type: empty_dir, mount_path: /m/%d}\n", i, i);
+		berth_error *err = NULL;
+		int rc = spec_parse(&in, &err);
+		if (n == BERTH_MAX_VOLUMES) {
+			CHECK_INT(rc, 0);
+			dump(err);
+		} else {
+			char want[64];
+			snprintf(want, sizeof(want), "%d volumes; a run may have at most %d", n,
+				 BERTH_MAX_VOLUMES);
+			check_only(err, BERTH_ETOOBIG, 3, 1, want);
+		}
+		berth_error_free(err);
+		berth_buf_release(&in);
+	}
+}
+
+T_MAIN(T(test_repeats_and_problem_cap), T(test_volumes_cap), T(test_depth_json), T(test_depth_yaml), T(test_depth_100000), T(test_depth_peer),
        T(test_depth_aliases), T(test_documents), T(test_nodes), T(test_text_aliases),
        T(test_output_linear), T(test_walk_guard))
