@@ -118,6 +118,7 @@ bench: all
 	@mkdir -p build/bench
 	bench/render.sh
 	bench/server.sh
+	bench/list.sh
 	bench/launch.sh
 	bench/memory.sh
 	bench/report.sh

@@ -47,6 +47,10 @@ typedef struct store_run {
 	int64_t seq;         /* the row's place in the store: the order of submission */
 } store_run;
 
+/* A handle is one SQLite connection: one thread uses it at a time. Handles
+ * are independent: several, on one file, may be used by as many threads at
+ * once (a server's readers, each with its own), and a reader never waits for
+ * a writer (WAL): it reads what was committed when its statement began. */
 int store_open(store **out, const char *path, berth_error **err);
 void store_close(store *s);
 /* For a connection that stays open (the server's): the WAL is checkpointed
@@ -77,7 +81,17 @@ typedef struct store_query {
 	const int64_t *fit;          /* cpu milli, mem, gpus, disk: only runs whose requests are
 					within these (that could start now); NULL: any */
 } store_query;
+/* Newest first, a page (limit, and after = the last seq of the page before) is
+ * read from an index in the order it is shown, from its cursor on: it costs
+ * the same however many runs the store holds, for every project or some of
+ * them, in one state or any. A project named twice counts once. Projects
+ * beyond what one statement merges (100 in any state, 500 in one) are read
+ * in parts of that many, a page of each, and the newest runs of all kept. */
 int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n, berth_error **err);
+/* How SQLite reads q: EXPLAIN QUERY PLAN's steps, one a line, indented two
+ * spaces a level ("SEARCH runs USING INDEX runs_state (state=? AND rowid<?)").
+ * For tests and benchmarks; *out is the caller's to free. */
+int store_run_query_plan(store *s, const store_query *q, char **out, berth_error **err);
 void store_run_free(store_run *r);
 void store_run_list_free(store_run **list, size_t n);
 

@@ -466,7 +466,7 @@ static void test_http(void)
 	/* list follows the cursor */
 	CHECK_INT(berth_client_list(c, "demo", BERTH_STATE_RUNNING, &runs, &n, &err), 0);
 	CHECK_INT(n, 3);
-	CHECK_STR(seen.last_query, "/api/v1/runs project=demo&state=Running&after=c1");
+	CHECK_STR(seen.last_query, "/api/v1/runs limit=1000&project=demo&state=Running&after=c1");
 	berth_run_info_list_free(runs, n);
 
 	/* stop, logs */
