@@ -11,13 +11,17 @@
 #      50/s (below what this server sustains on 2 cores), each on a new server
 #   3. GET /api/v1/runs/ID and GET /api/v1/runs?limit=20 (server_get.lua), on the store
 #      that part 1 filled
+#   4. creates with 0 and with 100 log followers open, side by side (a fresh server for
+#      each): at 50/s, then as fast as they go; the followers (curl, ?follow=true) follow
+#      the blocker, whose log stays empty, as a team's terminals follow quiet runs
 # A create must not start a process: each server first gets a "blocker" run that asks
 # for every CPU (nproc) and sleeps, so every benchmarked run waits as Pending. At the
 # end the server, the blocker's supervisor and its sleep are killed (never stopped:
 # stopping the blocker would start the queued runs) and the temporary dir is removed.
 #
 # Knobs (environment): BENCH_DURATION (10s), BENCH_RATES ("1000 50": one part 2 each),
-# BENCH_THREADS (2), BENCH_CONNECTIONS (16), BENCH_PERF=FILE: `perf record --call-graph
+# BENCH_THREADS (2), BENCH_CONNECTIONS (16), BENCH_FOLLOWERS (100: part 4),
+# BENCH_FOLLOW_RATE (50: part 4's fixed rate), BENCH_PERF=FILE: `perf record --call-graph
 # dwarf` of the server during part 1, written to FILE (`perf report -i FILE`).
 # Exit status: 0, or 1 when a wrk run had errors (non-2xx answers, socket errors) or a
 # setup step failed.
@@ -30,6 +34,8 @@ RATES=${BENCH_RATES:-1000 50}
 THREADS=${BENCH_THREADS:-2}
 CONNS=${BENCH_CONNECTIONS:-16}
 PERF_OUT=${BENCH_PERF:-}
+FOLLOWERS=${BENCH_FOLLOWERS:-100}
+FOLLOW_RATE=${BENCH_FOLLOW_RATE:-50}
 
 for c in wrk curl make nproc; do
 	command -v "$c" >/dev/null || { echo "server.sh: $c is missing (scripts/deps.sh)" >&2; exit 1; }
@@ -44,6 +50,7 @@ export BERTH_CGROUP_ROOT=$tmp/no-cgroup
 unset BERTH_CONFIG BERTH_TOKEN BERTH_SERVER 2>/dev/null || true
 
 server_pids=()   # servers started
+follower_pids=() # part 4's curls
 blockers=()      # "RUN_ID SLEEP_ARG" of each blocker
 failures=0
 rows=()          # "metric|value|command" of the table
@@ -57,6 +64,9 @@ die() {
 # queue again), then each blocker's supervisor, then its sleep; removes $tmp.
 cleanup() {
 	local pid b id arg
+	for pid in "${follower_pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
 	for pid in "${server_pids[@]}"; do
 		kill -TERM "$pid" 2>/dev/null || true
 	done
@@ -212,6 +222,58 @@ for rate in $RATES; do
 	fi
 	stop_server
 done
+
+# ---- 4. creates with 0 and with FOLLOWERS log followers open ------------------------------
+# sockets SPID: the server's open sockets (its listener, and one per connection)
+sockets() {
+	local n=0 fd
+	for fd in /proc/"$1"/fd/*; do
+		[[ $(readlink "$fd" 2>/dev/null) == socket:* ]] && n=$((n + 1))
+	done
+	echo "$n"
+}
+# with_followers N: on a fresh server, N followers of the blocker (its log stays empty)
+# held open while creates go at FOLLOW_RATE/s, then as fast as they go; sets
+# f_rps f_p99 (max rate), f_rate_rps f_rate_p99 (fixed rate), f_threads
+with_followers() {
+	local n=$1 base held pid
+	start_server "followers-$n"
+	start_blocker
+	base=$(sockets "$spid")
+	for _ in $(seq "$n"); do
+		curl -sN -o /dev/null "$url/api/v1/runs/$blocker/logs?follow=true" &
+		follower_pids+=($!)
+	done
+	for _ in $(seq 100); do
+		[ "$(sockets "$spid")" -ge $((base + n)) ] && break
+		sleep 0.05
+	done
+	held=$(($(sockets "$spid") - base))
+	[ "$held" -ge "$n" ] || die "only $held of $n followers are connected"
+	f_threads=$(awk '/^Threads:/ {print $2}' /proc/"$spid"/status)
+	echo "   $n followers connected; the server has $f_threads threads"
+	run_wrk "create-at-$FOLLOW_RATE-$n-followers" bench/server_post.lua /api/v1/runs -- "$FOLLOW_RATE" "$THREADS"
+	f_rate_rps=$rps f_rate_p99=$p99
+	run_wrk "create-$n-followers" bench/server_post.lua /api/v1/runs
+	f_rps=$rps f_p99=$p99
+	held=$(($(sockets "$spid") - base))
+	[ "$held" -ge "$n" ] || die "followers were dropped during the runs: $held of $n left"
+	for pid in "${follower_pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${follower_pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	follower_pids=()
+	stop_server
+}
+with_followers 0
+rps0=$f_rps p99_0=$f_p99 rrps0=$f_rate_rps rp99_0=$f_rate_p99 th0=$f_threads
+with_followers "$FOLLOWERS"
+rows+=("create latency p99 at $FOLLOW_RATE/s, 0 / $FOLLOWERS log followers open (achieved $(printf %.0f "$rrps0") / $(printf %.0f "$f_rate_rps")/s; threads $th0 / $f_threads)|$rp99_0 / $f_rate_p99 ms|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs -- $FOLLOW_RATE $THREADS (followers: curl -N URL/api/v1/runs/ID/logs?follow=true)")
+rows+=("creates per second (max), 0 / $FOLLOWERS followers|$(printf %.0f "$rps0") / $(printf %.0f "$f_rps") /s|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs, after the above")
+rows+=("create latency p99 at max rate, 0 / $FOLLOWERS followers|$p99_0 / $f_p99 ms|(same runs)")
+
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 table() {

@@ -12,7 +12,8 @@
 const char usage_serve[] =
 	"usage: berth serve [--listen HOST:PORT] [--config POLICY] [--backend local|kubernetes]\n"
 	"                   [--kubeconfig FILE] [--context NAME] [--insecure-local]\n"
-	"                   [--max-body BYTES] [--threads N]\n"
+	"                   [--max-body BYTES] [--threads N] [--max-connections N]\n"
+	"                   [--max-per-ip N] [--idle-timeout SECONDS] [--max-streams N]\n"
 	"\n"
 	"Serves the REST API of docs/api.md (OpenAPI at /api/v1/openapi.json), with\n"
 	"/healthz and /metrics, over the store in $BERTH_HOME (default ~/.berth).\n"
@@ -30,6 +31,15 @@ const char usage_serve[] =
 	"                      (only on a loopback address)\n"
 	"  --max-body BYTES    the largest request body (default 1048576)\n"
 	"  --threads N         threads answering requests (default: one per core)\n"
+	"  --max-connections N open connections in all (default 4096; fewer when the\n"
+	"                      open file limit, raised to its hard limit, is too low)\n"
+	"  --max-per-ip N      open connections from one address (default 128; behind\n"
+	"                      a proxy every client has its address: raise it)\n"
+	"  --idle-timeout S    a connection that sends and reads nothing for S seconds\n"
+	"                      is closed (default 30; a log follower waiting for the\n"
+	"                      run's output is not idle)\n"
+	"  --max-streams N     logs being sent and stop waits at once (default 1024);\n"
+	"                      past them such requests answer 503 with Retry-After\n"
 	"\n"
 	"While the filesystem of $BERTH_HOME has less free space than a reserve\n"
 	"($BERTH_DISK_RESERVE bytes, default 64Mi or 1% of it, whichever is less),\n"
@@ -82,6 +92,22 @@ int cmd_serve(int argc, char **argv)
 			if (r < 0 || parse_count("--threads", v, 256, &n))
 				return 2;
 			o.threads = (unsigned)n;
+		} else if ((r = cli_flag(argc, argv, &i, "--max-connections", &v))) {
+			if (r < 0 || parse_count("--max-connections", v, 1000000, &n))
+				return 2;
+			o.max_connections = (unsigned)n;
+		} else if ((r = cli_flag(argc, argv, &i, "--max-per-ip", &v))) {
+			if (r < 0 || parse_count("--max-per-ip", v, 1000000, &n))
+				return 2;
+			o.max_per_ip = (unsigned)n;
+		} else if ((r = cli_flag(argc, argv, &i, "--idle-timeout", &v))) {
+			if (r < 0 || parse_count("--idle-timeout", v, 86400, &n))
+				return 2;
+			o.idle_timeout = (unsigned)n;
+		} else if ((r = cli_flag(argc, argv, &i, "--max-streams", &v))) {
+			if (r < 0 || parse_count("--max-streams", v, 100000, &n))
+				return 2;
+			o.max_streams = (unsigned)n;
 		} else if (!strcmp(argv[i], "--insecure-local"))
 			o.insecure_local = true;
 		else if (!strcmp(argv[i], "--routes")) {

@@ -42,24 +42,31 @@ static void observe(histogram *h, double s)
 	h->sum += s;
 }
 
+/* The method as a series knows it: one of the known ones (static strings), or
+ * "other" for any other, so that a client cannot add series by making up methods. */
+static const char *method_label(const char *method)
+{
+	static const char *const known[] = {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"};
+	for (size_t i = 0; method && i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(known[i], method))
+			return known[i];
+	return "other";
+}
+
 void metrics_request(const char *path, const char *method, int status, double seconds)
 {
+	const char *m = method_label(method);
+	int cls = status / 100;
 	pthread_mutex_lock(&lock);
 	series *s = NULL;
 	for (size_t i = 0; !s && i < nreqs; i++)
-		if (reqs[i].route == path && !strcmp(reqs[i].method, method) &&
-		    reqs[i].cls == status / 100)
+		if (reqs[i].route == path && reqs[i].method == m && reqs[i].cls == cls)
 			s = &reqs[i];
 	if (!s && nreqs < MAX_SERIES) {
 		s = &reqs[nreqs++];
 		s->route = path;
-		/* methods are few and static in MHD: keep a copy only of the known ones */
-		static const char *const known[] = {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"};
-		s->method = "other";
-		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			if (!strcmp(known[i], method))
-				s->method = known[i];
-		s->cls = status / 100;
+		s->method = m;
+		s->cls = cls;
 	}
 	if (s)
 		observe(&s->h, seconds);

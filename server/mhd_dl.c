@@ -20,8 +20,11 @@ static const dl_sym syms[] = {
 	S(MHD_lookup_connection_value, lookup_connection_value),
 	S(MHD_queue_response, queue_response),
 	S(MHD_destroy_response, destroy_response),
-	S(MHD_create_response_from_pipe, create_response_from_pipe),
 	S(MHD_create_response_from_buffer, create_response_from_buffer),
+	S(MHD_create_response_from_callback, create_response_from_callback),
+	S(MHD_suspend_connection, suspend_connection),
+	S(MHD_resume_connection, resume_connection),
+	S(MHD_get_connection_info, get_connection_info),
 #undef S
 };
 

@@ -26,9 +26,16 @@ typedef struct mhd_dl {
 	enum MHD_Result (*queue_response)(struct MHD_Connection *c, unsigned int status,
 					  struct MHD_Response *r);
 	void (*destroy_response)(struct MHD_Response *r);
-	struct MHD_Response *(*create_response_from_pipe)(int fd);
 	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer,
 							    enum MHD_ResponseMemoryMode mode);
+	struct MHD_Response *(*create_response_from_callback)(uint64_t size, size_t block_size,
+							      MHD_ContentReaderCallback crc,
+							      void *crc_cls,
+							      MHD_ContentReaderFreeCallback crfc);
+	void (*suspend_connection)(struct MHD_Connection *c);
+	void (*resume_connection)(struct MHD_Connection *c);
+	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *c,
+							       enum MHD_ConnectionInfoType type, ...);
 } mhd_dl;
 
 extern mhd_dl berth_mhd;
@@ -43,7 +50,10 @@ int berth_mhd_load(berth_error **err);
 #define MHD_lookup_connection_value (berth_mhd.lookup_connection_value)
 #define MHD_queue_response (berth_mhd.queue_response)
 #define MHD_destroy_response (berth_mhd.destroy_response)
-#define MHD_create_response_from_pipe (berth_mhd.create_response_from_pipe)
 #define MHD_create_response_from_buffer (berth_mhd.create_response_from_buffer)
+#define MHD_create_response_from_callback (berth_mhd.create_response_from_callback)
+#define MHD_suspend_connection (berth_mhd.suspend_connection)
+#define MHD_resume_connection (berth_mhd.resume_connection)
+#define MHD_get_connection_info (berth_mhd.get_connection_info)
 
 #endif

@@ -4,8 +4,9 @@
  * libmicrohttpd answers HTTP on a pool of threads (one per core, epoll).
  * Every handler goes through one backend handle under one lock: the store
  * is SQLite, whose writes are serial anyway, and a handler holds the lock
- * for microseconds. What can take long (following a log) runs on a thread
- * of its own with a second, passive handle.
+ * for microseconds. What can take long (following a log, waiting for a run
+ * to stop) runs on a thread of its own with a second, passive handle while
+ * the connection is suspended (stream.c): no answer holds a worker thread.
  */
 #ifndef BERTH_SERVER_H
 #define BERTH_SERVER_H
@@ -27,6 +28,11 @@ typedef struct serve_opts {
 	bool insecure_local;      /* anonymous requests act as admin of every project */
 	size_t max_body;          /* bytes; 0: 1 MiB */
 	unsigned threads;         /* 0: one per core */
+	unsigned max_connections; /* open connections in all; 0: 4096 (less when the open
+				     file limit cannot be raised for them) */
+	unsigned max_per_ip;      /* open connections from one address; 0: 128 */
+	unsigned idle_timeout;    /* seconds a connection may do nothing; 0: 30 */
+	unsigned max_streams;     /* logs being sent and stop waits at once; 0: 1024 */
 } serve_opts;
 
 /* Runs until SIGINT or SIGTERM; returns an exit status (messages on stderr). */
@@ -48,9 +54,13 @@ void sb_json(sbuf *b, const char *s);
 void sb_free(sbuf *b);
 /* a problem as the JSON object of docs/api.md (code, severity, file, line, ...) */
 void sb_problem(sbuf *b, const berth_problem *p);
+/* the warnings of w (its problems of severity warning) as a JSON array of
+ * problems: "[]" when there are none; w may be NULL */
+void sb_warnings(sbuf *b, const berth_error *w);
 
 typedef struct route route;
 typedef struct server server;
+typedef struct stream stream;
 
 /* One request, from the first byte to the answer. */
 typedef struct req {
@@ -66,8 +76,12 @@ typedef struct req {
 	char pbuf[512];
 	berth_principal *who;
 	int status;                    /* the answer's status, for the metrics */
-	const berth_error *warnings;   /* sent as Berth-Warning headers */
+	const berth_error *warnings;   /* sent as Berth-Warning headers (the first few) */
 	char allow[64];                /* 405: the methods the path answers */
+	unsigned retry_after;          /* seconds: a Retry-After header when not 0 */
+	stream *stream;                /* a log being sent or a wait (stream.c); set, the
+					  route's handler is called again when the wait is
+					  over */
 } req;
 
 /* A handler answers with one of these (or reply_* below), returning MHD_YES/NO. */
@@ -128,6 +142,35 @@ struct route {
 
 extern const route routes[];
 extern const size_t nroutes;
+
+/* ---- streams (stream.c): answers that wait, off the worker threads --------------------- */
+
+/* Starts the watcher of the streams' clients; at most max streams at once
+ * (0: 1024). 0, or -1 with errno. Before the daemon starts. */
+int streams_start(unsigned max);
+/* Ends every stream (their clients see the connection close, each thread stops
+ * at its next step) and waits a little for their threads. Before the daemon
+ * stops: it must have no connection suspended. Returns how many threads still
+ * run (log threads of quiet runs): what they use must not be freed. */
+unsigned streams_stop(void);
+/* GET .../logs of run id: the log, read by a thread of its own (a passive
+ * handle) and sent as it comes; with follow until the run is final. The
+ * connection is suspended whenever nothing is there to send. Answers 503 with
+ * Retry-After when max streams are open. */
+int stream_logs(req *r, const char *id, bool follow);
+/* Waits, on a thread of its own, until run id is final or timeout_ms passes;
+ * the connection is suspended meanwhile, and the route's handler is called
+ * again when the wait is over (r->stream set): stream_waited says how it
+ * ended. 503 with Retry-After (answered) when max streams are open. */
+int stream_wait(req *r, const char *id, int64_t timeout_ms);
+/* How the wait of r ended: 0 final, -BERTH_ERANGE the time is up (*err NULL),
+ * else the library's error (*err, the caller frees it). */
+int stream_waited(req *r, berth_error **err);
+/* Whether the client of r's stream went away (or the server stops). */
+bool stream_gone(req *r);
+/* The request is over (the daemon's completed callback): the stream's thread
+ * stops at its next step. */
+void stream_end(req *r);
 
 /* ---- metrics (metrics.c) --------------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
 #   tests/run.sh BUILD_DIR [--valgrind]
 # Tiers: unit binaries, golden cases (tests/golden/*/, tests/data/render/*/),
 # Kubernetes schema checks, CLI checks, the local backend, hostile specs and
-# runs against it (security), the server, the
+# runs against it (security), the server, the server under load and abuse, the
 # kubernetes backend against a stand-in API server, the Python SDK, the web UI
 # in a browser, fuzz smoke.
 set -u
@@ -79,6 +79,11 @@ if [ "$mode" != --valgrind ]; then
 
 	echo "== server (berth serve over HTTP)"
 	"$here/server.sh" "$bt/berth" >"$log" 2>&1
+	count <"$log"
+	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
+
+	echo "== load and abuse (berth serve: streams held, floods, caps; loopback, bounded)"
+	"$here/load.sh" "$bt/berth" >"$log" 2>&1
 	count <"$log"
 	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
 
