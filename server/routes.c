@@ -1,6 +1,6 @@
 /*
  * routes.c - the handlers of berth serve, one per route of docs/api.md.
- * Each takes the backend's lock only around library calls.
+ * Each runs its library calls on its worker thread's own backend handle (server.h).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -13,12 +13,12 @@
 
 #include "server.h"
 
-/* rc = call, under the backend's lock (which times itself for the store metric) */
-#define LOCKED(r, rc, call)                                                                      \
+/* rc = call, a library call on this thread's handle, timed for the store metric */
+#define STORE(r, rc, call)                                                                       \
 	do {                                                                                     \
-		srv_lock((r)->srv);                                                              \
+		double t0_ = srv_now();                                                          \
 		rc = (call);                                                                     \
-		srv_unlock((r)->srv);                                                            \
+		metrics_store(srv_now() - t0_);                                                  \
 	} while (0)
 
 /* Answers err (and frees it) when rc failed; 0 when it did not. */
@@ -79,7 +79,7 @@ static int get_healthz(req *r)
 	int64_t counts[5];
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_run_counts(srv_backend(r->srv), counts, &err));
+	STORE(r, rc, berth_run_counts(srv_backend(r->srv), counts, &err));
 	berth_error_free(err);
 	/* the disk: under its reserve the server takes nothing new (507), so it is not
 	 * healthy (503), though it still reads */
@@ -113,7 +113,7 @@ static int get_metrics(req *r)
 	int64_t counts[5];
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_run_counts(srv_backend(r->srv), counts, &err));
+	STORE(r, rc, berth_run_counts(srv_backend(r->srv), counts, &err));
 	berth_error_free(err);
 	if (rc)
 		return reply_fail(r, 503, "io", "the store is unavailable");
@@ -190,7 +190,7 @@ static int get_projects(req *r)
 	size_t len = 0;
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_project_list(srv_backend(r->srv),
+	STORE(r, rc, berth_project_list(srv_backend(r->srv),
 						   (const char *const *)r->who->projects,
 						   r->who->nprojects, r->who->all, BERTH_FORMAT_JSON,
 						   &out, &len, &err));
@@ -230,7 +230,7 @@ static int post_projects(req *r)
 		return ret;
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_project_create(srv_backend(r->srv), name, &err));
+	STORE(r, rc, berth_project_create(srv_backend(r->srv), name, &err));
 	if (failed(r, rc, err, &ret)) {
 		free(name);
 		return ret;
@@ -302,15 +302,17 @@ static int post_runs(req *r)
 	int ret;
 	/* the parse needs no store; the token must be allowed to submit to the project of every
 	 * document before anything of a project is looked up (its secrets, functions,
-	 * quota); only the plan and the submission hold the lock */
+	 * quota); the plan reads the store without a lock, and the submission holds the
+	 * server's, so that two requests never pass a quota on the same usage (it is
+	 * read again there, and the batch planned again when it changed) */
 	int rc = berth_batch_parse(&batch, r->body, r->len, &o, &err);
 	for (size_t i = 0; !rc && i < berth_batch_count(batch); i++)
 		rc = berth_principal_may(r->who, berth_batch_project(batch, i), BERTH_ROLE_USER, &err);
+	if (!rc)
+		STORE(r, rc, berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err));
 	if (!rc) {
 		srv_lock(r->srv);
-		rc = berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err);
-		if (!rc)
-			rc = berth_batch_submit(batch, &infos, &n, &err);
+		STORE(r, rc, berth_batch_submit(batch, &infos, &n, &err));
 		srv_unlock(r->srv);
 	}
 	berth_batch_free(batch);
@@ -319,16 +321,25 @@ static int post_runs(req *r)
 		berth_error_free(err);
 		return ret;
 	}
+	/* one run: its record; several: {"items": [...]}; with the warnings of the
+	 * request (image not pulled, ...) in "warnings" either way */
 	sbuf b = {0};
 	run_json(&b, infos, n, n != 1);
+	while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+		b.data[--b.len] = 0;
+	sbuf w = {0};
 	if (n != 1) {
-		sbuf w = {0};
 		sb_puts(&w, "{\"items\": ");
 		sb_put(&w, b.data ? b.data : "[]", b.data ? b.len : 2);
-		sb_puts(&w, "}");
-		sb_free(&b);
-		b = w;
-	}
+	} else if (b.len && b.data[b.len - 1] == '}')
+		sb_put(&w, b.data, b.len - 1);
+	else
+		w.failed = true;
+	sb_puts(&w, ", \"warnings\": ");
+	sb_warnings(&w, err);
+	sb_puts(&w, "}");
+	sb_free(&b);
+	b = w;
 	berth_run_info_list_free(infos, n);
 	r->warnings = err;
 	ret = reply_json(r, 201, &b);
@@ -371,7 +382,7 @@ static int get_runs(req *r)
 	size_t n = 0;
 	int64_t next = 0;
 	int rc;
-	LOCKED(r, rc, berth_run_page(srv_backend(r->srv), projects, np, state, after, limit,
+	STORE(r, rc, berth_run_page(srv_backend(r->srv), projects, np, state, after, limit,
 					  &infos, &n, &next, &err));
 	if (failed(r, rc, err, &ret))
 		return ret;
@@ -396,10 +407,10 @@ static int post_validate(req *r)
 	berth_batch *batch = NULL;
 	berth_error *err = NULL;
 	int ret, rc;
-	/* the parse needs no store: only the plan holds the lock */
+	/* the parse needs no store */
 	rc = berth_batch_parse(&batch, r->body, r->len, &o, &err);
 	if (!rc)
-		LOCKED(r, rc, berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err));
+		STORE(r, rc, berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err));
 	if (rc) {
 		berth_batch_free(batch);
 		ret = reply_error(r, err);
@@ -447,7 +458,7 @@ static int get_run(req *r)
 	berth_run_info *info = NULL;
 	berth_error *err = NULL;
 	int ret, rc;
-	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), req_param(r, "id"), &info, &err));
+	STORE(r, rc, berth_backend_get(srv_backend(r->srv), req_param(r, "id"), &info, &err));
 	if (failed(r, rc, err, &ret))
 		return ret;
 	sbuf b = {0};
@@ -460,7 +471,7 @@ static int delete_run(req *r)
 {
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_run_delete(srv_backend(r->srv), req_param(r, "id"), &err));
+	STORE(r, rc, berth_run_delete(srv_backend(r->srv), req_param(r, "id"), &err));
 	return answer(r, rc, err, NULL, 0, NULL, false);
 }
 
@@ -487,14 +498,14 @@ static int stop_run(req *r)
 		if (failed(r, rc, err, &ret))
 			return ret;
 	} else {
-		LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
+		STORE(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
 		if (failed(r, rc, err, &ret))
 			return ret;
 		bool was_final = berth_state_final(info->state);
 		berth_run_info_free(info);
 		info = NULL;
 		if (!was_final) {
-			LOCKED(r, rc, berth_backend_stop_request(srv_backend(r->srv), id, (int)grace,
+			STORE(r, rc, berth_backend_stop_request(srv_backend(r->srv), id, (int)grace,
 								 &err));
 			if (failed(r, rc, err, &ret))
 				return ret;
@@ -502,7 +513,7 @@ static int stop_run(req *r)
 				return stream_wait(r, id, timeout_ms);
 		}
 	}
-	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
+	STORE(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
 	if (failed(r, rc, err, &ret))
 		return ret;
 	sbuf b = {0};
@@ -524,7 +535,7 @@ static int get_spec(req *r)
 	berth_run_info *info = NULL;
 	berth_error *err = NULL;
 	int ret, rc;
-	LOCKED(r, rc, berth_backend_get(srv_backend(r->srv), req_param(r, "id"), &info, &err));
+	STORE(r, rc, berth_backend_get(srv_backend(r->srv), req_param(r, "id"), &info, &err));
 	if (failed(r, rc, err, &ret))
 		return ret;
 	char *e = info->effective;
@@ -542,7 +553,7 @@ static int get_source(req *r)
 	size_t len = 0;
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_run_source(srv_backend(r->srv), req_param(r, "id"), &out, &len, &err));
+	STORE(r, rc, berth_run_source(srv_backend(r->srv), req_param(r, "id"), &out, &len, &err));
 	return answer(r, rc, err, out, len, NULL, false);
 }
 
@@ -556,7 +567,7 @@ static int get_manifests(req *r)
 	size_t len = 0;
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_run_manifests(srv_backend(r->srv), req_param(r, "id"),
+	STORE(r, rc, berth_run_manifests(srv_backend(r->srv), req_param(r, "id"),
 						    yaml ? BERTH_FORMAT_YAML : BERTH_FORMAT_JSON, &out,
 						    &len, &err));
 	return answer(r, rc, err, out, len, yaml ? "application/yaml; charset=utf-8" : NULL, false);
@@ -568,7 +579,7 @@ static int get_events(req *r)
 	size_t len = 0;
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_run_events(srv_backend(r->srv), req_param(r, "id"),
+	STORE(r, rc, berth_run_events(srv_backend(r->srv), req_param(r, "id"),
 						 BERTH_FORMAT_JSON, &out, &len, &err));
 	return answer(r, rc, err, out, len, NULL, true);
 }
@@ -581,7 +592,7 @@ static int get_functions(req *r)
 	size_t len = 0;
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_function_list(srv_backend(r->srv), req_param(r, "project"),
+	STORE(r, rc, berth_function_list(srv_backend(r->srv), req_param(r, "project"),
 						    BERTH_FORMAT_JSON, &out, &len, &err));
 	return answer(r, rc, err, out, len, NULL, true);
 }
@@ -593,14 +604,14 @@ static int post_function(req *r)
 	char *name = NULL, *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	srv_lock(r->srv);
+	double t0 = srv_now();
 	int rc = berth_function_put(srv_backend(r->srv), project, file && *file ? file : "function.yaml",
 				    r->body, r->len, &name, &err);
 	int created = rc;
 	if (rc >= 0)
 		rc = berth_function_get(srv_backend(r->srv), project, name, BERTH_FORMAT_JSON, &out, &len,
 					&err);
-	srv_unlock(r->srv);
+	metrics_store(srv_now() - t0);
 	free(name);
 	int ret;
 	if (failed(r, rc < 0 ? rc : 0, err, &ret))
@@ -614,7 +625,7 @@ static int get_function(req *r)
 	size_t len = 0;
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_function_get(srv_backend(r->srv), req_param(r, "project"),
+	STORE(r, rc, berth_function_get(srv_backend(r->srv), req_param(r, "project"),
 						   req_param(r, "name"), BERTH_FORMAT_JSON, &out, &len,
 						   &err));
 	return answer(r, rc, err, out, len, NULL, false);
@@ -624,7 +635,7 @@ static int delete_function(req *r)
 {
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_function_delete(srv_backend(r->srv), req_param(r, "project"),
+	STORE(r, rc, berth_function_delete(srv_backend(r->srv), req_param(r, "project"),
 						      req_param(r, "name"), &err));
 	return answer(r, rc, err, NULL, 0, NULL, false);
 }
@@ -637,7 +648,7 @@ static int get_secrets(req *r)
 	size_t n = 0;
 	berth_error *err = NULL;
 	int ret, rc;
-	LOCKED(r, rc, berth_backend_secret_names(srv_backend(r->srv), req_param(r, "project"),
+	STORE(r, rc, berth_backend_secret_names(srv_backend(r->srv), req_param(r, "project"),
 							   &names, &n, &err));
 	if (failed(r, rc, err, &ret))
 		return ret;
@@ -662,7 +673,7 @@ static int put_secret(req *r)
 		return ret;
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_backend_secret_set(srv_backend(r->srv), req_param(r, "project"),
+	STORE(r, rc, berth_backend_secret_set(srv_backend(r->srv), req_param(r, "project"),
 						    req_param(r, "name"), value, strlen(value), &err));
 	explicit_bzero(value, strlen(value));
 	explicit_bzero(r->body, r->len);
@@ -674,7 +685,7 @@ static int delete_secret(req *r)
 {
 	berth_error *err = NULL;
 	int rc;
-	LOCKED(r, rc, berth_backend_secret_delete(srv_backend(r->srv), req_param(r, "project"),
+	STORE(r, rc, berth_backend_secret_delete(srv_backend(r->srv), req_param(r, "project"),
 							    req_param(r, "name"), &err));
 	return answer(r, rc, err, NULL, 0, NULL, false);
 }

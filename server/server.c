@@ -23,9 +23,9 @@
 struct server {
 	const serve_opts *o;
 	berth_policy *policy;
-	berth_backend *b;
-	pthread_mutex_t lock;
-	double locked_at;          /* when the lock was taken: its holder's time is the store's */
+	berth_backend *b;          /* the main thread's: recovery at start, then the reconciler */
+	pthread_key_t handle;      /* each worker thread's own backend handle (srv_backend) */
+	pthread_mutex_t lock;      /* submissions (srv_lock) */
 	size_t max_body;
 	/* the data dir's free space: one statvfs a second at most, shared by every
 	 * thread under disk_lock (held for that statvfs only, never with lock) */
@@ -97,7 +97,20 @@ void sb_json(sbuf *b, const char *s)
 		return;
 	}
 	sb_put(b, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	size_t left = strlen(s);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++, left--) {
+		/* JSON is UTF-8: a byte that is not (a path parameter, say) is U+FFFD */
+		size_t k = *p < 0x80 ? 1 : berth_utf8_len((const char *)p, left);
+		if (!k) {
+			sb_puts(b, "\\ufffd");
+			continue;
+		}
+		if (k > 1) {
+			sb_put(b, (const char *)p, k);
+			p += k - 1;
+			left -= k - 1;
+			continue;
+		}
 		if (*p == '"' || *p == '\\') {
 			char e[2] = {'\\', (char)*p};
 			sb_put(b, e, 2);
@@ -107,7 +120,7 @@ void sb_json(sbuf *b, const char *s)
 			sb_puts(b, "\\t");
 		else if (*p == '\r')
 			sb_puts(b, "\\r");
-		else if (*p < 0x20)
+		else if (*p < 0x20 || *p == 0x7f)
 			sb_printf(b, "\\u%04x", *p);
 		else
 			sb_put(b, (const char *)p, 1);
@@ -338,20 +351,46 @@ const char *req_arg(const req *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* A worker thread's handle: opened at its first request, closed when the
+ * thread ends (the daemon's stop joins them, before the policy is freed). */
 berth_backend *srv_backend(server *s)
 {
-	return s->b;
+	berth_backend *b = pthread_getspecific(s->handle);
+	if (b)
+		return b;
+	berth_backend_opts bo = {.home = srv_home(s), .policy = s->policy, .passive = true,
+				 .cached = true, .kubeconfig = s->o->kubeconfig,
+				 .context = s->o->context};
+	berth_error *err = NULL;
+	if (berth_backend_open(&b, s->o->backend, &bo, &err)) {
+		berth_error_free(err);
+		return NULL;
+	}
+	berth_error_free(err);
+	if (pthread_setspecific(s->handle, b)) {
+		berth_backend_close(b);
+		return NULL;
+	}
+	return b;
+}
+
+static void close_handle(void *b)
+{
+	berth_backend_close(b);
+}
+
+double srv_now(void)
+{
+	return now_s();
 }
 
 void srv_lock(server *s)
 {
 	pthread_mutex_lock(&s->lock);
-	s->locked_at = now_s();
 }
 
 void srv_unlock(server *s)
 {
-	metrics_store(now_s() - s->locked_at);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -522,9 +561,9 @@ static int authenticate(req *r)
 		return -1;
 	}
 	berth_error *err = NULL;
-	srv_lock(r->srv);
-	int rc = berth_token_check(r->srv->b, h + 7, &r->who, &err);
-	srv_unlock(r->srv);
+	double t0 = now_s();
+	int rc = berth_token_check(srv_backend(r->srv), h + 7, &r->who, &err);
+	metrics_store(now_s() - t0);
 	if (rc) {
 		reply_error(r, err);
 		berth_error_free(err);
@@ -559,9 +598,9 @@ static int authorize(req *r)
 		break;
 	case SCOPE_RUN: {
 		berth_run_info *info = NULL;
-		srv_lock(r->srv);
-		rc = berth_backend_get(r->srv->b, req_param(r, "id"), &info, &err);
-		srv_unlock(r->srv);
+		double t0 = now_s();
+		rc = berth_backend_get(srv_backend(r->srv), req_param(r, "id"), &info, &err);
+		metrics_store(now_s() - t0);
 		/* a run of a project the token may not see answers as an unknown one
 		 * does: its existence is not told */
 		bool hidden = !rc && berth_principal_may(r->who, info->project, BERTH_ROLE_VIEWER, NULL);
@@ -584,9 +623,9 @@ static int authorize(req *r)
 	return 0;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_size, void **state)
+enum MHD_Result server_request(void *cls, struct MHD_Connection *conn, const char *url,
+			       const char *method, const char *version, const char *upload,
+			       size_t *upload_size, void **state)
 {
 	server *s = cls;
 	req *r = *state;
@@ -638,6 +677,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 							   "%s is not a method of %s", method, url);
 		return (enum MHD_Result)reply_fail(r, 404, "not-found", "no route %s %s", method, url);
 	}
+	/* the store on this thread's own connection: reads never wait for writers */
+	if (!srv_backend(s))
+		return (enum MHD_Result)reply_fail(r, 503, "io", "the store of %s cannot be opened",
+						   srv_home(s));
 	if (r->route->scope != SCOPE_PUBLIC) {
 		if (authenticate(r))
 			return r->status ? MHD_YES : MHD_NO;
@@ -652,8 +695,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return (enum MHD_Result)r->route->fn(r);
 }
 
-static void on_done(void *cls, struct MHD_Connection *conn, void **state,
-		    enum MHD_RequestTerminationCode why)
+void server_completed(void *cls, struct MHD_Connection *conn, void **state,
+		      enum MHD_RequestTerminationCode why)
 {
 	req *r = *state;
 	if (!r)
@@ -766,6 +809,82 @@ static void report(berth_error *err)
 	berth_error_free(err);
 }
 
+int server_open(server **out, const serve_opts *o)
+{
+	*out = NULL;
+	server *s = calloc(1, sizeof(*s));
+	if (!s) {
+		fprintf(stderr, "berth serve: out of memory\n");
+		return 1;
+	}
+	s->o = o;
+	s->max_body = o->max_body ? o->max_body : 1u << 20;
+	s->disk_reserve = -1;
+	const char *reserve = getenv("BERTH_DISK_RESERVE");
+	if (reserve && *reserve) {
+		berth_quantity q;
+		char why[256];
+		if (berth_quantity_parse_message(&q, reserve, strlen(reserve), why, sizeof(why)) ||
+		    berth_quantity_sign(&q) < 0) {
+			fprintf(stderr, "berth serve: BERTH_DISK_RESERVE \"%s\" is not a number of bytes "
+					"(0 or more, like 67108864 or 64Mi)%s%s\n", reserve, *why ? ": " : "", why);
+			free(s);
+			return 2;
+		}
+		s->disk_reserve = berth_quantity_value(&q);
+	}
+	berth_error *err = NULL;
+	if (berth_policy_load(&s->policy, o->config, &err)) {
+		int st = berth_code_exit_status(berth_error_code(err));
+		report(err);
+		free(s);
+		return st ? st : 1;
+	}
+	report(err);
+	err = NULL;
+	/* the records are kept by the reconciler of serve_main: GET reads the store */
+	berth_backend_opts bo = {.home = o->home, .policy = s->policy, .cached = true,
+				 .kubeconfig = o->kubeconfig, .context = o->context};
+	/* opening recovers: runs whose processes died while no one watched are
+	 * marked Failed, and queued runs are started */
+	if (berth_backend_open(&s->b, o->backend, &bo, &err)) {
+		int st = berth_code_exit_status(berth_error_code(err));
+		report(err);
+		berth_policy_free(s->policy);
+		free(s);
+		return st ? st : 1;
+	}
+	report(err); /* warnings: runs whose state could not be read */
+	if (pthread_key_create(&s->handle, close_handle)) {
+		fprintf(stderr, "berth serve: out of memory\n");
+		berth_backend_close(s->b);
+		berth_policy_free(s->policy);
+		free(s);
+		return 1;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->disk_lock, NULL);
+	*out = s;
+	return 0;
+}
+
+void server_close(server *s, bool keep_policy)
+{
+	if (!s)
+		return;
+	/* this thread's own handle (the worker threads closed theirs as they ended) */
+	berth_backend *own = pthread_getspecific(s->handle);
+	pthread_setspecific(s->handle, NULL);
+	berth_backend_close(own);
+	pthread_key_delete(s->handle);
+	berth_backend_close(s->b);
+	if (!keep_policy)
+		berth_policy_free(s->policy);
+	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->disk_lock);
+	free(s);
+}
+
 int serve_main(const serve_opts *o)
 {
 	struct sockaddr_storage addr;
@@ -784,46 +903,11 @@ int serve_main(const serve_opts *o)
 				"(127.0.0.1, [::1]), not \"%s\"\n", o->listen);
 		return 2;
 	}
-	server s;
-	memset(&s, 0, sizeof(s));
-	s.o = o;
-	s.max_body = o->max_body ? o->max_body : 1u << 20;
-	s.disk_reserve = -1;
-	const char *reserve = getenv("BERTH_DISK_RESERVE");
-	if (reserve && *reserve) {
-		berth_quantity q;
-		char why[256];
-		if (berth_quantity_parse_message(&q, reserve, strlen(reserve), why, sizeof(why)) ||
-		    berth_quantity_sign(&q) < 0) {
-			fprintf(stderr, "berth serve: BERTH_DISK_RESERVE \"%s\" is not a number of bytes "
-					"(0 or more, like 67108864 or 64Mi)%s%s\n", reserve, *why ? ": " : "", why);
-			return 2;
-		}
-		s.disk_reserve = berth_quantity_value(&q);
-	}
-	pthread_mutex_init(&s.lock, NULL);
-	pthread_mutex_init(&s.disk_lock, NULL);
+	server *s = NULL;
+	int st = server_open(&s, o);
+	if (st)
+		return st;
 	berth_error *err = NULL;
-	if (berth_policy_load(&s.policy, o->config, &err)) {
-		int st = berth_code_exit_status(berth_error_code(err));
-		report(err);
-		return st ? st : 1;
-	}
-	report(err);
-	err = NULL;
-	/* the records are kept by the reconciler below: GET reads the store */
-	berth_backend_opts bo = {.home = o->home, .policy = s.policy, .cached = true,
-				 .kubeconfig = o->kubeconfig, .context = o->context};
-	/* opening recovers: runs whose processes died while no one watched are
-	 * marked Failed, and queued runs are started */
-	if (berth_backend_open(&s.b, o->backend, &bo, &err)) {
-		int st = berth_code_exit_status(berth_error_code(err));
-		report(err);
-		berth_policy_free(s.policy);
-		return st ? st : 1;
-	}
-	report(err); /* warnings: runs whose state could not be read */
-	err = NULL;
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -843,27 +927,25 @@ int serve_main(const serve_opts *o)
 		lim.per_ip = lim.conns;
 	if (streams_start(lim.streams)) {
 		fprintf(stderr, "berth serve: cannot start the streams' watcher: %s\n", strerror(errno));
-		berth_backend_close(s.b);
-		berth_policy_free(s.policy);
+		server_close(s, false);
 		return 1;
 	}
 	struct MHD_Daemon *d = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
 			MHD_ALLOW_SUSPEND_RESUME | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-		0, NULL, NULL, on_request, &s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_done, &s,
+		0, NULL, NULL, server_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, server_completed, s,
 		MHD_OPTION_CONNECTION_TIMEOUT, lim.idle, MHD_OPTION_CONNECTION_LIMIT, lim.conns,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim.per_ip, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "berth serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
 		streams_stop();
-		berth_backend_close(s.b);
-		berth_policy_free(s.policy);
+		server_close(s, false);
 		return 1;
 	}
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	fprintf(stderr, "berth serve: listening on %s (port %u), data in %s, backend %s%s\n",
-		o->listen, di ? (unsigned)di->port : 0, berth_backend_home(s.b),
+		o->listen, di ? (unsigned)di->port : 0, srv_home(s),
 		o->backend ? o->backend : "local",
 		o->insecure_local ? ", anonymous requests allowed" : "");
 	fprintf(stderr, "berth serve: at most %u connections, %u from one address, closed after %u s "
@@ -874,21 +956,16 @@ int serve_main(const serve_opts *o)
 			usleep(100000);
 		if (stopping)
 			break;
-		srv_lock(&s);
-		berth_backend_reconcile(s.b, &err);
-		srv_unlock(&s);
+		/* on the main handle: SQLite orders its writes with the workers' */
+		berth_backend_reconcile(s->b, &err);
 		berth_error_free(err);
 		err = NULL;
 	}
 	fprintf(stderr, "berth serve: stopping\n");
 	/* no connection may be suspended when the daemon stops */
 	unsigned left = streams_stop();
-	MHD_stop_daemon(d);
-	berth_backend_close(s.b);
+	MHD_stop_daemon(d); /* its threads end: their handles are closed */
 	/* a log thread still reading a quiet run has the policy: it ends with the process */
-	if (!left)
-		berth_policy_free(s.policy);
-	pthread_mutex_destroy(&s.lock);
-	pthread_mutex_destroy(&s.disk_lock);
+	server_close(s, left > 0);
 	return 0;
 }

@@ -2,11 +2,15 @@
  * server.h - berth serve: the REST API of docs/api.md over libberth.
  *
  * libmicrohttpd answers HTTP on a pool of threads (one per core, epoll).
- * Every handler goes through one backend handle under one lock: the store
- * is SQLite, whose writes are serial anyway, and a handler holds the lock
- * for microseconds. What can take long (following a log, waiting for a run
- * to stop) runs on a thread of its own with a second, passive handle while
- * the connection is suspended (stream.c): no answer holds a worker thread.
+ * Each worker thread has a backend handle of its own, and with it its own
+ * connection to the store: SQLite in WAL mode lets reads go on while one
+ * writer commits, and orders the writers (of this process, the reconciler of
+ * the main thread, and any berth command) itself. No handler plans or reads
+ * under a lock of the server's; only a submission takes one (srv_lock), so
+ * that the quotas of two requests are never checked against the same usage.
+ * What can take long (following a log, waiting for a run to stop) runs on a
+ * thread of its own with a passive handle while the connection is suspended
+ * (stream.c): no answer holds a worker thread.
  */
 #ifndef BERTH_SERVER_H
 #define BERTH_SERVER_H
@@ -17,6 +21,7 @@
 #include <stdint.h>
 
 #include "berth/berth.h"
+#include "mhd_dl.h"
 
 typedef struct serve_opts {
 	const char *listen;       /* "127.0.0.1:8720", "[::1]:8720", ":8720" */
@@ -37,6 +42,20 @@ typedef struct serve_opts {
 
 /* Runs until SIGINT or SIGTERM; returns an exit status (messages on stderr). */
 int serve_main(const serve_opts *o);
+
+typedef struct server server;
+/* The server without its daemon (serve_main's first half; tests/fuzz/fuzz_http.c
+ * feeds it requests): the policy loaded, the store opened and recovered. An
+ * exit status, with the reason on stderr; o must outlive it. */
+int server_open(server **out, const serve_opts *o);
+/* keep_policy: a thread that may still read it has not ended */
+void server_close(server *s, bool keep_policy);
+/* The daemon's access handler and completed callback (cls is the server). */
+enum MHD_Result server_request(void *cls, struct MHD_Connection *conn, const char *url,
+			       const char *method, const char *version, const char *upload,
+			       size_t *upload_size, void **state);
+void server_completed(void *cls, struct MHD_Connection *conn, void **state,
+		      enum MHD_RequestTerminationCode why);
 
 /* ---- what handlers share (server.c) ---------------------------------------------------- */
 
@@ -59,7 +78,6 @@ void sb_problem(sbuf *b, const berth_problem *p);
 void sb_warnings(sbuf *b, const berth_error *w);
 
 typedef struct route route;
-typedef struct server server;
 typedef struct stream stream;
 
 /* One request, from the first byte to the answer. */
@@ -95,11 +113,15 @@ const char *req_param(const req *r, const char *name);
 /* A query argument, or NULL. */
 const char *req_arg(const req *r, const char *name);
 
-/* The backend and its lock; the time each holder keeps it is the store
- * latency of /metrics. */
+/* This thread's backend handle (opened at its first request; NULL when the
+ * store cannot be opened, which server_request answers with 503 before any
+ * handler runs). */
 berth_backend *srv_backend(server *s);
+/* Held around a submission (quota checked, then stored): nothing else. */
 void srv_lock(server *s);
 void srv_unlock(server *s);
+/* Monotonic seconds; the time of each library call is the store latency of /metrics. */
+double srv_now(void);
 const berth_policy *srv_policy(server *s);
 const serve_opts *srv_opts(server *s);
 const char *srv_home(server *s);

@@ -893,32 +893,6 @@ static int secret_target(berth_client *c, berth_buf *t, const char *project, con
 	return nomem_target(t, err);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t k;
-	unsigned min;
-	if (s[0] < 0x80)
-		return s[0] ? 1 : 0;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		k = 2, min = 0x80;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		k = 3, min = 0x800;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		k = 4, min = 0x10000;
-	else
-		return 0;
-	if (n < k)
-		return 0;
-	unsigned cp = s[0] & (0x7f >> k);
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : k;
-}
-
 int berth_client_secret_set(berth_client *c, const char *project, const char *name,
 			    const char *value, size_t len, berth_error **err)
 {
@@ -932,7 +906,7 @@ int berth_client_secret_set(berth_client *c, const char *project, const char *na
 	berth_buf_puts(&body, "{\"value\": \"");
 	for (size_t i = 0; i < len;) {
 		const unsigned char *s = (const unsigned char *)value + i;
-		size_t k = utf8_len(s, len - i);
+		size_t k = berth_utf8_len((const char *)s, len - i);
 		if (!k) {
 			ret = berth_fail(err, BERTH_EARG,
 					 "the value of secret \"%s\" is not UTF-8 text without NUL "

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "berth/node.h"
 #include "internal.h"
 
 long berth_fail_alloc_after = 0;
@@ -139,4 +140,32 @@ void berth_buf_release(berth_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 	b->failed = 0;
+}
+
+size_t berth_utf8_len(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t k;
+	unsigned min;
+	if (!n)
+		return 0;
+	if (s[0] < 0x80)
+		return s[0] ? 1 : 0;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2, min = 0x80;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3, min = 0x800;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4, min = 0x10000;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	unsigned cp = s[0] & (0x7f >> k);
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : k;
 }

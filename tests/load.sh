@@ -500,6 +500,42 @@ else
 fi
 stop_server
 
+# ---- a writer holds the store: reads go on -------------------------------------------------------
+# Another process holds the store's write lock for 3 s while a create waits for it on its
+# worker thread; each worker has its own connection, so lists, runs and /healthz (WAL
+# reads) answer meanwhile, and the create is stored once the writer is done.
+rm -f out
+if start --insecure-local && alive; then
+	spec held 'true' >held.yaml
+	python3 - "$BERTH_HOME/berth.db" >holder.out 2>&1 <<'PY' &
+import sqlite3, sys, time
+con = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+con.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+time.sleep(3)
+con.execute("ROLLBACK")
+PY
+	holder=$!
+	for _ in $(seq 50); do grep -q held holder.out 2>/dev/null && break; sleep 0.05; done
+	curl -s -m 15 -o created.json -w '%{http_code}' -X POST --data-binary @held.yaml "$url/api/v1/runs" >created.status &
+	poster=$!
+	sleep 0.3
+	t0=$(date +%s%N)
+	s1=$(call GET '/api/v1/runs?limit=5')
+	s2=$(call GET /healthz)
+	s3=$(call GET '/api/v1/runs?state=Succeeded&limit=5')
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	wait "$poster" "$holder"
+	if [ "$s1$s2$s3" = 200200200 ] && [ "$ms" -lt 1500 ] && [ "$(cat created.status)" = 201 ] && alive; then
+		ok "reads-answer-while-a-writer-holds-the-store (3 reads in $ms ms; the create stored after)"
+	else
+		fail reads-answer-while-a-writer-holds-the-store "reads $s1 $s2 $s3 in $ms ms, create $(cat created.status)"
+	fi
+else
+	fail reads-answer-while-a-writer-holds-the-store "no server: $(cat "$slog")"
+fi
+stop_server
+
 # ---- the runs end; every server's log is clean ----------------------------------------------------
 rm -f out
 for p in $(pgrep -f "^sleep $tag\$"); do kill -9 "$p" 2>/dev/null; done

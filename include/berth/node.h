@@ -87,6 +87,11 @@ void berth_doc_free(berth_doc *doc);
 int berth_docs_json(const char *name, const char *data, size_t len, char **out, size_t *outlen,
 		    berth_error **err);
 
+/* The length of the valid UTF-8 sequence at s (n bytes left, n > 0): 1 to 4;
+ * 0 when the bytes there are not UTF-8 (overlong, a surrogate, past U+10FFFF,
+ * cut short) or s[0] is NUL. */
+size_t berth_utf8_len(const char *s, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
