@@ -93,6 +93,12 @@ FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BT)/%,$(wildcard tests/fuzz/fuzz_*.c))
 $(BT)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(wildcard src/*.h) $(HEADERS)
 	@mkdir -p $(BT)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+# the server's request path: its sources too (the daemon is a stand-in in the target)
+SERVER_SRC := $(wildcard server/*.c)
+$(BT)/fuzz_http: tests/fuzz/fuzz_http.c $(LIB_SRC) $(SERVER_SRC) $(wildcard src/*.h server/*.h) \
+		 $(HEADERS) server/openapi.json $(wildcard web/*.html web/*.js web/*.css)
+	@mkdir -p $(BT)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(SERVER_SRC) $(LDLIBS)
 fuzz-build: $(FUZZ_BIN)
 FUZZ_SECONDS ?= 60
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0

@@ -186,6 +186,36 @@ onode *o_copy(obuild *b, onode *parent, const char *key, const berth_node *n,
 	return copy(b, parent, key, n, int_keys, 1);
 }
 
+/* t is a number as JSON writes one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool json_number(const char *t)
+{
+	const char *c = t;
+	if (*c == '-')
+		c++;
+	if (*c == '0')
+		c++;
+	else if (*c >= '1' && *c <= '9')
+		while (*c >= '0' && *c <= '9')
+			c++;
+	else
+		return false;
+	if (*c == '.') {
+		if (*++c < '0' || *c > '9')
+			return false;
+		while (*c >= '0' && *c <= '9')
+			c++;
+	}
+	if (*c == 'e' || *c == 'E') {
+		if (*++c == '+' || *c == '-')
+			c++;
+		if (*c < '0' || *c > '9')
+			return false;
+		while (*c >= '0' && *c <= '9')
+			c++;
+	}
+	return !*c;
+}
+
 static onode *copy_typed(obuild *b, onode *parent, const char *key, const berth_node *n,
 			 unsigned depth)
 {
@@ -216,12 +246,9 @@ static onode *copy_typed(obuild *b, onode *parent, const char *key, const berth_
 			o->s = "null";
 		return o;
 	}
-	/* numbers: JSON has no octal, hex or .inf; those stay strings */
+	/* numbers: JSON has no octal, hex, .inf, 1. or .5; those stay strings */
 	const char *t = n->u.text;
-	int plain = *t != '+' && *t != '.';
-	for (const char *c = t; *c && plain; c++)
-		plain = (*c >= '0' && *c <= '9') || strchr("-.eE+", *c);
-	if (!plain || (t[0] == '0' && t[1] >= '0' && t[1] <= '9') || (t[0] == '-' && t[1] == '.'))
+	if (!json_number(t))
 		return o_str(b, parent, key, t);
 	o = add(b, parent, key, O_RAW);
 	if (o)

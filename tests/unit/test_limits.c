@@ -578,6 +578,25 @@ static void test_volumes_cap(void)
 	}
 }
 
-T_MAIN(T(test_repeats_and_problem_cap), T(test_volumes_cap), T(test_depth_json), T(test_depth_yaml), T(test_depth_100000), T(test_depth_peer),
+/* Numbers YAML has and JSON has not (1., .5, 01, 0x1f, .inf) are strings in
+ * JSON output: what a client reads back is JSON (found by fuzz_http). */
+static void test_json_numbers(void)
+{
+	static const char in[] = "a: [1., .2, 1, -0.5, 1e3, 01, 0x1f, .inf, -.5, 1.e5, 0, -0, 2E-3]\n";
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	CHECK_INT(berth_docs_json("t.yaml", in, sizeof(in) - 1, &out, &len, &err), 0);
+	CHECKF(out && strstr(out, "[\"1.\",\".2\",1,-0.5,1e3,\"01\",\"0x1f\",\".inf\",\"-.5\","
+				  "\"1.e5\",0,-0,2E-3]"), "%s", out ? out : "(null)");
+	/* and it reads back */
+	berth_doc *doc = NULL;
+	CHECK_INT(out ? berth_doc_parse(&doc, "out", out, len, &err) : -1, 0);
+	berth_doc_free(doc);
+	berth_error_free(err);
+	free(out);
+}
+
+T_MAIN(T(test_json_numbers), T(test_repeats_and_problem_cap), T(test_volumes_cap), T(test_depth_json), T(test_depth_yaml), T(test_depth_100000), T(test_depth_peer),
        T(test_depth_aliases), T(test_documents), T(test_nodes), T(test_text_aliases),
        T(test_output_linear), T(test_walk_guard))
