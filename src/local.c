@@ -1306,6 +1306,10 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 			break;
 		}
 		local_watch_wait(&w, 1000);
+		/* a quiet run: the caller is asked whether it still reads (a server's
+		 * client may have gone), about once a second */
+		if (write_fn(ctx, buf, 0))
+			break;
 	}
 	local_watch_close(&w);
 	if (fd >= 0)

@@ -242,6 +242,14 @@ elif cmd == "leave":
             out["sockets_closed"] = round(time.monotonic() - t, 2)
             break
         time.sleep(0.1)
+    # and their threads end: a quiet run's reader is asked each second whether
+    # its client is still there
+    out["threads_back"] = None
+    while time.monotonic() - t < 5:
+        if proc(pid)[0] <= base[0]:
+            out["threads_back"] = round(time.monotonic() - t, 2)
+            break
+        time.sleep(0.1)
     out["base"] = base
     out["after"] = proc(pid)
 elif cmd == "flood":
@@ -380,11 +388,11 @@ fi
 
 # ---- followers of a quiet run that leave: their connections close at once -------------------
 python3 load.py leave "$port" "$admin" "$spid" "$quiet" 50 >out 2>&1
-r=$(json 'd["followers_200"], d["sockets_closed"] is not None' <out 2>/dev/null)
-if [ "$r" = "50 True" ]; then
-	ok "quiet-followers-leave-sockets-closed ($(json '"in %.1f s" % d["sockets_closed"]' <out))"
+r=$(json 'd["followers_200"], d["sockets_closed"] is not None, d["threads_back"] is not None' <out 2>/dev/null)
+if [ "$r" = "50 True True" ]; then
+	ok "quiet-followers-leave-sockets-and-threads-back ($(json '"sockets in %.1f s, threads in %.1f s" % (d["sockets_closed"], d["threads_back"])' <out))"
 else
-	fail quiet-followers-leave-sockets-closed "followers 200, sockets closed: $r"
+	fail quiet-followers-leave-sockets-and-threads-back "followers 200, sockets closed, threads back: $r"
 fi
 
 # ---- a clean stop with followers and waiters open ----------------------------------------------
