@@ -268,7 +268,7 @@ static void error_json(sbuf *b, int status, const char *code, const char *messag
 	sb_json(b, code);
 	sb_puts(b, ", \"message\": ");
 	sb_json(b, message);
-	if (err && berth_error_count(err) && status == 422) {
+	if (err && berth_error_count(err) && (status == 422 || status == 413)) {
 		sb_puts(b, ", \"problems\": [");
 		for (size_t i = 0; i < berth_error_count(err); i++) {
 			if (i)
