@@ -5,7 +5,9 @@
 # leave; an idle and slow connection flood from 127.0.0.2 that 127.0.0.1 does not feel;
 # idle connections closed; the cap on streams (503, Retry-After); unknown methods that
 # cannot evict routes from /metrics; 300 warnings still answered, with bounded headers;
-# a clean stop with streams open. Every server must be alive at the end of its part.
+# a clean stop with streams open; reads that go on while another process holds the
+# store's write lock; a store of 100,000 runs whose filtered lists and deep pages answer
+# right. Every server must be alive at the end of its part.
 # Prints "ok NAME" / "FAIL NAME" per check.
 #   tests/load.sh BERTH
 set -u
@@ -541,6 +543,90 @@ PY
 	fi
 else
 	fail reads-answer-while-a-writer-holds-the-store "no server: $(cat "$slog")"
+fi
+stop_server
+
+# ---- a store of 100,000 runs: filtered lists and deep pages answer, and are right ---------------
+# The runs are copies of one real run made by SQL in the store (the columns read from the
+# table, so that this follows the schema), in four projects and three final states.
+rm -f out
+if start --insecure-local && alive; then
+	spec big 'true' >big.yaml
+	call POST /api/v1/runs --data-binary @big.yaml >/dev/null
+	seed=$(json 'd["id"]' <body 2>/dev/null)
+	for _ in $(seq 100); do
+		call GET "/api/v1/runs/$seed" >/dev/null
+		[ "$(json 'd["state"]' <body 2>/dev/null)" = Succeeded ] && break
+		sleep 0.05
+	done
+	python3 - "$BERTH_HOME/berth.db" "$seed" 100000 >fill.out 2>&1 <<'PY'
+import sqlite3, sys, time
+db, seed, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+con = sqlite3.connect(db, isolation_level=None, timeout=10)
+cols = [r[1] for r in con.execute("PRAGMA table_info(runs)")]
+made = {"id": "printf('big%06d', x)", "name": "printf('big-%06d', x)",
+        "project": "'big' || (x % 4)", "state": "2 + (x % 3)", "created": "t.created + x"}
+exprs = ", ".join(made.get(c, "t." + c) for c in cols)
+t0 = time.time()
+con.execute("BEGIN IMMEDIATE")
+con.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) "
+            "INSERT INTO runs (%s) SELECT %s FROM c, (SELECT * FROM runs WHERE id = ?) t"
+            % (", ".join(cols), exprs), (n, seed))
+con.execute("COMMIT")
+print(con.execute("SELECT count(*) FROM runs WHERE project LIKE 'big%'").fetchone()[0], round(time.time() - t0, 1))
+PY
+	python3 - "$port" >out 2>&1 <<'PY'
+import json, sys, time, urllib.request
+port = int(sys.argv[1])
+def get(path):
+    t = time.monotonic()
+    with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=20) as r:
+        return r.status, json.load(r), time.monotonic() - t
+out = {"worst": 0.0, "bad": []}
+def page(path):
+    st, d, took = get(path)
+    out["worst"] = max(out["worst"], took)
+    return st, d
+# filters: every item matches, newest first, pages continue without a gap or a repeat
+for q, want in [("state=Stopped", lambda r: r["state"] == "Stopped"),
+                ("project=big1", lambda r: r["project"] == "big1"),
+                ("project=big2&state=Succeeded", lambda r: r["project"] == "big2" and r["state"] == "Succeeded")]:
+    seen, after, ids = 0, "", []
+    for _ in range(3):
+        st, d = page("/api/v1/runs?%s&limit=1000%s" % (q, "&after=" + after if after else ""))
+        if st != 200 or not all(want(r) for r in d["items"]):
+            out["bad"].append("%s: status %d or a run that does not match" % (q, st))
+        ids += [r["id"] for r in d["items"]]
+        after = d.get("next", "")
+        if not after:
+            break
+    if ids != sorted(ids, reverse=True) or len(ids) != len(set(ids)):
+        out["bad"].append("%s: not newest first, or a run twice" % q)
+# deep pages: a cursor near the oldest run, and past it
+st, d = page("/api/v1/runs?state=Failed&limit=50&after=50")
+if st != 200 or len(d["items"]) > 50 or not all(r["state"] == "Failed" for r in d["items"]):
+    out["bad"].append("deep page of Failed: %d" % st)
+st, d = page("/api/v1/projects/big3/runs?limit=1000&after=1")
+if st != 200 or d["items"]:
+    out["bad"].append("a page past the oldest run is not empty")
+# bad cursors and limits are 400s
+for q in ["limit=0", "limit=1001", "after=-1", "after=x", "state=Nope"]:
+    try:
+        get("/api/v1/runs?" + q)
+        out["bad"].append(q + " answered 200")
+    except urllib.error.HTTPError as e:
+        if e.code != 400:
+            out["bad"].append("%s answered %d" % (q, e.code))
+print(json.dumps(out))
+PY
+	filled=$(cut -d' ' -f1 fill.out)
+	if [ "$filled" = 100000 ] && [ "$(json 'len(d["bad"])' <out 2>/dev/null)" = 0 ] && alive; then
+		ok "100000-runs-filtered-lists-and-deep-pages (slowest page $(json '"%.0f ms" % (1000 * d["worst"])' <out))"
+	else
+		fail 100000-runs-filtered-lists-and-deep-pages "filled: $(cat fill.out); $(cat out)"
+	fi
+else
+	fail 100000-runs-filtered-lists-and-deep-pages "no server: $(cat "$slog")"
 fi
 stop_server
 
