@@ -155,7 +155,7 @@ int berth_backend_submit(berth_backend *b, const berth_run *run, const char *spe
 {
 	if (out)
 		*out = NULL;
-	return b->ops->submit(b, &run, 1, spec_text, out, err);
+	return b->ops->submit(b, &run, 1, spec_text, NULL, out, err);
 }
 
 /* The kind a run was submitted to: its operations go there. */
@@ -220,6 +220,13 @@ int backend_record(berth_backend *b, const berth_run *run, const char *spec_text
 	i->cpu_limit_milli = s->resources.cpu.limits.set ? berth_quantity_milli(&s->resources.cpu.limits.q) : 0;
 	i->mem_limit = s->resources.mem.limits.set ? berth_quantity_value(&s->resources.mem.limits.q) : 0;
 	i->exit_code = -1;
+	/* the quota's measure of the run, which the usage of its project sums */
+	berth_usage quota;
+	memset(&quota, 0, sizeof(quota));
+	berth_usage_add(&quota, run);
+	r->quota_cpu_milli = berth_quantity_milli(&quota.cpu);
+	r->quota_mem = berth_quantity_value(&quota.mem);
+	r->quota_gpus = berth_quantity_value(&quota.gpu);
 	r->spec = dup_or_null(spec_text);
 	size_t elen;
 	berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &i->effective, &elen, NULL);

@@ -16,6 +16,15 @@
 #include "kube.h"
 #include "store.h"
 
+/* Called by a backend's submit inside the write transaction that stores the
+ * runs, before they are stored: 0 goes on; > 0 rolls back and submit returns
+ * that (what the runs were planned against changed: plan them again); < 0 an
+ * error (in *err). */
+typedef struct submit_check {
+	int (*fn)(void *ctx, berth_error **err);
+	void *ctx;
+} submit_check;
+
 typedef struct backend_ops {
 	const char *kind;
 	int (*open)(berth_backend *b, berth_error **err);
@@ -23,9 +32,10 @@ typedef struct backend_ops {
 	/* refuses a run that can never run on this backend, creating nothing */
 	int (*admit)(berth_backend *b, const berth_run *run, berth_error **err);
 	/* submits n runs of one spec text, all or none: when one cannot be
-	 * submitted, none is left behind; out (may be NULL) gets n records */
+	 * submitted, none is left behind; out (may be NULL) gets n records;
+	 * check (may be NULL) is asked in the transaction that stores them */
 	int (*submit)(berth_backend *b, const berth_run *const *runs, size_t n, const char *spec_text,
-		      berth_run_info **out, berth_error **err);
+		      const submit_check *check, berth_run_info **out, berth_error **err);
 	int (*stop)(berth_backend *b, const char *id, int grace_s, bool wait, berth_error **err);
 	/* finds runs whose processes died and starts queued runs that fit */
 	int (*reconcile)(berth_backend *b, berth_error **err);
@@ -111,7 +121,8 @@ int local_path(char *buf, size_t len, const char *home, const char *fmt, ...) BE
 int local_schedule(berth_backend *b, berth_error **err);
 /* The same for runs being submitted (not stored yet: inserted here, all in the
  * same transaction, or none); nfresh 0: every queued run. */
-int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh, berth_error **err);
+int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
+			const submit_check *check, berth_error **err);
 
 /* mkdir -p */
 int local_mkdirs(const char *path, mode_t mode);

@@ -289,6 +289,12 @@ static int replan(berth_batch *batch, berth_error **err)
 	return rc;
 }
 
+/* submit_check: the usage the batch was planned against is still what is stored */
+static int usage_same(void *ctx, berth_error **err)
+{
+	return usage_changed(ctx, err);
+}
+
 int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, berth_error **err)
 {
 	if (out)
@@ -298,35 +304,45 @@ int berth_batch_submit(berth_batch *batch, berth_run_info ***out, size_t *n, ber
 	berth_backend *b = batch->b;
 	if (!batch->runs)
 		return berth_fail(err, BERTH_EARG, "this batch is not planned");
-	/* the quotas hold for the whole request, against what is stored when it is */
+	/* the quotas hold for the whole request, against what is stored when it is
+	 * stored: checked again in the transaction that stores the runs, and when
+	 * another writer (a request, a berth command) changed the usage since the
+	 * plan, the batch is planned again and the submission tried again */
+	submit_check check = {usage_same, batch};
 	int rc = usage_changed(batch, err);
-	if (rc > 0)
-		rc = replan(batch, err);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < batch->n; i++) {
-		int r = b->ops->admit(b, batch->runs[i], err);
-		rc = rc ? rc : r;
+	for (int attempt = 0; rc >= 0; attempt++) {
+		if (rc > 0 && attempt >= 8)
+			return berth_fail(err, BERTH_ECONFLICT,
+					  "the usage of the projects of this request changed %d times while "
+					  "it was submitted; submit it again", attempt);
+		if (rc > 0 && (rc = replan(batch, err)))
+			return rc;
+		for (size_t i = 0; i < batch->n; i++) {
+			int r = b->ops->admit(b, batch->runs[i], err);
+			rc = rc ? rc : r;
+		}
+		if (rc)
+			return rc;
+		berth_run_info **infos =
+			out ? berth_calloc(batch->n ? batch->n : 1, sizeof(*infos)) : NULL;
+		if (out && !infos)
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		for (size_t i = 0; i < batch->n; i++)
+			store_project_add(b->st, batch->runs[i]->spec.project.s, NULL);
+		/* all or none: the backend stores every run in one transaction */
+		rc = b->ops->submit(b, (const berth_run *const *)batch->runs, batch->n, batch->text,
+				    batch->nusage ? &check : NULL, infos, err);
+		if (rc) {
+			berth_run_info_list_free(infos, batch->n);
+			continue; /* > 0: planned against a usage that changed */
+		}
+		if (out) {
+			*out = infos;
+			*n = batch->n;
+		}
+		return 0;
 	}
-	if (rc)
-		return rc;
-	berth_run_info **infos = out ? berth_calloc(batch->n ? batch->n : 1, sizeof(*infos)) : NULL;
-	if (out && !infos)
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	for (size_t i = 0; i < batch->n; i++)
-		store_project_add(b->st, batch->runs[i]->spec.project.s, NULL);
-	/* all or none: the backend stores every run in one transaction */
-	rc = b->ops->submit(b, (const berth_run *const *)batch->runs, batch->n, batch->text, infos,
-			    err);
-	if (rc) {
-		berth_run_info_list_free(infos, batch->n);
-		return rc;
-	}
-	if (out) {
-		*out = infos;
-		*n = batch->n;
-	}
-	return 0;
+	return rc;
 }
 
 int berth_batch_dry_run(berth_batch *batch, char **report, berth_error **err)

@@ -860,8 +860,9 @@ static void unapply(berth_backend *b, store_run **recs, size_t n)
 /* Every run is recorded and checked first, then applied in order, then stored in
  * one transaction: a run the cluster refuses, or a store that cannot record
  * them, takes the objects applied so far off the cluster again. */
-static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n, const char *spec_text,
-		       berth_run_info **out, berth_error **err)
+static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n,
+		       const char *spec_text, const submit_check *check, berth_run_info **out,
+		       berth_error **err)
 {
 	store_run **recs = berth_calloc(n ? n : 1, sizeof(*recs));
 	if (!recs)
@@ -896,6 +897,8 @@ static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n,
 		applied++;
 	}
 	if (!rc && !(rc = store_begin(b->st, err))) {
+		if (check)
+			rc = check->fn(check->ctx, err);
 		for (size_t i = 0; i < n && !rc; i++)
 			if (!(rc = store_run_insert(b->st, recs[i], err)))
 				store_event(b->st, recs[i]->info.id, "Submitted", NULL);

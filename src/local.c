@@ -641,7 +641,7 @@ void local_waiters_close(berth_backend *b)
 
 int local_schedule(berth_backend *b, berth_error **err)
 {
-	return local_schedule_runs(b, NULL, 0, err);
+	return local_schedule_runs(b, NULL, 0, NULL, err);
 }
 
 /*
@@ -651,7 +651,8 @@ int local_schedule(berth_backend *b, berth_error **err)
  * before: only the new ones are looked at (the queue is not read, which would
  * cost every submission the whole queue).
  */
-int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh, berth_error **err)
+int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
+			const submit_check *check, berth_error **err)
 {
 	store_run **pending = NULL;
 	size_t npending = 0;
@@ -663,10 +664,17 @@ int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh, bert
 		return 0;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
+	/* what the runs were planned against (their projects' quotas) still holds,
+	 * now that no other writer can change it before the commit */
+	int rc = check ? check->fn(check->ctx, err) : 0;
+	if (rc) {
+		store_rollback(b->st);
+		return rc;
+	}
 	/* what the running runs hold: their sums, and the GPUs by id */
 	int64_t held[4] = {0};
 	char *gpu_ids = NULL;
-	int rc = store_running(b->st, "local", held, &gpu_ids, err);
+	rc = store_running(b->st, "local", held, &gpu_ids, err);
 	freecap f = {b->node.cpu_milli - held[0], b->node.mem - held[1], b->node.gpus - held[2],
 		     b->node.disk - held[3], {0}};
 	take_gpus(&f, gpu_ids, 1);
@@ -1095,8 +1103,9 @@ static void warn_once(berth_error **err, const char *fmt, ...)
 	berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL, "%s", msg);
 }
 
-static int local_submit(berth_backend *b, const berth_run *const *runs, size_t n, const char *spec_text,
-			berth_run_info **out, berth_error **err)
+static int local_submit(berth_backend *b, const berth_run *const *runs, size_t n,
+			const char *spec_text, const submit_check *check, berth_run_info **out,
+			berth_error **err)
 {
 	store_run **recs = berth_calloc(n ? n : 1, sizeof(*recs));
 	if (!recs)
@@ -1108,7 +1117,7 @@ static int local_submit(berth_backend *b, const berth_run *const *runs, size_t n
 	 * transaction, all or none; a run's directory (log, done marker) is made
 	 * when it starts: a queued run costs no inode */
 	if (!rc)
-		rc = local_schedule_runs(b, recs, n, err);
+		rc = local_schedule_runs(b, recs, n, check, err);
 	for (size_t i = 0; i < n; i++) {
 		/* the records as stored and placed: no need to read them back */
 		if (!rc && out && !(out[i] = local_info_take(recs[i])))

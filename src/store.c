@@ -144,6 +144,15 @@ static const char *const migrations[] = {
 	"DROP INDEX IF EXISTS runs_project;"
 	"CREATE INDEX runs_project ON runs(project, state);"
 	"CREATE INDEX IF NOT EXISTS runs_state ON runs(state);",
+	/* 7: what each run counts against its project's quota (the quota rule's
+	 * measure: cpu and mem requests and gpu limits, each times its pods), kept
+	 * apart from what it holds of this machine (cpu_milli, ... per pod): a
+	 * deployment of 2 replicas counted once in the usage and twice in the check */
+	"ALTER TABLE runs ADD COLUMN quota_cpu_milli INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE runs ADD COLUMN quota_mem INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE runs ADD COLUMN quota_gpus INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE runs SET quota_cpu_milli = cpu_milli, quota_mem = mem, quota_gpus = gpus"
+	" WHERE state IN (0, 1);",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */
@@ -396,6 +405,9 @@ static const run_col run_cols[] = {
 	{"target", C_STR, I(target), 0, true},
 	{"pids_max", C_INT, R(pids_max), 0, false},
 	{"disk_limit", C_INT, R(disk_limit), 0, false},
+	{"quota_cpu_milli", C_INT, R(quota_cpu_milli), 0, false},
+	{"quota_mem", C_INT, R(quota_mem), 0, false},
+	{"quota_gpus", C_INT, R(quota_gpus), 0, false},
 };
 #undef I
 #undef R
@@ -1250,7 +1262,8 @@ int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err
 	store_arg arg = STORE_S(project);
 	/* the queue index (state first) reaches the active runs only */
 	int rc = prepare_args(s,
-			      "SELECT TOTAL(cpu_milli), TOTAL(mem), TOTAL(gpus), COUNT(*) FROM runs"
+			      "SELECT TOTAL(quota_cpu_milli), TOTAL(quota_mem), TOTAL(quota_gpus), COUNT(*)"
+			      " FROM runs"
 			      " WHERE state IN (0, 1) AND project = ?1",
 			      &arg, 1, &st, err);
 	if (rc)

@@ -34,6 +34,9 @@ typedef struct store_run {
 	int64_t uid, gid, fs_group; /* -1: unset */
 	int64_t pids_max;    /* processes at most; 0: no limit */
 	int64_t disk_limit;  /* bytes of log, work dir and volumes at most; 0: no limit */
+	/* what the run counts against its project's quota (berth_usage_add: cpu and
+	 * mem requests and gpu limits, times its pods): millicores, bytes, gpus */
+	int64_t quota_cpu_milli, quota_mem, quota_gpus;
 	int64_t timeout;     /* seconds; 0: none */
 	int64_t retries;
 	bool restart;        /* serve: started again whenever it exits */

@@ -626,6 +626,7 @@ local:
   grace_period: 1
 quotas:
   q: {cpu: "1", runs: 3}
+  r: {cpu: "3"}
 EOF2
 start --insecure-local
 qspec() { # N CPU: N documents of project q, each asking CPU
@@ -657,6 +658,48 @@ fi
 for id in $(call GET '/api/v1/projects/q/runs' >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body); do
 	call POST "/api/v1/runs/$id/stop?grace=0&wait=true" >/dev/null
 done
+# a deployment counts its replicas in the usage as it does in the check: two of 2 x 1 cpu
+# do not fit a quota of 3, sent together or one after the other
+dep() { printf 'project: r\nname: %s\naction: deploy\nreplicas: 2\nfunction: {name: d, command: [sleep, "3600.5"]}\nresources: {cpu: "1", mem: 16Mi}\n' "$1"; }
+dep d1 >d1.yaml
+dep d2 >d2.yaml
+s1=$(call POST /api/v1/runs --data-binary @d1.yaml)
+s2=$(call POST /api/v1/runs --data-binary @d2.yaml)
+m2=$(json 'd["error"]["problems"][0]["text"]' <body 2>/dev/null)
+if [ "$s1$s2" = 201422 ] && echo "$m2" | grep -q 'already uses 2 of its quota of 3'; then
+	ok quota-counts-replicas
+else
+	fail quota-counts-replicas "first $s1, second $s2 ($m2)"
+fi
+for id in $(call GET '/api/v1/projects/r/runs' >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body); do
+	call POST "/api/v1/runs/$id/stop?grace=0&wait=true" >/dev/null
+done
+stop_server
+# two processes on one store (this server and berth run) cannot both pass the quota: it is
+# checked again inside the transaction that stores the runs (each holds it 2 s here)
+BERTH_TEST_COMMIT_DELAY_MS=2000 start --insecure-local
+qspec 2 100m >qa.yaml
+qspec 1 100m | sed 's/name: q1/name: qb/' >qb.yaml
+qspec 1 100m | sed 's/name: q1/name: qc/' >qc.yaml
+curl -s -o qa.out -w '%{http_code}' -X POST --data-binary @qa.yaml "$url/api/v1/runs" >qa.status &
+poster=$!
+sleep 0.3
+BERTH_TEST_COMMIT_DELAY_MS=2000 "$berth" run --config policy.yaml qb.yaml >qb.out 2>&1 &
+cli1=$!
+BERTH_TEST_COMMIT_DELAY_MS=2000 "$berth" run --config policy.yaml qc.yaml >qc.out 2>&1 &
+cli2=$!
+wait "$poster" "$cli1" "$cli2"
+active=$(call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null; json 'len([r for r in d["items"] if r["state"] in ("Pending", "Running")])' <body)
+if [ "$active" -le 3 ] && [ "$active" -ge 2 ] && grep -q 'may have 3 active runs' qb.out qc.out qa.out; then
+	ok quota-across-processes
+else
+	fail quota-across-processes "$active active runs of a quota of 3 (server $(cat qa.status), cli: $(cat qb.out qc.out | tr '\n' ' '))"
+fi
+for id in $(call GET '/api/v1/projects/q/runs' >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body); do
+	call POST "/api/v1/runs/$id/stop?grace=0&wait=true" >/dev/null
+done
+stop_server
+start --insecure-local
 # the second document cannot run here: nothing of the first is left, and the server answers
 printf 'project: whole\nname: first\nfunction: {name: a, command: ["true"]}\n---\nproject: whole\nname: second\naction: cronjob\nschedule: "* * * * *"\nfunction: {name: b, command: ["true"]}\n' >jobcron.yaml
 s1=$(call POST /api/v1/runs --data-binary @jobcron.yaml)
@@ -689,7 +732,7 @@ s2=$(call POST /api/v1/runs --data-binary @useplaced.yaml)
 m2=$(json 'd["error"]["problems"][0]["text"]' <body 2>/dev/null)
 s3=$(call POST /api/v1/projects/default/functions --data-binary @placed.yaml)
 if [ "$s1" = 201 ] && [ "$s2" = 422 ] && echo "$m2" | grep -q 'node_selector is set by function "placed"' &&
-	echo "$m2" | grep -q 'policy.yaml:7' && [ "$s3" = 422 ]; then
+	echo "$m2" | grep -q 'policy.yaml:8' && [ "$s3" = 422 ]; then
 	ok function-checked-against-current-policy
 else
 	fail function-checked-against-current-policy "registered $s1; run after the lock $s2 ($m2); registered again $s3"

@@ -349,13 +349,16 @@ static void test_migration(void)
 	CHECK(store_exec(s, "DROP INDEX runs_state", NULL, 0, &err) >= 0);
 	CHECK(store_exec(s, "DROP INDEX runs_project", NULL, 0, &err) >= 0);
 	CHECK(store_exec(s, "CREATE INDEX runs_project ON runs(project, created)", NULL, 0, &err) >= 0);
+	CHECK(store_exec(s, "ALTER TABLE runs DROP COLUMN quota_cpu_milli", NULL, 0, &err) >= 0);
+	CHECK(store_exec(s, "ALTER TABLE runs DROP COLUMN quota_mem", NULL, 0, &err) >= 0);
+	CHECK(store_exec(s, "ALTER TABLE runs DROP COLUMN quota_gpus", NULL, 0, &err) >= 0);
 	CHECK(store_exec(s, "PRAGMA user_version = 5", NULL, 0, &err) >= 0);
 	store_close(s);
 	s = NULL;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	CHECK_INT(store_select_int(s, "PRAGMA user_version", NULL, 0, &version, &err), 0);
-	CHECK_INT(version, 6);
+	CHECK_INT(version, 7);
 	char *sql = NULL;
 	schema_of(s, "runs_state", &sql);
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
