@@ -3,6 +3,7 @@
  * Each runs its library calls on its worker thread's own backend handle (server.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include "mhd_dl.h"
 #include <stdio.h>
@@ -361,11 +362,13 @@ static int get_runs(req *r)
 				  "Stopped", s);
 	char *end;
 	const char *l = req_arg(r, "limit"), *a = req_arg(r, "after");
+	errno = 0;
 	long long limit = l ? strtoll(l, &end, 10) : 100;
-	if (l && (*end || limit < 1 || limit > 1000))
+	if (l && (*end || !*l || errno || limit < 1 || limit > 1000))
 		return reply_fail(r, 400, "usage", "limit \"%s\" is not a number from 1 to 1000", l);
+	errno = 0;
 	long long after = a ? strtoll(a, &end, 10) : 0;
-	if (a && (*end || after < 1))
+	if (a && (*end || !*a || errno || after < 1))
 		return reply_fail(r, 400, "usage", "after \"%s\" is not a cursor from a list", a);
 	berth_error *err = NULL;
 	int ret;

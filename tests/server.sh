@@ -392,10 +392,12 @@ s2=$(call -t "$usera" GET '/api/v1/runs?limit=0')
 s3=$(call -t "$usera" GET '/api/v1/runs?after=x')
 s4=$(call -t "$usera" POST "/api/v1/runs/$sid/stop?grace=-1")
 s5=$(call -t "$usera" GET "/api/v1/runs/$sid/manifests?format=xml")
-if [ "$s1$s2$s3$s4$s5" = 400400400400400 ] && echo "$m1" | grep -q 'state "Bogus" is not one of'; then
+s6=$(call -t "$usera" GET '/api/v1/runs?after=99999999999999999999')
+s7=$(call -t "$usera" GET '/api/v1/runs?limit=')
+if [ "$s1$s2$s3$s4$s5$s6$s7" = 400400400400400400400 ] && echo "$m1" | grep -q 'state "Bogus" is not one of'; then
 	ok bad-query-400
 else
-	fail bad-query-400 "state $s1 ($m1), limit $s2, after $s3, grace $s4, format $s5"
+	fail bad-query-400 "state $s1 ($m1), limit $s2, after $s3, grace $s4, format $s5, huge after $s6, empty limit $s7"
 fi
 s1=$(call -t "$usera" GET /api/v1/runs/nosuch/logs)
 s2=$(call -t "$usera" GET /api/v1/runs/nosuch/events)
