@@ -95,10 +95,19 @@ static int find_function(berth_batch *batch, const berth_spec *s, const char *pr
 	rc = berth_spec_parse(out, name, text, strlen(text), &ferr);
 	free(text);
 	if (rc) {
-		/* it was valid when registered: this berth reads it differently */
+		/* it was valid when registered: this berth reads it differently (a cap
+		 * on input it did not have); the run is refused where it names it */
+		char why[512] = "";
+		const berth_problem *p = berth_error_get(ferr, 0);
+		if (p)
+			berth_problem_format(p, why, sizeof(why));
+		berth_where w = {s->file, s->function.ref.pos.line, s->function.ref.pos.column,
+				 "function"};
+		berth_problem_add(err, BERTH_EINVALID, BERTH_ERROR, &w,
+				  "function \"%s\" of project \"%s\" was registered by an older berth and "
+				  "no longer reads (%s): register it again", s->function.ref.s, project, why);
 		berth_error_free(ferr);
-		return berth_fail(err, BERTH_EINTERNAL, "function \"%s\" of project \"%s\" no longer parses",
-				  s->function.ref.s, project);
+		return -BERTH_EINVALID;
 	}
 	berth_error_free(ferr);
 	return 0;

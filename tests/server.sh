@@ -740,6 +740,30 @@ else
 	fail function-checked-against-current-policy "registered $s1; run after the lock $s2 ($m2); registered again $s3"
 fi
 stop_server
+# a function stored deep by an older berth (1,000 nested lists in its inputs) is refused
+# with its place when read, at every restart, and the server answers on
+python3 - "$BERTH_HOME/berth.db" <<'PY'
+import sqlite3, sys
+spec = "function: {name: deep, command: [\"true\"]}\ninputs: {x: " + "[" * 1000 + "1" + "]" * 1000 + "}\n"
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT OR REPLACE INTO functions VALUES ('default', 'deep', ?, 1, 1)", (spec,))
+db.commit()
+PY
+start --insecure-local
+s1=$(call GET /api/v1/projects/default/functions/deep)
+s2=$(call GET /api/v1/projects/default/functions)
+printf 'function: deep\n' >usedeep.yaml
+s3=$(call POST /api/v1/runs --data-binary @usedeep.yaml)
+cp body body0
+stop_server
+start --insecure-local
+s4=$(call GET /healthz)
+if [ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$s3" = 422 ] && grep -q 'no longer reads' body0 && [ "$s4" = 200 ]; then
+	ok stored-deep-function-read-safely
+else
+	fail stored-deep-function-read-safely "get $s1, list $s2, run $s3, after a restart $s4"
+fi
+stop_server
 # killed before its commit: none of the documents' runs exist, and no 201 came
 qspec 40 10m | sed 's/project: q/project: atom/' >atom.yaml
 BERTH_TEST_COMMIT_DELAY_MS=3000 start --insecure-local
