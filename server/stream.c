@@ -106,6 +106,23 @@ static struct timespec after_ms(int64_t ms)
 
 /* ---- a stream's life ------------------------------------------------------------------ */
 
+/* What a stream owns (s may be NULL), and its place among the open ones, given back. */
+static void stream_free(stream *s)
+{
+	if (s) {
+		berth_error_free(s->err);
+		free(s->ring);
+		free(s->id);
+		free(s->home);
+		free(s->backend);
+		free(s);
+	}
+	pthread_mutex_lock(&S.lock);
+	S.open--;
+	pthread_cond_broadcast(&S.changed);
+	pthread_mutex_unlock(&S.lock);
+}
+
 static void put(stream *s)
 {
 	pthread_mutex_lock(&s->mu);
@@ -115,16 +132,7 @@ static void put(stream *s)
 		return;
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->room);
-	berth_error_free(s->err);
-	free(s->ring);
-	free(s->id);
-	free(s->home);
-	free(s->backend);
-	free(s);
-	pthread_mutex_lock(&S.lock);
-	S.open--;
-	pthread_cond_broadcast(&S.changed);
-	pthread_mutex_unlock(&S.lock);
+	stream_free(s);
 }
 
 /* Under s->mu: the connection to resume (once the lock is let go), or NULL. */
@@ -225,16 +233,7 @@ static stream *stream_new(req *r, kind k, const char *id, int *ret)
 		s->ring = k == LOGS ? malloc(RING_SIZE) : NULL;
 	}
 	if (!s || !s->id || !s->home || !s->backend || (k == LOGS && !s->ring)) {
-		if (s) {
-			free(s->ring);
-			free(s->id);
-			free(s->home);
-			free(s->backend);
-			free(s);
-		}
-		pthread_mutex_lock(&S.lock);
-		S.open--;
-		pthread_mutex_unlock(&S.lock);
+		stream_free(s);
 		thread_over();
 		*ret = reply_fail(r, 500, "out-of-memory", "out of memory");
 		return NULL;

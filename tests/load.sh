@@ -46,7 +46,7 @@ start() {
 	pids+=("$spid")
 	port=
 	for _ in $(seq 100); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$slog")
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$slog" 2>/dev/null)
 		[ -n "$port" ] && break
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.05

@@ -46,7 +46,7 @@ start() {
 	spid=$!
 	pids+=("$spid")
 	for _ in $(seq 100); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$slog")
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$slog" 2>/dev/null)
 		[ -n "$port" ] && break
 		sleep 0.05
 	done
@@ -62,6 +62,13 @@ call() {
 	shift 2
 	curl -s -o "$tmp/body" -w '%{http_code}' -X "$m" "${auth[@]}" "$url$p" "$@"
 	cat "$tmp/body" >>"$tmp/all-bodies"
+}
+
+# stop_project P: every run of project P stopped, and waited for (anonymous: --insecure-local)
+stop_project() {
+	for id in $(call GET "/api/v1/projects/$1/runs" >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body); do
+		call POST "/api/v1/runs/$id/stop?grace=0&wait=true" >/dev/null
+	done
 }
 
 spec() { # NAME CMD [PROJECT]
@@ -657,9 +664,7 @@ if [ "$s1" = 422 ] && [ "$n1" = 0 ] && echo "$m1" | grep -q 'may have 3 active r
 else
 	fail quota-per-request "5 runs of a quota of 3: $s1 ($n1 stored: $m1); 1.6 cpu of 1: $s2 ($n2 stored: $m2); 0.8 then 0.8 more: $s3, $s4 ($n4 stored)"
 fi
-for id in $(call GET '/api/v1/projects/q/runs' >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body); do
-	call POST "/api/v1/runs/$id/stop?grace=0&wait=true" >/dev/null
-done
+stop_project q
 # a deployment counts its replicas in the usage as it does in the check: two of 2 x 1 cpu
 # do not fit a quota of 3, sent together or one after the other
 dep() { printf 'project: r\nname: %s\naction: deploy\nreplicas: 2\nfunction: {name: d, command: [sleep, "3600.5"]}\nresources: {cpu: "1", mem: 16Mi}\n' "$1"; }
@@ -673,9 +678,7 @@ if [ "$s1$s2" = 201422 ] && echo "$m2" | grep -q 'already uses 2 of its quota of
 else
 	fail quota-counts-replicas "first $s1, second $s2 ($m2)"
 fi
-for id in $(call GET '/api/v1/projects/r/runs' >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body); do
-	call POST "/api/v1/runs/$id/stop?grace=0&wait=true" >/dev/null
-done
+stop_project r
 stop_server
 # two processes on one store (this server and berth run) cannot both pass the quota: it is
 # checked again inside the transaction that stores the runs (each holds it 2 s here)
@@ -697,9 +700,7 @@ if [ "$active" -le 3 ] && [ "$active" -ge 2 ] && grep -q 'may have 3 active runs
 else
 	fail quota-across-processes "$active active runs of a quota of 3 (server $(cat qa.status), cli: $(cat qb.out qc.out | tr '\n' ' '))"
 fi
-for id in $(call GET '/api/v1/projects/q/runs' >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body); do
-	call POST "/api/v1/runs/$id/stop?grace=0&wait=true" >/dev/null
-done
+stop_project q
 stop_server
 start --insecure-local
 # the second document cannot run here: nothing of the first is left, and the server answers
