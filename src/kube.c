@@ -233,6 +233,7 @@ typedef struct sink {
 	kube_chunk_fn chunk; /* a 2xx body goes here */
 	void *ctx;
 	int stopped;
+	curl_off_t last_poll; /* dlnow at the last empty chunk, -1 at none */
 } sink;
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
@@ -249,6 +250,27 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 		return n;
 	}
 	return berth_buf_append(&s->body, data, n) < 0 ? 0 : n;
+}
+
+/* libcurl's progress callback, about once a second while a stream is quiet: the
+ * reader is asked (an empty chunk) whether it still reads, as the local kind's
+ * log does, so that one whose client went away stops without the next line. */
+static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	sink *s = userp;
+	(void)dltotal;
+	(void)ultotal;
+	(void)ulnow;
+	if (!s->chunk || (s->status && s->status >= 300) || dlnow != s->last_poll) {
+		s->last_poll = dlnow; /* data came since: not quiet */
+		return 0;
+	}
+	if (s->chunk(s->ctx, "", 0)) {
+		s->stopped = 1;
+		return 1; /* CURLE_ABORTED_BY_CALLBACK */
+	}
+	return 0;
 }
 
 static int perform(kube *k, const char *method, const char *target, const char *content_type,
@@ -268,6 +290,12 @@ static int perform(kube *k, const char *method, const char *target, const char *
 		curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
 		if (timeout_s > 0)
 			curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)timeout_s);
+		if (s->chunk) {
+			s->last_poll = -1;
+			curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+			curl_easy_setopt(h, CURLOPT_XFERINFODATA, s);
+			curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+		}
 		if (body) {
 			curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
 			curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
@@ -277,7 +305,7 @@ static int perform(kube *k, const char *method, const char *target, const char *
 		CURLcode rc = curl_easy_perform(h);
 		if (!s->status)
 			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &s->status);
-		if (rc == CURLE_WRITE_ERROR && s->stopped)
+		if ((rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK) && s->stopped)
 			ret = 0;
 		else if (rc == CURLE_WRITE_ERROR && s->body.failed == -BERTH_ETOOBIG)
 			ret = berth_fail(err, BERTH_ETOOBIG, "a reply of the Kubernetes API is over %u MiB",

@@ -81,7 +81,8 @@ int kube_request(kube *k, const char *method, const char *path, const char *cont
 		 const char *body, size_t len, kube_reply *r, berth_error **err);
 
 /* A streaming GET (watch, follow a log): data is handed to chunk as it
- * arrives; a nonzero return of chunk ends the stream (not an error).
+ * arrives; a nonzero return of chunk ends the stream (not an error). While
+ * nothing comes, chunk is called with len 0 about once a second.
  * *status receives the HTTP status; on a status >= 300 the body is kept in
  * *r (may be NULL) instead of being streamed. timeout_s: 0 = none. */
 typedef int (*kube_chunk_fn)(void *ctx, const char *data, size_t len);

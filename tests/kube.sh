@@ -451,7 +451,7 @@ start() {
 	spid=$!
 	pids+=("$spid")
 	for _ in $(seq 100); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$tmp/serve.$1.log")
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$tmp/serve.$1.log" 2>/dev/null)
 		[ -n "$port" ] && break
 		sleep 0.05
 	done
@@ -475,6 +475,25 @@ check "serve: the reconciler follows the cluster" [ "$st" = Running ]
 ctl log "{\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$sid\",\"text\":\"served line\\n\"}" >/dev/null
 curl -s -H "Authorization: Bearer $admin" "$url/api/v1/runs/$sid/logs" >"$tmp/out"
 check "serve: logs through the API server" grep -qx 'served line' "$tmp/out"
+# followers of the quiet running pod that leave: their readers stop within a second or two
+# (asked by libcurl's progress callback), not at the pod's next line
+threads() { sed -n 's/^Threads:[[:space:]]*//p' "/proc/$spid/status"; }
+base=$(threads)
+for _ in $(seq 10); do
+	curl -s -m 1 -H "Authorization: Bearer $admin" "$url/api/v1/runs/$sid/logs?follow=true" >/dev/null &
+done
+sleep 0.5
+held=$(threads)
+wait_threads=
+for i in $(seq 50); do
+	[ "$(threads)" -le "$base" ] && { wait_threads=$i; break; }
+	sleep 0.1
+done
+if [ "$held" -gt "$base" ] && [ -n "$wait_threads" ]; then
+	ok "serve: followers of a quiet pod that leave free their threads (${wait_threads}00 ms after)"
+else
+	fail "serve: followers of a quiet pod that leave free their threads" "threads $base, then $held with 10 followers, $(threads) 5 s after they left"
+fi
 kill "$spid"
 wait "$spid" 2>/dev/null
 pod_status "$sid" '{"phase":"Succeeded","containerStatuses":[{"name":"served","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'

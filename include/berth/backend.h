@@ -198,8 +198,8 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 
 /* Calls write(ctx, data, len) with the run's log from the start; with
  * follow, goes on until the run is final. A nonzero return of write stops.
- * While a followed local run writes nothing, write is called with len 0
- * about once a second, so that a reader that went away stops it then. */
+ * While a followed run writes nothing, write is called with len 0 about once
+ * a second, so that a reader that went away stops it then. */
 typedef int (*berth_log_write)(void *ctx, const char *data, size_t len);
 int berth_backend_logs(berth_backend *b, const char *id, bool follow, berth_log_write write,
 		       void *ctx, berth_error **err);
