@@ -25,6 +25,7 @@ static const dl_sym syms[] = {
 	S(MHD_suspend_connection, suspend_connection),
 	S(MHD_resume_connection, resume_connection),
 	S(MHD_get_connection_info, get_connection_info),
+	S(MHD_get_connection_values, get_connection_values),
 #undef S
 };
 

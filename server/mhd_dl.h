@@ -36,6 +36,8 @@ typedef struct mhd_dl {
 	void (*resume_connection)(struct MHD_Connection *c);
 	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *c,
 							       enum MHD_ConnectionInfoType type, ...);
+	int (*get_connection_values)(struct MHD_Connection *c, enum MHD_ValueKind kind,
+				     MHD_KeyValueIterator it, void *it_cls);
 } mhd_dl;
 
 extern mhd_dl berth_mhd;
@@ -55,5 +57,6 @@ int berth_mhd_load(berth_error **err);
 #define MHD_suspend_connection (berth_mhd.suspend_connection)
 #define MHD_resume_connection (berth_mhd.resume_connection)
 #define MHD_get_connection_info (berth_mhd.get_connection_info)
+#define MHD_get_connection_values (berth_mhd.get_connection_values)
 
 #endif

@@ -507,6 +507,12 @@ static int stop_run(req *r)
 		bool was_final = berth_state_final(info->state);
 		berth_run_info_free(info);
 		info = NULL;
+		if (!was_final && flag_arg(r, "wait") && streams_full()) {
+			r->retry_after = 5;
+			return reply_fail(r, 503, "unavailable",
+					  "the server waits for its most runs already (--max-streams): "
+					  "nothing was stopped; try again in a few seconds");
+		}
 		if (!was_final) {
 			STORE(r, rc, berth_backend_stop_request(srv_backend(r->srv), id, (int)grace,
 								 &err));
@@ -530,6 +536,10 @@ static int stop_run(req *r)
 
 static int get_logs(req *r)
 {
+	/* HEAD: the headers a GET would have, and no reader (a HEAD a second must
+	 * not take a stream each) */
+	if (!strcmp(r->method, "HEAD"))
+		return reply(r, 200, "text/plain; charset=utf-8", NULL, 0);
 	return stream_logs(r, req_param(r, "id"), flag_arg(r, "follow"));
 }
 

@@ -623,6 +623,20 @@ static int authorize(req *r)
 	return 0;
 }
 
+/* Counts the headers that say how long a body is (MHD_get_connection_values). */
+static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key,
+				    const char *value)
+{
+	int *n = cls;
+	(void)kind;
+	(void)value;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		n[0]++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		n[1]++;
+	return MHD_YES;
+}
+
 enum MHD_Result server_request(void *cls, struct MHD_Connection *conn, const char *url,
 			       const char *method, const char *version, const char *upload,
 			       size_t *upload_size, void **state)
@@ -638,6 +652,14 @@ enum MHD_Result server_request(void *cls, struct MHD_Connection *conn, const cha
 		r->method = method;
 		r->start = now_s();
 		*state = r;
+		/* two lengths, or a length and chunks: what a proxy in front reads as
+		 * one request this server could read as two (request smuggling) */
+		int lengths[2] = {0, 0};
+		MHD_get_connection_values(conn, MHD_HEADER_KIND, count_length, lengths);
+		if (lengths[0] > 1 || (lengths[0] && lengths[1]) || lengths[1] > 1)
+			return (enum MHD_Result)reply_fail(r, 400, "usage",
+							   "the body's length is given more than once "
+							   "(Content-Length, Transfer-Encoding)");
 		/* a declared length over the cap is refused before it is read */
 		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							     MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -708,6 +730,40 @@ void server_completed(void *cls, struct MHD_Connection *conn, void **state,
 	free(r->body);
 	free(r);
 	*state = NULL;
+}
+
+/* What the daemon keeps for one connection's request line, headers and arguments
+ * (its default of 32 KiB answered nothing at all, until the idle timeout, to a
+ * URL with 500 query arguments). */
+#define CONN_MEMORY (128u << 10)
+
+/* ---- the URL's escapes ------------------------------------------------------------------- */
+
+static int hex(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The daemon's unescaping of the path and of each query argument: %HH as the
+ * default does, but %00 is left as written. Decoded, a NUL cut a name short
+ * (secrets/a%00b set the secret "a"); kept, no name holds it, and the request
+ * is refused by the check of the name. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	char *out = s;
+	for (const char *in = s; *in;) {
+		int hi, lo;
+		if (in[0] == '%' && (hi = hex(in[1])) >= 0 && (lo = hex(in[2])) >= 0 && (hi || lo)) {
+			*out++ = (char)(hi << 4 | lo);
+			in += 3;
+		} else
+			*out++ = *in++;
+	}
+	*out = 0;
+	return (size_t)(out - s);
 }
 
 /* ---- start, run, stop ------------------------------------------------------------------ */
@@ -936,7 +992,8 @@ int serve_main(const serve_opts *o)
 		0, NULL, NULL, server_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, server_completed, s,
 		MHD_OPTION_CONNECTION_TIMEOUT, lim.idle, MHD_OPTION_CONNECTION_LIMIT, lim.conns,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim.per_ip, MHD_OPTION_END);
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim.per_ip, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
+		NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "berth serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
 		streams_stop();

@@ -175,6 +175,9 @@ int streams_start(unsigned max);
  * stops: it must have no connection suspended. Returns how many threads still
  * run (log threads of quiet runs): what they use must not be freed. */
 unsigned streams_stop(void);
+/* Whether a stream would be refused now (503): a stop that waits asks first,
+ * so that it is not made and then answered "try again". */
+bool streams_full(void);
 /* GET .../logs of run id: the log, read by a thread of its own (a passive
  * handle) and sent as it comes; with follow until the run is final. The
  * connection is suspended whenever nothing is there to send. Answers 503 with

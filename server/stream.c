@@ -196,6 +196,14 @@ static int open_own(stream *s, berth_backend **b, berth_error **err)
 	return berth_backend_open(b, s->backend, &bo, err);
 }
 
+bool streams_full(void)
+{
+	pthread_mutex_lock(&S.lock);
+	bool full = !S.started || S.stopping || S.open >= S.max;
+	pthread_mutex_unlock(&S.lock);
+	return full;
+}
+
 /* A new stream for r, holding the request's reference; 503 (answered, *ret)
  * when max are open. */
 static stream *stream_new(req *r, kind k, const char *id, int *ret)

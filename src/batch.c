@@ -139,6 +139,7 @@ static int batch_usage_of(berth_batch *batch, const char *project, size_t i, ber
 		if (batch->runs[k] && !strcmp(batch->specs[k].project.s ? batch->specs[k].project.s
 						: "default", project))
 			berth_usage_add(out, batch->runs[k]);
+	out->in_request = out->runs - u->stored.runs;
 	return 0;
 }
 

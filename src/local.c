@@ -1190,7 +1190,10 @@ static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, 
 		store_run_free(r);
 		return rc;
 	}
-	store_event(b->st, id, "Stopping", NULL);
+	/* once per stop, and again only for a shorter grace: a stop asked a thousand
+	 * times is not a thousand events */
+	if (!r->stop_requested || (grace_s >= 0 && grace_s < r->grace))
+		store_event(b->st, id, "Stopping", NULL);
 	if (local_pid_is(r->supervisor_pid, r->supervisor_start))
 		kill((pid_t)r->supervisor_pid, SIGTERM);
 	int64_t grace = grace_s >= 0 ? grace_s : r->grace;

@@ -810,10 +810,17 @@ static void quota_rule(plan *p)
 			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(quota[i]->q), q->project.s,
 			       names[i], POLICY_AT(p, quota[i]->pos));
 	}
-	if (q->runs.set && (u ? u->runs : 0) + 1 > q->runs.v)
+	int64_t had = u ? u->runs - u->in_request : 0, before = u ? u->in_request : 0;
+	if (q->runs.set && had + before + 1 > q->runs.v && before)
+		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
+		       "project \"%s\" may have %lld active run%s: it has %lld, and this request adds "
+		       "%lld before this one (quotas.%s.runs, %s)", project, (long long)q->runs.v,
+		       q->runs.v == 1 ? "" : "s", (long long)had, (long long)before, q->project.s,
+		       POLICY_AT(p, q->runs.pos));
+	else if (q->runs.set && had + 1 > q->runs.v)
 		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
 		       "project \"%s\" may have %lld active run%s and has %lld already (quotas.%s.runs, %s)",
-		       project, (long long)q->runs.v, q->runs.v == 1 ? "" : "s", (long long)(u ? u->runs : 0),
+		       project, (long long)q->runs.v, q->runs.v == 1 ? "" : "s", (long long)had,
 		       q->project.s, POLICY_AT(p, q->runs.pos));
 }
 

@@ -1021,18 +1021,26 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 			}
 		}
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+			store_run *fresh = NULL;
+			berth_error *e = NULL;
+			int64_t grace = s->r->grace;
+			if (!store_run_get(s->st, s->r->info.id, &fresh, &e))
+				grace = fresh->grace;
+			store_run_free(fresh);
+			berth_error_free(e);
 			if (end == END_EXIT) {
-				store_run *fresh = NULL;
-				berth_error *e = NULL;
-				int64_t grace = s->r->grace;
-				if (!store_run_get(s->st, s->r->info.id, &fresh, &e))
-					grace = fresh->grace;
-				store_run_free(fresh);
-				berth_error_free(e);
 				end = END_STOP;
 				signal_all(s, SIGTERM);
 				kill_at = now + grace * 1000;
 				store_event(s->st, s->r->info.id, "Killing", "SIGTERM sent; SIGKILL after the grace period");
+			} else if (kill_at > 0 && now + grace * 1000 < kill_at) {
+				/* stopped again with a shorter grace: it counts from now, as a
+				 * second delete with a shorter grace does on Kubernetes */
+				kill_at = now + grace * 1000;
+				char why[96];
+				snprintf(why, sizeof(why), "stopped again: SIGKILL after %lld s",
+					 (long long)grace);
+				store_event(s->st, s->r->info.id, "Killing", why);
 			}
 			continue;
 		}

@@ -490,6 +490,34 @@ if start --max-streams 4 && alive; then
 	else
 		fail streams-capped-503-retry-after "held, over, Retry-After, free again: $r"
 	fi
+	# HEAD of a log takes no stream: 200 HEADs, then 4 followers still get theirs
+	python3 - "$port" "$admin" "$quiet" >heads.out 2>&1 <<'PY'
+import socket, sys
+port, token, rid = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+s = socket.create_connection(("127.0.0.1", port))
+req = ("HEAD /api/v1/runs/%s/logs?follow=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n"
+       % (rid, token)).encode()
+ok, extra, buf = 0, 0, b""
+for _ in range(200):
+    s.sendall(req)
+    while b"\r\n\r\n" not in buf:
+        buf += s.recv(65536)
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    ok += head.startswith(b"HTTP/1.1 200")
+s.settimeout(0.3)
+try:
+    extra = len(buf) + len(s.recv(65536))  # a HEAD answer has no body
+except socket.timeout:
+    extra = len(buf)
+print(ok, extra)
+PY
+	python3 load.py cap "$port" "$admin" "$chatty" 4 >out 2>&1
+	held=$(json 'd["held_200"]' <out 2>/dev/null)
+	if [ "$(cat heads.out)" = "200 0" ] && [ "$held" = 4 ]; then
+		ok "head-of-logs-takes-no-stream"
+	else
+		fail head-of-logs-takes-no-stream "200 HEADs (answered, bytes after them): $(cat heads.out); followers after: $held"
+	fi
 else
 	fail streams-capped-503-retry-after "no server with --max-streams 4: $(cat "$slog")"
 fi

@@ -286,6 +286,24 @@ for i in 1 2 3; do
 done
 if [ "${st%%:*}" = Stopped ] && ! pgrep -f "sleep 3600.5" >/dev/null; then ok stop-at-once; else fail stop-at-once "$st"; fi
 
+# a stop asked again with a shorter grace takes it; asking the same stop again adds no event
+spec stubborn 'trap "" TERM; while :; do sleep 0.2; done' alpha >stubborn.yaml
+call -t "$usera" POST /api/v1/runs --data-binary @stubborn.yaml >/dev/null
+bid=$(json 'd["id"]' <body)
+sleep 0.5
+call -t "$usera" POST "/api/v1/runs/$bid/stop?grace=86400" >/dev/null
+call -t "$usera" POST "/api/v1/runs/$bid/stop?grace=86400" >/dev/null
+sleep 0.3
+s1=$(call -t "$usera" POST "/api/v1/runs/$bid/stop?grace=0&wait=true")
+st=$(json 'd["state"]' <body 2>/dev/null)
+call -t "$usera" GET "/api/v1/runs/$bid/events" >/dev/null
+stopping=$(json 'len([e for e in d["items"] if e["kind"] == "Stopping"])' <body)
+if [ "$s1" = 200 ] && [ "$st" = Stopped ] && [ "$stopping" = 2 ]; then
+	ok stop-again-with-a-shorter-grace
+else
+	fail stop-again-with-a-shorter-grace "stop with grace 0 after 86400: $s1 ($st), Stopping events $stopping"
+fi
+
 # logs -f streams while the run writes
 spec ticker 'for i in 1 2 3; do echo tick $i; sleep 0.3; done' alpha >ticker.yaml
 call -t "$usera" POST /api/v1/runs --data-binary @ticker.yaml >/dev/null
@@ -293,7 +311,7 @@ tid=$(json 'd["id"]' <body)
 curl -s -N -H "Authorization: Bearer $usera" "$url/api/v1/runs/$tid/logs?follow=true" >follow.txt
 if [ "$(cat follow.txt)" = "$(printf 'tick 1\ntick 2\ntick 3')" ]; then ok logs-follow; else fail logs-follow "$(cat follow.txt)"; fi
 
-# paging: every run once, newest first (9 runs of alpha by now)
+# paging: every run once, newest first (10 runs of alpha by now)
 for i in 1 2 3 4; do call -t "$usera" POST /api/v1/runs --data-binary @hello.yaml >/dev/null; done
 seen="" after=""
 for _ in 1 2 3 4 5 6 7 8; do
@@ -303,7 +321,7 @@ for _ in 1 2 3 4 5 6 7 8; do
 	[ -n "$after" ] || break
 done
 all=$(call -t "$usera" GET "/api/v1/projects/alpha/runs?limit=1000" >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body)
-if [ "$(echo $seen)" = "$all" ] && [ "$(echo $all | wc -w)" = 9 ]; then ok paging; else fail paging "pages '$seen' vs '$all'"; fi
+if [ "$(echo $seen)" = "$all" ] && [ "$(echo $all | wc -w)" = 10 ]; then ok paging; else fail paging "pages '$seen' vs '$all'"; fi
 s1=$(call -t "$adminb" GET "/api/v1/runs")
 if [ "$s1" = 200 ] && [ "$(json 'len(d["items"])' <body)" = 0 ]; then ok list-only-own-projects; else fail list-only-own-projects "$s1 $(head -c 200 body)"; fi
 
@@ -405,6 +423,19 @@ if [ "$s1$s2$s3$s4$s5$s6$s7" = 400400400400400400400 ] && echo "$m1" | grep -q '
 	ok bad-query-400
 else
 	fail bad-query-400 "state $s1 ($m1), limit $s2, after $s3, grace $s4, format $s5, huge after $s6, empty limit $s7"
+fi
+# %00 in a path is no NUL that cuts a name short; a length given twice is refused; 500 query
+# arguments are answered
+s1=$(call -t "$admin" PUT '/api/v1/projects/alpha/secrets/a%00b' -d '{"value": "x"}')
+call -t "$admin" GET /api/v1/projects/alpha/secrets >/dev/null
+names=$(json '",".join(s["name"] for s in d["items"])' <body)
+s2=$(curl -s -o body -w '%{http_code}' -X POST -H 'Content-Length: 5' -H 'Transfer-Encoding: chunked' \
+	-H "Authorization: Bearer $usera" --data-binary 'abcde' "$url/api/v1/parse")
+s3=$(call GET "/healthz?$(python3 -c "print('&'.join('a%d=%d' % (i, i) for i in range(500)))")")
+if [ "$s1" = 422 ] && ! echo ",$names," | grep -q ',a,' && [ "$s2" = 400 ] && [ "$s3" = 200 ]; then
+	ok url-nul-two-lengths-many-args
+else
+	fail url-nul-two-lengths-many-args "secret a%00b $s1 (secrets: $names), length and chunks $s2, 500 arguments $s3"
 fi
 s1=$(call -t "$usera" GET /api/v1/runs/nosuch/logs)
 s2=$(call -t "$usera" GET /api/v1/runs/nosuch/events)
@@ -657,7 +688,7 @@ qspec 2 400m >q2.yaml
 s3=$(call POST /api/v1/runs --data-binary @q2.yaml)
 s4=$(call POST /api/v1/runs --data-binary @q2.yaml)
 n4=$(count_q)
-if [ "$s1" = 422 ] && [ "$n1" = 0 ] && echo "$m1" | grep -q 'may have 3 active runs' &&
+if [ "$s1" = 422 ] && [ "$n1" = 0 ] && echo "$m1" | grep -q 'may have 3 active runs: it has 0, and this request adds 3 before this one' &&
 	[ "$s2" = 422 ] && [ "$n2" = 0 ] && echo "$m2" | grep -q 'quota of 1' &&
 	[ "$s3" = 201 ] && [ "$s4" = 422 ] && [ "$n4" = 2 ]; then
 	ok quota-per-request

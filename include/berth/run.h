@@ -31,6 +31,7 @@ extern "C" {
 typedef struct berth_usage {
 	berth_quantity cpu, mem, gpu;
 	int64_t runs;
+	int64_t in_request;  /* of runs, those of the same request before this one */
 } berth_usage;
 /* Adds what run counts against its project's quota to u (a request of several
  * runs is checked as one: each run against the usage plus the runs before it). */

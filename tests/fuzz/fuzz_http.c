@@ -209,6 +209,19 @@ static const union MHD_ConnectionInfo *fake_conn_info(struct MHD_Connection *c,
 	return NULL;
 }
 
+static int fake_values(struct MHD_Connection *c, enum MHD_ValueKind kind, MHD_KeyValueIterator it,
+		       void *cls)
+{
+	int n = 0;
+	if (kind != MHD_HEADER_KIND)
+		return 0;
+	if (c->auth && ++n && it)
+		it(cls, kind, MHD_HTTP_HEADER_AUTHORIZATION, c->auth);
+	if (++n && it)
+		it(cls, kind, MHD_HTTP_HEADER_CONTENT_LENGTH, c->length);
+	return n;
+}
+
 static server *srv;
 static char *tokens[4];
 
@@ -242,6 +255,7 @@ static void init(void)
 		.suspend_connection = fake_suspend,
 		.resume_connection = fake_resume,
 		.get_connection_info = fake_conn_info,
+		.get_connection_values = fake_values,
 	};
 	static serve_opts o;
 	o.listen = "127.0.0.1:0";
