@@ -511,8 +511,13 @@ except socket.timeout:
     extra = len(buf)
 print(ok, extra)
 PY
-	python3 load.py cap "$port" "$admin" "$chatty" 4 >out 2>&1
-	held=$(json 'd["held_200"]' <out 2>/dev/null)
+	# (the followers of the check above give their places back within a second or two)
+	for _ in 1 2 3 4; do
+		python3 load.py cap "$port" "$admin" "$chatty" 4 >out 2>&1
+		held=$(json 'd["held_200"]' <out 2>/dev/null)
+		[ "$held" = 4 ] && break
+		sleep 1
+	done
 	if [ "$(cat heads.out)" = "200 0" ] && [ "$held" = 4 ]; then
 		ok "head-of-logs-takes-no-stream"
 	else
