@@ -444,6 +444,19 @@ if [ $rc = 2 ] && grep -q -- '--dry-run takes "server"' "$tmp/out"; then ok "--d
 rc=$?
 if [ $rc = 2 ] && grep -q -- '--kubeconfig' "$tmp/out"; then ok "--kubeconfig with --server refused"; else fail "--kubeconfig with --server refused" "exit $rc"; fi
 
+# ---- a spec of two runs is submitted whole: the cluster refusing the second takes the first off again --------
+{ spec first; echo '---'; spec second; } >two.yaml
+ctl fail '{"resource": "jobs", "name": "second-kw-2", "code": 403, "times": 5}' >/dev/null
+if run two.yaml --run-id kw; then rc=0; else rc=$?; fi
+ctl fail '' DELETE >/dev/null
+stored=$("$berth" get runs -o json 2>/dev/null | grep -c '"id": "kw')
+if [ "$rc" != 0 ] && grep -q 'forbidden' "$tmp/out" && ! objects | grep -q 'first-kw' && [ "$stored" = 0 ]; then
+	ok "two runs, the second refused by the cluster: neither is left, on the cluster or in the store"
+else
+	fail "two runs, the second refused by the cluster: neither is left, on the cluster or in the store" \
+		"exit $rc, objects: $(objects | grep -c kw), stored: $stored"
+fi
+
 # ---- berth serve --backend kubernetes ---------------------------------------------------------------------
 admin=$("$berth" token create --project '*' --role admin 2>/dev/null | tail -1)
 start() {
