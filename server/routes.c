@@ -67,6 +67,26 @@ static int reply_text_json(req *r, int status, const char *prefix, char *text, s
 	return reply_json(r, status, &b);
 }
 
+/* ?file=NAME: the name a spec is read as, in the place of every problem (and so
+ * in every line of an answer): at most 255 bytes, no control character (a
+ * line break would forge lines of a client's output). dflt without it; NULL
+ * when refused (answered 400, *ret). */
+static const char *file_arg(req *r, const char *dflt, int *ret)
+{
+	const char *f = req_arg(r, "file");
+	if (!f || !*f)
+		return dflt;
+	size_t n = strlen(f);
+	bool control = false;
+	for (const unsigned char *c = (const unsigned char *)f; *c && !control; c++)
+		control = *c < 0x20 || *c == 0x7f;
+	if (n <= 255 && !control)
+		return f;
+	*ret = reply_fail(r, 400, "usage", "file: the name of a spec is at most 255 bytes of text "
+			  "without control characters (%zu bytes given)", n);
+	return NULL;
+}
+
 static bool flag_arg(const req *r, const char *name)
 {
 	const char *v = req_arg(r, name);
@@ -294,13 +314,15 @@ static void run_json(sbuf *b, berth_run_info *const *infos, size_t n, bool list)
 static int post_runs(req *r)
 {
 	const char *project = req_param(r, "project");
-	const char *file = req_arg(r, "file");
-	berth_batch_opts o = {.file = file && *file ? file : "spec.yaml", .project = project};
+	int ret;
+	const char *file = file_arg(r, "spec.yaml", &ret);
+	if (!file)
+		return ret;
+	berth_batch_opts o = {.file = file, .project = project};
 	berth_batch *batch = NULL;
 	berth_error *err = NULL;
 	berth_run_info **infos = NULL;
 	size_t n = 0;
-	int ret;
 	/* the parse needs no store; the token must be allowed to submit to the project of every
 	 * document before anything of a project is looked up (its secrets, functions,
 	 * quota); the plan reads the store without a lock, and the submission holds the
@@ -404,12 +426,14 @@ static int get_runs(req *r)
 
 static int post_validate(req *r)
 {
-	const char *file = req_arg(r, "file");
-	berth_batch_opts o = {.file = file && *file ? file : "spec.yaml",
-			      .project = req_param(r, "project")};
+	int ret;
+	const char *file = file_arg(r, "spec.yaml", &ret);
+	if (!file)
+		return ret;
+	berth_batch_opts o = {.file = file, .project = req_param(r, "project")};
 	berth_batch *batch = NULL;
 	berth_error *err = NULL;
-	int ret, rc;
+	int rc;
 	/* the parse needs no store */
 	rc = berth_batch_parse(&batch, r->body, r->len, &o, &err);
 	if (!rc)
@@ -448,11 +472,14 @@ static int post_validate(req *r)
 /* A spec's documents as data: the web UI's YAML tab read by berth's own parser. */
 static int post_parse(req *r)
 {
-	const char *file = req_arg(r, "file");
+	int ret;
+	const char *file = file_arg(r, "spec.yaml", &ret);
+	if (!file)
+		return ret;
 	char *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	int rc = berth_docs_json(file && *file ? file : "spec.yaml", r->body, r->len, &out, &len, &err);
+	int rc = berth_docs_json(file, r->body, r->len, &out, &len, &err);
 	return answer(r, rc, err, out, len, NULL, false);
 }
 
@@ -612,21 +639,22 @@ static int get_functions(req *r)
 
 static int post_function(req *r)
 {
-	const char *file = req_arg(r, "file");
+	int ret;
+	const char *file = file_arg(r, "function.yaml", &ret);
+	if (!file)
+		return ret;
 	const char *project = req_param(r, "project");
 	char *name = NULL, *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
 	double t0 = srv_now();
-	int rc = berth_function_put(srv_backend(r->srv), project, file && *file ? file : "function.yaml",
-				    r->body, r->len, &name, &err);
+	int rc = berth_function_put(srv_backend(r->srv), project, file, r->body, r->len, &name, &err);
 	int created = rc;
 	if (rc >= 0)
 		rc = berth_function_get(srv_backend(r->srv), project, name, BERTH_FORMAT_JSON, &out, &len,
 					&err);
 	metrics_store(srv_now() - t0);
 	free(name);
-	int ret;
 	if (failed(r, rc < 0 ? rc : 0, err, &ret))
 		return ret;
 	return reply(r, created == 1 ? 201 : 200, JSON_TYPE, out, len);
