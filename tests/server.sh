@@ -746,6 +746,21 @@ fi
 stop_project q
 stop_server
 start --insecure-local
+# a submission whose usage other writers change at every try gives up after 8 with a 409,
+# and stores nothing
+stop_server
+BERTH_TEST_USAGE_CHANGES=1 start --insecure-local
+n0=$(count_q)
+s1=$(call POST /api/v1/runs --data-binary @q2.yaml)
+m1=$(json 'd["error"]["message"]' <body 2>/dev/null)
+n1=$(count_q)
+stop_server
+start --insecure-local
+if [ "$s1" = 409 ] && echo "$m1" | grep -q 'changed 8 times' && [ "$n1" = "$n0" ]; then
+	ok quota-retries-give-up-409
+else
+	fail quota-retries-give-up-409 "$s1 ($m1), $n0 runs before, $n1 after"
+fi
 # the second document cannot run here: nothing of the first is left, and the server answers
 printf 'project: whole\nname: first\nfunction: {name: a, command: ["true"]}\n---\nproject: whole\nname: second\naction: cronjob\nschedule: "* * * * *"\nfunction: {name: b, command: ["true"]}\n' >jobcron.yaml
 s1=$(call POST /api/v1/runs --data-binary @jobcron.yaml)
