@@ -254,6 +254,23 @@ elif cmd == "leave":
         time.sleep(0.1)
     out["base"] = base
     out["after"] = proc(pid)
+elif cmd == "full-stop":
+    # full-stop PORT TOKEN FOLLOW_ID STOP_ID N: with N followers held (the cap), a stop
+    # that waits is refused before it stops anything
+    token, fid, sid, n = sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
+    socks = [open_request("127.0.0.5", "GET", "/api/v1/runs/%s/logs?follow=true" % fid, token)
+             for _ in range(n)]
+    out["held_200"] = sum(1 for v in heads(socks, 5).values() if " 200 " in v)
+    stop = open_request("127.0.0.5", "POST", "/api/v1/runs/%s/stop?wait=true&grace=0" % sid, token)
+    out["stop"] = list(heads([stop], 5).values())[0].split(" ")[1]
+    stop.close()
+    get = open_request("127.0.0.5", "GET", "/api/v1/runs/%s" % sid, token)
+    time.sleep(0.3)
+    get.setblocking(True)
+    body = get.recv(65536).split(b"\r\n\r\n", 1)[1]
+    out["state"] = json.loads(body)["state"]
+    for s in socks:
+        s.close()
 elif cmd == "flood":
     # flood PORT N: N connections from 127.0.0.2, idle or sending half a header
     n = int(sys.argv[3])
@@ -489,6 +506,19 @@ if start --max-streams 4 && alive; then
 		ok "streams-capped-503-retry-after"
 	else
 		fail streams-capped-503-retry-after "held, over, Retry-After, free again: $r"
+	fi
+	# a stop that waits, with the streams full: refused, and the run not stopped
+	# (the followers of the check above give their places back within a second or two)
+	for _ in 1 2 3 4; do
+		python3 load.py full-stop "$port" "$admin" "$chatty" "$quiet" 4 >out 2>&1
+		r=$(json 'd["held_200"], d["stop"], d["state"]' <out 2>/dev/null)
+		[ "${r%% *}" = 4 ] && break
+		sleep 1
+	done
+	if [ "$r" = "4 503 Running" ]; then
+		ok "stop-wait-with-streams-full-stops-nothing"
+	else
+		fail stop-wait-with-streams-full-stops-nothing "followers, stop, state after: $r"
 	fi
 	# HEAD of a log takes no stream: 200 HEADs, then 4 followers still get theirs
 	python3 - "$port" "$admin" "$quiet" >heads.out 2>&1 <<'PY'
