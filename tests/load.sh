@@ -12,6 +12,8 @@
 #   tests/load.sh BERTH
 set -u
 berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tier=load
+. "$(cd "$(dirname "$0")" && pwd)/serve_lib.sh"
 tmp=$(mktemp -d)
 export BERTH_HOME=$tmp/home
 unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN
@@ -24,47 +26,12 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
-ok() { echo "ok load $1"; }
-fail() {
-	echo "FAIL load $1: $2"
-	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
-}
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 cat >policy.yaml <<'EOF'
 local:
   capacity: {cpu: "2", mem: 2Gi}
   grace_period: 1
 EOF
-
-# start [FLAGS]: a server on a free port; sets port, url, spid, slog
-start() {
-	starts=$((${starts:-0} + 1))
-	slog=$tmp/serve.$starts.log
-	"$berth" serve --listen 127.0.0.1:0 --config "$tmp/policy.yaml" "$@" 2>"$slog" &
-	spid=$!
-	pids+=("$spid")
-	port=
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$slog" 2>/dev/null)
-		[ -n "$port" ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.05
-	done
-	url=http://127.0.0.1:$port
-	[ -n "$port" ]
-}
-alive() { kill -0 "$spid" 2>/dev/null && [ "$(call GET /healthz)" = 200 ]; }
-stop_server() { kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; }
-
-# call [-t TOKEN] METHOD PATH [curl args]: body in $tmp/body, status echoed
-call() {
-	local auth=()
-	if [ "$1" = -t ]; then auth=(-H "Authorization: Bearer $2"); shift 2; fi
-	local m=$1 p=$2
-	shift 2
-	curl -s -m 10 -o "$tmp/body" -w '%{http_code}' -X "$m" "${auth[@]}" "$url$p" "$@"
-}
 
 spec() { # NAME CMD
 	printf 'function:\n  name: %s\n  command: [sh, -c, %s]\nresources: {cpu: 100m, mem: 32Mi}\n' "$1" "'$2'"

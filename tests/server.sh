@@ -8,6 +8,8 @@
 #   tests/server.sh BERTH
 set -u
 berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tier=server
+. "$(cd "$(dirname "$0")" && pwd)/serve_lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 export BERTH_HOME=$tmp/home
@@ -24,45 +26,12 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
-ok() { echo "ok server $1"; }
-fail() {
-	echo "FAIL server $1: $2"
-	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
-}
-# json EXPR < body: a value of a JSON document (python3's json, the reference parser)
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 cat >policy.yaml <<'EOF'
 local:
   capacity: {cpu: "2", mem: 2Gi}
   grace_period: 1
 EOF
-
-# start [FLAGS]: a server on a free port; sets url and spid
-start() {
-	starts=$((${starts:-0} + 1))
-	slog=$tmp/serve.$starts.log # one per start: every one is checked at the end
-	"$berth" serve --listen 127.0.0.1:0 --config "$tmp/policy.yaml" "$@" 2>"$slog" &
-	spid=$!
-	pids+=("$spid")
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$slog" 2>/dev/null)
-		[ -n "$port" ] && break
-		sleep 0.05
-	done
-	url=http://127.0.0.1:$port
-}
-stop_server() { kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; }
-
-# call [-t TOKEN] METHOD PATH [curl args]: body in $tmp/body, status echoed
-call() {
-	local auth=()
-	if [ "$1" = -t ]; then auth=(-H "Authorization: Bearer $2"); shift 2; fi
-	local m=$1 p=$2
-	shift 2
-	curl -s -o "$tmp/body" -w '%{http_code}' -X "$m" "${auth[@]}" "$url$p" "$@"
-	cat "$tmp/body" >>"$tmp/all-bodies"
-}
 
 # stop_project P: every run of project P stopped, and waited for (anonymous: --insecure-local)
 stop_project() {

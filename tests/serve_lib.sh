@@ -1,0 +1,46 @@
+# tests/serve_lib.sh - what the tiers that drive `berth serve` over HTTP share (sourced by
+# tests/server.sh and tests/load.sh, which set berth, tmp, tier and pids first):
+#   ok NAME / fail NAME WHY   a check's line ("ok TIER NAME", "FAIL TIER NAME: WHY")
+#   json EXPR < body          a value of a JSON document (python3's json, the reference parser)
+#   start [FLAGS]             a server on a free port, with $tmp/policy.yaml; sets port, url,
+#                             spid and slog (one log per start: every one is checked at the end);
+#                             fails when it does not listen
+#   alive                     the server runs and /healthz answers 200
+#   stop_server               SIGTERM, and waits for it
+#   call [-t TOKEN] METHOD PATH [curl args]
+#                             the status; the body in $tmp/body (and appended to $tmp/all-bodies)
+
+ok() { echo "ok $tier $1"; }
+fail() {
+	echo "FAIL $tier $1: $2"
+	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
+}
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+start() {
+	starts=$((${starts:-0} + 1))
+	slog=$tmp/serve.$starts.log
+	"$berth" serve --listen 127.0.0.1:0 --config "$tmp/policy.yaml" "$@" 2>"$slog" &
+	spid=$!
+	pids+=("$spid")
+	port=
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$slog" 2>/dev/null)
+		[ -n "$port" ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.05
+	done
+	url=http://127.0.0.1:$port
+	[ -n "$port" ]
+}
+alive() { kill -0 "$spid" 2>/dev/null && [ "$(call GET /healthz)" = 200 ]; }
+stop_server() { kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; }
+
+call() {
+	local auth=()
+	if [ "$1" = -t ]; then auth=(-H "Authorization: Bearer $2"); shift 2; fi
+	local m=$1 p=$2
+	shift 2
+	curl -s -m 30 -o "$tmp/body" -w '%{http_code}' -X "$m" "${auth[@]}" "$url$p" "$@"
+	cat "$tmp/body" >>"$tmp/all-bodies" 2>/dev/null
+}
