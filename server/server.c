@@ -591,7 +591,10 @@ static int authorize(req *r)
 		}
 		break;
 	case SCOPE_PROJECT:
-		rc = berth_principal_may(r->who, req_param(r, "project"), rt->need, &err);
+		/* a name from the URL is checked before anything is looked up by it */
+		rc = berth_project_check(req_param(r, "project"), &err);
+		if (!rc)
+			rc = berth_principal_may(r->who, req_param(r, "project"), rt->need, &err);
 		break;
 	case SCOPE_ALL:
 		rc = berth_principal_may(r->who, NULL, rt->need, &err);

@@ -226,6 +226,9 @@ int berth_batch_plan_parsed(berth_batch *batch, berth_backend *b, const berth_ba
 		return berth_fail(err, BERTH_EARG, "this batch is planned already");
 	batch->b = b;
 	batch->opts = *o;
+	/* the request's project (a URL's) becomes every run's: a name, as a spec's is */
+	if (o->project && berth_project_check(o->project, err))
+		return -BERTH_EINVALID;
 	size_t n = berth_spec_set_count(batch->set);
 	batch->specs = berth_calloc(n, sizeof(*batch->specs));
 	batch->functions = berth_calloc(n, sizeof(*batch->functions));

@@ -14,12 +14,18 @@
 
 /* ---- projects ------------------------------------------------------------------------- */
 
-int berth_project_create(berth_backend *b, const char *name, berth_error **err)
+int berth_project_check(const char *name, berth_error **err)
 {
 	const char *why = berth_check_dns_label(name);
-	if (why)
-		return berth_fail(err, BERTH_EINVALID, "project name \"%s\" %s", name, why);
-	int rc = store_project_add(b->st, name, err);
+	return why ? berth_fail(err, BERTH_EINVALID, "project name \"%s\" %s", name, why) : 0;
+}
+
+int berth_project_create(berth_backend *b, const char *name, berth_error **err)
+{
+	int rc = berth_project_check(name, err);
+	if (rc)
+		return rc;
+	rc = store_project_add(b->st, name, err);
 	if (rc == 0)
 		return berth_fail(err, BERTH_ECONFLICT, "project \"%s\" exists already", name);
 	return rc < 0 ? rc : 0;

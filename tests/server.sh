@@ -406,6 +406,19 @@ if [ "$s1" = 422 ] && ! echo ",$names," | grep -q ',a,' && [ "$s2" = 400 ] && [ 
 else
 	fail url-nul-two-lengths-many-args "secret a%00b $s1 (secrets: $names), length and chunks $s2, 500 arguments $s3"
 fi
+# a project named by the URL is a project name, as one named by a spec is: .. or Bad_Name
+# would become runs' project (and a shared claim's directory)
+s1=$(call -t "$admin" POST /api/v1/projects/../runs --path-as-is --data-binary @hello.yaml)
+s2=$(call -t "$admin" POST /api/v1/projects/Bad_Name/runs --data-binary @hello.yaml)
+s3=$(call -t "$admin" PUT /api/v1/projects/Bad_Name/secrets/x -d '{"value": "x"}')
+s4=$(call -t "$admin" GET /api/v1/projects/a.b/functions)
+call -t "$admin" GET '/api/v1/runs?limit=1000' >/dev/null
+odd=$(json 'len([r for r in d["items"] if r["project"] in ("..", "Bad_Name")])' <body)
+if [ "$s1$s2$s3$s4" = 422422422422 ] && [ "$odd" = 0 ]; then
+	ok url-project-is-a-name
+else
+	fail url-project-is-a-name "runs of .. $s1, runs of Bad_Name $s2, secret $s3, functions $s4, $odd such runs stored"
+fi
 # ?file= is in every problem's place: a long one or one with a line break is refused, not
 # repeated into each line of the answer
 long=$(head -c 300 /dev/zero | tr '\0' f)

@@ -28,6 +28,10 @@ extern "C" {
  * them, or here. BERTH_ECONFLICT when it exists; BERTH_EINVALID for a name
  * that is not a DNS-1123 label. */
 int berth_project_create(berth_backend *b, const char *name, berth_error **err);
+/* Whether name can be a project's (a DNS label: it names namespaces and the
+ * directories of shared claims): 0, or EINVALID with the reason. A name from
+ * outside (a URL, a flag) is checked before anything is looked up by it. */
+int berth_project_check(const char *name, berth_error **err);
 /* [{name, created}], of the given projects only unless all is set. */
 int berth_project_list(berth_backend *b, const char *const *only, size_t n, bool all,
 		       berth_format fmt, char **out, size_t *len, berth_error **err);
