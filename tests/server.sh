@@ -408,8 +408,9 @@ else
 fi
 # a project named by the URL is a project name, as one named by a spec is: .. or Bad_Name
 # would become runs' project (and a shared claim's directory)
-s1=$(call -t "$admin" POST /api/v1/projects/../runs --path-as-is --data-binary @hello.yaml)
-s2=$(call -t "$admin" POST /api/v1/projects/Bad_Name/runs --data-binary @hello.yaml)
+printf 'function: {name: nop, command: ["true"]}\n' >noproject.yaml
+s1=$(call -t "$admin" POST /api/v1/projects/../runs --path-as-is --data-binary @noproject.yaml)
+s2=$(call -t "$admin" POST /api/v1/projects/Bad_Name/runs --data-binary @noproject.yaml)
 s3=$(call -t "$admin" PUT /api/v1/projects/Bad_Name/secrets/x -d '{"value": "x"}')
 s4=$(call -t "$admin" GET /api/v1/projects/a.b/functions)
 call -t "$admin" GET '/api/v1/runs?limit=1000' >/dev/null
