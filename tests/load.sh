@@ -154,12 +154,13 @@ def healthz_many(n):
     return {"n": n, "bad": bad, "p50": lat[n // 2], "p99": lat[min(n - 1, n * 99 // 100)],
             "max": lat[-1]}
 
-def settle(pid, base, seconds):
-    """seconds until the server's threads and sockets are back to base, or None"""
-    t = time.monotonic()
+def settle(pid, base, seconds, which=(0, 1), t=None):
+    """seconds since t (default now) until the server's threads and sockets (or those of
+    which: 0 threads, 1 sockets) are back to base, or None after seconds"""
+    t = time.monotonic() if t is None else t
     while time.monotonic() - t < seconds:
-        th, so = proc(pid)
-        if th <= base[0] and so <= base[1]:
+        now = proc(pid)
+        if all(now[i] <= base[i] for i in which):
             return round(time.monotonic() - t, 2)
         time.sleep(0.1)
     return None
@@ -205,20 +206,10 @@ elif cmd == "leave":
     for s in socks:
         s.close()
     t = time.monotonic()
-    out["sockets_closed"] = None
-    while time.monotonic() - t < 4:
-        if proc(pid)[1] <= base[1]:
-            out["sockets_closed"] = round(time.monotonic() - t, 2)
-            break
-        time.sleep(0.1)
+    out["sockets_closed"] = settle(pid, base, 4, (1,), t)
     # and their threads end: a quiet run's reader is asked each second whether
     # its client is still there
-    out["threads_back"] = None
-    while time.monotonic() - t < 5:
-        if proc(pid)[0] <= base[0]:
-            out["threads_back"] = round(time.monotonic() - t, 2)
-            break
-        time.sleep(0.1)
+    out["threads_back"] = settle(pid, base, 5, (0,), t)
     out["base"] = base
     out["after"] = proc(pid)
 elif cmd == "full-stop":
