@@ -217,8 +217,10 @@ fi
 spec marked 'sleep 30'
 id=$("$berth" run marked.yaml 2>/dev/null)
 wait_state "$id" Running
-sp=$(pgrep -f "__supervise $id" | head -1)
-[ -n "$sp" ] && kill -9 $sp
+# the supervisor, not the run's init (a clone of it, with the same command line): the
+# oldest of the two, whatever their pids (which one is lower depends on where pids wrapped)
+sp=$(pgrep -o -f "__supervise $id")
+[ -n "$sp" ] && kill -9 "$sp"
 for _ in $(seq 50); do pgrep -f "__supervise $id" >/dev/null || break; sleep 0.1; done
 printf '3 7 0 0\nexit code 7' >"$BERTH_HOME/runs/$id/done"
 if [ -n "$sp" ] && [ "$(field "$id" state)" = Failed ] && [ "$(field "$id" exit_code)" = 7 ] &&
@@ -392,7 +394,7 @@ if $root && command -v setpriv >/dev/null; then
 	asuser() { setpriv --reuid 1000 --regid 1000 --clear-groups env -u BERTH_CONFIG HOME="$nr" BERTH_HOME="$nr/home" "$@"; }
 	id=$(cd "$nr" && asuser "$nr/berth" run "$tmp/nrsleep.yaml" 2>/dev/null)
 	sleep 0.5
-	sp=$(pgrep -f "__supervise $id" | head -1)
+	sp=$(pgrep -o -f "__supervise $id") # the supervisor, not its init clone
 	if [ -n "$sp" ] && ! asuser cat "/proc/$sp/environ" >/dev/null 2>&1 && asuser cat /proc/self/environ >/dev/null 2>&1; then
 		ok supervisor-not-dumpable
 	else
