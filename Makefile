@@ -2,6 +2,8 @@
 #
 #   make            build/berth and build/libberth.a (optimised, warnings are errors)
 #   make test       every test tier under ASan + UBSan; ends with "N passed, N failed"
+#                   (TIERS="server load": those tiers only; tests/run.sh lists them)
+#   make check      the fast tiers (unit, golden, render, cli), in seconds
 #   make valgrind   the unit tests under valgrind (no sanitizers)
 #   make fuzz       longer fuzz runs (FUZZ_SECONDS each, default 60)
 #   make demo       the main job on the local backend (see README)
@@ -31,7 +33,7 @@ B  := build
 BT := build/test
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all test fuzz fuzz-build valgrind demo examples clean bench
+.PHONY: all test check fuzz fuzz-build valgrind demo examples clean bench
 all: $(B)/berth $(B)/libberth.a
 
 # ---- optimised build ------------------------------------------------------
@@ -79,7 +81,10 @@ $(BT)/headers.ok: $(HEADERS)
 	done; touch $@
 
 test: $(UNIT_BIN) $(BT)/berth $(BT)/headers.ok fuzz-build
-	@tests/run.sh $(BT)
+	@tests/run.sh $(BT) $(TIERS)
+
+check: $(UNIT_BIN) $(BT)/berth $(BT)/headers.ok
+	@tests/run.sh $(BT) unit golden render cli
 
 # the unit and golden tiers again, under valgrind, in a build without sanitizers
 valgrind:

@@ -1,14 +1,30 @@
 #!/usr/bin/env bash
-# Runs every test tier and ends with one line "N passed, N failed".
-#   tests/run.sh BUILD_DIR [--valgrind]
-# Tiers: unit binaries, golden cases (tests/golden/*/, tests/data/render/*/),
-# Kubernetes schema checks, CLI checks, the local backend, hostile specs and
-# runs against it (security), the server, the server under load and abuse, the
-# kubernetes backend against a stand-in API server, the Python SDK, the web UI
-# in a browser, fuzz smoke.
+# Runs the test tiers and ends with one line "N passed, N failed".
+#   tests/run.sh BUILD_DIR [--valgrind] [TIER...]
+# With TIERs, only those (make check: unit golden render cli). Tiers: unit
+# (unit binaries), golden (tests/golden/*/, tests/data/render/*/), render
+# (merge, policy rules, objects), cli, local (the local backend), security
+# (hostile specs and runs against it), server, load (the server under load and
+# abuse), kube (the kubernetes backend against a stand-in API server), sdk (the
+# Python SDK), ui (the web UI in a browser), schema (rendered objects against
+# the Kubernetes API), fuzz (short runs). Under --valgrind: unit, golden, render.
 set -u
 bt=${1:-build/test}
-mode=${2:-}
+shift || true
+mode=
+if [ "${1:-}" = --valgrind ]; then mode=--valgrind; shift; fi
+all_tiers="unit golden render cli local security server load kube sdk ui schema fuzz"
+vg_tiers="unit golden render"
+if [ $# -gt 0 ]; then
+	tiers="$*"
+	for t in $tiers; do
+		case " $all_tiers " in *" $t "*) ;; *) echo "tests/run.sh: no tier '$t' (tiers: $all_tiers)" >&2; exit 2 ;; esac
+	done
+elif [ "$mode" = --valgrind ]; then
+	tiers=$vg_tiers
+else
+	tiers=$all_tiers
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 cd "$root"
@@ -19,6 +35,9 @@ trap 'rm -f "$log"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+if [ "$mode" = --valgrind ]; then
+	export BERTH_WRAP="valgrind -q --error-exitcode=99 --leak-check=full"
+fi
 
 count() { # reads "ok NAME" / "FAIL NAME" lines
 	while IFS= read -r line; do
@@ -30,84 +49,41 @@ count() { # reads "ok NAME" / "FAIL NAME" lines
 	done
 }
 
-echo "== unit"
-for t in "$bt"/test_*; do
-	[ -x "$t" ] || continue
-	if [ "$mode" = --valgrind ]; then
-		run=(valgrind -q --error-exitcode=99 --leak-check=full "$t")
-	else
-		run=("$t")
-	fi
-	"${run[@]}" >"$log" 2>&1
-	rc=$?
+# tier TITLE LINES COMMAND...: runs a tier's script, counts its lines and shows
+# up to LINES of what was not "ok"
+tier() {
+	local title=$1 lines=$2
+	shift 2
+	echo "== $title"
+	"$@" >"$log" 2>&1
 	count <"$log"
-	if [ $rc -ne 0 ]; then
-		grep -v '^ok ' "$log" | sed 's/^/    /' | head -40
-		# a crash or sanitizer report that left no FAIL line still fails
-		grep -q '^FAIL ' "$log" || { fail=$((fail + 1)); echo "FAIL $(basename "$t") (exit $rc)"; }
-	fi
-done
+	grep -v '^ok ' "$log" | sed 's/^/    /' | head -"$lines"
+}
 
-echo "== golden"
-if [ "$mode" = --valgrind ]; then
-	export BERTH_WRAP="valgrind -q --error-exitcode=99 --leak-check=full"
-fi
-"$here/golden.sh" "$bt/berth" >"$log" 2>&1
-count <"$log"
-grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
+unit() {
+	echo "== unit"
+	local t run rc
+	for t in "$bt"/test_*; do
+		[ -x "$t" ] || continue
+		if [ "$mode" = --valgrind ]; then
+			run=(valgrind -q --error-exitcode=99 --leak-check=full "$t")
+		else
+			run=("$t")
+		fi
+		"${run[@]}" >"$log" 2>&1
+		rc=$?
+		count <"$log"
+		if [ $rc -ne 0 ]; then
+			grep -v '^ok ' "$log" | sed 's/^/    /' | head -40
+			# a crash or sanitizer report that left no FAIL line still fails
+			grep -q '^FAIL ' "$log" || { fail=$((fail + 1)); echo "FAIL $(basename "$t") (exit $rc)"; }
+		fi
+	done
+}
 
-echo "== render (merge, policy rules, objects)"
-"$here/render.sh" "$bt/berth" >"$log" 2>&1
-count <"$log"
-grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
-
-if [ "$mode" != --valgrind ]; then
-	echo "== cli"
-	"$here/cli.sh" "$bt/berth" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
-
-	echo "== local backend (real processes, cgroups)"
-	"$here/local.sh" "$bt/berth" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
-
-	echo "== security (hostile specs and runs against the local backend)"
-	"$here/security.sh" "$bt/berth" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
-
-	echo "== server (berth serve over HTTP)"
-	"$here/server.sh" "$bt/berth" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
-
-	echo "== load and abuse (berth serve: streams held, floods, caps; loopback, bounded)"
-	"$here/load.sh" "$bt/berth" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
-
-	echo "== kubernetes backend (a stand-in API server over TLS)"
-	"$here/kube.sh" "$bt/berth" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
-
-	echo "== python sdk (berth serve on loopback, the seeds' func.run examples)"
-	BERTH_BIN="$bt/berth" python3 "$root/sdk/python/tests/run.py" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
-
-	echo "== web ui (playwright-core, Debian's chromium, berth serve on loopback)"
-	"$here/ui.sh" "$bt/berth" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -80
-
-	echo "== schema (rendered objects against the Kubernetes API, kubernetes-models)"
-	"$here/schema.sh" "$bt/berth" >"$log" 2>&1
-	count <"$log"
-	grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
-
+fuzz() {
 	echo "== fuzz (short runs)"
+	local f n corpus
 	for f in "$bt"/fuzz_*; do
 		[ -x "$f" ] || continue
 		n=$(basename "$f")
@@ -121,7 +97,26 @@ if [ "$mode" != --valgrind ]; then
 		fi
 		rm -rf "$corpus"
 	done
-fi
+}
+
+for t in $tiers; do
+	case $t in
+	unit) unit ;;
+	golden) tier golden 60 "$here/golden.sh" "$bt/berth" ;;
+	render) tier "render (merge, policy rules, objects)" 60 "$here/render.sh" "$bt/berth" ;;
+	cli) tier cli 60 "$here/cli.sh" "$bt/berth" ;;
+	local) tier "local backend (real processes, cgroups)" 80 "$here/local.sh" "$bt/berth" ;;
+	security) tier "security (hostile specs and runs against the local backend)" 80 "$here/security.sh" "$bt/berth" ;;
+	server) tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth" ;;
+	load) tier "load and abuse (berth serve: streams held, floods, caps; loopback, bounded)" 80 "$here/load.sh" "$bt/berth" ;;
+	kube) tier "kubernetes backend (a stand-in API server over TLS)" 80 "$here/kube.sh" "$bt/berth" ;;
+	sdk) tier "python sdk (berth serve on loopback, the seeds' func.run examples)" 80 \
+		env BERTH_BIN="$bt/berth" python3 "$root/sdk/python/tests/run.py" ;;
+	ui) tier "web ui (playwright-core, Debian's chromium, berth serve on loopback)" 80 "$here/ui.sh" "$bt/berth" ;;
+	schema) tier "schema (rendered objects against the Kubernetes API, kubernetes-models)" 60 "$here/schema.sh" "$bt/berth" ;;
+	fuzz) fuzz ;;
+	esac
+done
 
 if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
