@@ -20,11 +20,12 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN) -fno-strict-aliasing
 LDLIBS   := $(shell pkg-config --libs $(PKGS))
 # the berth binary links neither libcurl nor libmicrohttpd: it loads them when it
-# talks HTTP (src/curl_dl.h, server/mhd_dl.h), so that the processes that do not
+# talks HTTP (src/base/curl_dl.h, server/mhd_dl.h), so that the processes that do not
 # (render, run, each run's supervisor) start without their 30 libraries
 BIN_LIBS := $(shell pkg-config --libs libfyaml sqlite3 libsodium libseccomp) -lpthread
 
-LIB_SRC  := $(wildcard src/*.c)
+LIB_SRC  := $(sort $(shell find src -name '*.c'))
+LIB_HDR  := $(sort $(shell find src -name '*.h'))
 CLI_SRC  := $(wildcard cli/*.c) $(wildcard server/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 HEADERS  := $(wildcard include/berth/*.h)
@@ -95,12 +96,12 @@ valgrind:
 FUZZ_CC    := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 $(CPPFLAGS)
 FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BT)/%,$(wildcard tests/fuzz/fuzz_*.c))
-$(BT)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(wildcard src/*.h) $(HEADERS)
+$(BT)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR) $(HEADERS)
 	@mkdir -p $(BT)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
 # the server's request path: its sources too (the daemon is a stand-in in the target)
 SERVER_SRC := $(wildcard server/*.c)
-$(BT)/fuzz_http: tests/fuzz/fuzz_http.c $(LIB_SRC) $(SERVER_SRC) $(wildcard src/*.h server/*.h) \
+$(BT)/fuzz_http: tests/fuzz/fuzz_http.c $(LIB_SRC) $(SERVER_SRC) $(LIB_HDR) $(wildcard server/*.h) \
 		 $(HEADERS) server/openapi.json $(wildcard web/*.html web/*.js web/*.css)
 	@mkdir -p $(BT)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(SERVER_SRC) $(LDLIBS)

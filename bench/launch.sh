@@ -346,7 +346,7 @@ cc -O2 -o "$tmp/syncprobe" "$tmp/syncprobe.c"
 read -r sync_file sync_dir < <("$tmp/syncprobe" "$ph")
 echo "-- fdatasync of a new 32-byte file: $sync_file ms; fsync of its directory: $sync_dir ms (median of 21)"
 
-# what signal_all (src/supervise.c) costs: it reads /proc/N/stat of every process on the
+# what signal_all (src/backend/local/supervisor.c) costs: it reads /proc/N/stat of every process on the
 # machine to find the supervisor's children; the supervisor calls it twice after the command
 # has exited (run_attempts, then reap_all) before it writes the done marker
 cat >"$tmp/procscan.c" <<'EOF'
@@ -403,7 +403,7 @@ cc -O2 -o "$tmp/procscan" "$tmp/procscan.c"
 read -r scan_ms nprocs < <("$tmp/procscan")
 echo "-- one scan of /proc/N/stat as signal_all does: $scan_ms ms ($nprocs processes; median of 21)"
 
-# what a waiter paid per wakeup before local_watch (src/local.c): a new inotify
+# what a waiter paid per wakeup before local_watch (src/backend/local/local.c): a new inotify
 # instance, a watch on the run's directory, and its close; one process per sample, as in berth
 cat >"$tmp/inoprobe.c" <<'EOF'
 #define _GNU_SOURCE

@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "berth/berth.h"
-#include "store.h"
+#include "store/store.h"
 
 #define LIMIT 50
 #define MAX_SIZES 4

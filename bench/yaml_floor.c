@@ -7,7 +7,7 @@
  *
  *   yaml_floor FILE...      prints "DOCUMENTS SCALARS BYTES" on stdout
  *
- * The parser is set up as src/yaml.c sets it up (YAML 1.2, no mmap, quiet).
+ * The parser is set up as src/spec/yaml.c sets it up (YAML 1.2, no mmap, quiet).
  */
 #include <libfyaml.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "dl.h"
-#include "internal.h"
+#include "base/dl.h"
+#include "base/internal.h"
 #include "mhd_dl.h"
 
 mhd_dl berth_mhd;

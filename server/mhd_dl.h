@@ -2,7 +2,7 @@
  * mhd_dl.h - libmicrohttpd, loaded when `berth serve` starts (dlopen), not
  * linked: it brings GnuTLS and its libraries, whose loading every other
  * berth process (render, run, each run's supervisor) would pay for at start
- * (src/curl_dl.h says the same of libcurl).
+ * (src/base/curl_dl.h says the same of libcurl).
  *
  * Include this instead of <microhttpd.h>; call berth_mhd_load() first.
  */

@@ -23,10 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "mhd_dl.h"
 #include "server.h"
-#include "yaml.h"
+#include "spec/yaml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * test_cgroup.c - src/cgroup.c: what is written for v2 and v1 into trees of
+ * test_cgroup.c - src/backend/local/cgroup.c: what is written for v2 and v1 into trees of
  * plain files under a temporary directory (layouts, limits, optional files,
  * shared cpu,cpuacct mounts), statistics read from fake files, errors that
  * leave nothing behind, allocation failures; then, as root on a host with
@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "berth/error.h"
-#include "cgroup.h"
-#include "internal.h"
+#include "backend/local/cgroup.h"
+#include "base/internal.h"
 #include "t.h"
 
 /* ---- helpers ---------------------------------------------------------------- */

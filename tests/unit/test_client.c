@@ -12,7 +12,7 @@
 
 #include "berth/berth.h"
 #include "berth/client.h"
-#include "internal.h"
+#include "base/internal.h"
 #include "t.h"
 
 static berth_run_info *info_new(const char *id, berth_state st)

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "dl.h"
+#include "base/dl.h"
 #include "t.h"
 
 typedef struct table {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "berth/error.h"
-#include "internal.h"
+#include "base/internal.h"
 #include "t.h"
 
 /* A problem built by hand, for berth_problem_format. */

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "kube.h"
+#include "base/internal.h"
+#include "backend/kubernetes/api.h"
 #include "t.h"
 
 /* ---- helpers ---------------------------------------------------------------- */

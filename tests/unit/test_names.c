@@ -1,13 +1,13 @@
 /*
- * test_names.c - src/names.h: Kubernetes name rules as apimachinery's
+ * test_names.c - src/base/names.h: Kubernetes name rules as apimachinery's
  * validation states them, cron schedules as Kubernetes' CronJob accepts
  * them, and did-you-mean.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
-#include "names.h"
+#include "base/internal.h"
+#include "base/names.h"
 #include "t.h"
 
 #define OK NULL

@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "berth/berth.h"
-#include "internal.h"
-#include "node_fit.h"
+#include "base/internal.h"
+#include "plan/node_fit.h"
 #include "t.h"
 
 #define GI ((int64_t)1 << 30)

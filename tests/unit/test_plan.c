@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "berth/berth.h"
-#include "internal.h"
-#include "policy_internal.h"
+#include "base/internal.h"
+#include "plan/policy_internal.h"
 #include "t.h"
 
 static const char policy_text[] =

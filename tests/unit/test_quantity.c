@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "berth/quantity.h"
-#include "internal.h"
+#include "base/internal.h"
 #include "t.h"
 
 #define NOSTR NULL

@@ -16,9 +16,9 @@
 
 #include "berth/node.h"
 #include "berth/spec.h"
-#include "emit.h"
-#include "internal.h"
-#include "yaml.h"
+#include "render/emit.h"
+#include "base/internal.h"
+#include "spec/yaml.h"
 #include "t.h"
 
 /* ---- helpers --------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * test_store.c - src/store.c at scale: a store of 100,000 runs, made in one
+ * test_store.c - src/store/store.c at scale: a store of 100,000 runs, made in one
  * transaction through the store's API; every kind of list (every project,
  * one state, one project, a project and a state, a token's projects with
  * and without a state, the scheduler's queue) read from an index in the
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "berth/berth.h"
-#include "internal.h"
-#include "store.h"
+#include "base/internal.h"
+#include "store/store.h"
 #include "t.h"
 
 #define N 100000

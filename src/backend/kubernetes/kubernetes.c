@@ -1,0 +1,1180 @@
+/*
+ * kubernetes.c - the kubernetes backend: a run's objects (render.c) are
+ * applied to the cluster with server-side apply, its workload and pods are
+ * watched and their state mapped to berth's, its log is read through the
+ * API, and stopping deletes it with foreground propagation.
+ *
+ * The store under the data dir keeps each run's record, as on the local
+ * backend; the cluster is the truth about its state. Every berth object
+ * carries the label berth.dev/run=ID, which is how a run's pods, and
+ * whatever it left, are found again.
+ */
+#define _GNU_SOURCE
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/backend_internal.h"
+#include "base/curl_dl.h"
+#include "backend/kubernetes/api.h"
+#include "render/render_internal.h"
+#include "base/seal.h"
+#include "spec/yaml.h"
+
+#define APPLY "application/apply-patch+yaml"
+#define RUN_LABEL "berth.dev/run"
+
+/* ---- kinds and paths ------------------------------------------------------------------ */
+
+typedef struct kres {
+	const char *kind, *api, *plural;
+} kres;
+
+static const kres kinds[] = {
+	{"Secret", "v1", "secrets"},
+	{"PersistentVolumeClaim", "v1", "persistentvolumeclaims"},
+	{"Job", "batch/v1", "jobs"},
+	{"CronJob", "batch/v1", "cronjobs"},
+	{"Deployment", "apps/v1", "deployments"},
+	{"Service", "v1", "services"},
+	{"HorizontalPodAutoscaler", "autoscaling/v2", "horizontalpodautoscalers"},
+	{"Pod", "v1", "pods"},
+};
+#define POD_KIND (&kinds[BERTH_ARRAY_SIZE(kinds) - 1])
+
+static const kres *kres_of(const char *kind)
+{
+	for (size_t i = 0; kind && i < BERTH_ARRAY_SIZE(kinds); i++)
+		if (!strcmp(kinds[i].kind, kind))
+			return &kinds[i];
+	return NULL;
+}
+
+static bool is_workload(const kres *r)
+{
+	return r && (!strcmp(r->kind, "Job") || !strcmp(r->kind, "CronJob") ||
+		     !strcmp(r->kind, "Deployment"));
+}
+
+/* /api/v1/namespaces/NS/pods[/NAME] or /apis/GROUP/VERSION/namespaces/... */
+static void kpath(berth_buf *b, const kres *r, const char *ns, const char *name)
+{
+	berth_buf_printf(b, "%s/%s/namespaces/%s/%s%s%s", strchr(r->api, '/') ? "/apis" : "/api",
+			 r->api, ns, r->plural, name ? "/" : "", name ? name : "");
+}
+
+/* A run's target "Kind namespace/name on SERVER" split up. */
+typedef struct target {
+	const kres *res;
+	char ns[254], name[254], server[512];
+} target;
+
+static int parse_target(const char *s, target *t)
+{
+	char kind[64];
+	t->server[0] = '\0';
+	int n = s ? sscanf(s, "%63s %253[^/]/%253s on %511s", kind, t->ns, t->name, t->server) : 0;
+	if (n < 3)
+		return -1;
+	t->res = kres_of(kind);
+	return t->res ? 0 : -1;
+}
+
+/* ---- the connection ---------------------------------------------------------------------- */
+
+static int connect_cluster(berth_backend *b, berth_error **err)
+{
+	if (b->kube)
+		return 0;
+	kube_config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	int rc = kube_config_load(&cfg, b->kubeconfig, b->kube_context, err);
+	if (!rc)
+		rc = kube_open(&b->kube, &cfg, err);
+	kube_config_free(&cfg);
+	return rc;
+}
+
+static const char *run_namespace(berth_backend *b, const berth_run *run)
+{
+	return run->namespace ? run->namespace : kube_cfg(b->kube)->namespace;
+}
+
+/* ---- what the cluster says: a view of one run ------------------------------------------ */
+
+typedef struct kpod {
+	char name[254];
+	char created[40];
+	char phase[16];
+	char reason[512];    /* why it waits, or why it ended */
+	bool ready, preempted, evicted, oom;
+	int exit_code;       /* -1: none */
+	int64_t started, finished;
+} kpod;
+
+#define VIEW_PODS 32
+typedef struct kview {
+	berth_action action;
+	const char *workload;  /* its name */
+	bool seen, gone;       /* the workload was read; it is not there */
+	bool complete, failed;
+	char reason[512];      /* the workload's: a Failed condition, a CronJob's schedule */
+	int64_t started, finished;
+	int ready;
+	kpod pods[VIEW_PODS];
+	size_t npods;
+} kview;
+
+/* RFC 3339 to Unix ms; 0 when absent or unreadable. */
+static int64_t rfc3339_ms(const char *s)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%S", &tm))
+		return 0;
+	return (int64_t)timegm(&tm) * 1000;
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+static bool cond_true(const berth_node *conds, const char *type, const berth_node **out)
+{
+	for (size_t i = 0; conds && conds->kind == BERTH_NODE_SEQ && i < conds->len; i++) {
+		const berth_node *c = conds->u.items[i];
+		const char *t = berth_node_text(berth_node_get(c, "type"));
+		const char *st = berth_node_text(berth_node_get(c, "status"));
+		if (t && st && !strcmp(t, type) && !strcmp(st, "True")) {
+			if (out)
+				*out = c;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void pod_read(kpod *p, const berth_node *obj)
+{
+	memset(p, 0, sizeof(*p));
+	p->exit_code = -1;
+	copy_str(p->name, sizeof(p->name), berth_node_text(berth_node_at(obj, "metadata.name")));
+	copy_str(p->created, sizeof(p->created), berth_node_text(berth_node_at(obj, "metadata.creationTimestamp")));
+	const berth_node *st = berth_node_get(obj, "status");
+	copy_str(p->phase, sizeof(p->phase), berth_node_text(berth_node_get(st, "phase")));
+	p->started = rfc3339_ms(berth_node_text(berth_node_get(st, "startTime")));
+	const berth_node *conds = berth_node_get(st, "conditions"), *c = NULL;
+	p->ready = cond_true(conds, "Ready", NULL);
+	const char *sreason = berth_node_text(berth_node_get(st, "reason"));
+	const char *smsg = berth_node_text(berth_node_get(st, "message"));
+	if (cond_true(conds, "DisruptionTarget", &c)) {
+		const char *r = berth_node_text(berth_node_get(c, "reason"));
+		const char *m = berth_node_text(berth_node_get(c, "message"));
+		p->preempted = r && strstr(r, "Preemption");
+		p->evicted = !p->preempted;
+		snprintf(p->reason, sizeof(p->reason), "%s: %s", p->preempted ? "preempted" : "disrupted",
+			 m ? m : r ? r : "the pod was disrupted");
+	}
+	if (sreason && !strcmp(sreason, "Evicted")) {
+		p->evicted = true;
+		snprintf(p->reason, sizeof(p->reason), "evicted: %s", smsg ? smsg : "by the kubelet");
+	}
+	/* a pod the scheduler cannot place */
+	for (size_t i = 0; conds && conds->kind == BERTH_NODE_SEQ && i < conds->len && !p->reason[0]; i++) {
+		const berth_node *k = conds->u.items[i];
+		const char *t = berth_node_text(berth_node_get(k, "type"));
+		const char *s = berth_node_text(berth_node_get(k, "status"));
+		const char *r = berth_node_text(berth_node_get(k, "reason"));
+		if (t && !strcmp(t, "PodScheduled") && s && !strcmp(s, "False")) {
+			const char *m = berth_node_text(berth_node_get(k, "message"));
+			snprintf(p->reason, sizeof(p->reason), "%s: %s",
+				 r && !strcmp(r, "Unschedulable") ? "unschedulable" : r ? r : "not scheduled",
+				 m ? m : "no node fits it");
+		}
+	}
+	const berth_node *cs = berth_node_get(st, "containerStatuses");
+	for (size_t i = 0; cs && cs->kind == BERTH_NODE_SEQ && i < cs->len; i++) {
+		const berth_node *c1 = cs->u.items[i];
+		const berth_node *term = berth_node_at(c1, "state.terminated");
+		if (!term)
+			term = berth_node_at(c1, "lastState.terminated");
+		const berth_node *wait = berth_node_at(c1, "state.waiting");
+		if (term) {
+			const char *r = berth_node_text(berth_node_get(term, "reason"));
+			const char *code = berth_node_text(berth_node_get(term, "exitCode"));
+			const char *m = berth_node_text(berth_node_get(term, "message"));
+			p->exit_code = code ? (int)strtol(code, NULL, 10) : -1;
+			p->finished = rfc3339_ms(berth_node_text(berth_node_get(term, "finishedAt")));
+			if (r && !strcmp(r, "OOMKilled")) {
+				p->oom = true;
+				snprintf(p->reason, sizeof(p->reason),
+					 "OOMKilled: the container went over its memory limit");
+			} else if (!p->reason[0] && r && p->exit_code) {
+				snprintf(p->reason, sizeof(p->reason), "%s: exit code %d%s%s", r, p->exit_code,
+					 m ? ": " : "", m ? m : "");
+			}
+		}
+		if (wait && !p->reason[0] && !term) {
+			const char *r = berth_node_text(berth_node_get(wait, "reason"));
+			const char *m = berth_node_text(berth_node_get(wait, "message"));
+			if (r && strcmp(r, "ContainerCreating") && strcmp(r, "PodInitializing"))
+				snprintf(p->reason, sizeof(p->reason), "%s%s%s", r, m ? ": " : "",
+					 m ? m : "");
+		}
+	}
+	if (!p->reason[0] && (sreason || smsg) && !strcmp(p->phase, "Failed"))
+		snprintf(p->reason, sizeof(p->reason), "%s%s%s", sreason ? sreason : "",
+			 sreason && smsg ? ": " : "", smsg ? smsg : "");
+}
+
+static void workload_read(kview *v, const berth_node *obj)
+{
+	v->seen = true;
+	v->gone = false;
+	v->complete = v->failed = false;
+	v->reason[0] = '\0';
+	const berth_node *st = berth_node_get(obj, "status");
+	const berth_node *conds = berth_node_get(st, "conditions"), *c = NULL;
+	v->started = rfc3339_ms(berth_node_text(berth_node_get(st, "startTime")));
+	v->finished = rfc3339_ms(berth_node_text(berth_node_get(st, "completionTime")));
+	const char *ready = berth_node_text(berth_node_get(st, "readyReplicas"));
+	v->ready = ready ? (int)strtol(ready, NULL, 10) : 0;
+	switch (v->action) {
+	case BERTH_ACTION_JOB:
+		if (cond_true(conds, "Complete", NULL) || cond_true(conds, "SuccessCriteriaMet", NULL))
+			v->complete = true;
+		else if (cond_true(conds, "Failed", &c) || cond_true(conds, "FailureTarget", &c)) {
+			const char *r = berth_node_text(berth_node_get(c, "reason"));
+			const char *m = berth_node_text(berth_node_get(c, "message"));
+			v->failed = true;
+			snprintf(v->reason, sizeof(v->reason), "%s%s%s", r ? r : "Failed", m ? ": " : "",
+				 m ? m : "");
+			const char *t = berth_node_text(berth_node_get(c, "lastTransitionTime"));
+			if (!v->finished)
+				v->finished = rfc3339_ms(t);
+		}
+		break;
+	case BERTH_ACTION_SERVE:
+	case BERTH_ACTION_DEPLOY:
+		for (size_t i = 0; conds && conds->kind == BERTH_NODE_SEQ && i < conds->len; i++) {
+			const berth_node *k = conds->u.items[i];
+			const char *r = berth_node_text(berth_node_get(k, "reason"));
+			/* not final: the Deployment goes on trying (a node may come) */
+			if (r && !strcmp(r, "ProgressDeadlineExceeded")) {
+				const char *m = berth_node_text(berth_node_get(k, "message"));
+				snprintf(v->reason, sizeof(v->reason), "ProgressDeadlineExceeded%s%s",
+					 m ? ": " : "", m ? m : "");
+			}
+		}
+		break;
+	case BERTH_ACTION_CRONJOB: {
+		const char *last = berth_node_text(berth_node_get(st, "lastScheduleTime"));
+		snprintf(v->reason, sizeof(v->reason), "scheduled%s%s", last ? "; last job at " : "",
+			 last ? last : "; no job yet");
+		break;
+	}
+	}
+}
+
+static void view_pod(kview *v, const char *type, const berth_node *obj)
+{
+	const char *name = berth_node_text(berth_node_at(obj, "metadata.name"));
+	if (!name)
+		return;
+	size_t i = 0;
+	while (i < v->npods && strcmp(v->pods[i].name, name))
+		i++;
+	if (!strcmp(type, "DELETED")) {
+		if (i < v->npods)
+			v->pods[i] = v->pods[--v->npods];
+		return;
+	}
+	if (i == v->npods && v->npods == VIEW_PODS) {
+		/* keep the newest: this one takes the oldest's place */
+		i = 0;
+		for (size_t k = 1; k < v->npods; k++)
+			if (strcmp(v->pods[k].created, v->pods[i].created) < 0)
+				i = k;
+	} else if (i == v->npods)
+		v->npods++;
+	pod_read(&v->pods[i], obj);
+}
+
+/* The newest pod (by creation), or NULL. */
+static const kpod *newest_pod(const kview *v)
+{
+	const kpod *best = NULL;
+	for (size_t i = 0; i < v->npods; i++)
+		if (!best || strcmp(v->pods[i].created, best->created) > 0 ||
+		    (!strcmp(v->pods[i].created, best->created) && strcmp(v->pods[i].name, best->name) > 0))
+			best = &v->pods[i];
+	return best;
+}
+
+/* Maps the view to a state and a one-line reason. */
+static berth_state view_state(const kview *v, bool stopping, char *reason, size_t len, const kpod **pod)
+{
+	const kpod *p = newest_pod(v);
+	*pod = p;
+	reason[0] = '\0';
+	if (v->gone) {
+		if (stopping)
+			return BERTH_STATE_STOPPED;
+		snprintf(reason, len, "its %s was deleted from the cluster outside berth", v->action ==
+			 BERTH_ACTION_JOB ? "Job" : v->action == BERTH_ACTION_CRONJOB ? "CronJob" : "Deployment");
+		return BERTH_STATE_FAILED;
+	}
+	if (v->complete)
+		return BERTH_STATE_SUCCEEDED;
+	if (v->failed) {
+		/* the pod's own reason says more than BackoffLimitExceeded */
+		if (p && (p->oom || p->evicted || p->preempted || p->exit_code > 0) && p->reason[0])
+			snprintf(reason, len, "%.300s (the Job: %.250s)", p->reason, v->reason);
+		else
+			copy_str(reason, len, v->reason);
+		return BERTH_STATE_FAILED;
+	}
+	if (v->action == BERTH_ACTION_CRONJOB) {
+		copy_str(reason, len, v->reason);
+		return BERTH_STATE_RUNNING;
+	}
+	bool running = false;
+	for (size_t i = 0; i < v->npods; i++)
+		if (!strcmp(v->pods[i].phase, "Running") ||
+		    /* a Job's pod that ended before the Job says Complete or Failed */
+		    (v->action == BERTH_ACTION_JOB && (!strcmp(v->pods[i].phase, "Succeeded") ||
+						       !strcmp(v->pods[i].phase, "Failed"))))
+			running = true;
+	if (v->action != BERTH_ACTION_JOB)
+		running = running && (v->ready > 0 || (p && p->ready));
+	if (p && p->reason[0] && (p->preempted || p->evicted))
+		snprintf(reason, len, "%s; its %s starts it again", p->reason,
+			 v->action == BERTH_ACTION_JOB ? "Job" : "Deployment");
+	else if (p && p->reason[0])
+		copy_str(reason, len, p->reason);
+	else if (v->reason[0])
+		copy_str(reason, len, v->reason);
+	if (running)
+		return BERTH_STATE_RUNNING;
+	if (!reason[0])
+		copy_str(reason, len, !v->seen ? "submitted to the cluster" :
+			 !v->npods ? "waiting for its pod to be created" : "waiting for its pod to start");
+	return BERTH_STATE_PENDING;
+}
+
+/* ---- recording what the cluster says ---------------------------------------------------- */
+
+/* Writes the view's state into the stored run; an event for each change of state. */
+static int record_view(berth_backend *b, const char *id, const kview *v, berth_error **err)
+{
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (rc || berth_state_final(r->info.state)) {
+		store_rollback(b->st);
+		store_run_free(r);
+		return rc;
+	}
+	char reason[600];
+	const kpod *p;
+	berth_state st = view_state(v, r->stop_requested, reason, sizeof(reason), &p);
+	berth_run_info *i = &r->info;
+	bool changed = st != i->state || strcmp(reason, i->reason ? i->reason : "");
+	if (!changed) {
+		store_rollback(b->st);
+		store_run_free(r);
+		return 0;
+	}
+	berth_state before = i->state;
+	i->state = st;
+	free(i->reason);
+	i->reason = reason[0] ? berth_strdup(reason) : NULL;
+	int64_t now = store_now_ms();
+	if (st != BERTH_STATE_PENDING && !i->started)
+		i->started = v->started ? v->started : p && p->started ? p->started : now;
+	if (berth_state_final(st)) {
+		i->finished = v->finished ? v->finished : p && p->finished ? p->finished : now;
+		if (p) {
+			i->exit_code = p->exit_code;
+			i->oom_killed = p->oom;
+		}
+	}
+	if (p)
+		i->attempts = (int)(v->npods > (size_t)i->attempts ? v->npods : (size_t)i->attempts);
+	rc = store_run_update(b->st, r, err);
+	if (!rc)
+		rc = store_commit(b->st, err);
+	if (rc)
+		store_rollback(b->st);
+	else if (st != before)
+		store_event(b->st, id, berth_state_name(st), i->reason);
+	else
+		store_event(b->st, id, "Waiting", i->reason);
+	store_run_free(r);
+	return rc;
+}
+
+typedef struct follower {
+	berth_backend *b;
+	const char *id;
+	kview view;
+	bool stopping;
+	bool until_final;   /* a wait: done when the run is final */
+	bool until_pod;     /* a log: done when a pod has started */
+	bool pods_synced;   /* the pods are listed whole */
+	bool view_synced;   /* the workload is listed */
+} follower;
+
+static int follow_done(follower *f, berth_error **err)
+{
+	char reason[600];
+	const kpod *p;
+	int rc = record_view(f->b, f->id, &f->view, err);
+	if (rc)
+		return rc;
+	berth_state st = view_state(&f->view, f->stopping, reason, sizeof(reason), &p);
+	if (f->until_final && berth_state_final(st))
+		return 1;
+	if (f->until_pod && (berth_state_final(st) ||
+			     (p && (strcmp(p->phase, "Pending") || p->exit_code >= 0))))
+		return 1;
+	return 0;
+}
+
+static int on_workload(void *ctx, const char *type, const berth_node *obj, berth_error **err)
+{
+	follower *f = ctx;
+	if (!strcmp(type, "RESET")) {
+		f->view.seen = false;
+		f->view.gone = true; /* until the list shows it */
+		f->view_synced = false;
+		return 0;
+	}
+	if (!strcmp(type, "SYNCED")) {
+		f->view.seen = true; /* as listed: there, or gone */
+		f->view_synced = true;
+		return f->pods_synced ? follow_done(f, err) : 0;
+	}
+	const char *name = berth_node_text(berth_node_at(obj, "metadata.name"));
+	if (!name || strcmp(name, f->view.workload))
+		return 0; /* a CronJob's Jobs carry the run's label too */
+	if (!strcmp(type, "DELETED")) {
+		f->view.gone = true;
+		f->view.seen = true;
+	} else
+		workload_read(&f->view, obj);
+	/* while a list runs, the view is not whole yet */
+	return f->view_synced && f->pods_synced ? follow_done(f, err) : 0;
+}
+
+static int on_pod(void *ctx, const char *type, const berth_node *obj, berth_error **err)
+{
+	follower *f = ctx;
+	if (!strcmp(type, "RESET")) {
+		f->view.npods = 0;
+		f->pods_synced = false;
+		return 0;
+	}
+	if (!strcmp(type, "SYNCED"))
+		f->pods_synced = true;
+	else
+		view_pod(&f->view, type, obj);
+	return f->pods_synced && f->view_synced ? follow_done(f, err) : 0;
+}
+
+static berth_action action_of(const char *name)
+{
+	for (int a = BERTH_ACTION_JOB; a <= BERTH_ACTION_CRONJOB; a++)
+		if (name && !strcmp(name, berth_action_name((berth_action)a)))
+			return (berth_action)a;
+	return BERTH_ACTION_JOB;
+}
+
+/* Reads the run's record and where it lives. */
+static int run_target(berth_backend *b, const char *id, store_run **r, target *t, berth_error **err)
+{
+	int rc = store_run_get(b->st, id, r, err);
+	if (rc)
+		return rc;
+	const char *server = b->kube ? kube_cfg(b->kube)->server : NULL;
+	if (parse_target((*r)->info.target, t))
+		rc = berth_fail(err, BERTH_EINTERNAL, "run \"%s\" has no place on a cluster recorded", id);
+	else if (server && t->server[0] && strcmp(server, t->server))
+		rc = berth_fail(err, BERTH_EARG,
+				"run \"%s\" is on the cluster at %s, and the kubeconfig's context (%s) is "
+				"the one at %s: pick its context with --context or --kubeconfig",
+				id, t->server, kube_cfg(b->kube)->context ? kube_cfg(b->kube)->context : "?",
+				server);
+	if (rc) {
+		store_run_free(*r);
+		*r = NULL;
+	}
+	return rc;
+}
+
+/*
+ * Follows a run: lists (and with watch, then watches) its workload and its
+ * pods. until_final / until_pod say when a watch is done; without watch it
+ * only lists, once.
+ */
+static int follow_run(berth_backend *b, const char *id, bool watch, bool until_final, bool until_pod,
+		      long timeout_ms, berth_error **err)
+{
+	store_run *r;
+	target t;
+	int rc = connect_cluster(b, err);
+	if (!rc)
+		rc = run_target(b, id, &r, &t, err);
+	if (rc)
+		return rc;
+	follower f;
+	memset(&f, 0, sizeof(f));
+	f.b = b;
+	f.id = id;
+	f.view.action = action_of(r->info.action);
+	f.view.workload = t.name;
+	f.stopping = r->stop_requested;
+	f.until_final = until_final;
+	f.until_pod = until_pod;
+	char selector[300];
+	snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
+	berth_buf wpath = BERTH_BUF_INIT, ppath = BERTH_BUF_INIT;
+	kpath(&wpath, t.res, t.ns, NULL);
+	kpath(&ppath, POD_KIND, t.ns, NULL);
+	kube_watch w[2];
+	memset(w, 0, sizeof(w));
+	w[0] = (kube_watch){.path = ppath.data, .selector = selector, .event = on_pod, .ctx = &f};
+	w[1] = (kube_watch){.path = wpath.data, .selector = selector, .event = on_workload, .ctx = &f};
+	if (wpath.failed || ppath.failed)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else if (!watch) {
+		/* pods first: the workload's event decides with them in view */
+		rc = kube_list(b->kube, &w[0], err);
+		if (!rc)
+			rc = kube_list(b->kube, &w[1], err);
+		if (rc > 0)
+			rc = 0;
+	} else {
+		rc = kube_watch_run(b->kube, w, 2, timeout_ms, err);
+	}
+	berth_buf_release(&wpath);
+	berth_buf_release(&ppath);
+	store_run_free(r);
+	return rc;
+}
+
+/* ---- submit ---------------------------------------------------------------------------- */
+
+/* The values of the run's secrets into the Secret's data (base64), from the store. */
+static int secret_data(berth_backend *b, const berth_run *run, obuild *ob, onode *secret,
+		       berth_error **err)
+{
+	onode *ann = o_get(o_get(secret, "metadata"), "annotations");
+	onode *keys = o_get(ann, "berth.dev/secret-keys");
+	if (!keys || !keys->s)
+		return 0;
+	onode *data = o_map(ob, secret, "data");
+	unsigned char key[SECRET_KEY_BYTES];
+	int rc = secret_key_load(b->home, 0, key, err);
+	const char *project = run->spec.project.s ? run->spec.project.s : "default";
+	char *list = berth_strdup(keys->s);
+	if (!list)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	for (char *name = list, *next; !rc && name && *name; name = next) {
+		next = strchr(name, ',');
+		if (next)
+			*next++ = '\0';
+		else
+			next = name + strlen(name);
+		void *sealed = NULL;
+		size_t slen, vlen = 0;
+		char *value = NULL;
+		rc = store_secret_get(b->st, project, name, &sealed, &slen, err);
+		if (!rc && !sealed)
+			rc = berth_fail(err, BERTH_EPOLICY, "secret \"%s\" does not exist in project \"%s\"",
+					name, project);
+		if (!rc)
+			rc = secret_open(key, project, name, sealed, slen, &value, &vlen, err);
+		if (!rc) {
+			size_t blen = sodium_base64_ENCODED_LEN(vlen, sodium_base64_VARIANT_ORIGINAL);
+			char *b64 = berth_arena_alloc(ob->arena, blen);
+			if (!b64)
+				rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			else {
+				sodium_bin2base64(b64, blen, (const unsigned char *)value, vlen,
+						  sodium_base64_VARIANT_ORIGINAL);
+				o_str(ob, data, berth_arena_strdup(ob->arena, name), b64);
+			}
+		}
+		free(sealed);
+		secret_free(value, vlen);
+	}
+	sodium_memzero(key, sizeof(key));
+	free(list);
+	return rc;
+}
+
+static onode *owner_refs(onode *o)
+{
+	return o_get(o_get(o, "metadata"), "ownerReferences");
+}
+
+/* Applies one object; *uid (may be NULL) receives its uid. */
+static int apply(berth_backend *b, const kres *res, const char *ns, const char *name, onode *o,
+		 bool dry_run, char *uid, size_t uid_len, berth_error **err)
+{
+	berth_buf path = BERTH_BUF_INIT, body = BERTH_BUF_INIT;
+	kpath(&path, res, ns, name);
+	berth_buf_printf(&path, "?fieldManager=berth&force=true%s", dry_run ? "&dryRun=All" : "");
+	emit_json(&body, o, 0, 0);
+	int rc = path.failed || body.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : 0;
+	kube_reply r;
+	memset(&r, 0, sizeof(r));
+	if (!rc)
+		rc = kube_request(b->kube, "PATCH", path.data, APPLY, body.data, body.len, &r, err);
+	sodium_memzero(body.data, body.len); /* a Secret's values */
+	berth_buf_release(&body);
+	berth_buf_release(&path);
+	if (!rc && (r.status < 200 || r.status >= 300)) {
+		char what[600];
+		snprintf(what, sizeof(what), "%s %s/%s", res->kind, ns, name);
+		rc = kube_status_error(&r, what, err);
+	} else if (!rc && uid) {
+		berth_arena *a = berth_arena_new();
+		const berth_node *root = NULL;
+		if (a && !berth_json_root(a, "the applied object", r.body, r.len, &root, NULL))
+			copy_str(uid, uid_len, berth_node_text(berth_node_at(root, "metadata.uid")));
+		berth_arena_free(a);
+	}
+	if (r.body)
+		sodium_memzero(r.body, r.len); /* a Secret's reply holds its values */
+	kube_reply_free(&r);
+	return rc;
+}
+
+static int delete_object(berth_backend *b, const kres *res, const char *ns, const char *name,
+			 int grace_s, berth_error **err)
+{
+	berth_buf path = BERTH_BUF_INIT, body = BERTH_BUF_INIT;
+	kpath(&path, res, ns, name);
+	berth_buf_puts(&body, "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
+			      "\"propagationPolicy\":\"Foreground\"");
+	if (grace_s >= 0)
+		berth_buf_printf(&body, ",\"gracePeriodSeconds\":%d", grace_s);
+	berth_buf_puts(&body, "}");
+	kube_reply r;
+	int rc = path.failed || body.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
+		 : kube_request(b->kube, "DELETE", path.data, "application/json", body.data, body.len,
+				&r, err);
+	if (!rc) {
+		if (r.status >= 300 && r.status != 404) {
+			char what[600];
+			snprintf(what, sizeof(what), "deleting %s %s/%s", res->kind, ns, name);
+			rc = kube_status_error(&r, what, err);
+		}
+		kube_reply_free(&r);
+	}
+	berth_buf_release(&path);
+	berth_buf_release(&body);
+	return rc;
+}
+
+/*
+ * Applies the run's objects in order. An owned object applied before its
+ * workload goes without its ownerReference (the API wants the uid), and
+ * gets it in a second apply once the workload exists. If any object is
+ * refused, the ones applied before it are deleted.
+ */
+static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth_buf *report,
+		     char *wtarget, size_t wlen, berth_error **err)
+{
+	int rc = connect_cluster(b, err);
+	if (rc)
+		return rc;
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	obuild ob = {.arena = arena};
+	onode *objs[RENDER_MAX_OBJECTS] = {0};
+	onode *refs[RENDER_MAX_OBJECTS] = {0};
+	const kres *res[RENDER_MAX_OBJECTS] = {0};
+	const char *names[RENDER_MAX_OBJECTS] = {0};
+	size_t n = 0, w = SIZE_MAX, done = 0;
+	const char *ns = run_namespace(b, run);
+	rc = render_objects(arena, run, objs, &n, err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		res[i] = kres_of(o_get(objs[i], "kind")->s);
+		names[i] = o_get(o_get(objs[i], "metadata"), "name")->s;
+		refs[i] = NULL;
+		if (!res[i])
+			rc = berth_fail(err, BERTH_EINTERNAL, "no API path for kind %s",
+					o_get(objs[i], "kind")->s);
+		else if (is_workload(res[i]))
+			w = i;
+		else if (!strcmp(res[i]->kind, "Secret") && !dry_run)
+			rc = secret_data(b, run, &ob, objs[i], err);
+	}
+	if (!rc && w == SIZE_MAX)
+		rc = berth_fail(err, BERTH_EINTERNAL, "run \"%s\" renders no workload", run->id);
+	char uid[128] = "";
+	/* before the workload: without ownerReferences */
+	for (size_t i = 0; !rc && i < n; i++) {
+		onode *md = o_get(objs[i], "metadata"), *prev = NULL;
+		for (onode *c = md->first; c && i < w; prev = c, c = c->next)
+			if (c == owner_refs(objs[i])) {
+				refs[i] = c; /* unlinked now, linked again below */
+				if (prev)
+					prev->next = c->next;
+				else
+					md->first = c->next;
+				if (md->last == c)
+					md->last = prev;
+				break;
+			}
+		rc = apply(b, res[i], ns, names[i], objs[i], dry_run, i == w ? uid : NULL, sizeof(uid), err);
+		if (rc)
+			break;
+		done = i + 1;
+		if (report)
+			berth_buf_printf(report, "%s %s/%s %s\n", res[i]->kind, ns, names[i],
+					 dry_run ? "accepted (server dry run)" : "applied");
+		if (i == w) {
+			if (!uid[0])
+				uid[0] = '?'; /* a stand-in that returns no uid: the API refuses "" */
+			for (size_t j = 0; j < n; j++) {
+				onode *list = refs[j] ? refs[j] : owner_refs(objs[j]);
+				for (onode *ref = list ? list->first : NULL; ref; ref = ref->next) {
+					onode *u = o_get(ref, "uid");
+					if (u)
+						u->s = berth_arena_strdup(arena, uid);
+				}
+			}
+			/* the objects applied before it, with their owner now */
+			for (size_t j = 0; !rc && j < w; j++) {
+				if (!refs[j])
+					continue;
+				onode *md2 = o_get(objs[j], "metadata");
+				refs[j]->next = NULL;
+				md2->last->next = refs[j];
+				md2->last = refs[j];
+				rc = apply(b, res[j], ns, names[j], objs[j], dry_run, NULL, 0, err);
+			}
+		}
+	}
+	if (!rc)
+		snprintf(wtarget, wlen, "%s %s/%s on %s", res[w]->kind, ns, names[w],
+			 kube_cfg(b->kube)->server);
+	/* refused: nothing of the run is left behind */
+	for (size_t i = done; rc && !dry_run && i-- > 0;) {
+		berth_error *e = NULL;
+		if (delete_object(b, res[i], ns, names[i], 0, &e))
+			berth_error_move(err, e);
+		else
+			berth_error_free(e);
+	}
+	/* wipe the Secret's values */
+	for (size_t i = 0; i < n && arena; i++) {
+		onode *data = res[i] && !strcmp(res[i]->kind, "Secret") ? o_get(objs[i], "data") : NULL;
+		for (onode *v = data ? data->first : NULL; v; v = v->next)
+			if (v->s)
+				sodium_memzero((void *)v->s, strlen(v->s));
+	}
+	berth_arena_free(arena);
+	return rc;
+}
+
+/* Deletes each object of kind res that carries the run's label, by name:
+ * not every resource has deletecollection (Services do not). */
+static int delete_labelled(berth_backend *b, const kres *res, const char *ns, const char *id,
+			   int grace_s, berth_error **err)
+{
+	berth_buf path = BERTH_BUF_INIT;
+	kpath(&path, res, ns, NULL);
+	berth_buf_printf(&path, "?labelSelector=" RUN_LABEL "%%3D%s", id);
+	kube_reply r;
+	int rc = path.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
+			     : kube_request(b->kube, "GET", path.data, NULL, NULL, 0, &r, err);
+	berth_buf_release(&path);
+	if (rc)
+		return rc;
+	berth_arena *a = berth_arena_new();
+	const berth_node *root = NULL;
+	if (r.status != 200) {
+		char what[300];
+		snprintf(what, sizeof(what), "listing the %s of run %s", res->plural, id);
+		rc = kube_status_error(&r, what, err);
+	} else if (!a)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else
+		rc = berth_json_root(a, "a list", r.body, r.len, &root, err);
+	const berth_node *items = rc ? NULL : berth_node_get(root, "items");
+	for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && !rc; i++) {
+		const char *name = berth_node_text(berth_node_at(items->u.items[i], "metadata.name"));
+		if (name)
+			rc = delete_object(b, res, ns, name, grace_s, err);
+	}
+	berth_arena_free(a);
+	kube_reply_free(&r);
+	return rc;
+}
+
+/* Deletes the run's workload (foreground: its pods go first, and what it
+ * owns with it), then whatever else carries the run's label: the pods, with
+ * the grace period (the garbage collector would use their own), owned
+ * objects it has not reached yet, and the Service and HPA it does not own. */
+static int delete_run_objects(berth_backend *b, const char *id, const target *t, int grace_s,
+			      berth_error **err)
+{
+	int rc = delete_object(b, t->res, t->ns, t->name, grace_s, err);
+	for (size_t i = BERTH_ARRAY_SIZE(kinds); i-- > 0 && !rc;)
+		if (&kinds[i] != t->res)
+			rc = delete_labelled(b, &kinds[i], t->ns, id, grace_s, err);
+	return rc;
+}
+
+static int kube_admit(berth_backend *b, const berth_run *run, berth_error **err)
+{
+	if (!run->spec.function.image.s)
+		return berth_fail(err, BERTH_EMISSING,
+				  "run \"%s\": function.image: a run on Kubernetes needs an image",
+				  run->base_name);
+	return connect_cluster(b, err);
+}
+
+/* Takes the objects of the first n records (their targets) off the cluster again. */
+static void unapply(berth_backend *b, store_run **recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		target t;
+		berth_error *e = NULL;
+		if (recs[i]->info.target && !parse_target(recs[i]->info.target, &t))
+			delete_run_objects(b, recs[i]->info.id, &t, 0, &e);
+		berth_error_free(e);
+	}
+}
+
+/* Every run is recorded and checked first, then applied in order, then stored in
+ * one transaction: a run the cluster refuses, or a store that cannot record
+ * them, takes the objects applied so far off the cluster again. */
+static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n,
+		       const char *spec_text, const submit_check *check, berth_run_info **out,
+		       berth_error **err)
+{
+	store_run **recs = berth_calloc(n ? n : 1, sizeof(*recs));
+	if (!recs)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	int rc = 0;
+	size_t applied = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const berth_run *run = runs[i];
+		if ((rc = kube_admit(b, run, err)))
+			break;
+		if (!(recs[i] = berth_calloc(1, sizeof(*recs[i])))) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		/* the objects of a run id in use are that run's: never apply over them */
+		char *taken = NULL;
+		store_select_text(b->st, "SELECT id FROM runs WHERE id = ?1", &STORE_S(run->id), 1,
+				  &taken, NULL);
+		rc = taken ? berth_fail(err, BERTH_ECONFLICT, "run id \"%s\" is in use", run->id) : 0;
+		free(taken);
+		if (!rc)
+			rc = backend_record(b, run, spec_text, "kubernetes", recs[i], err);
+		if (!rc && !(recs[i]->info.reason = berth_strdup("submitted to the cluster")))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	while (!rc && applied < n) {
+		char where[600];
+		if ((rc = apply_run(b, runs[applied], false, NULL, where, sizeof(where), err)))
+			break;
+		if (!(recs[applied]->info.target = berth_strdup(where)))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		applied++;
+	}
+	if (!rc && !(rc = store_begin(b->st, err))) {
+		if (check)
+			rc = check->fn(check->ctx, err);
+		for (size_t i = 0; i < n && !rc; i++)
+			if (!(rc = store_run_insert(b->st, recs[i], err)))
+				store_event(b->st, recs[i]->info.id, "Submitted", NULL);
+		if (!rc)
+			rc = store_commit(b->st, err);
+		if (rc)
+			store_rollback(b->st);
+	}
+	if (rc)
+		unapply(b, recs, applied); /* not recorded: take them off the cluster again */
+	for (size_t i = 0; !rc && i < n; i++)
+		store_event(b->st, runs[i]->id, "Applied", recs[i]->info.target);
+	for (size_t i = 0; i < n; i++)
+		store_run_free(recs[i]);
+	free(recs);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		/* what the cluster says now */
+		berth_error *e = NULL;
+		if (follow_run(b, runs[i]->id, false, false, false, 0, &e)) {
+			const berth_problem *p = berth_error_get(e, 0);
+			berth_problem_add(err, BERTH_EIO, BERTH_WARNING, NULL,
+					  "run \"%s\" is submitted; its state could not be read yet: %s",
+					  runs[i]->id, p ? p->message : "unknown");
+		}
+		berth_error_free(e);
+		if (out)
+			rc = backend_get_stored(b, runs[i]->id, &out[i], err);
+	}
+	return rc;
+}
+
+int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err)
+{
+	char where[600];
+	int rc = kube_admit(b, run, err);
+	return rc ? rc : apply_run(b, run, true, report, where, sizeof(where), err);
+}
+
+/* ---- stop, wait, logs, reconcile ------------------------------------------------------- */
+
+/* Connects, and reads where the run is and whether it has ended. */
+static int locate(berth_backend *b, const char *id, target *t, bool *final, berth_error **err)
+{
+	store_run *r;
+	int rc = connect_cluster(b, err);
+	if (!rc)
+		rc = run_target(b, id, &r, t, err);
+	if (rc)
+		return rc;
+	*final = berth_state_final(r->info.state);
+	store_run_free(r);
+	return 0;
+}
+
+int kube_forget(berth_backend *b, const char *id, berth_error **err)
+{
+	target t;
+	bool final;
+	int rc = locate(b, id, &t, &final, err);
+	return rc ? rc : delete_run_objects(b, id, &t, 0, err);
+}
+
+/* Marks the run Stopped (once its workload is gone, or at once when asked). */
+static int mark_stopped(berth_backend *b, const char *id, berth_error **err)
+{
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (!rc && !berth_state_final(r->info.state)) {
+		r->info.state = BERTH_STATE_STOPPED;
+		r->info.finished = store_now_ms();
+		free(r->info.reason);
+		r->info.reason = berth_strdup("stopped: its objects were deleted from the cluster");
+		rc = store_run_update(b->st, r, err);
+		if (!rc)
+			rc = store_commit(b->st, err);
+		if (!rc)
+			store_event(b->st, id, "Stopped", r->info.reason);
+	}
+	if (rc || berth_state_final(r->info.state))
+		store_rollback(b->st);
+	store_run_free(r);
+	return rc;
+}
+
+static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, berth_error **err)
+{
+	target t;
+	bool final;
+	/* a run that ended since it was last read keeps its result */
+	berth_error *e = NULL;
+	kube_refresh(b, id, &e);
+	berth_error_free(e);
+	int rc = locate(b, id, &t, &final, err);
+	if (rc || final)
+		return rc;
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	rc = store_run_request_stop(b->st, id, grace_s, err);
+	if (!rc)
+		rc = store_commit(b->st, err);
+	if (rc) {
+		store_rollback(b->st);
+		return rc;
+	}
+	store_event(b->st, id, "Stopping", NULL);
+	if ((rc = delete_run_objects(b, id, &t, grace_s, err)))
+		return rc;
+	if (wait) {
+		/* foreground deletion: the workload goes once its pods are gone */
+		long limit = (grace_s >= 0 ? grace_s : LOCAL_GRACE_S) * 1000L + 30000;
+		berth_buf path = BERTH_BUF_INIT;
+		kpath(&path, t.res, t.ns, t.name);
+		long waited = 0;
+		for (; !rc && waited < limit; waited += 200) {
+			kube_reply rep;
+			if ((rc = kube_request(b->kube, "GET", path.data, NULL, NULL, 0, &rep, err)))
+				break;
+			long status = rep.status;
+			kube_reply_free(&rep);
+			if (status == 404)
+				break;
+			struct timespec ts = {0, 200 * 1000000L};
+			nanosleep(&ts, NULL);
+		}
+		berth_buf_release(&path);
+		/* still there: the run stays Stopping; the next look at it finds it gone */
+		if (!rc && waited >= limit)
+			rc = berth_fail(err, BERTH_ERANGE, "run \"%s\": its %s %s/%s is still being "
+					"deleted after %ld s", id, t.res->kind, t.ns, t.name, limit / 1000);
+	}
+	return rc ? rc : mark_stopped(b, id, err);
+}
+
+static int kube_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err)
+{
+	return follow_run(b, id, true, true, false, (long)timeout_ms, err);
+}
+
+static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
+		     void *ctx, berth_error **err)
+{
+	target t;
+	bool final;
+	int rc = locate(b, id, &t, &final, err);
+	if (rc)
+		return rc;
+	for (int tries = 0;; tries++) {
+		/* the newest pod of the run, once one has started */
+		follower f;
+		memset(&f, 0, sizeof(f));
+		char selector[300];
+		snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
+		berth_buf ppath = BERTH_BUF_INIT;
+		kpath(&ppath, POD_KIND, t.ns, NULL);
+		kube_watch w = {.path = ppath.data, .selector = selector, .event = on_pod, .ctx = &f};
+		rc = ppath.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : kube_list(b->kube, &w, err);
+		berth_buf_release(&ppath);
+		if (rc < 0)
+			return rc;
+		const kpod *p = newest_pod(&f.view);
+		bool started = p && (strcmp(p->phase, "Pending") || p->exit_code >= 0);
+		if (!started) {
+			if (!follow || final)
+				return p || final ? 0
+					 : berth_fail(err, BERTH_ENOTFOUND, "run \"%s\" has no pod yet", id);
+			/* wait for a pod to start, or for the run to end */
+			berth_run_info *info = NULL;
+			berth_error *e = NULL;
+			rc = follow_run(b, id, true, false, true, 60000, &e);
+			if (rc == -BERTH_ERANGE)
+				rc = 0;
+			else if (rc)
+				berth_error_move(err, e), e = NULL;
+			berth_error_free(e);
+			if (!rc && !berth_backend_get(b, id, &info, NULL))
+				final = berth_state_final(info->state);
+			berth_run_info_free(info);
+			if (rc)
+				return rc;
+			continue;
+		}
+		berth_buf path = BERTH_BUF_INIT;
+		kpath(&path, POD_KIND, t.ns, p->name);
+		berth_buf_printf(&path, "/log%s", follow ? "?follow=true" : "");
+		long status = 0;
+		kube_reply rep;
+		rc = path.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
+				 : kube_stream(b->kube, path.data, 0, write_fn, ctx, &status, &rep, err);
+		berth_buf_release(&path);
+		if (rc)
+			return rc;
+		if (status == 400 && follow && tries < 600) {
+			/* the container is not started after all: wait a little */
+			kube_reply_free(&rep);
+			struct timespec ts = {0, 500 * 1000000L};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (status >= 300) {
+			char what[600];
+			snprintf(what, sizeof(what), "the log of pod %s/%s", t.ns, p->name);
+			rc = kube_status_error(&rep, what, err);
+		}
+		kube_reply_free(&rep);
+		return rc;
+	}
+}
+
+int kube_refresh(berth_backend *b, const char *id, berth_error **err)
+{
+	return follow_run(b, id, false, false, false, 0, err);
+}
+
+/* Brings every unfinished kubernetes run's record up to what the cluster
+ * says. A run that cannot be read keeps its record and is a warning; the
+ * first failure is returned after every run has been tried. */
+int kube_reconcile(berth_backend *b, berth_error **err)
+{
+	int rc = 0;
+	for (int state = BERTH_STATE_PENDING; state <= BERTH_STATE_RUNNING; state++) {
+		store_run **list;
+		size_t n;
+		int r = store_run_list(b->st, "kubernetes", state, false, &list, &n, err);
+		if (r)
+			return r;
+		for (size_t i = 0; i < n; i++) {
+			berth_error *e = NULL;
+			if ((r = follow_run(b, list[i]->info.id, false, false, false, 0, &e)) < 0) {
+				const berth_problem *p = berth_error_get(e, 0);
+				berth_problem_add(err, -r, BERTH_WARNING, NULL,
+						  "run \"%s\": its state is the last one recorded: %s",
+						  list[i]->info.id, p ? p->message : "the cluster cannot be asked");
+				rc = rc ? rc : r;
+			}
+			berth_error_free(e);
+		}
+		store_run_list_free(list, n);
+	}
+	return rc;
+}
+
+static int kube_backend_open(berth_backend *b, berth_error **err)
+{
+	int rc = local_backend_ops.open(b, err);
+	if (!rc)
+		rc = connect_cluster(b, err);
+	/* a handle whose records are read as stored (a server) brings them up to
+	 * date now; others ask the cluster about the runs they are asked about */
+	if (!rc && b->cached && !b->passive)
+		kube_reconcile(b, err); /* what it cannot read is a warning */
+	return rc;
+}
+
+static int kube_backend_reconcile(berth_backend *b, berth_error **err)
+{
+	int rc = local_backend_ops.reconcile(b, err);
+	return rc ? rc : kube_reconcile(b, err);
+}
+
+static void kube_backend_close(berth_backend *b)
+{
+	local_backend_ops.close(b);
+}
+
+const backend_ops kube_backend_ops = {
+	.kind = "kubernetes",
+	.open = kube_backend_open,
+	.close = kube_backend_close,
+	.reconcile = kube_backend_reconcile,
+	.admit = kube_admit,
+	.submit = kube_submit,
+	.stop = kube_stop,
+	.logs = kube_logs,
+	.wait = kube_wait,
+};

@@ -1,0 +1,1342 @@
+/*
+ * local.c - the local backend: runs wait in a queue in the store until their
+ * requests fit the machine's free capacity, then a supervisor process of
+ * their own (supervisor.c) runs them. Nothing runs in the background besides
+ * the supervisors: whoever changes what is free (a submission, a run that
+ * ends, a stop) runs the scheduler, and every open recovers what a dead
+ * supervisor left behind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend_internal.h"
+#include "berth/explain.h"
+#include "base/internal.h"
+#include "plan/policy_internal.h"
+#include "render/render_internal.h"
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+int local_path(char *buf, size_t len, const char *home, const char *fmt, ...)
+{
+	int n = snprintf(buf, len, "%s/", home);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return m < 0 || (size_t)m >= len - (size_t)n ? -1 : 0;
+}
+
+int local_mkdirs(const char *path, mode_t mode)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -1;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, mode) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
+}
+
+int local_private_dir(const char *path, mode_t mode)
+{
+	struct stat st;
+	if (local_mkdirs(path, mode & 0700))
+		return -1;
+	/* whatever the umask, or the mode of a data dir made by hand */
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+		return errno = ENOTDIR, -1;
+	if (st.st_uid == geteuid() && (st.st_mode & 07777) != mode && chmod(path, mode))
+		return -1;
+	return 0;
+}
+
+/* A process's start time (field 22 of /proc/PID/stat), also for a zombie
+ * when zombies is set; -1 if there is no such process. */
+static int64_t proc_start(pid_t pid, bool zombies)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* the command may hold spaces and parentheses: fields count from the last ')' */
+	char *p = strrchr(buf, ')');
+	/* a zombie is gone already: only its parent has not looked */
+	if (!p || p[1] != ' ' || (!zombies && (p[2] == 'Z' || p[2] == 'X')))
+		return -1;
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoll(p + 1, NULL, 10) : -1;
+}
+
+int64_t local_proc_start(pid_t pid)
+{
+	return proc_start(pid, false);
+}
+
+bool local_pid_is(int64_t pid, int64_t start)
+{
+	return pid > 0 && local_proc_start((pid_t)pid) == start;
+}
+
+berth_run_info *local_info_take(store_run *r)
+{
+	berth_run_info *i = berth_malloc(sizeof(*i));
+	if (!i)
+		return NULL;
+	*i = r->info;
+	memset(&r->info, 0, sizeof(r->info));
+	return i;
+}
+
+/* Creates HOME/runs/ID/done, which waiters watch for. */
+void local_mark_done(const char *home, const char *id)
+{
+	local_mark_outcome(home, id, NULL);
+}
+
+/* The outcome in the done marker: "STATE EXIT SIGNAL OOM\nREASON". */
+void local_mark_outcome(const char *home, const char *id, const berth_run_info *i)
+{
+	char path[4096];
+	/* a run that never started has no directory yet */
+	if (local_path(path, sizeof(path), home, "runs/%s", id) || local_mkdirs(path, 0700))
+		return;
+	if (local_path(path, sizeof(path), home, "runs/%s/done", id))
+		return;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && i)
+		dprintf(fd, "%d %d %d %d\n%s", (int)i->state, i->exit_code, i->signal, i->oom_killed,
+			i->reason ? i->reason : "");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* What a supervisor wrote in the done marker of a run it could not record
+ * (a full disk): 0 and r updated, or -1 when the marker says nothing. */
+static int read_outcome(const char *home, store_run *r)
+{
+	char path[4096], buf[1100];
+	if (local_path(path, sizeof(path), home, "runs/%s/done", r->info.id))
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	int state, exit_code, sig, oom, used = 0;
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (sscanf(buf, "%d %d %d %d\n%n", &state, &exit_code, &sig, &oom, &used) != 4 || !used ||
+	    !berth_state_final((berth_state)state))
+		return -1;
+	r->info.state = (berth_state)state;
+	r->info.exit_code = exit_code;
+	r->info.signal = sig;
+	r->info.oom_killed = oom != 0;
+	free(r->info.reason);
+	r->info.reason = buf[used] ? berth_strdup(buf + used) : NULL;
+	return 0;
+}
+
+/* ---- the machine ----------------------------------------------------------------- */
+
+static int node_from_policy(berth_backend *b, berth_error **err)
+{
+	const berth_policy *p = b->policy;
+	if (p->local.cpu.set)
+		b->node.cpu_milli = berth_quantity_milli(&p->local.cpu.q);
+	if (p->local.mem.set)
+		b->node.mem = berth_quantity_value(&p->local.mem.q);
+	if (p->local.gpu.set)
+		b->node.gpus = berth_quantity_value(&p->local.gpu.q);
+	if (p->local.disk.set)
+		b->node.disk = berth_quantity_value(&p->local.disk.q);
+	for (size_t i = 0; i < p->local.labels.n; i++)
+		if (local_node_label(&b->node, b->arena, p->local.labels.items[i].key.s,
+				     p->local.labels.items[i].value.s))
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (p->local.taints.n) {
+		b->node.taints = berth_arena_alloc(b->arena, p->local.taints.n * sizeof(berth_toleration));
+		if (!b->node.taints)
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		for (size_t i = 0; i < p->local.taints.n; i++)
+			if (!berth_taint_parse(p->local.taints.items[i].s, &b->node.taints[b->node.ntaints],
+					       b->arena))
+				b->node.ntaints++;
+	}
+	b->grace_s = p->local.grace_period.set ? (int)p->local.grace_period.v : LOCAL_GRACE_S;
+	b->keep_volumes = p->local.keep_volumes.set && p->local.keep_volumes.v;
+	return 0;
+}
+
+/* ---- recovery ------------------------------------------------------------------------ */
+
+/* A run marked Running whose supervisor is gone: its processes are killed,
+ * what it made is removed, and it is Failed with the reason. */
+static int recover(berth_backend *b)
+{
+	int freed = 0;
+	store_run **list;
+	size_t n;
+	berth_error *e = NULL;
+	if (store_run_list(b->st, "local", BERTH_STATE_RUNNING, true, &list, &n, &e)) {
+		berth_error_free(e);
+		return 0;
+	}
+	int64_t now = store_now_ms();
+	for (size_t i = 0; i < n; i++) {
+		store_run *r = list[i];
+		if (local_pid_is(r->supervisor_pid, r->supervisor_start))
+			continue;
+		/* admitted but its supervisor not yet recorded: give it time */
+		if (!r->supervisor_pid && now - r->info.started < 30000)
+			continue;
+		if (store_begin(b->st, &e))
+			break;
+		store_run *fresh = NULL;
+		if (store_run_get(b->st, r->info.id, &fresh, &e) ||
+		    fresh->info.state != BERTH_STATE_RUNNING ||
+		    fresh->supervisor_pid != r->supervisor_pid) {
+			store_rollback(b->st);
+			store_run_free(fresh);
+			berth_error_free(e);
+			e = NULL;
+			continue;
+		}
+		local_kill_leftovers(b, fresh);
+		fresh->info.finished = now;
+		/* its supervisor saw it end but could not record it (a full disk):
+		 * the marker says how */
+		if (read_outcome(b->home, fresh)) {
+			fresh->info.state = BERTH_STATE_FAILED;
+			free(fresh->info.reason);
+			fresh->info.reason = berth_strdup("its supervisor died while it ran (the machine "
+							  "restarted, or the process was killed); its "
+							  "processes were stopped");
+		}
+		if (store_run_update(b->st, fresh, &e) || store_commit(b->st, &e)) {
+			store_rollback(b->st);
+		} else {
+			store_event(b->st, fresh->info.id, "Failed", fresh->info.reason);
+			local_cleanup_volumes(b->home, fresh);
+			local_cleanup_run_dirs(b->home, fresh->info.id);
+			local_mark_done(b->home, fresh->info.id);
+			freed++;
+		}
+		store_run_free(fresh);
+		berth_error_free(e);
+		e = NULL;
+	}
+	store_run_list_free(list, n);
+	return freed;
+}
+
+static int local_reconcile(berth_backend *b, berth_error **err);
+
+bool local_done_unrecorded(berth_backend *b, const char *id, int *tries)
+{
+	char done[4096];
+	if (local_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK))
+		return false;
+	/* its supervisor is gone, or about to be: recovery records the marker's outcome */
+	struct timespec ts = {0, 100000000};
+	if ((*tries)++)
+		nanosleep(&ts, NULL);
+	if (recover(b) > 0)
+		local_schedule(b, NULL);
+	return true;
+}
+
+static int local_open(berth_backend *b, berth_error **err)
+{
+	char path[4096];
+	/* as root, runs of other uids reach their work dir (runs/ID/work, their
+	 * HOME) by its path: the data dir and runs/ may be passed through, never
+	 * listed or read; volumes/ only by berth (a run sees its volumes where
+	 * they are mounted) */
+	mode_t pass = geteuid() == 0 ? 0711 : 0700;
+	if (local_private_dir(b->home, pass))
+		return berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
+				  strerror(errno));
+	if (local_path(path, sizeof(path), b->home, "runs") || local_private_dir(path, pass) ||
+	    local_path(path, sizeof(path), b->home, "volumes") || local_private_dir(path, 0700))
+		return berth_fail(err, BERTH_EIO, "cannot create %s: %s", path, strerror(errno));
+	if (local_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
+		return -BERTH_EIO;
+	if (b->cached)
+		store_long_lived(b->st);
+	const char *gpu_dir = getenv("BERTH_GPU_DIR");
+	if (local_node_detect(&b->node, b->arena, b->home, gpu_dir ? gpu_dir : "/proc/driver/nvidia/gpus",
+			      err) ||
+	    node_from_policy(b, err))
+		return -BERTH_EIO;
+	const char *root = getenv("BERTH_CGROUP_ROOT");
+	b->cg_root = root && *root ? root : "/sys/fs/cgroup";
+	b->cgv = cg_detect(b->cg_root);
+	/* a tree this process cannot write is as good as none (not root, no delegation) */
+	char probe[4096];
+	snprintf(probe, sizeof(probe), "%s%s", b->cg_root, b->cgv == CG_V1 ? "/memory" : "");
+	if (b->cgv != CG_NONE && access(probe, W_OK))
+		b->cgv = CG_NONE;
+	return b->passive ? 0 : local_reconcile(b, err);
+}
+
+/* The scheduler reads only the queued runs that fit the free capacity, so
+ * this is cheap however long the queue is. */
+static int local_reconcile(berth_backend *b, berth_error **err)
+{
+	recover(b);
+	return local_schedule(b, err);
+}
+
+static void local_close(berth_backend *b)
+{
+	store_close(b->st);
+}
+
+/* ---- the queue --------------------------------------------------------------------- */
+
+typedef struct freecap {
+	int64_t cpu_milli, mem, gpus, disk;
+	unsigned char gpu_used[256];
+} freecap;
+
+static void take_gpus(freecap *f, const char *ids, int sign)
+{
+	for (const char *p = ids; p && *p;) {
+		char *end;
+		long i = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (i >= 0 && i < 256)
+			f->gpu_used[i] = sign > 0;
+		p = *end == ',' ? end + 1 : end;
+	}
+}
+
+static bool fits(const freecap *f, const store_run *r)
+{
+	return r->info.cpu_milli <= f->cpu_milli && r->info.mem <= f->mem &&
+	       r->info.gpus <= f->gpus && r->info.disk <= f->disk;
+}
+
+static void format_bytes(char *buf, size_t len, int64_t v)
+{
+	berth_format_size(buf, len, v, 1);
+}
+
+static void format_count(char *buf, size_t len, int64_t v)
+{
+	snprintf(buf, len, "%lld", (long long)v);
+}
+
+/* "waiting for capacity: cpu 2 asked, 500m free of 2; ..." */
+static char *wait_reason(const freecap *f, const local_node *node, const store_run *r)
+{
+	const struct {
+		const char *name;
+		int64_t asked, free, cap;
+		void (*format)(char *, size_t, int64_t);
+	} dims[] = {
+		{"cpu", r->info.cpu_milli, f->cpu_milli, node->cpu_milli, local_format_cpu},
+		{"mem", r->info.mem, f->mem, node->mem, format_bytes},
+		{"gpu", r->info.gpus, f->gpus, node->gpus, format_count},
+		{"disk", r->info.disk, f->disk, node->disk, format_bytes},
+	};
+	berth_buf b = BERTH_BUF_INIT;
+	berth_buf_puts(&b, "waiting for capacity:");
+	const char *sep = " ";
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dims); i++) {
+		char a[32], fr[32], cap[32];
+		if (dims[i].asked <= dims[i].free)
+			continue;
+		dims[i].format(a, sizeof(a), dims[i].asked);
+		dims[i].format(fr, sizeof(fr), dims[i].free < 0 ? 0 : dims[i].free);
+		dims[i].format(cap, sizeof(cap), dims[i].cap);
+		berth_buf_printf(&b, "%s%s %s asked, %s free of %s", sep, dims[i].name, a, fr, cap);
+		sep = "; ";
+	}
+	if (b.failed) {
+		berth_buf_release(&b);
+		return NULL;
+	}
+	return berth_buf_detach(&b);
+}
+
+/* Double fork: the supervisor belongs to no terminal and to no process that
+ * waits for it; the middle process tells its pid through a pipe. */
+extern char **environ;
+
+static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child);
+
+/* exe as a child of this process, in a session of its own, with stdin and
+ * stdout on /dev/null, stderr appended to diag, keep_fd kept open, and the
+ * signals of block blocked besides this thread's; -1 when it cannot be. */
+static pid_t spawn_direct(const char *exe, char *const argv[], char *const envp[],
+			  const char *diag, int keep_fd, const sigset_t *block)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t mask;
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(block, sig) == 1)
+			sigaddset(&mask, sig);
+	if (posix_spawn_file_actions_init(&fa))
+		return -1;
+	pid_t pid = -1;
+	if (posix_spawnattr_init(&at) == 0) {
+		if (!posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) &&
+		    !posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) &&
+		    !posix_spawn_file_actions_addopen(&fa, 2, diag, O_WRONLY | O_CREAT | O_APPEND, 0600) &&
+		    /* the same fd twice: its close-on-exec flag is cleared */
+		    !posix_spawn_file_actions_adddup2(&fa, keep_fd, keep_fd) &&
+		    !posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK) &&
+		    !posix_spawnattr_setsigmask(&at, &mask) &&
+		    posix_spawn(&pid, exe, &fa, &at, argv, envp))
+			pid = -1;
+		posix_spawnattr_destroy(&at);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+/* Starts `berth __supervise ID` in a session of its own and returns its pid:
+ * with wait (a caller that waits for this run), as its child, by posix_spawn,
+ * with the pipe that says when the run is done; else, and when that fails, as
+ * a daemon (double fork). Everything the children need is made before fork:
+ * a server forks while other threads may hold malloc's locks, so between fork
+ * and exec only async-signal-safe calls are made. */
+static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
+{
+	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
+	if (local_path(diag_path, sizeof(diag_path), b->home, "runs/%s/supervisor.log", id))
+		return -1;
+	snprintf(home_env, sizeof(home_env), "BERTH_HOME=%s", b->home);
+	const char *config = berth_policy_file(b->policy);
+	if (config)
+		snprintf(config_env, sizeof(config_env), "BERTH_CONFIG=%s", config);
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **envp = berth_calloc(n + 4, sizeof(char *));
+	if (!envp)
+		return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "BERTH_HOME=", 11) && strncmp(environ[i], "BERTH_CONFIG=", 13) &&
+		    strncmp(environ[i], "BERTH_DONE_FD=", 14))
+			envp[k++] = environ[i];
+	envp[k++] = home_env;
+	/* the supervisor schedules with the same policy */
+	if (config)
+		envp[k++] = config_env;
+	char *const argv[] = {"berth", "__supervise", (char *)id, NULL};
+	/* the waiter's pipe: the supervisor holds its write end, and closes it
+	 * once the run is done */
+	int done[2] = {-1, -1};
+	if (wait && b->nwaiters < LOCAL_MAX_WAITERS && pipe2(done, O_CLOEXEC))
+		done[0] = done[1] = -1;
+	/* the supervisor takes fds 0 to 2 for its own: its end must be above them
+	 * (a caller started with them closed gets them from pipe2) */
+	if (done[1] >= 0 && done[1] <= 2) {
+		int moved = fcntl(done[1], F_DUPFD_CLOEXEC, 3);
+		close(done[1]);
+		done[1] = moved;
+		if (moved < 0) {
+			close(done[0]);
+			done[0] = -1;
+		}
+	}
+	if (done[1] >= 0) {
+		snprintf(done_env, sizeof(done_env), "BERTH_DONE_FD=%d", done[1]);
+		envp[k++] = done_env;
+	}
+	/* a stop may come as soon as the pid is known, before the supervisor
+	 * has taken its signals: it waits, blocked, for them */
+	sigset_t stops;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGHUP);
+	if (done[1] >= 0) {
+		/* a caller that waits may be the supervisor's parent: it exits, or
+		 * reaps nothing, soon after the run ends; one vfork-like spawn costs
+		 * less than two forks of this process */
+		pid_t sup = spawn_direct(b->exe, argv, envp, diag_path, done[1], &stops);
+		if (sup > 0) {
+			free(envp);
+			close(done[1]);
+			if (add_waiter(b, id, done[0], sup))
+				close(done[0]);
+			return sup;
+		}
+	}
+	int p[2] = {-1, -1};
+	pid_t mid = -1;
+	if (!pipe2(p, O_CLOEXEC))
+		mid = fork();
+	if (mid < 0) {
+		if (p[0] >= 0) {
+			close(p[0]);
+			close(p[1]);
+		}
+		if (done[0] >= 0) {
+			close(done[0]);
+			close(done[1]);
+		}
+		free(envp);
+		return -1;
+	}
+	if (mid == 0) {
+		setsid();
+		pid_t sup = vfork();
+		if (sup == 0) {
+			/* what the supervisor itself may say (a crash, a sanitizer) goes to
+			 * HOME/runs/ID/supervisor.log, never to the run's log */
+			int null = open("/dev/null", O_RDWR);
+			int diag = open(diag_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+			if (null >= 0) {
+				dup2(null, 0);
+				dup2(null, 1);
+				dup2(diag >= 0 ? diag : null, 2);
+			}
+			sigprocmask(SIG_BLOCK, &stops, NULL);
+			if (done[1] >= 0)
+				fcntl(done[1], F_SETFD, 0);
+			execve(b->exe, argv, envp);
+			_exit(127);
+		}
+		ssize_t w = write(p[1], &sup, sizeof(sup));
+		_exit(w == (ssize_t)sizeof(sup) ? 0 : 1);
+	}
+	close(p[1]);
+	free(envp);
+	pid_t sup = -1;
+	while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (read(p[0], &sup, sizeof(sup)) != (ssize_t)sizeof(sup))
+		sup = -1;
+	close(p[0]);
+	if (done[1] >= 0)
+		close(done[1]);
+	if (done[0] >= 0 && (sup < 0 || add_waiter(b, id, done[0], 0)))
+		close(done[0]);
+	return sup;
+}
+
+struct local_waiter {
+	char *id;
+	int fd;      /* -1 once it has said what it could */
+	pid_t child; /* the supervisor, when it is this process's child and not reaped */
+	bool done;   /* its run is done: kept only to reap the child */
+};
+
+static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
+{
+	struct local_waiter *w = realloc(b->waiters, (b->nwaiters + 1) * sizeof(*w));
+	if (!w)
+		return -1;
+	b->waiters = w;
+	struct local_waiter *n = &w[b->nwaiters];
+	if (!(n->id = berth_strdup(id)))
+		return -1;
+	n->fd = fd;
+	n->child = child;
+	n->done = false;
+	b->nwaiters++;
+	return 0;
+}
+
+/* Reaps the supervisors of done runs that have exited since (never waits). */
+static void reap_done(berth_backend *b)
+{
+	for (size_t i = 0; i < b->nwaiters;) {
+		struct local_waiter *w = &b->waiters[i];
+		if (w->child > 0 && waitpid(w->child, NULL, WNOHANG) != 0)
+			w->child = 0;
+		if (w->done && !w->child) {
+			free(w->id);
+			*w = b->waiters[--b->nwaiters];
+			continue;
+		}
+		i++;
+	}
+}
+
+int local_wait_done(berth_backend *b, const char *id, int ms)
+{
+	reap_done(b);
+	size_t i = 0;
+	while (i < b->nwaiters && (b->waiters[i].done || strcmp(b->waiters[i].id, id)))
+		i++;
+	if (i == b->nwaiters)
+		return -1;
+	struct local_waiter *w = &b->waiters[i];
+	if (w->fd >= 0) {
+		struct pollfd p = {w->fd, POLLIN, 0};
+		if (poll(&p, 1, ms) <= 0)
+			return 0;
+		/* the supervisor closed its end: done, or it died */
+		close(w->fd);
+		w->fd = -1;
+		char done[4096];
+		if (local_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK) == 0) {
+			w->done = true;
+			reap_done(b);
+			return 1;
+		}
+	} else {
+		/* it died: until it is reaped (by this process, or by init when it
+		 * is not ours) recovery takes it for alive */
+		struct timespec ts = {0, (ms < 100 ? ms : 100) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	reap_done(b);
+	/* what it held is free: start what waits for it, as its supervisor would have */
+	if (recover(b) > 0)
+		local_schedule(b, NULL);
+	return 1;
+}
+
+void local_waiters_close(berth_backend *b)
+{
+	reap_done(b);
+	for (size_t i = 0; i < b->nwaiters; i++) {
+		if (b->waiters[i].fd >= 0)
+			close(b->waiters[i].fd);
+		free(b->waiters[i].id);
+	}
+	free(b->waiters);
+	b->waiters = NULL;
+	b->nwaiters = 0;
+}
+
+int local_schedule(berth_backend *b, berth_error **err)
+{
+	return local_schedule_runs(b, NULL, 0, NULL, err);
+}
+
+/*
+ * fresh: runs being submitted, not stored yet: they are inserted, and placed
+ * in their order, in one transaction: all of them or none. A submission takes
+ * capacity and frees none, so no other queued run can fit now that did not
+ * before: only the new ones are looked at (the queue is not read, which would
+ * cost every submission the whole queue).
+ */
+int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
+			const submit_check *check, berth_error **err)
+{
+	store_run **pending = NULL;
+	size_t npending = 0;
+	char **admitted = NULL;
+	size_t nadmitted = 0;
+	/* a pass of the queue with nothing queued takes no write lock (a read
+	 * needs none); what is queued after this read is placed by its submitter */
+	if (!nfresh && !store_queued(b->st, "local"))
+		return 0;
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	/* what the runs were planned against (their projects' quotas) still holds,
+	 * now that no other writer can change it before the commit */
+	int rc = check ? check->fn(check->ctx, err) : 0;
+	if (rc) {
+		store_rollback(b->st);
+		return rc;
+	}
+	/* what the running runs hold: their sums, and the GPUs by id */
+	int64_t held[4] = {0};
+	char *gpu_ids = NULL;
+	rc = store_running(b->st, "local", held, &gpu_ids, err);
+	freecap f = {b->node.cpu_milli - held[0], b->node.mem - held[1], b->node.gpus - held[2],
+		     b->node.disk - held[3], {0}};
+	take_gpus(&f, gpu_ids, 1);
+	free(gpu_ids);
+	int64_t fit[4] = {f.cpu_milli, f.mem, f.gpus, f.disk};
+	int64_t version = -1;
+	if (!rc && !nfresh) {
+		/* nothing can start that did not fit, with as much free or more, in the
+		 * last pass of this handle that started nothing, unless another process
+		 * wrote to the store since (data_version; what this handle writes itself
+		 * either starts a pass afresh, a submission, or frees capacity, which the
+		 * comparison sees): then the queue is not read at all */
+		if (store_select_int(b->st, "PRAGMA data_version", NULL, 0, &version, NULL))
+			version = -1;
+		queue_pass *last = &b->last_pass;
+		bool same = last->valid && version >= 0 && version == last->version;
+		for (int k = 0; same && k < 4; k++)
+			same = fit[k] <= last->fit[k];
+		/* only the queued runs that could start now are read: with a long
+		 * queue behind a full machine, none (their reasons keep the free
+		 * capacity of when they were last looked at) */
+		store_query q = {.state = BERTH_STATE_PENDING, .queue = true, .backend = "local",
+				 .fit = fit};
+		if (!same)
+			rc = store_run_query(b->st, &q, &pending, &npending, err);
+	}
+	/* runs being submitted are placed first, then stored once, as placed */
+	if (!rc && nfresh) {
+		if (!(pending = berth_calloc(nfresh, sizeof(*pending))))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		else
+			for (; npending < nfresh; npending++)
+				pending[npending] = fresh[npending];
+	}
+	if (rc)
+		goto out;
+	if (npending && !(admitted = berth_calloc(npending, sizeof(*admitted)))) {
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		goto out;
+	}
+	int64_t now = store_now_ms();
+	for (size_t i = 0; i < npending; i++) {
+		store_run *r = pending[i];
+		if (!fits(&f, r)) {
+			char *why = wait_reason(&f, &b->node, r);
+			if (why && (!r->info.reason || strcmp(why, r->info.reason))) {
+				free(r->info.reason);
+				r->info.reason = why;
+				if (!nfresh && (rc = store_run_update(b->st, r, err)))
+					goto out;
+			} else
+				free(why);
+			continue;
+		}
+		berth_buf ids = BERTH_BUF_INIT;
+		for (int64_t g = 0, k = 0; k < r->info.gpus && g < 256; g++)
+			if (!f.gpu_used[g]) {
+				f.gpu_used[g] = 1;
+				berth_buf_printf(&ids, "%s%lld", k++ ? "," : "", (long long)g);
+			}
+		if (ids.failed) {
+			berth_buf_release(&ids);
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			goto out;
+		}
+		f.cpu_milli -= r->info.cpu_milli;
+		f.mem -= r->info.mem;
+		f.gpus -= r->info.gpus;
+		f.disk -= r->info.disk;
+		free(r->info.gpu_ids);
+		r->info.gpu_ids = ids.len ? berth_buf_detach(&ids) : NULL;
+		berth_buf_release(&ids);
+		free(r->info.reason);
+		r->info.reason = NULL;
+		r->info.state = BERTH_STATE_RUNNING;
+		r->info.started = now;
+		if (!nfresh && (rc = store_run_update(b->st, r, err)))
+			goto out;
+		admitted[nadmitted++] = r->info.id;
+	}
+	for (size_t i = 0; i < nfresh; i++) {
+		if ((rc = store_run_insert(b->st, fresh[i], err)))
+			goto out;
+		store_event(b->st, fresh[i]->info.id, "Submitted", NULL);
+	}
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: a submission killed before its commit leaves nothing */
+	const char *hold = getenv("BERTH_TEST_COMMIT_DELAY_MS");
+	if (hold && nfresh) {
+		long ms = strtol(hold, NULL, 10);
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+#endif
+	if (!rc)
+		rc = store_commit(b->st, err);
+	/* what the next pass may skip (see above) */
+	b->last_pass.valid = !rc && !nfresh && !nadmitted;
+	b->last_pass.version = version;
+	memcpy(b->last_pass.fit, fit, sizeof(fit));
+out:
+	if (rc)
+		store_rollback(b->st);
+	for (size_t i = 0; !rc && i < nadmitted; i++) {
+		store_event(b->st, admitted[i], "Scheduled", NULL);
+		char dir[4096];
+		pid_t sup = -1;
+		if (!local_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
+		    !local_mkdirs(dir, 0700))
+			/* a waiting caller waits for what it submits, not for others' queued runs */
+			sup = spawn_supervisor(b, admitted[i], b->waits && nfresh);
+#ifdef BERTH_FAULT_INJECTION
+		/* tests: the spawner is slow, so that a short run's supervisor ends first */
+		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
+		if (slow && sup > 0) {
+			long ms = strtol(slow, NULL, 10);
+			struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+			nanosleep(&ts, NULL);
+		}
+#endif
+		/* a short run's supervisor may be done and gone already: a zombie of this
+		 * process (posix_spawn) still has its start time */
+		int64_t start = sup > 0 ? proc_start(sup, true) : -1;
+		if (sup > 0 && start >= 0) {
+			store_run_set_supervisor(b->st, admitted[i], sup, start, NULL);
+			continue;
+		}
+		/* reaped already (the double fork): it recorded its end, or died, which
+		 * recovery sees; only a supervisor that never started fails the run here */
+		store_run *stored = NULL;
+		bool started = sup > 0 && !store_run_get(b->st, admitted[i], &stored, NULL) &&
+			       (stored->supervisor_pid == sup || berth_state_final(stored->info.state));
+		store_run_free(stored);
+		if (started)
+			continue;
+		/* it could not be started: it fails, and frees what it held */
+		store_run *r = NULL;
+		for (size_t k = 0; k < npending; k++)
+			if (pending[k]->info.id == admitted[i])
+				r = pending[k];
+		if (!r)
+			continue;
+		r->info.state = BERTH_STATE_FAILED;
+		r->info.finished = store_now_ms();
+		r->info.reason = berth_strdup("cannot start its supervisor process");
+		store_run_update(b->st, r, NULL);
+		local_mark_done(b->home, r->info.id);
+	}
+	free(admitted);
+	if (nfresh)
+		free(pending); /* the runs are the caller's */
+	else
+		store_run_list_free(pending, npending);
+	return rc;
+}
+
+/* ---- submit ---------------------------------------------------------------------- */
+
+/* The home and name of uid from the user database, looked up once per handle
+ * and uid (the server submits every run as the same user): *out is NULL when
+ * the database has no such user; -1 when out of memory. */
+static int user_of(berth_backend *b, uid_t uid, const local_user **out)
+{
+	local_user *u = &b->user;
+	*out = NULL;
+	if (!u->known || u->uid != uid) {
+		free(u->home);
+		free(u->name);
+		memset(u, 0, sizeof(*u));
+		struct passwd pw, *found = NULL;
+		char buf[16384]; /* glibc's own getpwuid starts at 1024 */
+		if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) || !found)
+			return 0;
+		u->home = berth_strdup(pw.pw_dir);
+		u->name = berth_strdup(pw.pw_name);
+		if (!u->home || !u->name)
+			return -1;
+		u->uid = uid;
+		u->known = true;
+	}
+	*out = u;
+	return 0;
+}
+
+static int add_env(berth_buf *env, const char *name, const char *value)
+{
+	berth_buf_printf(env, "%s=%s", name, value ? value : "");
+	return berth_buf_append(env, "", 1);
+}
+
+/* One field of the volume table: a string of berth's, or a spec's string,
+ * which cannot hold a NUL (the reader refuses one), so it is never syntax. */
+static void vol_field(berth_buf *out, const char *s)
+{
+	berth_buf_append(out, s, strlen(s) + 1);
+}
+
+/* The volumes as the supervisor reads them (store.h: six NUL-terminated
+ * fields each), checked now. */
+static int plan_volumes(berth_backend *b, const berth_run *run, berth_buf *out, berth_error **err)
+{
+	const berth_spec *s = &run->spec;
+	const char *project = s->project.s ? s->project.s : "default";
+	for (size_t i = 0; i < s->nvolumes; i++) {
+		const berth_volume *v = &s->volumes[i];
+		char dir[4096], size[24];
+		const char *kind = "dir", *life = "run";
+		int bad = 0;
+		snprintf(size, sizeof(size), "%lld", v->size.set ? (long long)berth_quantity_value(&v->size.q) : 0LL);
+		switch (v->type) {
+		case BERTH_VOLUME_PVC:
+			bad = local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
+			if (b->keep_volumes)
+				life = "keep";
+			break;
+		case BERTH_VOLUME_EMPTY_DIR:
+			bad = local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
+			if (v->medium.s && !strcmp(v->medium.s, "Memory"))
+				kind = "tmpfs";
+			break;
+		case BERTH_VOLUME_SHARED:
+			/* a claim is the project's: another project's of the same name is another */
+			bad = local_path(dir, sizeof(dir), b->home, "volumes/shared/%s/%s", project, v->ref.s);
+			life = "keep";
+			break;
+		case BERTH_VOLUME_CONFIG_MAP: {
+			struct stat st;
+			bad = local_path(dir, sizeof(dir), b->home, "configmaps/%s", v->ref.s);
+			if (!bad && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
+				return berth_fail(err, BERTH_EPOLICY,
+						  "volumes[%zu]: config_map \"%s\" does not exist on this machine "
+						  "(the local backend's ConfigMaps are the directories of %s/configmaps)",
+						  i, v->ref.s, b->home);
+			kind = "ro";
+			life = "keep";
+			break;
+		}
+		case BERTH_VOLUME_SECRET:
+			bad = snprintf(dir, sizeof(dir), "%s", v->ref.s) >= (int)sizeof(dir);
+			kind = "secret";
+			life = "keep";
+			break;
+		}
+		if (bad)
+			return berth_fail(err, BERTH_EINVALID, "volumes[%zu]: the volume's path is too long", i);
+		vol_field(out, kind);
+		vol_field(out, v->name.s);
+		vol_field(out, dir);
+		vol_field(out, v->mount_path.s);
+		vol_field(out, life);
+		vol_field(out, size);
+	}
+	return 0;
+}
+
+static const char *const passed_env[] = {"PATH", "LANG", "LC_ALL", "TZ", "TERM"};
+
+/* Fills r with what the supervisor needs, refusing what this machine cannot do. */
+static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, berth_error **err)
+{
+	const berth_spec *s = &run->spec;
+	if (s->action == BERTH_ACTION_CRONJOB)
+		return berth_fail(err, BERTH_EPOLICY,
+				  "action \"cronjob\" needs a scheduler the local backend does not have; "
+				  "run it with --backend kubernetes, or as a job from cron");
+	if (!s->function.command.n)
+		return berth_fail(err, BERTH_EMISSING,
+				  "function.command: the local backend runs the command on this machine "
+				  "and does not read the image's entrypoint; give the command");
+	bool root = geteuid() == 0;
+	const berth_int *ids[] = {&s->run_as_user, &s->run_as_group, &s->fs_group};
+	static const char *const idname[] = {"run_as_user", "run_as_group", "fs_group"};
+	for (int i = 0; i < 3; i++)
+		if (ids[i]->set && !root &&
+		    ids[i]->v != (i == 0 ? (int64_t)geteuid() : (int64_t)getegid()))
+			return berth_fail(err, BERTH_EPOLICY,
+					  "%s: %lld asked, but berth runs as uid %ld, not root, and cannot "
+					  "switch users; run berth as root or leave %s out",
+					  idname[i], (long long)ids[i]->v, (long)geteuid(), idname[i]);
+	/* as root, the uids of local.uid_range are berth's, one per project: no
+	 * spec may take another project's */
+	int64_t umin = 0, umax = -1;
+	berth_policy_uid_range(b->policy, &umin, &umax);
+	for (int i = 0; i < 3; i++)
+		if (ids[i]->set && root && ids[i]->v >= umin && ids[i]->v <= umax)
+			return berth_fail(err, BERTH_EPOLICY,
+					  "%s: %lld is one of the ids berth gives each project's runs "
+					  "(local.uid_range %lld-%lld); ask for an id outside it, or leave "
+					  "%s out", idname[i], (long long)ids[i]->v, (long long)umin,
+					  (long long)umax, idname[i]);
+	if (run->run_as_non_root && s->run_as_user.set && s->run_as_user.v == 0)
+		return berth_fail(err, BERTH_EPOLICY,
+				  "security.disable_root: the run would run as root; set run_as_user "
+				  "to a non-zero uid");
+	/* who it runs as: the spec's user; as root with none, its project's own
+	 * uid, which no other project's runs have; else berth's own */
+	int64_t uid = s->run_as_user.set ? s->run_as_user.v : -1;
+	if (root && uid < 0) {
+		int rc = store_project_uid(b->st, s->project.s ? s->project.s : "default", umin, umax,
+					   &uid, err);
+		if (rc)
+			return rc;
+	}
+	bool dynamic = !s->run_as_user.set && uid >= 0;
+	/* a run as another user than berth's works in a directory of its own
+	 * (runs/ID/work, its HOME too when the user has no home); as berth's own
+	 * user, where it was started from */
+	char work[4096];
+	bool own_dir = uid >= 0 && uid != (int64_t)geteuid();
+	if (local_path(work, sizeof(work), b->home, "runs/%s/work", run->id))
+		return berth_fail(err, BERTH_EINVALID, "the data dir's path is too long");
+	berth_buf argv = BERTH_BUF_INIT, env = BERTH_BUF_INIT, vols = BERTH_BUF_INIT,
+		  secrets = BERTH_BUF_INIT;
+	for (size_t i = 0; i < s->function.command.n; i++)
+		berth_buf_append(&argv, s->function.command.items[i].s,
+				 strlen(s->function.command.items[i].s) + 1);
+	for (size_t i = 0; i < s->args.n; i++)
+		berth_buf_append(&argv, s->args.items[i].s, strlen(s->args.items[i].s) + 1);
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(passed_env); i++)
+		if (getenv(passed_env[i]))
+			add_env(&env, passed_env[i], getenv(passed_env[i]));
+	const local_user *u = NULL;
+	if (!dynamic && user_of(b, uid >= 0 ? (uid_t)uid : geteuid(), &u))
+		env.failed = -BERTH_ENOMEM;
+	add_env(&env, "HOME", u ? u->home : own_dir ? work : "/");
+	if (u)
+		add_env(&env, "USER", u->name);
+	for (size_t i = 0; i < s->envs.n; i++)
+		add_env(&env, s->envs.items[i].key.s, s->envs.items[i].value.s);
+	add_env(&env, "BERTH_RUN_ID", run->id);
+	if (s->inputs) {
+		const char *json = render_inputs_json(s->inputs, run->arena);
+		if (!json)
+			env.failed = -BERTH_ENOMEM;
+		add_env(&env, "BERTH_INPUTS", json);
+	}
+	for (size_t i = 0; i < s->secrets.n; i++)
+		berth_buf_printf(&secrets, "%s%s", i ? "," : "", s->secrets.items[i].s);
+	int rc = plan_volumes(b, run, &vols, err);
+	if (!rc && (argv.failed || env.failed || vols.failed || secrets.failed))
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (rc) {
+		berth_buf_release(&argv);
+		berth_buf_release(&env);
+		berth_buf_release(&vols);
+		berth_buf_release(&secrets);
+		return rc;
+	}
+	r->argv_len = argv.len;
+	r->argv = berth_buf_detach(&argv);
+	r->env_len = env.len;
+	r->env = berth_buf_detach(&env);
+	r->volumes_len = vols.len;
+	r->volumes = vols.len ? berth_buf_detach(&vols) : NULL;
+	r->secret_env = secrets.len ? berth_buf_detach(&secrets) : NULL;
+	berth_buf_release(&vols);
+	berth_buf_release(&secrets);
+	char cwd[4096];
+	r->workdir = berth_strdup(own_dir ? work : getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	r->uid = uid;
+	r->gid = s->run_as_group.set ? s->run_as_group.v : -1;
+	r->fs_group = s->fs_group.set ? s->fs_group.v : -1;
+	r->timeout = s->timeout.set ? s->timeout.v : 0;
+	r->retries = s->retries.set ? s->retries.v : 0;
+	r->restart = s->action != BERTH_ACTION_JOB;
+	r->grace = b->grace_s;
+	r->keep_volumes = b->keep_volumes;
+	r->pids_max = run->pids_max;
+	const berth_resource *disk = &s->resources.disk;
+	r->disk_limit = disk->limits.set     ? berth_quantity_value(&disk->limits.q)
+			: disk->requests.set ? berth_quantity_value(&disk->requests.q)
+					     : 0;
+	return r->workdir ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
+static int local_admit(berth_backend *b, const berth_run *run, berth_error **err)
+{
+	const char *why = NULL;
+	if (!local_node_admits(&b->node, run, b->arena, &why))
+		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" can never run on this machine: %s",
+				  run->base_name, why ? why : "it does not fit");
+	return 0;
+}
+
+/* The record of one run to submit: planned for this machine, not stored. */
+static int local_prepare(berth_backend *b, const berth_run *run, const char *spec_text,
+			 store_run **out, berth_error **err)
+{
+	*out = NULL;
+	int rc = local_admit(b, run, err);
+	if (rc)
+		return rc;
+	store_run *r = berth_calloc(1, sizeof(*r));
+	if (!r)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	char log[4096];
+	local_path(log, sizeof(log), b->home, "runs/%s/log", run->id);
+	berth_run_info *i = &r->info;
+	if (!(rc = plan_launch(b, run, r, err)) &&
+	    !(rc = backend_record(b, run, spec_text, "local", r, err))) {
+		i->enforcement = berth_strdup(b->cgv == CG_NONE ? "rlimits"
+					      : b->cgv == CG_V1 ? "cgroup v1" : "cgroup v2");
+		i->log_path = berth_strdup(log);
+		if (!i->enforcement || !i->log_path)
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	if (rc)
+		store_run_free(r);
+	else
+		*out = r;
+	return rc;
+}
+
+/* A warning, unless the same words are in err already (once per batch, not once per run). */
+static void warn_once(berth_error **err, const char *fmt, ...) BERTH_PRINTF(2, 3);
+static void warn_once(berth_error **err, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < berth_error_count(*err); i++)
+		if (!strcmp(berth_error_get(*err, i)->message, msg))
+			return;
+	berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, NULL, "%s", msg);
+}
+
+static int local_submit(berth_backend *b, const berth_run *const *runs, size_t n,
+			const char *spec_text, const submit_check *check, berth_run_info **out,
+			berth_error **err)
+{
+	store_run **recs = berth_calloc(n ? n : 1, sizeof(*recs));
+	if (!recs)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = local_prepare(b, runs[i], spec_text, &recs[i], err);
+	/* stored and placed (started, or queued with their reasons) in one
+	 * transaction, all or none; a run's directory (log, done marker) is made
+	 * when it starts: a queued run costs no inode */
+	if (!rc)
+		rc = local_schedule_runs(b, recs, n, check, err);
+	for (size_t i = 0; i < n; i++) {
+		/* the records as stored and placed: no need to read them back */
+		if (!rc && out && !(out[i] = local_info_take(recs[i])))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		store_run_free(recs[i]);
+	}
+	free(recs);
+	if (rc) {
+		for (size_t i = 0; out && i < n; i++) {
+			berth_run_info_free(out[i]);
+			out[i] = NULL;
+		}
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const berth_spec *s = &runs[i]->spec;
+		bool limited = s->resources.cpu.limits.set || s->resources.mem.limits.set;
+		if (s->function.image.s)
+			warn_once(err, "function.image: \"%s\" is recorded, not pulled: the local backend "
+				  "runs the command on this machine", s->function.image.s);
+		if (s->action != BERTH_ACTION_JOB && ((s->replicas.set && s->replicas.v > 1) ||
+						      (s->min_replicas.set && s->min_replicas.v > 1)))
+			warn_once(err, "replicas: the local backend runs one replica");
+		if (b->cgv == CG_NONE && limited)
+			warn_once(err, "no writable cgroup under %s: memory is limited with rlimits "
+				  "(address space) and the CPU limit is not enforced", b->cg_root);
+	}
+	return 0;
+}
+
+/* ---- stop, logs --------------------------------------------------------------------- */
+
+static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, berth_error **err)
+{
+	if (store_begin(b->st, err))
+		return -BERTH_EIO;
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (rc) {
+		store_rollback(b->st);
+		return rc;
+	}
+	if (berth_state_final(r->info.state)) {
+		store_rollback(b->st);
+		store_run_free(r);
+		return 0;
+	}
+	if (r->info.state == BERTH_STATE_PENDING) {
+		r->info.state = BERTH_STATE_STOPPED;
+		r->info.finished = store_now_ms();
+		free(r->info.reason);
+		r->info.reason = berth_strdup("stopped before it started");
+		rc = store_run_update(b->st, r, err);
+		if (!rc)
+			rc = store_commit(b->st, err);
+		if (rc)
+			store_rollback(b->st);
+		else {
+			store_event(b->st, id, "Stopped", r->info.reason);
+			local_mark_done(b->home, id);
+		}
+		store_run_free(r);
+		return rc;
+	}
+	rc = store_run_request_stop(b->st, id, grace_s, err);
+	if (!rc)
+		rc = store_commit(b->st, err);
+	if (rc) {
+		store_rollback(b->st);
+		store_run_free(r);
+		return rc;
+	}
+	/* once per stop, and again only for a shorter grace: a stop asked a thousand
+	 * times is not a thousand events */
+	if (!r->stop_requested || (grace_s >= 0 && grace_s < r->grace))
+		store_event(b->st, id, "Stopping", NULL);
+	if (local_pid_is(r->supervisor_pid, r->supervisor_start))
+		kill((pid_t)r->supervisor_pid, SIGTERM);
+	int64_t grace = grace_s >= 0 ? grace_s : r->grace;
+	store_run_free(r);
+	if (!wait)
+		return 0;
+	/* the supervisor stops the processes and records the end; if it is gone,
+	 * recovery on the next open does */
+	rc = berth_backend_wait(b, id, (grace + 10) * 1000, NULL, err);
+	if (rc == -BERTH_ERANGE) {
+		berth_error_free(*err);
+		*err = NULL;
+		recover(b);
+		rc = berth_backend_wait(b, id, 1000, NULL, err);
+	}
+	return rc;
+}
+
+void local_watch_open(local_watch *w, const char *dir)
+{
+	w->dir = dir;
+	w->on_parent = false;
+	w->wd = -1;
+	w->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (w->fd < 0)
+		return;
+	w->wd = inotify_add_watch(w->fd, dir, IN_CREATE | IN_MODIFY | IN_MOVED_TO);
+	if (w->wd < 0 && errno == ENOENT) {
+		/* not made yet (a queued run): its parent says when it is */
+		char parent[4096];
+		snprintf(parent, sizeof(parent), "%s", dir);
+		char *slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = '\0';
+			w->wd = inotify_add_watch(w->fd, parent, IN_CREATE | IN_MOVED_TO);
+			w->on_parent = w->wd >= 0;
+		}
+	}
+	if (w->wd < 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+}
+
+void local_watch_wait(local_watch *w, int ms)
+{
+	if (w->fd < 0) {
+		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+		nanosleep(&ts, NULL);
+		return;
+	}
+	struct pollfd p = {w->fd, POLLIN, 0};
+	if (poll(&p, 1, ms) > 0) {
+		char ev[4096];
+		while (read(w->fd, ev, sizeof(ev)) > 0)
+			;
+	}
+	/* the run's directory made since: watch it instead of its parent */
+	if (w->on_parent) {
+		int wd = inotify_add_watch(w->fd, w->dir, IN_CREATE | IN_MODIFY | IN_MOVED_TO);
+		if (wd >= 0) {
+			inotify_rm_watch(w->fd, w->wd);
+			w->wd = wd;
+			w->on_parent = false;
+		}
+	}
+}
+
+void local_watch_close(local_watch *w)
+{
+	if (w->fd < 0)
+		return;
+	/* without its watch, the instance closes without waiting for the kernel */
+	inotify_rm_watch(w->fd, w->wd);
+	close(w->fd);
+	w->fd = -1;
+}
+
+static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
+		      void *ctx, berth_error **err)
+{
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	if (rc)
+		return rc;
+	char dir[4096], done[4096];
+	local_path(dir, sizeof(dir), b->home, "runs/%s", id);
+	local_path(done, sizeof(done), b->home, "runs/%s/done", id);
+	int fd = -1;
+	char buf[65536];
+	/* one watch for the whole follow, made before the first read: nothing
+	 * written after that read is missed */
+	local_watch w = {.fd = -1};
+	if (follow)
+		local_watch_open(&w, dir);
+	for (;;) {
+		/* the file appears when the run starts */
+		if (fd < 0)
+			fd = open(r->info.log_path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : 0;
+		if (n > 0) {
+			if (write_fn(ctx, buf, (size_t)n))
+				break;
+			continue;
+		}
+		if (n < 0 && errno != EINTR) {
+			rc = berth_fail(err, BERTH_EIO, "cannot read %s: %s", r->info.log_path,
+					strerror(errno));
+			break;
+		}
+		if (n < 0)
+			continue;
+		if (!follow)
+			break;
+		if (access(done, F_OK) == 0) {
+			/* final: what was written before the marker is read above, once more */
+			if (fd < 0)
+				fd = open(r->info.log_path, O_RDONLY | O_CLOEXEC);
+			while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+				if (write_fn(ctx, buf, (size_t)n))
+					break;
+			break;
+		}
+		local_watch_wait(&w, 1000);
+		/* a quiet run: the caller is asked whether it still reads (a server's
+		 * client may have gone), about once a second */
+		if (write_fn(ctx, buf, 0))
+			break;
+	}
+	local_watch_close(&w);
+	if (fd >= 0)
+		close(fd);
+	store_run_free(r);
+	return rc;
+}
+
+const backend_ops local_backend_ops = {
+	.kind = "local",
+	.open = local_open,
+	.close = local_close,
+	.reconcile = local_reconcile,
+	.admit = local_admit,
+	.submit = local_submit,
+	.stop = local_stop,
+	.logs = local_logs,
+};

@@ -1,0 +1,1533 @@
+/*
+ * supervisor.c - the supervisor of one local run (`berth __supervise ID`).
+ *
+ * It puts the run in a cgroup of its own with the run's limits (rlimits
+ * where no cgroup can be written), makes its volumes visible at their mount
+ * paths in a private mount namespace, switches user, starts the command
+ * with its environment and secrets, enforces the timeout, stops everything
+ * on `berth stop` (SIGTERM, the grace period, SIGKILL), restarts it as its
+ * retries (or a server's restart policy) say, and records how it ended:
+ * exit code, signal, OOM kill, usage. As a child subreaper it also collects
+ * whatever the run left running, so that no process outlives the run.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/capability.h>
+#include <seccomp.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "backend/backend_internal.h"
+#include "base/internal.h"
+#include "base/seal.h"
+
+typedef struct volume {
+	const char *kind, *name, *source, *mount, *life;
+	int64_t size;
+	int made;      /* how many of its mount path's last parts were made for it, to remove */
+	bool in_tmp;   /* its mount path is under /tmp, the run's own in a pid namespace */
+} volume;
+
+typedef struct sup {
+	const char *home;
+	store *st;
+	store_run *r;
+	cg_handle *cg;
+	volume *vols;
+	size_t nvols;
+	char **argv, **envp;
+	size_t nenv;
+	char *secret_values; /* NAME=VALUE\0..., wiped at the end */
+	size_t secret_len;
+	int log;
+	pid_t child;
+	sigset_t run_mask;   /* the signal mask the command starts with */
+	scmp_filter_ctx filter; /* the seccomp filter of the run's processes; NULL: none */
+	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
+	int statp;           /* the wait status from the run's init, in a pid namespace */
+	bool disk_watch;     /* the run has a disk limit or a sized volume */
+	char *tmp;           /* runs/ID/tmp, the run's /tmp in a pid namespace; NULL: none */
+	char *evicted;       /* why it was stopped for its disk use */
+} sup;
+
+/* ---- volumes ---------------------------------------------------------------------- */
+
+/* True when path is dir itself or below it, by its text: no "..", no "//". */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (strncmp(path, dir, n) || (path[n] && path[n] != '/'))
+		return false;
+	for (const char *p = path + n; *p; p++)
+		if (p[0] == '/' && (p[1] == '/' || (p[1] == '.' && (!p[2] || p[2] == '/' ||
+								     (p[2] == '.' && (!p[3] || p[3] == '/'))))))
+			return false;
+	return true;
+}
+
+/* The host's temporary directories, which a run in a pid namespace has of
+ * its own (runs/ID/tmp, counted in its disk use, gone with it). */
+static const char *const run_tmp_dirs[] = {"/tmp", "/var/tmp"};
+
+static bool in_run_tmp(const char *path)
+{
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
+		if (path_under(path, run_tmp_dirs[i]))
+			return true;
+	return false;
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return true;
+	return false;
+}
+
+/* The volume table (store.h): six NUL-terminated fields a volume, which no
+ * string of a spec can break (none holds a NUL). Checked again here all the
+ * same: a kind and a life of berth's, a mount path that is absolute, and a
+ * directory under the data dir for what berth makes, chowns or removes. */
+static int parse_volumes(sup *s, berth_buf *why)
+{
+	static const char *const kinds[] = {"dir", "ro", "tmpfs", "secret", NULL};
+	static const char *const lives[] = {"run", "keep", NULL};
+	const store_run *r = s->r;
+	const char *p = r->volumes, *end = p ? p + r->volumes_len : NULL;
+	char dirs[4096], configmaps[4096];
+	if (local_path(dirs, sizeof(dirs), s->home, "volumes") ||
+	    local_path(configmaps, sizeof(configmaps), s->home, "configmaps"))
+		return berth_buf_printf(why, "the data dir's path is too long"), -1;
+	while (p && p < end) {
+		const char *f[6];
+		for (int i = 0; i < 6; i++) {
+			const char *nul = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
+			if (!nul) {
+				berth_buf_printf(why, "its volume table is malformed (made by another berth?)");
+				return -1;
+			}
+			f[i] = p;
+			p = nul + 1;
+		}
+		char *stop;
+		long long size = strtoll(f[5], &stop, 10);
+		bool ok = one_of(f[0], kinds) && one_of(f[4], lives) && f[3][0] == '/' && !*stop &&
+			  size >= 0;
+		if (ok && (!strcmp(f[0], "dir") || !strcmp(f[0], "tmpfs")))
+			ok = path_under(f[2], dirs) && strlen(f[2]) > strlen(dirs);
+		else if (ok && !strcmp(f[0], "ro"))
+			ok = path_under(f[2], configmaps) && strlen(f[2]) > strlen(configmaps);
+		else if (ok)
+			ok = !strchr(f[2], '/');
+		if (!ok) {
+			berth_buf_printf(why, "its volume table names a volume berth would not make");
+			return -1;
+		}
+		volume *grown = berth_realloc(s->vols, (s->nvols + 1) * sizeof(*grown));
+		if (!grown)
+			return berth_buf_printf(why, "out of memory"), -1;
+		s->vols = grown;
+		s->vols[s->nvols++] = (volume){.kind = f[0], .name = f[1], .source = f[2],
+					       .mount = f[3], .life = f[4], .size = size};
+	}
+	return 0;
+}
+
+/* Directories deeper than this are neither counted nor removed (each level
+ * holds a descriptor while it is walked). */
+#define TREE_DEPTH 512
+
+/*
+ * Walks name in the directory at: adds the blocks of everything in it to *bytes (when
+ * not NULL) and, with remove, removes it all, depth first. Each directory is
+ * opened O_NOFOLLOW in the one above it and never on another file system:
+ * a run that renames a directory of its tree, or makes it a link, while
+ * berth (root) walks it, leads the walk nowhere else (nftw, by path, would
+ * follow the swap between its lstat and its open).
+ */
+static void tree_at(int at, const char *name, dev_t dev, int depth, bool remove, int64_t *bytes)
+{
+	struct stat st;
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW))
+		return;
+	if (bytes)
+		*bytes += (int64_t)st.st_blocks * 512;
+	bool dir = S_ISDIR(st.st_mode);
+	if (dir && st.st_dev == dev && depth < TREE_DEPTH) {
+		int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				tree_at(dirfd(d), de->d_name, dev, depth + 1, remove, bytes);
+		if (d)
+			closedir(d);
+	}
+	if (remove)
+		unlinkat(at, name, dir ? AT_REMOVEDIR : 0);
+}
+
+/* tree_at on a path of berth's own (its parent is trusted, not its contents). */
+static int64_t tree(const char *path, bool remove)
+{
+	char parent[4096];
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(parent))
+		return 0;
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = 0;
+	int64_t bytes = 0;
+	struct stat st;
+	int fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		tree_at(fd, slash + 1, st.st_dev, 0, remove, &bytes);
+	if (fd >= 0)
+		close(fd);
+	return bytes;
+}
+
+void local_rm_tree(const char *path)
+{
+	tree(path, true);
+}
+
+void local_cleanup_run_dirs(const char *home, const char *id)
+{
+	static const char *const dirs[] = {"work", "tmp", "reserve"};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dirs); i++) {
+		char path[4096];
+		/* most often empty, or not there: one call */
+		if (!local_path(path, sizeof(path), home, "runs/%s/%s", id, dirs[i]) &&
+		    rmdir(path) && errno != ENOENT)
+			local_rm_tree(path);
+	}
+}
+
+void local_cleanup_volumes(const char *home, const store_run *r)
+{
+	sup s = {.home = home, .r = (store_run *)r};
+	berth_buf why = BERTH_BUF_INIT;
+	if (parse_volumes(&s, &why) == 0)
+		for (size_t i = 0; i < s.nvols; i++)
+			if (!strcmp(s.vols[i].life, "run"))
+				local_rm_tree(s.vols[i].source);
+	berth_buf_release(&why);
+	free(s.vols);
+	char dir[4096];
+	if (!local_path(dir, sizeof(dir), home, "volumes/%s", r->info.id))
+		rmdir(dir);
+}
+
+/* Part n (from 0) of an absolute path, in buf; -1 when there is none, -2
+ * when it is too long. */
+static int nth_part(const char *path, size_t n, char *buf, size_t len)
+{
+	const char *p = path;
+	for (size_t i = 0;; i++) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return -1;
+		const char *end = strchrnul(p, '/');
+		if (i == n) {
+			if ((size_t)(end - p) >= len)
+				return -2;
+			memcpy(buf, p, (size_t)(end - p));
+			buf[end - p] = 0;
+			return 0;
+		}
+		p = end;
+	}
+}
+
+/*
+ * Opens the directory of an absolute path's first `depth` parts (SIZE_MAX:
+ * all), one part at a time from "/", never through a symbolic link: each
+ * step is O_NOFOLLOW on the directory the last one opened, so a link put in
+ * the path at any moment fails the walk instead of leading elsewhere. With
+ * create, a missing part is made (0755) and counted in *made. Returns an
+ * O_PATH descriptor, or -1 with errno. This is how berth, as root, touches a
+ * mount path that a spec names and another user may be changing.
+ */
+static int walk_dir(const char *path, size_t depth, bool create, int *made)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char part[NAME_MAX + 1];
+	for (size_t i = 0; fd >= 0 && i < depth; i++) {
+		int r = nth_part(path, i, part, sizeof(part));
+		if (r == -1)
+			break;
+		if (r == -2) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int next = openat(fd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, part, 0755) == 0 && made)
+				(*made)++;
+			next = openat(fd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = next;
+	}
+	return fd;
+}
+
+/* mount(2) onto the directory fd names, not onto a path to look up again. */
+static int mount_at(const char *source, int fd, const char *type, unsigned long flags,
+		    const char *data)
+{
+	char target[64];
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+	return mount(source, target, type, flags, data);
+}
+
+/* The gid the run's processes have. */
+static int64_t run_gid(const store_run *r)
+{
+	return r->gid >= 0 ? r->gid : r->uid >= 0 ? r->uid : -1;
+}
+
+/* Makes each volume's directory, and its mount path when missing
+ * (remembering the first directory made, to remove it afterwards). A mount
+ * path is made on the host as root: none of its parts may be a symbolic
+ * link, which another user could point anywhere. */
+static int prepare_volumes(sup *s, bool fallback, berth_buf *why)
+{
+	const store_run *r = s->r;
+	for (size_t i = 0; i < s->nvols; i++) {
+		volume *v = &s->vols[i];
+		if (!strcmp(v->kind, "dir")) {
+			struct stat before;
+			bool made = lstat(v->source, &before) != 0;
+			errno = 0;
+			if (local_mkdirs(v->source, 0755) || lstat(v->source, &before) ||
+			    !S_ISDIR(before.st_mode)) {
+				berth_buf_printf(why, "volume \"%s\": cannot create %s: %s", v->name, v->source,
+						 errno ? strerror(errno) : "not a directory");
+				return -1;
+			}
+			/* the run's user owns what is made for it (a shared claim: when it is
+			 * made, by the first run of the project); fs_group: the group owns
+			 * the volume and every file made in it */
+			if (r->uid >= 0 && (made || !strcmp(v->life, "run")) &&
+			    chown(v->source, (uid_t)r->uid, (gid_t)run_gid(r))) {
+				berth_buf_printf(why, "volume \"%s\": chown: %s", v->name, strerror(errno));
+				return -1;
+			}
+			if (r->fs_group >= 0 && chown(v->source, (uid_t)-1, (gid_t)r->fs_group) == 0)
+				chmod(v->source, 02775);
+		}
+		if (!strcmp(v->kind, "secret") && fallback) {
+			berth_buf_printf(why, "volume \"%s\": a secret volume needs a mount namespace, "
+					 "which this host does not allow berth", v->name);
+			return -1;
+		}
+		if (fallback)
+			continue;
+		/* under /tmp, the run's own /tmp: made there by its init */
+		v->in_tmp = s->pidns && in_run_tmp(v->mount);
+		if (v->in_tmp)
+			continue;
+		int fd = walk_dir(v->mount, SIZE_MAX, true, &v->made);
+		if (fd < 0) {
+			berth_buf_printf(why, "volume \"%s\": cannot make the mount path %s: %s%s", v->name,
+					 v->mount, strerror(errno),
+					 errno == ENOTDIR || errno == ELOOP
+						 ? " (a part of it is a symbolic link, or not a directory)"
+						 : "");
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* Removes the mount path directories made for the run, when still empty,
+ * by the same walk: a part renamed or made a link since is not followed. */
+static void remove_mount_points(sup *s)
+{
+	for (size_t i = s->nvols; i-- > 0;) {
+		volume *v = &s->vols[i];
+		size_t parts = 0;
+		for (const char *p = v->mount; *p; p++)
+			parts += p[0] == '/' && p[1] && p[1] != '/';
+		for (int k = 0; k < v->made && parts > 0; k++, parts--) {
+			int parent = walk_dir(v->mount, parts - 1, false, NULL);
+			char last[NAME_MAX + 1];
+			if (parent < 0 || nth_part(v->mount, parts - 1, last, sizeof(last)) < 0 ||
+			    unlinkat(parent, last, AT_REMOVEDIR)) {
+				if (parent >= 0)
+					close(parent);
+				break;
+			}
+			close(parent);
+		}
+	}
+}
+
+/* In the child: the run's mount namespace (made already with its pid
+ * namespace, or here). In a pid namespace: a /proc of the run's processes
+ * alone, a /tmp of its own (runs/ID/tmp) and a /dev/shm of its own (a
+ * tmpfs that goes with the namespace); for a run that stays uid 0, /sys
+ * and /proc/sys read-only. Then the volumes at their mount paths, each
+ * reached by walk_dir and mounted through its descriptor. Returns 0, or -1
+ * when the host allows no mount namespace (the caller then passes the
+ * volumes' paths in the environment), -2 when a mount failed. */
+static int mount_run(sup *s, bool pidns, const char *const *secret_files, const size_t *secret_lens)
+{
+	const store_run *r = s->r;
+	if (!pidns && unshare(CLONE_NEWNS))
+		return -1;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -2;
+	/* the volumes' directories, opened before a /tmp of its own hides a data
+	 * dir under /tmp */
+	int *src = berth_calloc(s->nvols + 1, sizeof(int));
+	if (!src)
+		return -2;
+	for (size_t i = 0; i < s->nvols; i++) {
+		bool bind = !strcmp(s->vols[i].kind, "dir") || !strcmp(s->vols[i].kind, "ro");
+		src[i] = bind ? open(s->vols[i].source, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		if (bind && src[i] < 0)
+			return -2;
+	}
+	if (pidns) {
+		const unsigned long safe = MS_NOSUID | MS_NODEV;
+		char shm[64] = "mode=1777";
+		if (r->info.mem_limit > 0)
+			snprintf(shm, sizeof(shm), "mode=1777,size=%lld", (long long)r->info.mem_limit);
+		/* a working directory under /tmp stays where it was: bound again at its
+		 * path in the run's /tmp */
+		int work = s->tmp && in_run_tmp(r->workdir)
+				   ? open(r->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+				   : -1;
+		if (mount("proc", "/proc", "proc", safe | MS_NOEXEC, NULL) ||
+		    (access("/dev/shm", F_OK) == 0 && mount("tmpfs", "/dev/shm", "tmpfs", safe, shm)))
+			return -2;
+		/* (by its descriptor: a data dir under /tmp is hidden once /tmp is bound) */
+		int tmp = s->tmp ? open(s->tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		char tmp_at[64];
+		snprintf(tmp_at, sizeof(tmp_at), "/proc/self/fd/%d", tmp);
+		for (size_t i = 0; tmp >= 0 && i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
+			if (access(run_tmp_dirs[i], F_OK) == 0 && mount(tmp_at, run_tmp_dirs[i], NULL, MS_BIND, NULL))
+				return -2;
+		if (s->tmp && tmp < 0)
+			return -2;
+		if (work >= 0) {
+			char from[64];
+			snprintf(from, sizeof(from), "/proc/self/fd/%d", work);
+			int at = walk_dir(r->workdir, SIZE_MAX, true, NULL);
+			if (at < 0 || mount_at(from, at, NULL, MS_BIND, NULL))
+				return -2;
+			close(at);
+			close(work);
+		}
+		bool root = r->uid >= 0 ? r->uid == 0 : geteuid() == 0;
+		static const char *const ro[] = {"/sys", "/proc/sys", "/proc/sysrq-trigger"};
+		for (size_t i = 0; root && i < BERTH_ARRAY_SIZE(ro); i++)
+			if (mount(ro[i], ro[i], NULL, MS_BIND | MS_REC, NULL) ||
+			    mount(NULL, ro[i], NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | safe, NULL))
+				return -2;
+	}
+	for (size_t i = 0; i < s->nvols; i++) {
+		volume *v = &s->vols[i];
+		int at = walk_dir(v->mount, SIZE_MAX, v->in_tmp, NULL);
+		if (at < 0)
+			return -2;
+		bool bind = !strcmp(v->kind, "dir") || !strcmp(v->kind, "ro");
+		bool secret = !strcmp(v->kind, "secret");
+		char opts[64];
+		snprintf(opts, sizeof(opts), "mode=%s", secret ? "0755" : "1777");
+		if (v->size > 0)
+			snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), ",size=%lld",
+				 (long long)v->size);
+		char from[64];
+		snprintf(from, sizeof(from), "/proc/self/fd/%d", src[i]);
+		int rc = bind ? mount_at(from, at, NULL, MS_BIND | MS_REC, NULL)
+			      : mount_at("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV, opts);
+		close(at);
+		if (rc)
+			return -2;
+		if (!secret && strcmp(v->kind, "ro"))
+			continue;
+		/* what was mounted, looked up anew: the mount's root, not the directory under it */
+		int top = walk_dir(v->mount, SIZE_MAX, false, NULL);
+		if (top < 0)
+			return -2;
+		if (secret) {
+			/* the value lives in memory only, as a file only the run's user reads */
+			int fd = openat(top, v->source, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+			if (fd < 0 || write(fd, secret_files[i], secret_lens[i]) != (ssize_t)secret_lens[i] ||
+			    (r->uid >= 0 && fchown(fd, (uid_t)r->uid, (gid_t)run_gid(r))))
+				rc = -2;
+			if (fd >= 0)
+				close(fd);
+		}
+		/* MS_BIND: the flags of this mount alone, never of the file system under it */
+		if (!rc && mount_at(NULL, top, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,
+				    NULL))
+			rc = -2;
+		close(top);
+		if (rc)
+			return -2;
+	}
+	return 0;
+}
+
+/* ---- environment -------------------------------------------------------------------- */
+
+static int push_env(sup *s, char *entry)
+{
+	char **grown = berth_realloc(s->envp, (s->nenv + 2) * sizeof(*grown));
+	if (!grown || !entry)
+		return -1;
+	s->envp = grown;
+	s->envp[s->nenv++] = entry;
+	s->envp[s->nenv] = NULL;
+	return 0;
+}
+
+static char *fmt(const char *f, ...) BERTH_PRINTF(1, 2);
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	berth_buf b = BERTH_BUF_INIT;
+	int rc = berth_buf_vprintf(&b, f, ap);
+	va_end(ap);
+	return rc ? (berth_buf_release(&b), NULL) : berth_buf_detach(&b);
+}
+
+/* A volume's path in the environment, where no mount namespace is allowed:
+ * BERTH_VOLUME_<NAME>, the name upper-cased and '-' and '.' made '_'. */
+static char *volume_env(const volume *v)
+{
+	char *e = fmt("BERTH_VOLUME_%s=%s", v->name, v->source);
+	for (char *p = e ? e + 13 : NULL; p && *p != '='; p++)
+		*p = *p == '-' || *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+	return e;
+}
+
+static int build_env(sup *s, bool volume_fallback, berth_buf *why)
+{
+	const store_run *r = s->r;
+	for (size_t off = 0; off < r->env_len; off += strlen(r->env + off) + 1)
+		if (push_env(s, r->env + off))
+			return -1;
+	if (r->info.gpu_ids) {
+		if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
+		    push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
+		    push_env(s, fmt("CUDA_DEVICE_ORDER=PCI_BUS_ID")))
+			return -1;
+	} else if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=")) ||
+		   push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=void")))
+		return -1;
+	for (size_t i = 0; volume_fallback && i < s->nvols; i++)
+		if (push_env(s, volume_env(&s->vols[i])))
+			return -1;
+	for (size_t off = 0; off < s->secret_len; off += strlen(s->secret_values + off) + 1)
+		if (push_env(s, fmt("%s", s->secret_values + off)))
+			return -1;
+	return 0;
+}
+
+/* Opens each secret the run names (in memory only). */
+static int open_secrets(sup *s, char ***files, size_t **lens, berth_buf *why)
+{
+	const store_run *r = s->r;
+	unsigned char key[SECRET_KEY_BYTES];
+	bool have_key = false;
+	berth_buf vals = BERTH_BUF_INIT;
+	*files = berth_calloc(s->nvols + 1, sizeof(char *));
+	*lens = berth_calloc(s->nvols + 1, sizeof(size_t));
+	if (!*files || !*lens)
+		return -1;
+	int rc = 0;
+	/* names of the run's secrets, then of its secret volumes */
+	char *names = r->secret_env ? berth_strdup(r->secret_env) : NULL;
+	for (char *name = names, *next; name && *name && !rc; name = next) {
+		next = strchr(name, ',');
+		if (next)
+			*next++ = 0;
+		else
+			next = name + strlen(name);
+		void *sealed;
+		size_t slen;
+		char *value = NULL;
+		size_t vlen = 0;
+		berth_error *e = NULL;
+		if ((!have_key && secret_key_load(s->home, 0, key, &e)) ||
+		    store_secret_get(s->st, r->info.project, name, &sealed, &slen, &e)) {
+			berth_buf_printf(why, "secret \"%s\": %s", name,
+					 berth_error_get(e, 0) ? berth_error_get(e, 0)->message : "unreadable");
+			rc = -1;
+		} else if (!sealed) {
+			berth_buf_printf(why, "secret \"%s\" does not exist in project \"%s\"", name,
+					 r->info.project);
+			rc = -1;
+		} else if (secret_open(key, r->info.project, name, sealed, slen, &value, &vlen, &e)) {
+			berth_buf_printf(why, "%s", berth_error_get(e, 0)->message);
+			rc = -1;
+		} else {
+			berth_buf_printf(&vals, "%s=", name);
+			berth_buf_append(&vals, value, vlen);
+			berth_buf_append(&vals, "", 1);
+		}
+		have_key = true;
+		free(sealed);
+		secret_free(value, vlen);
+		berth_error_free(e);
+	}
+	free(names);
+	for (size_t i = 0; i < s->nvols && !rc; i++) {
+		if (strcmp(s->vols[i].kind, "secret"))
+			continue;
+		void *sealed = NULL;
+		size_t slen;
+		berth_error *e = NULL;
+		if ((!have_key && secret_key_load(s->home, 0, key, &e)) ||
+		    store_secret_get(s->st, r->info.project, s->vols[i].source, &sealed, &slen, &e) ||
+		    !sealed ||
+		    secret_open(key, r->info.project, s->vols[i].source, sealed, slen, &(*files)[i],
+				&(*lens)[i], &e)) {
+			berth_buf_printf(why, "secret \"%s\" of volume \"%s\" cannot be read%s%s",
+					 s->vols[i].source, s->vols[i].name, e ? ": " : " (no such secret)",
+					 e ? berth_error_get(e, 0)->message : "");
+			rc = -1;
+		}
+		have_key = true;
+		free(sealed);
+		berth_error_free(e);
+	}
+	memset(key, 0, sizeof(key));
+	if (vals.failed)
+		rc = -1;
+	s->secret_len = vals.len;
+	s->secret_values = vals.data;
+	return rc;
+}
+
+/* ---- the process ------------------------------------------------------------------------ */
+
+static void child_fail(int errp, int step, int e)
+{
+	int msg[2] = {step, e};
+	ssize_t w = write(errp, msg, sizeof(msg));
+	(void)w;
+	_exit(127);
+}
+
+enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT, STEP_HARDEN, STEP_FORK };
+
+/* Closes every fd from lo up but keep (-1: none); with cloexec, marks them
+ * close-on-exec instead. Without close_range (Linux < 5.9), one by one. */
+static void close_from(int lo, int keep, bool cloexec)
+{
+	unsigned flags = cloexec ? CLOSE_RANGE_CLOEXEC : 0;
+	bool done = keep < lo ? close_range((unsigned)lo, ~0U, flags) == 0
+			      : (keep == lo || close_range((unsigned)lo, (unsigned)keep - 1, flags) == 0) &&
+					close_range((unsigned)keep + 1, ~0U, flags) == 0;
+	if (done)
+		return;
+	long max = sysconf(_SC_OPEN_MAX);
+	for (int fd = lo; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+		if (fd != keep) {
+			if (cloexec)
+				fcntl(fd, F_SETFD, FD_CLOEXEC);
+			else
+				close(fd);
+		}
+}
+
+/* No capability can come back: the bounding and ambient sets emptied (as
+ * root; elsewhere they are empty of use already), and for a run that stays
+ * uid 0 the process's own sets too, as a pod's "drop: [ALL]". */
+static int drop_capabilities(bool stays_root)
+{
+	if (geteuid() == 0)
+		for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
+			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0))
+				return -1;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (!stays_root)
+		return 0;
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* The run's own process: its limits, directory, user and hardening, then
+ * the command. Never returns. */
+static void become_command(sup *s, int errp)
+{
+	const store_run *r = s->r;
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &s->run_mask, NULL);
+	if (!s->cg && r->info.mem_limit > 0) {
+		struct rlimit rl = {(rlim_t)r->info.mem_limit, (rlim_t)r->info.mem_limit};
+		if (setrlimit(RLIMIT_AS, &rl))
+			child_fail(errp, STEP_RLIMIT, errno);
+	}
+	/* no one file, its log included, grows past the run's disk limit between
+	 * two looks of the supervisor (SIGXFSZ) */
+	if (r->disk_limit > 0) {
+		struct rlimit rl = {(rlim_t)r->disk_limit, (rlim_t)r->disk_limit};
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			child_fail(errp, STEP_RLIMIT, errno);
+	}
+	umask(022); /* a container's, not the caller's */
+	/* before the user changes: its own directory is reached through berth's */
+	if (chdir(r->workdir) && chdir("/"))
+		_exit(127);
+	bool switch_user = r->uid >= 0 || r->gid >= 0 || r->fs_group >= 0;
+	bool stays_root = r->uid >= 0 ? r->uid == 0 : geteuid() == 0;
+	if (drop_capabilities(false))
+		child_fail(errp, STEP_HARDEN, errno);
+	if (switch_user) {
+		gid_t groups[1] = {(gid_t)r->fs_group};
+		gid_t gid = run_gid(r) >= 0 ? (gid_t)run_gid(r) : getgid();
+		if (setgroups(r->fs_group >= 0 ? 1 : 0, groups) || setgid(gid) ||
+		    (r->uid >= 0 && setuid((uid_t)r->uid)))
+			child_fail(errp, STEP_USER, errno);
+	}
+	/* no setuid program gives it more, and the calls a pod's RuntimeDefault
+	 * profile refuses are refused */
+	if ((stays_root && drop_capabilities(true)) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    (s->filter && seccomp_load(s->filter)))
+		child_fail(errp, STEP_HARDEN, errno);
+	/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
+	close_from(3, errp, true);
+	execvpe(s->argv[0], s->argv, s->envp);
+	child_fail(errp, STEP_EXEC, errno);
+}
+
+/* Pid 1 of the run's pid namespace: it starts the command, passes it
+ * berth's stop signals, reaps what is reparented to it, and when the
+ * command ends writes its wait status to statp and exits, which ends every
+ * other process of the namespace. Never returns. */
+static void run_init(sup *s, int errp, int statp)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	/* blocked, a signal to pid 1 waits to be taken (unblocked, one with no
+	 * handler would be dropped) */
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pid_t cmd = fork();
+	if (cmd < 0)
+		child_fail(errp, STEP_FORK, errno);
+	if (cmd == 0) {
+		close(statp);
+		become_command(s, errp);
+	}
+	close(errp);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+		if (sig != SIGCHLD) {
+			if (sig > 0)
+				kill(-1, sig); /* every process of the namespace but this one */
+			continue;
+		}
+		int st;
+		pid_t w;
+		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+			if (w == cmd) {
+				ssize_t n = write(statp, &st, sizeof(st));
+				_exit(n == (ssize_t)sizeof(st) ? 0 : 127);
+			}
+	}
+}
+
+/* Starts the command; returns its pid, or -1 with the reason in why. With
+ * a pid namespace, the pid is that of the run's init (pid 1 there), which
+ * passes berth's stop signals on and writes the command's wait status to
+ * statp. */
+static pid_t start(sup *s, const char *const *secret_files, const size_t *secret_lens, berth_buf *why)
+{
+	int go[2], errp[2], statp[2] = {-1, -1};
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || (s->pidns && pipe2(statp, O_CLOEXEC))) {
+		berth_buf_printf(why, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t parent = getpid();
+	/* with a pid namespace, the child is its pid 1 at once (and in a mount
+	 * namespace of its own): clone as fork does, a process with one thread
+	 * has no lock for libc to reset, and this child calls nothing that reads
+	 * its thread id (raise, pthread_*) */
+	pid_t pid = s->pidns ? (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL, NULL,
+					      NULL, 0UL)
+			     : fork();
+	if (pid < 0) {
+		berth_buf_printf(why, "%s: %s", s->pidns ? "clone" : "fork", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(errp[0]);
+		if (statp[0] >= 0)
+			close(statp[0]);
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* the parent gone already? (in a pid namespace, it is outside: 0) */
+		if (getppid() != (s->pidns ? 0 : parent))
+			_exit(127);
+		char c;
+		/* with a cgroup, it waits to be in it; else there is nothing to wait for */
+		if (s->cg && read(go[0], &c, 1) != 1)
+			_exit(127);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(s->log, 1);
+		dup2(s->log, 2);
+		if (s->pidns) {
+			prctl(PR_SET_NAME, "berth-init", 0, 0, 0);
+			if (mount_run(s, true, secret_files, secret_lens))
+				child_fail(errp[1], STEP_MOUNT, errno);
+			run_init(s, errp[1], statp[1]);
+		}
+		if (s->nvols && mount_run(s, false, secret_files, secret_lens) == -2)
+			child_fail(errp[1], STEP_MOUNT, errno);
+		become_command(s, errp[1]);
+	}
+	close(go[0]);
+	close(errp[1]);
+	if (statp[1] >= 0)
+		close(statp[1]);
+	s->statp = statp[0];
+	berth_error *e = NULL;
+	if (s->cg && cg_enter(s->cg, pid, &e)) {
+		berth_buf_printf(why, "cannot put the process in its cgroup: %s",
+				 berth_error_get(e, 0)->message);
+		berth_error_free(e);
+		kill(pid, SIGKILL);
+		close(go[1]);
+		close(errp[0]);
+		return -1;
+	}
+	ssize_t w = write(go[1], "g", 1);
+	(void)w;
+	close(go[1]);
+	int msg[2];
+	ssize_t n;
+	while ((n = read(errp[0], msg, sizeof(msg))) < 0 && errno == EINTR)
+		;
+	close(errp[0]);
+	if (n == (ssize_t)sizeof(msg)) {
+		static const char *const what[] = {"", "cannot run", "cannot mount the volumes for",
+						   "cannot switch user for", "cannot set the rlimits of",
+						   "cannot harden (capabilities, no_new_privs, seccomp)",
+						   "cannot fork"};
+		berth_buf_printf(why, "%s \"%s\": %s", what[msg[0]], s->argv[0], strerror(msg[1]));
+		return -2 - msg[0]; /* started and failed: reaped as usual */
+	}
+	return pid;
+}
+
+/* The command's wait status: what the run's init wrote, in a pid namespace
+ * (else, or when it wrote nothing, because it was killed: status itself). */
+static int command_status(sup *s, int status)
+{
+	if (s->statp < 0)
+		return status;
+	int st;
+	ssize_t n;
+	while ((n = read(s->statp, &st, sizeof(st))) < 0 && errno == EINTR)
+		;
+	close(s->statp);
+	s->statp = -1;
+	return n == (ssize_t)sizeof(st) ? st : status;
+}
+
+/* Every process of the run: its cgroup, its process group, and any
+ * descendant that was reparented to the supervisor (a subreaper: every
+ * orphan of the run becomes its child, so with no child left there is no
+ * one to look for in /proc). */
+static void signal_all(sup *s, int sig)
+{
+	if (s->cg)
+		cg_kill(s->cg, sig);
+	if (s->child > 0)
+		kill(-s->child, sig);
+	siginfo_t si;
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
+		return;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+	while (d && (de = readdir(d))) {
+		char path[300], buf[512];
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		char *p = strrchr(buf, ')');
+		long ppid;
+		if (p && sscanf(p + 1, " %*c %ld", &ppid) == 1 && ppid == self)
+			kill((pid_t)strtol(de->d_name, NULL, 10), sig);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* SIGKILL everything left and reap it, for at most 5 s. */
+static void reap_all(sup *s)
+{
+	for (int i = 0; i < 500; i++) {
+		signal_all(s, SIGKILL);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD && (!s->cg || cg_count(s->cg) <= 0))
+			return;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static const char *signame(int sig)
+{
+	const char *n = sigabbrev_np(sig);
+	return n ? n : "?";
+}
+
+enum ending { END_EXIT, END_STOP, END_TIMEOUT, END_EVICTED };
+
+/* Waits for the process, with the timeout and stop requests. */
+/* ---- disk ---------------------------------------------------------------------------- */
+
+/* The disk a tree uses, as du counts it (blocks; links not followed, other
+ * filesystems not entered). */
+static int64_t disk_used(const char *path)
+{
+	return tree(path, false);
+}
+
+/* Over its disk? As the kubelet evicts a pod: a sized volume over its size,
+ * or the run over resources.disk, counting its log, its work dir and the
+ * volumes made for it (not a shared claim, nor a tmpfs, which is memory).
+ * Returns the reason, or NULL. */
+static char *disk_over(sup *s)
+{
+	const store_run *r = s->r;
+	char runvols[4096], rundir[4096], a[32], b[32];
+	if (local_path(runvols, sizeof(runvols), s->home, "volumes/%s", r->info.id) ||
+	    local_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
+		return NULL;
+	struct stat st;
+	int64_t total = fstat(s->log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
+	if (path_under(r->workdir, rundir))
+		total += disk_used(r->workdir);
+	if (s->tmp)
+		total += disk_used(s->tmp);
+	for (size_t i = 0; i < s->nvols; i++) {
+		const volume *v = &s->vols[i];
+		if (strcmp(v->kind, "dir") || !path_under(v->source, runvols))
+			continue;
+		int64_t used = disk_used(v->source);
+		total += used;
+		if (v->size > 0 && used > v->size) {
+			berth_format_size(a, sizeof(a), used, 1);
+			berth_format_size(b, sizeof(b), v->size, 1);
+			return fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
+		}
+	}
+	if (r->disk_limit > 0 && total > r->disk_limit) {
+		berth_format_size(a, sizeof(a), total, 1);
+		berth_format_size(b, sizeof(b), r->disk_limit, 1);
+		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
+			   "(its log, work dir, /tmp and volumes)", a, b);
+	}
+	return NULL;
+}
+
+#define DISK_CHECK_MS 1000
+
+static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int *status)
+{
+	enum ending end = END_EXIT;
+	int64_t kill_at = -1, disk_at = s->disk_watch ? store_now_ms() + DISK_CHECK_MS : -1;
+	for (;;) {
+		int64_t now = store_now_ms(), wait = 5000;
+		if (disk_at > 0)
+			wait = disk_at - now < wait ? disk_at - now : wait;
+		if (deadline > 0 && end == END_EXIT)
+			wait = deadline - now < wait ? deadline - now : wait;
+		if (kill_at > 0)
+			wait = kill_at - now < wait ? kill_at - now : wait;
+		if (wait < 0)
+			wait = 0;
+		struct timespec ts = {wait / 1000, (long)(wait % 1000) * 1000000};
+		siginfo_t info;
+		int sig = sigtimedwait(set, &info, &ts);
+		if (sig == SIGCHLD) {
+			pid_t w;
+			int st;
+			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+				if (w == s->child) {
+					*status = command_status(s, st);
+					return end;
+				}
+			continue;
+		}
+		now = store_now_ms();
+		if (disk_at > 0 && now >= disk_at && end == END_EXIT) {
+			s->evicted = disk_over(s);
+			/* a tree of many files costs the supervisor, not the run: it is
+			 * walked at most a tenth of the time */
+			int64_t took = store_now_ms() - now;
+			disk_at = now + (took * 10 > DISK_CHECK_MS ? took * 10 : DISK_CHECK_MS);
+			if (s->evicted) {
+				/* as the kubelet does for local storage: no grace */
+				end = END_EVICTED;
+				disk_at = -1;
+				signal_all(s, SIGKILL);
+				store_event(s->st, s->r->info.id, "Evicted", s->evicted);
+			}
+		}
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+			store_run *fresh = NULL;
+			berth_error *e = NULL;
+			int64_t grace = s->r->grace;
+			if (!store_run_get(s->st, s->r->info.id, &fresh, &e))
+				grace = fresh->grace;
+			store_run_free(fresh);
+			berth_error_free(e);
+			if (end == END_EXIT) {
+				end = END_STOP;
+				signal_all(s, SIGTERM);
+				kill_at = now + grace * 1000;
+				store_event(s->st, s->r->info.id, "Killing", "SIGTERM sent; SIGKILL after the grace period");
+			} else if (kill_at > 0 && now + grace * 1000 < kill_at) {
+				/* stopped again with a shorter grace: it counts from now, as a
+				 * second delete with a shorter grace does on Kubernetes */
+				kill_at = now + grace * 1000;
+				char why[96];
+				snprintf(why, sizeof(why), "stopped again: SIGKILL after %lld s",
+					 (long long)grace);
+				store_event(s->st, s->r->info.id, "Killing", why);
+			}
+			continue;
+		}
+		if (deadline > 0 && now >= deadline && end == END_EXIT) {
+			end = END_TIMEOUT;
+			signal_all(s, SIGTERM);
+			kill_at = now + s->r->grace * 1000;
+			store_event(s->st, s->r->info.id, "DeadlineExceeded", "SIGTERM sent");
+		}
+		if (kill_at > 0 && now >= kill_at) {
+			signal_all(s, SIGKILL);
+			kill_at = -1;
+		}
+	}
+}
+
+static void set_reason(store_run *r, char *reason)
+{
+	free(r->info.reason);
+	r->info.reason = reason;
+}
+
+static void usage_of(sup *s)
+{
+	cg_stats st;
+	berth_error *e = NULL;
+	if (s->cg && cg_stats_read(s->cg, &st, &e) == 0) {
+		s->r->info.cpu_usage_ns = (int64_t)st.cpu_usage_ns;
+		s->r->info.mem_peak = (int64_t)st.mem_peak;
+	} else {
+		struct rusage ru;
+		getrusage(RUSAGE_CHILDREN, &ru);
+		s->r->info.cpu_usage_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+					  ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+		s->r->info.mem_peak = (int64_t)ru.ru_maxrss * 1024;
+	}
+	berth_error_free(e);
+}
+
+static uint64_t oom_kills(sup *s)
+{
+	cg_stats st;
+	berth_error *e = NULL;
+	uint64_t n = s->cg && cg_stats_read(s->cg, &st, &e) == 0 ? st.oom_kills : 0;
+	berth_error_free(e);
+	return n;
+}
+
+static int save(sup *s)
+{
+	berth_error *e = NULL;
+	int rc = store_run_update(s->st, s->r, &e);
+	berth_error_free(e);
+	return rc;
+}
+
+/* Runs the command until it ends for good; sets the final state. */
+static void run_attempts(sup *s, sigset_t *set, const char *const *files, const size_t *lens)
+{
+	store_run *r = s->r;
+	int64_t deadline = r->timeout > 0 ? r->info.started + r->timeout * 1000 : -1;
+	int64_t backoff = 1000;
+	for (;;) {
+		berth_buf why = BERTH_BUF_INIT;
+		uint64_t ooms_before = oom_kills(s);
+		int64_t t0 = store_now_ms();
+		s->child = start(s, files, lens, &why);
+		r->info.attempts++;
+		if (s->child == -1) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, berth_buf_detach(&why));
+			return;
+		}
+		if (s->child < -1) {
+			/* the process started but could not become the command: reap it */
+			r->info.state = BERTH_STATE_FAILED;
+			r->info.exit_code = 127;
+			set_reason(r, berth_buf_detach(&why));
+			while (waitpid(-1, NULL, 0) > 0)
+				;
+			command_status(s, 0);
+			s->child = 0;
+			return;
+		}
+		berth_buf_release(&why);
+		r->pid = s->child;
+		save(s);
+		char msg[64];
+		snprintf(msg, sizeof(msg), "pid %ld, attempt %d", (long)s->child, r->info.attempts);
+		store_event(s->st, r->info.id, "Started", msg);
+		/* a stop asked before the supervisor could hear it */
+		store_run *fresh = NULL;
+		berth_error *e = NULL;
+		if (!store_run_get(s->st, r->info.id, &fresh, &e) && fresh->stop_requested)
+			raise(SIGTERM);
+		store_run_free(fresh);
+		berth_error_free(e);
+
+		int status = 0;
+		enum ending end = wait_child(s, set, deadline, &status);
+		signal_all(s, SIGKILL); /* the main process is gone: so is the rest */
+		bool oom = oom_kills(s) > ooms_before;
+		r->info.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		r->info.oom_killed = oom;
+		char mem[32];
+		berth_format_size(mem, sizeof(mem), r->info.mem_limit, 1);
+		if (end == END_STOP) {
+			r->info.state = BERTH_STATE_STOPPED;
+			set_reason(r, fmt("stopped by berth stop"));
+			return;
+		}
+		if (end == END_EVICTED) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, s->evicted);
+			s->evicted = NULL;
+			return;
+		}
+		if (end == END_TIMEOUT) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
+					  (long long)r->timeout));
+			return;
+		}
+		if (oom) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("OOMKilled: the memory limit %s was reached", mem));
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !r->restart) {
+			r->info.state = BERTH_STATE_SUCCEEDED;
+			set_reason(r, NULL);
+			return;
+		} else if (WIFEXITED(status)) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("exit code %d", WEXITSTATUS(status)));
+		} else if (WTERMSIG(status) == SIGXFSZ && r->disk_limit > 0) {
+			r->info.state = BERTH_STATE_FAILED;
+			berth_format_size(mem, sizeof(mem), r->disk_limit, 1);
+			set_reason(r, fmt("Evicted: ephemeral storage: a file reached the disk limit %s "
+					  "(SIGXFSZ)", mem));
+			return;
+		} else {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("killed by signal %d (SIG%s)", WTERMSIG(status),
+					  signame(WTERMSIG(status))));
+		}
+		/* again? a job up to its retries; a server always, as a Deployment does */
+		if (!r->restart && r->info.attempts > r->retries)
+			return;
+		if (store_now_ms() - t0 > 60000)
+			backoff = 1000;
+		store_event(s->st, r->info.id, "BackOff", r->info.reason);
+		r->info.state = BERTH_STATE_RUNNING;
+		save(s);
+		struct timespec ts = {backoff / 1000, (long)(backoff % 1000) * 1000000};
+		siginfo_t info;
+		int sig = sigtimedwait(set, &info, &ts);
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+			r->info.state = BERTH_STATE_STOPPED;
+			set_reason(r, fmt("stopped by berth stop"));
+			return;
+		}
+		if (deadline > 0 && store_now_ms() >= deadline) {
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
+					  (long long)r->timeout));
+			return;
+		}
+		backoff = backoff * 2 > 60000 ? 60000 : backoff * 2;
+	}
+}
+
+/* ---- isolation -------------------------------------------------------------------------- */
+
+/* A run of another user than berth's works in runs/ID/work, its own: the
+ * run's directory is passed through (0711), never listed. In a pid
+ * namespace it gets runs/ID/tmp as its /tmp and /var/tmp, its user's alone. And runs/ID/reserve holds
+ * RUN_RESERVE bytes of disk that its end gives back when the disk is full,
+ * to record how it ended. */
+#define RUN_RESERVE (256 << 10)
+#define RESERVE_WHEN_UNDER (4ULL << 30) /* free bytes under which a run takes one */
+
+static int prepare_workdir(sup *s, berth_buf *why)
+{
+	const store_run *r = s->r;
+	char rundir[4096], tmp[4200], reserve[4200];
+	if (local_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
+		return berth_buf_printf(why, "the data dir's path is too long"), -1;
+	/* only where the disk could fill during the run: on a disk with room, the
+	 * blocks a file system keeps for root (5% on ext4) and the done marker's
+	 * outcome are enough, and 0.2 ms of allocating and freeing are saved */
+	struct statvfs fs;
+	snprintf(reserve, sizeof(reserve), "%s/reserve", rundir);
+	int fd = statvfs(rundir, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize >= RESERVE_WHEN_UNDER
+			 ? -1
+			 : open(reserve, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		if (posix_fallocate(fd, 0, RUN_RESERVE))
+			unlink(reserve); /* the disk is full already: nothing to give back */
+		close(fd);
+	}
+	struct stat st;
+	bool own = path_under(r->workdir, rundir);
+	if (own && (local_private_dir(rundir, 0711) || local_private_dir(r->workdir, 0700) ||
+		    lstat(r->workdir, &st) ||
+		    (r->uid >= 0 && st.st_uid != (uid_t)r->uid &&
+		     chown(r->workdir, (uid_t)r->uid, (gid_t)run_gid(r))))) {
+		berth_buf_printf(why, "cannot make its work dir %s: %s", r->workdir, strerror(errno));
+		return -1;
+	}
+	if (!s->pidns)
+		return 0;
+	/* its user's alone: no other user of the machine reaches it through the
+	 * data dir (a run of another uid than berth's; berth's own, when not) */
+	snprintf(tmp, sizeof(tmp), "%s/tmp", rundir);
+	if (local_private_dir(tmp, 0700) || lstat(tmp, &st) ||
+	    (r->uid >= 0 && st.st_uid != (uid_t)r->uid && chown(tmp, (uid_t)r->uid, (gid_t)run_gid(r))) ||
+	    !(s->tmp = berth_strdup(tmp))) {
+		berth_buf_printf(why, "cannot make its /tmp %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* What a pod's RuntimeDefault seccomp profile refuses, refused here too with
+ * EPERM: the calls that change the machine (mounts, modules, clocks, swap,
+ * reboot, keys), that reach other namespaces or make user namespaces, and
+ * the kernel's risky corners (bpf, perf, userfaultfd, handles). clone3 says
+ * ENOSYS so that libc falls back to clone, whose flags can be checked. */
+static const char *const refused_calls[] = {
+	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+	"fsconfig", "fsmount", "fspick", "mount_setattr", "swapon", "swapoff", "reboot", "kexec_load",
+	"kexec_file_load", "init_module", "finit_module", "delete_module", "create_module",
+	"get_kernel_syms", "query_module", "unshare", "setns", "keyctl", "add_key", "request_key",
+	"bpf", "perf_event_open", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "acct",
+	"quotactl", "quotactl_fd", "lookup_dcookie", "clock_settime", "clock_adjtime", "settimeofday",
+	"adjtimex", "stime", "syslog", "iopl", "ioperm", "uselib", "vm86", "vm86old", "nfsservctl",
+	"fanotify_init", "process_vm_writev", "vhangup",
+};
+
+static int harden_filter(sup *s, berth_buf *why)
+{
+	if (!(s->filter = seccomp_init(SCMP_ACT_ALLOW)))
+		return berth_buf_printf(why, "seccomp: out of memory"), -1;
+	int rc = 0;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(refused_calls) && !rc; i++) {
+		int nr = seccomp_syscall_resolve_name(refused_calls[i]);
+		if (nr != __NR_SCMP_ERROR && nr >= 0)
+			rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(EPERM), nr, 0);
+	}
+	/* clone: never a new namespace (one rule a flag: the rules of a call are ORed) */
+	static const unsigned long ns_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+						 CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(ns_flags) && !rc; i++)
+		rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+	if (!rc)
+		rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (rc) {
+		berth_buf_printf(why, "seccomp: %s", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether a child of this process may unshare flags (tried in a throwaway one). */
+static bool can_unshare(int flags)
+{
+	pid_t t = fork();
+	if (t == 0)
+		_exit(unshare(flags) ? 1 : 0);
+	int st = 1;
+	while (t > 0 && waitpid(t, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Which namespaces the run gets: as root, a pid namespace with a mount
+ * namespace; else, for volumes, a mount namespace where the host allows
+ * one. What it does not get is said in a Warning event. Returns true when
+ * there is no mount namespace for the volumes. */
+static bool namespaces(sup *s)
+{
+	const char *id = s->r->info.id;
+	/* with CAP_SYS_ADMIN (root outside a container) nothing needs trying:
+	 * a fork less on every launch */
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	if ((syscall(SYS_capget, &h, d) == 0 &&
+	     (d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN))) ||
+	    (geteuid() == 0 && can_unshare(CLONE_NEWPID | CLONE_NEWNS))) {
+		s->pidns = true;
+		return false;
+	}
+	store_event(s->st, id, "Warning",
+		    geteuid() ? "no pid namespace (berth is not root): the run's processes see the "
+				"machine's in /proc"
+			      : "no pid namespace (the host refuses one): the run's processes see the "
+				"machine's in /proc");
+	if (!s->nvols || can_unshare(CLONE_NEWNS))
+		return false;
+	store_event(s->st, id, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
+	return true;
+}
+
+void local_kill_leftovers(berth_backend *b, const store_run *r)
+{
+	cg_handle *cg = NULL;
+	berth_error *e = NULL;
+	if (r->cgroup && b->cgv != CG_NONE &&
+	    cg_open(&cg, b->cgv, b->cg_root, LOCAL_CGROUP_PARENT, r->cgroup, &e) == 0) {
+		for (int i = 0; i < 100 && cg_count(cg) > 0; i++) {
+			cg_kill(cg, SIGKILL);
+			struct timespec ts = {0, 10000000};
+			nanosleep(&ts, NULL);
+		}
+		cg_destroy(cg, NULL);
+		cg_free(cg);
+	} else if (r->pid > 0 && getpgid((pid_t)r->pid) == (pid_t)r->pid) {
+		kill(-(pid_t)r->pid, SIGKILL);
+	}
+	berth_error_free(e);
+}
+
+int berth_local_supervise(const char *home, const char *id, berth_error **err)
+{
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	/* the spawner blocked the stop signals already (a stop may come first);
+	 * the run's processes get them unblocked */
+	sigdelset(&old, SIGCHLD);
+	sigdelset(&old, SIGTERM);
+	sigdelset(&old, SIGINT);
+	sigdelset(&old, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* the pipe to the process that started it and waits (berth run --wait):
+	 * closed once the run is done; kept from the run's processes */
+	int done_fd = -1;
+	const char *df = getenv("BERTH_DONE_FD");
+	if (df) {
+		char *end;
+		long fd = strtol(df, &end, 10);
+		if (!*end && fd > 2 && fd < INT_MAX && fcntl((int)fd, F_SETFD, FD_CLOEXEC) == 0)
+			done_fd = (int)fd;
+		unsetenv("BERTH_DONE_FD");
+	}
+	/* nothing its starter had open is held by this daemon (a pipe that a
+	 * shell reads to its end, a lock) */
+	close_from(3, done_fd, false);
+	/* it holds the run's secrets: no core dump, no other process of this
+	 * user reading its memory or environment */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	struct rlimit nocore = {0, 0};
+	setrlimit(RLIMIT_CORE, &nocore);
+
+	sup s = {.home = home, .log = -1, .statp = -1, .run_mask = old};
+	char path[4096];
+	if (local_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
+		return -BERTH_EIO;
+	int rc = store_run_get(s.st, id, &s.r, err);
+	if (rc || s.r->info.state != BERTH_STATE_RUNNING) {
+		store_run_free(s.r);
+		store_close(s.st);
+		return rc;
+	}
+	store_run *r = s.r;
+	store_run_set_supervisor(s.st, id, getpid(), local_proc_start(getpid()), NULL);
+	char **files = NULL;
+	size_t *lens = NULL;
+	berth_buf why = BERTH_BUF_INIT;
+	bool prepared = false;
+
+	/* limits: a cgroup, else rlimits (the child sets them) */
+	const char *root = getenv("BERTH_CGROUP_ROOT");
+	root = root && *root ? root : "/sys/fs/cgroup";
+	cg_version v = cg_detect(root);
+	cg_limits lim = {r->info.cpu_limit_milli, r->info.cpu_milli, r->info.mem_limit, r->pids_max};
+	berth_error *e = NULL;
+	if (v != CG_NONE && cg_create(&s.cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
+		free(r->info.enforcement);
+		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
+		r->cgroup = berth_strdup(id);
+	} else {
+		free(r->info.enforcement);
+		r->info.enforcement = berth_strdup("rlimits");
+		store_event(s.st, id, "Warning",
+			    e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message
+						       : "no cgroup tree: rlimits only");
+	}
+	berth_error_free(e);
+
+	/* argv */
+	size_t argc = 0;
+	for (size_t off = 0; off < r->argv_len; off += strlen(r->argv + off) + 1)
+		argc++;
+	s.argv = berth_calloc(argc + 1, sizeof(char *));
+	for (size_t off = 0, i = 0; s.argv && off < r->argv_len; off += strlen(r->argv + off) + 1)
+		s.argv[i++] = r->argv + off;
+
+	s.log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (!s.argv || !argc || s.log < 0) {
+		berth_buf_printf(&why, "cannot prepare the run: %s", s.log < 0 ? strerror(errno) : "out of memory");
+	} else if (parse_volumes(&s, &why) == 0 && harden_filter(&s, &why) == 0) {
+		bool fallback = namespaces(&s);
+		for (size_t i = 0; i < s.nvols; i++)
+			s.disk_watch |= !strcmp(s.vols[i].kind, "dir") && s.vols[i].size > 0;
+		s.disk_watch |= r->disk_limit > 0;
+		if (!prepare_workdir(&s, &why) && !prepare_volumes(&s, fallback, &why) &&
+		    !open_secrets(&s, &files, &lens, &why)) {
+			if (build_env(&s, fallback, &why) == 0)
+				prepared = true;
+			else
+				berth_buf_printf(&why, "out of memory");
+		}
+	}
+	if (prepared) {
+		berth_buf_release(&why);
+		run_attempts(&s, &set, (const char *const *)files, lens);
+	} else {
+		r->info.state = BERTH_STATE_FAILED;
+		set_reason(r, why.len ? berth_buf_detach(&why) : fmt("cannot prepare the run"));
+	}
+	berth_buf_release(&why);
+	reap_all(&s);
+	usage_of(&s);
+	if (s.cg) {
+		cg_destroy(s.cg, NULL);
+		cg_free(s.cg);
+	}
+	remove_mount_points(&s);
+	if (!r->keep_volumes)
+		local_cleanup_volumes(home, r);
+	if (s.log >= 0)
+		close(s.log);
+	r->info.finished = store_now_ms();
+	r->pid = 0;
+	/* a full disk does not lose how the run ended: its reserve is given back,
+	 * and the done marker says it too, for recovery to record */
+	if (save(&s)) {
+		char reserve[4096];
+		if (!local_path(reserve, sizeof(reserve), home, "runs/%s/reserve", id))
+			unlink(reserve);
+		save(&s);
+	}
+	store_event(s.st, id, berth_state_name(r->info.state), r->info.reason);
+	local_mark_outcome(home, id, &r->info);
+	if (done_fd >= 0)
+		close(done_fd);
+	/* its own files go once whoever waits knows (0.5 ms that no waiter pays) */
+	local_cleanup_run_dirs(home, id);
+
+	for (size_t i = 0; files && i < s.nvols; i++)
+		secret_free(files[i], lens[i]);
+	free(files);
+	free(lens);
+	if (s.secret_values) {
+		memset(s.secret_values, 0, s.secret_len);
+		free(s.secret_values);
+	}
+	for (size_t i = 0; i < s.nenv; i++)
+		if (s.envp[i] < r->env || s.envp[i] >= r->env + r->env_len)
+			free(s.envp[i]);
+	free(s.envp);
+	free(s.argv);
+	free(s.tmp);
+	if (s.filter)
+		seccomp_release(s.filter);
+	free(s.evicted);
+	free(s.vols);
+	store_run_free(s.r);
+	/* what this run held is free: start what waits for it, if anything does */
+	bool queued = store_queued(s.st, "local");
+	store_close(s.st);
+	if (!queued)
+		return 0;
+	berth_backend *b = NULL;
+	berth_policy *policy = NULL;
+	berth_backend_opts o = {.home = home};
+	if (berth_policy_load(&policy, NULL, NULL) == 0)
+		o.policy = policy;
+	if (berth_backend_open(&b, "local", &o, NULL) == 0)
+		berth_backend_close(b);
+	berth_policy_free(policy);
+	return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * arena.c - bump allocator in growing chunks.
+ */
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/internal.h"
+
+struct chunk {
+	struct chunk *next;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+struct berth_arena {
+	struct chunk *head;
+	size_t total;
+};
+
+berth_arena *berth_arena_new(void)
+{
+	return berth_calloc(1, sizeof(berth_arena));
+}
+
+void berth_arena_free(berth_arena *a)
+{
+	if (!a)
+		return;
+	for (struct chunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+void *berth_arena_alloc(berth_arena *a, size_t n)
+{
+	struct chunk *c = a->head;
+	n = (n + 15) & ~(size_t)15;
+	if (n == 0)
+		n = 16;
+	if (!c || c->size - c->used < n) {
+		size_t size = c ? c->size * 2 : 4096;
+		if (size > 1 << 20)
+			size = 1 << 20;
+		if (size < n)
+			size = n;
+		if (size > SIZE_MAX - sizeof(*c))
+			return NULL;
+		struct chunk *nc = berth_malloc(sizeof(*nc) + size);
+		if (!nc)
+			return NULL;
+		nc->size = size;
+		nc->used = 0;
+		/* a big one-off allocation goes behind the current chunk */
+		if (c && n > c->size) {
+			nc->next = c->next;
+			c->next = nc;
+		} else {
+			nc->next = c;
+			a->head = nc;
+		}
+		c = nc;
+	}
+	void *p = c->data + c->used;
+	c->used += n;
+	a->total += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *berth_arena_strndup(berth_arena *a, const char *s, size_t n)
+{
+	char *d = n == SIZE_MAX ? NULL : berth_arena_alloc(a, n + 1);
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *berth_arena_strdup(berth_arena *a, const char *s)
+{
+	return berth_arena_strndup(a, s, strlen(s));
+}

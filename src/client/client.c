@@ -1,0 +1,1127 @@
+/*
+ * client.c - a client of `berth serve` (berth/client.h) over libcurl: one
+ * easy handle, reset between requests so that its connection is kept
+ * alive; JSON replies read with the YAML parser (JSON is YAML) into
+ * berth_run_info records and berth_error problems.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/curl_dl.h"
+#include "berth/berth.h"
+#include "berth/client.h"
+#include "render/emit.h"
+#include "base/internal.h"
+#include "spec/yaml.h"
+
+#define REPLY_NAME "the server's reply"
+
+struct berth_client {
+	CURL *h;
+	char *url;   /* base, no trailing '/' */
+	char *auth;  /* "Authorization: Bearer TOKEN", or NULL */
+	char *agent; /* "berth/VERSION" */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* ---- open, close -------------------------------------------------------------------- */
+
+static int bad_header_text(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+int berth_client_open(berth_client **out, const char *url, const char *token, berth_error **err)
+{
+	*out = NULL;
+	if (!url)
+		url = getenv("BERTH_SERVER");
+	if (!url || !*url)
+		return berth_fail(err, BERTH_EARG,
+				  "no berth server given ($BERTH_SERVER is not set)");
+	if (!token)
+		token = getenv("BERTH_TOKEN");
+	if (token && !*token)
+		token = NULL;
+	if (bad_header_text(url) || strchr(url, ' '))
+		return berth_fail(err, BERTH_EARG, "\"%s\" is not a server URL", url);
+	if (token && bad_header_text(token))
+		return berth_fail(err, BERTH_EARG, "the token holds a control character");
+	int rc = berth_curl_load(err);
+	if (rc)
+		return rc;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return berth_fail(err, BERTH_EINTERNAL, "libcurl cannot be initialised");
+
+	berth_client *c = berth_calloc(1, sizeof(*c));
+	berth_buf b = BERTH_BUF_INIT;
+	if (!c)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	const char *scheme = strstr(url, "://");
+	if (!scheme)
+		berth_buf_puts(&b, "http://");
+	else if (!((scheme - url == 4 && !strncmp(url, "http", 4)) ||
+		   (scheme - url == 5 && !strncmp(url, "https", 5)))) {
+		free(c);
+		return berth_fail(err, BERTH_EARG, "\"%s\" is not an http:// or https:// URL", url);
+	}
+	berth_buf_puts(&b, url);
+	while (b.len && b.data[b.len - 1] == '/')
+		b.data[--b.len] = '\0';
+	c->url = berth_buf_detach(&b);
+	if (token) {
+		berth_buf_printf(&b, "Authorization: Bearer %s", token);
+		c->auth = berth_buf_detach(&b);
+	}
+	berth_buf_printf(&b, "berth/%s", berth_version());
+	c->agent = berth_buf_detach(&b);
+	c->h = curl_easy_init();
+	if (!c->url || (token && !c->auth) || !c->agent || !c->h) {
+		berth_client_close(c);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	*out = c;
+	return 0;
+}
+
+void berth_client_close(berth_client *c)
+{
+	if (!c)
+		return;
+	if (c->h)
+		curl_easy_cleanup(c->h);
+	free(c->url);
+	if (c->auth) {
+		memset(c->auth, 0, strlen(c->auth));
+		free(c->auth);
+	}
+	free(c->agent);
+	free(c);
+}
+
+const char *berth_client_url(const berth_client *c)
+{
+	return c->url;
+}
+
+/* ---- one request -------------------------------------------------------------------- */
+
+typedef struct request {
+	const char *method;       /* GET, POST, PUT, DELETE */
+	const char *target;       /* path and query after the base URL, escaped */
+	const char *body;         /* NULL: none */
+	size_t body_len;
+	const char *content_type;
+	berth_log_write stream;   /* a 2xx body goes here as it arrives */
+	void *ctx;
+} request;
+
+typedef struct reply {
+	CURL *h;
+	long status;
+	berth_buf body;
+	const request *rq;
+	int stopped;              /* the stream's writer asked to stop */
+} reply;
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
+{
+	reply *r = userp;
+	size_t n = size * nmemb;
+	if (!r->status)
+		curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &r->status);
+	if (r->rq->stream && r->status < 400) {
+		if (r->rq->stream(r->rq->ctx, data, n)) {
+			r->stopped = 1;
+			return 0;
+		}
+		return n;
+	}
+	return berth_buf_append(&r->body, data, n) < 0 ? 0 : n;
+}
+
+/* Appends s to b, percent-encoded as one path segment or query value. */
+static void put_escaped(berth_buf *b, CURL *h, const char *s)
+{
+	char *e = curl_easy_escape(h, s, 0);
+	if (!e) {
+		b->failed = b->failed ? b->failed : -BERTH_ENOMEM;
+		return;
+	}
+	berth_buf_puts(b, e);
+	curl_free(e);
+}
+
+static int http_error(berth_client *c, reply *r, berth_error **err);
+
+/*
+ * Sends rq and reads the reply into r (the body, unless streamed). Returns
+ * 0 for a status below 400; else the reply's error in *err. The caller
+ * releases r->body.
+ */
+static int send_request(berth_client *c, const request *rq, reply *r, berth_error **err)
+{
+	struct curl_slist *hdrs = NULL, *more;
+	char ct[128];
+	int ret = 0;
+	memset(r, 0, sizeof(*r));
+	r->h = c->h;
+	r->rq = rq;
+	r->body.max = BERTH_CLIENT_MAX_REPLY;
+
+	berth_buf url = BERTH_BUF_INIT;
+	berth_buf_printf(&url, "%s%s", c->url, rq->target);
+	if (url.failed)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	snprintf(ct, sizeof(ct), "Content-Type: %s",
+		 rq->content_type ? rq->content_type : "application/json");
+	const char *lines[] = {"Accept: application/json", "Expect:", rq->body ? ct : NULL,
+			       c->auth};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(lines); i++) {
+		if (!lines[i])
+			continue;
+		if (!(more = curl_slist_append(hdrs, lines[i]))) {
+			curl_slist_free_all(hdrs);
+			berth_buf_release(&url);
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		}
+		hdrs = more;
+	}
+
+	CURL *h = c->h;
+	curl_easy_reset(h); /* keeps the live connection */
+	c->errbuf[0] = '\0';
+	curl_easy_setopt(h, CURLOPT_URL, url.data);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->errbuf);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, c->agent);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	if (!rq->body && !strcmp(rq->method, "DELETE")) {
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
+	} else if (rq->body || strcmp(rq->method, "GET")) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body ? rq->body : "");
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
+		if (strcmp(rq->method, "POST"))
+			curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, rq->method);
+	}
+
+	CURLcode rc = curl_easy_perform(h);
+	curl_slist_free_all(hdrs);
+	if (!r->status)
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+	if (rc == CURLE_WRITE_ERROR && r->stopped) {
+		ret = 0;
+	} else if (rc == CURLE_WRITE_ERROR && r->body.failed == -BERTH_ETOOBIG) {
+		ret = berth_fail(err, BERTH_ETOOBIG,
+				 "the reply of the berth server at %s is over %zu MiB", c->url,
+				 BERTH_CLIENT_MAX_REPLY >> 20);
+	} else if (rc == CURLE_WRITE_ERROR && r->body.failed) {
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	} else if (rc != CURLE_OK) {
+		const char *why = c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc);
+		if (r->status)
+			ret = berth_fail(err, BERTH_EIO,
+					 "the connection to the berth server at %s broke: %s",
+					 c->url, why);
+		else
+			ret = berth_fail(err, BERTH_EIO, "cannot reach the berth server at %s: %s",
+					 c->url, why);
+	} else if (r->status >= 400) {
+		ret = http_error(c, r, err);
+	} else if (r->status < 200 || r->status >= 300) {
+		ret = berth_fail(err, BERTH_EIO, "the berth server at %s answered HTTP %ld", c->url,
+				 r->status);
+	}
+	berth_buf_release(&url);
+	if (ret < 0)
+		berth_buf_release(&r->body);
+	return ret;
+}
+
+/* The Berth-Warning headers of the last reply, as warnings in *err. Each is
+ * a problem as berth_problem_format writes it ("FILE:LINE:COL: warning: PATH:
+ * message", or "warning: message"), or a bare message. */
+static void header_warnings(berth_client *c, berth_error **err)
+{
+	struct curl_header *hd;
+	for (size_t i = 0;
+	     curl_easy_header(c->h, "Berth-Warning", i, CURLH_HEADER, -1, &hd) == CURLHE_OK; i++) {
+		const char *v = hd->value, *mark = strstr(v, ": warning: ");
+		berth_where w = {NULL, 0, 0, NULL};
+		char *file = NULL;
+		if (mark) {
+			/* FILE:LINE:COL before the mark, or FILE:LINE */
+			const char *p = mark, *colon[2] = {NULL, NULL};
+			int k = 0;
+			while (p > v && k < 2) {
+				const char *q = p;
+				while (q > v && q[-1] >= '0' && q[-1] <= '9')
+					q--;
+				if (q == p || q == v || q[-1] != ':')
+					break;
+				colon[k++] = q - 1;
+				p = q - 1;
+			}
+			if (k && (file = berth_strndup(v, (size_t)(p - v)))) {
+				w.file = file;
+				w.line = (unsigned)strtoul(colon[k - 1] + 1, NULL, 10);
+				w.column = k == 2 ? (unsigned)strtoul(colon[0] + 1, NULL, 10) : 0;
+				v = mark + strlen(": warning: ");
+			}
+		}
+		if (!w.file && !strncmp(v, "warning: ", 9))
+			v += 9;
+		berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, w.file ? &w : NULL, "%s", v);
+		free(file);
+		if (hd->amount <= i + 1)
+			break;
+	}
+}
+
+/* ---- JSON replies ---------------------------------------------------------------------- */
+
+static int parse_json(berth_arena *arena, const char *json, size_t len, const berth_node **root,
+		      berth_error **err)
+{
+	return berth_json_root(arena, REPLY_NAME, json, len, root, err);
+}
+
+static berth_code code_of(const char *name, long status)
+{
+	for (int i = 0; name && i < 256; i++) {
+		const char *known = berth_code_name((berth_code)i);
+		if (!strcmp(known, "unknown"))
+			break;
+		if (!strcmp(known, name))
+			return (berth_code)i;
+	}
+	switch (status) {
+	case 401: return BERTH_EAUTH;
+	case 403: return BERTH_EFORBIDDEN;
+	case 404: return BERTH_ENOTFOUND;
+	case 409: return BERTH_ECONFLICT;
+	case 413: return BERTH_ETOOBIG;
+	default: return status < 500 ? BERTH_EARG : BERTH_EINTERNAL;
+	}
+}
+
+static unsigned uint_of(const berth_node *n)
+{
+	const char *s = berth_node_text(n);
+	if (!s)
+		return 0;
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	return *end || v > 0xffffffffUL ? 0 : (unsigned)v;
+}
+
+/* A reply with status >= 400 as an error: its problems, else its message. */
+static int http_error(berth_client *c, reply *r, berth_error **err)
+{
+	berth_arena *arena = berth_arena_new();
+	const berth_node *root = NULL, *e = NULL;
+	berth_error *perr = NULL;
+	if (!arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (r->body.len && parse_json(arena, r->body.data, r->body.len, &root, &perr) == 0)
+		e = berth_node_get(root, "error");
+	berth_error_free(perr);
+	const char *name = berth_node_text(berth_node_get(e, "code"));
+	const char *msg = berth_node_text(berth_node_get(e, "message"));
+	berth_code code = code_of(name, r->status);
+	const berth_node *probs = berth_node_get(e, "problems");
+	int ret = 0;
+	for (size_t i = 0; probs && probs->kind == BERTH_NODE_SEQ && i < probs->len; i++) {
+		const berth_node *p = probs->u.items[i];
+		const char *sev = berth_node_text(berth_node_get(p, "severity"));
+		const char *m = berth_node_text(berth_node_get(p, "message"));
+		berth_where w = {berth_node_text(berth_node_get(p, "file")),
+				 uint_of(berth_node_get(p, "line")),
+				 uint_of(berth_node_get(p, "column")),
+				 berth_node_text(berth_node_get(p, "path"))};
+		if (!m && !(m = berth_node_text(berth_node_get(p, "text"))))
+			continue;
+		berth_code pc = code_of(berth_node_text(berth_node_get(p, "code")), r->status);
+		berth_severity ps = sev && !strcmp(sev, "warning") ? BERTH_WARNING : BERTH_ERROR;
+		int r2 = berth_problem_add(err, pc, ps, &w, "%s", m);
+		if (r2 < 0 && !ret)
+			ret = r2;
+	}
+	if (!ret) {
+		if (msg)
+			ret = berth_fail(err, code, "%s", msg);
+		else
+			ret = berth_fail(err, code, "the berth server at %s answered HTTP %ld",
+					 c->url, r->status);
+	}
+	berth_arena_free(arena);
+	return ret < 0 ? ret : -BERTH_EINTERNAL;
+}
+
+/* ---- runs from JSON --------------------------------------------------------------------- */
+
+typedef enum ftype { F_STR, F_I64, F_INT, F_BOOL, F_TIME, F_CPU, F_SIZE, F_STATE, F_NS } ftype;
+
+/* The keys of a Run (docs/api.md), as berth_run_info_format writes them. */
+static const struct field {
+	const char *key; /* dotted path */
+	ftype type;
+	size_t off;
+	int required;
+} fields[] = {
+	{"id", F_STR, offsetof(berth_run_info, id), 1},
+	{"name", F_STR, offsetof(berth_run_info, name), 0},
+	{"project", F_STR, offsetof(berth_run_info, project), 0},
+	{"backend", F_STR, offsetof(berth_run_info, backend), 0},
+	{"state", F_STATE, offsetof(berth_run_info, state), 1},
+	{"reason", F_STR, offsetof(berth_run_info, reason), 0},
+	{"action", F_STR, offsetof(berth_run_info, action), 0},
+	{"profile", F_STR, offsetof(berth_run_info, profile), 0},
+	{"image", F_STR, offsetof(berth_run_info, image), 0},
+	{"priority_class", F_STR, offsetof(berth_run_info, priority_class), 0},
+	{"priority", F_I64, offsetof(berth_run_info, priority), 0},
+	{"created", F_TIME, offsetof(berth_run_info, created), 0},
+	{"started", F_TIME, offsetof(berth_run_info, started), 0},
+	{"finished", F_TIME, offsetof(berth_run_info, finished), 0},
+	{"resources.requests.cpu", F_CPU, offsetof(berth_run_info, cpu_milli), 0},
+	{"resources.requests.mem", F_SIZE, offsetof(berth_run_info, mem), 0},
+	{"resources.requests.gpu", F_SIZE, offsetof(berth_run_info, gpus), 0},
+	{"resources.requests.disk", F_SIZE, offsetof(berth_run_info, disk), 0},
+	{"resources.limits.cpu", F_CPU, offsetof(berth_run_info, cpu_limit_milli), 0},
+	{"resources.limits.mem", F_SIZE, offsetof(berth_run_info, mem_limit), 0},
+	{"gpu_ids", F_STR, offsetof(berth_run_info, gpu_ids), 0},
+	{"exit_code", F_INT, offsetof(berth_run_info, exit_code), 0},
+	{"signal", F_INT, offsetof(berth_run_info, signal), 0},
+	{"oom_killed", F_BOOL, offsetof(berth_run_info, oom_killed), 0},
+	{"attempts", F_INT, offsetof(berth_run_info, attempts), 0},
+	{"usage.cpu_seconds", F_NS, offsetof(berth_run_info, cpu_usage_ns), 0},
+	{"usage.mem_peak_bytes", F_I64, offsetof(berth_run_info, mem_peak), 0},
+	{"enforcement", F_STR, offsetof(berth_run_info, enforcement), 0},
+	{"target", F_STR, offsetof(berth_run_info, target), 0},
+	{"log", F_STR, offsetof(berth_run_info, log_path), 0},
+	{"effective", F_STR, offsetof(berth_run_info, effective), 0},
+};
+
+/* The value at a dotted key path of map m, or NULL. */
+static const berth_node *lookup(const berth_node *m, const char *path)
+{
+	char key[64];
+	while (m && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		m = berth_node_get(m, key);
+		path += n + (dot != NULL);
+	}
+	return m;
+}
+
+static int digits(const char **s, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++, (*s)++) {
+		if (**s < '0' || **s > '9')
+			return -1;
+		*v = *v * 10 + (**s - '0');
+	}
+	return 0;
+}
+
+static int expect(const char **s, char c)
+{
+	return **s == c ? ((*s)++, 0) : -1;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* "2026-11-22T13:08:57.039Z" (fraction optional, Z or +HH:MM) -> Unix ms. */
+static int parse_time(const char *s, int64_t *ms)
+{
+	int Y, M, D, h, m, sec, ofs = 0;
+	int64_t frac = 0;
+	if (digits(&s, 4, &Y) || expect(&s, '-') || digits(&s, 2, &M) || expect(&s, '-') ||
+	    digits(&s, 2, &D))
+		return -1;
+	if (*s != 'T' && *s != 't' && *s != ' ')
+		return -1;
+	s++;
+	if (digits(&s, 2, &h) || expect(&s, ':') || digits(&s, 2, &m) || expect(&s, ':') ||
+	    digits(&s, 2, &sec))
+		return -1;
+	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+		return -1;
+	if (*s == '.') {
+		int n = 0;
+		for (s++; *s >= '0' && *s <= '9'; s++, n++)
+			if (n < 3)
+				frac = frac * 10 + (*s - '0');
+		if (!n)
+			return -1;
+		for (; n < 3; n++)
+			frac *= 10;
+	}
+	if (*s == 'Z' || *s == 'z') {
+		s++;
+	} else if (*s == '+' || *s == '-') {
+		int sign = *s++ == '-' ? -1 : 1, oh, om;
+		if (digits(&s, 2, &oh) || expect(&s, ':') || digits(&s, 2, &om))
+			return -1;
+		ofs = sign * (oh * 60 + om);
+	} else {
+		return -1;
+	}
+	if (*s)
+		return -1;
+	int64_t t = days_from_civil(Y, M, D) * 86400 + h * 3600 + m * 60 + sec - ofs * 60;
+	*ms = t * 1000 + frac;
+	return 0;
+}
+
+static int field_value(berth_run_info *info, const struct field *f, const berth_node *v,
+		       const berth_where *w, berth_error **err)
+{
+	char *base = (char *)info + f->off;
+	const char *s = berth_node_text(v);
+	char msg[256];
+	if (!s && v && v->kind == BERTH_NODE_SCALAR) /* null: left out */
+		return f->required ? berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, w,
+						       "must not be null") : 0;
+	if (!s)
+		return berth_problem_add(err, BERTH_ETYPE, BERTH_ERROR, w,
+					 "expected a scalar, not %s", berth_node_kind_name(v));
+	switch (f->type) {
+	case F_STR: {
+		char *copy = berth_strndup(s, v->len);
+		if (!copy)
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		free(*(char **)base);
+		*(char **)base = copy;
+		return 0;
+	}
+	case F_I64:
+	case F_INT: {
+		char *end;
+		errno = 0;
+		long long n = strtoll(s, &end, 10);
+		if (v->type != BERTH_SCALAR_INT || *end || end == s || errno ||
+		    (f->type == F_INT && (n < INT32_MIN || n > INT32_MAX)))
+			return berth_problem_add(err, BERTH_ETYPE, BERTH_ERROR, w,
+						 "expected an integer, not \"%s\"", s);
+		if (f->type == F_INT)
+			*(int *)base = (int)n;
+		else
+			*(int64_t *)base = n;
+		return 0;
+	}
+	case F_BOOL:
+		if (v->type != BERTH_SCALAR_BOOL)
+			return berth_problem_add(err, BERTH_ETYPE, BERTH_ERROR, w,
+						 "expected true or false, not \"%s\"", s);
+		*(bool *)base = s[0] == 't' || s[0] == 'T';
+		return 0;
+	case F_TIME:
+		if (parse_time(s, (int64_t *)base) < 0)
+			return berth_problem_add(err, BERTH_EINVALID, BERTH_ERROR, w,
+						 "\"%s\" is not an ISO-8601 UTC time", s);
+		return 0;
+	case F_STATE: {
+		int st = berth_state_parse(s);
+		if (st < 0)
+			return berth_problem_add(err, BERTH_EINVALID, BERTH_ERROR, w,
+						 "\"%s\" is not a run state", s);
+		*(berth_state *)base = (berth_state)st;
+		return 0;
+	}
+	case F_CPU:
+	case F_SIZE:
+	case F_NS: {
+		berth_quantity q;
+		if (berth_quantity_parse_message(&q, s, v->len, msg, sizeof(msg)) < 0)
+			return berth_problem_add(err, BERTH_EQUANTITY, BERTH_ERROR, w, "%s", msg);
+		if (f->type == F_CPU)
+			*(int64_t *)base = berth_quantity_milli(&q);
+		else if (f->type == F_SIZE)
+			*(int64_t *)base = berth_quantity_value(&q);
+		else if (q.units > INT64_MAX / 1000000000 - 1 || q.units < 0)
+			return berth_problem_add(err, BERTH_ERANGE, BERTH_ERROR, w,
+						 "\"%s\" is out of range", s);
+		else
+			*(int64_t *)base = q.units * 1000000000 + q.nanos;
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static int run_from_node(const berth_node *n, const char *at, berth_run_info **out,
+			 berth_error **err)
+{
+	char path[160];
+	berth_where w = {REPLY_NAME, n->pos.line, n->pos.column, at};
+	*out = NULL;
+	if (n->kind != BERTH_NODE_MAP)
+		return berth_problem_add(err, BERTH_ETYPE, BERTH_ERROR, &w,
+					 "expected a run (a map), not %s", berth_node_kind_name(n));
+	berth_run_info *info = berth_calloc(1, sizeof(*info));
+	if (!info)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	info->exit_code = -1;
+	int ret = 0;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(fields) && ret != -BERTH_ENOMEM; i++) {
+		const berth_node *v = lookup(n, fields[i].key);
+		snprintf(path, sizeof(path), "%s%s%s", at ? at : "", at ? "." : "", fields[i].key);
+		if (!v) {
+			if (fields[i].required) {
+				w.path = path;
+				int r = berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w,
+							  "is missing");
+				ret = ret ? ret : r;
+			}
+			continue;
+		}
+		berth_where vw = {REPLY_NAME, v->pos.line, v->pos.column, path};
+		int r = field_value(info, &fields[i], v, &vw, err);
+		ret = ret && r != -BERTH_ENOMEM ? ret : r;
+	}
+	if (ret < 0) {
+		berth_run_info_free(info);
+		return ret;
+	}
+	*out = info;
+	return 0;
+}
+
+/* Runs of a reply (one Run, a list, or {"items": [...], "next": ...}); *next
+ * (arena memory; may be NULL) receives the cursor of the next page. */
+static int runs_from_json(const char *json, size_t len, berth_run_info ***out, size_t *n,
+			  char **next, berth_error **err)
+{
+	const berth_node *root, *items;
+	berth_run_info **list = NULL;
+	size_t count = 0;
+	int ret;
+	*out = NULL;
+	*n = 0;
+	if (next)
+		*next = NULL;
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if ((ret = parse_json(arena, json, len, &root, err)) < 0)
+		goto out;
+	items = root->kind == BERTH_NODE_SEQ ? root : berth_node_get(root, "items");
+	if (items && items->kind != BERTH_NODE_SEQ) {
+		berth_where w = {REPLY_NAME, items->pos.line, items->pos.column, "items"};
+		ret = berth_problem_add(err, BERTH_ETYPE, BERTH_ERROR, &w,
+					"expected a list, not %s", berth_node_kind_name(items));
+		goto out;
+	}
+	if (items && root != items && next) {
+		const char *cursor = berth_node_text(berth_node_get(root, "next"));
+		if (cursor && *cursor && !(*next = berth_strdup(cursor))) {
+			ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	count = items ? items->len : 1;
+	if (!(list = berth_calloc(count, sizeof(*list)))) {
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		char at[48];
+		snprintf(at, sizeof(at), "%s[%zu]", root == items ? "" : "items", i);
+		const berth_node *it = items ? items->u.items[i] : root;
+		int r = run_from_node(it, items ? at : NULL, &list[i], err);
+		if (r < 0)
+			ret = r;
+		if (r == -BERTH_ENOMEM)
+			break;
+	}
+	if (ret < 0)
+		goto out;
+	*out = list;
+	*n = count;
+	list = NULL;
+out:
+	if (list)
+		berth_run_info_list_free(list, count);
+	if (ret < 0 && next) {
+		free(*next);
+		*next = NULL;
+	}
+	berth_arena_free(arena);
+	return ret;
+}
+
+int berth_run_info_parse(const char *json, size_t len, berth_run_info ***out, size_t *n,
+			 berth_error **err)
+{
+	return runs_from_json(json, len, out, n, NULL, err);
+}
+
+/* ---- the API -------------------------------------------------------------------------- */
+
+static int nomem_target(berth_buf *t, berth_error **err)
+{
+	if (!t->failed)
+		return 0;
+	berth_buf_release(t);
+	return berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
+int berth_client_submit(berth_client *c, const char *project, const char *file, const char *text,
+			size_t len, berth_run_info ***out, size_t *n, berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	int ret;
+	*out = NULL;
+	*n = 0;
+	if (project) {
+		berth_buf_puts(&t, "/api/v1/projects/");
+		put_escaped(&t, c->h, project);
+		berth_buf_puts(&t, "/runs?file=");
+	} else {
+		berth_buf_puts(&t, "/api/v1/runs?file=");
+	}
+	put_escaped(&t, c->h, file ? file : "spec.yaml");
+	if ((ret = nomem_target(&t, err)))
+		return ret;
+	request rq = {"POST", t.data, text, len, "application/yaml", NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	if (ret < 0)
+		return ret;
+	ret = runs_from_json(r.body.data ? r.body.data : "", r.body.len, out, n, NULL, err);
+	berth_buf_release(&r.body);
+	if (ret == 0)
+		header_warnings(c, err);
+	return ret;
+}
+
+static int run_target(berth_client *c, berth_buf *t, const char *id, const char *tail,
+		      berth_error **err)
+{
+	if (!id || !*id)
+		return berth_fail(err, BERTH_EARG, "no run id given");
+	berth_buf_puts(t, "/api/v1/runs/");
+	put_escaped(t, c->h, id);
+	berth_buf_puts(t, tail);
+	return nomem_target(t, err);
+}
+
+int berth_client_get(berth_client *c, const char *id, berth_run_info **out, berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	berth_run_info **list = NULL;
+	size_t n = 0;
+	reply r;
+	int ret;
+	*out = NULL;
+	if ((ret = run_target(c, &t, id, "", err)))
+		return ret;
+	request rq = {"GET", t.data, NULL, 0, NULL, NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	if (ret < 0)
+		return ret;
+	ret = runs_from_json(r.body.data ? r.body.data : "", r.body.len, &list, &n, NULL, err);
+	berth_buf_release(&r.body);
+	if (ret < 0)
+		return ret;
+	if (n != 1) {
+		berth_run_info_list_free(list, n);
+		return berth_fail(err, BERTH_EINTERNAL, "%s holds %zu runs, not one", REPLY_NAME,
+				  n);
+	}
+	*out = list[0];
+	free(list);
+	return 0;
+}
+
+/* Every run of a list, page by page with the cursor each page gives (each
+ * page costs the server the same, however deep): pages of 1,000, the most a
+ * server gives, so that 40,000 runs are 40 requests, not 400. */
+int berth_client_list(berth_client *c, const char *project, int state, berth_run_info ***out,
+		      size_t *n, berth_error **err)
+{
+	berth_run_info **all = NULL;
+	size_t count = 0, cap = 0;
+	char *after = NULL;
+	int ret = 0;
+	*out = NULL;
+	*n = 0;
+	if (state >= 0 && berth_state_parse(berth_state_name((berth_state)state)) < 0)
+		return berth_fail(err, BERTH_EARG, "%d is not a run state", state);
+	for (int page = 0;; page++) {
+		berth_buf t = BERTH_BUF_INIT;
+		berth_run_info **list;
+		size_t got;
+		char *next;
+		reply r;
+		berth_buf_puts(&t, "/api/v1/runs?limit=1000");
+		if (project) {
+			berth_buf_puts(&t, "&project=");
+			put_escaped(&t, c->h, project);
+		}
+		if (state >= 0)
+			berth_buf_printf(&t, "&state=%s", berth_state_name((berth_state)state));
+		if (after) {
+			berth_buf_puts(&t, "&after=");
+			put_escaped(&t, c->h, after);
+		}
+		if ((ret = nomem_target(&t, err)))
+			break;
+		request rq = {"GET", t.data, NULL, 0, NULL, NULL, NULL};
+		ret = send_request(c, &rq, &r, err);
+		berth_buf_release(&t);
+		if (ret < 0)
+			break;
+		ret = runs_from_json(r.body.data ? r.body.data : "", r.body.len, &list, &got, &next,
+				     err);
+		berth_buf_release(&r.body);
+		if (ret < 0)
+			break;
+		if (count + got > cap) {
+			size_t want = cap * 2 > count + got ? cap * 2 : count + got;
+			berth_run_info **grown = berth_realloc(all, want * sizeof(*all));
+			if (!grown) {
+				berth_run_info_list_free(list, got);
+				free(next);
+				ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+				break;
+			}
+			all = grown;
+			cap = want;
+		}
+		memcpy(all + count, list, got * sizeof(*all));
+		count += got;
+		free(list);
+		/* a cursor that does not move, or an empty page, ends the walk */
+		int same = next && after && !strcmp(next, after);
+		free(after);
+		after = next;
+		if (!after || same || !got)
+			break;
+	}
+	free(after);
+	if (ret < 0) {
+		berth_run_info_list_free(all, count);
+		return ret;
+	}
+	if (!all && !(all = berth_calloc(1, sizeof(*all))))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	*out = all;
+	*n = count;
+	return 0;
+}
+
+int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	int ret;
+	berth_buf_puts(&t, "/api/v1/runs/");
+	put_escaped(&t, c->h, id ? id : "");
+	berth_buf_puts(&t, "/stop");
+	if (grace_s >= 0)
+		berth_buf_printf(&t, "?grace=%d%s", grace_s, wait ? "&wait=true" : "");
+	else if (wait)
+		berth_buf_puts(&t, "?wait=true");
+	if (!id || !*id) {
+		berth_buf_release(&t);
+		return berth_fail(err, BERTH_EARG, "no run id given");
+	}
+	if ((ret = nomem_target(&t, err)))
+		return ret;
+	request rq = {"POST", t.data, NULL, 0, NULL, NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	berth_buf_release(&r.body);
+	return ret;
+}
+
+int berth_client_logs(berth_client *c, const char *id, bool follow, berth_log_write write,
+		      void *ctx, berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	int ret;
+	if ((ret = run_target(c, &t, id, follow ? "/logs?follow=true" : "/logs", err)))
+		return ret;
+	request rq = {"GET", t.data, NULL, 0, NULL, write, ctx};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	berth_buf_release(&r.body);
+	return ret;
+}
+
+static int secret_target(berth_client *c, berth_buf *t, const char *project, const char *name,
+			 berth_error **err)
+{
+	if (!project || !*project)
+		return berth_fail(err, BERTH_EARG, "no project given");
+	berth_buf_puts(t, "/api/v1/projects/");
+	put_escaped(t, c->h, project);
+	berth_buf_puts(t, "/secrets");
+	if (name) {
+		if (!*name)
+			return berth_fail(err, BERTH_EARG, "no secret name given");
+		berth_buf_puts(t, "/");
+		put_escaped(t, c->h, name);
+	}
+	return nomem_target(t, err);
+}
+
+int berth_client_secret_set(berth_client *c, const char *project, const char *name,
+			    const char *value, size_t len, berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT, body = BERTH_BUF_INIT;
+	reply r;
+	int ret;
+	if ((ret = secret_target(c, &t, project, name, err))) {
+		berth_buf_release(&t);
+		return ret;
+	}
+	berth_buf_puts(&body, "{\"value\": \"");
+	for (size_t i = 0; i < len;) {
+		const unsigned char *s = (const unsigned char *)value + i;
+		size_t k = berth_utf8_len((const char *)s, len - i);
+		if (!k) {
+			ret = berth_fail(err, BERTH_EARG,
+					 "the value of secret \"%s\" is not UTF-8 text without NUL "
+					 "bytes (byte %zu): the server takes text", name, i);
+			goto out;
+		}
+		if (*s == '"' || *s == '\\')
+			berth_buf_printf(&body, "\\%c", *s);
+		else if (*s < 0x20)
+			berth_buf_printf(&body, "\\u%04x", *s);
+		else
+			berth_buf_append(&body, s, k);
+		i += k;
+	}
+	berth_buf_puts(&body, "\"}");
+	if (body.failed) {
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		goto out;
+	}
+	request rq = {"PUT", t.data, body.data, body.len, "application/json", NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&r.body);
+out:
+	if (body.data)
+		memset(body.data, 0, body.cap);
+	berth_buf_release(&body);
+	berth_buf_release(&t);
+	return ret;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Appends the names of one page ([{"name"}...] or {"items": [...]}). */
+static int names_from_json(const char *json, size_t len, char ***names, size_t *n,
+			   berth_error **err)
+{
+	const berth_node *root, *items;
+	int ret;
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if ((ret = parse_json(arena, json, len, &root, err)) < 0)
+		goto out;
+	items = root->kind == BERTH_NODE_SEQ ? root : berth_node_get(root, "items");
+	if (!items || items->kind != BERTH_NODE_SEQ) {
+		ret = berth_fail(err, BERTH_ETYPE, "%s is not a list of secrets", REPLY_NAME);
+		goto out;
+	}
+	char **grown = berth_realloc(*names, (*n + items->len + 1) * sizeof(**names));
+	if (!grown) {
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		goto out;
+	}
+	*names = grown;
+	for (size_t i = 0; i < items->len; i++) {
+		const berth_node *it = items->u.items[i];
+		const char *s = it->kind == BERTH_NODE_MAP ? berth_node_text(berth_node_get(it, "name"))
+							    : berth_node_text(it);
+		if (!s)
+			continue;
+		if (!((*names)[*n] = berth_strdup(s))) {
+			ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			goto out;
+		}
+		(*n)++;
+	}
+out:
+	berth_arena_free(arena);
+	return ret;
+}
+
+int berth_client_secret_names(berth_client *c, const char *project, char ***names, size_t *n,
+			      berth_error **err)
+{
+	char **all = NULL;
+	size_t count = 0;
+	*names = NULL;
+	*n = 0;
+	/* the server answers every name at once: a project's secrets are few */
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	int ret = secret_target(c, &t, project, NULL, err);
+	if (!ret) {
+		request rq = {"GET", t.data, NULL, 0, NULL, NULL, NULL};
+		ret = send_request(c, &rq, &r, err);
+	}
+	berth_buf_release(&t);
+	if (ret >= 0) {
+		ret = names_from_json(r.body.data ? r.body.data : "", r.body.len, &all, &count, err);
+		berth_buf_release(&r.body);
+	}
+	if (ret < 0) {
+		free_names(all, count);
+		return ret;
+	}
+	if (!all && !(all = berth_calloc(1, sizeof(*all))))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	*names = all;
+	*n = count;
+	return 0;
+}
+
+int berth_client_secret_delete(berth_client *c, const char *project, const char *name,
+			       berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	int ret;
+	if ((ret = secret_target(c, &t, project, name, err))) {
+		berth_buf_release(&t);
+		return ret;
+	}
+	request rq = {"DELETE", t.data, NULL, 0, NULL, NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	berth_buf_release(&r.body);
+	return ret;
+}
+
+int berth_client_profiles(berth_client *c, char **json, size_t *len, berth_error **err)
+{
+	reply r;
+	*json = NULL;
+	*len = 0;
+	request rq = {"GET", "/api/v1/profiles", NULL, 0, NULL, NULL, NULL};
+	int ret = send_request(c, &rq, &r, err);
+	if (ret < 0)
+		return ret;
+	*len = r.body.len;
+	if (!(*json = berth_buf_detach(&r.body))) {
+		*len = 0;
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* ---- profiles as berth profiles prints them ------------------------------------------- */
+
+static const char *ostr(const onode *m, const char *key)
+{
+	const onode *v = o_get(m, key);
+	return v && v->kind == O_STR ? v->s : NULL;
+}
+
+/* As explain.c prints a policy's profiles. */
+static void profiles_table(berth_buf *out, const onode *list)
+{
+	if (!list->first) {
+		berth_buf_puts(out, "no profiles defined\n");
+		return;
+	}
+	for (const onode *p = list->first; p; p = p->next) {
+		const char *id = ostr(p, "id"), *d = ostr(p, "description"), *at = ostr(p, "at");
+		const onode *fl = o_get(p, "fields");
+		berth_buf_printf(out, "%s%s%s%s\n", p == list->first ? "" : "\n", id ? id : "?",
+				 d ? " - " : "", d ? d : "");
+		if (at)
+			berth_buf_printf(out, "  defined at %s\n", at);
+		for (const onode *f = fl && fl->kind == O_SEQ ? fl->first : NULL; f; f = f->next) {
+			const char *path = ostr(f, "path"), *value = ostr(f, "value");
+			if (path)
+				berth_buf_printf(out, "  %s: %s\n", path, value ? value : "");
+		}
+	}
+}
+
+int berth_client_profiles_format(const char *json, size_t len, berth_explain_format fmt,
+				 char **out, size_t *outlen, berth_error **err)
+{
+	const berth_node *root, *items;
+	berth_buf buf = BERTH_BUF_INIT;
+	int ret;
+	*out = NULL;
+	*outlen = 0;
+	obuild b = {.arena = berth_arena_new()};
+	if (!b.arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if ((ret = parse_json(b.arena, json, len, &root, err)) < 0)
+		goto out;
+	items = root->kind == BERTH_NODE_SEQ ? root : berth_node_get(root, "items");
+	if (!items)
+		items = berth_node_get(root, "profiles");
+	if (!items || items->kind != BERTH_NODE_SEQ) {
+		ret = berth_fail(err, BERTH_ETYPE, "%s is not a list of profiles", REPLY_NAME);
+		goto out;
+	}
+	onode *doc = o_root(&b, O_MAP), *list = o_seq(&b, doc, "profiles");
+	for (size_t i = 0; i < items->len; i++)
+		o_copy(&b, list, NULL, items->u.items[i], NULL);
+	const berth_node *choices = root->kind == BERTH_NODE_MAP ? berth_node_get(root, "choices") : NULL;
+	if (choices && choices->kind == BERTH_NODE_MAP)
+		o_copy(&b, doc, "choices", choices, NULL);
+	if (!b.failed) {
+		if (fmt == BERTH_EXPLAIN_YAML)
+			emit_yaml(&buf, doc);
+		else if (fmt == BERTH_EXPLAIN_JSON) {
+			emit_json(&buf, doc, 0, 1);
+			berth_buf_puts(&buf, "\n");
+		} else
+			profiles_table(&buf, list);
+		berth_buf_puts(&buf, "");
+	}
+	if (b.failed || buf.failed) {
+		berth_buf_release(&buf);
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		goto out;
+	}
+	*outlen = buf.len;
+	*out = berth_buf_detach(&buf);
+out:
+	berth_arena_free(b.arena);
+	return ret;
+}

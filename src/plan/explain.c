@@ -1,0 +1,403 @@
+/*
+ * explain.c - `berth explain` and `berth profiles`: the fields of a spec,
+ * walked through the merge's own table (merge.c), as rows of path, value,
+ * origin, position and note; printed as a table, YAML or JSON.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "berth/explain.h"
+#include "plan/merge.h"
+#include "plan/policy_internal.h"
+#include "render/render_internal.h"
+
+typedef struct xctx {
+	obuild b;
+	onode *rows;
+	const berth_run *run;          /* NULL for a profile */
+	const char *const *files;      /* file of each origin */
+	const char *profile_file;
+	uint8_t layer;                 /* rows of one layer as written: its origin */
+	onode *given;                  /* those rows, for what a profile overrides */
+} xctx;
+
+static const char *qtext(xctx *x, const berth_quantity *q)
+{
+	char buf[BERTH_QUANTITY_STR_MAX];
+	berth_quantity_format(q, buf, sizeof(buf));
+	return berth_arena_strdup(x->b.arena, buf);
+}
+
+/* The row of the user's layers that a profile's value at path replaced: the
+ * same path, or for a toleration (merged by key and effect) the same identity. */
+static const onode *replaced(const xctx *x, const char *path, const char *ident)
+{
+	const onode *last = NULL; /* the run spec's rows follow the function's: it wins */
+	for (const onode *g = x->given ? x->given->first : NULL; g; g = g->next) {
+		const onode *id = o_get(g, "ident");
+		if (ident ? id && !strcmp(id->s, ident) : !strcmp(o_get(g, "path")->s, path))
+			last = g;
+	}
+	return last;
+}
+
+static void row_id(xctx *x, const char *path, const char *value, uint8_t origin, berth_pos pos,
+		   const char *ident)
+{
+	obuild *b = &x->b;
+	onode *r = o_map(b, x->rows, NULL);
+	if (x->layer) {
+		origin = x->layer == BERTH_ORIGIN_RUN && !strncmp(path, "function.", 9)
+				 ? BERTH_ORIGIN_FUNCTION : x->layer;
+		if (ident)
+			o_str(b, r, "ident", ident);
+	}
+	o_str(b, r, "path", path);
+	o_str(b, r, "value", value);
+	if (origin)
+		o_str(b, r, "origin", berth_origin_name((berth_origin)origin));
+	const char *file = x->files ? x->files[origin] : x->profile_file;
+	if (file && pos.line && origin != BERTH_ORIGIN_RULE) /* a rule's note says where */
+		o_strf(b, r, "at", "%s:%u:%u", file, pos.line, pos.column);
+	const char *note = x->run ? berth_run_note(x->run, path) : NULL;
+	if (note)
+		o_str(b, r, "note", note);
+	const onode *was = origin == BERTH_ORIGIN_PROFILE ? replaced(x, path, ident) : NULL;
+	if (was) {
+		onode *o = o_map(b, r, "overrides");
+		for (const onode *c = was->first; c; c = c->next)
+			if (strcmp(c->key, "path") && strcmp(c->key, "ident"))
+				o_str(b, o, c->key, c->s);
+	}
+}
+
+static void row(xctx *x, const char *path, const char *value, uint8_t origin, berth_pos pos)
+{
+	row_id(x, path, value, origin, pos, NULL);
+}
+
+static const char *flat(xctx *x, onode *n)
+{
+	berth_buf buf = BERTH_BUF_INIT;
+	if (n)
+		emit_json(&buf, n, 0, 0);
+	const char *s = buf.data ? berth_arena_strdup(x->b.arena, buf.data) : "";
+	if (buf.failed || !s)
+		x->b.failed = 1;
+	berth_buf_release(&buf);
+	return s;
+}
+
+static const char *strs(xctx *x, const berth_strlist *l)
+{
+	onode *seq = o_root(&x->b, O_SEQ);
+	for (size_t i = 0; i < l->n; i++)
+		o_str(&x->b, seq, NULL, l->items[i].s);
+	return flat(x, seq);
+}
+
+#define PATHF(...) (snprintf(path, sizeof(path), __VA_ARGS__), berth_arena_strdup(b->arena, path))
+
+static void field_rows(xctx *x, const berth_spec *s, const merge_field *f)
+{
+	obuild *b = &x->b;
+	char path[256];
+	const void *v = (const char *)s + f->off;
+	switch (f->kind) {
+	case M_STR: {
+		const berth_str *p = v;
+		if (p->s)
+			row(x, f->path, p->s, p->origin, p->pos);
+		break;
+	}
+	case M_INT: {
+		const berth_int *p = v;
+		if (p->set)
+			row(x, f->path, PATHF("%lld", (long long)p->v), p->origin, p->pos);
+		break;
+	}
+	case M_QTY: {
+		const berth_qty *p = v;
+		if (p->set)
+			row(x, f->path, qtext(x, &p->q), p->origin, p->pos);
+		break;
+	}
+	case M_STRS: {
+		const berth_strlist *p = v;
+		if (p->set)
+			row(x, f->path, strs(x, p), p->origin, p->pos);
+		break;
+	}
+	case M_SET: {
+		const berth_strlist *p = v;
+		for (size_t i = 0; i < p->n; i++)
+			row(x, PATHF("%s[%zu]", f->path, i), p->items[i].s, p->items[i].origin, p->items[i].pos);
+		break;
+	}
+	case M_MAP: {
+		const berth_kvlist *p = v;
+		for (size_t i = 0; i < p->n; i++)
+			row(x, PATHF("%s.%s", f->path, p->items[i].key.s), p->items[i].value.s,
+			    p->items[i].origin, p->items[i].pos);
+		break;
+	}
+	case M_NODE: {
+		const berth_node *n = *(const berth_node *const *)v;
+		uint8_t origin = *((const uint8_t *)s + f->aux);
+		onode *tmp = o_root(b, O_MAP);
+		onode *val = NULL;
+		if (x->run && f->off == offsetof(berth_spec, affinity))
+			val = render_affinity(b, tmp, x->run);
+		else if (n)
+			val = o_copy_typed(b, tmp, "v", n);
+		if (val)
+			row(x, f->path, flat(x, val), n ? origin : BERTH_ORIGIN_RULE, n ? n->pos : (berth_pos){0, 0});
+		break;
+	}
+	case M_VOLUMES:
+		for (size_t i = 0; i < s->nvolumes; i++) {
+			const berth_volume *vol = &s->volumes[i];
+			onode *m = o_root(b, O_MAP);
+			o_str(b, m, "volume_type", berth_volume_type_name(vol->type));
+			o_str(b, m, "mount_path", vol->mount_path.s);
+			if (vol->size.set)
+				o_qty(b, m, "size", &vol->size.q);
+			if (vol->storage_class.s)
+				o_str(b, m, "storage_class", vol->storage_class.s);
+			if (vol->access_mode.s)
+				o_str(b, m, "access_mode", vol->access_mode.s);
+			if (vol->medium.s)
+				o_str(b, m, "medium", vol->medium.s);
+			if (vol->ref.s)
+				o_str(b, m, vol->type == BERTH_VOLUME_SHARED ? "claim_name" : "name", vol->ref.s);
+			row(x, PATHF("volumes.%s", vol->name.s ? vol->name.s : "?"), flat(x, m), vol->origin, vol->pos);
+		}
+		break;
+	case M_TOLERATIONS:
+		for (size_t i = 0; i < s->ntolerations; i++) {
+			const berth_toleration *t = &s->tolerations[i];
+			onode *m = o_root(b, O_MAP);
+			render_toleration(b, m, t);
+			char ident[300];
+			snprintf(ident, sizeof(ident), "%s:%s", t->key.s ? t->key.s : "",
+				 t->effect.s ? t->effect.s : "");
+			row_id(x, PATHF("tolerations[%zu]", i), flat(x, m), t->origin, t->pos,
+			       berth_arena_strdup(b->arena, ident));
+		}
+		break;
+	case M_PORTS:
+		for (size_t i = 0; i < s->nports; i++) {
+			const berth_port *p = &s->ports[i];
+			onode *m = o_root(b, O_MAP);
+			if (p->name.s)
+				o_str(b, m, "name", p->name.s);
+			o_int(b, m, "port", p->port.v);
+			if (p->target_port.set)
+				o_int(b, m, "target_port", p->target_port.v);
+			if (p->target_port_name.s)
+				o_str(b, m, "target_port", p->target_port_name.s);
+			if (p->protocol.s)
+				o_str(b, m, "protocol", p->protocol.s);
+			if (p->node_port.set)
+				o_int(b, m, "node_port", p->node_port.v);
+			row(x, PATHF("service.ports[%zu]", i), flat(x, m), p->origin, p->pos);
+		}
+		break;
+	}
+}
+
+static void spec_rows(xctx *x, const berth_spec *s)
+{
+	for (size_t i = 0; i < merge_nfields; i++)
+		field_rows(x, s, &merge_fields[i]);
+}
+
+/* ---- output ------------------------------------------------------------------- */
+
+static void table(berth_buf *out, const onode *rows)
+{
+	size_t w0 = 5, w1 = 5;
+	for (const onode *r = rows->first; r; r = r->next) {
+		size_t a = strlen(o_get(r, "path")->s), v = strlen(o_get(r, "value")->s);
+		w0 = a > w0 ? a : w0;
+		w1 = v > w1 ? v : w1;
+	}
+	if (w1 > 48)
+		w1 = 48;
+	berth_buf_printf(out, "%-*s  %-*s  %s\n", (int)w0, "FIELD", (int)w1, "VALUE", "ORIGIN");
+	for (const onode *r = rows->first; r; r = r->next) {
+		const onode *at = o_get(r, "at"), *note = o_get(r, "note"), *origin = o_get(r, "origin");
+		berth_buf_printf(out, "%-*s  %-*s  %s", (int)w0, o_get(r, "path")->s, (int)w1,
+				 o_get(r, "value")->s, origin ? origin->s : "");
+		if (at)
+			berth_buf_printf(out, " (%s)", at->s);
+		if (note)
+			berth_buf_printf(out, ": %s", note->s);
+		const onode *was = o_get(r, "overrides");
+		if (was) {
+			const onode *wat = o_get(was, "at");
+			berth_buf_printf(out, ", overrides %s %s%s%s%s", o_get(was, "origin")->s,
+					 o_get(was, "value")->s, wat ? " (" : "", wat ? wat->s : "",
+					 wat ? ")" : "");
+		}
+		berth_buf_puts(out, "\n");
+	}
+}
+
+static int finish(xctx *x, onode *doc, berth_explain_format fmt, char **out, size_t *len,
+		  berth_error **err, void (*head)(berth_buf *, const onode *))
+{
+	berth_buf buf = BERTH_BUF_INIT;
+	*out = NULL;
+	*len = 0;
+	if (x->b.failed) {
+		berth_arena_free(x->b.arena);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	if (fmt == BERTH_EXPLAIN_YAML)
+		emit_yaml(&buf, doc);
+	else if (fmt == BERTH_EXPLAIN_JSON) {
+		emit_json(&buf, doc, 0, 1);
+		berth_buf_puts(&buf, "\n");
+	} else
+		head(&buf, doc);
+	berth_arena_free(x->b.arena);
+	berth_buf_puts(&buf, "");
+	if (buf.failed) {
+		berth_buf_release(&buf);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	*len = buf.len;
+	*out = berth_buf_detach(&buf);
+	return 0;
+}
+
+static void problems_list(xctx *x, onode *doc, const char *key, const berth_error *e, berth_severity sev)
+{
+	onode *seq = NULL;
+	char line[1024];
+	for (size_t i = 0; i < berth_error_count(e); i++) {
+		const berth_problem *p = berth_error_get(e, i);
+		if (p->severity != sev)
+			continue;
+		if (!seq)
+			seq = o_seq(&x->b, doc, key);
+		berth_problem_format(p, line, sizeof(line));
+		o_str(&x->b, seq, NULL, berth_arena_strdup(x->b.arena, line));
+	}
+}
+
+static void run_table(berth_buf *out, const onode *doc)
+{
+	const onode *r = o_get(doc, "run");
+	for (const onode *c = r->first; c; c = c->next)
+		berth_buf_printf(out, "%s: %s\n", c->key, c->s);
+	berth_buf_puts(out, "\n");
+	table(out, o_get(doc, "fields"));
+	const char *const sections[] = {"refused", "warnings"};
+	for (int i = 0; i < 2; i++) {
+		const onode *l = o_get(doc, sections[i]);
+		if (!l)
+			continue;
+		berth_buf_printf(out, "\n%s:\n", sections[i]);
+		for (const onode *c = l->first; c; c = c->next)
+			berth_buf_printf(out, "  %s\n", c->s);
+	}
+}
+
+int berth_explain(const berth_run *run, const berth_error *problems, berth_explain_format fmt,
+		  char **out, size_t *len, berth_error **err)
+{
+	xctx x;
+	memset(&x, 0, sizeof(x));
+	if (!(x.b.arena = berth_arena_new()))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	x.run = run;
+	x.files = run->origin_file;
+	obuild *b = &x.b;
+	onode *doc = o_root(b, O_MAP);
+	onode *r = o_map(b, doc, "run");
+	o_str(b, r, "id", run->id);
+	o_str(b, r, "name", run->name);
+	o_str(b, r, "namespace", run->namespace ? run->namespace : "(the context's)");
+	o_str(b, r, "profile", run->profile ? run->profile->id.s : "(none)");
+	if (run->priority_class_name)
+		o_str(b, r, "priorityClassName", run->priority_class_name);
+	if (run->gpu_resource)
+		o_str(b, r, "gpu resource", run->gpu_resource);
+	o_strf(b, r, "pids max", "%lld", (long long)run->pids_max);
+	o_str(b, r, "status", berth_error_errors(problems) ? "refused" : "accepted");
+	if (run->profile && run->given) {
+		/* what the user wrote, where a profile may have replaced it */
+		x.run = NULL;
+		x.rows = x.given = o_root(b, O_SEQ);
+		x.layer = BERTH_ORIGIN_FUNCTION;
+		if (run->function)
+			spec_rows(&x, run->function);
+		x.layer = BERTH_ORIGIN_RUN;
+		spec_rows(&x, run->given);
+		x.layer = 0;
+		x.run = run;
+	}
+	x.rows = o_seq(b, doc, "fields");
+	spec_rows(&x, &run->spec);
+	problems_list(&x, doc, "refused", problems, BERTH_ERROR);
+	problems_list(&x, doc, "warnings", problems, BERTH_WARNING);
+	return finish(&x, doc, fmt, out, len, err, run_table);
+}
+
+static void profiles_table(berth_buf *out, const onode *doc)
+{
+	const onode *l = o_get(doc, "profiles");
+	if (!l || !l->first) {
+		berth_buf_puts(out, "no profiles defined\n");
+		return;
+	}
+	for (const onode *p = l->first; p; p = p->next) {
+		const onode *d = o_get(p, "description"), *at = o_get(p, "at");
+		berth_buf_printf(out, "%s%s%s%s%s\n", p == l->first ? "" : "\n", o_get(p, "id")->s,
+				 d ? " - " : "", d ? d->s : "", "");
+		if (at)
+			berth_buf_printf(out, "  defined at %s\n", at->s);
+		for (const onode *f = o_get(p, "fields")->first; f; f = f->next)
+			berth_buf_printf(out, "  %s: %s\n", o_get(f, "path")->s, o_get(f, "value")->s);
+	}
+}
+
+int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt, char **out,
+			   size_t *len, berth_error **err)
+{
+	xctx x;
+	memset(&x, 0, sizeof(x));
+	if (!(x.b.arena = berth_arena_new()))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	obuild *b = &x.b;
+	onode *doc = o_root(b, O_MAP);
+	onode *list = o_seq(b, doc, "profiles");
+	/* what else a user picks from (the web UI's choices) */
+	onode *c = o_map(b, doc, "choices");
+	onode *pc = o_seq(b, c, "priority_classes");
+	for (size_t i = 0; i < policy->priority_classes.n; i++)
+		o_str(b, pc, NULL, policy->priority_classes.items[i].key.s);
+	onode *gt = o_seq(b, c, "gpu_types");
+	for (size_t i = 0; i < policy->gpu.types.n; i++)
+		o_str(b, gt, NULL, policy->gpu.types.items[i].s);
+	if (policy->gpu.default_type.s)
+		o_str(b, c, "default_gpu_type", policy->gpu.default_type.s);
+	onode *lk = o_seq(b, c, "locked_fields");
+	for (size_t i = 0; i < policy->security.user_fields.n; i++)
+		o_str(b, lk, NULL, policy->security.user_fields.items[i].s);
+	for (size_t i = 0; i < berth_policy_profile_count(policy); i++) {
+		const berth_profile *p = berth_policy_profile_get(policy, i);
+		onode *m = o_map(b, list, NULL);
+		o_str(b, m, "id", p->id.s);
+		if (p->description.s)
+			o_str(b, m, "description", p->description.s);
+		if (p->file)
+			o_strf(b, m, "at", "%s:%u:%u", p->file, p->pos.line, p->pos.column);
+		x.rows = o_seq(b, m, "fields");
+		x.profile_file = p->file;
+		spec_rows(&x, &p->spec);
+	}
+	return finish(&x, doc, fmt, out, len, err, profiles_table);
+}

@@ -1,0 +1,289 @@
+/*
+ * merge.c - the layers of a run merged into its effective spec
+ * (runspec.md section 3), by one table of fields.
+ *
+ * Each entry of `merge_fields` names a field of berth_spec, its key path and
+ * how two layers combine: scalars and plain lists are replaced whole, maps
+ * merge key by key, lists with an identity merge by it. Every value copied
+ * keeps its position and gets the origin of its layer; the rules (plan.c)
+ * then derive and check the rest.
+ */
+#include <string.h>
+
+#include "plan/merge.h"
+
+#define OFF(f) offsetof(berth_spec, f)
+
+typedef const berth_node *node_ptr;
+
+const merge_field merge_fields[] = {
+	{"project", M_STR, OFF(project), 0},
+	{"name", M_STR, OFF(name), 0},
+	{"function.name", M_STR, OFF(function.name), 0},
+	{"function.image", M_STR, OFF(function.image), 0},
+	{"function.image_pull_policy", M_STR, OFF(function.image_pull_policy), 0},
+	{"function.command", M_STRS, OFF(function.command), 0},
+	{"args", M_STRS, OFF(args), 0},
+	{"action", M_STR, OFF(action_name), 0},
+	{"schedule", M_STR, OFF(schedule), 0},
+	{"profile", M_STR, OFF(profile), 0},
+	{"resources.cpu.requests", M_QTY, OFF(resources.cpu.requests), 0},
+	{"resources.cpu.limits", M_QTY, OFF(resources.cpu.limits), 0},
+	{"resources.mem.requests", M_QTY, OFF(resources.mem.requests), 0},
+	{"resources.mem.limits", M_QTY, OFF(resources.mem.limits), 0},
+	{"resources.gpu.requests", M_QTY, OFF(resources.gpu.requests), 0},
+	{"resources.gpu.limits", M_QTY, OFF(resources.gpu.limits), 0},
+	{"resources.gpu_type", M_STR, OFF(resources.gpu_type), 0},
+	{"resources.disk.requests", M_QTY, OFF(resources.disk.requests), 0},
+	{"resources.disk.limits", M_QTY, OFF(resources.disk.limits), 0},
+	{"volumes", M_VOLUMES, OFF(volumes), OFF(nvolumes)},
+	{"node_selector", M_MAP, OFF(node_selector), 0},
+	{"affinity", M_NODE, OFF(affinity), OFF(affinity_origin)},
+	{"tolerations", M_TOLERATIONS, OFF(tolerations), OFF(ntolerations)},
+	{"secrets", M_SET, OFF(secrets), 0},
+	{"envs", M_MAP, OFF(envs), 0},
+	{"fs_group", M_INT, OFF(fs_group), 0},
+	{"run_as_user", M_INT, OFF(run_as_user), 0},
+	{"run_as_group", M_INT, OFF(run_as_group), 0},
+	{"priority_class", M_STR, OFF(priority_class), 0},
+	{"preemption_mode", M_STR, OFF(preemption_name), 0},
+	{"replicas", M_INT, OFF(replicas), 0},
+	{"min_replicas", M_INT, OFF(min_replicas), 0},
+	{"max_replicas", M_INT, OFF(max_replicas), 0},
+	{"service.type", M_STR, OFF(service_type), 0},
+	{"service.ports", M_PORTS, OFF(ports), OFF(nports)},
+	{"labels", M_MAP, OFF(labels), 0},
+	{"inputs", M_NODE, OFF(inputs), OFF(inputs_origin)},
+	{"timeout", M_INT, OFF(timeout), 0},
+	{"retries", M_INT, OFF(retries), 0},
+};
+const size_t merge_nfields = BERTH_ARRAY_SIZE(merge_fields);
+
+#define AT(s, f, T) ((T *)((char *)(s) + (f)->off))
+#define CAT(s, f, T) ((const T *)((const char *)(s) + (f)->off))
+#define COUNT(s, f) ((size_t *)((char *)(s) + (f)->aux))
+#define CCOUNT(s, f) (*(const size_t *)((const char *)(s) + (f)->aux))
+
+int merge_field_get(const berth_spec *s, const merge_field *f, berth_pos *pos, uint8_t *origin)
+{
+	berth_pos p = {0, 0};
+	uint8_t o = 0;
+	int set = 0;
+	switch (f->kind) {
+	case M_STR:
+		set = CAT(s, f, berth_str)->s != NULL;
+		p = CAT(s, f, berth_str)->pos;
+		o = CAT(s, f, berth_str)->origin;
+		break;
+	case M_INT:
+		set = CAT(s, f, berth_int)->set;
+		p = CAT(s, f, berth_int)->pos;
+		o = CAT(s, f, berth_int)->origin;
+		break;
+	case M_QTY:
+		set = CAT(s, f, berth_qty)->set;
+		p = CAT(s, f, berth_qty)->pos;
+		o = CAT(s, f, berth_qty)->origin;
+		break;
+	case M_STRS:
+	case M_SET:
+		set = CAT(s, f, berth_strlist)->set;
+		p = CAT(s, f, berth_strlist)->pos;
+		o = CAT(s, f, berth_strlist)->origin;
+		break;
+	case M_MAP:
+		set = CAT(s, f, berth_kvlist)->set;
+		p = CAT(s, f, berth_kvlist)->pos;
+		o = CAT(s, f, berth_kvlist)->n ? CAT(s, f, berth_kvlist)->items[0].origin : 0;
+		break;
+	case M_NODE: {
+		node_ptr n = *CAT(s, f, node_ptr);
+		set = n != NULL;
+		if (n)
+			p = n->pos;
+		o = *((const uint8_t *)s + f->aux);
+		break;
+	}
+	case M_VOLUMES:
+		set = CCOUNT(s, f) > 0;
+		p = s->volumes_pos;
+		o = set ? s->volumes[0].origin : 0;
+		break;
+	case M_TOLERATIONS:
+		set = CCOUNT(s, f) > 0;
+		p = s->tolerations_pos;
+		o = set ? s->tolerations[0].origin : 0;
+		break;
+	case M_PORTS:
+		set = CCOUNT(s, f) > 0;
+		p = s->service_pos;
+		o = s->ports_origin;
+		break;
+	}
+	if (pos)
+		*pos = p;
+	if (origin)
+		*origin = o;
+	return set;
+}
+
+/* ---- combining two layers ----------------------------------------------------- */
+
+static int same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static int toleration_same(const berth_toleration *a, const berth_toleration *b)
+{
+	/* identity: key and effect (an empty key or effect is an identity too) */
+	return strcmp(a->key.s ? a->key.s : "", b->key.s ? b->key.s : "") == 0 &&
+	       strcmp(a->effect.s ? a->effect.s : "", b->effect.s ? b->effect.s : "") == 0;
+}
+
+/* Merges list hi (nhi items of size sz) into *lo (*nlo items) by identity:
+ * an item of hi replaces the item of lo it matches, or is appended. */
+static int merge_list(berth_arena *a, void **lo, size_t *nlo, const void *hi, size_t nhi, size_t sz,
+		      int (*eq)(const void *, const void *), size_t origin_off, uint8_t origin)
+{
+	char *out = berth_arena_alloc(a, (*nlo + nhi) * sz + 1);
+	size_t n = *nlo;
+	if (!out)
+		return -BERTH_ENOMEM;
+	if (n)
+		memcpy(out, *lo, n * sz);
+	for (size_t i = 0; i < nhi; i++) {
+		const char *item = (const char *)hi + i * sz;
+		size_t j = 0;
+		while (j < n && !eq(out + j * sz, item))
+			j++;
+		memcpy(out + j * sz, item, sz);
+		out[j * sz + origin_off] = (char)origin;
+		if (j == n)
+			n++;
+	}
+	*lo = out;
+	*nlo = n;
+	return 0;
+}
+
+static int eq_kv(const void *a, const void *b)
+{
+	return same(((const berth_kv *)a)->key.s, ((const berth_kv *)b)->key.s);
+}
+
+static int eq_str(const void *a, const void *b)
+{
+	return same(((const berth_str *)a)->s, ((const berth_str *)b)->s);
+}
+
+static int eq_volume(const void *a, const void *b)
+{
+	return same(((const berth_volume *)a)->name.s, ((const berth_volume *)b)->name.s);
+}
+
+static int eq_toleration(const void *a, const void *b)
+{
+	return toleration_same(a, b);
+}
+
+/* The items of a replaced list get the origin of their layer. */
+static int copy_strs(berth_arena *a, berth_strlist *dst, const berth_strlist *src, uint8_t origin)
+{
+	*dst = *src;
+	dst->origin = origin;
+	dst->items = berth_arena_alloc(a, (src->n + 1) * sizeof(*dst->items));
+	if (!dst->items)
+		return -BERTH_ENOMEM;
+	for (size_t i = 0; i < src->n; i++) {
+		dst->items[i] = src->items[i];
+		dst->items[i].origin = origin;
+	}
+	return 0;
+}
+
+int merge_layer(berth_arena *a, berth_spec *dst, const berth_spec *src, uint8_t origin)
+{
+	int ret = 0;
+	for (size_t i = 0; i < merge_nfields && ret == 0; i++) {
+		const merge_field *f = &merge_fields[i];
+		if (!merge_field_get(src, f, NULL, NULL))
+			continue;
+		switch (f->kind) {
+		case M_STR:
+			*AT(dst, f, berth_str) = *CAT(src, f, berth_str);
+			AT(dst, f, berth_str)->origin = origin;
+			break;
+		case M_INT:
+			*AT(dst, f, berth_int) = *CAT(src, f, berth_int);
+			AT(dst, f, berth_int)->origin = origin;
+			break;
+		case M_QTY:
+			*AT(dst, f, berth_qty) = *CAT(src, f, berth_qty);
+			AT(dst, f, berth_qty)->origin = origin;
+			break;
+		case M_STRS:
+			ret = copy_strs(a, AT(dst, f, berth_strlist), CAT(src, f, berth_strlist), origin);
+			break;
+		case M_SET: {
+			berth_strlist *d = AT(dst, f, berth_strlist);
+			const berth_strlist *s = CAT(src, f, berth_strlist);
+			void *items = d->items;
+			ret = merge_list(a, &items, &d->n, s->items, s->n, sizeof(berth_str), eq_str,
+					 offsetof(berth_str, origin), origin);
+			d->items = items;
+			d->set = true;
+			d->pos = s->pos;
+			d->origin = origin;
+			break;
+		}
+		case M_MAP: {
+			berth_kvlist *d = AT(dst, f, berth_kvlist);
+			const berth_kvlist *s = CAT(src, f, berth_kvlist);
+			void *items = d->items;
+			ret = merge_list(a, &items, &d->n, s->items, s->n, sizeof(berth_kv), eq_kv,
+					 offsetof(berth_kv, origin), origin);
+			d->items = items;
+			d->set = true;
+			d->pos = s->pos;
+			break;
+		}
+		case M_NODE:
+			*AT(dst, f, node_ptr) = *CAT(src, f, node_ptr);
+			*((uint8_t *)dst + f->aux) = origin;
+			break;
+		case M_VOLUMES: {
+			void *items = dst->volumes;
+			ret = merge_list(a, &items, &dst->nvolumes, src->volumes, src->nvolumes,
+					 sizeof(berth_volume), eq_volume, offsetof(berth_volume, origin), origin);
+			dst->volumes = items;
+			dst->volumes_pos = src->volumes_pos;
+			break;
+		}
+		case M_TOLERATIONS: {
+			void *items = dst->tolerations;
+			ret = merge_list(a, &items, &dst->ntolerations, src->tolerations, src->ntolerations,
+					 sizeof(berth_toleration), eq_toleration,
+					 offsetof(berth_toleration, origin), origin);
+			dst->tolerations = items;
+			dst->tolerations_pos = src->tolerations_pos;
+			break;
+		}
+		case M_PORTS:
+			dst->ports = berth_arena_alloc(a, src->nports * sizeof(*dst->ports));
+			if (!dst->ports) {
+				ret = -BERTH_ENOMEM;
+				break;
+			}
+			for (size_t k = 0; k < src->nports; k++) {
+				dst->ports[k] = src->ports[k];
+				dst->ports[k].origin = origin;
+			}
+			dst->nports = src->nports;
+			dst->ports_origin = origin;
+			dst->service_pos = src->service_pos;
+			break;
+		}
+	}
+	return ret;
+}

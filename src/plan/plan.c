@@ -1,0 +1,956 @@
+/*
+ * plan.c - berth_run_plan: the layers of a run merged (merge.c), then the
+ * policy's rules in the order of runspec.md section 3: the GPU rule,
+ * mem_limit_ratio, preemption mode, priority class, security, limits,
+ * quotas. A rule that derives a value records why (a note); a rule that
+ * refuses names the field, the value, the rule and where the rule is
+ * written. Every refusal is reported; none stops the others.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "plan/merge.h"
+#include "base/names.h"
+#include "plan/policy_internal.h"
+
+typedef struct plan {
+	berth_run *run;
+	const berth_policy *pol;
+	const berth_spec *spec;
+	const berth_run_opts *opts;
+	berth_error **err;
+	size_t errors;
+	size_t notes_cap;
+	int nomem;
+} plan;
+
+#define Q(q) qfmt(&(q), (char[BERTH_QUANTITY_STR_MAX]){0})
+
+static const char *qfmt(const berth_quantity *q, char *buf)
+{
+	berth_quantity_format(q, buf, BERTH_QUANTITY_STR_MAX);
+	return buf;
+}
+
+/* "config.yaml:4:20", or "built-in" for a rule with no file. */
+static const char *where(const char *file, berth_pos pos, char *buf, size_t len)
+{
+	if (!file)
+		snprintf(buf, len, "built-in");
+	else if (pos.line)
+		snprintf(buf, len, "%s:%u:%u", file, pos.line, pos.column);
+	else
+		snprintf(buf, len, "%s", file);
+	return buf;
+}
+#define WHERE(file, pos) where(file, pos, (char[512]){0}, 512)
+#define POLICY_AT(p, pos) WHERE((p)->pol->file, pos)
+
+static void vproblem(plan *p, berth_severity sev, berth_code code, uint8_t origin, berth_pos pos,
+		     const char *path, const char *fmt, va_list ap)
+{
+	const char *file = origin <= BERTH_ORIGIN_RULE ? p->run->origin_file[origin] : NULL;
+	berth_where w = {file ? file : (p->spec->file ? p->spec->file : "<run>"),
+			 file ? pos.line : 0, file ? pos.column : 0, path};
+	if (sev == BERTH_ERROR)
+		p->errors++;
+	berth_problem_vadd(p->err, code, sev, &w, fmt, ap);
+}
+
+static void BERTH_PRINTF(6, 7) refuse(plan *p, berth_code code, uint8_t origin, berth_pos pos,
+				      const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vproblem(p, BERTH_ERROR, code, origin, pos, path, fmt, ap);
+	va_end(ap);
+}
+
+static void BERTH_PRINTF(5, 6) warn(plan *p, uint8_t origin, berth_pos pos, const char *path,
+				    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vproblem(p, BERTH_WARNING, BERTH_EPOLICY, origin, pos, path, fmt, ap);
+	va_end(ap);
+}
+
+static void BERTH_PRINTF(3, 4) note(plan *p, const char *path, const char *fmt, ...)
+{
+	berth_run *r = p->run;
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (r->nnotes == p->notes_cap) {
+		size_t cap = p->notes_cap ? p->notes_cap * 2 : 8;
+		berth_note *n = berth_arena_alloc(r->arena, cap * sizeof(*n));
+		if (!n) {
+			p->nomem = 1;
+			return;
+		}
+		if (r->nnotes)
+			memcpy(n, r->notes, r->nnotes * sizeof(*n));
+		r->notes = n;
+		p->notes_cap = cap;
+	}
+	berth_note *n = &r->notes[r->nnotes];
+	n->path = berth_arena_strdup(r->arena, path);
+	n->text = berth_arena_strdup(r->arena, text);
+	if (!n->path || !n->text)
+		p->nomem = 1;
+	else
+		r->nnotes++;
+}
+
+static const char *origin_names[] = {
+	[BERTH_ORIGIN_UNSET] = "unset",     [BERTH_ORIGIN_BUILTIN] = "built-in",
+	[BERTH_ORIGIN_DEFAULT] = "policy default", [BERTH_ORIGIN_FUNCTION] = "function",
+	[BERTH_ORIGIN_RUN] = "run spec",    [BERTH_ORIGIN_PROFILE] = "profile",
+	[BERTH_ORIGIN_RULE] = "policy rule",
+};
+
+const char *berth_origin_name(berth_origin o)
+{
+	return (size_t)o < BERTH_ARRAY_SIZE(origin_names) ? origin_names[o] : "?";
+}
+
+/* "the run spec", "profile 1xa100", "the policy's defaults" for messages. */
+static const char *who(plan *p, uint8_t origin, char *buf, size_t len)
+{
+	switch (origin) {
+	case BERTH_ORIGIN_PROFILE:
+		snprintf(buf, len, "profile \"%s\"", p->run->profile ? p->run->profile->id.s : "?");
+		break;
+	case BERTH_ORIGIN_DEFAULT:
+		snprintf(buf, len, "the policy's defaults");
+		break;
+	case BERTH_ORIGIN_RUN:
+		snprintf(buf, len, "the run spec");
+		break;
+	case BERTH_ORIGIN_FUNCTION:
+		snprintf(buf, len, "the function");
+		break;
+	default:
+		snprintf(buf, len, "%s", berth_origin_name((berth_origin)origin));
+	}
+	return buf;
+}
+#define WHO(p, o) who(p, o, (char[128]){0}, 128)
+
+/* ---- run ids ------------------------------------------------------------------- */
+
+const char *berth_run_id_check(const char *id)
+{
+	size_t n = strlen(id);
+	if (n < 1 || n > 24)
+		return "must be 1 to 24 characters long";
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9') ||
+		      (id[i] == '-' && i > 0 && i + 1 < n)))
+			return "must consist of lowercase letters, digits and inner '-'";
+	return NULL;
+}
+
+void berth_run_id_nth(char *buf, size_t len, const char *base, size_t index)
+{
+	if (index == 0)
+		snprintf(buf, len, "%s", base);
+	else
+		snprintf(buf, len, "%.24s-%zu", base, index + 1);
+}
+
+int berth_run_id_new(char *buf, size_t len)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[10];
+	if (len < 11)
+		return -BERTH_EARG;
+	ssize_t n;
+	while ((n = getrandom(rnd, sizeof(rnd), GRND_NONBLOCK)) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(rnd)) {
+		/* no getrandom (ENOSYS), or the pool not ready at boot (EAGAIN) */
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, rnd, sizeof(rnd));
+		if (fd >= 0)
+			close(fd);
+		if (n != (ssize_t)sizeof(rnd))
+			return -BERTH_EIO;
+	}
+	/* a letter first, so that the id also makes a valid DNS-1035 name */
+	buf[0] = alphabet[rnd[0] % 26];
+	for (size_t i = 1; i < sizeof(rnd); i++)
+		buf[i] = alphabet[rnd[i] % 36];
+	buf[sizeof(rnd)] = '\0';
+	return 0;
+}
+
+/* ---- layers ---------------------------------------------------------------------- */
+
+static berth_str builtin_str(const char *s)
+{
+	berth_str v = {s, {0, 0}, 0};
+	return v;
+}
+
+static int merge_layers(plan *p)
+{
+	berth_run *r = p->run;
+	const berth_spec *s = p->spec;
+	berth_spec builtin, fn, run;
+
+	memset(&builtin, 0, sizeof(builtin));
+	builtin.project = builtin_str("default");
+	builtin.action_name = builtin_str("job");
+	builtin.preemption_name = builtin_str("prevent");
+	builtin.retries.set = true;
+
+	memset(&fn, 0, sizeof(fn));
+	const berth_spec *reg = p->opts ? p->opts->function : NULL;
+	if (reg) {
+		/* a registered function: its whole spec is the function layer, but
+		 * for the project and run name, which are the run's own */
+		fn = *reg;
+		memset(&fn.project, 0, sizeof(fn.project));
+		memset(&fn.name, 0, sizeof(fn.name));
+		memset(&fn.function.ref, 0, sizeof(fn.function.ref));
+		if (!fn.args.set)
+			fn.args = reg->function.args;
+	} else {
+		fn.function = s->function;
+		fn.args = s->function.args;
+	}
+
+	run = *s;
+	memset(&run.function, 0, sizeof(run.function));
+	run.function.ref = s->function.ref;
+
+	int ret = merge_layer(r->arena, &r->spec, &builtin, BERTH_ORIGIN_BUILTIN);
+	if (!ret)
+		ret = merge_layer(r->arena, &r->spec, &p->pol->defaults, BERTH_ORIGIN_DEFAULT);
+	if (!ret)
+		ret = merge_layer(r->arena, &r->spec, &fn, BERTH_ORIGIN_FUNCTION);
+	if (!ret)
+		ret = merge_layer(r->arena, &r->spec, &run, BERTH_ORIGIN_RUN);
+	if (!ret && r->profile)
+		ret = merge_layer(r->arena, &r->spec, &r->profile->spec, BERTH_ORIGIN_PROFILE);
+	r->spec.file = s->file;
+	r->spec.doc = s->doc;
+	r->spec.pos = s->pos;
+	r->spec.function.ref = s->function.ref;
+	r->spec.function.pos = s->function.pos;
+	r->spec.function.set = s->function.set;
+	for (int a = 0; a <= BERTH_ACTION_CRONJOB; a++)
+		if (strcmp(r->spec.action_name.s, berth_action_name((berth_action)a)) == 0)
+			r->spec.action = (berth_action)a;
+	for (int m = BERTH_PREEMPTION_ALLOW; m <= BERTH_PREEMPTION_NONE; m++)
+		if (strcmp(r->spec.preemption_name.s, berth_preemption_name((berth_preemption)m)) == 0)
+			r->spec.preemption_mode = (berth_preemption)m;
+	return ret;
+}
+
+/* ---- the profile ------------------------------------------------------------------ */
+
+static void find_profile(plan *p)
+{
+	const berth_str *id = &p->spec->profile;
+	if (!id->s)
+		return;
+	if ((p->run->profile = berth_policy_profile_find(p->pol, id->s)))
+		return;
+	berth_buf known = BERTH_BUF_INIT;
+	const char *names[64];
+	size_t n = 0;
+	for (size_t i = 0; i < p->pol->nprofiles; i++) {
+		berth_buf_printf(&known, "%s%s", i ? ", " : "", p->pol->profiles[i].id.s);
+		if (n < 64)
+			names[n++] = p->pol->profiles[i].id.s;
+	}
+	const char *hint = berth_suggest(id->s, names, n);
+	if (!p->pol->nprofiles)
+		refuse(p, BERTH_EPOLICY, BERTH_ORIGIN_RUN, id->pos, "profile",
+		       "unknown profile \"%s\": the platform defines no profiles (%s)", id->s,
+		       p->pol->file ? p->pol->file : "built-in policy");
+	else if (hint)
+		refuse(p, BERTH_EPOLICY, BERTH_ORIGIN_RUN, id->pos, "profile",
+		       "unknown profile \"%s\"; did you mean \"%s\"? (known: %s)", id->s, hint,
+		       known.data ? known.data : "");
+	else
+		refuse(p, BERTH_EPOLICY, BERTH_ORIGIN_RUN, id->pos, "profile",
+		       "unknown profile \"%s\" (known: %s)", id->s, known.data ? known.data : "");
+	berth_buf_release(&known);
+}
+
+/* ---- fields locked to profiles ----------------------------------------------------- */
+
+/* The locked keys spec sets, as layer origin: refused, once per key. A
+ * registered function is checked too, against the policy in force now: one
+ * registered before a key was locked sets it no more. */
+static void check_locked_in(plan *p, const berth_spec *spec, uint8_t origin)
+{
+	const berth_strlist *locked = &p->pol->security.user_fields;
+	for (size_t i = 0; i < locked->n; i++) {
+		const berth_str *key = &locked->items[i];
+		size_t klen = strlen(key->s);
+		for (size_t f = 0; f < merge_nfields; f++) {
+			const merge_field *mf = &merge_fields[f];
+			berth_pos pos;
+			if (strncmp(mf->path, key->s, klen) || (mf->path[klen] && mf->path[klen] != '.'))
+				continue;
+			if (!merge_field_get(spec, mf, &pos, NULL))
+				continue;
+			if (origin == BERTH_ORIGIN_FUNCTION)
+				refuse(p, BERTH_EPOLICY, origin, pos, mf->path,
+				       "%s is set by function \"%s\", but the platform reserves it to "
+				       "profiles (security.user_fields, %s); register the function again "
+				       "without it, or choose a profile that sets it", key->s,
+				       p->spec->function.ref.s ? p->spec->function.ref.s : "?",
+				       POLICY_AT(p, key->pos));
+			else
+				refuse(p, BERTH_EPOLICY, origin, pos, mf->path,
+				       "%s is set by the run spec, but the platform reserves it to profiles "
+				       "(security.user_fields, %s); choose a profile that sets it",
+				       key->s, POLICY_AT(p, key->pos));
+			break; /* once per locked key */
+		}
+	}
+}
+
+static void check_locked(plan *p)
+{
+	check_locked_in(p, p->spec, BERTH_ORIGIN_RUN);
+	if (p->opts && p->opts->function)
+		check_locked_in(p, p->opts->function, BERTH_ORIGIN_FUNCTION);
+}
+
+/* ---- names --------------------------------------------------------------------------- */
+
+static void make_names(plan *p)
+{
+	berth_run *r = p->run;
+	const char *base = r->spec.name.s ? r->spec.name.s
+			   : r->spec.function.name.s ? r->spec.function.name.s : "run";
+	/* a CronJob's name is at most 52 characters (its Jobs add 11) */
+	size_t max = r->spec.action == BERTH_ACTION_CRONJOB ? 52 : 63;
+	size_t idlen = strlen(r->id), blen = strlen(base);
+	if (blen + 1 + idlen > max) {
+		blen = max - 1 - idlen;
+		while (blen > 1 && base[blen - 1] == '-')
+			blen--;
+		note(p, "name", "\"%s\" is cut to %zu characters so that \"<name>-<run id>\" fits in %zu",
+		     base, blen, max);
+	}
+	char *b = berth_arena_strndup(r->arena, base, blen);
+	char *n = berth_arena_alloc(r->arena, blen + idlen + 2);
+	if (!b || !n) {
+		p->nomem = 1;
+		return;
+	}
+	memcpy(n, b, blen);
+	n[blen] = '-';
+	memcpy(n + blen + 1, r->id, idlen + 1);
+	r->base_name = b;
+	r->name = n;
+	if (r->spec.action == BERTH_ACTION_SERVE && !(n[0] >= 'a' && n[0] <= 'z')) {
+		uint8_t o = r->spec.name.s ? r->spec.name.origin : r->spec.function.name.origin;
+		berth_pos pos = r->spec.name.s ? r->spec.name.pos : r->spec.function.name.pos;
+		refuse(p, BERTH_EINVALID, o, pos, r->spec.name.s ? "name" : "function.name",
+		       "\"%s\" must start with a letter for action serve: it names a Service", base);
+	}
+}
+
+/* ---- resources ----------------------------------------------------------------------- */
+
+typedef struct res_desc {
+	const char *name;
+	size_t off;
+} res_desc;
+
+static const res_desc resources[] = {
+	{"cpu", offsetof(berth_resources, cpu)},
+	{"mem", offsetof(berth_resources, mem)},
+	{"gpu", offsetof(berth_resources, gpu)},
+	{"disk", offsetof(berth_resources, disk)},
+};
+
+#define RES(r, i) ((berth_resource *)((char *)&(r)->spec.resources + resources[i].off))
+
+/*
+ * A GPU is a limit, and its request is the same. For the other resources,
+ * as Kubernetes does, a limit given without a request is the request; a
+ * request that comes only from the policy's defaults does not count.
+ */
+static void derive_resources(plan *p)
+{
+	berth_run *r = p->run;
+	char path[64];
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(resources); i++) {
+		berth_resource *res = RES(r, i);
+		int gpu = i == 2;
+		if (!res->limits.set ||
+		    (res->requests.set && berth_quantity_cmp(&res->requests.q, &res->limits.q) == 0))
+			continue;
+		if (!gpu && (res->limits.origin <= BERTH_ORIGIN_DEFAULT ||
+			     (res->requests.set && res->requests.origin > BERTH_ORIGIN_DEFAULT)))
+			continue;
+		const char *why = gpu ? "a GPU is a limit; its request is the same"
+				      : "a limit given without a request is the request";
+		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+		if (res->requests.set)
+			note(p, path, "= limits %s from %s (%s; %s from %s does not apply)", Q(res->limits.q),
+			     WHO(p, res->limits.origin), why, Q(res->requests.q), WHO(p, res->requests.origin));
+		else
+			note(p, path, "= limits %s (%s)", Q(res->limits.q), why);
+		res->requests = res->limits;
+		res->requests.origin = BERTH_ORIGIN_RULE;
+	}
+}
+
+static void gpu_rule(plan *p)
+{
+	berth_run *r = p->run;
+	berth_resources *res = &r->spec.resources;
+	const berth_policy *pol = p->pol;
+	if (!res->gpu.limits.set || berth_quantity_sign(&res->gpu.limits.q) <= 0)
+		return;
+	if (!res->gpu_type.s) {
+		if (pol->gpu.default_type.s) {
+			res->gpu_type = pol->gpu.default_type;
+			res->gpu_type.origin = BERTH_ORIGIN_DEFAULT;
+		} else {
+			res->gpu_type = builtin_str("nvidia.com/gpu");
+			res->gpu_type.origin = BERTH_ORIGIN_BUILTIN;
+		}
+	}
+	r->gpu_resource = res->gpu_type.s;
+	if (!pol->gpu.types.n)
+		return;
+	berth_buf allowed = BERTH_BUF_INIT;
+	for (size_t i = 0; i < pol->gpu.types.n; i++) {
+		if (strcmp(pol->gpu.types.items[i].s, res->gpu_type.s) == 0) {
+			berth_buf_release(&allowed);
+			return;
+		}
+		berth_buf_printf(&allowed, "%s%s", i ? ", " : "", pol->gpu.types.items[i].s);
+	}
+	refuse(p, BERTH_EPOLICY, res->gpu_type.origin, res->gpu_type.pos, "resources.gpu_type",
+	       "GPU type \"%s\" is not offered by the platform (gpu.types, %s: %s)", res->gpu_type.s,
+	       POLICY_AT(p, pol->gpu.types.pos), allowed.data ? allowed.data : "");
+	berth_buf_release(&allowed);
+}
+
+static void mem_ratio_rule(plan *p)
+{
+	berth_run *r = p->run;
+	berth_resource *mem = &r->spec.resources.mem;
+	const berth_qty *ratio = &p->pol->mem_limit_ratio;
+	if (!ratio->set || !mem->requests.set || mem->limits.set)
+		return;
+	berth_quantity lim;
+	int binary = mem->requests.q.format == BERTH_QUANTITY_BINARY_SI;
+	if (berth_quantity_mul(&lim, &mem->requests.q, &ratio->q) < 0 ||
+	    berth_quantity_value(&lim) > INT64_MAX - (1 << 20)) {
+		refuse(p, BERTH_ERANGE, mem->requests.origin, mem->requests.pos, "resources.mem.requests",
+		       "%s x mem_limit_ratio is too large", Q(mem->requests.q));
+		return;
+	}
+	/* rounded up to a whole MiB (binary requests) or byte: memory is not fractional */
+	int64_t u = binary ? 1 << 20 : 1;
+	int64_t whole = (berth_quantity_value(&lim) + u - 1) / u * u;
+	berth_quantity tmp = berth_quantity_from_int(whole, mem->requests.q.format);
+	mem->limits.q = tmp;
+	mem->limits.set = true;
+	mem->limits.pos = ratio->pos;
+	mem->limits.origin = BERTH_ORIGIN_RULE;
+	note(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s, rounded up to a whole %s (%s)",
+	     Q(mem->requests.q), Q(ratio->q), binary ? "Mi" : "byte", POLICY_AT(p, ratio->pos));
+}
+
+/* requests above limits once layers are merged (each layer alone was checked) */
+static void check_requests(plan *p)
+{
+	berth_run *r = p->run;
+	char path[64];
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(resources); i++) {
+		berth_resource *res = RES(r, i);
+		if (!res->requests.set || !res->limits.set ||
+		    berth_quantity_cmp(&res->requests.q, &res->limits.q) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+		refuse(p, BERTH_EINVALID, res->requests.origin, res->requests.pos, path,
+		       "requests %s from %s are more than limits %s from %s (%s)", Q(res->requests.q),
+		       WHO(p, res->requests.origin), Q(res->limits.q), WHO(p, res->limits.origin),
+		       WHERE(r->origin_file[res->limits.origin], res->limits.pos));
+	}
+}
+
+/* ---- volumes ---------------------------------------------------------------------- */
+
+static void volume_rules(plan *p)
+{
+	berth_run *r = p->run;
+	const berth_policy *pol = p->pol;
+	char path[96];
+	for (size_t i = 0; i < r->spec.nvolumes; i++) {
+		berth_volume *v = &r->spec.volumes[i];
+		if (v->type == BERTH_VOLUME_PVC && !v->storage_class.s && pol->storage.default_class.s) {
+			v->storage_class = pol->storage.default_class;
+			v->storage_class.origin = BERTH_ORIGIN_DEFAULT;
+			snprintf(path, sizeof(path), "volumes[%zu].spec.storage_class", i);
+			note(p, path, "= storage.default_class %s (%s)", pol->storage.default_class.s,
+			     POLICY_AT(p, pol->storage.default_class.pos));
+		}
+		for (size_t j = 0; j < i; j++) {
+			const berth_volume *w = &r->spec.volumes[j];
+			if (v->mount_path.s && w->mount_path.s && strcmp(v->mount_path.s, w->mount_path.s) == 0) {
+				snprintf(path, sizeof(path), "volumes[%zu].mount_path", i);
+				refuse(p, BERTH_EDUPLICATE, v->origin, v->mount_path.pos, path,
+				       "mount path \"%s\" of volume \"%s\" (%s) is also the mount path of "
+				       "volume \"%s\" (%s)", v->mount_path.s, v->name.s, WHO(p, v->origin),
+				       w->name.s, WHO(p, w->origin));
+			}
+		}
+		if (pol->security.block_existing_volumes.v &&
+		    (v->type == BERTH_VOLUME_CONFIG_MAP || v->type == BERTH_VOLUME_SHARED)) {
+			snprintf(path, sizeof(path), "volumes[%zu]", i);
+			refuse(p, BERTH_EPOLICY, v->origin, v->pos, path,
+			       "volume \"%s\" mounts the existing %s \"%s\", and the platform blocks "
+			       "pre-existing volumes (security.block_existing_volumes, %s)",
+			       v->name.s, v->type == BERTH_VOLUME_SHARED ? "PVC" : "ConfigMap",
+			       v->ref.s ? v->ref.s : "", POLICY_AT(p, pol->security.block_existing_volumes.pos));
+		}
+		if (pol->limits.volume_size.set && v->size.set &&
+		    berth_quantity_cmp(&v->size.q, &pol->limits.volume_size.q) > 0) {
+			snprintf(path, sizeof(path), "volumes[%zu].spec.size", i);
+			refuse(p, BERTH_EPOLICY, v->origin, v->size.pos, path,
+			       "%s is over the platform's limit of %s (limits.volume_size, %s)", Q(v->size.q),
+			       Q(pol->limits.volume_size.q), POLICY_AT(p, pol->limits.volume_size.pos));
+		}
+	}
+	r->pvc_per_pod = pol->storage.pvc_lifecycle.s && strcmp(pol->storage.pvc_lifecycle.s, "pod") == 0;
+}
+
+/* ---- preemption ---------------------------------------------------------------------- */
+
+static int spot_toleration(plan *p, const berth_toleration *t)
+{
+	for (size_t i = 0; i < p->pol->preemptible.ntolerations; i++) {
+		const berth_toleration *s = &p->pol->preemptible.tolerations[i];
+		if (strcmp(t->key.s ? t->key.s : "", s->key.s ? s->key.s : "") == 0 &&
+		    strcmp(t->effect.s ? t->effect.s : "", s->effect.s ? s->effect.s : "") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void preemption_rule(plan *p)
+{
+	berth_run *r = p->run;
+	berth_spec *s = &r->spec;
+	const berth_spec *pre = &p->pol->preemptible;
+	berth_preemption mode = s->preemption_mode;
+	const char *mname = berth_preemption_name(mode);
+	char path[64];
+
+	if (mode == BERTH_PREEMPTION_NONE || (!pre->node_selector.n && !pre->ntolerations))
+		return;
+	if (mode == BERTH_PREEMPTION_PREVENT) {
+		size_t k = 0;
+		for (size_t i = 0; i < s->ntolerations; i++) {
+			const berth_toleration *t = &s->tolerations[i];
+			if (!spot_toleration(p, t)) {
+				s->tolerations[k++] = *t;
+				continue;
+			}
+			snprintf(path, sizeof(path), "tolerations[%zu]", i);
+			warn(p, t->origin, t->pos, path,
+			     "toleration of spot nodes (key \"%s\") removed: preemption_mode is prevent",
+			     t->key.s ? t->key.s : "");
+			note(p, "tolerations", "toleration \"%s\" from %s removed (preemption_mode prevent)",
+			     t->key.s ? t->key.s : "", WHO(p, t->origin));
+		}
+		s->ntolerations = k;
+		k = 0;
+		for (size_t i = 0; i < s->node_selector.n; i++) {
+			const berth_kv *kv = &s->node_selector.items[i];
+			size_t j = 0;
+			while (j < pre->node_selector.n && strcmp(pre->node_selector.items[j].key.s, kv->key.s))
+				j++;
+			if (j == pre->node_selector.n) {
+				s->node_selector.items[k++] = *kv;
+				continue;
+			}
+			warn(p, kv->origin, kv->pos, "node_selector",
+			     "\"%s\" selects spot nodes and is removed: preemption_mode is prevent", kv->key.s);
+			note(p, "node_selector", "\"%s\" from %s removed (preemption_mode prevent)", kv->key.s,
+			     WHO(p, kv->origin));
+		}
+		s->node_selector.n = k;
+		r->spot_operator = "NotIn";
+	} else {
+		/* allow and constrain: the spot tolerations are added */
+		for (size_t i = 0; i < pre->ntolerations; i++) {
+			berth_toleration *t = NULL;
+			for (size_t j = 0; j < s->ntolerations && !t; j++)
+				if (spot_toleration(p, &s->tolerations[j]) &&
+				    strcmp(s->tolerations[j].key.s ? s->tolerations[j].key.s : "",
+					   pre->tolerations[i].key.s ? pre->tolerations[i].key.s : "") == 0)
+					t = &s->tolerations[j];
+			if (t)
+				continue;
+			berth_toleration *all = berth_arena_alloc(r->arena, (s->ntolerations + 1) * sizeof(*all));
+			if (!all) {
+				p->nomem = 1;
+				return;
+			}
+			if (s->ntolerations)
+				memcpy(all, s->tolerations, s->ntolerations * sizeof(*all));
+			all[s->ntolerations] = pre->tolerations[i];
+			all[s->ntolerations].origin = BERTH_ORIGIN_RULE;
+			s->tolerations = all;
+			snprintf(path, sizeof(path), "tolerations[%zu]", s->ntolerations++);
+			note(p, path, "added: preemption_mode %s tolerates spot nodes (preemptible_nodes, %s)",
+			     mname, POLICY_AT(p, pre->tolerations[i].pos));
+		}
+		if (mode == BERTH_PREEMPTION_CONSTRAIN)
+			r->spot_operator = "In";
+	}
+	if (r->spot_operator && pre->node_selector.n) {
+		r->spot_labels = pre->node_selector.items;
+		r->nspot_labels = pre->node_selector.n;
+		note(p, "affinity", "every required node affinity term gets %s %s (preemption_mode %s, "
+		     "preemptible_nodes, %s)", pre->node_selector.items[0].key.s, r->spot_operator, mname,
+		     POLICY_AT(p, pre->node_selector.pos));
+	} else {
+		r->spot_operator = NULL;
+	}
+}
+
+/* ---- priority --------------------------------------------------------------------------- */
+
+static void priority_rule(plan *p)
+{
+	berth_run *r = p->run;
+	const berth_str *pc = &r->spec.priority_class;
+	const berth_kvlist *classes = &p->pol->priority_classes;
+	if (!pc->s)
+		return;
+	if (!classes->n) {
+		const char *why = berth_check_dns_subdomain(pc->s);
+		if (why)
+			refuse(p, BERTH_EINVALID, pc->origin, pc->pos, "priority_class",
+			       "\"%s\" is not a valid PriorityClass name: it %s (the policy maps no "
+			       "priority_classes, so the name is used as written)", pc->s, why);
+		r->priority_class_name = pc->s;
+		return;
+	}
+	berth_buf allowed = BERTH_BUF_INIT;
+	const char *names[64];
+	size_t n = 0;
+	for (size_t i = 0; i < classes->n; i++) {
+		if (strcmp(classes->items[i].key.s, pc->s) == 0) {
+			r->priority_class_name = classes->items[i].value.s;
+			if (strcmp(classes->items[i].value.s, pc->s))
+				note(p, "priority_class", "PriorityClass %s (priority_classes, %s)",
+				     classes->items[i].value.s, POLICY_AT(p, classes->items[i].pos));
+			berth_buf_release(&allowed);
+			return;
+		}
+		berth_buf_printf(&allowed, "%s%s", i ? ", " : "", classes->items[i].key.s);
+		if (n < 64)
+			names[n++] = classes->items[i].key.s;
+	}
+	const char *hint = berth_suggest(pc->s, names, n);
+	refuse(p, BERTH_EPOLICY, pc->origin, pc->pos, "priority_class",
+	       "unknown priority class \"%s\"%s%s%s (priority_classes, %s: %s)", pc->s,
+	       hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "",
+	       POLICY_AT(p, classes->pos), allowed.data ? allowed.data : "");
+	berth_buf_release(&allowed);
+}
+
+/* ---- security ----------------------------------------------------------------------------- */
+
+/* Where a policy value with a built-in default is written. */
+#define SET_AT(p, v) ((v)->set ? POLICY_AT(p, (v)->pos) : "built-in default")
+
+/*
+ * uid/gid 0 under disable_root (on by default), then each id against its
+ * range (security.*_range, default 1000-2147483647: no system ids).
+ */
+static void security_rule(plan *p)
+{
+	berth_run *r = p->run;
+	const berth_policy *pol = p->pol;
+	r->seccomp_profile = pol->security.seccomp_profile.s ? pol->security.seccomp_profile.s
+							    : "RuntimeDefault";
+	r->run_as_non_root = pol->security.disable_root.v != 0;
+	const berth_int *ids[3] = {&r->spec.run_as_user, &r->spec.run_as_group, &r->spec.fs_group};
+	const berth_range *range[3] = {&pol->security.run_as_user_range,
+				       &pol->security.run_as_group_range, &pol->security.fs_group_range};
+	static const char *const names[3] = {"run_as_user", "run_as_group", "fs_group"};
+	for (int i = 0; i < 3; i++) {
+		if (!ids[i]->set)
+			continue;
+		int64_t v = ids[i]->v;
+		if (v == 0 && r->run_as_non_root)
+			refuse(p, BERTH_EPOLICY, ids[i]->origin, ids[i]->pos, names[i],
+			       "0 (root) is not allowed: the platform disables root (security.disable_root, %s)",
+			       SET_AT(p, &pol->security.disable_root));
+		else if (v < range[i]->min.v || v > range[i]->max.v)
+			refuse(p, BERTH_EPOLICY, ids[i]->origin, ids[i]->pos, names[i],
+			       "%lld from %s is outside the ids the platform allows, %lld-%lld "
+			       "(security.%s_range, %s)", (long long)v, WHO(p, ids[i]->origin),
+			       (long long)range[i]->min.v, (long long)range[i]->max.v, names[i],
+			       SET_AT(p, v < range[i]->min.v ? &range[i]->min : &range[i]->max));
+	}
+}
+
+/* ---- limits and quotas --------------------------------------------------------------------- */
+
+/* The larger of requests and limits. */
+static const berth_qty *peak(const berth_resource *res)
+{
+	if (res->limits.set && (!res->requests.set || berth_quantity_cmp(&res->limits.q, &res->requests.q) >= 0))
+		return &res->limits;
+	return res->requests.set ? &res->requests : NULL;
+}
+
+static void limits_rule(plan *p)
+{
+	berth_run *r = p->run;
+	r->pids_max = p->pol->limits.pids.v;
+	const berth_qty *lim[4] = {&p->pol->limits.cpu, &p->pol->limits.mem, &p->pol->limits.gpu,
+				   &p->pol->limits.disk};
+	char path[64];
+	for (size_t i = 0; i < 4; i++) {
+		const berth_resource *res = RES(r, i);
+		const berth_qty *v = peak(res);
+		if (!lim[i]->set || !v || berth_quantity_cmp(&v->q, &lim[i]->q) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "resources.%s.%s", resources[i].name,
+			 v == &res->limits ? "limits" : "requests");
+		refuse(p, BERTH_EPOLICY, v->origin, v->pos, path,
+		       "%s from %s is over the platform's limit of %s per run (limits.%s, %s)", Q(v->q),
+		       WHO(p, v->origin), Q(lim[i]->q), resources[i].name, POLICY_AT(p, lim[i]->pos));
+	}
+}
+
+static int64_t pods(const berth_spec *s)
+{
+	if (s->action != BERTH_ACTION_SERVE && s->action != BERTH_ACTION_DEPLOY)
+		return 1;
+	if (s->max_replicas.set)
+		return s->max_replicas.v;
+	return s->replicas.set ? s->replicas.v : 1;
+}
+
+/* What a run counts against its project's quota: cpu and mem requests and gpu
+ * limits, each times its pods. */
+static void quota_needs(const berth_spec *s, const berth_qty *need[3], berth_quantity *pods_out)
+{
+	*pods_out = berth_quantity_from_int(pods(s), BERTH_QUANTITY_DECIMAL_SI);
+	need[0] = &s->resources.cpu.requests;
+	need[1] = &s->resources.mem.requests;
+	need[2] = &s->resources.gpu.limits;
+}
+
+void berth_usage_add(berth_usage *u, const berth_run *run)
+{
+	const berth_qty *need[3];
+	berth_quantity n, total;
+	quota_needs(&run->spec, need, &n);
+	berth_quantity *used[3] = {&u->cpu, &u->mem, &u->gpu};
+	for (int i = 0; i < 3; i++)
+		if (need[i]->set && berth_quantity_mul(&total, &need[i]->q, &n) >= 0)
+			berth_quantity_add(used[i], used[i], &total);
+	u->runs++;
+}
+
+static void quota_rule(plan *p)
+{
+	berth_run *r = p->run;
+	const berth_quota *q = berth_policy_quota(p->pol, r->spec.project.s);
+	const berth_usage *u = p->opts ? p->opts->usage : NULL;
+	if (!q)
+		return;
+	const char *project = r->spec.project.s;
+	berth_quantity n;
+	const berth_qty *quota[3] = {&q->cpu, &q->mem, &q->gpu};
+	const berth_qty *need[3];
+	quota_needs(&r->spec, need, &n);
+	const berth_quantity *used[3] = {u ? &u->cpu : NULL, u ? &u->mem : NULL, u ? &u->gpu : NULL};
+	static const char *const names[3] = {"cpu", "mem", "gpu"};
+	char path[64];
+	for (int i = 0; i < 3; i++) {
+		berth_quantity total, all;
+		if (!quota[i]->set || !need[i]->set)
+			continue;
+		if (berth_quantity_mul(&total, &need[i]->q, &n) < 0)
+			total = need[i]->q;
+		all = total;
+		if (used[i] && berth_quantity_add(&all, &total, used[i]) < 0)
+			all = total;
+		if (berth_quantity_cmp(&all, &quota[i]->q) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "resources.%s", names[i]);
+		if (used[i] && berth_quantity_sign(used[i]) > 0)
+			refuse(p, BERTH_EPOLICY, need[i]->origin, need[i]->pos, path,
+			       "the run needs %s %s, and project \"%s\" already uses %s of its quota of %s "
+			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(*used[i]), Q(quota[i]->q),
+			       q->project.s, names[i], POLICY_AT(p, quota[i]->pos));
+		else
+			refuse(p, BERTH_EPOLICY, need[i]->origin, need[i]->pos, path,
+			       "the run needs %s %s, more than project \"%s\"'s whole quota of %s "
+			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(quota[i]->q), q->project.s,
+			       names[i], POLICY_AT(p, quota[i]->pos));
+	}
+	int64_t had = u ? u->runs - u->in_request : 0, before = u ? u->in_request : 0;
+	if (q->runs.set && had + before + 1 > q->runs.v && before)
+		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
+		       "project \"%s\" may have %lld active run%s: it has %lld, and this request adds "
+		       "%lld before this one (quotas.%s.runs, %s)", project, (long long)q->runs.v,
+		       q->runs.v == 1 ? "" : "s", (long long)had, (long long)before, q->project.s,
+		       POLICY_AT(p, q->runs.pos));
+	else if (q->runs.set && had + 1 > q->runs.v)
+		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
+		       "project \"%s\" may have %lld active run%s and has %lld already (quotas.%s.runs, %s)",
+		       project, (long long)q->runs.v, q->runs.v == 1 ? "" : "s", (long long)had,
+		       q->project.s, POLICY_AT(p, q->runs.pos));
+}
+
+/* ---- secrets ------------------------------------------------------------------------------- */
+
+static void check_secret(plan *p, const char *name, uint8_t origin, berth_pos pos, const char *path)
+{
+	const berth_run_opts *o = p->opts;
+	for (size_t i = 0; i < o->nsecrets; i++)
+		if (strcmp(o->secrets[i], name) == 0)
+			return;
+	const char *hint = berth_suggest(name, o->secrets, o->nsecrets);
+	refuse(p, BERTH_EPOLICY, origin, pos, path,
+	       "unknown secret \"%s\" in project \"%s\"%s%s%s (set it with 'berth secrets set')", name,
+	       p->run->spec.project.s, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+}
+
+static void secrets_rule(plan *p)
+{
+	berth_run *r = p->run;
+	char path[64];
+	if (!p->opts || !p->opts->check_secrets)
+		return;
+	for (size_t i = 0; i < r->spec.secrets.n; i++) {
+		snprintf(path, sizeof(path), "secrets[%zu]", i);
+		check_secret(p, r->spec.secrets.items[i].s, r->spec.secrets.items[i].origin,
+			     r->spec.secrets.items[i].pos, path);
+	}
+	for (size_t i = 0; i < r->spec.nvolumes; i++)
+		if (r->spec.volumes[i].type == BERTH_VOLUME_SECRET && r->spec.volumes[i].ref.s) {
+			snprintf(path, sizeof(path), "volumes[%zu].spec.name", i);
+			check_secret(p, r->spec.volumes[i].ref.s, r->spec.volumes[i].origin,
+				     r->spec.volumes[i].ref.pos, path);
+		}
+}
+
+/* ---- the plan --------------------------------------------------------------------------------- */
+
+int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *policy,
+		   const berth_run_opts *opts, berth_error **err)
+{
+	plan p;
+	berth_policy *builtin = NULL;
+	char idbuf[24];
+	*out = NULL;
+	if (!spec)
+		return berth_fail(err, BERTH_EARG, "no run spec");
+	if (!policy && !(policy = builtin = berth_policy_builtin()))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	memset(&p, 0, sizeof(p));
+	p.pol = policy;
+	p.spec = spec;
+	p.opts = opts;
+	p.err = err;
+
+	const char *id = opts ? opts->run_id : NULL;
+	if (id) {
+		const char *why = berth_run_id_check(id);
+		if (why) {
+			berth_policy_free(builtin);
+			return berth_fail(err, BERTH_EARG, "run id \"%s\" %s", id, why);
+		}
+	} else if (berth_run_id_new(idbuf, sizeof(idbuf)) < 0) {
+		berth_policy_free(builtin);
+		return berth_fail(err, BERTH_EIO, "cannot make a run id: no random bytes (getrandom, /dev/urandom)");
+	} else {
+		id = idbuf;
+	}
+
+	berth_run *r = berth_calloc(1, sizeof(*r));
+	if (!r || !(r->arena = berth_arena_new()) || !(r->id = berth_arena_strdup(r->arena, id))) {
+		berth_run_free(r);
+		berth_policy_free(builtin);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	p.run = r;
+	r->given = spec;
+	r->function = opts ? opts->function : NULL;
+	r->namespace = policy->namespace.s;
+	r->origin_file[BERTH_ORIGIN_DEFAULT] = policy->file;
+	r->origin_file[BERTH_ORIGIN_FUNCTION] = opts && opts->function ? opts->function->file
+								      : spec->file;
+	r->origin_file[BERTH_ORIGIN_RUN] = spec->file;
+	r->origin_file[BERTH_ORIGIN_RULE] = policy->file;
+	find_profile(&p);
+	if (r->profile)
+		r->origin_file[BERTH_ORIGIN_PROFILE] = r->profile->file;
+	if (merge_layers(&p) < 0)
+		p.nomem = 1;
+	if (!p.nomem) {
+		check_locked(&p);
+		make_names(&p);
+		derive_resources(&p);
+		gpu_rule(&p);
+		mem_ratio_rule(&p);
+		check_requests(&p);
+		volume_rules(&p);
+		preemption_rule(&p);
+		priority_rule(&p);
+		security_rule(&p);
+		limits_rule(&p);
+		quota_rule(&p);
+		secrets_rule(&p);
+	}
+	/* the built-in policy has no file and owns nothing the run points to */
+	berth_policy_free(builtin);
+	if (p.nomem) {
+		berth_run_free(r);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	if (err)
+		berth_error_sort(*err);
+	*out = r;
+	if (p.errors)
+		return err && berth_error_code(*err) ? -(int)berth_error_code(*err) : -BERTH_EPOLICY;
+	return 0;
+}
+
+void berth_run_free(berth_run *run)
+{
+	if (!run)
+		return;
+	berth_arena_free(run->arena);
+	free(run);
+}
+
+const char *berth_run_note(const berth_run *run, const char *path)
+{
+	for (size_t i = 0; run && i < run->nnotes; i++)
+		if (strcmp(run->notes[i].path, path) == 0)
+			return run->notes[i].text;
+	return NULL;
+}

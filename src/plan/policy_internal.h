@@ -1,0 +1,85 @@
+/*
+ * policy_internal.h - the policy's fields, for the merge and the renderer.
+ */
+#ifndef BERTH_POLICY_INTERNAL_H
+#define BERTH_POLICY_INTERNAL_H
+
+#include "base/arena.h"
+#include "berth/policy.h"
+
+/* A range of ids, both bounds inclusive. */
+typedef struct berth_range {
+	berth_int min, max;
+} berth_range;
+
+typedef struct berth_quota {
+	berth_str project;  /* a project name, or "default" for every other project */
+	berth_qty cpu, mem, gpu;
+	berth_int runs;
+	berth_pos pos;
+} berth_quota;
+
+struct berth_policy {
+	berth_arena *arena;
+	const char *file;          /* NULL: built-in */
+	berth_str namespace;
+	berth_spec defaults;       /* fields filled when nobody set them */
+	berth_qty mem_limit_ratio; /* defaults.mem_limit_ratio */
+	/*
+	 * Integers with a default (disable_root, the id ranges, limits.pids,
+	 * local.uid_range): v is always the value in force, the built-in default
+	 * until the file sets it; set (and pos) say that the file wrote it.
+	 */
+	struct {
+		berth_qty cpu, mem, gpu, disk, volume_size;
+		berth_int pids;            /* processes per run (local backend); default 1024 */
+	} limits;
+	struct {
+		berth_int disable_root, block_existing_volumes; /* booleans: v 0 or 1; disable_root
+								   defaults to 1 */
+		berth_str seccomp_profile;
+		berth_strlist user_fields;
+		/* the ids a run may ask for, each bound inclusive; default 1000-2147483647 */
+		berth_range run_as_user_range, run_as_group_range, fs_group_range;
+	} security;
+	struct {
+		berth_str default_type;
+		berth_strlist types;
+	} gpu;
+	struct {
+		berth_str default_class;
+		berth_str pvc_lifecycle;  /* "run" or "pod" */
+	} storage;
+	berth_spec preemptible;    /* preemptible_nodes: node_selector, tolerations */
+	berth_kvlist priority_classes; /* name in a spec -> PriorityClass object */
+	berth_profile *profiles;
+	size_t nprofiles;
+	berth_quota *quotas;
+	size_t nquotas;
+	struct {                   /* the local backend's machine (docs/local.md) */
+		berth_qty cpu, mem, gpu, disk;  /* capacity: overrides what is detected */
+		berth_kvlist labels;            /* node labels, besides the built-in ones */
+		berth_strlist taints;           /* "key=value:Effect", as kubectl taint writes them */
+		berth_kvlist priority_values;   /* PriorityClass name -> value, for queue order */
+		berth_int grace_period;         /* seconds between SIGTERM and SIGKILL on stop */
+		berth_int keep_volumes;         /* keep persistent_volume_claim directories */
+		berth_range uid_range;          /* the uids given, one per project,
+						   to runs with no run_as_user when berth is root;
+						   default 2000000000-2000065535 */
+	} local;
+};
+
+/* Splits a taint "key=value:Effect" (or "key:Effect"); -1 if it is not one. */
+int berth_taint_parse(const char *s, berth_toleration *out, berth_arena *arena);
+
+/* The value of a PriorityClass for the local queue (local.priority_values); 0 if none. */
+int64_t berth_policy_priority_value(const berth_policy *p, const char *class_name);
+
+/* The uids of local.uid_range, bounds inclusive, into *min and *max (the
+ * built-in 2000000000-2000065535 when p is NULL or does not set it). */
+void berth_policy_uid_range(const berth_policy *p, int64_t *min, int64_t *max);
+
+/* The quota for project: its own entry, else "default", else NULL. */
+const berth_quota *berth_policy_quota(const berth_policy *p, const char *project);
+
+#endif

@@ -1,0 +1,556 @@
+/*
+ * emit.c - the output tree (emit.h) and its YAML and JSON writers.
+ *
+ * Why not libfyaml's emitter: it needs its own document tree built node by
+ * node through its API, a second copy of every object that costs more than
+ * the rendering itself (bench/). What berth writes is a small, known subset
+ * (block maps and lists, and scalars), so the writer is short: a string is
+ * written plain only when it is unambiguous under both YAML 1.1 and 1.2,
+ * else double-quoted with JSON escapes, which YAML reads the same way.
+ *
+ * Every walk here recurses once per level of maps and lists. The trees come
+ * from the reader (at most BERTH_YAML_MAX_DEPTH levels, or a peer's
+ * BERTH_YAML_PEER_MAX_DEPTH) inside a few levels of berth's own objects;
+ * O_MAX_DEPTH guards against any other source. Indentation costs two bytes
+ * a level on every line, so past O_BLOCK_DEPTH levels collections are
+ * written on one line: each node then costs at most a fixed number of bytes
+ * besides its text, and an output is linear in its tree.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "render/emit.h"
+#include "spec/yaml.h"
+
+static onode *add(obuild *b, onode *parent, const char *key, okind kind)
+{
+	if (!parent || b->failed)
+		return NULL;
+	onode *n = berth_arena_alloc(b->arena, sizeof(*n));
+	if (!n) {
+		b->failed = 1;
+		return NULL;
+	}
+	n->kind = kind;
+	n->key = parent->kind == O_MAP ? key : NULL;
+	if (parent->last)
+		parent->last->next = n;
+	else
+		parent->first = n;
+	parent->last = n;
+	return n;
+}
+
+onode *o_root(obuild *b, okind kind)
+{
+	onode *n = b->failed ? NULL : berth_arena_alloc(b->arena, sizeof(*n));
+	if (!n)
+		b->failed = 1;
+	else
+		n->kind = kind;
+	return n;
+}
+
+onode *o_map(obuild *b, onode *parent, const char *key)
+{
+	return add(b, parent, key, O_MAP);
+}
+
+onode *o_seq(obuild *b, onode *parent, const char *key)
+{
+	return add(b, parent, key, O_SEQ);
+}
+
+onode *o_str(obuild *b, onode *parent, const char *key, const char *s)
+{
+	onode *n = add(b, parent, key, O_STR);
+	if (n)
+		n->s = s ? s : "";
+	return n;
+}
+
+onode *o_strf(obuild *b, onode *parent, const char *key, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (len < 0) {
+		b->failed = 1;
+		return NULL;
+	}
+	char *s = berth_arena_alloc(b->arena, (size_t)len + 1);
+	if (!s) {
+		b->failed = 1;
+		return NULL;
+	}
+	if ((size_t)len < sizeof(small)) {
+		memcpy(s, small, (size_t)len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	return o_str(b, parent, key, s);
+}
+
+onode *o_int(obuild *b, onode *parent, const char *key, int64_t v)
+{
+	onode *n = add(b, parent, key, O_INT);
+	if (n)
+		n->i = v;
+	return n;
+}
+
+onode *o_bool(obuild *b, onode *parent, const char *key, int v)
+{
+	onode *n = add(b, parent, key, O_BOOL);
+	if (n)
+		n->i = v != 0;
+	return n;
+}
+
+onode *o_qty(obuild *b, onode *parent, const char *key, const berth_quantity *q)
+{
+	char buf[BERTH_QUANTITY_STR_MAX];
+	berth_quantity_format(q, buf, sizeof(buf));
+	const char *s = berth_arena_strdup(b->arena, buf);
+	if (!s) {
+		b->failed = 1;
+		return NULL;
+	}
+	return o_str(b, parent, key, s);
+}
+
+onode *o_get(const onode *m, const char *key)
+{
+	for (onode *c = m ? m->first : NULL; c; c = c->next)
+		if (c->key && strcmp(c->key, key) == 0)
+			return c;
+	return NULL;
+}
+
+static int listed(const char *key, const char *const *keys)
+{
+	for (size_t i = 0; key && keys && keys[i]; i++)
+		if (strcmp(keys[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+/* A tree deeper than O_MAX_DEPTH is not copied: the copy fails. */
+static int too_deep(obuild *b, unsigned depth)
+{
+	if (depth <= O_MAX_DEPTH)
+		return 0;
+	b->failed = 1;
+	return 1;
+}
+
+static onode *copy(obuild *b, onode *parent, const char *key, const berth_node *n,
+		   const char *const *int_keys, unsigned depth)
+{
+	onode *o;
+	switch (n->kind) {
+	case BERTH_NODE_MAP:
+		if (too_deep(b, depth))
+			return NULL;
+		o = o_map(b, parent, key);
+		for (size_t i = 0; o && i < n->len; i++)
+			copy(b, o, n->u.pairs[i].key->u.text, n->u.pairs[i].value, int_keys, depth + 1);
+		return o;
+	case BERTH_NODE_SEQ:
+		if (too_deep(b, depth))
+			return NULL;
+		o = o_seq(b, parent, key);
+		for (size_t i = 0; o && i < n->len; i++)
+			copy(b, o, NULL, n->u.items[i], int_keys, depth + 1);
+		return o;
+	case BERTH_NODE_SCALAR:
+		break;
+	}
+	if (n->type == BERTH_SCALAR_INT && listed(key, int_keys)) {
+		char *end;
+		long long v = strtoll(n->u.text, &end, 0);
+		if (!*end)
+			return o_int(b, parent, key, v);
+	}
+	return o_str(b, parent, key, n->type == BERTH_SCALAR_NULL ? "" : n->u.text);
+}
+
+onode *o_copy(obuild *b, onode *parent, const char *key, const berth_node *n,
+	      const char *const *int_keys)
+{
+	return copy(b, parent, key, n, int_keys, 1);
+}
+
+/* t is a number as JSON writes one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool json_number(const char *t)
+{
+	const char *c = t;
+	if (*c == '-')
+		c++;
+	if (*c == '0')
+		c++;
+	else if (*c >= '1' && *c <= '9')
+		while (*c >= '0' && *c <= '9')
+			c++;
+	else
+		return false;
+	if (*c == '.') {
+		if (*++c < '0' || *c > '9')
+			return false;
+		while (*c >= '0' && *c <= '9')
+			c++;
+	}
+	if (*c == 'e' || *c == 'E') {
+		if (*++c == '+' || *c == '-')
+			c++;
+		if (*c < '0' || *c > '9')
+			return false;
+		while (*c >= '0' && *c <= '9')
+			c++;
+	}
+	return !*c;
+}
+
+static onode *copy_typed(obuild *b, onode *parent, const char *key, const berth_node *n,
+			 unsigned depth)
+{
+	onode *o;
+	if (n->kind == BERTH_NODE_MAP) {
+		if (too_deep(b, depth))
+			return NULL;
+		o = o_map(b, parent, key);
+		for (size_t i = 0; o && i < n->len; i++)
+			copy_typed(b, o, n->u.pairs[i].key->u.text, n->u.pairs[i].value, depth + 1);
+		return o;
+	}
+	if (n->kind == BERTH_NODE_SEQ) {
+		if (too_deep(b, depth))
+			return NULL;
+		o = o_seq(b, parent, key);
+		for (size_t i = 0; o && i < n->len; i++)
+			copy_typed(b, o, NULL, n->u.items[i], depth + 1);
+		return o;
+	}
+	if (n->type == BERTH_SCALAR_STR)
+		return o_str(b, parent, key, n->u.text);
+	if (n->type == BERTH_SCALAR_BOOL)
+		return o_bool(b, parent, key, n->u.text[0] == 't' || n->u.text[0] == 'T');
+	if (n->type == BERTH_SCALAR_NULL) {
+		o = add(b, parent, key, O_RAW);
+		if (o)
+			o->s = "null";
+		return o;
+	}
+	/* numbers: JSON has no octal, hex, .inf, 1. or .5; those stay strings */
+	const char *t = n->u.text;
+	if (!json_number(t))
+		return o_str(b, parent, key, t);
+	o = add(b, parent, key, O_RAW);
+	if (o)
+		o->s = t;
+	return o;
+}
+
+onode *o_copy_typed(obuild *b, onode *parent, const char *key, const berth_node *n)
+{
+	return copy_typed(b, parent, key, n, 1);
+}
+
+int berth_docs_json(const char *name, const char *data, size_t len, char **out, size_t *outlen,
+		    berth_error **err)
+{
+	*out = NULL;
+	*outlen = 0;
+	obuild b = {berth_arena_new(), 0};
+	if (!b.arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	berth_yaml_doc *docs = NULL;
+	size_t n = 0;
+	int rc = berth_yaml_parse(b.arena, name, data, len, &docs, &n, err);
+	if (rc) {
+		berth_arena_free(b.arena);
+		return rc;
+	}
+	onode *list = o_root(&b, O_SEQ);
+	for (size_t i = 0; i < n; i++) {
+		onode *o = docs[i].root ? o_copy_typed(&b, list, NULL, docs[i].root)
+					: add(&b, list, NULL, O_RAW);
+		if (o && !docs[i].root)
+			o->s = "null";
+	}
+	berth_buf buf = BERTH_BUF_INIT;
+	if (!b.failed)
+		emit_json(&buf, list, 0, 0);
+	berth_buf_puts(&buf, "");
+	berth_arena_free(b.arena);
+	if (b.failed || buf.failed) {
+		berth_buf_release(&buf);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	*outlen = buf.len;
+	*out = berth_buf_detach(&buf);
+	return 0;
+}
+
+/* ---- scalars -------------------------------------------------------------------- */
+
+/* The characters a plain scalar may hold here (letters, digits, _ . / -), and
+ * those of a number-like word (digits, . _ + - and e x o b a c d f of either case). */
+enum { PLAIN = 1, NUM = 2 };
+static const unsigned char scalar_chars[256] = {
+	['+'] = NUM, ['-'] = PLAIN | NUM, ['.'] = PLAIN | NUM, ['/'] = PLAIN, ['0'] = PLAIN | NUM,
+	['1'] = PLAIN | NUM, ['2'] = PLAIN | NUM, ['3'] = PLAIN | NUM, ['4'] = PLAIN | NUM,
+	['5'] = PLAIN | NUM, ['6'] = PLAIN | NUM, ['7'] = PLAIN | NUM, ['8'] = PLAIN | NUM,
+	['9'] = PLAIN | NUM, ['A'] = PLAIN | NUM, ['B'] = PLAIN | NUM, ['C'] = PLAIN | NUM,
+	['D'] = PLAIN | NUM, ['E'] = PLAIN | NUM, ['F'] = PLAIN | NUM, ['G'] = PLAIN, ['H'] = PLAIN,
+	['I'] = PLAIN, ['J'] = PLAIN, ['K'] = PLAIN, ['L'] = PLAIN, ['M'] = PLAIN, ['N'] = PLAIN,
+	['O'] = PLAIN | NUM, ['P'] = PLAIN, ['Q'] = PLAIN, ['R'] = PLAIN, ['S'] = PLAIN,
+	['T'] = PLAIN, ['U'] = PLAIN, ['V'] = PLAIN, ['W'] = PLAIN, ['X'] = PLAIN | NUM,
+	['Y'] = PLAIN, ['Z'] = PLAIN, ['_'] = PLAIN | NUM, ['a'] = PLAIN | NUM, ['b'] = PLAIN | NUM,
+	['c'] = PLAIN | NUM, ['d'] = PLAIN | NUM, ['e'] = PLAIN | NUM, ['f'] = PLAIN | NUM,
+	['g'] = PLAIN, ['h'] = PLAIN, ['i'] = PLAIN, ['j'] = PLAIN, ['k'] = PLAIN, ['l'] = PLAIN,
+	['m'] = PLAIN, ['n'] = PLAIN, ['o'] = PLAIN | NUM, ['p'] = PLAIN, ['q'] = PLAIN,
+	['r'] = PLAIN, ['s'] = PLAIN, ['t'] = PLAIN, ['u'] = PLAIN, ['v'] = PLAIN, ['w'] = PLAIN,
+	['x'] = PLAIN | NUM, ['y'] = PLAIN, ['z'] = PLAIN,
+};
+
+/* Could a YAML reader take s for something other than a string? */
+static int needs_quotes(const char *s)
+{
+	static const struct {
+		unsigned char len;
+		char s[6];
+	} special[] = {
+		{4, "null"}, {4, "Null"}, {4, "NULL"}, {1, "~"},     {4, "true"},  {4, "True"},
+		{4, "TRUE"}, {5, "false"}, {5, "False"}, {5, "FALSE"}, {3, "yes"},   {3, "Yes"},
+		{3, "YES"},  {2, "no"},    {2, "No"},    {2, "NO"},    {2, "on"},    {2, "On"},
+		{2, "ON"},   {3, "off"},   {3, "Off"},   {3, "OFF"},   {1, "y"},     {1, "Y"},
+		{1, "n"},    {1, "N"},     {4, ".inf"},  {4, ".Inf"},  {4, ".INF"},  {4, ".nan"},
+		{4, ".NaN"}, {4, ".NAN"},
+	};
+	unsigned num = NUM;
+	size_t len = 0;
+	for (; s[len]; len++) {
+		unsigned c = scalar_chars[(unsigned char)s[len]];
+		if (!(c & PLAIN))
+			return 1;
+		num &= c;
+	}
+	if (len == 0 || s[0] == '-' || s[0] == '.' || s[len - 1] == '.')
+		return 1;
+	if (len <= 5 && strchr("nNtTfFyYoO", s[0]))
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(special); i++)
+			if (special[i].len == len && special[i].s[0] == s[0] &&
+			    memcmp(s, special[i].s, len) == 0)
+				return 1;
+	/* number-like: a digit, then digits with at most e, x, o, b, '.', '_', sign */
+	return s[0] >= '0' && s[0] <= '9' && num != 0;
+}
+
+static void put_quoted(berth_buf *out, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	berth_buf_append(out, "\"", 1);
+	const char *run = s;
+	for (const char *p = s;; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c && c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
+		berth_buf_append(out, run, (size_t)(p - run));
+		if (!c)
+			break;
+		run = p + 1;
+		switch (c) {
+		case '"': berth_buf_append(out, "\\\"", 2); break;
+		case '\\': berth_buf_append(out, "\\\\", 2); break;
+		case '\n': berth_buf_append(out, "\\n", 2); break;
+		case '\t': berth_buf_append(out, "\\t", 2); break;
+		case '\r': berth_buf_append(out, "\\r", 2); break;
+		default: {
+			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+			berth_buf_append(out, u, 6);
+		}
+		}
+	}
+	berth_buf_append(out, "\"", 1);
+}
+
+static void put_scalar(berth_buf *out, const onode *n, int json)
+{
+	char num[24];
+	switch (n->kind) {
+	case O_STR:
+		if (!json && !needs_quotes(n->s))
+			berth_buf_puts(out, n->s);
+		else
+			put_quoted(out, n->s);
+		break;
+	case O_INT:
+		snprintf(num, sizeof(num), "%lld", (long long)n->i);
+		berth_buf_puts(out, num);
+		break;
+	case O_BOOL:
+		berth_buf_puts(out, n->i ? "true" : "false");
+		break;
+	case O_RAW:
+		berth_buf_puts(out, n->s);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- YAML ------------------------------------------------------------------------ */
+
+static void indent(berth_buf *out, int n)
+{
+	static const char spaces[] = "                                                                ";
+	while (n > 0) {
+		int k = n < 64 ? n : 64;
+		berth_buf_append(out, spaces, (size_t)k);
+		n -= k;
+	}
+}
+
+static void yaml_key(berth_buf *out, const char *key)
+{
+	if (needs_quotes(key))
+		put_quoted(out, key);
+	else
+		berth_buf_puts(out, key);
+}
+
+/* How a collection is written: JSON on lines indented by level, JSON on one
+ * line, or a YAML flow collection (JSON with a space after ':' and ',', which
+ * YAML 1.1 readers need). */
+enum style { PRETTY, COMPACT, FLOW };
+
+static void json_value(berth_buf *out, const onode *n, int ind, enum style st, unsigned depth);
+
+/* A tree deeper than O_MAX_DEPTH is not written: the output fails. */
+static int too_deep_out(berth_buf *out, unsigned depth)
+{
+	if (depth <= O_MAX_DEPTH)
+		return 0;
+	if (!out->failed)
+		out->failed = -BERTH_ETOOBIG;
+	return 1;
+}
+
+static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first, unsigned depth);
+
+/* What follows "key:" or "- ": a scalar, an empty collection, a block, or
+ * past O_BLOCK_DEPTH levels a flow collection. v is at level depth. */
+static void yaml_value(berth_buf *out, const onode *v, int ind, int in_seq, unsigned depth)
+{
+	if (v->kind != O_MAP && v->kind != O_SEQ) {
+		berth_buf_append(out, " ", 1);
+		put_scalar(out, v, 0);
+		berth_buf_append(out, "\n", 1);
+	} else if (!v->first) {
+		berth_buf_puts(out, v->kind == O_MAP ? " {}\n" : " []\n");
+	} else if (depth > O_BLOCK_DEPTH) {
+		berth_buf_append(out, " ", 1);
+		json_value(out, v, 0, FLOW, depth);
+		berth_buf_append(out, "\n", 1);
+	} else if (in_seq && v->kind == O_MAP) {
+		berth_buf_append(out, " ", 1);
+		yaml_block(out, v, ind + 2, 1, depth);
+	} else {
+		berth_buf_append(out, "\n", 1);
+		/* a list under a key sits at the key's indentation, as kubectl writes it */
+		yaml_block(out, v, v->kind == O_SEQ && !in_seq ? ind : ind + 2, 0, depth);
+	}
+}
+
+static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first, unsigned depth)
+{
+	if (too_deep_out(out, depth))
+		return;
+	for (const onode *c = n->first; c; c = c->next) {
+		if (!inline_first || c != n->first)
+			indent(out, ind);
+		if (n->kind == O_MAP) {
+			yaml_key(out, c->key);
+			berth_buf_append(out, ":", 1);
+			yaml_value(out, c, ind, 0, depth + 1);
+		} else {
+			berth_buf_append(out, "-", 1);
+			yaml_value(out, c, ind, 1, depth + 1);
+		}
+	}
+}
+
+void emit_yaml(berth_buf *out, const onode *n)
+{
+	if (n->kind == O_MAP || n->kind == O_SEQ) {
+		if (n->first)
+			yaml_block(out, n, 0, 0, 1);
+		else
+			berth_buf_puts(out, n->kind == O_MAP ? "{}\n" : "[]\n");
+	} else {
+		put_scalar(out, n, 0);
+		berth_buf_append(out, "\n", 1);
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+/* n is at level depth (the root: 1); past O_BLOCK_DEPTH, PRETTY is COMPACT. */
+static void json_value(berth_buf *out, const onode *n, int ind, enum style st, unsigned depth)
+{
+	if (n->kind != O_MAP && n->kind != O_SEQ) {
+		put_scalar(out, n, 1);
+		return;
+	}
+	if (too_deep_out(out, depth))
+		return;
+	if (st == PRETTY && depth > O_BLOCK_DEPTH)
+		st = COMPACT;
+	const char *open = n->kind == O_MAP ? "{" : "[", *close = n->kind == O_MAP ? "}" : "]";
+	berth_buf_puts(out, open);
+	if (!n->first) {
+		berth_buf_puts(out, close);
+		return;
+	}
+	for (const onode *c = n->first; c; c = c->next) {
+		if (st == PRETTY) {
+			berth_buf_append(out, "\n", 1);
+			indent(out, ind + 2);
+		}
+		if (n->kind == O_MAP) {
+			put_quoted(out, c->key);
+			berth_buf_puts(out, st == COMPACT ? ":" : ": ");
+		}
+		json_value(out, c, ind + 2, st, depth + 1);
+		if (c->next)
+			berth_buf_puts(out, st == FLOW ? ", " : ",");
+	}
+	if (st == PRETTY) {
+		berth_buf_append(out, "\n", 1);
+		indent(out, ind);
+	}
+	berth_buf_puts(out, close);
+}
+
+void emit_json(berth_buf *out, const onode *n, int ind, int pretty)
+{
+	json_value(out, n, ind, pretty ? PRETTY : COMPACT, 1);
+}
+
+onode *o_time(obuild *b, onode *parent, const char *key, int64_t ms)
+{
+	if (!ms)
+		return NULL;
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char buf[40];
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	return o_strf(b, parent, key, "%s.%03dZ", buf, (int)(ms % 1000));
+}

@@ -1,0 +1,583 @@
+/*
+ * render.c - the Kubernetes objects of a planned run (runspec.md section 5).
+ *
+ * Each object is built as an output tree (emit.h) in a per-run arena and
+ * written at once, so a stream of many runs keeps one run in memory. The
+ * pod template is built once, by one function, for every workload kind.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/emit.h"
+#include "render/render_internal.h"
+
+struct berth_render {
+	berth_format fmt;
+	berth_buf out;
+	size_t objects;
+};
+
+typedef struct ctx {
+	obuild b;
+	const berth_run *run;
+	const berth_spec *s;
+	const char *workload_api, *workload_kind;
+} ctx;
+
+static const char *const int_keys[] = {"weight", NULL};
+
+/* ---- metadata --------------------------------------------------------------- */
+
+static void labels(ctx *c, onode *parent)
+{
+	const berth_run *r = c->run;
+	onode *l = o_map(&c->b, parent, "labels");
+	o_str(&c->b, l, "app.kubernetes.io/name", r->base_name);
+	o_str(&c->b, l, "app.kubernetes.io/instance", r->name);
+	o_str(&c->b, l, "app.kubernetes.io/component", berth_action_name(c->s->action));
+	o_str(&c->b, l, "app.kubernetes.io/managed-by", "berth");
+	o_str(&c->b, l, "berth.dev/project", c->s->project.s);
+	o_str(&c->b, l, "berth.dev/run", r->id);
+	if (r->profile)
+		o_str(&c->b, l, "berth.dev/profile", r->profile->id.s);
+	for (size_t i = 0; i < c->s->labels.n; i++)
+		o_str(&c->b, l, c->s->labels.items[i].key.s, c->s->labels.items[i].value.s);
+}
+
+static onode *object(ctx *c, const char *api, const char *kind, const char *name, int owned)
+{
+	onode *o = o_root(&c->b, O_MAP);
+	o_str(&c->b, o, "apiVersion", api);
+	o_str(&c->b, o, "kind", kind);
+	onode *m = o_map(&c->b, o, "metadata");
+	o_str(&c->b, m, "name", name);
+	if (c->run->namespace)
+		o_str(&c->b, m, "namespace", c->run->namespace);
+	labels(c, m);
+	if (owned) {
+		onode *ref = o_map(&c->b, o_seq(&c->b, m, "ownerReferences"), NULL);
+		o_str(&c->b, ref, "apiVersion", c->workload_api);
+		o_str(&c->b, ref, "kind", c->workload_kind);
+		o_str(&c->b, ref, "name", c->run->name);
+		o_str(&c->b, ref, "uid", ""); /* filled in at submission */
+		o_bool(&c->b, ref, "blockOwnerDeletion", 1);
+	}
+	return o;
+}
+
+/* ---- the pod ------------------------------------------------------------------- */
+
+static void resources(ctx *c, onode *container)
+{
+	const berth_resources *res = &c->s->resources;
+	const struct {
+		const berth_resource *r;
+		const char *name;
+	} rs[] = {
+		{&res->cpu, "cpu"},
+		{&res->mem, "memory"},
+		{&res->disk, "ephemeral-storage"},
+		{&res->gpu, c->run->gpu_resource},
+	};
+	onode *o = o_map(&c->b, container, "resources");
+	onode *req = NULL, *lim = NULL;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rs); i++) {
+		/* a GPU is a limit only: Kubernetes makes the request equal to it */
+		if (rs[i].r->requests.set && i != 3) {
+			if (!req)
+				req = o_map(&c->b, o, "requests");
+			o_qty(&c->b, req, rs[i].name, &rs[i].r->requests.q);
+		}
+	}
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rs); i++) {
+		if (!rs[i].r->limits.set || (i == 3 && (!rs[i].name || berth_quantity_sign(&rs[i].r->limits.q) <= 0)))
+			continue;
+		if (!lim)
+			lim = o_map(&c->b, o, "limits");
+		o_qty(&c->b, lim, rs[i].name, &rs[i].r->limits.q);
+	}
+}
+
+const char *render_inputs_json(const berth_node *inputs, berth_arena *arena)
+{
+	obuild b = {.arena = arena};
+	berth_buf json = BERTH_BUF_INIT;
+	onode *in = o_copy_typed(&b, o_root(&b, O_SEQ), NULL, inputs);
+	if (in && !b.failed)
+		emit_json(&json, in, 0, 0);
+	const char *out = json.failed || !json.data ? NULL : berth_arena_strdup(arena, json.data);
+	berth_buf_release(&json);
+	return out;
+}
+
+static void container(ctx *c, onode *containers)
+{
+	const berth_spec *s = c->s;
+	obuild *b = &c->b;
+	onode *k = o_map(b, containers, NULL);
+	o_str(b, k, "name", s->function.name.s ? s->function.name.s : "main");
+	o_str(b, k, "image", s->function.image.s);
+	if (s->function.image_pull_policy.s)
+		o_str(b, k, "imagePullPolicy", s->function.image_pull_policy.s);
+	if (s->function.command.n) {
+		onode *cmd = o_seq(b, k, "command");
+		for (size_t i = 0; i < s->function.command.n; i++)
+			o_str(b, cmd, NULL, s->function.command.items[i].s);
+	}
+	if (s->args.n) {
+		onode *args = o_seq(b, k, "args");
+		for (size_t i = 0; i < s->args.n; i++)
+			o_str(b, args, NULL, s->args.items[i].s);
+	}
+	onode *env = o_seq(b, k, "env");
+	for (size_t i = 0; i < s->envs.n; i++) {
+		onode *e = o_map(b, env, NULL);
+		o_str(b, e, "name", s->envs.items[i].key.s);
+		o_str(b, e, "value", s->envs.items[i].value.s);
+	}
+	onode *e = o_map(b, env, NULL);
+	o_str(b, e, "name", "BERTH_RUN_ID");
+	o_str(b, e, "value", c->run->id);
+	if (s->inputs) {
+		const char *json = render_inputs_json(s->inputs, b->arena);
+		e = o_map(b, env, NULL);
+		o_str(b, e, "name", "BERTH_INPUTS");
+		if (!json)
+			b->failed = 1;
+		else
+			o_str(b, e, "value", json);
+	}
+	if (s->secrets.n) {
+		onode *ef = o_map(b, o_seq(b, k, "envFrom"), NULL);
+		o_str(b, o_map(b, ef, "secretRef"), "name", c->run->name);
+	}
+	if (s->action == BERTH_ACTION_SERVE) {
+		onode *ports = NULL;
+		for (size_t i = 0; i < s->nports; i++) {
+			const berth_port *p = &s->ports[i];
+			if (!p->target_port.set && p->target_port_name.s)
+				continue; /* a named port must be declared by the image's owner */
+			if (!ports)
+				ports = o_seq(b, k, "ports");
+			onode *pm = o_map(b, ports, NULL);
+			if (p->name.s)
+				o_str(b, pm, "name", p->name.s);
+			o_int(b, pm, "containerPort", p->target_port.set ? p->target_port.v : p->port.v);
+			if (p->protocol.s)
+				o_str(b, pm, "protocol", p->protocol.s);
+		}
+		if (!s->nports) {
+			onode *pm = o_map(b, o_seq(b, k, "ports"), NULL);
+			o_str(b, pm, "name", "http");
+			o_int(b, pm, "containerPort", 8080);
+		}
+	}
+	resources(c, k);
+	if (s->nvolumes) {
+		onode *mounts = o_seq(b, k, "volumeMounts");
+		for (size_t i = 0; i < s->nvolumes; i++) {
+			onode *m = o_map(b, mounts, NULL);
+			o_str(b, m, "name", s->volumes[i].name.s);
+			o_str(b, m, "mountPath", s->volumes[i].mount_path.s);
+			if (s->volumes[i].type == BERTH_VOLUME_SECRET || s->volumes[i].type == BERTH_VOLUME_CONFIG_MAP)
+				o_bool(b, m, "readOnly", 1);
+		}
+	}
+	onode *sc = o_map(b, k, "securityContext");
+	o_bool(b, sc, "allowPrivilegeEscalation", 0);
+	o_str(b, o_seq(b, o_map(b, sc, "capabilities"), "drop"), NULL, "ALL");
+	o_bool(b, sc, "privileged", 0);
+}
+
+static void volumes(ctx *c, onode *pod)
+{
+	const berth_spec *s = c->s;
+	obuild *b = &c->b;
+	if (!s->nvolumes)
+		return;
+	onode *vols = o_seq(b, pod, "volumes");
+	for (size_t i = 0; i < s->nvolumes; i++) {
+		const berth_volume *v = &s->volumes[i];
+		onode *o = o_map(b, vols, NULL), *x;
+		o_str(b, o, "name", v->name.s);
+		switch (v->type) {
+		case BERTH_VOLUME_PVC:
+			if (!c->run->pvc_per_pod) {
+				o_strf(b, o_map(b, o, "persistentVolumeClaim"), "claimName", "%s-%s", c->run->name,
+				       v->name.s);
+				break;
+			}
+			x = o_map(b, o_map(b, o_map(b, o, "ephemeral"), "volumeClaimTemplate"), "spec");
+			o_str(b, o_seq(b, x, "accessModes"), NULL,
+			      v->access_mode.s ? v->access_mode.s : "ReadWriteOnce");
+			if (v->storage_class.s)
+				o_str(b, x, "storageClassName", v->storage_class.s);
+			o_qty(b, o_map(b, o_map(b, x, "resources"), "requests"), "storage", &v->size.q);
+			break;
+		case BERTH_VOLUME_EMPTY_DIR:
+			x = o_map(b, o, "emptyDir");
+			if (v->medium.s && *v->medium.s)
+				o_str(b, x, "medium", v->medium.s);
+			if (v->size.set)
+				o_qty(b, x, "sizeLimit", &v->size.q);
+			break;
+		case BERTH_VOLUME_CONFIG_MAP:
+			o_str(b, o_map(b, o, "configMap"), "name", v->ref.s);
+			break;
+		case BERTH_VOLUME_SECRET:
+			/* a platform secret: a key of the run's Secret, as a file */
+			x = o_map(b, o, "secret");
+			o_str(b, x, "secretName", c->run->name);
+			x = o_map(b, o_seq(b, x, "items"), NULL);
+			o_str(b, x, "key", v->ref.s);
+			o_str(b, x, "path", v->ref.s);
+			break;
+		case BERTH_VOLUME_SHARED:
+			o_str(b, o_map(b, o, "persistentVolumeClaim"), "claimName", v->ref.s);
+			break;
+		}
+	}
+}
+
+void render_toleration(obuild *b, onode *o, const berth_toleration *t)
+{
+	if (t->key.s)
+		o_str(b, o, "key", t->key.s);
+	if (t->op.s)
+		o_str(b, o, "operator", t->op.s);
+	if (t->value.s)
+		o_str(b, o, "value", t->value.s);
+	if (t->effect.s)
+		o_str(b, o, "effect", t->effect.s);
+	if (t->seconds.set)
+		o_int(b, o, "tolerationSeconds", t->seconds.v);
+}
+
+onode *render_affinity(obuild *b, onode *parent, const berth_run *run)
+{
+	const berth_spec *s = &run->spec;
+	if (!s->affinity && !run->spot_operator)
+		return NULL;
+	onode *a = s->affinity ? o_copy(b, parent, "affinity", s->affinity, int_keys)
+			       : o_map(b, parent, "affinity");
+	if (!run->spot_operator || !a)
+		return a;
+	onode *na = o_get(a, "nodeAffinity");
+	if (!na)
+		na = o_map(b, a, "nodeAffinity");
+	onode *req = o_get(na, "requiredDuringSchedulingIgnoredDuringExecution");
+	if (!req)
+		req = o_map(b, na, "requiredDuringSchedulingIgnoredDuringExecution");
+	onode *terms = o_get(req, "nodeSelectorTerms");
+	if (!terms)
+		terms = o_seq(b, req, "nodeSelectorTerms");
+	if (terms && !terms->first)
+		o_map(b, terms, NULL);
+	/* ANDed into every term: each term is one way to be scheduled */
+	for (onode *t = terms ? terms->first : NULL; t; t = t->next) {
+		onode *exprs = o_get(t, "matchExpressions");
+		if (!exprs)
+			exprs = o_seq(b, t, "matchExpressions");
+		for (size_t i = 0; i < run->nspot_labels; i++) {
+			onode *e = o_map(b, exprs, NULL);
+			o_str(b, e, "key", run->spot_labels[i].key.s);
+			o_str(b, e, "operator", run->spot_operator);
+			o_str(b, o_seq(b, e, "values"), NULL, run->spot_labels[i].value.s);
+		}
+	}
+	return a;
+}
+
+static void pod_template(ctx *c, onode *parent)
+{
+	const berth_spec *s = c->s;
+	const berth_run *r = c->run;
+	obuild *b = &c->b;
+	onode *t = o_map(b, parent, "template");
+	labels(c, o_map(b, t, "metadata"));
+	onode *pod = o_map(b, t, "spec");
+	if (s->action == BERTH_ACTION_JOB || s->action == BERTH_ACTION_CRONJOB)
+		o_str(b, pod, "restartPolicy", "Never");
+	if (r->priority_class_name)
+		o_str(b, pod, "priorityClassName", r->priority_class_name);
+	onode *sc = o_map(b, pod, "securityContext");
+	if (s->run_as_user.set)
+		o_int(b, sc, "runAsUser", s->run_as_user.v);
+	if (s->run_as_group.set)
+		o_int(b, sc, "runAsGroup", s->run_as_group.v);
+	if (s->fs_group.set)
+		o_int(b, sc, "fsGroup", s->fs_group.v);
+	if (r->run_as_non_root)
+		o_bool(b, sc, "runAsNonRoot", 1);
+	onode *sp = o_map(b, sc, "seccompProfile");
+	if (strncmp(r->seccomp_profile, "localhost/", 10) == 0) {
+		o_str(b, sp, "type", "Localhost");
+		o_str(b, sp, "localhostProfile", r->seccomp_profile + 10);
+	} else {
+		o_str(b, sp, "type", r->seccomp_profile);
+	}
+	if (s->node_selector.n) {
+		onode *ns = o_map(b, pod, "nodeSelector");
+		for (size_t i = 0; i < s->node_selector.n; i++)
+			o_str(b, ns, s->node_selector.items[i].key.s, s->node_selector.items[i].value.s);
+	}
+	render_affinity(b, pod, r);
+	if (s->ntolerations) {
+		onode *ts = o_seq(b, pod, "tolerations");
+		for (size_t i = 0; i < s->ntolerations; i++)
+			render_toleration(b, o_map(b, ts, NULL), &s->tolerations[i]);
+	}
+	container(c, o_seq(b, pod, "containers"));
+	volumes(c, pod);
+}
+
+static void job_spec(ctx *c, onode *spec)
+{
+	obuild *b = &c->b;
+	o_int(b, spec, "backoffLimit", c->s->retries.set ? c->s->retries.v : 0);
+	if (c->s->timeout.set)
+		o_int(b, spec, "activeDeadlineSeconds", c->s->timeout.v);
+	/* a pod evicted for preemption (spot reclaim, priority) is not a failure:
+	 * the Job starts another instead of counting it against backoffLimit */
+	onode *rule = o_map(b, o_seq(b, o_map(b, spec, "podFailurePolicy"), "rules"), NULL);
+	o_str(b, rule, "action", "Ignore");
+	onode *cond = o_map(b, o_seq(b, rule, "onPodConditions"), NULL);
+	o_str(b, cond, "type", "DisruptionTarget");
+	o_str(b, cond, "status", "True"); /* required by the API schema, though documented as a default */
+	pod_template(c, spec);
+}
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+static void put(berth_render *r, const onode *o)
+{
+	if (!o)
+		return;
+	if (r->fmt == BERTH_FORMAT_YAML) {
+		if (r->objects)
+			berth_buf_puts(&r->out, "---\n");
+		emit_yaml(&r->out, o);
+	} else {
+		berth_buf_puts(&r->out, r->objects ? ",\n    " : "    ");
+		emit_json(&r->out, o, 4, 1);
+	}
+	r->objects++;
+}
+
+static const char *workload_kind(berth_action a, const char **api)
+{
+	switch (a) {
+	case BERTH_ACTION_SERVE:
+	case BERTH_ACTION_DEPLOY:
+		*api = "apps/v1";
+		return "Deployment";
+	case BERTH_ACTION_CRONJOB:
+		*api = "batch/v1";
+		return "CronJob";
+	case BERTH_ACTION_JOB:
+		break;
+	}
+	*api = "batch/v1";
+	return "Job";
+}
+
+int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_t *nobjs,
+		   berth_error **err)
+{
+	ctx c;
+	size_t n = 0;
+	memset(&c, 0, sizeof(c));
+	c.run = run;
+	c.s = &run->spec;
+	*nobjs = 0;
+	if (!run->spec.function.image.s)
+		return berth_fail(err, BERTH_EMISSING, "%s: function.image: a run needs an image to render",
+				  run->spec.file ? run->spec.file : "<run>");
+	c.b.arena = arena;
+	c.workload_kind = workload_kind(c.s->action, &c.workload_api);
+	const berth_spec *s = c.s;
+	obuild *b = &c.b;
+
+	/* the run's Secret: the secrets it gets as variables, and those it mounts */
+	berth_buf keys = BERTH_BUF_INIT;
+	for (size_t i = 0; i < s->secrets.n; i++)
+		berth_buf_printf(&keys, "%s%s", keys.len ? "," : "", s->secrets.items[i].s);
+	for (size_t i = 0; i < s->nvolumes; i++) {
+		const char *ref = s->volumes[i].ref.s;
+		if (s->volumes[i].type != BERTH_VOLUME_SECRET || !ref)
+			continue;
+		bool listed = false; /* a key once, though it is a variable and a file */
+		for (size_t j = 0; j < s->secrets.n && !listed; j++)
+			listed = !strcmp(s->secrets.items[j].s, ref);
+		for (size_t j = 0; j < i && !listed; j++)
+			listed = s->volumes[j].type == BERTH_VOLUME_SECRET && !strcmp(s->volumes[j].ref.s, ref);
+		if (!listed)
+			berth_buf_printf(&keys, "%s%s", keys.len ? "," : "", ref);
+	}
+	if (keys.len || keys.failed) {
+		onode *o = object(&c, "v1", "Secret", run->name, 1);
+		onode *ann = o_map(b, o_get(o, "metadata"), "annotations");
+		o_str(b, ann, "berth.dev/secret-keys", keys.data ? berth_arena_strdup(b->arena, keys.data) : NULL);
+		o_str(b, ann, "berth.dev/secret-values", "set by berth at submission, never rendered");
+		if (keys.failed)
+			b->failed = 1;
+		o_str(b, o, "type", "Opaque");
+		objs[n++] = o;
+	}
+	berth_buf_release(&keys);
+	for (size_t i = 0; i < s->nvolumes && !run->pvc_per_pod && n < RENDER_MAX_OBJECTS - 4; i++) {
+		const berth_volume *v = &s->volumes[i];
+		if (v->type != BERTH_VOLUME_PVC)
+			continue;
+		char name[320];
+		snprintf(name, sizeof(name), "%s-%s", run->name, v->name.s);
+		onode *o = object(&c, "v1", "PersistentVolumeClaim", berth_arena_strdup(b->arena, name), 1);
+		onode *spec = o_map(b, o, "spec");
+		o_str(b, o_seq(b, spec, "accessModes"), NULL, v->access_mode.s ? v->access_mode.s : "ReadWriteOnce");
+		if (v->storage_class.s)
+			o_str(b, spec, "storageClassName", v->storage_class.s);
+		o_qty(b, o_map(b, o_map(b, spec, "resources"), "requests"), "storage", &v->size.q);
+		objs[n++] = o;
+	}
+	onode *w = object(&c, c.workload_api, c.workload_kind, run->name, 0);
+	onode *spec = o_map(b, w, "spec");
+	int hpa = s->min_replicas.set && s->max_replicas.set;
+	switch (s->action) {
+	case BERTH_ACTION_JOB:
+		job_spec(&c, spec);
+		break;
+	case BERTH_ACTION_CRONJOB: {
+		o_str(b, spec, "schedule", s->schedule.s);
+		o_str(b, spec, "concurrencyPolicy", "Forbid");
+		onode *jt = o_map(b, spec, "jobTemplate");
+		labels(&c, o_map(b, jt, "metadata"));
+		job_spec(&c, o_map(b, jt, "spec"));
+		break;
+	}
+	case BERTH_ACTION_SERVE:
+	case BERTH_ACTION_DEPLOY:
+		/* under an HPA the replica count is the autoscaler's, not the manifest's */
+		if (!hpa)
+			o_int(b, spec, "replicas", s->replicas.set ? s->replicas.v : 1);
+		o_str(b, o_map(b, o_map(b, spec, "selector"), "matchLabels"), "berth.dev/run", run->id);
+		pod_template(&c, spec);
+		break;
+	}
+	objs[n++] = w;
+	if (s->action == BERTH_ACTION_SERVE) {
+		onode *o = object(&c, "v1", "Service", run->name, 0);
+		onode *sp = o_map(b, o, "spec");
+		o_str(b, sp, "type", s->service_type.s ? s->service_type.s : "ClusterIP");
+		o_str(b, o_map(b, sp, "selector"), "berth.dev/run", run->id);
+		onode *ports = o_seq(b, sp, "ports");
+		for (size_t i = 0; i < s->nports; i++) {
+			const berth_port *p = &s->ports[i];
+			onode *pm = o_map(b, ports, NULL);
+			if (p->name.s)
+				o_str(b, pm, "name", p->name.s);
+			o_int(b, pm, "port", p->port.v);
+			if (p->target_port.set)
+				o_int(b, pm, "targetPort", p->target_port.v);
+			else if (p->target_port_name.s)
+				o_str(b, pm, "targetPort", p->target_port_name.s);
+			if (p->protocol.s)
+				o_str(b, pm, "protocol", p->protocol.s);
+			if (p->node_port.set)
+				o_int(b, pm, "nodePort", p->node_port.v);
+		}
+		if (!s->nports) {
+			onode *pm = o_map(b, ports, NULL);
+			o_str(b, pm, "name", "http");
+			o_int(b, pm, "port", 8080);
+			o_int(b, pm, "targetPort", 8080);
+		}
+		objs[n++] = o;
+	}
+	if (hpa && (s->action == BERTH_ACTION_SERVE || s->action == BERTH_ACTION_DEPLOY)) {
+		onode *o = object(&c, "autoscaling/v2", "HorizontalPodAutoscaler", run->name, 0);
+		onode *sp = o_map(b, o, "spec");
+		onode *ref = o_map(b, sp, "scaleTargetRef");
+		o_str(b, ref, "apiVersion", "apps/v1");
+		o_str(b, ref, "kind", "Deployment");
+		o_str(b, ref, "name", run->name);
+		o_int(b, sp, "minReplicas", s->min_replicas.v);
+		o_int(b, sp, "maxReplicas", s->max_replicas.v);
+		onode *m = o_map(b, o_seq(b, sp, "metrics"), NULL);
+		o_str(b, m, "type", "Resource");
+		onode *res = o_map(b, m, "resource");
+		o_str(b, res, "name", "cpu");
+		onode *tg = o_map(b, res, "target");
+		o_str(b, tg, "type", "Utilization");
+		o_int(b, tg, "averageUtilization", 80);
+		objs[n++] = o;
+	}
+	if (b->failed)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	*nobjs = n;
+	return 0;
+}
+
+int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
+{
+	onode *objs[RENDER_MAX_OBJECTS];
+	size_t n;
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	int rc = render_objects(arena, run, objs, &n, err);
+	for (size_t i = 0; i < n; i++)
+		put(rd, objs[i]);
+	berth_arena_free(arena);
+	if (rc)
+		return rc;
+	if (rd->out.failed)
+		return berth_fail(err, rd->out.failed == -BERTH_ETOOBIG ? BERTH_ETOOBIG : BERTH_ENOMEM,
+				  "the rendered output is too large");
+	return 0;
+}
+
+berth_render *berth_render_new(berth_format fmt)
+{
+	berth_render *r = berth_calloc(1, sizeof(*r));
+	if (r)
+		r->fmt = fmt;
+	return r;
+}
+
+int berth_render_finish(berth_render *r, char **data, size_t *len, berth_error **err)
+{
+	berth_buf all = BERTH_BUF_INIT;
+	*data = NULL;
+	*len = 0;
+	if (r->fmt == BERTH_FORMAT_JSON) {
+		berth_buf_puts(&all, "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [");
+		if (r->objects) {
+			berth_buf_puts(&all, "\n");
+			berth_buf_append(&all, r->out.data, r->out.len);
+			berth_buf_puts(&all, "\n  ");
+		}
+		berth_buf_puts(&all, "]\n}\n");
+		berth_buf_release(&r->out);
+	} else {
+		all = r->out;
+		memset(&r->out, 0, sizeof(r->out));
+		berth_buf_puts(&all, ""); /* an empty output is "" too */
+	}
+	r->objects = 0;
+	if (all.failed) {
+		berth_buf_release(&all);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	*len = all.len;
+	*data = berth_buf_detach(&all);
+	return 0;
+}
+
+void berth_render_free(berth_render *r)
+{
+	if (!r)
+		return;
+	berth_buf_release(&r->out);
+	free(r);
+}

@@ -1,0 +1,209 @@
+/*
+ * auth.c - tokens and roles (berth/project.h).
+ *
+ * A token is "berth_" and 32 random bytes in base64url; the store keeps its
+ * BLAKE2b hash (libsodium crypto_generichash), never the token, so a copy of
+ * the database opens nothing. A token is found by its hash; its high entropy
+ * makes a timing attack on the lookup pointless. The rules of who may do what
+ * are the table below and berth_principal_may(): one place for the server.
+ */
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/backend_internal.h"
+#include "berth/project.h"
+#include "render/emit.h"
+#include "base/internal.h"
+#include "base/names.h"
+
+#define TOKEN_PREFIX "berth_"
+#define TOKEN_BYTES 32
+
+static const char *const role_names[] = {"none", "viewer", "user", "admin"};
+
+const char *berth_role_name(berth_role r)
+{
+	return (unsigned)r < BERTH_ARRAY_SIZE(role_names) ? role_names[r] : "none";
+}
+
+berth_role berth_role_parse(const char *name)
+{
+	for (size_t i = 1; name && i < BERTH_ARRAY_SIZE(role_names); i++)
+		if (!strcmp(name, role_names[i]))
+			return (berth_role)i;
+	return BERTH_ROLE_NONE;
+}
+
+void berth_principal_free(berth_principal *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nprojects; i++)
+		free(p->projects[i]);
+	free(p->projects);
+	free(p->token_id);
+	free(p);
+}
+
+int berth_principal_may(const berth_principal *p, const char *project, berth_role need,
+			berth_error **err)
+{
+	const char *who = p->token_id ? "this token" : "an anonymous request";
+	bool member = p->all;
+	for (size_t i = 0; !member && project && i < p->nprojects; i++)
+		member = !strcmp(p->projects[i], project);
+	if (!member)
+		return project ? berth_fail(err, BERTH_EFORBIDDEN, "%s has no access to project \"%s\"",
+					    who, project)
+			       : berth_fail(err, BERTH_EFORBIDDEN,
+					    "%s is not for every project (\"*\"), which this needs", who);
+	if (p->role < need)
+		return berth_fail(err, BERTH_EFORBIDDEN, "%s is a %s%s%s%s; this needs the role %s", who,
+				  berth_role_name(p->role), project ? " of project \"" : "",
+				  project ? project : "", project ? "\"" : "", berth_role_name(need));
+	return 0;
+}
+
+static void token_hash(const char *token, unsigned char out[32])
+{
+	crypto_generichash(out, 32, (const unsigned char *)token, strlen(token), NULL, 0);
+}
+
+int berth_token_create(berth_backend *b, berth_role role, const char *const *projects, size_t n,
+		       const char *description, char **token, char **id, berth_error **err)
+{
+	*token = NULL;
+	if (id)
+		*id = NULL;
+	if (role == BERTH_ROLE_NONE)
+		return berth_fail(err, BERTH_EARG, "a token needs a role: viewer, user or admin");
+	if (!n)
+		return berth_fail(err, BERTH_EARG, "a token needs at least one project (\"*\": all)");
+	if (sodium_init() < 0)
+		return berth_fail(err, BERTH_EINTERNAL, "libsodium cannot start");
+	berth_buf list = BERTH_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		const char *why = strcmp(projects[i], "*") ? berth_check_dns_label(projects[i]) : NULL;
+		if (why) {
+			berth_buf_release(&list);
+			return berth_fail(err, BERTH_EINVALID, "project name \"%s\" %s", projects[i], why);
+		}
+		berth_buf_printf(&list, "%s%s", i ? "," : "", projects[i]);
+	}
+	unsigned char raw[TOKEN_BYTES], hash[32];
+	char text[sizeof(TOKEN_PREFIX) + 64], tid[16];
+	randombytes_buf(raw, sizeof(raw));
+	memcpy(text, TOKEN_PREFIX, sizeof(TOKEN_PREFIX) - 1);
+	sodium_bin2base64(text + sizeof(TOKEN_PREFIX) - 1, sizeof(text) - sizeof(TOKEN_PREFIX) + 1,
+			  raw, sizeof(raw), sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	sodium_memzero(raw, sizeof(raw));
+	token_hash(text, hash);
+	int rc = berth_run_id_new(tid, sizeof(tid)) < 0
+			 ? berth_fail(err, BERTH_EIO, "cannot make a token id")
+			 : 0;
+	if (!rc && list.failed)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (!rc) {
+		store_arg args[] = {STORE_S(tid), STORE_B(hash, sizeof(hash)), STORE_I(role),
+				    STORE_S(list.data), STORE_S(description), STORE_I(store_now_ms())};
+		rc = store_exec(b->st,
+				"INSERT INTO tokens (id, hash, role, projects, description, created)"
+				" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+				args, 6, err);
+	}
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		if (strcmp(projects[i], "*"))
+			store_project_add(b->st, projects[i], NULL);
+	berth_buf_release(&list);
+	if (rc < 0) {
+		sodium_memzero(text, sizeof(text));
+		return rc;
+	}
+	*token = berth_strdup(text);
+	sodium_memzero(text, sizeof(text));
+	if (!*token || (id && !(*id = berth_strdup(tid)))) {
+		free(*token);
+		*token = NULL;
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Splits "a,b,c" into p's projects ("*": all). */
+static int set_projects(berth_principal *p, const char *list)
+{
+	for (const char *s = list; s && *s;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		if (len == 1 && *s == '*')
+			p->all = true;
+		else {
+			char **grown = berth_realloc(p->projects, (p->nprojects + 1) * sizeof(char *));
+			if (!grown)
+				return -1;
+			p->projects = grown;
+			if (!(p->projects[p->nprojects] = berth_malloc(len + 1)))
+				return -1;
+			memcpy(p->projects[p->nprojects], s, len);
+			p->projects[p->nprojects++][len] = 0;
+		}
+		s = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+int berth_token_check(berth_backend *b, const char *token, berth_principal **out,
+		      berth_error **err)
+{
+	*out = NULL;
+	if (!token || strncmp(token, TOKEN_PREFIX, sizeof(TOKEN_PREFIX) - 1) || strlen(token) > 200)
+		return berth_fail(err, BERTH_EAUTH, "not a berth token");
+	unsigned char hash[32];
+	token_hash(token, hash);
+	obuild ob = {.arena = berth_arena_new()};
+	if (!ob.arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	onode *seq = o_root(&ob, O_SEQ);
+	store_arg arg = STORE_B(hash, sizeof(hash));
+	int rc = store_select_tree(b->st, "SELECT id, role, projects FROM tokens WHERE hash = ?1", &arg,
+				   1, &ob, seq, err);
+	const onode *row = rc > 0 && seq ? seq->first : NULL;
+	if (rc >= 0 && !row)
+		rc = berth_fail(err, BERTH_EAUTH, "unknown or revoked token");
+	berth_principal *p = rc >= 0 ? berth_calloc(1, sizeof(*p)) : NULL;
+	if (rc >= 0) {
+		const onode *id = o_get(row, "id"), *role = o_get(row, "role"), *pr = o_get(row, "projects");
+		if (!p || !id || !role || !pr || !(p->token_id = berth_strdup(id->s)) ||
+		    set_projects(p, pr->s))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		else
+			p->role = (berth_role)role->i;
+	}
+	berth_arena_free(ob.arena);
+	if (rc < 0) {
+		berth_principal_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len,
+		     berth_error **err)
+{
+	return store_select_format(b->st,
+				   "SELECT id, CASE role WHEN 1 THEN 'viewer' WHEN 2 THEN 'user'"
+				   " WHEN 3 THEN 'admin' END AS role, projects, description, created"
+				   " FROM tokens ORDER BY created, id",
+				   NULL, 0, true, NULL, fmt, out, len, err);
+}
+
+int berth_token_revoke(berth_backend *b, const char *id, berth_error **err)
+{
+	store_arg arg = STORE_S(id);
+	int rc = store_exec(b->st, "DELETE FROM tokens WHERE id = ?1", &arg, 1, err);
+	if (rc == 0)
+		return berth_fail(err, BERTH_ENOTFOUND, "no token \"%s\"", id);
+	return rc < 0 ? rc : 0;
+}

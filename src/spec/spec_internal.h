@@ -1,0 +1,90 @@
+/*
+ * spec_internal.h - the decoding context shared by spec.c (YAML -> structs)
+ * and validate.c (rules): positions, key paths and problem reporting.
+ */
+#ifndef BERTH_SPEC_INTERNAL_H
+#define BERTH_SPEC_INTERNAL_H
+
+#include "base/arena.h"
+#include "berth/spec.h"
+#include "base/internal.h"
+
+/* One input reports at most this many errors. */
+#define BERTH_MAX_PROBLEMS 200
+/* A run has at most this many volumes (each is checked against every other). */
+#define BERTH_MAX_VOLUMES 1024
+
+typedef struct dctx {
+	berth_arena *arena;
+	const char *file;
+	berth_error **err;
+	berth_buf path;     /* key path of the value being read */
+	size_t errors;
+	berth_code first_code; /* of the first error, for callers without err */
+	const char *prefix; /* put before the absolute paths of report_at ("profiles[0]") */
+} dctx;
+
+/* Key paths: push returns the length to restore with path_pop. */
+size_t path_key(dctx *c, const char *key);
+size_t path_index(dctx *c, size_t i);
+void path_pop(dctx *c, size_t len);
+
+/* Reports a problem at pos, under the current path (or under `path`). */
+void report(dctx *c, berth_pos pos, berth_code code, const char *fmt, ...) BERTH_PRINTF(4, 5);
+void report_at(dctx *c, berth_pos pos, const char *path, berth_code code, const char *fmt, ...)
+	BERTH_PRINTF(5, 6);
+void warn_at(dctx *c, berth_pos pos, const char *path, const char *fmt, ...) BERTH_PRINTF(4, 5);
+
+/* Quotes s for a message: escapes controls and cuts long strings. */
+const char *quoted(char *buf, size_t len, const char *s);
+#define QUOTE(s) quoted((char[96]){0}, 96, (s))
+
+/* ---- table-driven decoding (spec.c), shared with policy.c ---------------- */
+
+typedef void (*decode_fn)(dctx *c, const berth_node *n, void *dst, const void *arg);
+
+/* One key of a map: its decoder writes at base + off. */
+typedef struct field {
+	const char *key;
+	decode_fn fn;
+	size_t off;
+	const void *arg;
+} field;
+
+/* Walks map n against the table: unknown keys (did-you-mean), duplicate keys,
+ * wrong types are reported, and decoding goes on after each problem. */
+void decode_map(dctx *c, const berth_node *n, const field *fields, size_t nf, void *base);
+#define DECODE_MAP(c, n, table, base) decode_map(c, n, table, BERTH_ARRAY_SIZE(table), base)
+
+int is_null(const berth_node *n);
+int want(dctx *c, const berth_node *n, berth_node_kind kind, const char *what);
+/* Index of s in names, or -1 after reporting it with the allowed values. */
+int enum_value(dctx *c, const berth_str *s, const char *const *names, size_t n);
+
+void dec_str(dctx *c, const berth_node *n, void *dst, const void *arg);
+void dec_int(dctx *c, const berth_node *n, void *dst, const void *arg);
+void dec_qty(dctx *c, const berth_node *n, void *dst, const void *arg);
+/* arg: what the list should be, for the message ("a list of secret names") */
+void dec_strlist(dctx *c, const berth_node *n, void *dst, const void *arg);
+
+struct kv_arg {
+	const char *key;   /* the key's name in list form: "key" or "name" */
+	int allow_list;    /* [{key, value}] accepted besides a map */
+};
+extern const struct kv_arg kv_selector, kv_env, kv_map;
+void dec_kvlist(dctx *c, const berth_node *n, void *dst, const void *arg);
+
+/* Copies the run spec's table entries named in keys (NULL-terminated) into
+ * out, their offsets moved by base; returns how many. A profile or the
+ * policy's defaults are run spec fragments read with these entries. */
+size_t spec_fields_subset(field *out, size_t max, const char *const *keys, size_t base);
+/* Turns action and preemption_mode names into their enums (reporting bad ones). */
+void spec_finish(dctx *c, berth_spec *s);
+
+/* Checks a Kubernetes Affinity tree (validate.c). */
+void berth_check_affinity(dctx *c, const berth_node *n);
+
+/* Every rule of runspec.md section 4 that needs no policy (validate.c). */
+void berth_spec_validate(dctx *c, berth_spec *s);
+
+#endif

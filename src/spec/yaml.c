@@ -1,0 +1,891 @@
+/*
+ * yaml.c - libfyaml's event stream into berth_node trees.
+ *
+ * The event API is used rather than libfyaml's documents so that a spec is
+ * parsed straight into the arena that owns it, once. Types of plain scalars
+ * are resolved with the YAML 1.2 core schema; aliases share the anchored
+ * subtree and are counted as expanded against the caps of yaml.h.
+ *
+ * Nothing here recurses: open maps and lists are a stack of frames, so the
+ * depth cap is checked as each one opens. libfyaml's event parser keeps its
+ * own state on the heap and applies no depth limit: its limit of 64
+ * (fy_depth_limit(), FYPCF_DISABLE_DEPTH_LIMIT) is checked only where it
+ * loads a document tree, which berth does not use. So the cap is berth's,
+ * the same for YAML and JSON.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libfyaml.h>
+
+#include "base/internal.h"
+#include "spec/yaml.h"
+
+struct frame {
+	berth_node_kind kind;
+	berth_pos pos;
+	const char *anchor;
+	size_t anchor_len;
+	size_t first;    /* index of its first child in the child stack */
+	size_t text0;    /* the builder's text count when it opened */
+	unsigned height; /* levels of maps and lists below it, aliases expanded */
+};
+
+struct anchor {
+	struct anchor *next;
+	const char *name;
+	size_t len;
+	const berth_node *node;
+	size_t text;     /* bytes of scalar text in node, aliases expanded */
+	unsigned height; /* levels of maps and lists in node (0: a scalar) */
+};
+
+struct builder {
+	berth_arena *arena;
+	const char *name;
+	const berth_yaml_limits *lim;
+	size_t nodes, text; /* of the whole input so far, aliases expanded */
+	/* position offset when parsing a JSON value that follows another */
+	uint32_t line0, col0;
+	struct frame *frames;
+	size_t nframes, frames_cap;
+	const berth_node **kids;
+	size_t nkids, kids_cap;
+	struct anchor *anchors;
+	size_t nanchors;
+	berth_yaml_doc *docs;
+	size_t ndocs, docs_cap;
+	berth_error **err;
+	int failed;
+	int peer; /* a peer's JSON reply: NUL in strings is kept (cut where read) */
+};
+
+static berth_pos mark_pos(const struct builder *b, const struct fy_mark *m)
+{
+	berth_pos p = {0, 0};
+	if (!m)
+		return p;
+	p.line = (uint32_t)m->line + 1 + b->line0;
+	p.column = (uint32_t)m->column + 1 + (m->line == 0 ? b->col0 : 0);
+	return p;
+}
+
+BERTH_PRINTF(3, 4) static int syntax(struct builder *b, berth_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+	berth_where w = {b->name, pos.line, pos.column, NULL};
+	b->failed = 1;
+	va_start(ap, fmt);
+	ret = berth_problem_vadd(b->err, BERTH_ESYNTAX, BERTH_ERROR, &w, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* An input over one of the caps. */
+BERTH_PRINTF(3, 4) static int too_big(struct builder *b, berth_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+	berth_where w = {b->name, pos.line, pos.column, NULL};
+	b->failed = 1;
+	va_start(ap, fmt);
+	berth_problem_vadd(b->err, BERTH_ETOOBIG, BERTH_ERROR, &w, fmt, ap);
+	va_end(ap);
+	return -BERTH_ETOOBIG;
+}
+
+/* Counts n nodes and text bytes more, aliases expanded, against the caps. */
+static int count(struct builder *b, berth_pos pos, size_t nodes, size_t text)
+{
+	b->nodes += nodes;
+	b->text += text;
+	if (b->nodes > b->lim->nodes)
+		return too_big(b, pos, "input too large: more than %zu nodes once aliases are expanded",
+			       b->lim->nodes);
+	if (b->text > b->lim->text)
+		return too_big(b, pos, "input too large: more than %zu bytes of text once aliases are "
+			       "expanded", b->lim->text);
+	return 0;
+}
+
+/* A child of height h (0: a scalar) goes in the open collection, if any. */
+static int nest(struct builder *b, berth_pos pos, unsigned h, int alias)
+{
+	if (b->nframes == 0)
+		return 0;
+	if (b->nframes + h > b->lim->depth)
+		return too_big(b, pos, "nesting deeper than %u levels%s", b->lim->depth,
+			       alias ? " once aliases are expanded" : "");
+	struct frame *top = &b->frames[b->nframes - 1];
+	if (top->height < h)
+		top->height = h;
+	return 0;
+}
+
+static int nomem(struct builder *b)
+{
+	b->failed = 1;
+	return berth_fail(b->err, BERTH_ENOMEM, "out of memory");
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *q = berth_realloc(*p, n * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static int is_digits(const char *s, size_t n, const char *set)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr(set, s[i]) || s[i] == '\0')
+			return 0;
+	return 1;
+}
+
+static int eq(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+/* YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution). */
+static berth_scalar_type resolve_plain(const char *s, size_t n)
+{
+	if (n == 0 || eq(s, n, "~") || eq(s, n, "null") || eq(s, n, "Null") || eq(s, n, "NULL"))
+		return BERTH_SCALAR_NULL;
+	if (eq(s, n, "true") || eq(s, n, "True") || eq(s, n, "TRUE") || eq(s, n, "false") ||
+	    eq(s, n, "False") || eq(s, n, "FALSE"))
+		return BERTH_SCALAR_BOOL;
+	const char *d = s;
+	size_t dn = n;
+	if (*d == '-' || *d == '+')
+		d++, dn--;
+	if (is_digits(d, dn, "0123456789"))
+		return BERTH_SCALAR_INT;
+	if (n > 2 && s[0] == '0' && s[1] == 'o' && is_digits(s + 2, n - 2, "01234567"))
+		return BERTH_SCALAR_INT;
+	if (n > 2 && s[0] == '0' && s[1] == 'x' && is_digits(s + 2, n - 2, "0123456789abcdefABCDEF"))
+		return BERTH_SCALAR_INT;
+	if (eq(d, dn, ".inf") || eq(d, dn, ".Inf") || eq(d, dn, ".INF") || eq(s, n, ".nan") ||
+	    eq(s, n, ".NaN") || eq(s, n, ".NAN"))
+		return BERTH_SCALAR_FLOAT;
+	/* [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
+	size_t i = 0, int_digits = 0, frac_digits = 0;
+	while (i < dn && d[i] >= '0' && d[i] <= '9')
+		i++, int_digits++;
+	if (i < dn && d[i] == '.') {
+		i++;
+		while (i < dn && d[i] >= '0' && d[i] <= '9')
+			i++, frac_digits++;
+	}
+	if (int_digits + frac_digits == 0 || (int_digits == 0 && frac_digits == 0))
+		return BERTH_SCALAR_STR;
+	if (i < dn && (d[i] == 'e' || d[i] == 'E')) {
+		i++;
+		if (i < dn && (d[i] == '-' || d[i] == '+'))
+			i++;
+		size_t e = 0;
+		while (i < dn && d[i] >= '0' && d[i] <= '9')
+			i++, e++;
+		if (!e)
+			return BERTH_SCALAR_STR;
+	}
+	return i == dn ? BERTH_SCALAR_FLOAT : BERTH_SCALAR_STR;
+}
+
+static int tag_is(const char *t, size_t n, const char *shortname)
+{
+	char full[64];
+	snprintf(full, sizeof(full), "tag:yaml.org,2002:%s", shortname);
+	if (eq(t, n, full))
+		return 1;
+	return n == strlen(shortname) + 2 && t[0] == '!' && t[1] == '!' &&
+	       memcmp(t + 2, shortname, n - 2) == 0;
+}
+
+/* Adds a finished node: to its parent's children, or as the document root.
+ * text and height are those of n, aliases expanded, for an anchor. */
+static int emit(struct builder *b, const berth_node *n, const char *anchor, size_t anchor_len,
+		size_t text, unsigned height)
+{
+	if (anchor) {
+		if (b->nanchors >= BERTH_YAML_MAX_ANCHORS)
+			return too_big(b, n->pos, "too many anchors (at most %u)", BERTH_YAML_MAX_ANCHORS);
+		struct anchor *a = berth_arena_alloc(b->arena, sizeof(*a));
+		if (!a)
+			return nomem(b);
+		a->name = anchor;
+		a->len = anchor_len;
+		a->node = n;
+		a->text = text;
+		a->height = height;
+		a->next = b->anchors;
+		b->anchors = a;
+		b->nanchors++;
+	}
+	if (b->nframes == 0) {
+		if (grow((void **)&b->docs, &b->docs_cap, b->ndocs + 1, sizeof(*b->docs)))
+			return nomem(b);
+		b->docs[b->ndocs].root = n;
+		b->docs[b->ndocs].pos = n->pos;
+		b->ndocs++;
+		return 0;
+	}
+	if (grow((void **)&b->kids, &b->kids_cap, b->nkids + 1, sizeof(*b->kids)))
+		return nomem(b);
+	b->kids[b->nkids++] = n;
+	return 0;
+}
+
+static const char *anchor_of(struct builder *b, struct fy_token *tok, size_t *len)
+{
+	const char *a = fy_token_get_text(tok, len);
+	return berth_arena_strndup(b->arena, a ? a : "", a ? *len : 0);
+}
+
+static int bad_tag(struct builder *b, berth_pos pos, const char *t, size_t tlen)
+{
+	char *tag = berth_strndup(t ? t : "", t ? tlen : 0);
+	syntax(b, pos, "unsupported tag \"%s\" (berth reads plain YAML; !!str forces a string)",
+	       tag ? tag : "?");
+	free(tag);
+	return -BERTH_ESYNTAX;
+}
+
+static int on_scalar(struct builder *b, struct fy_event *e)
+{
+	struct fy_token *tok = e->scalar.value;
+	size_t len = 0, alen = 0, tlen = 0;
+	const char *text = fy_token_get_text(tok, &len);
+	const char *anchor = NULL;
+	berth_node *n = berth_arena_alloc(b->arena, sizeof(*n));
+	if (!n)
+		return nomem(b);
+	if (!text)
+		text = "";
+	n->kind = BERTH_NODE_SCALAR;
+	n->pos = mark_pos(b, fy_event_start_mark(e));
+	n->len = len;
+	n->weight = 1;
+	if (count(b, n->pos, 1, len) < 0 || nest(b, n->pos, 0, 0) < 0)
+		return -BERTH_ETOOBIG;
+	/* a "\0" or "\u0000" escape: berth's strings end at NUL, so the text
+	 * would be cut there; refused rather than read as something else */
+	if (!b->peer && memchr(text, '\0', len))
+		return syntax(b, n->pos, "%s",
+			      "a NUL character (\\0, \\u0000) is not allowed in a value");
+	if (!(n->u.text = berth_arena_strndup(b->arena, text, len)))
+		return nomem(b);
+	if (fy_token_scalar_style(tok) != FYSS_PLAIN)
+		n->type = BERTH_SCALAR_STR;
+	else
+		n->type = resolve_plain(text, len);
+	if (e->scalar.tag) {
+		const char *t = fy_token_get_text(e->scalar.tag, &tlen);
+		if (t && (tag_is(t, tlen, "str") || eq(t, tlen, "!")))
+			n->type = BERTH_SCALAR_STR;
+		else if (!t || !((tag_is(t, tlen, "null") && n->type == BERTH_SCALAR_NULL) ||
+				 (tag_is(t, tlen, "bool") && n->type == BERTH_SCALAR_BOOL) ||
+				 (tag_is(t, tlen, "int") && n->type == BERTH_SCALAR_INT) ||
+				 (tag_is(t, tlen, "float") && n->type == BERTH_SCALAR_FLOAT)))
+			return bad_tag(b, n->pos, t, tlen);
+	}
+	if (e->scalar.anchor && !(anchor = anchor_of(b, e->scalar.anchor, &alen)))
+		return nomem(b);
+	return emit(b, n, anchor, alen, len, 0);
+}
+
+static int on_alias(struct builder *b, struct fy_event *e)
+{
+	size_t len = 0;
+	const char *name = fy_token_get_text(e->alias.anchor, &len);
+	berth_pos pos = mark_pos(b, fy_event_start_mark(e));
+	for (struct anchor *a = b->anchors; a; a = a->next)
+		if (name && a->len == len && memcmp(a->name, name, len) == 0) {
+			if (count(b, pos, a->node->weight, a->text) < 0 ||
+			    nest(b, pos, a->height, 1) < 0)
+				return -BERTH_ETOOBIG;
+			return emit(b, a->node, NULL, 0, 0, 0);
+		}
+	char *s = berth_strndup(name ? name : "", name ? len : 0);
+	syntax(b, pos, "unknown alias \"*%s\"", s ? s : "?");
+	free(s);
+	return -BERTH_ESYNTAX;
+}
+
+static int on_start(struct builder *b, struct fy_event *e, berth_node_kind kind)
+{
+	struct fy_token *anchor = kind == BERTH_NODE_MAP ? e->mapping_start.anchor : e->sequence_start.anchor;
+	struct fy_token *tag = kind == BERTH_NODE_MAP ? e->mapping_start.tag : e->sequence_start.tag;
+	struct frame *f;
+	berth_pos pos = mark_pos(b, fy_event_start_mark(e));
+
+	if (tag) {
+		size_t tlen = 0;
+		const char *t = fy_token_get_text(tag, &tlen);
+		if (!t || !tag_is(t, tlen, kind == BERTH_NODE_MAP ? "map" : "seq"))
+			return bad_tag(b, pos, t, tlen);
+	}
+	/* refused as it opens: nothing deeper is read */
+	if (b->nframes >= b->lim->depth)
+		return too_big(b, pos, "nesting deeper than %u levels", b->lim->depth);
+	if (count(b, pos, 1, 0) < 0)
+		return -BERTH_ETOOBIG;
+	if (grow((void **)&b->frames, &b->frames_cap, b->nframes + 1, sizeof(*b->frames)))
+		return nomem(b);
+	f = &b->frames[b->nframes++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->pos = pos;
+	f->first = b->nkids;
+	f->text0 = b->text;
+	if (anchor && !(f->anchor = anchor_of(b, anchor, &f->anchor_len)))
+		return nomem(b);
+	return 0;
+}
+
+static int on_end(struct builder *b)
+{
+	struct frame f = b->frames[--b->nframes];
+	size_t n = b->nkids - f.first;
+	const berth_node **kids = n ? b->kids + f.first : NULL;
+	berth_node *node = berth_arena_alloc(b->arena, sizeof(*node));
+	size_t weight = 1;
+
+	if (!node)
+		return nomem(b);
+	node->kind = f.kind;
+	node->pos = f.pos;
+	/* at most lim->nodes: every node was counted as it came */
+	for (size_t i = 0; i < n; i++)
+		weight += kids[i]->weight;
+	node->weight = weight;
+	if (f.kind == BERTH_NODE_SEQ) {
+		const berth_node **items = berth_arena_alloc(b->arena, n * sizeof(*items));
+		if (!items)
+			return nomem(b);
+		if (n)
+			memcpy(items, kids, n * sizeof(*items));
+		node->len = n;
+		node->u.items = items;
+	} else {
+		berth_node_pair *pairs = berth_arena_alloc(b->arena, n / 2 * sizeof(*pairs));
+		if (!pairs)
+			return nomem(b);
+		for (size_t i = 0; i + 1 < n; i += 2) {
+			if (kids[i]->kind != BERTH_NODE_SCALAR)
+				return syntax(b, kids[i]->pos, "%s", "a key must be a plain value, not a map or a list");
+			pairs[i / 2].key = kids[i];
+			pairs[i / 2].value = kids[i + 1];
+		}
+		node->len = n / 2;
+		node->u.pairs = pairs;
+	}
+	b->nkids = f.first;
+	if (b->nframes > 0 && b->frames[b->nframes - 1].height < f.height + 1)
+		b->frames[b->nframes - 1].height = f.height + 1;
+	return emit(b, node, f.anchor, f.anchor_len, b->text - f.text0, f.height + 1);
+}
+
+static int on_event(struct builder *b, struct fy_event *e)
+{
+	switch (e->type) {
+	case FYET_SCALAR:
+		return on_scalar(b, e);
+	case FYET_ALIAS:
+		return on_alias(b, e);
+	case FYET_MAPPING_START:
+		return on_start(b, e, BERTH_NODE_MAP);
+	case FYET_SEQUENCE_START:
+		return on_start(b, e, BERTH_NODE_SEQ);
+	case FYET_MAPPING_END:
+	case FYET_SEQUENCE_END:
+		return on_end(b);
+	case FYET_DOCUMENT_START:
+		/* refused as it starts: nothing of it is read */
+		if (b->ndocs >= b->lim->docs) {
+			berth_pos pos = mark_pos(b, fy_event_start_mark(e));
+			if (!pos.line) /* a JSON value: where parse_json started this pass */
+				pos = (berth_pos){b->line0 + 1, b->col0 + 1};
+			return too_big(b, pos, "more than %zu documents in one input: split it",
+				       b->lim->docs);
+		}
+		b->anchors = NULL; /* anchors do not cross documents */
+		b->nanchors = 0;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Is the syntax error a comma after a quoted scalar, ending its line? */
+static size_t stray_comma(const char *data, size_t len, struct fy_diag_error *de)
+{
+	if (!de->fyt || !de->msg || strncmp(de->msg, "invalid trailing content after", 30) != 0)
+		return SIZE_MAX;
+	const struct fy_mark *m = fy_token_start_mark(de->fyt);
+	if (!m || m->input_pos >= len || data[m->input_pos] != ',')
+		return SIZE_MAX;
+	for (size_t i = m->input_pos + 1; i < len && data[i] != '\n' && data[i] != '\r'; i++) {
+		if (data[i] == '#')
+			break;
+		if (data[i] != ' ' && data[i] != '\t')
+			return SIZE_MAX;
+	}
+	return m->input_pos;
+}
+
+struct pass {
+	int json;
+	size_t comma;       /* where a stray comma was found, or SIZE_MAX */
+	berth_pos comma_pos;
+	size_t consumed;    /* JSON: bytes of input used by the documents read */
+};
+
+/* One libfyaml pass over data; fills b. */
+static int parse_pass(struct builder *b, const char *data, size_t len, struct pass *ps)
+{
+	struct fy_diag_cfg dcfg;
+	struct fy_diag *diag;
+	struct fy_parse_cfg cfg;
+	struct fy_parser *fyp;
+	struct fy_event *e;
+	int ret = 0;
+
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = NULL;
+	dcfg.colorize = false;
+	if (!(diag = fy_diag_create(&dcfg)))
+		return nomem(b);
+	fy_diag_set_collect_errors(diag, true);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_DISABLE_MMAP_OPT |
+		    FYPCF_SLOPPY_FLOW_INDENTATION |
+		    (ps->json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
+	cfg.diag = diag;
+	if (!(fyp = fy_parser_create(&cfg))) {
+		fy_diag_destroy(diag);
+		return nomem(b);
+	}
+	if (fy_parser_set_string(fyp, data, len) != 0) {
+		ret = nomem(b);
+		goto out;
+	}
+	ps->comma = SIZE_MAX;
+	while (!b->failed && (e = fy_parser_parse(fyp)) != NULL) {
+		int is_doc_end = e->type == FYET_DOCUMENT_END;
+		const struct fy_mark *m = fy_event_end_mark(e);
+		if (is_doc_end && ps->json && m)
+			ps->consumed = m->input_pos;
+		if (!is_doc_end && ps->json && m && b->nframes <= 1 &&
+		    (e->type == FYET_MAPPING_END || e->type == FYET_SEQUENCE_END || e->type == FYET_SCALAR))
+			ps->consumed = m->input_pos;
+		ret = on_event(b, e);
+		fy_parser_event_free(fyp, e);
+		if (ret < 0)
+			goto out;
+		/* JSON: stop after each top-level value; the caller goes on */
+		if (ps->json && b->nframes == 0 && b->ndocs > 0 && !is_doc_end && ps->consumed)
+			goto out;
+	}
+	if (fy_parser_get_stream_error(fyp)) {
+		void *it = NULL;
+		struct fy_diag_error *de;
+		int n = 0;
+		while ((de = fy_diag_errors_iterate(diag, &it)) != NULL) {
+			if (de->type < FYET_ERROR)
+				continue;
+			size_t c = n == 0 ? stray_comma(data, len, de) : SIZE_MAX;
+			if (c != SIZE_MAX && !ps->json) {
+				ps->comma = c;
+				ps->comma_pos.line = (uint32_t)de->line + b->line0;
+				ps->comma_pos.column = (uint32_t)de->column + (de->line == 1 ? b->col0 : 0);
+				ret = -BERTH_ESYNTAX;
+				goto out;
+			}
+			berth_pos p = {(uint32_t)(de->line > 0 ? de->line : 0) + b->line0,
+				       (uint32_t)(de->column > 0 ? de->column : 0) + (de->line == 1 ? b->col0 : 0)};
+			syntax(b, p, "%s", de->msg ? de->msg : "syntax error");
+			n++;
+		}
+		if (!n)
+			syntax(b, (berth_pos){b->line0 + 1, 1}, "%s", "not well-formed YAML");
+		ret = -BERTH_ESYNTAX;
+	}
+out:
+	fy_parser_destroy(fyp);
+	fy_diag_destroy(diag);
+	return ret < 0 ? ret : (b->failed ? -BERTH_ESYNTAX : 0);
+}
+
+static void builder_reset(struct builder *b)
+{
+	b->nframes = b->nkids = b->ndocs = 0;
+	b->nodes = b->text = 0;
+	b->anchors = NULL;
+	b->nanchors = 0;
+	b->failed = 0;
+}
+
+static size_t skip_space(const char *s, size_t i, size_t len, uint32_t *line, uint32_t *col)
+{
+	for (; i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'); i++) {
+		if (s[i] == '\n')
+			(*line)++, *col = 0;
+		else
+			(*col)++;
+	}
+	return i;
+}
+
+/* Advances line/col over s[from, to). */
+static void advance(const char *s, size_t from, size_t to, uint32_t *line, uint32_t *col)
+{
+	for (size_t i = from; i < to; i++) {
+		if (s[i] == '\n')
+			(*line)++, *col = 0;
+		else if ((s[i] & 0xC0) != 0x80)
+			(*col)++;
+	}
+}
+
+static int parse_json(struct builder *b, const char *data, size_t len)
+{
+	uint32_t line = 0, col = 0;
+	size_t at = skip_space(data, 0, len, &line, &col);
+	while (at < len) {
+		struct pass ps = {1, SIZE_MAX, {0, 0}, 0};
+		size_t before = b->ndocs;
+		b->line0 = line;
+		b->col0 = col;
+		int ret = parse_pass(b, data + at, len - at, &ps);
+		if (ret < 0)
+			return ret;
+		if (b->ndocs == before || ps.consumed == 0)
+			break;
+		advance(data, at, at + ps.consumed, &line, &col);
+		at = skip_space(data, at + ps.consumed, len, &line, &col);
+	}
+	return 0;
+}
+
+/*
+ * YAML and JSON are Unicode text: reject bytes that are not UTF-8 and control
+ * characters other than tab, line feed and carriage return, before libfyaml
+ * sees them (0.7.12 loops forever on some invalid bytes in a directive).
+ * Returns the offset of the first bad byte, or SIZE_MAX.
+ */
+static size_t bad_text(const char *data, size_t len, unsigned *cp)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	for (size_t i = 0; i < len;) {
+		unsigned c = s[i];
+		size_t n;
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+				*cp = c;
+				return i;
+			}
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		else
+			goto bad;
+		unsigned v = c & (0x3f >> n);
+		for (size_t k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+				goto bad;
+			v = v << 6 | (s[i + k] & 0x3f);
+		}
+		/* overlong forms, surrogates, beyond U+10FFFF */
+		if ((n == 2 && v < 0x800) || (n == 3 && (v < 0x10000 || v > 0x10ffff)) ||
+		    (v >= 0xd800 && v <= 0xdfff))
+			goto bad;
+		i += n + 1;
+		continue;
+bad:
+		*cp = 0x110000 + c; /* marks a raw byte */
+		return i;
+	}
+	return SIZE_MAX;
+}
+
+const berth_yaml_limits berth_yaml_input_limits = {
+	BERTH_YAML_MAX_DOCS, BERTH_YAML_MAX_NODES, BERTH_YAML_MAX_TEXT, BERTH_YAML_MAX_DEPTH,
+};
+
+const berth_yaml_limits berth_yaml_file_limits = {
+	BERTH_YAML_FILE_MAX_DOCS, BERTH_YAML_FILE_MAX_NODES, BERTH_YAML_MAX_TEXT, BERTH_YAML_MAX_DEPTH,
+};
+
+static const berth_yaml_limits peer_limits = {
+	BERTH_YAML_FILE_MAX_DOCS, BERTH_YAML_FILE_MAX_NODES, BERTH_YAML_MAX_TEXT,
+	BERTH_YAML_PEER_MAX_DEPTH,
+};
+
+static int parse_docs(berth_arena *arena, const char *name, const char *data, size_t len,
+		      const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
+		      berth_error **err, int peer)
+{
+	struct builder b;
+	char *copy = NULL;
+	const char *text = data;
+	int ret, tries = 0;
+	size_t i = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.arena = arena;
+	b.name = name;
+	b.lim = lim;
+	b.err = err;
+	b.peer = peer;
+	*docs = NULL;
+	*ndocs = 0;
+	if (len > BERTH_YAML_MAX_BYTES)
+		return berth_fail(err, BERTH_ETOOBIG, "%s: input is %zu bytes, more than the %u allowed",
+				  name, len, BERTH_YAML_MAX_BYTES);
+	unsigned cp = 0;
+	size_t bad = bad_text(data, len, &cp);
+	if (bad != SIZE_MAX) {
+		uint32_t line = 0, col = 0;
+		advance(data, 0, bad, &line, &col);
+		berth_where w = {name, line + 1, col + 1, NULL};
+		if (cp >= 0x110000)
+			return berth_problem_add(err, BERTH_ESYNTAX, BERTH_ERROR, &w,
+						 "byte 0x%02x is not valid UTF-8 (YAML and JSON are UTF-8 text)",
+						 cp - 0x110000);
+		return berth_problem_add(err, BERTH_ESYNTAX, BERTH_ERROR, &w,
+					 "control character U+%04X is not allowed (use an escape in a "
+					 "double-quoted string)", cp);
+	}
+	while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+		i++;
+	if (i < len && (data[i] == '{' || data[i] == '[')) {
+		ret = parse_json(&b, data, len);
+	} else {
+		for (;;) {
+			struct pass ps = {0, SIZE_MAX, {0, 0}, 0};
+			ret = parse_pass(&b, text, len, &ps);
+			if (ret == 0 || ps.comma == SIZE_MAX)
+				break;
+			/* seed 004 writes `name: "my-pvc",`: drop the comma, say so */
+			/* each comma costs a parse of the whole input: few are allowed */
+			if (++tries > 32) {
+				ret = syntax(&b, ps.comma_pos, "%s", "too many stray commas");
+				break;
+			}
+			if (!copy) {
+				if (!(copy = berth_malloc(len + 1))) {
+					ret = nomem(&b);
+					break;
+				}
+				memcpy(copy, data, len);
+				copy[len] = '\0';
+				text = copy;
+			}
+			copy[ps.comma] = ' ';
+			berth_where w = {name, ps.comma_pos.line, ps.comma_pos.column, NULL};
+			berth_problem_add(err, BERTH_ESYNTAX, BERTH_WARNING, &w, "%s",
+					  "comma after a quoted value ignored (YAML block mappings "
+					  "need no commas)");
+			builder_reset(&b);
+		}
+	}
+	free(copy);
+	free(b.frames);
+	free(b.kids);
+	if (ret == 0) {
+		berth_yaml_doc *out = berth_arena_alloc(arena, b.ndocs * sizeof(*out));
+		if (!out) {
+			free(b.docs);
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		}
+		if (b.ndocs)
+			memcpy(out, b.docs, b.ndocs * sizeof(*out));
+		*docs = out;
+		*ndocs = b.ndocs;
+	}
+	free(b.docs);
+	return ret;
+}
+
+int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, size_t len,
+		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err)
+{
+	return parse_docs(arena, name, data, len, &berth_yaml_input_limits, docs, ndocs, err, 0);
+}
+
+int berth_yaml_parse_with(berth_arena *arena, const char *name, const char *data, size_t len,
+			  const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
+			  berth_error **err)
+{
+	return parse_docs(arena, name, data, len, lim, docs, ndocs, err, 0);
+}
+
+int berth_read_file(const char *path, size_t max, char **out, size_t *len, berth_error **err)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	berth_buf b = BERTH_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	*out = NULL;
+	*len = 0;
+	if (!f)
+		return berth_fail(err, BERTH_EIO, "cannot open \"%s\": %s", path, strerror(errno));
+	b.max = max;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (berth_buf_append(&b, chunk, n) < 0)
+			break;
+	int rerr = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (b.failed == -BERTH_ETOOBIG) {
+		berth_buf_release(&b);
+		return berth_fail(err, BERTH_ETOOBIG, "\"%s\" is larger than %zu bytes", path, max);
+	}
+	if (rerr || b.failed) {
+		berth_buf_release(&b);
+		return berth_fail(err, rerr ? BERTH_EIO : BERTH_ENOMEM, "cannot read \"%s\"%s", path,
+				  rerr ? ": read error" : ": out of memory");
+	}
+	*len = b.len;
+	*out = berth_buf_detach(&b);
+	return *out ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
+const berth_node *berth_node_get(const berth_node *n, const char *key)
+{
+	size_t kl = strlen(key);
+	if (!n || n->kind != BERTH_NODE_MAP)
+		return NULL;
+	for (size_t i = 0; i < n->len; i++)
+		if (n->u.pairs[i].key->len == kl && memcmp(n->u.pairs[i].key->u.text, key, kl) == 0)
+			return n->u.pairs[i].value;
+	return NULL;
+}
+
+const char *berth_node_kind_name(const berth_node *n)
+{
+	if (!n)
+		return "nothing";
+	switch (n->kind) {
+	case BERTH_NODE_MAP:
+		return "a map";
+	case BERTH_NODE_SEQ:
+		return "a list";
+	default:
+		break;
+	}
+	switch (n->type) {
+	case BERTH_SCALAR_NULL:
+		return "null";
+	case BERTH_SCALAR_BOOL:
+		return "a boolean";
+	case BERTH_SCALAR_INT:
+		return "an integer";
+	case BERTH_SCALAR_FLOAT:
+		return "a number";
+	default:
+		return "a string";
+	}
+}
+
+struct berth_doc {
+	berth_arena *arena;
+	const berth_node *root;
+};
+
+int berth_doc_parse(berth_doc **out, const char *name, const char *data, size_t len,
+		    berth_error **err)
+{
+	*out = NULL;
+	berth_doc *d = berth_calloc(1, sizeof(*d));
+	if (!d || !(d->arena = berth_arena_new())) {
+		free(d);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	berth_yaml_doc *docs = NULL;
+	size_t n = 0;
+	int rc = berth_yaml_parse(d->arena, name, data, len, &docs, &n, err);
+	if (rc) {
+		berth_doc_free(d);
+		return rc;
+	}
+	d->root = n ? docs[0].root : NULL;
+	*out = d;
+	return 0;
+}
+
+const berth_node *berth_doc_root(const berth_doc *doc)
+{
+	return doc ? doc->root : NULL;
+}
+
+void berth_doc_free(berth_doc *doc)
+{
+	if (!doc)
+		return;
+	berth_arena_free(doc->arena);
+	free(doc);
+}
+
+int berth_json_root(berth_arena *arena, const char *name, const char *data, size_t len,
+		    const berth_node **root, berth_error **err)
+{
+	berth_yaml_doc *docs;
+	size_t ndocs;
+	berth_error *perr = NULL;
+	*root = NULL;
+	int ret = parse_docs(arena, name, data, len, &peer_limits, &docs, &ndocs, &perr, 1);
+	if (ret < 0) {
+		if (err)
+			berth_error_move(err, perr);
+		else
+			berth_error_free(perr);
+		return ret;
+	}
+	berth_error_free(perr); /* warnings about a peer's JSON help nobody */
+	if (ndocs != 1 || !docs[0].root)
+		return berth_fail(err, BERTH_ESYNTAX, "%s is not one JSON value", name);
+	*root = docs[0].root;
+	return 0;
+}
+
+const char *berth_node_text(const berth_node *n)
+{
+	return n && n->kind == BERTH_NODE_SCALAR && n->type != BERTH_SCALAR_NULL ? n->u.text : NULL;
+}
+
+const berth_node *berth_node_at(const berth_node *n, const char *path)
+{
+	char key[128];
+	while (n && *path) {
+		size_t len = strcspn(path, ".");
+		if (len >= sizeof(key))
+			return NULL;
+		memcpy(key, path, len);
+		key[len] = '\0';
+		n = berth_node_get(n, key);
+		path += len + (path[len] == '.');
+	}
+	return n;
+}

@@ -1,0 +1,180 @@
+/*
+ * store.h - berth's durable state in SQLite: runs, their events, secrets.
+ *
+ * One database file under the data dir, in WAL mode so that readers (berth
+ * get, berth logs) never wait for the supervisors that write. The schema is
+ * versioned with PRAGMA user_version and migrated forward on open. Writers
+ * that read-modify-write (the scheduler) use store_begin(), an IMMEDIATE
+ * transaction, so two processes never admit runs against the same capacity.
+ */
+#ifndef BERTH_STORE_H
+#define BERTH_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "berth/backend.h"
+#include "render/emit.h"
+
+typedef struct store store;
+
+/* A run as the local backend keeps it: the public record plus what its
+ * supervisor needs to start it. */
+typedef struct store_run {
+	berth_run_info info;
+	char *spec;          /* as written */
+	char *argv;          /* NUL-separated, argv_len bytes */
+	size_t argv_len;
+	char *env;           /* NUL-separated NAME=VALUE, env_len bytes (no secrets) */
+	size_t env_len;
+	char *secret_env;    /* comma-separated secret names, resolved at start */
+	char *volumes;       /* per volume 6 NUL-terminated fields (local.c plan_volumes): */
+	size_t volumes_len;  /* KIND NAME SOURCE MOUNT_PATH LIFE SIZE; volumes_len bytes */
+	char *workdir;
+	int64_t uid, gid, fs_group; /* -1: unset */
+	int64_t pids_max;    /* processes at most; 0: no limit */
+	int64_t disk_limit;  /* bytes of log, work dir and volumes at most; 0: no limit */
+	/* what the run counts against its project's quota (berth_usage_add: cpu and
+	 * mem requests and gpu limits, times its pods): millicores, bytes, gpus */
+	int64_t quota_cpu_milli, quota_mem, quota_gpus;
+	int64_t timeout;     /* seconds; 0: none */
+	int64_t retries;
+	bool restart;        /* serve: started again whenever it exits */
+	int64_t grace;       /* seconds from SIGTERM to SIGKILL */
+	bool keep_volumes;   /* persistent_volume_claim directories outlive the run */
+	int64_t supervisor_pid, supervisor_start; /* start time in clock ticks (/proc) */
+	int64_t pid;
+	bool stop_requested;
+	char *cgroup;        /* the cgroup's name, when one was made */
+	int64_t doc;         /* the index of its document in spec */
+	int64_t seq;         /* the row's place in the store: the order of submission */
+} store_run;
+
+/* A handle is one SQLite connection: one thread uses it at a time. Handles
+ * are independent: several, on one file, may be used by as many threads at
+ * once (a server's readers, each with its own), and a reader never waits for
+ * a writer (WAL): it reads what was committed when its statement began. */
+int store_open(store **out, const char *path, berth_error **err);
+void store_close(store *s);
+/* For a connection that stays open (the server's): the WAL is checkpointed
+ * every 1000 pages rather than 100. Fewer checkpoints (each an fsync) cost
+ * a larger WAL, which only the first process to open the store reads. */
+void store_long_lived(store *s);
+
+int store_begin(store *s, berth_error **err);  /* BEGIN IMMEDIATE (waits for other writers) */
+int store_commit(store *s, berth_error **err);
+void store_rollback(store *s);
+
+int store_run_insert(store *s, const store_run *r, berth_error **err);
+/* BERTH_EARG "no run ..." when there is none. */
+int store_run_get(store *s, const char *id, store_run **out, berth_error **err);
+/* Runs in state (< 0: any) of backend kind (NULL: any); newest first, or
+ * the queue order (priority, then submission) when queue is true. */
+int store_run_list(store *s, const char *backend, int state, bool queue, store_run ***out,
+		   size_t *n, berth_error **err);
+/* Which runs a query returns: newest first, or in the queue's order. */
+typedef struct store_query {
+	const char *const *projects; /* any of these projects; none: every project */
+	size_t nprojects;
+	int state;                   /* < 0: any */
+	int64_t after;               /* > 0: only runs submitted before the one of this seq */
+	int64_t limit;               /* <= 0: no limit */
+	bool queue;                  /* priority, then submission; else newest first */
+	const char *backend;         /* runs of this kind only; NULL: every kind */
+	const int64_t *fit;          /* cpu milli, mem, gpus, disk: only runs whose requests are
+					within these (that could start now); NULL: any */
+} store_query;
+/* Newest first, a page (limit, and after = the last seq of the page before) is
+ * read from an index in the order it is shown, from its cursor on: it costs
+ * the same however many runs the store holds, for every project or some of
+ * them, in one state or any. A project named twice counts once. Projects
+ * beyond what one statement merges (100 in any state, 500 in one) are read
+ * in parts of that many, a page of each, and the newest runs of all kept. */
+int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n, berth_error **err);
+/* How SQLite reads q: EXPLAIN QUERY PLAN's steps, one a line, indented two
+ * spaces a level ("SEARCH runs USING INDEX runs_state (state=? AND rowid<?)").
+ * For tests and benchmarks; *out is the caller's to free. */
+int store_run_query_plan(store *s, const store_query *q, char **out, berth_error **err);
+void store_run_free(store_run *r);
+void store_run_list_free(store_run **list, size_t n);
+
+/* Writes back the fields the run's owner changes (state, reason, times, pid,
+ * exit, usage, gpu_ids, cgroup); never stop_requested nor the supervisor,
+ * which others set with the narrow updates below. */
+int store_run_update(store *s, const store_run *r, berth_error **err);
+/* Sets stop_requested (and grace when >= 0); BERTH_EARG when there is no such run. */
+int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error **err);
+int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
+			     berth_error **err);
+
+/* Records a project: 1 when it is new, 0 when it existed, or a negative code. */
+int store_project_add(store *s, const char *name, berth_error **err);
+
+/* The uid of project's runs, from [min, max]: the one it has, else the next
+ * one free (BERTH_EPOLICY when the range is used up). Never the same for two
+ * projects, also when processes ask at once. */
+int store_project_uid(store *s, const char *project, int64_t min, int64_t max, int64_t *uid,
+		      berth_error **err);
+
+/* What the project's Pending and Running runs ask for: cpu milli, mem, gpus, runs. */
+/* Whether any run of backend is queued (Pending), read from the queue index
+ * with no write lock; 1 when the store cannot say. */
+int store_queued(store *s, const char *backend);
+/* What the running runs of backend hold: the sums of cpu_milli, mem, gpus and
+ * disk, and their GPU ids joined with commas (*gpu_ids NULL when none). */
+int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids, berth_error **err);
+int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err);
+
+int store_event(store *s, const char *run_id, const char *kind, const char *message);
+
+/* Secrets: sealed values only; the store never sees a clear value. */
+int store_secret_put(store *s, const char *project, const char *name, const void *sealed,
+		     size_t len, berth_error **err);
+/* *sealed NULL (and 0 returned) when there is no such secret. */
+int store_secret_get(store *s, const char *project, const char *name, void **sealed,
+		     size_t *len, berth_error **err);
+int store_secret_names(store *s, const char *project, char ***names, size_t *n,
+		       berth_error **err);
+/* 1 when deleted, 0 when there was none. */
+int store_secret_delete(store *s, const char *project, const char *name, berth_error **err);
+
+int64_t store_now_ms(void);
+
+/* Any statement: parameters ?1, ?2, ... from args. */
+typedef struct store_arg {
+	char kind;        /* 's' text (NULL: SQL NULL), 'i' integer, 'b' blob */
+	const char *s;
+	int64_t i;
+	const void *blob;
+	size_t len;
+} store_arg;
+#define STORE_S(x) ((store_arg){.kind = 's', .s = (x)})
+#define STORE_I(x) ((store_arg){.kind = 'i', .i = (x)})
+#define STORE_B(p, n) ((store_arg){.kind = 'b', .blob = (p), .len = (n)})
+
+/* Runs a statement; returns the number of rows it changed, or a negative
+ * code (BERTH_ECONFLICT when a constraint, such as a primary key, refused it). */
+int store_exec(store *s, const char *sql, const store_arg *args, size_t nargs, berth_error **err);
+/* Adds each row of a SELECT to seq as a map keyed by column name: integers
+ * as numbers (as times for columns named created, updated or time), text as
+ * strings; NULLs and blobs are left out. Returns the number of rows. */
+int store_select_tree(store *s, const char *sql, const store_arg *args, size_t nargs, obuild *b,
+		      onode *seq, berth_error **err);
+/* The rows of a SELECT (as store_select_tree) as YAML or JSON: a list, or
+ * the first row alone (none: BERTH_ENOTFOUND with the message what). */
+int store_select_format(store *s, const char *sql, const store_arg *args, size_t nargs, bool list,
+			const char *what, berth_format fmt, char **out, size_t *len,
+			berth_error **err);
+/* The same, with row() called on each row's map before it is written. */
+int store_select_format_rows(store *s, const char *sql, const store_arg *args, size_t nargs,
+			     bool list, const char *what, berth_format fmt,
+			     void (*row)(obuild *b, onode *row), char **out, size_t *len,
+			     berth_error **err);
+/* The first column of the first row (*out NULL when there is no row). */
+int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
+		      berth_error **err);
+/* The first column of the first row as an integer (0 when there is no row, or NULL). */
+int store_select_int(store *s, const char *sql, const store_arg *args, size_t nargs, int64_t *out,
+		     berth_error **err);
+
+#endif
