@@ -520,9 +520,9 @@ static int stop_run(req *r)
 	int ret, rc;
 	if (r->stream) {
 		rc = stream_waited(r, &err);
-		if (rc == -BERTH_ERANGE)
-			return reply_fail(r, berth_code_http_status(BERTH_ERANGE),
-					  berth_code_name(BERTH_ERANGE),
+		if (rc == -BERTH_ETIMEOUT)
+			return reply_fail(r, berth_code_http_status(BERTH_ETIMEOUT),
+					  berth_code_name(BERTH_ETIMEOUT),
 					  "run \"%s\" is not finished after %lld ms", id,
 					  (long long)timeout_ms);
 		if (failed(r, rc, err, &ret))

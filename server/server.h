@@ -188,7 +188,7 @@ int stream_logs(req *r, const char *id, bool follow);
  * again when the wait is over (r->stream set): stream_waited says how it
  * ended. 503 with Retry-After (answered) when max streams are open. */
 int stream_wait(req *r, const char *id, int64_t timeout_ms);
-/* How the wait of r ended: 0 final, -BERTH_ERANGE the time is up (*err NULL),
+/* How the wait of r ended: 0 final, -BERTH_ETIMEOUT the time is up (*err NULL),
  * else the library's error (*err, the caller frees it). */
 int stream_waited(req *r, berth_error **err);
 /* Whether the client of r's stream went away (or the server stops). */

@@ -452,12 +452,12 @@ static void *wait_thread(void *arg)
 	while (!rc && !is_gone(s)) {
 		int64_t left = deadline - now_ms();
 		if (left <= 0) {
-			rc = -BERTH_ERANGE;
+			rc = -BERTH_ETIMEOUT;
 			break;
 		}
 		rc = berth_backend_wait(b, s->id, left < WAIT_SLICE_MS ? left : WAIT_SLICE_MS, NULL,
 					&err);
-		if (rc != -BERTH_ERANGE)
+		if (rc != -BERTH_ETIMEOUT)
 			break;
 		berth_error_free(err);
 		err = NULL;

@@ -276,6 +276,20 @@ if [ "$(field "$id" state)" = Failed ] && field "$id" reason | grep -q '^Deadlin
 	ok timeout
 else fail timeout "took ${took}s"; fi
 
+# a stop that is not final in time (its supervisor frozen) is a timeout: exit 1, not 2 ("invalid input")
+spec frozen 'sleep 3031'
+id=$("$berth" run frozen.yaml 2>out)
+for _ in $(seq 50); do pgrep -f 'sleep 3031' >/dev/null && break; sleep 0.1; done
+sup=$(pgrep -of "__supervise $id")
+kill -STOP "$sup"
+"$berth" stop "$id" --grace 0 2>out
+status=$?
+kill -CONT "$sup"
+"$berth" stop "$id" --grace 0 2>/dev/null
+if [ $status -eq 1 ] && grep -q 'is not finished after' out; then
+	ok stop-timeout-exits-1
+else fail stop-timeout-exits-1 "exit $status: $(cat out)"; fi
+
 # ---- retries: a failing job is started retries + 1 times ---------------------------------------
 spec flaky 'exit 1' 'retries: 1'
 id=$("$berth" run flaky.yaml --wait 2>out)

@@ -192,7 +192,7 @@ int berth_backend_stop_request(berth_backend *b, const char *id, int grace_s, be
  * that keeps its handle open (berth serve calls it every few seconds). */
 int berth_backend_reconcile(berth_backend *b, berth_error **err);
 /* Waits until the run is final or timeout_ms passes (< 0: no limit); *out
- * (may be NULL) receives its record. BERTH_ERANGE on timeout. */
+ * (may be NULL) receives its record. BERTH_ETIMEOUT on timeout. */
 int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_run_info **out,
 		       berth_error **err);
 

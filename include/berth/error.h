@@ -48,6 +48,7 @@ typedef enum berth_code {
 	BERTH_EAUTH = 17,     /* no credentials, or unknown ones */
 	BERTH_EFORBIDDEN = 18, /* the credentials do not allow it */
 	BERTH_ENOSPC = 19,    /* the disk (the data dir's, or the store's) is full */
+	BERTH_ETIMEOUT = 20,  /* the time given to wait for something ran out */
 } berth_code;
 
 typedef enum berth_severity {

@@ -330,7 +330,7 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 		berth_run_info_free(i);
 		int64_t left = deadline < 0 ? 1000 : deadline - store_now_ms();
 		if (left <= 0) {
-			rc = berth_fail(err, BERTH_ERANGE, "run \"%s\" is not finished after %lld ms", id,
+			rc = berth_fail(err, BERTH_ETIMEOUT, "run \"%s\" is not finished after %lld ms", id,
 					(long long)timeout_ms);
 			break;
 		}
@@ -354,7 +354,7 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 		}
 		berth_error *e = NULL;
 		rc = ops->wait(b, id, deadline < 0 ? -1 : left, &e);
-		if (rc && rc != -BERTH_ERANGE) {
+		if (rc && rc != -BERTH_ETIMEOUT) {
 			berth_error_move(err, e);
 			break;
 		}

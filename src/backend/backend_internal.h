@@ -41,7 +41,7 @@ typedef struct backend_ops {
 	int (*reconcile)(berth_backend *b, berth_error **err);
 	int (*logs)(berth_backend *b, const char *id, bool follow, berth_log_write write,
 		    void *ctx, berth_error **err);
-	/* follows the run until it is final or timeout_ms passes (BERTH_ERANGE);
+	/* follows the run until it is final or timeout_ms passes (BERTH_ETIMEOUT);
 	 * NULL: the record is kept by others (the local supervisors) */
 	int (*wait)(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err);
 } backend_ops;

@@ -277,6 +277,7 @@ static const char *const code_names[] = {
 	[BERTH_EAUTH] = "unauthorized",
 	[BERTH_EFORBIDDEN] = "forbidden",
 	[BERTH_ENOSPC] = "insufficient-storage",
+	[BERTH_ETIMEOUT] = "timeout",
 };
 
 const char *berth_code_name(berth_code code)
@@ -319,6 +320,7 @@ int berth_code_http_status(berth_code code)
 	case BERTH_EAUTH: return 401;
 	case BERTH_EFORBIDDEN: return 403;
 	case BERTH_ENOSPC: return 507;
+	case BERTH_ETIMEOUT: return 504;
 	default: return is_input_code(code) ? 422 : 500;
 	}
 }

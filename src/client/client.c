@@ -311,6 +311,7 @@ static berth_code code_of(const char *name, long status)
 	case 404: return BERTH_ENOTFOUND;
 	case 409: return BERTH_ECONFLICT;
 	case 413: return BERTH_ETOOBIG;
+	case 504: return BERTH_ETIMEOUT;
 	default: return status < 500 ? BERTH_EARG : BERTH_EINTERNAL;
 	}
 }

@@ -719,7 +719,7 @@ int kube_watch_run(kube *k, kube_watch *w, size_t n, long timeout_ms, berth_erro
 			break;
 		long left = deadline < 0 ? 1000 : deadline - now_ms();
 		if (left <= 0) {
-			rc = berth_fail(err, BERTH_ERANGE, "timed out");
+			rc = berth_fail(err, BERTH_ETIMEOUT, "timed out");
 			break;
 		}
 		curl_multi_poll(multi, NULL, 0, left > 1000 ? 1000 : (int)left, NULL);

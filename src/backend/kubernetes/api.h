@@ -92,7 +92,7 @@ int kube_stream(kube *k, const char *path, int timeout_s, kube_chunk_fn chunk, v
 /*
  * Watches collections (a workload and its pods) at once, until an event
  * callback says done or timeout_ms passes (< 0: no limit; then
- * BERTH_ERANGE). Each watch lists first when its rv is empty: event(ctx,
+ * BERTH_ETIMEOUT). Each watch lists first when its rv is empty: event(ctx,
  * "RESET", NULL), then "ADDED" for each item, then "SYNCED" (NULL): the
  * list is whole (also when it is empty). Then it
  * watches from rv with bookmarks, following rv, and reconnects when the

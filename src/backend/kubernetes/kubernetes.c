@@ -1030,7 +1030,7 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 		berth_buf_release(&path);
 		/* still there: the run stays Stopping; the next look at it finds it gone */
 		if (!rc && waited >= limit)
-			rc = berth_fail(err, BERTH_ERANGE, "run \"%s\": its %s %s/%s is still being "
+			rc = berth_fail(err, BERTH_ETIMEOUT, "run \"%s\": its %s %s/%s is still being "
 					"deleted after %ld s", id, t.res->kind, t.ns, t.name, limit / 1000);
 	}
 	return rc ? rc : mark_stopped(b, id, err);
@@ -1072,7 +1072,7 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 			berth_run_info *info = NULL;
 			berth_error *e = NULL;
 			rc = follow_run(b, id, true, false, true, 60000, &e);
-			if (rc == -BERTH_ERANGE)
+			if (rc == -BERTH_ETIMEOUT)
 				rc = 0;
 			else if (rc)
 				berth_error_move(err, e), e = NULL;

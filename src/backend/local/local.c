@@ -1203,7 +1203,7 @@ static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, 
 	/* the supervisor stops the processes and records the end; if it is gone,
 	 * recovery on the next open does */
 	rc = berth_backend_wait(b, id, (grace + 10) * 1000, NULL, err);
-	if (rc == -BERTH_ERANGE) {
+	if (rc == -BERTH_ETIMEOUT) {
 		berth_error_free(*err);
 		*err = NULL;
 		recover(b);
