@@ -20,7 +20,6 @@
 #include <stdint.h>
 
 #include "berth/backend.h"
-#include "render/emit.h"
 
 typedef struct store store;
 
@@ -237,24 +236,6 @@ typedef struct store_arg {
 #define STORE_I(x) ((store_arg){.kind = 'i', .i = (x)})
 #define STORE_B(p, n) ((store_arg){.kind = 'b', .blob = (p), .len = (n)})
 
-/* Runs a statement; returns the number of rows it changed, or a negative
- * code (BERTH_ECONFLICT when a constraint, such as a primary key, refused it). */
-int store_exec(store *s, const char *sql, const store_arg *args, size_t nargs, berth_error **err);
-/* Adds each row of a SELECT to seq as a map keyed by column name: integers
- * as numbers (as times for columns named created, updated or time), text as
- * strings; NULLs and blobs are left out. Returns the number of rows. */
-int store_select_tree(store *s, const char *sql, const store_arg *args, size_t nargs, obuild *b,
-		      onode *seq, berth_error **err);
-/* The rows of a SELECT (as store_select_tree) as YAML or JSON: a list, or
- * the first row alone (none: BERTH_ENOTFOUND with the message what). */
-int store_select_format(store *s, const char *sql, const store_arg *args, size_t nargs, bool list,
-			const char *what, berth_format fmt, char **out, size_t *len,
-			berth_error **err);
-/* The same, with row() called on each row's map before it is written. */
-int store_select_format_rows(store *s, const char *sql, const store_arg *args, size_t nargs,
-			     bool list, const char *what, berth_format fmt,
-			     void (*row)(obuild *b, onode *row), char **out, size_t *len,
-			     berth_error **err);
 /* The first column of the first row (*out NULL when there is no row). */
 int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
 		      berth_error **err);
