@@ -13,9 +13,10 @@
 
 #include "backend/backend_internal.h"
 #include "berth/project.h"
-#include "render/emit.h"
 #include "base/internal.h"
 #include "base/names.h"
+#include "render/emit.h"
+#include "service/output.h"
 
 #define TOKEN_PREFIX "berth_"
 #define TOKEN_BYTES 32
@@ -65,9 +66,10 @@ int berth_principal_may(const berth_principal *p, const char *project, berth_rol
 	return 0;
 }
 
-static void token_hash(const char *token, unsigned char out[32])
+static void token_hash(const char *token, unsigned char out[STORE_TOKEN_HASH])
 {
-	crypto_generichash(out, 32, (const unsigned char *)token, strlen(token), NULL, 0);
+	crypto_generichash(out, STORE_TOKEN_HASH, (const unsigned char *)token, strlen(token), NULL,
+			   0);
 }
 
 int berth_token_create(berth_backend *b, berth_role role, const char *const *projects, size_t n,
@@ -91,27 +93,23 @@ int berth_token_create(berth_backend *b, berth_role role, const char *const *pro
 		}
 		berth_buf_printf(&list, "%s%s", i ? "," : "", projects[i]);
 	}
-	unsigned char raw[TOKEN_BYTES], hash[32];
+	unsigned char raw[TOKEN_BYTES];
 	char text[sizeof(TOKEN_PREFIX) + 64], tid[16];
+	store_token t = {.id = tid, .role = role, .projects = list.data,
+			 .description = (char *)description, .created = store_now_ms()};
 	randombytes_buf(raw, sizeof(raw));
 	memcpy(text, TOKEN_PREFIX, sizeof(TOKEN_PREFIX) - 1);
 	sodium_bin2base64(text + sizeof(TOKEN_PREFIX) - 1, sizeof(text) - sizeof(TOKEN_PREFIX) + 1,
 			  raw, sizeof(raw), sodium_base64_VARIANT_URLSAFE_NO_PADDING);
 	sodium_memzero(raw, sizeof(raw));
-	token_hash(text, hash);
+	token_hash(text, t.hash);
 	int rc = berth_run_id_new(tid, sizeof(tid)) < 0
 			 ? berth_fail(err, BERTH_EIO, "cannot make a token id")
 			 : 0;
 	if (!rc && list.failed)
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (!rc) {
-		store_arg args[] = {STORE_S(tid), STORE_B(hash, sizeof(hash)), STORE_I(role),
-				    STORE_S(list.data), STORE_S(description), STORE_I(store_now_ms())};
-		rc = store_exec(b->st,
-				"INSERT INTO tokens (id, hash, role, projects, description, created)"
-				" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-				args, 6, err);
-	}
+	if (!rc)
+		rc = store_token_insert(b->st, &t, err);
 	for (size_t i = 0; rc >= 0 && i < n; i++)
 		if (strcmp(projects[i], "*"))
 			store_project_add(b->st, projects[i], NULL);
@@ -159,29 +157,20 @@ int berth_token_check(berth_backend *b, const char *token, berth_principal **out
 	*out = NULL;
 	if (!token || strncmp(token, TOKEN_PREFIX, sizeof(TOKEN_PREFIX) - 1) || strlen(token) > 200)
 		return berth_fail(err, BERTH_EAUTH, "not a berth token");
-	unsigned char hash[32];
+	unsigned char hash[STORE_TOKEN_HASH];
 	token_hash(token, hash);
-	obuild ob = {.arena = berth_arena_new()};
-	if (!ob.arena)
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	onode *seq = o_root(&ob, O_SEQ);
-	store_arg arg = STORE_B(hash, sizeof(hash));
-	int rc = store_select_tree(b->st, "SELECT id, role, projects FROM tokens WHERE hash = ?1", &arg,
-				   1, &ob, seq, err);
-	const onode *row = rc > 0 && seq ? seq->first : NULL;
-	if (rc >= 0 && !row)
+	store_token *t = NULL;
+	int rc = store_token_find(b->st, hash, &t, err);
+	if (!rc && !t)
 		rc = berth_fail(err, BERTH_EAUTH, "unknown or revoked token");
-	berth_principal *p = rc >= 0 ? berth_calloc(1, sizeof(*p)) : NULL;
-	if (rc >= 0) {
-		const onode *id = o_get(row, "id"), *role = o_get(row, "role"), *pr = o_get(row, "projects");
-		if (!p || !id || !role || !pr || !(p->token_id = berth_strdup(id->s)) ||
-		    set_projects(p, pr->s))
-			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-		else
-			p->role = (berth_role)role->i;
-	}
-	berth_arena_free(ob.arena);
-	if (rc < 0) {
+	berth_principal *p = NULL;
+	if (!rc && (!(p = berth_calloc(1, sizeof(*p))) || !(p->token_id = berth_strdup(t->id)) ||
+		    set_projects(p, t->projects)))
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (!rc)
+		p->role = (berth_role)t->role;
+	store_token_free(t);
+	if (rc) {
 		berth_principal_free(p);
 		return rc;
 	}
@@ -192,17 +181,36 @@ int berth_token_check(berth_backend *b, const char *token, berth_principal **out
 int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len,
 		     berth_error **err)
 {
-	return store_select_format(b->st,
-				   "SELECT id, CASE role WHEN 1 THEN 'viewer' WHEN 2 THEN 'user'"
-				   " WHEN 3 THEN 'admin' END AS role, projects, description, created"
-				   " FROM tokens ORDER BY created, id",
-				   NULL, 0, true, NULL, fmt, out, len, err);
+	*out = NULL;
+	*len = 0;
+	store_token *list;
+	size_t n;
+	int rc = store_token_list(b->st, &list, &n, err);
+	if (rc)
+		return rc;
+	obuild ob = {.arena = berth_arena_new()};
+	onode *seq = ob.arena ? o_root(&ob, O_SEQ) : NULL;
+	for (size_t i = 0; seq && i < n; i++) {
+		const store_token *t = &list[i];
+		onode *m = o_map(&ob, seq, NULL);
+		o_str(&ob, m, "id", t->id);
+		/* a role this berth does not know is left out */
+		if (t->role > BERTH_ROLE_NONE && t->role <= BERTH_ROLE_ADMIN)
+			o_str(&ob, m, "role", berth_role_name((berth_role)t->role));
+		o_str(&ob, m, "projects", t->projects);
+		if (t->description)
+			o_str(&ob, m, "description", t->description);
+		o_time(&ob, m, "created", t->created);
+	}
+	rc = service_output(&ob, seq, fmt, out, len, err);
+	berth_arena_free(ob.arena);
+	store_token_list_free(list, n);
+	return rc;
 }
 
 int berth_token_revoke(berth_backend *b, const char *id, berth_error **err)
 {
-	store_arg arg = STORE_S(id);
-	int rc = store_exec(b->st, "DELETE FROM tokens WHERE id = ?1", &arg, 1, err);
+	int rc = store_token_delete(b->st, id, err);
 	if (rc == 0)
 		return berth_fail(err, BERTH_ENOTFOUND, "no token \"%s\"", id);
 	return rc < 0 ? rc : 0;

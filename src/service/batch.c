@@ -75,14 +75,11 @@ const berth_run *berth_batch_run(const berth_batch *batch, size_t i)
 static int find_function(berth_batch *batch, const berth_spec *s, const char *project,
 			 berth_spec_set **out, berth_error **err)
 {
-	char *text = NULL;
-	store_arg args[] = {STORE_S(project), STORE_S(s->function.ref.s)};
-	int rc = store_select_text(batch->b->st,
-				   "SELECT spec FROM functions WHERE project = ?1 AND name = ?2", args,
-				   2, &text, err);
+	store_function *f = NULL;
+	int rc = store_function_get(batch->b->st, project, s->function.ref.s, &f, err);
 	if (rc)
 		return rc;
-	if (!text) {
+	if (!f) {
 		berth_where w = {s->file, s->function.ref.pos.line, s->function.ref.pos.column,
 				 "function"};
 		berth_problem_add(err, BERTH_EINVALID, BERTH_ERROR, &w,
@@ -93,8 +90,8 @@ static int find_function(berth_batch *batch, const berth_spec *s, const char *pr
 	char name[300];
 	snprintf(name, sizeof(name), "function %s", s->function.ref.s);
 	berth_error *ferr = NULL;
-	rc = berth_spec_parse(out, name, text, strlen(text), &ferr);
-	free(text);
+	rc = berth_spec_parse(out, name, f->spec, strlen(f->spec), &ferr);
+	store_function_free(f);
 	if (rc) {
 		/* it was valid when registered: this berth reads it differently (a cap
 		 * on input it did not have); the run is refused where it names it */

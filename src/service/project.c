@@ -7,9 +7,10 @@
 
 #include "backend/backend_internal.h"
 #include "berth/project.h"
-#include "render/emit.h"
 #include "base/internal.h"
 #include "base/names.h"
+#include "render/emit.h"
+#include "service/output.h"
 #include "spec/yaml.h"
 
 /* ---- projects ------------------------------------------------------------------------- */
@@ -34,22 +35,23 @@ int berth_project_create(berth_backend *b, const char *name, berth_error **err)
 int berth_project_list(berth_backend *b, const char *const *only, size_t n, bool all,
 		       berth_format fmt, char **out, size_t *len, berth_error **err)
 {
-	if (all)
-		return store_select_format(b->st, "SELECT name, created FROM projects ORDER BY name", NULL, 0, true,
-				   NULL, fmt, out, len, err);
-	/* a token's projects are few: one IN list */
-	berth_buf sql = BERTH_BUF_INIT;
-	store_arg *args = berth_calloc(n ? n : 1, sizeof(*args));
-	berth_buf_puts(&sql, "SELECT name, created FROM projects WHERE name IN (NULL");
-	for (size_t i = 0; args && i < n; i++) {
-		berth_buf_printf(&sql, ", ?%zu", i + 1);
-		args[i] = STORE_S(only[i]);
+	*out = NULL;
+	*len = 0;
+	store_project *list;
+	size_t cnt;
+	int rc = store_project_list(b->st, only, n, all, &list, &cnt, err);
+	if (rc)
+		return rc;
+	obuild ob = {.arena = berth_arena_new()};
+	onode *seq = ob.arena ? o_root(&ob, O_SEQ) : NULL;
+	for (size_t i = 0; seq && i < cnt; i++) {
+		onode *m = o_map(&ob, seq, NULL);
+		o_str(&ob, m, "name", list[i].name);
+		o_time(&ob, m, "created", list[i].created);
 	}
-	berth_buf_puts(&sql, ") ORDER BY name");
-	int rc = !args || sql.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
-				     : store_select_format(b->st, sql.data, args, n, true, NULL, fmt, out, len, err);
-	berth_buf_release(&sql);
-	free(args);
+	rc = service_output(&ob, seq, fmt, out, len, err);
+	berth_arena_free(ob.arena);
+	store_project_list_free(list, cnt);
 	return rc;
 }
 
@@ -96,80 +98,97 @@ int berth_function_put(berth_backend *b, const char *project, const char *file, 
 	}
 	char *copy = NULL;
 	if (!rc) {
-		char *old = NULL;
-		store_arg args[] = {STORE_S(project), STORE_S(s->function.name.s),
-				    STORE_S(text), STORE_I(store_now_ms())};
 		if (!(copy = berth_malloc(len + 1)))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		else {
 			memcpy(copy, text, len);
 			copy[len] = 0;
-			args[2] = STORE_S(copy);
+			/* 1: new, 0: it replaced one */
+			rc = store_function_put(b->st, project, s->function.name.s, copy, err);
 		}
-		if (!rc)
-			rc = store_select_text(b->st,
-					       "SELECT name FROM functions WHERE project = ?1 AND name = ?2",
-					       args, 2, &old, err);
-		if (!rc)
-			rc = store_exec(b->st,
-					"INSERT INTO functions (project, name, spec, created, updated)"
-					" VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (project, name)"
-					" DO UPDATE SET spec = ?3, updated = ?4",
-					args, 4, err);
 		if (rc >= 0) {
 			store_project_add(b->st, project, NULL);
-			rc = old ? 0 : 1;
 			if (name && !(*name = berth_strdup(s->function.name.s)))
 				rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		}
-		free(old);
 	}
 	free(copy);
 	berth_spec_set_free(set);
 	return rc;
 }
 
-#define FUNCTION_COLS "SELECT name, project, spec, created, updated FROM functions"
-
-/* A function's spec also as data ("fields"), for clients that read JSON only
- * (the Python SDK has no YAML parser). */
-static void spec_fields(obuild *b, onode *row)
+/* A function as a map: its columns, and its spec also as data ("fields"),
+ * for clients that read JSON only (the Python SDK has no YAML parser). */
+static void function_node(obuild *b, onode *seq, const store_function *f)
 {
-	onode *spec = o_get(row, "spec");
+	onode *m = o_map(b, seq, NULL);
+	if (!m)
+		return;
+	o_str(b, m, "name", f->name);
+	o_str(b, m, "project", f->project);
+	o_str(b, m, "spec", f->spec);
+	o_time(b, m, "created", f->created);
+	o_time(b, m, "updated", f->updated);
 	berth_yaml_doc *docs;
 	size_t ndocs;
 	berth_error *e = NULL;
-	if (spec && spec->s &&
-	    !berth_yaml_parse(b->arena, "spec", spec->s, strlen(spec->s), &docs, &ndocs, &e) &&
+	if (!berth_yaml_parse(b->arena, "spec", f->spec, strlen(f->spec), &docs, &ndocs, &e) &&
 	    ndocs && docs[0].root)
-		o_copy_typed(b, row, "fields", docs[0].root);
+		o_copy_typed(b, m, "fields", docs[0].root);
 	berth_error_free(e);
+}
+
+/* functions (n of them) as a list, or the first alone */
+static int functions_output(const store_function *f, size_t n, bool list, berth_format fmt,
+			    char **out, size_t *len, berth_error **err)
+{
+	obuild ob = {.arena = berth_arena_new()};
+	onode *seq = ob.arena ? o_root(&ob, O_SEQ) : NULL;
+	for (size_t i = 0; seq && i < n; i++)
+		function_node(&ob, seq, &f[i]);
+	int rc = service_output(&ob, list || !seq ? seq : seq->first, fmt, out, len, err);
+	berth_arena_free(ob.arena);
+	return rc;
 }
 
 int berth_function_get(berth_backend *b, const char *project, const char *name, berth_format fmt,
 		       char **out, size_t *len, berth_error **err)
 {
-	char what[300];
-	snprintf(what, sizeof(what), "no function \"%s\" in project \"%s\"", name, project);
-	store_arg args[] = {STORE_S(project), STORE_S(name)};
-	return store_select_format_rows(b->st, FUNCTION_COLS " WHERE project = ?1 AND name = ?2", args,
-					2, false, what, fmt, spec_fields, out, len, err);
+	*out = NULL;
+	*len = 0;
+	store_function *f = NULL;
+	int rc = store_function_get(b->st, project, name, &f, err);
+	if (rc)
+		return rc;
+	if (!f) {
+		char what[300]; /* the message as it was: cut at 300 bytes */
+		snprintf(what, sizeof(what), "no function \"%s\" in project \"%s\"", name, project);
+		return berth_fail(err, BERTH_ENOTFOUND, "%s", what);
+	}
+	rc = functions_output(f, 1, false, fmt, out, len, err);
+	store_function_free(f);
+	return rc;
 }
 
 int berth_function_list(berth_backend *b, const char *project, berth_format fmt, char **out,
 			size_t *len, berth_error **err)
 {
-	store_arg arg = STORE_S(project);
-	return store_select_format_rows(b->st, FUNCTION_COLS " WHERE project = ?1 ORDER BY name", &arg,
-					1, true, NULL, fmt, spec_fields, out, len, err);
+	*out = NULL;
+	*len = 0;
+	store_function *list;
+	size_t n;
+	int rc = store_function_list(b->st, project, &list, &n, err);
+	if (rc)
+		return rc;
+	rc = functions_output(list, n, true, fmt, out, len, err);
+	store_function_list_free(list, n);
+	return rc;
 }
 
 int berth_function_delete(berth_backend *b, const char *project, const char *name,
 			  berth_error **err)
 {
-	store_arg args[] = {STORE_S(project), STORE_S(name)};
-	int rc = store_exec(b->st, "DELETE FROM functions WHERE project = ?1 AND name = ?2", args, 2,
-			    err);
+	int rc = store_function_delete(b->st, project, name, err);
 	if (rc == 0)
 		return berth_fail(err, BERTH_ENOTFOUND, "no function \"%s\" in project \"%s\"", name,
 				  project);
@@ -186,9 +205,24 @@ int berth_run_events(berth_backend *b, const char *id, berth_format fmt, char **
 	store_run_free(r);
 	if (rc)
 		return rc;
-	store_arg arg = STORE_S(id);
-	return store_select_format(b->st, "SELECT time, kind, message FROM events WHERE run_id = ?1 ORDER BY rowid",
-			   &arg, 1, true, NULL, fmt, out, len, err);
+	store_event_row *list;
+	size_t n;
+	if ((rc = store_event_list(b->st, id, &list, &n, err)))
+		return rc;
+	obuild ob = {.arena = berth_arena_new()};
+	onode *seq = ob.arena ? o_root(&ob, O_SEQ) : NULL;
+	for (size_t i = 0; seq && i < n; i++) {
+		onode *m = o_map(&ob, seq, NULL);
+		o_time(&ob, m, "time", list[i].time);
+		if (list[i].kind)
+			o_str(&ob, m, "kind", list[i].kind);
+		if (list[i].message)
+			o_str(&ob, m, "message", list[i].message);
+	}
+	rc = service_output(&ob, seq, fmt, out, len, err);
+	berth_arena_free(ob.arena);
+	store_event_list_free(list, n);
+	return rc;
 }
 
 int berth_run_delete(berth_backend *b, const char *id, berth_error **err)
@@ -209,9 +243,7 @@ int berth_run_delete(berth_backend *b, const char *id, berth_error **err)
 	if (!rc && !berth_state_final(r->info.state))
 		rc = berth_fail(err, BERTH_ECONFLICT, "run \"%s\" is %s: stop it before deleting it", id,
 				berth_state_name(r->info.state));
-	store_arg arg = STORE_S(id);
-	if (!rc && (store_exec(b->st, "DELETE FROM events WHERE run_id = ?1", &arg, 1, err) < 0 ||
-		    store_exec(b->st, "DELETE FROM runs WHERE id = ?1", &arg, 1, err) < 0))
+	if (!rc && store_run_delete(b->st, id, err) < 0)
 		rc = -BERTH_EIO;
 	if (!rc)
 		rc = store_commit(b->st, err);
@@ -262,18 +294,6 @@ int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int 
 
 int berth_run_counts(berth_backend *b, int64_t counts[5], berth_error **err)
 {
-	memset(counts, 0, 5 * sizeof(counts[0]));
-	obuild ob = {.arena = berth_arena_new()};
-	if (!ob.arena)
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	onode *seq = o_root(&ob, O_SEQ);
-	int rc = store_select_tree(b->st, "SELECT state, COUNT(*) AS n FROM runs GROUP BY state", NULL,
-				   0, &ob, seq, err);
-	for (const onode *m = seq ? seq->first : NULL; rc >= 0 && m; m = m->next) {
-		const onode *st = o_get(m, "state"), *cnt = o_get(m, "n");
-		if (st && cnt && st->i >= 0 && st->i < 5)
-			counts[st->i] = cnt->i;
-	}
-	berth_arena_free(ob.arena);
+	int rc = store_run_count_by_state(b->st, counts, 5, err);
 	return rc < 0 ? rc : 0;
 }

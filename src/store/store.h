@@ -1,20 +1,25 @@
 /*
- * store.h - berth's durable state in SQLite: runs, their events, secrets.
+ * store.h - berth's durable state in SQLite: runs and their events, projects,
+ * registered functions, API tokens, sealed secrets.
  *
  * One database file under the data dir, in WAL mode so that readers (berth
  * get, berth logs) never wait for the supervisors that write. The schema is
  * versioned with PRAGMA user_version and migrated forward on open. Writers
  * that read-modify-write (the scheduler) use store_begin(), an IMMEDIATE
  * transaction, so two processes never admit runs against the same capacity.
+ *
+ * The store speaks types: each function names what it reads or writes, and
+ * hands back plain structs that the caller frees with the matching _free.
+ * SQL is written in src/store/ alone, and nothing here formats output.
  */
 #ifndef BERTH_STORE_H
 #define BERTH_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "berth/backend.h"
-#include "render/emit.h"
 
 typedef struct store store;
 
@@ -106,9 +111,31 @@ int store_run_update(store *s, const store_run *r, berth_error **err);
 int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error **err);
 int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
 			     berth_error **err);
+/* The backend kind a run was submitted to ("local", "kubernetes"): *kind is the
+ * caller's to free, NULL when there is no such run. */
+int store_run_kind(store *s, const char *id, char **kind, berth_error **err);
+/* 1 when a run of this id is stored, 0 when there is none, or a negative code. */
+int store_run_exists(store *s, const char *id, berth_error **err);
+/* Deletes the run and its events, both or neither: 1 when deleted, 0 when
+ * there was no such run. Inside the caller's transaction (store_begin) it is
+ * part of it; outside one, a transaction of its own. */
+int store_run_delete(store *s, const char *id, berth_error **err);
+/* counts[state]: how many runs are in each state below n (0 for none);
+ * runs in other states are not counted. */
+int store_run_count_by_state(store *s, int64_t *counts, size_t n, berth_error **err);
 
 /* Records a project: 1 when it is new, 0 when it existed, or a negative code. */
 int store_project_add(store *s, const char *name, berth_error **err);
+
+typedef struct store_project {
+	char *name;
+	int64_t created; /* ms since the epoch */
+} store_project;
+/* Every project when all, else those of names (n of them; a name twice counts
+ * once, one that is not a project is left out); by name. */
+int store_project_list(store *s, const char *const *names, size_t n, bool all,
+		       store_project **out, size_t *count, berth_error **err);
+void store_project_list_free(store_project *list, size_t n);
 
 /* The uid of project's runs, from [min, max]: the one it has, else the next
  * one free (BERTH_EPOLICY when the range is used up). Never the same for two
@@ -116,16 +143,69 @@ int store_project_add(store *s, const char *name, berth_error **err);
 int store_project_uid(store *s, const char *project, int64_t min, int64_t max, int64_t *uid,
 		      berth_error **err);
 
-/* What the project's Pending and Running runs ask for: cpu milli, mem, gpus, runs. */
 /* Whether any run of backend is queued (Pending), read from the queue index
  * with no write lock; 1 when the store cannot say. */
 int store_queued(store *s, const char *backend);
 /* What the running runs of backend hold: the sums of cpu_milli, mem, gpus and
  * disk, and their GPU ids joined with commas (*gpu_ids NULL when none). */
 int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids, berth_error **err);
+/* What the project's Pending and Running runs ask for: cpu milli, mem, gpus, runs. */
 int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err);
 
+/* Functions registered in a project: a spec, run by its name. */
+typedef struct store_function {
+	char *project, *name;
+	char *spec;               /* the text as registered */
+	int64_t created, updated; /* ms since the epoch */
+} store_function;
+/* Registers spec as project's function name, or replaces the one it has: 1
+ * when it is new, 0 when it replaced one, or a negative code. */
+int store_function_put(store *s, const char *project, const char *name, const char *spec,
+		       berth_error **err);
+/* *out NULL (and 0 returned) when there is no such function. */
+int store_function_get(store *s, const char *project, const char *name, store_function **out,
+		       berth_error **err);
+/* The project's functions, by name. */
+int store_function_list(store *s, const char *project, store_function **out, size_t *n,
+			berth_error **err);
+/* 1 when deleted, 0 when there was none. */
+int store_function_delete(store *s, const char *project, const char *name, berth_error **err);
+void store_function_free(store_function *f);
+void store_function_list_free(store_function *list, size_t n);
+
+/* Records what happened to a run (kind: "Submitted", ...; message may be NULL). */
 int store_event(store *s, const char *run_id, const char *kind, const char *message);
+typedef struct store_event_row {
+	int64_t time;  /* ms since the epoch */
+	char *kind;
+	char *message; /* NULL: none */
+} store_event_row;
+/* The run's events, in the order they were recorded (none for an unknown run). */
+int store_event_list(store *s, const char *run_id, store_event_row **out, size_t *n,
+		     berth_error **err);
+void store_event_list_free(store_event_row *list, size_t n);
+
+/* The server's API tokens: the store keeps a token's hash, never the token. */
+#define STORE_TOKEN_HASH 32
+typedef struct store_token {
+	char *id;
+	unsigned char hash[STORE_TOKEN_HASH]; /* BLAKE2b; not read by store_token_list */
+	int64_t role;        /* berth_role */
+	char *projects;      /* comma-separated; "*": every project */
+	char *description;   /* NULL: none */
+	int64_t created;     /* ms since the epoch */
+} store_token;
+/* BERTH_ECONFLICT when a token of this id or hash exists already. */
+int store_token_insert(store *s, const store_token *t, berth_error **err);
+/* The token of this hash: *out NULL (and 0 returned) when there is none. */
+int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store_token **out,
+		     berth_error **err);
+/* Every token, oldest first (then by id). */
+int store_token_list(store *s, store_token **out, size_t *n, berth_error **err);
+/* 1 when deleted, 0 when there was none. */
+int store_token_delete(store *s, const char *id, berth_error **err);
+void store_token_free(store_token *t);
+void store_token_list_free(store_token *list, size_t n);
 
 /* Secrets: sealed values only; the store never sees a clear value. */
 int store_secret_put(store *s, const char *project, const char *name, const void *sealed,
@@ -140,7 +220,11 @@ int store_secret_delete(store *s, const char *project, const char *name, berth_e
 
 int64_t store_now_ms(void);
 
-/* Any statement: parameters ?1, ?2, ... from args. */
+/* PRAGMA data_version: a number that changes when another connection commits. */
+int store_data_version(store *s, int64_t *version, berth_error **err);
+
+/* Any statement: parameters ?1, ?2, ... from args. Kept for the backends
+ * (src/backend/) until they use typed functions; nothing else may. */
 typedef struct store_arg {
 	char kind;        /* 's' text (NULL: SQL NULL), 'i' integer, 'b' blob */
 	const char *s;
@@ -152,24 +236,6 @@ typedef struct store_arg {
 #define STORE_I(x) ((store_arg){.kind = 'i', .i = (x)})
 #define STORE_B(p, n) ((store_arg){.kind = 'b', .blob = (p), .len = (n)})
 
-/* Runs a statement; returns the number of rows it changed, or a negative
- * code (BERTH_ECONFLICT when a constraint, such as a primary key, refused it). */
-int store_exec(store *s, const char *sql, const store_arg *args, size_t nargs, berth_error **err);
-/* Adds each row of a SELECT to seq as a map keyed by column name: integers
- * as numbers (as times for columns named created, updated or time), text as
- * strings; NULLs and blobs are left out. Returns the number of rows. */
-int store_select_tree(store *s, const char *sql, const store_arg *args, size_t nargs, obuild *b,
-		      onode *seq, berth_error **err);
-/* The rows of a SELECT (as store_select_tree) as YAML or JSON: a list, or
- * the first row alone (none: BERTH_ENOTFOUND with the message what). */
-int store_select_format(store *s, const char *sql, const store_arg *args, size_t nargs, bool list,
-			const char *what, berth_format fmt, char **out, size_t *len,
-			berth_error **err);
-/* The same, with row() called on each row's map before it is written. */
-int store_select_format_rows(store *s, const char *sql, const store_arg *args, size_t nargs,
-			     bool list, const char *what, berth_format fmt,
-			     void (*row)(obuild *b, onode *row), char **out, size_t *len,
-			     berth_error **err);
 /* The first column of the first row (*out NULL when there is no row). */
 int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
 		      berth_error **err);

@@ -8,9 +8,12 @@
  * first, no run twice, none left out, none that the filter refuses; more
  * projects than one query merges, read in parts. Then a
  * store of schema 5 migrated on open, and readers on their own handles
- * while a writer holds its transaction open.
+ * while a writer holds its transaction open. Then, on small stores of their
+ * own, each typed record: projects, functions, events, tokens, a run's kind,
+ * its deletion and the counts by state, with allocation failures injected.
  */
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,13 +321,36 @@ out:
 
 /* ---- schema --------------------------------------------------------------------- */
 
-static void schema_of(store *s, const char *index, char **sql)
+/* SQL on the database file itself, past the store's API (a schema set back
+ * by hand): 0, or a failed check. */
+static int raw_exec(const char *path, const char *sql)
 {
-	berth_error *err = NULL;
-	store_arg a = STORE_S(index);
-	CHECK_INT(store_select_text(s, "SELECT sql FROM sqlite_master WHERE name = ?1", &a, 1, sql,
-				    &err), 0);
-	berth_error_free(err);
+	sqlite3 *conn = NULL;
+	char *msg = NULL;
+	int rc = sqlite3_open(path, &conn);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(conn, sql, NULL, NULL, &msg);
+	t_check(rc == SQLITE_OK, __FILE__, __LINE__, "%s: %s", sql, msg ? msg : sqlite3_errstr(rc));
+	sqlite3_free(msg);
+	sqlite3_close(conn);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* The first column of the first row, as text (malloc'd; NULL when none). */
+static char *raw_text(const char *path, const char *sql)
+{
+	sqlite3 *conn = NULL;
+	sqlite3_stmt *st = NULL;
+	char *out = NULL;
+	int rc = sqlite3_open(path, &conn);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(conn, sql, -1, &st, NULL);
+	CHECK_INT(rc, SQLITE_OK);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		out = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(conn);
+	return out;
 }
 
 /* A store of schema 5 (its runs_project, no runs_state) is migrated on open,
@@ -338,41 +364,40 @@ static void test_migration(void)
 	snprintf(path, sizeof(path), "%s/berth.db", dir);
 	store *s = NULL;
 	berth_error *err = NULL;
-	int64_t version = 0, count = 0;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	store_run r = {.info = {.id = "old1", .name = "job", .project = "p", .backend = "local",
 				.state = BERTH_STATE_SUCCEEDED, .created = 1}, .uid = -1, .gid = -1,
 		       .fs_group = -1};
 	CHECK_INT(store_run_insert(s, &r, &err), 0);
-	/* back to schema 5 as it was */
-	CHECK(store_exec(s, "DROP INDEX runs_state", NULL, 0, &err) >= 0);
-	CHECK(store_exec(s, "DROP INDEX runs_project", NULL, 0, &err) >= 0);
-	CHECK(store_exec(s, "CREATE INDEX runs_project ON runs(project, created)", NULL, 0, &err) >= 0);
-	CHECK(store_exec(s, "ALTER TABLE runs DROP COLUMN quota_cpu_milli", NULL, 0, &err) >= 0);
-	CHECK(store_exec(s, "ALTER TABLE runs DROP COLUMN quota_mem", NULL, 0, &err) >= 0);
-	CHECK(store_exec(s, "ALTER TABLE runs DROP COLUMN quota_gpus", NULL, 0, &err) >= 0);
-	CHECK(store_exec(s, "PRAGMA user_version = 5", NULL, 0, &err) >= 0);
 	store_close(s);
 	s = NULL;
+	/* back to schema 5 as it was */
+	if (raw_exec(path, "DROP INDEX runs_state; DROP INDEX runs_project;"
+			   " CREATE INDEX runs_project ON runs(project, created);"
+			   " ALTER TABLE runs DROP COLUMN quota_cpu_milli;"
+			   " ALTER TABLE runs DROP COLUMN quota_mem;"
+			   " ALTER TABLE runs DROP COLUMN quota_gpus;"
+			   " PRAGMA user_version = 5"))
+		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
-	CHECK_INT(store_select_int(s, "PRAGMA user_version", NULL, 0, &version, &err), 0);
-	CHECK_INT(version, 7);
-	char *sql = NULL;
-	schema_of(s, "runs_state", &sql);
+	char *sql = raw_text(path, "PRAGMA user_version");
+	CHECK_STR(sql, "7");
+	free(sql);
+	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
 	free(sql);
-	sql = NULL;
-	schema_of(s, "runs_project", &sql);
+	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_project'");
 	CHECK_STR(sql, "CREATE INDEX runs_project ON runs(project, state)");
 	free(sql);
-	CHECK_INT(store_select_int(s, "SELECT COUNT(*) FROM runs WHERE project = 'p'", NULL, 0,
-				   &count, &err), 0);
-	CHECK_INT(count, 1);
-	/* from a berth that knows more */
-	CHECK(store_exec(s, "PRAGMA user_version = 99", NULL, 0, &err) >= 0);
+	store_run *old = NULL;
+	CHECK_INT(store_run_get(s, "old1", &old, &err), 0);
+	CHECK(old && !strcmp(old->info.project, "p"));
+	store_run_free(old);
 	store_close(s);
+	/* from a berth that knows more */
+	raw_exec(path, "PRAGMA user_version = 99");
 	s = NULL;
 	berth_error_free(err);
 	err = NULL;
@@ -447,6 +472,497 @@ out:
 	store_close(w);
 }
 
+/* ---- records: projects, functions, events, tokens, runs ------------------------ */
+
+/* A new, empty store of its own in *dir (NULL, and a failed check, when it
+ * cannot be made). */
+static store *fresh(char **dir)
+{
+	*dir = t_temp_dir("berth-records");
+	if (!*dir)
+		return NULL;
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/berth.db", *dir);
+	store *s = NULL;
+	berth_error *err = NULL;
+	OK(store_open(&s, path, &err), err);
+	berth_error_free(err);
+	return s;
+}
+
+static void done(store *s, char *dir)
+{
+	store_close(s);
+	if (dir)
+		t_rm_rf(dir);
+	free(dir);
+}
+
+static void add_run(store *s, const char *id, const char *backend, berth_state state)
+{
+	berth_error *err = NULL;
+	store_run r = {.info = {.id = (char *)id, .name = "job", .project = "p",
+				.backend = (char *)backend, .state = state, .created = 1},
+		       .uid = -1, .gid = -1, .fs_group = -1};
+	OK(store_run_insert(s, &r, &err), err);
+	berth_error_free(err);
+}
+
+/* Projects by name: every one, or those a token names (each once, the
+ * unknown left out); adding one twice says that it existed. */
+static void test_projects(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	int64_t before = store_now_ms();
+	CHECK_INT(store_project_add(s, "b", &err), 1);
+	CHECK_INT(store_project_add(s, "a", &err), 1);
+	CHECK_INT(store_project_add(s, "c", &err), 1);
+	CHECK_INT(store_project_add(s, "a", &err), 0);
+	store_project *list = NULL;
+	size_t n = 0;
+	if (OK(store_project_list(s, NULL, 0, true, &list, &n, &err), err) && n == 3) {
+		CHECK_STR(list[0].name, "a");
+		CHECK_STR(list[1].name, "b");
+		CHECK_STR(list[2].name, "c");
+		CHECK(list[0].created >= before && list[0].created <= store_now_ms());
+	}
+	CHECK_INT(n, 3);
+	store_project_list_free(list, n);
+	const char *const some[] = {"c", "zz", "a", "c"};
+	if (OK(store_project_list(s, some, 4, false, &list, &n, &err), err) && n == 2) {
+		CHECK_STR(list[0].name, "a");
+		CHECK_STR(list[1].name, "c");
+	}
+	CHECK_INT(n, 2);
+	store_project_list_free(list, n);
+	/* a token of no project sees none; all wins over names */
+	CHECK_INT(store_project_list(s, NULL, 0, false, &list, &n, &err), 0);
+	CHECK_INT(n, 0);
+	store_project_list_free(list, n);
+	CHECK_INT(store_project_list(s, some, 1, true, &list, &n, &err), 0);
+	CHECK_INT(n, 3);
+	store_project_list_free(list, n);
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
+/* A function is new once, then replaced (created kept, updated moved);
+ * listed by name within its project; deleted once. */
+static void test_functions(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	CHECK_INT(store_function_put(s, "p", "train", "v1", &err), 1);
+	store_function *f = NULL;
+	CHECK_INT(store_function_get(s, "p", "train", &f, &err), 0);
+	int64_t created = f ? f->created : 0;
+	store_function_free(f);
+	CHECK_INT(store_function_put(s, "p", "train", "v2", &err), 0);
+	CHECK_INT(store_function_put(s, "p", "eval", "e", &err), 1);
+	CHECK_INT(store_function_put(s, "q", "train", "other", &err), 1);
+	f = NULL;
+	if (OK(store_function_get(s, "p", "train", &f, &err), err) && f) {
+		CHECK_STR(f->project, "p");
+		CHECK_STR(f->name, "train");
+		CHECK_STR(f->spec, "v2");
+		CHECK_INT(f->created, created);
+		CHECK(f->updated >= f->created && f->created > 0);
+	}
+	CHECK(f != NULL);
+	store_function_free(f);
+	/* none: no error, nothing */
+	f = (store_function *)&f;
+	CHECK_INT(store_function_get(s, "p", "nosuch", &f, &err), 0);
+	CHECK(f == NULL);
+	CHECK_INT(store_function_get(s, "nosuch", "train", &f, &err), 0);
+	CHECK(f == NULL);
+	store_function *list = NULL;
+	size_t n = 0;
+	if (OK(store_function_list(s, "p", &list, &n, &err), err) && n == 2) {
+		CHECK_STR(list[0].name, "eval");
+		CHECK_STR(list[1].name, "train");
+		CHECK_STR(list[1].spec, "v2");
+	}
+	CHECK_INT(n, 2);
+	store_function_list_free(list, n);
+	CHECK_INT(store_function_list(s, "empty", &list, &n, &err), 0);
+	CHECK_INT(n, 0);
+	store_function_list_free(list, n);
+	CHECK_INT(store_function_delete(s, "p", "train", &err), 1);
+	CHECK_INT(store_function_delete(s, "p", "train", &err), 0);
+	CHECK_INT(store_function_get(s, "p", "train", &f, &err), 0);
+	CHECK(f == NULL);
+	/* the other project's function of the same name stays */
+	CHECK_INT(store_function_get(s, "q", "train", &f, &err), 0);
+	CHECK(f && !strcmp(f->spec, "other"));
+	store_function_free(f);
+	store_function_free(NULL);
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
+/* A run's events in the order they were recorded, with no message when
+ * none was given; another run's are not among them. */
+static void test_events(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	int64_t before = store_now_ms();
+	CHECK_INT(store_event(s, "r1", "Submitted", "queued"), 0);
+	CHECK_INT(store_event(s, "r2", "Submitted", "other"), 0);
+	CHECK_INT(store_event(s, "r1", "Started", NULL), 0);
+	CHECK_INT(store_event(s, "r1", "Accepted", "a"), 0);
+	store_event_row *list = NULL;
+	size_t n = 0;
+	if (OK(store_event_list(s, "r1", &list, &n, &err), err) && n == 3) {
+		CHECK_STR(list[0].kind, "Submitted");
+		CHECK_STR(list[0].message, "queued");
+		CHECK_STR(list[1].kind, "Started");
+		CHECK(list[1].message == NULL);
+		CHECK_STR(list[2].kind, "Accepted");
+		CHECK(list[0].time >= before && list[2].time >= list[0].time);
+	}
+	CHECK_INT(n, 3);
+	store_event_list_free(list, n);
+	CHECK_INT(store_event_list(s, "nosuch", &list, &n, &err), 0);
+	CHECK_INT(n, 0);
+	store_event_list_free(list, n);
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
+/* Tokens: unique by id and by hash, found by hash, listed oldest first
+ * (then by id), deleted once. */
+static void test_tokens(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	store_token t1 = {.id = "t1", .role = 2, .projects = "a,b", .description = "ci",
+			  .created = 5000};
+	store_token t2 = {.id = "t2", .role = 3, .projects = "*", .created = 3000};
+	store_token t0 = {.id = "t0", .role = 1, .projects = "a", .created = 5000};
+	memset(t1.hash, 1, sizeof(t1.hash));
+	memset(t2.hash, 2, sizeof(t2.hash));
+	memset(t0.hash, 0, sizeof(t0.hash));
+	CHECK_INT(store_token_insert(s, &t1, &err), 0);
+	CHECK_INT(store_token_insert(s, &t2, &err), 0);
+	CHECK_INT(store_token_insert(s, &t0, &err), 0);
+	/* the same id, the same hash */
+	store_token again = t1;
+	memset(again.hash, 9, sizeof(again.hash));
+	CHECK_INT(store_token_insert(s, &again, &err), -BERTH_ECONFLICT);
+	again = t2;
+	again.id = "t9";
+	CHECK_INT(store_token_insert(s, &again, &err), -BERTH_ECONFLICT);
+	berth_error_free(err);
+	err = NULL;
+
+	store_token *t = NULL;
+	if (OK(store_token_find(s, t1.hash, &t, &err), err) && t) {
+		CHECK_STR(t->id, "t1");
+		CHECK_INT(t->role, 2);
+		CHECK_STR(t->projects, "a,b");
+		CHECK_STR(t->description, "ci");
+		CHECK_INT(t->created, 5000);
+		CHECK(!memcmp(t->hash, t1.hash, sizeof(t1.hash)));
+	}
+	CHECK(t != NULL);
+	store_token_free(t);
+	unsigned char unknown[STORE_TOKEN_HASH];
+	memset(unknown, 7, sizeof(unknown));
+	t = (store_token *)&t;
+	CHECK_INT(store_token_find(s, unknown, &t, &err), 0);
+	CHECK(t == NULL);
+
+	store_token *list = NULL;
+	size_t n = 0;
+	if (OK(store_token_list(s, &list, &n, &err), err) && n == 3) {
+		CHECK_STR(list[0].id, "t2");
+		CHECK(list[0].description == NULL);
+		CHECK_INT(list[0].role, 3);
+		CHECK_STR(list[0].projects, "*");
+		CHECK_STR(list[1].id, "t0"); /* created as t1: by id */
+		CHECK_STR(list[2].id, "t1");
+	}
+	CHECK_INT(n, 3);
+	store_token_list_free(list, n);
+	CHECK_INT(store_token_delete(s, "t1", &err), 1);
+	CHECK_INT(store_token_delete(s, "t1", &err), 0);
+	CHECK_INT(store_token_find(s, t1.hash, &t, &err), 0);
+	CHECK(t == NULL);
+	store_token_free(NULL);
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
+/* A run's kind and whether it exists; counts by state; a deletion takes
+ * the run and its events, commits on its own, and is undone with the
+ * transaction of its caller. */
+static void test_run_records(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	store *other = NULL;
+	if (!s)
+		goto out;
+	add_run(s, "l1", "local", BERTH_STATE_SUCCEEDED);
+	add_run(s, "l2", "local", BERTH_STATE_RUNNING);
+	add_run(s, "k1", "kubernetes", BERTH_STATE_SUCCEEDED);
+	add_run(s, "k2", "kubernetes", BERTH_STATE_FAILED);
+	char *kind = NULL;
+	CHECK_INT(store_run_kind(s, "k1", &kind, &err), 0);
+	CHECK_STR(kind, "kubernetes");
+	free(kind);
+	CHECK_INT(store_run_kind(s, "l1", &kind, &err), 0);
+	CHECK_STR(kind, "local");
+	free(kind);
+	kind = (char *)"x";
+	CHECK_INT(store_run_kind(s, "nosuch", &kind, &err), 0);
+	CHECK(kind == NULL);
+	CHECK_INT(store_run_exists(s, "l2", &err), 1);
+	CHECK_INT(store_run_exists(s, "nosuch", &err), 0);
+
+	int64_t counts[5] = {9, 9, 9, 9, 9};
+	CHECK_INT(store_run_count_by_state(s, counts, 5, &err), 0);
+	CHECK_INT(counts[BERTH_STATE_PENDING], 0);
+	CHECK_INT(counts[BERTH_STATE_RUNNING], 1);
+	CHECK_INT(counts[BERTH_STATE_SUCCEEDED], 2);
+	CHECK_INT(counts[BERTH_STATE_FAILED], 1);
+	CHECK_INT(counts[BERTH_STATE_STOPPED], 0);
+	/* fewer slots than states: the others are not counted, nor written */
+	int64_t two[3] = {9, 9, 9};
+	CHECK_INT(store_run_count_by_state(s, two, 2, &err), 0);
+	CHECK_INT(two[BERTH_STATE_RUNNING], 1);
+	CHECK_INT(two[2], 9);
+
+	CHECK_INT(store_event(s, "k1", "Submitted", "m"), 0);
+	CHECK_INT(store_event(s, "k2", "Submitted", "m"), 0);
+	/* undone with the caller's transaction */
+	if (OK(store_begin(s, &err), err)) {
+		CHECK_INT(store_run_delete(s, "k1", &err), 1);
+		CHECK_INT(store_run_exists(s, "k1", &err), 0);
+		store_rollback(s);
+	}
+	CHECK_INT(store_run_exists(s, "k1", &err), 1);
+	store_event_row *ev = NULL;
+	size_t n = 0;
+	CHECK_INT(store_event_list(s, "k1", &ev, &n, &err), 0);
+	CHECK_INT(n, 1);
+	store_event_list_free(ev, n);
+	/* committed with it */
+	if (OK(store_begin(s, &err), err)) {
+		CHECK_INT(store_run_delete(s, "k1", &err), 1);
+		OK(store_commit(s, &err), err);
+	}
+	CHECK_INT(store_run_exists(s, "k1", &err), 0);
+	CHECK_INT(store_event_list(s, "k1", &ev, &n, &err), 0);
+	CHECK_INT(n, 0);
+	store_event_list_free(ev, n);
+	/* on its own: committed, another handle sees it gone */
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/berth.db", dir);
+	CHECK_INT(store_run_delete(s, "k2", &err), 1);
+	CHECK_INT(store_run_delete(s, "k2", &err), 0);
+	if (OK(store_open(&other, path, &err), err)) {
+		CHECK_INT(store_run_exists(other, "k2", &err), 0);
+		CHECK_INT(store_event_list(other, "k2", &ev, &n, &err), 0);
+		CHECK_INT(n, 0);
+		store_event_list_free(ev, n);
+		CHECK_INT(store_run_exists(other, "l1", &err), 1);
+	}
+	/* and the handle is out of any transaction: store_begin works */
+	if (OK(store_begin(s, &err), err))
+		OK(store_commit(s, &err), err);
+out:
+	berth_error_free(err);
+	store_close(other);
+	done(s, dir);
+}
+
+/* data_version moves when another handle commits, not for the handle's own writes. */
+static void test_data_version(void)
+{
+	char *dir;
+	store *s = fresh(&dir), *w = NULL;
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/berth.db", dir);
+	int64_t v0 = -1, v1 = -1, v2 = -1;
+	CHECK_INT(store_data_version(s, &v0, &err), 0);
+	add_run(s, "own", "local", BERTH_STATE_PENDING);
+	CHECK_INT(store_data_version(s, &v1, &err), 0);
+	CHECK_INT(v1, v0);
+	if (OK(store_open(&w, path, &err), err))
+		add_run(w, "theirs", "local", BERTH_STATE_PENDING);
+	CHECK_INT(store_data_version(s, &v2, &err), 0);
+	CHECK(v2 != v1);
+out:
+	berth_error_free(err);
+	store_close(w);
+	done(s, dir);
+}
+
+/* Each reader of a list, with its n-th allocation failing, for every n
+ * until none fails: BERTH_ENOMEM and nothing handed back, or all of it
+ * (a failure that costs nothing: the statement cache's copy of its SQL). */
+typedef int (*reader_fn)(store *s, size_t *n, berth_error **err);
+
+static int read_projects(store *s, size_t *n, berth_error **err)
+{
+	store_project *list = (store_project *)&list;
+	int rc = store_project_list(s, (const char *const[]){"a", "b"}, 2, false, &list, n, err);
+	CHECK(rc ? list == NULL && *n == 0 : list != NULL);
+	for (size_t i = 0; !rc && i < *n; i++)
+		CHECK(list[i].name && list[i].name[0] == "ab"[i]);
+	store_project_list_free(rc ? NULL : list, *n);
+	return rc;
+}
+
+static int read_functions_of(store *s, size_t *n, berth_error **err)
+{
+	store_function *list = (store_function *)&list;
+	int rc = store_function_list(s, "a", &list, n, err);
+	CHECK(rc ? list == NULL && *n == 0 : list != NULL);
+	for (size_t i = 0; !rc && i < *n; i++)
+		CHECK(list[i].project && list[i].name && list[i].spec &&
+		      !strncmp(list[i].spec, "spec of ", 8));
+	store_function_list_free(rc ? NULL : list, *n);
+	return rc;
+}
+
+static int read_function(store *s, size_t *n, berth_error **err)
+{
+	store_function *f = (store_function *)&f;
+	int rc = store_function_get(s, "a", "f2", &f, err);
+	CHECK(rc ? f == NULL : f && !strcmp(f->spec, "spec of f2"));
+	*n = f ? 1 : 0;
+	store_function_free(f);
+	return rc;
+}
+
+static int read_events(store *s, size_t *n, berth_error **err)
+{
+	store_event_row *list = (store_event_row *)&list;
+	int rc = store_event_list(s, "r1", &list, n, err);
+	CHECK(rc ? list == NULL && *n == 0 : list != NULL);
+	for (size_t i = 0; !rc && i < *n; i++)
+		CHECK(list[i].kind && (i % 2 ? list[i].message != NULL : list[i].message == NULL));
+	store_event_list_free(rc ? NULL : list, *n);
+	return rc;
+}
+
+static int read_tokens(store *s, size_t *n, berth_error **err)
+{
+	store_token *list = (store_token *)&list;
+	int rc = store_token_list(s, &list, n, err);
+	CHECK(rc ? list == NULL && *n == 0 : list != NULL);
+	for (size_t i = 0; !rc && i < *n; i++)
+		CHECK(list[i].id && list[i].projects &&
+		      (i % 2 ? list[i].description != NULL : list[i].description == NULL));
+	store_token_list_free(rc ? NULL : list, *n);
+	return rc;
+}
+
+static int read_token(store *s, size_t *n, berth_error **err)
+{
+	unsigned char hash[STORE_TOKEN_HASH];
+	memset(hash, 4, sizeof(hash));
+	store_token *t = (store_token *)&t;
+	int rc = store_token_find(s, hash, &t, err);
+	CHECK(rc ? t == NULL : t && !strcmp(t->id, "t4"));
+	*n = t ? 1 : 0;
+	store_token_free(t);
+	return rc;
+}
+
+static int read_kind(store *s, size_t *n, berth_error **err)
+{
+	char *kind = (char *)"x";
+	int rc = store_run_kind(s, "r1", &kind, err);
+	CHECK(rc ? kind == NULL : kind && !strcmp(kind, "local"));
+	*n = kind ? 1 : 0;
+	free(kind);
+	return rc;
+}
+
+static void test_alloc_failures(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	store_project_add(s, "a", NULL);
+	store_project_add(s, "b", NULL);
+	add_run(s, "r1", "local", BERTH_STATE_PENDING);
+	for (int k = 0; k < 12; k++) {
+		char name[16], text[32], tid[16];
+		snprintf(name, sizeof(name), "f%d", k);
+		snprintf(text, sizeof(text), "spec of %s", name);
+		snprintf(tid, sizeof(tid), "t%d", k);
+		store_function_put(s, "a", name, text, NULL);
+		store_event(s, "r1", "Event", k % 2 ? text : NULL);
+		store_token t = {.id = tid, .role = 1, .projects = "a",
+				 .description = k % 2 ? text : NULL, .created = k};
+		memset(t.hash, k, sizeof(t.hash));
+		store_token_insert(s, &t, NULL);
+	}
+	static const struct {
+		const char *what;
+		reader_fn fn;
+		size_t want;
+	} readers[] = {
+		{"store_project_list", read_projects, 2},   {"store_function_list", read_functions_of, 12},
+		{"store_function_get", read_function, 1},   {"store_event_list", read_events, 12},
+		{"store_token_list", read_tokens, 12},      {"store_token_find", read_token, 1},
+		{"store_run_kind", read_kind, 1},
+	};
+	for (size_t r = 0; r < sizeof(readers) / sizeof(readers[0]); r++) {
+		int finished = 0;
+		for (long n = 1; n < 10000 && !finished; n++) {
+			size_t got = 0;
+			berth_fail_alloc_after = n;
+			int rc = readers[r].fn(s, &got, &err);
+			int injected = berth_fail_alloc_after == 0;
+			berth_fail_alloc_after = 0;
+			if (rc)
+				CHECKF(injected && rc == -BERTH_ENOMEM &&
+					       berth_error_code(err) == BERTH_ENOMEM,
+				       "%s, allocation %ld failing: %d", readers[r].what, n, rc);
+			else
+				CHECKF(got == readers[r].want, "%s, allocation %ld failing: %zu of %zu",
+				       readers[r].what, n, got, readers[r].want);
+			finished = !injected;
+			berth_error_free(err);
+			err = NULL;
+		}
+		CHECKF(finished, "%s: still failing", readers[r].what);
+	}
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
 static void test_cleanup(void)
 {
 	if (home)
@@ -455,4 +971,6 @@ static void test_cleanup(void)
 	home = NULL;
 }
 
-T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers), T(test_cleanup))
+T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
+       T(test_projects), T(test_functions), T(test_events), T(test_tokens), T(test_run_records),
+       T(test_data_version), T(test_alloc_failures), T(test_cleanup))

@@ -1,0 +1,839 @@
+/*
+ * runs.c - run records in the store (see store.h): each run's row, written
+ * and read through one table of its columns (run_cols); pages of runs read
+ * from an index in the order they are shown; what the runs of a backend or
+ * a project hold; and each run's events.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+
+/* ---- the columns of a run ----------------------------------------------------- */
+
+enum col_kind { C_STR, C_INT, C_I32, C_BOOL, C_STATE, C_BLOB };
+
+typedef struct run_col {
+	const char *name;
+	enum col_kind kind;
+	size_t off;      /* in store_run */
+	size_t len_off;  /* C_BLOB: the size_t length */
+	bool mutable;    /* written by store_run_update */
+} run_col;
+
+#define I(f) offsetof(store_run, info.f)
+#define R(f) offsetof(store_run, f)
+static const run_col run_cols[] = {
+	{"id", C_STR, I(id), 0, false},
+	{"name", C_STR, I(name), 0, false},
+	{"project", C_STR, I(project), 0, false},
+	{"backend", C_STR, I(backend), 0, false},
+	{"profile", C_STR, I(profile), 0, false},
+	{"image", C_STR, I(image), 0, false},
+	{"action", C_STR, I(action), 0, false},
+	{"state", C_STATE, I(state), 0, true},
+	{"reason", C_STR, I(reason), 0, true},
+	{"priority_class", C_STR, I(priority_class), 0, false},
+	{"priority", C_INT, I(priority), 0, false},
+	{"created", C_INT, I(created), 0, false},
+	{"started", C_INT, I(started), 0, true},
+	{"finished", C_INT, I(finished), 0, true},
+	{"cpu_milli", C_INT, I(cpu_milli), 0, false},
+	{"mem", C_INT, I(mem), 0, false},
+	{"gpus", C_INT, I(gpus), 0, false},
+	{"disk", C_INT, I(disk), 0, false},
+	{"cpu_limit_milli", C_INT, I(cpu_limit_milli), 0, false},
+	{"mem_limit", C_INT, I(mem_limit), 0, false},
+	{"gpu_ids", C_STR, I(gpu_ids), 0, true},
+	{"exit_code", C_I32, I(exit_code), 0, true},
+	{"signal", C_I32, I(signal), 0, true},
+	{"oom_killed", C_BOOL, I(oom_killed), 0, true},
+	{"attempts", C_I32, I(attempts), 0, true},
+	{"cpu_usage_ns", C_INT, I(cpu_usage_ns), 0, true},
+	{"mem_peak", C_INT, I(mem_peak), 0, true},
+	{"enforcement", C_STR, I(enforcement), 0, true},
+	{"log_path", C_STR, I(log_path), 0, false},
+	{"effective", C_STR, I(effective), 0, false},
+	{"spec", C_STR, R(spec), 0, false},
+	{"argv", C_BLOB, R(argv), R(argv_len), false},
+	{"env", C_BLOB, R(env), R(env_len), false},
+	{"secret_env", C_STR, R(secret_env), 0, false},
+	{"volumes", C_BLOB, R(volumes), R(volumes_len), false},
+	{"workdir", C_STR, R(workdir), 0, false},
+	{"uid", C_INT, R(uid), 0, false},
+	{"gid", C_INT, R(gid), 0, false},
+	{"fs_group", C_INT, R(fs_group), 0, false},
+	{"timeout", C_INT, R(timeout), 0, false},
+	{"retries", C_INT, R(retries), 0, false},
+	{"restart", C_BOOL, R(restart), 0, false},
+	{"grace", C_INT, R(grace), 0, false},
+	{"keep_volumes", C_BOOL, R(keep_volumes), 0, false},
+	{"supervisor_pid", C_INT, R(supervisor_pid), 0, false},
+	{"supervisor_start", C_INT, R(supervisor_start), 0, false},
+	{"pid", C_INT, R(pid), 0, true},
+	{"stop_requested", C_BOOL, R(stop_requested), 0, false},
+	{"cgroup", C_STR, R(cgroup), 0, true},
+	{"doc", C_INT, R(doc), 0, false},
+	{"target", C_STR, I(target), 0, true},
+	{"pids_max", C_INT, R(pids_max), 0, false},
+	{"disk_limit", C_INT, R(disk_limit), 0, false},
+	{"quota_cpu_milli", C_INT, R(quota_cpu_milli), 0, false},
+	{"quota_mem", C_INT, R(quota_mem), 0, false},
+	{"quota_gpus", C_INT, R(quota_gpus), 0, false},
+};
+#undef I
+#undef R
+
+#define FIELD(r, c, T) ((T *)((char *)(r) + (c)->off))
+
+static int bind_col(sqlite3_stmt *st, int i, const store_run *r, const run_col *c)
+{
+	switch (c->kind) {
+	case C_STR: {
+		const char *v = *FIELD(r, c, char *const);
+		return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+	}
+	case C_INT:
+		return sqlite3_bind_int64(st, i, *FIELD(r, c, const int64_t));
+	case C_I32:
+		return sqlite3_bind_int(st, i, *FIELD(r, c, const int));
+	case C_BOOL:
+		return sqlite3_bind_int(st, i, *FIELD(r, c, const bool));
+	case C_STATE:
+		return sqlite3_bind_int(st, i, (int)*FIELD(r, c, const berth_state));
+	case C_BLOB: {
+		const char *v = *FIELD(r, c, char *const);
+		size_t n = *(const size_t *)((const char *)r + c->len_off);
+		return v ? sqlite3_bind_blob64(st, i, v, n, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+	}
+	}
+	return SQLITE_MISUSE;
+}
+
+static int read_col(sqlite3_stmt *st, int i, store_run *r, const run_col *c)
+{
+	switch (c->kind) {
+	case C_STR:
+	case C_BLOB: {
+		int n = sqlite3_column_bytes(st, i);
+		const void *v = c->kind == C_STR ? (const void *)sqlite3_column_text(st, i)
+						 : sqlite3_column_blob(st, i);
+		if (sqlite3_column_type(st, i) == SQLITE_NULL)
+			return 0;
+		char *copy = berth_malloc((size_t)n + 1);
+		if (!copy)
+			return -1;
+		if (n)
+			memcpy(copy, v, (size_t)n);
+		copy[n] = 0;
+		*FIELD(r, c, char *) = copy;
+		if (c->kind == C_BLOB)
+			*(size_t *)((char *)r + c->len_off) = (size_t)n;
+		return 0;
+	}
+	case C_INT:
+		*FIELD(r, c, int64_t) = sqlite3_column_int64(st, i);
+		return 0;
+	case C_I32:
+		*FIELD(r, c, int) = sqlite3_column_int(st, i);
+		return 0;
+	case C_BOOL:
+		*FIELD(r, c, bool) = sqlite3_column_int(st, i) != 0;
+		return 0;
+	case C_STATE:
+		*FIELD(r, c, berth_state) = (berth_state)sqlite3_column_int(st, i);
+		return 0;
+	}
+	return -1;
+}
+
+/* "?N": the parameter of column i */
+static void param(berth_buf *b, size_t i)
+{
+	char n[24];
+	size_t len = 0;
+	for (size_t v = i + 1; v; v /= 10)
+		n[sizeof(n) - ++len] = (char)('0' + v % 10);
+	berth_buf_append(b, "?", 1);
+	berth_buf_append(b, n + sizeof(n) - len, len);
+}
+
+/* "a, b, c" of every column (or of the mutable ones as "a = ?1, ..."). Every
+ * berth process writes these once, at its store's open: no printf. */
+static int col_list(berth_buf *b, bool update)
+{
+	int k = 0;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++) {
+		if (update && !run_cols[i].mutable)
+			continue;
+		if (k++)
+			berth_buf_append(b, ", ", 2);
+		berth_buf_puts(b, run_cols[i].name);
+		if (update) {
+			berth_buf_append(b, " = ", 3);
+			param(b, i);
+		}
+	}
+	return b->failed;
+}
+
+/* The SQL of a run's columns, once per handle: it costs more to write than to run. */
+int store_run_sql(store *s)
+{
+	berth_buf cols = BERTH_BUF_INIT, ins = BERTH_BUF_INIT, upd = BERTH_BUF_INIT;
+	col_list(&cols, false);
+	berth_buf_puts(&ins, "INSERT INTO runs (");
+	berth_buf_puts(&ins, cols.data ? cols.data : "");
+	berth_buf_puts(&ins, ") VALUES (");
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++) {
+		if (i)
+			berth_buf_append(&ins, ", ", 2);
+		param(&ins, i);
+	}
+	berth_buf_puts(&ins, ")");
+	berth_buf_puts(&upd, "UPDATE runs SET ");
+	col_list(&upd, true);
+	berth_buf_puts(&upd, " WHERE id = ?1");
+	s->cols = berth_buf_detach(&cols);
+	s->insert = berth_buf_detach(&ins);
+	s->update = berth_buf_detach(&upd);
+	return s->cols && s->insert && s->update ? 0 : -1;
+}
+
+static int prepare(store *s, berth_buf *sql, sqlite3_stmt **st, berth_error **err)
+{
+	if (sql->failed)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (store_stmt_get(s, sql->data, -1, st, NULL) != SQLITE_OK)
+		return store_db_fail(s, err, "preparing a statement");
+	return 0;
+}
+
+static int bind_all(sqlite3_stmt *st, const store_run *r, bool only_mutable)
+{
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
+		if (!only_mutable || run_cols[i].mutable || !strcmp(run_cols[i].name, "id"))
+			if (bind_col(st, (int)i + 1, r, &run_cols[i]) != SQLITE_OK)
+				return -1;
+	return 0;
+}
+
+int store_run_insert(store *s, const store_run *r, berth_error **err)
+{
+	sqlite3_stmt *st = NULL;
+	if (store_stmt_get(s, s->insert, -1, &st, NULL) != SQLITE_OK)
+		return store_db_fail(s, err, "preparing a statement");
+	int rc = 0;
+	if (bind_all(st, r, false) || sqlite3_step(st) != SQLITE_DONE)
+		rc = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_PRIMARYKEY
+			     ? berth_fail(err, BERTH_EDUPLICATE, "a run with id \"%s\" exists already",
+					  r->info.id)
+			     : store_db_fail(s, err, "adding a run");
+	store_stmt_put(s, st);
+	return rc;
+}
+
+int store_run_update(store *s, const store_run *r, berth_error **err)
+{
+	sqlite3_stmt *st = NULL;
+	if (store_stmt_get(s, s->update, -1, &st, NULL) != SQLITE_OK)
+		return store_db_fail(s, err, "preparing a statement");
+	int rc = 0;
+	if (bind_all(st, r, true) || sqlite3_step(st) != SQLITE_DONE)
+		rc = store_db_fail(s, err, "updating a run");
+	store_stmt_put(s, st);
+	return rc;
+}
+
+/* "SELECT <every column>, rowid FROM runs " */
+static void select_head(store *s, berth_buf *sql)
+{
+	berth_buf_puts(sql, "SELECT ");
+	berth_buf_puts(sql, s->cols);
+	berth_buf_puts(sql, ", rowid FROM runs ");
+}
+
+/* The runs of sql (select_head's columns); bind fills its parameters. */
+static int select_runs(store *s, berth_buf *sql, int (*bind)(sqlite3_stmt *, const void *),
+		       const void *ctx, store_run ***out, size_t *n, berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, sql, &st, err);
+	if (rc)
+		return rc;
+	if (bind(st, ctx) != SQLITE_OK) {
+		store_stmt_put(s, st);
+		return store_db_fail(s, err, "binding a query");
+	}
+	store_run **list = NULL;
+	size_t cnt = 0, cap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 16;
+			store_run **grown = berth_realloc(list, cap * sizeof(*list));
+			if (!grown)
+				goto oom;
+			list = grown;
+		}
+		store_run *r = berth_calloc(1, sizeof(*r));
+		if (!r)
+			goto oom;
+		list[cnt++] = r;
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
+			if (read_col(st, (int)i, r, &run_cols[i]))
+				goto oom;
+		r->seq = sqlite3_column_int64(st, (int)BERTH_ARRAY_SIZE(run_cols));
+	}
+	if (step != SQLITE_DONE) {
+		rc = store_db_fail(s, err, "reading runs");
+		goto fail;
+	}
+	store_stmt_put(s, st);
+	*out = list;
+	*n = cnt;
+	return 0;
+oom:
+	rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+fail:
+	store_stmt_put(s, st);
+	store_run_list_free(list, cnt);
+	return rc;
+}
+
+static int bind_id(sqlite3_stmt *st, const void *id)
+{
+	return sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+}
+
+int store_run_get(store *s, const char *id, store_run **out, berth_error **err)
+{
+	store_run **list;
+	size_t n;
+	*out = NULL;
+	berth_buf sql = BERTH_BUF_INIT;
+	select_head(s, &sql);
+	berth_buf_puts(&sql, "WHERE id = ?1");
+	int rc = select_runs(s, &sql, bind_id, id, &list, &n, err);
+	berth_buf_release(&sql);
+	if (rc)
+		return rc;
+	if (!n) {
+		free(list);
+		return berth_fail(err, BERTH_ENOTFOUND, "no run \"%s\"", id);
+	}
+	*out = list[0];
+	free(list);
+	return 0;
+}
+
+/* ---- queries: a page of runs from an index, in its order ---------------------------- */
+
+/* Every state a run can be in: runs_project holds a project's runs by state,
+ * then by rowid, so a project's runs newest first are the merge of these. */
+#define STATES (BERTH_STATE_STOPPED + 1)
+
+/* The parameters of a query's SQL: ?1 the state, ?2 the cursor, ?3 the limit,
+ * ?4... the projects, then the backend and the fit. The SQL may leave out the
+ * state and the cursor (when there are none); it always names the limit. */
+static int bind_query(sqlite3_stmt *st, const void *ctx)
+{
+	const store_query *q = ctx;
+	int rc = sqlite3_bind_int(st, 1, q->state);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 2, q->after);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 3, q->limit > 0 ? q->limit : -1);
+	for (size_t i = 0; rc == SQLITE_OK && i < q->nprojects; i++)
+		rc = sqlite3_bind_text(st, (int)i + 4, q->projects[i], -1, SQLITE_STATIC);
+	int next = (int)q->nprojects + 4;
+	if (rc == SQLITE_OK && q->backend)
+		rc = sqlite3_bind_text(st, next++, q->backend, -1, SQLITE_STATIC);
+	for (int i = 0; rc == SQLITE_OK && q->fit && i < 4; i++)
+		rc = sqlite3_bind_int64(st, next++, q->fit[i]);
+	return rc;
+}
+
+/* Appends a condition: " WHERE " before the first of a SELECT, " AND " after. */
+static void where(berth_buf *sql, bool *any, const char *cond)
+{
+	berth_buf_puts(sql, *any ? " AND " : "WHERE ");
+	berth_buf_puts(sql, cond);
+	*any = true;
+}
+
+/* The conditions besides project and state: the cursor, the backend, the fit.
+ * A cursor is "rowid < ?2" alone, never "?2 <= 0 OR rowid < ?2", which SQLite
+ * cannot read as a range: every page then walked from the newest run. */
+static void filters(berth_buf *sql, bool *any, const store_query *q)
+{
+	if (q->after > 0)
+		where(sql, any, "rowid < ?2");
+	size_t next = q->nprojects + 4;
+	char cond[160];
+	if (q->backend) {
+		snprintf(cond, sizeof(cond), "backend = ?%zu", next++);
+		where(sql, any, cond);
+	}
+	if (q->fit) {
+		snprintf(cond, sizeof(cond), "cpu_milli <= ?%zu AND mem <= ?%zu AND gpus <= ?%zu"
+			 " AND disk <= ?%zu", next, next + 1, next + 2, next + 3);
+		where(sql, any, cond);
+	}
+}
+
+/* One arm of a merge: the runs of project ?k in state (< 0: ?1). */
+static void arm(berth_buf *sql, const store_query *q, size_t k, int state)
+{
+	bool any = false;
+	char cond[64];
+	snprintf(cond, sizeof(cond), "project = ?%zu", k);
+	where(sql, &any, cond);
+	if (state < 0)
+		snprintf(cond, sizeof(cond), "state = ?1");
+	else
+		snprintf(cond, sizeof(cond), "state = %d", state);
+	where(sql, &any, cond);
+	filters(sql, &any, q);
+}
+
+/* The arms of a project: one for the state asked, else one per state. */
+static size_t arms_per_project(const store_query *q)
+{
+	return q->state >= 0 ? 1 : STATES;
+}
+
+/* The SQL of q (its projects each named once). Newest first, each page is
+ * read from an index in the order it is shown, from its cursor on, and no
+ * further than its limit (EXPLAIN QUERY PLAN: a SEARCH, no "TEMP B-TREE"):
+ *   - every project: the table itself (rowid) or runs_state (state, rowid);
+ *   - projects: for each project, and each state asked (one, or all five),
+ *     an arm on runs_project (project, state, rowid); one arm is read as it
+ *     is, several are merged (UNION ALL with ORDER BY: SQLite merges arms
+ *     that come in order) by rowid alone, and the page's rows read by rowid.
+ * The queue (priority, then submission) is read from runs_queue. */
+static int query_sql(store *s, const store_query *q, berth_buf *sql)
+{
+	size_t arms = q->nprojects * arms_per_project(q);
+	select_head(s, sql);
+	if (!q->queue && arms == 1) {
+		arm(sql, q, 4, q->state);
+		berth_buf_puts(sql, " ORDER BY rowid DESC LIMIT ?3");
+	} else if (!q->queue && arms) {
+		berth_buf_puts(sql, "WHERE rowid IN (");
+		for (size_t i = 0; i < q->nprojects; i++)
+			for (int st = 0; st < (int)arms_per_project(q); st++) {
+				berth_buf_puts(sql, i || st ? " UNION ALL SELECT rowid FROM runs "
+							    : "SELECT rowid FROM runs ");
+				arm(sql, q, i + 4, q->state >= 0 ? -1 : st);
+			}
+		berth_buf_puts(sql, " ORDER BY 1 DESC LIMIT ?3) ORDER BY rowid DESC");
+	} else {
+		bool any = false;
+		/* "state = ?1" alone, not "(?1 < 0 OR state = ?1)": SQLite uses an index
+		 * on state only for the plain comparison */
+		if (q->state >= 0)
+			where(sql, &any, "state = ?1");
+		if (q->nprojects) {
+			berth_buf in = BERTH_BUF_INIT;
+			berth_buf_puts(&in, "project IN (");
+			for (size_t i = 0; i < q->nprojects; i++)
+				berth_buf_printf(&in, "%s?%zu", i ? ", " : "", i + 4);
+			berth_buf_puts(&in, ")");
+			where(sql, &any, in.data ? in.data : "");
+			sql->failed |= in.failed;
+			berth_buf_release(&in);
+		}
+		filters(sql, &any, q);
+		berth_buf_puts(sql, q->queue ? " ORDER BY priority DESC, created, rowid LIMIT ?3"
+					     : " ORDER BY rowid DESC LIMIT ?3");
+	}
+	return sql->failed ? -1 : 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* q with each of its projects once (a token may name one twice: UNION ALL
+ * would give its runs twice); *names, when not NULL, is the caller's to free. */
+static int distinct(const store_query *q, store_query *d, const char ***names)
+{
+	*d = *q;
+	*names = NULL;
+	if (q->nprojects < 2)
+		return 0;
+	const char **v = berth_calloc(q->nprojects, sizeof(*v));
+	if (!v)
+		return -1;
+	memcpy(v, q->projects, q->nprojects * sizeof(*v));
+	qsort(v, q->nprojects, sizeof(*v), by_name);
+	size_t k = 1;
+	for (size_t i = 1; i < q->nprojects; i++)
+		if (strcmp(v[i], v[k - 1]))
+			v[k++] = v[i];
+	d->projects = v;
+	d->nprojects = k;
+	*names = v;
+	return 0;
+}
+
+/* How many projects one query merges: as many as SQLite's compound SELECT
+ * allows arms (500: 100 projects in any state, 500 in one). */
+static size_t projects_per_query(store *s, const store_query *q)
+{
+	int most = sqlite3_limit(s->db, SQLITE_LIMIT_COMPOUND_SELECT, -1);
+	if (q->queue || most <= 0 || !q->nprojects)
+		return q->nprojects ? q->nprojects : 1;
+	size_t per = (size_t)most / arms_per_project(q);
+	return per ? per : 1;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	int64_t x = (*(store_run *const *)a)->seq, y = (*(store_run *const *)b)->seq;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n, berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	store_query d;
+	const char **names;
+	if (distinct(q, &d, &names))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	/* more projects than one query merges: a page of each part (each read as
+	 * one query is), then the newest of them */
+	size_t per = projects_per_query(s, &d);
+	store_run **all = NULL;
+	size_t cnt = 0;
+	int rc = 0;
+	for (size_t at = 0; !rc && (at == 0 || at < d.nprojects); at += per) {
+		store_query part = d;
+		if (d.nprojects) {
+			part.projects = d.projects + at;
+			part.nprojects = d.nprojects - at < per ? d.nprojects - at : per;
+		}
+		berth_buf sql = BERTH_BUF_INIT;
+		store_run **list = NULL;
+		size_t got = 0;
+		rc = query_sql(s, &part, &sql) ? berth_fail(err, BERTH_ENOMEM, "out of memory")
+					       : select_runs(s, &sql, bind_query, &part, &list, &got, err);
+		berth_buf_release(&sql);
+		if (!rc && !all) {
+			all = list;
+			cnt = got;
+		} else if (!rc && got) {
+			store_run **grown = berth_realloc(all, (cnt + got) * sizeof(*all));
+			if (!grown) {
+				store_run_list_free(list, got);
+				rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			} else {
+				all = grown;
+				memcpy(all + cnt, list, got * sizeof(*all));
+				cnt += got;
+				free(list);
+			}
+		} else {
+			free(list);
+		}
+	}
+	free(names);
+	if (rc) {
+		store_run_list_free(all, cnt);
+		return rc;
+	}
+	if (per < d.nprojects) {
+		qsort(all, cnt, sizeof(*all), newest_first);
+		for (; q->limit > 0 && cnt > (size_t)q->limit; cnt--)
+			store_run_free(all[cnt - 1]);
+	}
+	*out = all;
+	*n = cnt;
+	return 0;
+}
+
+int store_run_query_plan(store *s, const store_query *q, char **out, berth_error **err)
+{
+	*out = NULL;
+	store_query d;
+	const char **names;
+	if (distinct(q, &d, &names))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	/* of the first part, when the projects are read in parts */
+	size_t per = projects_per_query(s, &d);
+	if (d.nprojects > per)
+		d.nprojects = per;
+	berth_buf sql = BERTH_BUF_INIT, plan = BERTH_BUF_INIT;
+	berth_buf_puts(&sql, "EXPLAIN QUERY PLAN ");
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	if (query_sql(s, &d, &sql))
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK)
+		rc = store_db_fail(s, err, "preparing a statement");
+	else if (bind_query(st, &d) != SQLITE_OK)
+		rc = store_db_fail(s, err, "binding a query");
+	/* each step's depth, from its parent's: the steps come parents first */
+	int ids[64], depth[64], nids = 0, step = SQLITE_DONE;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), dd = 0;
+		for (int i = 0; i < nids; i++)
+			if (ids[i] == parent)
+				dd = depth[i] + 1;
+		if (nids < (int)BERTH_ARRAY_SIZE(ids)) {
+			ids[nids] = id;
+			depth[nids++] = dd;
+		}
+		const char *detail = (const char *)sqlite3_column_text(st, 3);
+		berth_buf_printf(&plan, "%*s%s\n", 2 * dd, "", detail ? detail : "");
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_db_fail(s, err, "explaining a query");
+	sqlite3_finalize(st);
+	berth_buf_release(&sql);
+	free(names);
+	if (!rc && plan.failed)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (rc) {
+		berth_buf_release(&plan);
+		return rc;
+	}
+	*out = plan.data ? berth_buf_detach(&plan) : berth_strdup("");
+	return *out ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
+int store_run_list(store *s, const char *backend, int state, bool queue, store_run ***out,
+		   size_t *n, berth_error **err)
+{
+	store_query q = {.state = state, .queue = queue, .backend = backend};
+	return store_run_query(s, &q, out, n, err);
+}
+
+static int update_one(store *s, const char *sql, const char *id, int64_t a, int64_t b,
+		      berth_error **err)
+{
+	sqlite3_stmt *st;
+	if (store_stmt_get(s, sql, -1, &st, NULL) != SQLITE_OK)
+		return store_db_fail(s, err, "preparing a statement");
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, a);
+	sqlite3_bind_int64(st, 3, b);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : store_db_fail(s, err, "updating a run");
+	if (!rc && !sqlite3_changes(s->db))
+		rc = berth_fail(err, BERTH_ENOTFOUND, "no run \"%s\"", id);
+	store_stmt_put(s, st);
+	return rc;
+}
+
+int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error **err)
+{
+	return update_one(s,
+			  "UPDATE runs SET stop_requested = 1,"
+			  " grace = CASE WHEN ?2 >= 0 THEN ?2 ELSE grace END WHERE id = ?1",
+			  id, grace, 0, err);
+}
+
+int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
+			     berth_error **err)
+{
+	return update_one(s, "UPDATE runs SET supervisor_pid = ?2, supervisor_start = ?3 WHERE id = ?1",
+			  id, pid, start, err);
+}
+
+void store_run_free(store_run *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
+		if (run_cols[i].kind == C_STR || run_cols[i].kind == C_BLOB)
+			free(*FIELD(r, &run_cols[i], char *));
+	free(r);
+}
+
+void store_run_list_free(store_run **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		store_run_free(list[i]);
+	free(list);
+}
+
+int store_run_kind(store *s, const char *id, char **kind, berth_error **err)
+{
+	store_arg arg = STORE_S(id);
+	return store_select_text(s, "SELECT backend FROM runs WHERE id = ?1", &arg, 1, kind, err);
+}
+
+int store_run_exists(store *s, const char *id, berth_error **err)
+{
+	store_arg arg = STORE_S(id);
+	int64_t any = 0;
+	int rc = store_select_int(s, "SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?1)", &arg, 1,
+				  &any, err);
+	return rc < 0 ? rc : any != 0;
+}
+
+/* A savepoint, not BEGIN: it nests in the caller's transaction (which then
+ * commits both deletions or neither) and is a transaction of its own outside one. */
+int store_run_delete(store *s, const char *id, berth_error **err)
+{
+	int rc = store_db_exec(s, "SAVEPOINT run_delete", err);
+	if (rc)
+		return rc;
+	store_arg arg = STORE_S(id);
+	rc = store_exec_args(s, "DELETE FROM events WHERE run_id = ?1", &arg, 1, err);
+	if (rc >= 0)
+		rc = store_exec_args(s, "DELETE FROM runs WHERE id = ?1", &arg, 1, err);
+	if (rc >= 0) {
+		int released = store_db_exec(s, "RELEASE run_delete", err);
+		rc = released ? released : rc > 0;
+	}
+	if (rc < 0)
+		sqlite3_exec(s->db, "ROLLBACK TO run_delete; RELEASE run_delete", NULL, NULL, NULL);
+	return rc;
+}
+
+int store_run_count_by_state(store *s, int64_t *counts, size_t n, berth_error **err)
+{
+	memset(counts, 0, n * sizeof(*counts));
+	sqlite3_stmt *st;
+	if (store_stmt_get(s, "SELECT state, COUNT(*) FROM runs GROUP BY state", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return store_db_fail(s, err, "preparing a statement");
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t state = sqlite3_column_int64(st, 0);
+		if (state >= 0 && (uint64_t)state < n)
+			counts[state] = sqlite3_column_int64(st, 1);
+	}
+	int rc = step == SQLITE_DONE ? 0 : store_db_fail(s, err, "counting runs");
+	store_stmt_put(s, st);
+	return rc;
+}
+
+/* ---- what runs hold ------------------------------------------------------------------ */
+
+int store_queued(store *s, const char *backend)
+{
+	int64_t any = 1;
+	store_arg args[] = {STORE_I(BERTH_STATE_PENDING), STORE_S(backend)};
+	if (store_select_int(s, "SELECT EXISTS (SELECT 1 FROM runs WHERE state = ?1 AND backend = ?2)",
+			     args, 2, &any, NULL))
+		return 1; /* unread: a reader looks */
+	return any != 0;
+}
+
+int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids, berth_error **err)
+{
+	*gpu_ids = NULL;
+	sqlite3_stmt *st;
+	store_arg args[] = {STORE_I(BERTH_STATE_RUNNING), STORE_S(backend)};
+	int rc = store_prepare_args(s,
+			      "SELECT TOTAL(cpu_milli), TOTAL(mem), TOTAL(gpus), TOTAL(disk),"
+			      " group_concat(gpu_ids, ',') FROM runs WHERE state = ?1 AND backend = ?2",
+			      args, 2, &st, err);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < 4; i++)
+			sum[i] = sqlite3_column_int64(st, i);
+		const char *ids = (const char *)sqlite3_column_text(st, 4);
+		if (ids && !(*gpu_ids = berth_strdup(ids)))
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	} else {
+		rc = store_db_fail(s, err, "reading the running runs");
+	}
+	store_stmt_put(s, st);
+	return rc;
+}
+
+int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err)
+{
+	sqlite3_stmt *st;
+	store_arg arg = STORE_S(project);
+	/* the queue index (state first) reaches the active runs only */
+	int rc = store_prepare_args(s,
+			      "SELECT TOTAL(quota_cpu_milli), TOTAL(quota_mem), TOTAL(quota_gpus), COUNT(*)"
+			      " FROM runs"
+			      " WHERE state IN (0, 1) AND project = ?1",
+			      &arg, 1, &st, err);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		for (int i = 0; i < 4; i++)
+			sum[i] = sqlite3_column_int64(st, i);
+	else
+		rc = store_db_fail(s, err, "reading usage");
+	store_stmt_put(s, st);
+	return rc;
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+int store_event(store *s, const char *run_id, const char *kind, const char *message)
+{
+	sqlite3_stmt *st;
+	if (store_stmt_get(s, "INSERT INTO events (run_id, time, kind, message) VALUES (?1, ?2, ?3, ?4)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -BERTH_EIO;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, store_now_ms());
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, message, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -BERTH_EIO;
+	store_stmt_put(s, st);
+	return rc;
+}
+
+int store_event_list(store *s, const char *run_id, store_event_row **out, size_t *n,
+		     berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (store_stmt_get(s, "SELECT time, kind, message FROM events WHERE run_id = ?1 ORDER BY rowid",
+			   -1, &st, NULL) != SQLITE_OK)
+		return store_db_fail(s, err, "preparing a statement");
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	store_event_row *list = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		store_event_row *grown = store_grow(list, sizeof(*list), cnt, &cap);
+		if (!grown) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		list = grown;
+		store_event_row *e = &list[cnt++];
+		*e = (store_event_row){.time = sqlite3_column_int64(st, 0)};
+		if (store_col_text(st, 1, &e->kind) || store_col_text(st, 2, &e->message)) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_db_fail(s, err, "reading events");
+	store_stmt_put(s, st);
+	if (rc) {
+		store_event_list_free(list, cnt);
+		return rc;
+	}
+	*out = list;
+	*n = cnt;
+	return 0;
+}
+
+void store_event_list_free(store_event_row *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(list[i].kind);
+		free(list[i].message);
+	}
+	free(list);
+}

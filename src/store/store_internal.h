@@ -1,0 +1,70 @@
+/*
+ * store_internal.h - what the files of the store share: the handle, its
+ * cache of prepared statements and the helpers that run SQL on it. Nothing
+ * outside src/store/ includes it; SQL lives here and nowhere else.
+ *
+ *   store.c     the handle: open, the schema and its migrations, transactions,
+ *               the statement cache, any statement (store_select_*)
+ *   runs.c      run records and their queries, what runs hold, their events
+ *   projects.c  projects, the uid each project's runs get, registered functions
+ *   tokens.c    the server's API tokens (their hashes)
+ *   secrets.c   sealed secrets
+ */
+#ifndef BERTH_STORE_INTERNAL_H
+#define BERTH_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "base/internal.h"
+#include "store/store.h"
+
+/* Statements are prepared once and kept (sqlite3_prepare is a large part of a
+ * short statement's cost): keyed by their text, reset when handed back. */
+#define STMT_CACHE 48
+typedef struct stmt_slot {
+	char *sql;
+	sqlite3_stmt *st;
+	bool busy;
+} stmt_slot;
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	stmt_slot cache[STMT_CACHE];
+	char *project;  /* the last project recorded through this handle */
+	int64_t busy_since; /* when the wait for another writer began (ms, monotonic) */
+	/* the SQL of a run's columns, written once (store_run_sql): "a, b, ...", the
+	 * INSERT and the UPDATE of every mutable column */
+	char *cols, *insert, *update;
+};
+
+/* sqlite3_prepare_v2's shape, from the cache when the text was seen */
+int store_stmt_get(store *s, const char *sql, int nbytes, sqlite3_stmt **st, const char **tail);
+/* sqlite3_finalize's shape: a cached statement is reset for its next use */
+int store_stmt_put(store *s, sqlite3_stmt *st);
+
+/* Fails with the connection's last error ("store PATH: what: message"):
+ * BERTH_ENOSPC for a full disk, else BERTH_EIO. */
+int store_db_fail(store *s, berth_error **err, const char *what);
+/* Runs SQL text (one statement or several, no parameters), uncached. */
+int store_db_exec(store *s, const char *sql, berth_error **err);
+
+/* A cached statement with ?1, ?2, ... bound from args. */
+int store_prepare_args(store *s, const char *sql, const store_arg *args, size_t nargs,
+		       sqlite3_stmt **st, berth_error **err);
+/* Runs a statement; returns the number of rows it changed, or a negative
+ * code (BERTH_ECONFLICT "it exists already" when a constraint refused it). */
+int store_exec_args(store *s, const char *sql, const store_arg *args, size_t nargs,
+		    berth_error **err);
+
+/* A copy of column i's text in *out (NULL for SQL NULL); -1 when out of memory. */
+int store_col_text(sqlite3_stmt *st, int i, char **out);
+
+/* list (of *cap items of size bytes), grown when needed to hold item n: the
+ * list (maybe moved), or NULL when out of memory (list left as it was). */
+void *store_grow(void *list, size_t size, size_t n, size_t *cap);
+
+/* Writes the SQL of a run's columns into s (runs.c), at open: -1 when out of memory. */
+int store_run_sql(store *s);
+
+#endif

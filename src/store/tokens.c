@@ -1,0 +1,114 @@
+/*
+ * tokens.c - the server's API tokens in the store (see store.h): each one's
+ * hash, never the token, with its role and its projects.
+ */
+#include <string.h>
+
+#include "store/store_internal.h"
+
+int store_token_insert(store *s, const store_token *t, berth_error **err)
+{
+	store_arg args[] = {STORE_S(t->id), STORE_B(t->hash, sizeof(t->hash)), STORE_I(t->role),
+			    STORE_S(t->projects), STORE_S(t->description), STORE_I(t->created)};
+	int rc = store_exec_args(s,
+				 "INSERT INTO tokens (id, hash, role, projects, description, created)"
+				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+				 args, 6, err);
+	return rc < 0 ? rc : 0;
+}
+
+/* The tokens of a statement (id, role, projects, description, created, and
+ * the hash when with_hash), in its order. */
+static int read_tokens(store *s, sqlite3_stmt *st, bool with_hash, store_token **out, size_t *n,
+		       berth_error **err)
+{
+	store_token *list = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		store_token *grown = store_grow(list, sizeof(*list), cnt, &cap);
+		if (!grown) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		list = grown;
+		store_token *t = &list[cnt++];
+		*t = (store_token){.role = sqlite3_column_int64(st, 1),
+				   .created = sqlite3_column_int64(st, 4)};
+		if (with_hash && sqlite3_column_bytes(st, 5) == (int)sizeof(t->hash))
+			memcpy(t->hash, sqlite3_column_blob(st, 5), sizeof(t->hash));
+		if (store_col_text(st, 0, &t->id) || store_col_text(st, 2, &t->projects) ||
+		    store_col_text(st, 3, &t->description)) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_db_fail(s, err, "reading tokens");
+	store_stmt_put(s, st);
+	if (rc) {
+		store_token_list_free(list, cnt);
+		return rc;
+	}
+	*out = list;
+	*n = cnt;
+	return 0;
+}
+
+int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store_token **out,
+		     berth_error **err)
+{
+	*out = NULL;
+	sqlite3_stmt *st;
+	if (store_stmt_get(s,
+			   "SELECT id, role, projects, description, created, hash FROM tokens"
+			   " WHERE hash = ?1",
+			   -1, &st, NULL) != SQLITE_OK)
+		return store_db_fail(s, err, "preparing a statement");
+	sqlite3_bind_blob(st, 1, hash, STORE_TOKEN_HASH, SQLITE_STATIC);
+	store_token *list;
+	size_t n;
+	int rc = read_tokens(s, st, true, &list, &n, err);
+	if (rc)
+		return rc;
+	if (n)
+		*out = list; /* the only one: hashes are unique */
+	else
+		free(list);
+	return 0;
+}
+
+int store_token_list(store *s, store_token **out, size_t *n, berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (store_stmt_get(s,
+			   "SELECT id, role, projects, description, created FROM tokens"
+			   " ORDER BY created, id",
+			   -1, &st, NULL) != SQLITE_OK)
+		return store_db_fail(s, err, "preparing a statement");
+	return read_tokens(s, st, false, out, n, err);
+}
+
+int store_token_delete(store *s, const char *id, berth_error **err)
+{
+	store_arg arg = STORE_S(id);
+	int rc = store_exec_args(s, "DELETE FROM tokens WHERE id = ?1", &arg, 1, err);
+	return rc < 0 ? rc : rc > 0;
+}
+
+void store_token_free(store_token *t)
+{
+	store_token_list_free(t, t ? 1 : 0);
+}
+
+void store_token_list_free(store_token *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(list[i].id);
+		free(list[i].projects);
+		free(list[i].description);
+	}
+	free(list);
+}
