@@ -95,4 +95,8 @@ int cmd_supervise(int argc, char **argv); /* hidden: berth __supervise ID */
 extern const char usage_validate[], usage_render[], usage_explain[], usage_profiles[];
 extern const char usage_run[], usage_get[], usage_logs[], usage_stop[], usage_secrets[];
 
+/* Last, after every system header of the files that include this one:
+ * strcpy, sprintf, atoi... are compile errors in the CLI as in libberth. */
+#include "base/banned.h"
+
 #endif

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server.h" /* first: its system headers come before banned.h (cli.h) */
 #include "cli.h"
-#include "server.h"
 
 const char usage_serve[] =
 	"usage: berth serve [--listen HOST:PORT] [--config POLICY] [--backend local|kubernetes]\n"

@@ -801,13 +801,12 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen
 		return 0;
 	}
 	struct sockaddr_in *a = (struct sockaddr_in *)ss;
+	const char *addr = strcmp(host, "localhost") ? host : "127.0.0.1";
 	a->sin_family = AF_INET;
 	a->sin_port = htons((uint16_t)port);
-	if (!strcmp(host, "localhost"))
-		strcpy(host, "127.0.0.1");
-	if (!*host)
+	if (!*addr)
 		a->sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+	else if (inet_pton(AF_INET, addr, &a->sin_addr) != 1)
 		return -1;
 	*len = sizeof(*a);
 	return 0;

@@ -215,4 +215,8 @@ const ui_asset *ui_find(const char *name);
 extern const char openapi_json[];
 size_t openapi_json_len(void);
 
+/* Last, after every system header of the files that include this one:
+ * strcpy, sprintf, atoi... are compile errors in the server as in libberth. */
+#include "base/banned.h"
+
 #endif
