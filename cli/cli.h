@@ -21,7 +21,7 @@ int cli_report(const berth_error *err);
 /* "berth: " + message on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The flags render, explain and validate share. */
+/* The flags render, explain and validate share (cli/plan.c). */
 typedef struct cli_plan_opts {
 	const char *config;   /* --config POLICY */
 	const char *run_id;   /* --run-id ID */
@@ -52,6 +52,11 @@ int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, con
 /* Plans the index-th run of a file (see berth_run_plan). */
 int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec *spec, size_t index,
 		 berth_run **run, berth_error **err);
+/* -o table|yaml|json of explain and profiles (NULL: table); -1 (reported) else. */
+int cli_explain_format(const char *verb, const char *o, berth_explain_format *fmt);
+/* Prints the document data (len bytes, freed) when ret >= 0, else reports err;
+ * returns the exit status. */
+int cli_print_doc(int ret, char *data, size_t len, berth_error *err);
 
 /* Where run, get, logs, stop, secrets and profiles send their work (cli/client.c). */
 typedef struct cli_server {
@@ -79,6 +84,47 @@ int cli_server_open(const cli_server *s, berth_client **c);
 	"                   '' or unset: this machine); see docs/cli-server.md\n"          \
 	"  --token TOKEN    the server's bearer token (default: $BERTH_TOKEN)\n"
 
+/* ---- run, get, logs, stop, secrets on this machine (cli/backend.c) ---- */
+
+/* The lines of a verb's help about --kubeconfig and --context. */
+#define CLI_CLUSTER_HELP                                                                   \
+	"  --kubeconfig FILE, --context NAME\n"                                               \
+	"                   the cluster of kubernetes runs (default: as kubectl finds it)\n"
+
+/* The backend a verb works on when it does not talk to a server. */
+typedef struct cli_backend {
+	cli_plan_opts plan;
+	berth_policy *policy;
+	berth_backend *b;
+	const char *kubeconfig, *context; /* --kubeconfig, --context */
+	const char *cluster_flag;         /* the first of them given */
+	bool waits;                       /* --wait or --follow: berth_backend_opts.waits */
+} cli_backend;
+
+/* --kubeconfig FILE and --context NAME: which cluster the kubernetes runs are
+ * on. Takes argv[*i] (and its value) if it is one of them: 1 taken, 0 not one
+ * of them, -1 a value is missing (reported). */
+int cli_cluster_flag(cli_backend *c, int argc, char **argv, int *i);
+/* Loads the policy and opens the backend kind (NULL: local; runs of either
+ * kind are read through the kind they were submitted to); reports problems
+ * and returns an exit status (0: open). */
+int cli_backend_open(cli_backend *c, const char *kind);
+/* Closes what cli_backend_open opened, and releases c->plan. */
+void cli_backend_close(cli_backend *c);
+/* A flag's value: argv[i+1], or after '='. NULL (reported) when missing. */
+const char *cli_flag_value(const char *verb, int argc, char **argv, int *i, const char *name);
+/* Whether arg is the flag name, alone or as "name=VALUE". */
+int cli_is_flag(const char *arg, const char *name);
+/* A berth_log_write: the chunk on standard output, flushed. */
+int cli_print_chunk(void *ctx, const char *data, size_t len);
+/* "run ID (NAME): STATE: REASON" on standard error. */
+void cli_say_state(const berth_run_info *i);
+/* Reads a spec or a secret's value whole ('-': standard input), capped at
+ * 4 MiB; NULL when it cannot. */
+char *cli_read_file(const char *path, size_t *len);
+
+/* ---- the verbs: cmd_<verb>() and usage_<verb>[] in cli/cmd_<verb>.c ---- */
+
 int cmd_validate(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
@@ -90,9 +136,13 @@ int cmd_stop(int argc, char **argv);
 int cmd_secrets(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_token(int argc, char **argv);
-extern const char usage_serve[], usage_token[];
 int cmd_supervise(int argc, char **argv); /* hidden: berth __supervise ID */
 extern const char usage_validate[], usage_render[], usage_explain[], usage_profiles[];
 extern const char usage_run[], usage_get[], usage_logs[], usage_stop[], usage_secrets[];
+extern const char usage_serve[], usage_token[];
+
+/* Last, after every system header of the files that include this one:
+ * strcpy, sprintf, atoi... are compile errors in the CLI as in libberth. */
+#include "base/banned.h"
 
 #endif

@@ -25,33 +25,6 @@ const char usage_render[] =
 	"exit status: 0 rendered, 2 a spec, the policy or a flag is invalid or a run\n"
 	"is refused, 1 anything else.\n";
 
-/* Parses flags and the one SPEC argument; returns -1 after a usage error. */
-int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, const char **spec)
-{
-	*spec = NULL;
-	for (int i = 1; i < argc; i++) {
-		int r = cli_plan_flag(o, argc, argv, &i);
-		if (r < 0)
-			return -1;
-		if (r)
-			continue;
-		if (argv[i][0] == '-' && argv[i][1]) {
-			cli_error("%s: unknown option \"%s\" (see 'berth help %s')", verb, argv[i], verb);
-			return -1;
-		}
-		if (*spec) {
-			cli_error("%s: one spec file at a time (use '-' and a stream for several runs)", verb);
-			return -1;
-		}
-		*spec = argv[i];
-	}
-	if (!*spec) {
-		cli_error("%s: no spec given (use '-' for standard input)", verb);
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_render(int argc, char **argv)
 {
 	cli_plan_opts o;

@@ -1,6 +1,7 @@
 /*
- * plan.c - what render, explain and validate share: the policy flag, the
- * spec files, and planning each run against the policy.
+ * plan.c - what render, explain, validate and profiles share: the policy
+ * flag, the spec files, planning each run against the policy, and the -o of
+ * explain and profiles.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -102,6 +103,33 @@ void cli_plan_release(cli_plan_opts *o)
 	o->secret_copy = NULL;
 }
 
+/* Parses flags and the one SPEC argument; returns -1 after a usage error. */
+int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, const char **spec)
+{
+	*spec = NULL;
+	for (int i = 1; i < argc; i++) {
+		int r = cli_plan_flag(o, argc, argv, &i);
+		if (r < 0)
+			return -1;
+		if (r)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("%s: unknown option \"%s\" (see 'berth help %s')", verb, argv[i], verb);
+			return -1;
+		}
+		if (*spec) {
+			cli_error("%s: one spec file at a time (use '-' and a stream for several runs)", verb);
+			return -1;
+		}
+		*spec = argv[i];
+	}
+	if (!*spec) {
+		cli_error("%s: no spec given (use '-' for standard input)", verb);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec *spec, size_t index,
 		 berth_run **run, berth_error **err)
 {
@@ -118,4 +146,31 @@ int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec 
 	ro.check_secrets = o->secrets != NULL || o->check_secrets;
 	ro.usage = o->usage;
 	return berth_run_plan(run, spec, policy, &ro, err);
+}
+
+/* -o table|yaml|json of explain and profiles (NULL: table). */
+int cli_explain_format(const char *verb, const char *o, berth_explain_format *fmt)
+{
+	if (!o || !strcmp(o, "table"))
+		*fmt = BERTH_EXPLAIN_TABLE;
+	else if (!strcmp(o, "yaml"))
+		*fmt = BERTH_EXPLAIN_YAML;
+	else if (!strcmp(o, "json"))
+		*fmt = BERTH_EXPLAIN_JSON;
+	else {
+		cli_error("%s: -o takes table, yaml or json, not \"%s\"", verb, o);
+		return -1;
+	}
+	return 0;
+}
+
+/* A document berth_explain or its kin made (ret, data, len, err): printed,
+ * or its problems reported. */
+int cli_print_doc(int ret, char *data, size_t len, berth_error *err)
+{
+	if (ret < 0)
+		return cli_report(err);
+	fwrite(data, 1, len, stdout);
+	free(data);
+	return 0;
 }

@@ -5,9 +5,10 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "mhd_dl.h" /* <microhttpd.h>: before banned.h, which internal.h ends with */
+
 #include "base/dl.h"
 #include "base/internal.h"
-#include "mhd_dl.h"
 
 mhd_dl berth_mhd;
 

@@ -1,22 +1,17 @@
 /*
- * server.c - berth serve: HTTP with libmicrohttpd, routing, authentication,
- * answers and errors (server.h, docs/api.md).
+ * server.c - berth serve's requests: routing, authentication, answers and
+ * errors (server.h, docs/api.md), and the server they share. serve.c starts
+ * the libmicrohttpd daemon over them.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include "mhd_dl.h"
-#include <netinet/in.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "server.h"
 
@@ -34,105 +29,6 @@ struct server {
 	double disk_at;            /* when disk was read (monotonic); 0: never, or stale */
 	disk_state disk;
 };
-
-/* ---- strings ------------------------------------------------------------------------- */
-
-void sb_put(sbuf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *grown = realloc(b->data, cap);
-		if (!grown) {
-			b->failed = true;
-			return;
-		}
-		b->data = grown;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = 0;
-}
-
-void sb_puts(sbuf *b, const char *s)
-{
-	sb_put(b, s, strlen(s));
-}
-
-void sb_printf(sbuf *b, const char *fmt, ...)
-{
-	char small[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = true;
-		return;
-	}
-	if ((size_t)n < sizeof(small)) {
-		sb_put(b, small, (size_t)n);
-		return;
-	}
-	char *big = malloc((size_t)n + 1);
-	if (!big) {
-		b->failed = true;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb_put(b, big, (size_t)n);
-	free(big);
-}
-
-void sb_json(sbuf *b, const char *s)
-{
-	if (!s) {
-		sb_puts(b, "null");
-		return;
-	}
-	sb_put(b, "\"", 1);
-	size_t left = strlen(s);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++, left--) {
-		/* JSON is UTF-8: a byte that is not (a path parameter, say) is U+FFFD */
-		size_t k = *p < 0x80 ? 1 : berth_utf8_len((const char *)p, left);
-		if (!k) {
-			sb_puts(b, "\\ufffd");
-			continue;
-		}
-		if (k > 1) {
-			sb_put(b, (const char *)p, k);
-			p += k - 1;
-			left -= k - 1;
-			continue;
-		}
-		if (*p == '"' || *p == '\\') {
-			char e[2] = {'\\', (char)*p};
-			sb_put(b, e, 2);
-		} else if (*p == '\n')
-			sb_puts(b, "\\n");
-		else if (*p == '\t')
-			sb_puts(b, "\\t");
-		else if (*p == '\r')
-			sb_puts(b, "\\r");
-		else if (*p < 0x20 || *p == 0x7f)
-			sb_printf(b, "\\u%04x", *p);
-		else
-			sb_put(b, (const char *)p, 1);
-	}
-	sb_put(b, "\"", 1);
-}
-
-void sb_free(sbuf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
 
 /* ---- answers ------------------------------------------------------------------------- */
 
@@ -532,12 +428,6 @@ static const route *find_route(req *r, bool *path_known)
 	return NULL;
 }
 
-static bool loopback(const char *listen)
-{
-	return !strncmp(listen, "127.", 4) || !strncmp(listen, "localhost:", 10) ||
-	       !strncmp(listen, "[::1]", 5);
-}
-
 /* Who makes the request: 401 (answered) when nobody is. */
 static int authenticate(req *r)
 {
@@ -735,130 +625,9 @@ void server_completed(void *cls, struct MHD_Connection *conn, void **state,
 	*state = NULL;
 }
 
-/* What the daemon keeps for one connection's request line, headers and arguments
- * (its default of 32 KiB answered nothing at all, until the idle timeout, to a
- * URL with 500 query arguments). */
-#define CONN_MEMORY (128u << 10)
+/* ---- open, close ------------------------------------------------------------------------ */
 
-/* ---- the URL's escapes ------------------------------------------------------------------- */
-
-static int hex(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* The daemon's unescaping of the path and of each query argument: %HH as the
- * default does, but %00 is left as written. Decoded, a NUL cut a name short
- * (secrets/a%00b set the secret "a"); kept, no name holds it, and the request
- * is refused by the check of the name. */
-static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
-{
-	(void)cls;
-	(void)c;
-	char *out = s;
-	for (const char *in = s; *in;) {
-		int hi, lo;
-		if (in[0] == '%' && (hi = hex(in[1])) >= 0 && (lo = hex(in[2])) >= 0 && (hi || lo)) {
-			*out++ = (char)(hi << 4 | lo);
-			in += 3;
-		} else
-			*out++ = *in++;
-	}
-	*out = 0;
-	return (size_t)(out - s);
-}
-
-/* ---- start, run, stop ------------------------------------------------------------------ */
-
-static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len)
-{
-	char host[256];
-	const char *colon = strrchr(listen, ':');
-	if (!colon || !colon[1])
-		return -1;
-	char *end;
-	unsigned long port = strtoul(colon + 1, &end, 10);
-	if (*end || port > 65535)
-		return -1;
-	size_t hl = (size_t)(colon - listen);
-	if (hl >= sizeof(host))
-		return -1;
-	memcpy(host, listen, hl);
-	host[hl] = 0;
-	memset(ss, 0, sizeof(*ss));
-	if (host[0] == '[') {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-		size_t n = strlen(host);
-		if (n < 2 || host[n - 1] != ']')
-			return -1;
-		host[n - 1] = 0;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
-			return -1;
-		*len = sizeof(*a);
-		return 0;
-	}
-	struct sockaddr_in *a = (struct sockaddr_in *)ss;
-	a->sin_family = AF_INET;
-	a->sin_port = htons((uint16_t)port);
-	if (!strcmp(host, "localhost"))
-		strcpy(host, "127.0.0.1");
-	if (!*host)
-		a->sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
-		return -1;
-	*len = sizeof(*a);
-	return 0;
-}
-
-/* What the daemon may hold open, from the flags. */
-typedef struct limits {
-	unsigned conns, per_ip, idle, streams;
-} limits;
-
-#define FILES_BASE 256     /* the store, the daemon, the reconciler: files besides these */
-#define FILES_PER_STREAM 6 /* a stream's handle (SQLite and its WAL), its log, its watch */
-
-/* Raises the soft limit of open files to the hard one, and lowers the
- * connections and streams to what fits it (said on stderr). */
-static void fit_files(limits *l)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return;
-	if (rl.rlim_cur < rl.rlim_max) {
-		rlim_t soft = rl.rlim_cur;
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			rl.rlim_cur = soft;
-	}
-	uint64_t need = FILES_BASE + (uint64_t)l->conns + (uint64_t)l->streams * FILES_PER_STREAM;
-	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
-		return;
-	uint64_t room = rl.rlim_cur > FILES_BASE + 64 ? rl.rlim_cur - FILES_BASE : 64;
-	limits was = *l;
-	l->conns = (unsigned)(room * l->conns / (need - FILES_BASE));
-	l->streams = (unsigned)(room * l->streams / (need - FILES_BASE) / FILES_PER_STREAM);
-	if (l->conns < 16)
-		l->conns = 16;
-	if (l->streams < 4)
-		l->streams = 4;
-	fprintf(stderr, "berth serve: %llu open files at most (ulimit -n): %u connections and %u "
-			"streams, not %u and %u\n", (unsigned long long)rl.rlim_cur, l->conns,
-		l->streams, was.conns, was.streams);
-}
-
-static volatile sig_atomic_t stopping;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
-
-static void report(berth_error *err)
+void srv_report(berth_error *err)
 {
 	char line[1024];
 	for (size_t i = 0; i < berth_error_count(err); i++) {
@@ -895,11 +664,11 @@ int server_open(server **out, const serve_opts *o)
 	berth_error *err = NULL;
 	if (berth_policy_load(&s->policy, o->config, &err)) {
 		int st = berth_code_exit_status(berth_error_code(err));
-		report(err);
+		srv_report(err);
 		free(s);
 		return st ? st : 1;
 	}
-	report(err);
+	srv_report(err);
 	err = NULL;
 	/* the records are kept by the reconciler of serve_main: GET reads the store */
 	berth_backend_opts bo = {.home = o->home, .policy = s->policy, .cached = true,
@@ -908,12 +677,12 @@ int server_open(server **out, const serve_opts *o)
 	 * marked Failed, and queued runs are started */
 	if (berth_backend_open(&s->b, o->backend, &bo, &err)) {
 		int st = berth_code_exit_status(berth_error_code(err));
-		report(err);
+		srv_report(err);
 		berth_policy_free(s->policy);
 		free(s);
 		return st ? st : 1;
 	}
-	report(err); /* warnings: runs whose state could not be read */
+	srv_report(err); /* warnings: runs whose state could not be read */
 	if (pthread_key_create(&s->handle, close_handle)) {
 		fprintf(stderr, "berth serve: out of memory\n");
 		berth_backend_close(s->b);
@@ -925,6 +694,14 @@ int server_open(server **out, const serve_opts *o)
 	pthread_mutex_init(&s->disk_lock, NULL);
 	*out = s;
 	return 0;
+}
+
+void server_reconcile(server *s)
+{
+	berth_error *err = NULL;
+	/* on the main handle: SQLite orders its writes with the workers' */
+	berth_backend_reconcile(s->b, &err);
+	berth_error_free(err);
 }
 
 void server_close(server *s, bool keep_policy)
@@ -944,88 +721,3 @@ void server_close(server *s, bool keep_policy)
 	free(s);
 }
 
-int serve_main(const serve_opts *o)
-{
-	struct sockaddr_storage addr;
-	socklen_t alen;
-	berth_error *lerr = NULL;
-	if (berth_mhd_load(&lerr)) {
-		report(lerr);
-		return 1;
-	}
-	if (parse_listen(o->listen, &addr, &alen)) {
-		fprintf(stderr, "berth serve: --listen \"%s\" is not HOST:PORT\n", o->listen);
-		return 2;
-	}
-	if (o->insecure_local && !loopback(o->listen)) {
-		fprintf(stderr, "berth serve: --insecure-local is only for a loopback address "
-				"(127.0.0.1, [::1]), not \"%s\"\n", o->listen);
-		return 2;
-	}
-	server *s = NULL;
-	int st = server_open(&s, o);
-	if (st)
-		return st;
-	berth_error *err = NULL;
-	signal(SIGPIPE, SIG_IGN);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	unsigned threads = o->threads;
-	if (!threads) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = n > 0 ? (unsigned)n : 1;
-	}
-	limits lim = {o->max_connections ? o->max_connections : 4096,
-		      o->max_per_ip ? o->max_per_ip : 128, o->idle_timeout ? o->idle_timeout : 30,
-		      o->max_streams ? o->max_streams : 1024};
-	fit_files(&lim);
-	if (lim.per_ip > lim.conns)
-		lim.per_ip = lim.conns;
-	if (streams_start(lim.streams)) {
-		fprintf(stderr, "berth serve: cannot start the streams' watcher: %s\n", strerror(errno));
-		server_close(s, false);
-		return 1;
-	}
-	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-			MHD_ALLOW_SUSPEND_RESUME | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-		0, NULL, NULL, server_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, server_completed, s,
-		MHD_OPTION_CONNECTION_TIMEOUT, lim.idle, MHD_OPTION_CONNECTION_LIMIT, lim.conns,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim.per_ip, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
-		NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_END);
-	if (!d) {
-		fprintf(stderr, "berth serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
-		streams_stop();
-		server_close(s, false);
-		return 1;
-	}
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	fprintf(stderr, "berth serve: listening on %s (port %u), data in %s, backend %s%s\n",
-		o->listen, di ? (unsigned)di->port : 0, srv_home(s),
-		o->backend ? o->backend : "local",
-		o->insecure_local ? ", anonymous requests allowed" : "");
-	fprintf(stderr, "berth serve: at most %u connections, %u from one address, closed after %u s "
-			"idle; %u logs and waits at once\n", lim.conns, lim.per_ip, lim.idle, lim.streams);
-	/* reconcile now and then: a run whose supervisor died is seen without a restart */
-	while (!stopping) {
-		for (int i = 0; i < 50 && !stopping; i++)
-			usleep(100000);
-		if (stopping)
-			break;
-		/* on the main handle: SQLite orders its writes with the workers' */
-		berth_backend_reconcile(s->b, &err);
-		berth_error_free(err);
-		err = NULL;
-	}
-	fprintf(stderr, "berth serve: stopping\n");
-	/* no connection may be suspended when the daemon stops */
-	unsigned left = streams_stop();
-	MHD_stop_daemon(d); /* its threads end: their handles are closed */
-	/* a log thread still reading a quiet run has the policy: it ends with the process */
-	server_close(s, left > 0);
-	return 0;
-}

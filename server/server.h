@@ -40,7 +40,8 @@ typedef struct serve_opts {
 	unsigned max_streams;     /* logs being sent and stop waits at once; 0: 1024 */
 } serve_opts;
 
-/* Runs until SIGINT or SIGTERM; returns an exit status (messages on stderr). */
+/* Runs until SIGINT or SIGTERM; returns an exit status (messages on stderr).
+ * (serve.c) */
 int serve_main(const serve_opts *o);
 
 typedef struct server server;
@@ -48,6 +49,9 @@ typedef struct server server;
  * feeds it requests): the policy loaded, the store opened and recovered. An
  * exit status, with the reason on stderr; o must outlive it. */
 int server_open(server **out, const serve_opts *o);
+/* One pass of the reconciler (serve_main's loop, on the main thread): the
+ * runs' records brought up to what their backend says. */
+void server_reconcile(server *s);
 /* keep_policy: a thread that may still read it has not ended */
 void server_close(server *s, bool keep_policy);
 /* The daemon's access handler and completed callback (cls is the server). */
@@ -56,10 +60,12 @@ enum MHD_Result server_request(void *cls, struct MHD_Connection *conn, const cha
 			       size_t *upload_size, void **state);
 void server_completed(void *cls, struct MHD_Connection *conn, void **state,
 		      enum MHD_RequestTerminationCode why);
+/* Prints every problem of err on stderr ("berth serve: " first) and frees err. */
+void srv_report(berth_error *err);
 
 /* ---- what handlers share (server.c) ---------------------------------------------------- */
 
-/* A growable string (writes are sticky on failure, like berth_buf). */
+/* A growable string (sbuf.c; writes are sticky on failure, like berth_buf). */
 typedef struct sbuf {
 	char *data;
 	size_t len, cap;
@@ -214,5 +220,9 @@ const ui_asset *ui_find(const char *name);
 /* The OpenAPI document (openapi.c). */
 extern const char openapi_json[];
 size_t openapi_json_len(void);
+
+/* Last, after every system header of the files that include this one:
+ * strcpy, sprintf, atoi... are compile errors in the server as in libberth. */
+#include "base/banned.h"
 
 #endif
