@@ -43,7 +43,7 @@ $(B)/obj/%.o: %.c | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/libberth.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/berth: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libberth.a
 	$(CC) $(CFLAGS) -o $@ $^ $(BIN_LIBS)
@@ -63,7 +63,7 @@ $(BT)/obj/%.o: %.c
 	$(CC) $(CPPFLAGS) -Itests/unit $(TCFLAGS) -MMD -MP -c $< -o $@
 
 $(BT)/libberth.a: $(LIB_SRC:%.c=$(BT)/obj/%.o)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BT)/berth: $(CLI_SRC:%.c=$(BT)/obj/%.o) $(BT)/libberth.a
 	$(CC) $(TCFLAGS) -o $@ $^ $(BIN_LIBS)

@@ -204,10 +204,6 @@ typedef int (*berth_log_write)(void *ctx, const char *data, size_t len);
 int berth_backend_logs(berth_backend *b, const char *id, bool follow, berth_log_write write,
 		       void *ctx, berth_error **err);
 
-/* The supervisor of one local run: what `berth __supervise ID` calls in the
- * process the backend started. Returns when the run is final. */
-int berth_local_supervise(const char *home, const char *id, berth_error **err);
-
 /* Secrets of the embedded store, encrypted at rest (libsodium secretbox,
  * key file HOME/secret.key, mode 0600). Values never leave but to a run. */
 int berth_backend_secret_set(berth_backend *b, const char *project, const char *name,

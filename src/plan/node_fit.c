@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "plan/node_fit.h"
+#include "plan/plan.h"
 
 #include "base/internal.h"
 
@@ -370,47 +371,6 @@ int local_node_detect(local_node *out, berth_arena *arena, const char *data_dir,
 	return 0;
 }
 
-/* ---- demand -------------------------------------------------------------------------- */
-
-/* The quantity a resource asks for: the request, else the limit (GPUs: the
- * limit, else the request); NULL when neither is set. */
-static const berth_qty *asked(const berth_resource *r, int gpu, const char **which)
-{
-	const berth_qty *first = gpu ? &r->limits : &r->requests;
-	const berth_qty *second = gpu ? &r->requests : &r->limits;
-	if (first->set) {
-		*which = gpu ? "limits" : "requests";
-		return first;
-	}
-	if (second->set) {
-		*which = gpu ? "requests" : "limits";
-		return second;
-	}
-	*which = gpu ? "limits" : "requests";
-	return NULL;
-}
-
-static int64_t nonneg(int64_t v)
-{
-	return v < 0 ? 0 : v;
-}
-
-void local_demand_of(local_demand *out, const berth_run *run)
-{
-	const berth_resources *r = &run->spec.resources;
-	const char *which;
-	const berth_qty *q;
-	memset(out, 0, sizeof(*out));
-	if ((q = asked(&r->cpu, 0, &which)) != NULL)
-		out->cpu_milli = nonneg(berth_quantity_milli(&q->q));
-	if ((q = asked(&r->mem, 0, &which)) != NULL)
-		out->mem = nonneg(berth_quantity_value(&q->q));
-	if ((q = asked(&r->gpu, 1, &which)) != NULL)
-		out->gpus = nonneg(berth_quantity_value(&q->q));
-	if ((q = asked(&r->disk, 0, &which)) != NULL)
-		out->disk = nonneg(berth_quantity_value(&q->q));
-}
-
 /* ---- admission ----------------------------------------------------------------------- */
 
 /* Millicores as CPUs: "2", "0.5", "1.25". */
@@ -453,14 +413,14 @@ static const char *over_capacity(const local_node *node, const berth_run *run, b
 		{"gpu", &r->gpu, 1, node->gpus},
 		{"disk", &r->disk, 0, node->disk},
 	};
-	local_demand d;
-	local_demand_of(&d, run);
+	plan_demand d;
+	plan_demand_of(&d, run);
 	const int64_t want[] = {d.cpu_milli, d.mem, d.gpus, d.disk};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dims); i++) {
 		if (want[i] <= dims[i].have)
 			continue;
 		const char *which;
-		const berth_qty *q = asked(dims[i].res, dims[i].gpu, &which);
+		const berth_qty *q = plan_asked(dims[i].res, dims[i].gpu, &which);
 		char a[BERTH_QUANTITY_STR_MAX + 8], h[64];
 		berth_buf b = BERTH_BUF_INIT;
 		berth_buf_printf(&b, "resources.%s.%s: ", dims[i].name, which);

@@ -45,12 +45,6 @@ int local_node_label(local_node *n, berth_arena *arena, const char *key,
  * berth_format_size). */
 void local_format_cpu(char *buf, size_t len, int64_t milli);
 
-/* What a run asks of the node, from its effective spec (requests). */
-typedef struct local_demand {
-	int64_t cpu_milli, mem, gpus, disk;
-} local_demand;
-
-void local_demand_of(local_demand *out, const berth_run *run);
 
 /*
  * Whether the run can ever run on this node. Returns true, or false with a

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "plan/merge.h"
+#include "plan/plan.h"
 #include "base/names.h"
 #include "plan/policy_internal.h"
 
@@ -410,6 +411,45 @@ static void derive_resources(plan *p)
 		res->requests = res->limits;
 		res->requests.origin = BERTH_ORIGIN_RULE;
 	}
+}
+
+/* ---- demand -------------------------------------------------------------------------- */
+
+const berth_qty *plan_asked(const berth_resource *r, int gpu, const char **which)
+{
+	const berth_qty *first = gpu ? &r->limits : &r->requests;
+	const berth_qty *second = gpu ? &r->requests : &r->limits;
+	if (first->set) {
+		*which = gpu ? "limits" : "requests";
+		return first;
+	}
+	if (second->set) {
+		*which = gpu ? "requests" : "limits";
+		return second;
+	}
+	*which = gpu ? "limits" : "requests";
+	return NULL;
+}
+
+static int64_t nonneg(int64_t v)
+{
+	return v < 0 ? 0 : v;
+}
+
+void plan_demand_of(plan_demand *out, const berth_run *run)
+{
+	const berth_resources *r = &run->spec.resources;
+	const char *which;
+	const berth_qty *q;
+	memset(out, 0, sizeof(*out));
+	if ((q = plan_asked(&r->cpu, 0, &which)) != NULL)
+		out->cpu_milli = nonneg(berth_quantity_milli(&q->q));
+	if ((q = plan_asked(&r->mem, 0, &which)) != NULL)
+		out->mem = nonneg(berth_quantity_value(&q->q));
+	if ((q = plan_asked(&r->gpu, 1, &which)) != NULL)
+		out->gpus = nonneg(berth_quantity_value(&q->q));
+	if ((q = plan_asked(&r->disk, 0, &which)) != NULL)
+		out->disk = nonneg(berth_quantity_value(&q->q));
 }
 
 static void gpu_rule(plan *p)

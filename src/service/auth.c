@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend_internal.h"
+#include "backend/runtime.h"
 #include "berth/project.h"
 #include "base/internal.h"
 #include "base/names.h"

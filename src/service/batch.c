@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend_internal.h"
+#include "backend/runtime.h"
 #include "plan/policy_internal.h"
 #include "berth/project.h"
 #include "base/internal.h"
@@ -365,13 +365,10 @@ int berth_batch_dry_run(berth_batch *batch, char **report, berth_error **err)
 {
 	*report = NULL;
 	berth_backend *b = batch->b;
-	if (b->ops != &kube_backend_ops)
-		return berth_fail(err, BERTH_EARG, "a server-side dry run needs the kubernetes backend "
-				  "(--backend kubernetes)");
 	berth_buf out = BERTH_BUF_INIT;
 	int rc = 0;
 	for (size_t i = 0; i < batch->n && !rc; i++)
-		rc = kube_dry_run(b, batch->runs[i], &out, err);
+		rc = backend_dry_run(b, batch->runs[i], &out, err);
 	if (!rc && out.failed)
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (rc) {

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend_internal.h"
+#include "backend/record.h"
+#include "backend/runtime.h"
 #include "berth/project.h"
 #include "base/internal.h"
 #include "base/names.h"
@@ -227,12 +228,13 @@ int berth_run_events(berth_backend *b, const char *id, berth_format fmt, char **
 
 int berth_run_delete(berth_backend *b, const char *id, berth_error **err)
 {
-	/* a run on a cluster leaves its Job and pods there when it ends: they go
-	 * first (outside the transaction: the cluster may take its time) */
+	/* what a finished run left outside the store (its Job and pods on a
+	 * cluster, its log) goes first, through its kind: outside the
+	 * transaction, as a cluster may take its time */
 	store_run *r = NULL;
 	int rc = store_run_get(b->st, id, &r, err);
-	if (!rc && berth_state_final(r->info.state) && !strcmp(r->info.backend, "kubernetes"))
-		rc = kube_forget(b, id, err);
+	if (!rc && berth_state_final(r->info.state))
+		rc = backend_forget(b, id, err);
 	store_run_free(r);
 	r = NULL;
 	if (rc)
@@ -252,43 +254,7 @@ int berth_run_delete(berth_backend *b, const char *id, berth_error **err)
 		store_run_free(r);
 		return rc;
 	}
-	char dir[4096];
-	if (!local_path(dir, sizeof(dir), b->home, "runs/%s", id))
-		local_rm_tree(dir);
 	store_run_free(r);
-	return 0;
-}
-
-int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int state,
-		   int64_t after, int64_t limit, berth_run_info ***out, size_t *count,
-		   int64_t *next, berth_error **err)
-{
-	*out = NULL;
-	*count = 0;
-	if (next)
-		*next = 0;
-	store_query q = {.projects = projects, .nprojects = n, .state = state, .after = after,
-			 .limit = limit > 0 ? limit + 1 : 0};
-	store_run **list;
-	size_t cnt;
-	int rc = store_run_query(b->st, &q, &list, &cnt, err);
-	if (rc)
-		return rc;
-	/* one more than asked tells whether there is a next page */
-	size_t keep = limit > 0 && cnt > (size_t)limit ? (size_t)limit : cnt;
-	if (next && keep < cnt)
-		*next = list[keep - 1]->seq;
-	berth_run_info **infos = berth_calloc(keep ? keep : 1, sizeof(*infos));
-	for (size_t i = 0; infos && i < keep; i++)
-		if (!(infos[i] = local_info_take(list[i]))) {
-			berth_run_info_list_free(infos, i);
-			infos = NULL;
-		}
-	store_run_list_free(list, cnt);
-	if (!infos)
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	*out = infos;
-	*count = keep;
 	return 0;
 }
 

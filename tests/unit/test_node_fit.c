@@ -15,6 +15,7 @@
 #include "berth/berth.h"
 #include "base/internal.h"
 #include "plan/node_fit.h"
+#include "plan/plan.h"
 #include "t.h"
 
 #define GI ((int64_t)1 << 30)
@@ -112,12 +113,12 @@ static void expect(const local_node *node, const char *extra, const char *policy
 static void test_demand_of(void)
 {
 	fixture f;
-	local_demand d;
+	plan_demand d;
 	const berth_run *run = plan(&f,
 				    "resources: {cpu: 500m, mem: 1.5Gi, gpu: 2, disk: {limits: 3G}}\n",
 				    NULL);
 	if (run) {
-		local_demand_of(&d, run);
+		plan_demand_of(&d, run);
 		CHECK_INT(d.cpu_milli, 500);
 		CHECK_INT(d.mem, 1536LL << 20);
 		CHECK_INT(d.gpus, 2);
@@ -126,7 +127,7 @@ static void test_demand_of(void)
 	done(&f);
 	run = plan(&f, "resources: {cpu: {limits: '1.5'}, mem: {requests: 100M, limits: 200M}}\n", NULL);
 	if (run) {
-		local_demand_of(&d, run);
+		plan_demand_of(&d, run);
 		CHECK_INT(d.cpu_milli, 1500);
 		CHECK_INT(d.mem, 100000000);
 		CHECK_INT(d.gpus, 0);
@@ -136,7 +137,7 @@ static void test_demand_of(void)
 	/* nothing asked: nothing needed */
 	run = plan(&f, "", NULL);
 	if (run) {
-		local_demand_of(&d, run);
+		plan_demand_of(&d, run);
 		CHECK_INT(d.cpu_milli + d.mem + d.gpus + d.disk, 0);
 	}
 	done(&f);

@@ -16,7 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/backend_internal.h"
+#include "backend/record.h"
+#include "backend/runtime.h"
 #include "base/curl_dl.h"
 #include "backend/kubernetes/api.h"
 #include "render/render_internal.h"
@@ -82,24 +83,37 @@ static int parse_target(const char *s, target *t)
 	return t->res ? 0 : -1;
 }
 
+extern const backend_ops kube_backend_ops;
+
+/* The kubernetes kind's own part of a handle: its connection, made on first
+ * use (at open, for a handle whose new runs go to the cluster). */
+typedef struct kube_state {
+	kube *api;
+} kube_state;
+
+#define KUBE(b) ((kube_state *)backend_state((b), &kube_backend_ops))
+
+static int kube_refresh(berth_backend *b, const char *id, berth_error **err);
+static int kube_reconcile(berth_backend *b, berth_error **err);
+
 /* ---- the connection ---------------------------------------------------------------------- */
 
 static int connect_cluster(berth_backend *b, berth_error **err)
 {
-	if (b->kube)
+	if (KUBE(b)->api)
 		return 0;
 	kube_config cfg;
 	memset(&cfg, 0, sizeof(cfg));
-	int rc = kube_config_load(&cfg, b->kubeconfig, b->kube_context, err);
+	int rc = kube_config_load(&cfg, b->config, b->context, err);
 	if (!rc)
-		rc = kube_open(&b->kube, &cfg, err);
+		rc = kube_open(&KUBE(b)->api, &cfg, err);
 	kube_config_free(&cfg);
 	return rc;
 }
 
 static const char *run_namespace(berth_backend *b, const berth_run *run)
 {
-	return run->namespace ? run->namespace : kube_cfg(b->kube)->namespace;
+	return run->namespace ? run->namespace : kube_cfg(KUBE(b)->api)->namespace;
 }
 
 /* ---- what the cluster says: a view of one run ------------------------------------------ */
@@ -500,14 +514,14 @@ static int run_target(berth_backend *b, const char *id, store_run **r, target *t
 	int rc = store_run_get(b->st, id, r, err);
 	if (rc)
 		return rc;
-	const char *server = b->kube ? kube_cfg(b->kube)->server : NULL;
+	const char *server = KUBE(b)->api ? kube_cfg(KUBE(b)->api)->server : NULL;
 	if (parse_target((*r)->info.target, t))
 		rc = berth_fail(err, BERTH_EINTERNAL, "run \"%s\" has no place on a cluster recorded", id);
 	else if (server && t->server[0] && strcmp(server, t->server))
 		rc = berth_fail(err, BERTH_EARG,
 				"run \"%s\" is on the cluster at %s, and the kubeconfig's context (%s) is "
 				"the one at %s: pick its context with --context or --kubeconfig",
-				id, t->server, kube_cfg(b->kube)->context ? kube_cfg(b->kube)->context : "?",
+				id, t->server, kube_cfg(KUBE(b)->api)->context ? kube_cfg(KUBE(b)->api)->context : "?",
 				server);
 	if (rc) {
 		store_run_free(*r);
@@ -553,13 +567,13 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	else if (!watch) {
 		/* pods first: the workload's event decides with them in view */
-		rc = kube_list(b->kube, &w[0], err);
+		rc = kube_list(KUBE(b)->api, &w[0], err);
 		if (!rc)
-			rc = kube_list(b->kube, &w[1], err);
+			rc = kube_list(KUBE(b)->api, &w[1], err);
 		if (rc > 0)
 			rc = 0;
 	} else {
-		rc = kube_watch_run(b->kube, w, 2, timeout_ms, err);
+		rc = kube_watch_run(KUBE(b)->api, w, 2, timeout_ms, err);
 	}
 	berth_buf_release(&wpath);
 	berth_buf_release(&ppath);
@@ -635,7 +649,7 @@ static int apply(berth_backend *b, const kres *res, const char *ns, const char *
 	kube_reply r;
 	memset(&r, 0, sizeof(r));
 	if (!rc)
-		rc = kube_request(b->kube, "PATCH", path.data, APPLY, body.data, body.len, &r, err);
+		rc = kube_request(KUBE(b)->api, "PATCH", path.data, APPLY, body.data, body.len, &r, err);
 	sodium_memzero(body.data, body.len); /* a Secret's values */
 	berth_buf_release(&body);
 	berth_buf_release(&path);
@@ -668,7 +682,7 @@ static int delete_object(berth_backend *b, const kres *res, const char *ns, cons
 	berth_buf_puts(&body, "}");
 	kube_reply r;
 	int rc = path.failed || body.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
-		 : kube_request(b->kube, "DELETE", path.data, "application/json", body.data, body.len,
+		 : kube_request(KUBE(b)->api, "DELETE", path.data, "application/json", body.data, body.len,
 				&r, err);
 	if (!rc) {
 		if (r.status >= 300 && r.status != 404) {
@@ -767,7 +781,7 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 	}
 	if (!rc)
 		snprintf(wtarget, wlen, "%s %s/%s on %s", res[w]->kind, ns, names[w],
-			 kube_cfg(b->kube)->server);
+			 kube_cfg(KUBE(b)->api)->server);
 	/* refused: nothing of the run is left behind */
 	for (size_t i = done; rc && !dry_run && i-- > 0;) {
 		berth_error *e = NULL;
@@ -797,7 +811,7 @@ static int delete_labelled(berth_backend *b, const kres *res, const char *ns, co
 	berth_buf_printf(&path, "?labelSelector=" RUN_LABEL "%%3D%s", id);
 	kube_reply r;
 	int rc = path.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
-			     : kube_request(b->kube, "GET", path.data, NULL, NULL, 0, &r, err);
+			     : kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &r, err);
 	berth_buf_release(&path);
 	if (rc)
 		return rc;
@@ -878,13 +892,11 @@ static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n,
 			break;
 		}
 		/* the objects of a run id in use are that run's: never apply over them */
-		char *taken = NULL;
-		store_select_text(b->st, "SELECT id FROM runs WHERE id = ?1", &STORE_S(run->id), 1,
-				  &taken, NULL);
-		rc = taken ? berth_fail(err, BERTH_ECONFLICT, "run id \"%s\" is in use", run->id) : 0;
-		free(taken);
+		int taken = store_run_exists(b->st, run->id, err);
+		rc = taken < 0 ? taken
+		     : taken ? berth_fail(err, BERTH_ECONFLICT, "run id \"%s\" is in use", run->id) : 0;
 		if (!rc)
-			rc = backend_record(b, run, spec_text, "kubernetes", recs[i], err);
+			rc = record_new(b->policy, run, spec_text, kube_backend_ops.kind, recs[i], err);
 		if (!rc && !(recs[i]->info.reason = berth_strdup("submitted to the cluster")))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
@@ -927,12 +939,12 @@ static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n,
 		}
 		berth_error_free(e);
 		if (out)
-			rc = backend_get_stored(b, runs[i]->id, &out[i], err);
+			rc = record_get(b->st, runs[i]->id, &out[i], err);
 	}
 	return rc;
 }
 
-int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err)
+static int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err)
 {
 	char where[600];
 	int rc = kube_admit(b, run, err);
@@ -955,7 +967,7 @@ static int locate(berth_backend *b, const char *id, target *t, bool *final, bert
 	return 0;
 }
 
-int kube_forget(berth_backend *b, const char *id, berth_error **err)
+static int kube_forget(berth_backend *b, const char *id, berth_error **err)
 {
 	target t;
 	bool final;
@@ -1012,13 +1024,13 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 		return rc;
 	if (wait) {
 		/* foreground deletion: the workload goes once its pods are gone */
-		long limit = (grace_s >= 0 ? grace_s : LOCAL_GRACE_S) * 1000L + 30000;
+		long limit = (grace_s >= 0 ? grace_s : BACKEND_GRACE_S) * 1000L + 30000;
 		berth_buf path = BERTH_BUF_INIT;
 		kpath(&path, t.res, t.ns, t.name);
 		long waited = 0;
 		for (; !rc && waited < limit; waited += 200) {
 			kube_reply rep;
-			if ((rc = kube_request(b->kube, "GET", path.data, NULL, NULL, 0, &rep, err)))
+			if ((rc = kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, err)))
 				break;
 			long status = rep.status;
 			kube_reply_free(&rep);
@@ -1036,9 +1048,31 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 	return rc ? rc : mark_stopped(b, id, err);
 }
 
+/* Watches the run until its record is final, or timeout_ms (< 0: no limit) passed. */
 static int kube_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err)
 {
-	return follow_run(b, id, true, true, false, (long)timeout_ms, err);
+	int64_t deadline = timeout_ms < 0 ? -1 : store_now_ms() + timeout_ms;
+	for (;;) {
+		berth_run_info *i;
+		int rc = record_get(b->st, id, &i, err);
+		if (rc)
+			return rc;
+		bool final = berth_state_final(i->state);
+		berth_run_info_free(i);
+		if (final)
+			return 0;
+		int64_t left = deadline < 0 ? -1 : deadline - store_now_ms();
+		if (deadline >= 0 && left <= 0)
+			return berth_fail(err, BERTH_ETIMEOUT, "run \"%s\" is not finished after %lld ms",
+					  id, (long long)timeout_ms);
+		berth_error *e = NULL;
+		rc = follow_run(b, id, true, true, false, (long)left, &e);
+		if (rc && rc != -BERTH_ETIMEOUT) {
+			berth_error_move(err, e);
+			return rc;
+		}
+		berth_error_free(e); /* a time limit: the record decides */
+	}
 }
 
 static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
@@ -1058,7 +1092,7 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 		berth_buf ppath = BERTH_BUF_INIT;
 		kpath(&ppath, POD_KIND, t.ns, NULL);
 		kube_watch w = {.path = ppath.data, .selector = selector, .event = on_pod, .ctx = &f};
-		rc = ppath.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : kube_list(b->kube, &w, err);
+		rc = ppath.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : kube_list(KUBE(b)->api, &w, err);
 		berth_buf_release(&ppath);
 		if (rc < 0)
 			return rc;
@@ -1077,7 +1111,7 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 			else if (rc)
 				berth_error_move(err, e), e = NULL;
 			berth_error_free(e);
-			if (!rc && !berth_backend_get(b, id, &info, NULL))
+			if (!rc && !record_get(b->st, id, &info, NULL))
 				final = berth_state_final(info->state);
 			berth_run_info_free(info);
 			if (rc)
@@ -1090,7 +1124,7 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 		long status = 0;
 		kube_reply rep;
 		rc = path.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
-				 : kube_stream(b->kube, path.data, 0, write_fn, ctx, &status, &rep, err);
+				 : kube_stream(KUBE(b)->api, path.data, 0, write_fn, ctx, &status, &rep, err);
 		berth_buf_release(&path);
 		if (rc)
 			return rc;
@@ -1111,7 +1145,7 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 	}
 }
 
-int kube_refresh(berth_backend *b, const char *id, berth_error **err)
+static int kube_refresh(berth_backend *b, const char *id, berth_error **err)
 {
 	return follow_run(b, id, false, false, false, 0, err);
 }
@@ -1119,13 +1153,13 @@ int kube_refresh(berth_backend *b, const char *id, berth_error **err)
 /* Brings every unfinished kubernetes run's record up to what the cluster
  * says. A run that cannot be read keeps its record and is a warning; the
  * first failure is returned after every run has been tried. */
-int kube_reconcile(berth_backend *b, berth_error **err)
+static int kube_reconcile(berth_backend *b, berth_error **err)
 {
 	int rc = 0;
 	for (int state = BERTH_STATE_PENDING; state <= BERTH_STATE_RUNNING; state++) {
 		store_run **list;
 		size_t n;
-		int r = store_run_list(b->st, "kubernetes", state, false, &list, &n, err);
+		int r = store_run_list(b->st, kube_backend_ops.kind, state, false, &list, &n, err);
 		if (r)
 			return r;
 		for (size_t i = 0; i < n; i++) {
@@ -1144,37 +1178,40 @@ int kube_reconcile(berth_backend *b, berth_error **err)
 	return rc;
 }
 
-static int kube_backend_open(berth_backend *b, berth_error **err)
+static int kube_backend_open(berth_backend *b, bool primary, berth_error **err)
 {
-	int rc = local_backend_ops.open(b, err);
-	if (!rc)
-		rc = connect_cluster(b, err);
+	kube_state *ks = berth_calloc(1, sizeof(*ks));
+	if (!ks)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	backend_state_set(b, &kube_backend_ops, ks);
+	/* a handle for runs on a cluster connects now; others on first use */
+	int rc = primary ? connect_cluster(b, err) : 0;
 	/* a handle whose records are read as stored (a server) brings them up to
 	 * date now; others ask the cluster about the runs they are asked about */
-	if (!rc && b->cached && !b->passive)
+	if (!rc && primary && b->cached && !b->passive)
 		kube_reconcile(b, err); /* what it cannot read is a warning */
 	return rc;
 }
 
-static int kube_backend_reconcile(berth_backend *b, berth_error **err)
-{
-	int rc = local_backend_ops.reconcile(b, err);
-	return rc ? rc : kube_reconcile(b, err);
-}
-
 static void kube_backend_close(berth_backend *b)
 {
-	local_backend_ops.close(b);
+	kube_state *ks = KUBE(b);
+	kube_close(ks->api);
+	free(ks);
+	backend_state_set(b, &kube_backend_ops, NULL);
 }
 
 const backend_ops kube_backend_ops = {
 	.kind = "kubernetes",
 	.open = kube_backend_open,
 	.close = kube_backend_close,
-	.reconcile = kube_backend_reconcile,
+	.reconcile = kube_reconcile,
 	.admit = kube_admit,
 	.submit = kube_submit,
 	.stop = kube_stop,
 	.logs = kube_logs,
 	.wait = kube_wait,
+	.refresh = kube_refresh,
+	.forget = kube_forget,
+	.dry_run = kube_dry_run,
 };

@@ -22,54 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/backend_internal.h"
+#include "backend/local/local.h"
 #include "berth/explain.h"
 #include "base/internal.h"
 #include "plan/policy_internal.h"
 #include "render/render_internal.h"
 
+static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err);
+
 /* ---- small helpers ------------------------------------------------------------- */
-
-int local_path(char *buf, size_t len, const char *home, const char *fmt, ...)
-{
-	int n = snprintf(buf, len, "%s/", home);
-	if (n < 0 || (size_t)n >= len)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
-	va_end(ap);
-	return m < 0 || (size_t)m >= len - (size_t)n ? -1 : 0;
-}
-
-int local_mkdirs(const char *path, mode_t mode)
-{
-	char buf[4096];
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -1;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, mode) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
-}
-
-int local_private_dir(const char *path, mode_t mode)
-{
-	struct stat st;
-	if (local_mkdirs(path, mode & 0700))
-		return -1;
-	/* whatever the umask, or the mode of a data dir made by hand */
-	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
-		return errno = ENOTDIR, -1;
-	if (st.st_uid == geteuid() && (st.st_mode & 07777) != mode && chmod(path, mode))
-		return -1;
-	return 0;
-}
 
 /* A process's start time (field 22 of /proc/PID/stat), also for a zombie
  * when zombies is set; -1 if there is no such process. */
@@ -105,16 +66,6 @@ bool local_pid_is(int64_t pid, int64_t start)
 	return pid > 0 && local_proc_start((pid_t)pid) == start;
 }
 
-berth_run_info *local_info_take(store_run *r)
-{
-	berth_run_info *i = berth_malloc(sizeof(*i));
-	if (!i)
-		return NULL;
-	*i = r->info;
-	memset(&r->info, 0, sizeof(r->info));
-	return i;
-}
-
 /* Creates HOME/runs/ID/done, which waiters watch for. */
 void local_mark_done(const char *home, const char *id)
 {
@@ -126,9 +77,9 @@ void local_mark_outcome(const char *home, const char *id, const berth_run_info *
 {
 	char path[4096];
 	/* a run that never started has no directory yet */
-	if (local_path(path, sizeof(path), home, "runs/%s", id) || local_mkdirs(path, 0700))
+	if (fs_path(path, sizeof(path), home, "runs/%s", id) || fs_mkdirs(path, 0700))
 		return;
-	if (local_path(path, sizeof(path), home, "runs/%s/done", id))
+	if (fs_path(path, sizeof(path), home, "runs/%s/done", id))
 		return;
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0 && i)
@@ -143,7 +94,7 @@ void local_mark_outcome(const char *home, const char *id, const berth_run_info *
 static int read_outcome(const char *home, store_run *r)
 {
 	char path[4096], buf[1100];
-	if (local_path(path, sizeof(path), home, "runs/%s/done", r->info.id))
+	if (fs_path(path, sizeof(path), home, "runs/%s/done", r->info.id))
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
@@ -170,29 +121,30 @@ static int read_outcome(const char *home, store_run *r)
 static int node_from_policy(berth_backend *b, berth_error **err)
 {
 	const berth_policy *p = b->policy;
+	local_state *ls = LOCAL(b);
 	if (p->local.cpu.set)
-		b->node.cpu_milli = berth_quantity_milli(&p->local.cpu.q);
+		ls->node.cpu_milli = berth_quantity_milli(&p->local.cpu.q);
 	if (p->local.mem.set)
-		b->node.mem = berth_quantity_value(&p->local.mem.q);
+		ls->node.mem = berth_quantity_value(&p->local.mem.q);
 	if (p->local.gpu.set)
-		b->node.gpus = berth_quantity_value(&p->local.gpu.q);
+		ls->node.gpus = berth_quantity_value(&p->local.gpu.q);
 	if (p->local.disk.set)
-		b->node.disk = berth_quantity_value(&p->local.disk.q);
+		ls->node.disk = berth_quantity_value(&p->local.disk.q);
 	for (size_t i = 0; i < p->local.labels.n; i++)
-		if (local_node_label(&b->node, b->arena, p->local.labels.items[i].key.s,
+		if (local_node_label(&ls->node, b->arena, p->local.labels.items[i].key.s,
 				     p->local.labels.items[i].value.s))
 			return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (p->local.taints.n) {
-		b->node.taints = berth_arena_alloc(b->arena, p->local.taints.n * sizeof(berth_toleration));
-		if (!b->node.taints)
+		ls->node.taints = berth_arena_alloc(b->arena, p->local.taints.n * sizeof(berth_toleration));
+		if (!ls->node.taints)
 			return berth_fail(err, BERTH_ENOMEM, "out of memory");
 		for (size_t i = 0; i < p->local.taints.n; i++)
-			if (!berth_taint_parse(p->local.taints.items[i].s, &b->node.taints[b->node.ntaints],
+			if (!berth_taint_parse(p->local.taints.items[i].s, &ls->node.taints[ls->node.ntaints],
 					       b->arena))
-				b->node.ntaints++;
+				ls->node.ntaints++;
 	}
-	b->grace_s = p->local.grace_period.set ? (int)p->local.grace_period.v : LOCAL_GRACE_S;
-	b->keep_volumes = p->local.keep_volumes.set && p->local.keep_volumes.v;
+	ls->grace_s = p->local.grace_period.set ? (int)p->local.grace_period.v : BACKEND_GRACE_S;
+	ls->keep_volumes = p->local.keep_volumes.set && p->local.keep_volumes.v;
 	return 0;
 }
 
@@ -206,7 +158,7 @@ static int recover(berth_backend *b)
 	store_run **list;
 	size_t n;
 	berth_error *e = NULL;
-	if (store_run_list(b->st, "local", BERTH_STATE_RUNNING, true, &list, &n, &e)) {
+	if (store_run_list(b->st, local_backend_ops.kind, BERTH_STATE_RUNNING, true, &list, &n, &e)) {
 		berth_error_free(e);
 		return 0;
 	}
@@ -263,7 +215,7 @@ static int local_reconcile(berth_backend *b, berth_error **err);
 bool local_done_unrecorded(berth_backend *b, const char *id, int *tries)
 {
 	char done[4096];
-	if (local_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK))
+	if (fs_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK))
 		return false;
 	/* its supervisor is gone, or about to be: recovery records the marker's outcome */
 	struct timespec ts = {0, 100000000};
@@ -274,37 +226,33 @@ bool local_done_unrecorded(berth_backend *b, const char *id, int *tries)
 	return true;
 }
 
-static int local_open(berth_backend *b, berth_error **err)
+static int local_open(berth_backend *b, bool primary, berth_error **err)
 {
+	local_state *ls = berth_calloc(1, sizeof(*ls));
+	if (!ls)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	backend_state_set(b, &local_backend_ops, ls);
 	char path[4096];
 	/* as root, runs of other uids reach their work dir (runs/ID/work, their
-	 * HOME) by its path: the data dir and runs/ may be passed through, never
-	 * listed or read; volumes/ only by berth (a run sees its volumes where
-	 * they are mounted) */
+	 * HOME) by its path: runs/ may be passed through, never listed or read;
+	 * volumes/ only by berth (a run sees its volumes where they are mounted) */
 	mode_t pass = geteuid() == 0 ? 0711 : 0700;
-	if (local_private_dir(b->home, pass))
-		return berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
-				  strerror(errno));
-	if (local_path(path, sizeof(path), b->home, "runs") || local_private_dir(path, pass) ||
-	    local_path(path, sizeof(path), b->home, "volumes") || local_private_dir(path, 0700))
+	if (fs_path(path, sizeof(path), b->home, "runs") || fs_private_dir(path, pass) ||
+	    fs_path(path, sizeof(path), b->home, "volumes") || fs_private_dir(path, 0700))
 		return berth_fail(err, BERTH_EIO, "cannot create %s: %s", path, strerror(errno));
-	if (local_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
-		return -BERTH_EIO;
-	if (b->cached)
-		store_long_lived(b->st);
 	const char *gpu_dir = getenv("BERTH_GPU_DIR");
-	if (local_node_detect(&b->node, b->arena, b->home, gpu_dir ? gpu_dir : "/proc/driver/nvidia/gpus",
+	if (local_node_detect(&ls->node, b->arena, b->home, gpu_dir ? gpu_dir : "/proc/driver/nvidia/gpus",
 			      err) ||
 	    node_from_policy(b, err))
 		return -BERTH_EIO;
 	const char *root = getenv("BERTH_CGROUP_ROOT");
-	b->cg_root = root && *root ? root : "/sys/fs/cgroup";
-	b->cgv = cg_detect(b->cg_root);
+	ls->cg_root = root && *root ? root : "/sys/fs/cgroup";
+	ls->cgv = cg_detect(ls->cg_root);
 	/* a tree this process cannot write is as good as none (not root, no delegation) */
 	char probe[4096];
-	snprintf(probe, sizeof(probe), "%s%s", b->cg_root, b->cgv == CG_V1 ? "/memory" : "");
-	if (b->cgv != CG_NONE && access(probe, W_OK))
-		b->cgv = CG_NONE;
+	snprintf(probe, sizeof(probe), "%s%s", ls->cg_root, ls->cgv == CG_V1 ? "/memory" : "");
+	if (ls->cgv != CG_NONE && access(probe, W_OK))
+		ls->cgv = CG_NONE;
 	return b->passive ? 0 : local_reconcile(b, err);
 }
 
@@ -318,7 +266,12 @@ static int local_reconcile(berth_backend *b, berth_error **err)
 
 static void local_close(berth_backend *b)
 {
-	store_close(b->st);
+	local_state *ls = LOCAL(b);
+	local_waiters_close(b);
+	free(ls->user.home);
+	free(ls->user.name);
+	free(ls);
+	backend_state_set(b, &local_backend_ops, NULL);
 }
 
 /* ---- the queue --------------------------------------------------------------------- */
@@ -437,7 +390,7 @@ static pid_t spawn_direct(const char *exe, char *const argv[], char *const envp[
 static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
 {
 	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
-	if (local_path(diag_path, sizeof(diag_path), b->home, "runs/%s/supervisor.log", id))
+	if (fs_path(diag_path, sizeof(diag_path), b->home, "runs/%s/supervisor.log", id))
 		return -1;
 	snprintf(home_env, sizeof(home_env), "BERTH_HOME=%s", b->home);
 	const char *config = berth_policy_file(b->policy);
@@ -462,7 +415,7 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
 	/* the waiter's pipe: the supervisor holds its write end, and closes it
 	 * once the run is done */
 	int done[2] = {-1, -1};
-	if (wait && b->nwaiters < LOCAL_MAX_WAITERS && pipe2(done, O_CLOEXEC))
+	if (wait && LOCAL(b)->nwaiters < LOCAL_MAX_WAITERS && pipe2(done, O_CLOEXEC))
 		done[0] = done[1] = -1;
 	/* the supervisor takes fds 0 to 2 for its own: its end must be above them
 	 * (a caller started with them closed gets them from pipe2) */
@@ -561,30 +514,30 @@ struct local_waiter {
 
 static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
 {
-	struct local_waiter *w = realloc(b->waiters, (b->nwaiters + 1) * sizeof(*w));
+	struct local_waiter *w = realloc(LOCAL(b)->waiters, (LOCAL(b)->nwaiters + 1) * sizeof(*w));
 	if (!w)
 		return -1;
-	b->waiters = w;
-	struct local_waiter *n = &w[b->nwaiters];
+	LOCAL(b)->waiters = w;
+	struct local_waiter *n = &w[LOCAL(b)->nwaiters];
 	if (!(n->id = berth_strdup(id)))
 		return -1;
 	n->fd = fd;
 	n->child = child;
 	n->done = false;
-	b->nwaiters++;
+	LOCAL(b)->nwaiters++;
 	return 0;
 }
 
 /* Reaps the supervisors of done runs that have exited since (never waits). */
 static void reap_done(berth_backend *b)
 {
-	for (size_t i = 0; i < b->nwaiters;) {
-		struct local_waiter *w = &b->waiters[i];
+	for (size_t i = 0; i < LOCAL(b)->nwaiters;) {
+		struct local_waiter *w = &LOCAL(b)->waiters[i];
 		if (w->child > 0 && waitpid(w->child, NULL, WNOHANG) != 0)
 			w->child = 0;
 		if (w->done && !w->child) {
 			free(w->id);
-			*w = b->waiters[--b->nwaiters];
+			*w = LOCAL(b)->waiters[--LOCAL(b)->nwaiters];
 			continue;
 		}
 		i++;
@@ -595,11 +548,11 @@ int local_wait_done(berth_backend *b, const char *id, int ms)
 {
 	reap_done(b);
 	size_t i = 0;
-	while (i < b->nwaiters && (b->waiters[i].done || strcmp(b->waiters[i].id, id)))
+	while (i < LOCAL(b)->nwaiters && (LOCAL(b)->waiters[i].done || strcmp(LOCAL(b)->waiters[i].id, id)))
 		i++;
-	if (i == b->nwaiters)
+	if (i == LOCAL(b)->nwaiters)
 		return -1;
-	struct local_waiter *w = &b->waiters[i];
+	struct local_waiter *w = &LOCAL(b)->waiters[i];
 	if (w->fd >= 0) {
 		struct pollfd p = {w->fd, POLLIN, 0};
 		if (poll(&p, 1, ms) <= 0)
@@ -608,7 +561,7 @@ int local_wait_done(berth_backend *b, const char *id, int ms)
 		close(w->fd);
 		w->fd = -1;
 		char done[4096];
-		if (local_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK) == 0) {
+		if (fs_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK) == 0) {
 			w->done = true;
 			reap_done(b);
 			return 1;
@@ -629,14 +582,14 @@ int local_wait_done(berth_backend *b, const char *id, int ms)
 void local_waiters_close(berth_backend *b)
 {
 	reap_done(b);
-	for (size_t i = 0; i < b->nwaiters; i++) {
-		if (b->waiters[i].fd >= 0)
-			close(b->waiters[i].fd);
-		free(b->waiters[i].id);
+	for (size_t i = 0; i < LOCAL(b)->nwaiters; i++) {
+		if (LOCAL(b)->waiters[i].fd >= 0)
+			close(LOCAL(b)->waiters[i].fd);
+		free(LOCAL(b)->waiters[i].id);
 	}
-	free(b->waiters);
-	b->waiters = NULL;
-	b->nwaiters = 0;
+	free(LOCAL(b)->waiters);
+	LOCAL(b)->waiters = NULL;
+	LOCAL(b)->nwaiters = 0;
 }
 
 int local_schedule(berth_backend *b, berth_error **err)
@@ -660,7 +613,7 @@ int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
 	size_t nadmitted = 0;
 	/* a pass of the queue with nothing queued takes no write lock (a read
 	 * needs none); what is queued after this read is placed by its submitter */
-	if (!nfresh && !store_queued(b->st, "local"))
+	if (!nfresh && !store_queued(b->st, local_backend_ops.kind))
 		return 0;
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
@@ -674,9 +627,9 @@ int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
 	/* what the running runs hold: their sums, and the GPUs by id */
 	int64_t held[4] = {0};
 	char *gpu_ids = NULL;
-	rc = store_running(b->st, "local", held, &gpu_ids, err);
-	freecap f = {b->node.cpu_milli - held[0], b->node.mem - held[1], b->node.gpus - held[2],
-		     b->node.disk - held[3], {0}};
+	rc = store_running(b->st, local_backend_ops.kind, held, &gpu_ids, err);
+	freecap f = {LOCAL(b)->node.cpu_milli - held[0], LOCAL(b)->node.mem - held[1], LOCAL(b)->node.gpus - held[2],
+		     LOCAL(b)->node.disk - held[3], {0}};
 	take_gpus(&f, gpu_ids, 1);
 	free(gpu_ids);
 	int64_t fit[4] = {f.cpu_milli, f.mem, f.gpus, f.disk};
@@ -687,16 +640,16 @@ int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
 		 * wrote to the store since (data_version; what this handle writes itself
 		 * either starts a pass afresh, a submission, or frees capacity, which the
 		 * comparison sees): then the queue is not read at all */
-		if (store_select_int(b->st, "PRAGMA data_version", NULL, 0, &version, NULL))
+		if (store_data_version(b->st, &version, NULL))
 			version = -1;
-		queue_pass *last = &b->last_pass;
+		queue_pass *last = &LOCAL(b)->last_pass;
 		bool same = last->valid && version >= 0 && version == last->version;
 		for (int k = 0; same && k < 4; k++)
 			same = fit[k] <= last->fit[k];
 		/* only the queued runs that could start now are read: with a long
 		 * queue behind a full machine, none (their reasons keep the free
 		 * capacity of when they were last looked at) */
-		store_query q = {.state = BERTH_STATE_PENDING, .queue = true, .backend = "local",
+		store_query q = {.state = BERTH_STATE_PENDING, .queue = true, .backend = local_backend_ops.kind,
 				 .fit = fit};
 		if (!same)
 			rc = store_run_query(b->st, &q, &pending, &npending, err);
@@ -719,7 +672,7 @@ int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
 	for (size_t i = 0; i < npending; i++) {
 		store_run *r = pending[i];
 		if (!fits(&f, r)) {
-			char *why = wait_reason(&f, &b->node, r);
+			char *why = wait_reason(&f, &LOCAL(b)->node, r);
 			if (why && (!r->info.reason || strcmp(why, r->info.reason))) {
 				free(r->info.reason);
 				r->info.reason = why;
@@ -772,9 +725,9 @@ int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
 	if (!rc)
 		rc = store_commit(b->st, err);
 	/* what the next pass may skip (see above) */
-	b->last_pass.valid = !rc && !nfresh && !nadmitted;
-	b->last_pass.version = version;
-	memcpy(b->last_pass.fit, fit, sizeof(fit));
+	LOCAL(b)->last_pass.valid = !rc && !nfresh && !nadmitted;
+	LOCAL(b)->last_pass.version = version;
+	memcpy(LOCAL(b)->last_pass.fit, fit, sizeof(fit));
 out:
 	if (rc)
 		store_rollback(b->st);
@@ -782,8 +735,8 @@ out:
 		store_event(b->st, admitted[i], "Scheduled", NULL);
 		char dir[4096];
 		pid_t sup = -1;
-		if (!local_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
-		    !local_mkdirs(dir, 0700))
+		if (!fs_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
+		    !fs_mkdirs(dir, 0700))
 			/* a waiting caller waits for what it submits, not for others' queued runs */
 			sup = spawn_supervisor(b, admitted[i], b->waits && nfresh);
 #ifdef BERTH_FAULT_INJECTION
@@ -838,7 +791,7 @@ out:
  * the database has no such user; -1 when out of memory. */
 static int user_of(berth_backend *b, uid_t uid, const local_user **out)
 {
-	local_user *u = &b->user;
+	local_user *u = &LOCAL(b)->user;
 	*out = NULL;
 	if (!u->known || u->uid != uid) {
 		free(u->home);
@@ -886,23 +839,23 @@ static int plan_volumes(berth_backend *b, const berth_run *run, berth_buf *out, 
 		snprintf(size, sizeof(size), "%lld", v->size.set ? (long long)berth_quantity_value(&v->size.q) : 0LL);
 		switch (v->type) {
 		case BERTH_VOLUME_PVC:
-			bad = local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
-			if (b->keep_volumes)
+			bad = fs_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
+			if (LOCAL(b)->keep_volumes)
 				life = "keep";
 			break;
 		case BERTH_VOLUME_EMPTY_DIR:
-			bad = local_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
+			bad = fs_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
 			if (v->medium.s && !strcmp(v->medium.s, "Memory"))
 				kind = "tmpfs";
 			break;
 		case BERTH_VOLUME_SHARED:
 			/* a claim is the project's: another project's of the same name is another */
-			bad = local_path(dir, sizeof(dir), b->home, "volumes/shared/%s/%s", project, v->ref.s);
+			bad = fs_path(dir, sizeof(dir), b->home, "volumes/shared/%s/%s", project, v->ref.s);
 			life = "keep";
 			break;
 		case BERTH_VOLUME_CONFIG_MAP: {
 			struct stat st;
-			bad = local_path(dir, sizeof(dir), b->home, "configmaps/%s", v->ref.s);
+			bad = fs_path(dir, sizeof(dir), b->home, "configmaps/%s", v->ref.s);
 			if (!bad && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
 				return berth_fail(err, BERTH_EPOLICY,
 						  "volumes[%zu]: config_map \"%s\" does not exist on this machine "
@@ -984,7 +937,7 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 	 * user, where it was started from */
 	char work[4096];
 	bool own_dir = uid >= 0 && uid != (int64_t)geteuid();
-	if (local_path(work, sizeof(work), b->home, "runs/%s/work", run->id))
+	if (fs_path(work, sizeof(work), b->home, "runs/%s/work", run->id))
 		return berth_fail(err, BERTH_EINVALID, "the data dir's path is too long");
 	berth_buf argv = BERTH_BUF_INIT, env = BERTH_BUF_INIT, vols = BERTH_BUF_INIT,
 		  secrets = BERTH_BUF_INIT;
@@ -1040,8 +993,8 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 	r->timeout = s->timeout.set ? s->timeout.v : 0;
 	r->retries = s->retries.set ? s->retries.v : 0;
 	r->restart = s->action != BERTH_ACTION_JOB;
-	r->grace = b->grace_s;
-	r->keep_volumes = b->keep_volumes;
+	r->grace = LOCAL(b)->grace_s;
+	r->keep_volumes = LOCAL(b)->keep_volumes;
 	r->pids_max = run->pids_max;
 	const berth_resource *disk = &s->resources.disk;
 	r->disk_limit = disk->limits.set     ? berth_quantity_value(&disk->limits.q)
@@ -1053,7 +1006,7 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 static int local_admit(berth_backend *b, const berth_run *run, berth_error **err)
 {
 	const char *why = NULL;
-	if (!local_node_admits(&b->node, run, b->arena, &why))
+	if (!local_node_admits(&LOCAL(b)->node, run, b->arena, &why))
 		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" can never run on this machine: %s",
 				  run->base_name, why ? why : "it does not fit");
 	return 0;
@@ -1071,12 +1024,12 @@ static int local_prepare(berth_backend *b, const berth_run *run, const char *spe
 	if (!r)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	char log[4096];
-	local_path(log, sizeof(log), b->home, "runs/%s/log", run->id);
+	fs_path(log, sizeof(log), b->home, "runs/%s/log", run->id);
 	berth_run_info *i = &r->info;
 	if (!(rc = plan_launch(b, run, r, err)) &&
-	    !(rc = backend_record(b, run, spec_text, "local", r, err))) {
-		i->enforcement = berth_strdup(b->cgv == CG_NONE ? "rlimits"
-					      : b->cgv == CG_V1 ? "cgroup v1" : "cgroup v2");
+	    !(rc = record_new(b->policy, run, spec_text, local_backend_ops.kind, r, err))) {
+		i->enforcement = berth_strdup(LOCAL(b)->cgv == CG_NONE ? "rlimits"
+					      : LOCAL(b)->cgv == CG_V1 ? "cgroup v1" : "cgroup v2");
 		i->log_path = berth_strdup(log);
 		if (!i->enforcement || !i->log_path)
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -1120,7 +1073,7 @@ static int local_submit(berth_backend *b, const berth_run *const *runs, size_t n
 		rc = local_schedule_runs(b, recs, n, check, err);
 	for (size_t i = 0; i < n; i++) {
 		/* the records as stored and placed: no need to read them back */
-		if (!rc && out && !(out[i] = local_info_take(recs[i])))
+		if (!rc && out && !(out[i] = record_info_take(recs[i])))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		store_run_free(recs[i]);
 	}
@@ -1141,9 +1094,9 @@ static int local_submit(berth_backend *b, const berth_run *const *runs, size_t n
 		if (s->action != BERTH_ACTION_JOB && ((s->replicas.set && s->replicas.v > 1) ||
 						      (s->min_replicas.set && s->min_replicas.v > 1)))
 			warn_once(err, "replicas: the local backend runs one replica");
-		if (b->cgv == CG_NONE && limited)
+		if (LOCAL(b)->cgv == CG_NONE && limited)
 			warn_once(err, "no writable cgroup under %s: memory is limited with rlimits "
-				  "(address space) and the CPU limit is not enforced", b->cg_root);
+				  "(address space) and the CPU limit is not enforced", LOCAL(b)->cg_root);
 	}
 	return 0;
 }
@@ -1202,12 +1155,12 @@ static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, 
 		return 0;
 	/* the supervisor stops the processes and records the end; if it is gone,
 	 * recovery on the next open does */
-	rc = berth_backend_wait(b, id, (grace + 10) * 1000, NULL, err);
+	rc = local_wait(b, id, (grace + 10) * 1000, err);
 	if (rc == -BERTH_ETIMEOUT) {
 		berth_error_free(*err);
 		*err = NULL;
 		recover(b);
-		rc = berth_backend_wait(b, id, 1000, NULL, err);
+		rc = local_wait(b, id, 1000, err);
 	}
 	return rc;
 }
@@ -1280,8 +1233,8 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 	if (rc)
 		return rc;
 	char dir[4096], done[4096];
-	local_path(dir, sizeof(dir), b->home, "runs/%s", id);
-	local_path(done, sizeof(done), b->home, "runs/%s/done", id);
+	fs_path(dir, sizeof(dir), b->home, "runs/%s", id);
+	fs_path(done, sizeof(done), b->home, "runs/%s/done", id);
 	int fd = -1;
 	char buf[65536];
 	/* one watch for the whole follow, made before the first read: nothing
@@ -1330,6 +1283,62 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 	return rc;
 }
 
+/* Until the run's record is final: woken by the pipe from its supervisor when
+ * this handle started it, else by a watch on its directory made before the
+ * first read of its record; a run that ended but could not be recorded (a
+ * full disk) is recovered from its done marker. */
+static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err)
+{
+	char dir[4096];
+	fs_path(dir, sizeof(dir), b->home, "runs/%s", id);
+	int64_t deadline = timeout_ms < 0 ? -1 : store_now_ms() + timeout_ms;
+	local_watch w = {.fd = -1};
+	if (local_wait_done(b, id, 0) < 0)
+		local_watch_open(&w, dir);
+	int rc, stale = 0;
+	for (;;) {
+		berth_run_info *i;
+		if ((rc = record_get(b->st, id, &i, err)))
+			break;
+		bool final = berth_state_final(i->state);
+		berth_run_info_free(i);
+		if (final)
+			break;
+		int64_t left = deadline < 0 ? 1000 : deadline - store_now_ms();
+		if (left <= 0) {
+			rc = berth_fail(err, BERTH_ETIMEOUT, "run \"%s\" is not finished after %lld ms", id,
+					(long long)timeout_ms);
+			break;
+		}
+		if (local_done_unrecorded(b, id, &stale)) {
+			if (stale > 50) {
+				rc = berth_fail(err, BERTH_EIO,
+						"run \"%s\" ended but its end cannot be recorded in the store "
+						"(is the data dir full?)", id);
+				break;
+			}
+			continue;
+		}
+		int ms = left > 1000 ? 1000 : (int)left;
+		if (local_wait_done(b, id, ms) < 0) {
+			if (w.fd < 0)
+				local_watch_open(&w, dir);
+			local_watch_wait(&w, ms);
+		}
+	}
+	local_watch_close(&w);
+	return rc;
+}
+
+/* Its directory (the log, what is left of its work dir) goes before its record. */
+static int local_forget(berth_backend *b, const char *id, berth_error **err)
+{
+	char dir[4096];
+	if (!fs_path(dir, sizeof(dir), b->home, "runs/%s", id))
+		local_rm_tree(dir);
+	return 0;
+}
+
 const backend_ops local_backend_ops = {
 	.kind = "local",
 	.open = local_open,
@@ -1339,4 +1348,6 @@ const backend_ops local_backend_ops = {
 	.submit = local_submit,
 	.stop = local_stop,
 	.logs = local_logs,
+	.wait = local_wait,
+	.forget = local_forget,
 };

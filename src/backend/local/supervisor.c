@@ -33,7 +33,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "backend/backend_internal.h"
+#include "backend/local/local.h"
+#include "backend/local/supervisor.h"
 #include "base/internal.h"
 #include "base/seal.h"
 
@@ -112,8 +113,8 @@ static int parse_volumes(sup *s, berth_buf *why)
 	const store_run *r = s->r;
 	const char *p = r->volumes, *end = p ? p + r->volumes_len : NULL;
 	char dirs[4096], configmaps[4096];
-	if (local_path(dirs, sizeof(dirs), s->home, "volumes") ||
-	    local_path(configmaps, sizeof(configmaps), s->home, "configmaps"))
+	if (fs_path(dirs, sizeof(dirs), s->home, "volumes") ||
+	    fs_path(configmaps, sizeof(configmaps), s->home, "configmaps"))
 		return berth_buf_printf(why, "the data dir's path is too long"), -1;
 	while (p && p < end) {
 		const char *f[6];
@@ -216,7 +217,7 @@ void local_cleanup_run_dirs(const char *home, const char *id)
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dirs); i++) {
 		char path[4096];
 		/* most often empty, or not there: one call */
-		if (!local_path(path, sizeof(path), home, "runs/%s/%s", id, dirs[i]) &&
+		if (!fs_path(path, sizeof(path), home, "runs/%s/%s", id, dirs[i]) &&
 		    rmdir(path) && errno != ENOENT)
 			local_rm_tree(path);
 	}
@@ -233,7 +234,7 @@ void local_cleanup_volumes(const char *home, const store_run *r)
 	berth_buf_release(&why);
 	free(s.vols);
 	char dir[4096];
-	if (!local_path(dir, sizeof(dir), home, "volumes/%s", r->info.id))
+	if (!fs_path(dir, sizeof(dir), home, "volumes/%s", r->info.id))
 		rmdir(dir);
 }
 
@@ -323,7 +324,7 @@ static int prepare_volumes(sup *s, bool fallback, berth_buf *why)
 			struct stat before;
 			bool made = lstat(v->source, &before) != 0;
 			errno = 0;
-			if (local_mkdirs(v->source, 0755) || lstat(v->source, &before) ||
+			if (fs_mkdirs(v->source, 0755) || lstat(v->source, &before) ||
 			    !S_ISDIR(before.st_mode)) {
 				berth_buf_printf(why, "volume \"%s\": cannot create %s: %s", v->name, v->source,
 						 errno ? strerror(errno) : "not a directory");
@@ -946,8 +947,8 @@ static char *disk_over(sup *s)
 {
 	const store_run *r = s->r;
 	char runvols[4096], rundir[4096], a[32], b[32];
-	if (local_path(runvols, sizeof(runvols), s->home, "volumes/%s", r->info.id) ||
-	    local_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
+	if (fs_path(runvols, sizeof(runvols), s->home, "volumes/%s", r->info.id) ||
+	    fs_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
 		return NULL;
 	struct stat st;
 	int64_t total = fstat(s->log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
@@ -1226,7 +1227,7 @@ static int prepare_workdir(sup *s, berth_buf *why)
 {
 	const store_run *r = s->r;
 	char rundir[4096], tmp[4200], reserve[4200];
-	if (local_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
+	if (fs_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
 		return berth_buf_printf(why, "the data dir's path is too long"), -1;
 	/* only where the disk could fill during the run: on a disk with room, the
 	 * blocks a file system keeps for root (5% on ext4) and the done marker's
@@ -1243,7 +1244,7 @@ static int prepare_workdir(sup *s, berth_buf *why)
 	}
 	struct stat st;
 	bool own = path_under(r->workdir, rundir);
-	if (own && (local_private_dir(rundir, 0711) || local_private_dir(r->workdir, 0700) ||
+	if (own && (fs_private_dir(rundir, 0711) || fs_private_dir(r->workdir, 0700) ||
 		    lstat(r->workdir, &st) ||
 		    (r->uid >= 0 && st.st_uid != (uid_t)r->uid &&
 		     chown(r->workdir, (uid_t)r->uid, (gid_t)run_gid(r))))) {
@@ -1255,7 +1256,7 @@ static int prepare_workdir(sup *s, berth_buf *why)
 	/* its user's alone: no other user of the machine reaches it through the
 	 * data dir (a run of another uid than berth's; berth's own, when not) */
 	snprintf(tmp, sizeof(tmp), "%s/tmp", rundir);
-	if (local_private_dir(tmp, 0700) || lstat(tmp, &st) ||
+	if (fs_private_dir(tmp, 0700) || lstat(tmp, &st) ||
 	    (r->uid >= 0 && st.st_uid != (uid_t)r->uid && chown(tmp, (uid_t)r->uid, (gid_t)run_gid(r))) ||
 	    !(s->tmp = berth_strdup(tmp))) {
 		berth_buf_printf(why, "cannot make its /tmp %s: %s", tmp, strerror(errno));
@@ -1349,8 +1350,8 @@ void local_kill_leftovers(berth_backend *b, const store_run *r)
 {
 	cg_handle *cg = NULL;
 	berth_error *e = NULL;
-	if (r->cgroup && b->cgv != CG_NONE &&
-	    cg_open(&cg, b->cgv, b->cg_root, LOCAL_CGROUP_PARENT, r->cgroup, &e) == 0) {
+	if (r->cgroup && LOCAL(b)->cgv != CG_NONE &&
+	    cg_open(&cg, LOCAL(b)->cgv, LOCAL(b)->cg_root, LOCAL_CGROUP_PARENT, r->cgroup, &e) == 0) {
 		for (int i = 0; i < 100 && cg_count(cg) > 0; i++) {
 			cg_kill(cg, SIGKILL);
 			struct timespec ts = {0, 10000000};
@@ -1364,7 +1365,7 @@ void local_kill_leftovers(berth_backend *b, const store_run *r)
 	berth_error_free(e);
 }
 
-int berth_local_supervise(const char *home, const char *id, berth_error **err)
+int local_supervise(const char *home, const char *id, berth_error **err)
 {
 	sigset_t set, old;
 	sigemptyset(&set);
@@ -1403,7 +1404,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 
 	sup s = {.home = home, .log = -1, .statp = -1, .run_mask = old};
 	char path[4096];
-	if (local_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
+	if (fs_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
 		return -BERTH_EIO;
 	int rc = store_run_get(s.st, id, &s.r, err);
 	if (rc || s.r->info.state != BERTH_STATE_RUNNING) {
@@ -1486,7 +1487,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	 * and the done marker says it too, for recovery to record */
 	if (save(&s)) {
 		char reserve[4096];
-		if (!local_path(reserve, sizeof(reserve), home, "runs/%s/reserve", id))
+		if (!fs_path(reserve, sizeof(reserve), home, "runs/%s/reserve", id))
 			unlink(reserve);
 		save(&s);
 	}
@@ -1517,7 +1518,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	free(s.vols);
 	store_run_free(s.r);
 	/* what this run held is free: start what waits for it, if anything does */
-	bool queued = store_queued(s.st, "local");
+	bool queued = store_queued(s.st, local_backend_ops.kind);
 	store_close(s.st);
 	if (!queued)
 		return 0;
@@ -1526,8 +1527,12 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	berth_backend_opts o = {.home = home};
 	if (berth_policy_load(&policy, NULL, NULL) == 0)
 		o.policy = policy;
-	if (berth_backend_open(&b, "local", &o, NULL) == 0)
-		berth_backend_close(b);
+	/* the local kind alone, opened as any handle opens it: recovery, then the queue */
+	if (backend_runtime_open(&b, &o, NULL) == 0) {
+		if (local_backend_ops.open(b, true, NULL) == 0 || LOCAL(b))
+			local_backend_ops.close(b);
+		backend_runtime_close(b);
+	}
 	berth_policy_free(policy);
 	return 0;
 }

@@ -1,0 +1,230 @@
+/*
+ * record.c - a run's record (record.h): states, the record of a new run, its
+ * insertion and reading, and the record as YAML or JSON.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "backend/record.h"
+#include "base/internal.h"
+#include "berth/explain.h"
+#include "plan/node_fit.h"
+#include "plan/plan.h"
+#include "plan/policy_internal.h"
+#include "render/emit.h"
+
+static const char *const state_names[] = {"Pending", "Running", "Succeeded", "Failed", "Stopped"};
+
+const char *berth_state_name(berth_state s)
+{
+	return (unsigned)s < BERTH_ARRAY_SIZE(state_names) ? state_names[s] : "Unknown";
+}
+
+int berth_state_parse(const char *name)
+{
+	for (size_t i = 0; name && i < BERTH_ARRAY_SIZE(state_names); i++)
+		if (!strcasecmp(name, state_names[i]))
+			return (int)i;
+	return -1;
+}
+
+bool berth_state_final(berth_state s)
+{
+	return s == BERTH_STATE_SUCCEEDED || s == BERTH_STATE_FAILED || s == BERTH_STATE_STOPPED;
+}
+
+void berth_run_info_free(berth_run_info *i)
+{
+	if (!i)
+		return;
+	char *const strs[] = {i->id, i->name, i->project, i->backend, i->profile, i->image,
+			      i->action, i->reason, i->priority_class, i->gpu_ids, i->enforcement,
+			      i->log_path, i->target, i->effective};
+	for (size_t k = 0; k < BERTH_ARRAY_SIZE(strs); k++)
+		free(strs[k]);
+	free(i);
+}
+
+void berth_run_info_list_free(berth_run_info **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		berth_run_info_free(list[i]);
+	free(list);
+}
+
+berth_run_info *record_info_take(store_run *r)
+{
+	berth_run_info *i = berth_malloc(sizeof(*i));
+	if (!i)
+		return NULL;
+	*i = r->info;
+	memset(&r->info, 0, sizeof(r->info));
+	return i;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? berth_strdup(s) : NULL;
+}
+
+int record_new(const berth_policy *policy, const berth_run *run, const char *spec_text,
+	       const char *kind, store_run *r, berth_error **err)
+{
+	const berth_spec *s = &run->spec;
+	plan_demand d;
+	plan_demand_of(&d, run);
+	berth_run_info *i = &r->info;
+	i->id = berth_strdup(run->id);
+	i->name = berth_strdup(run->name);
+	i->project = berth_strdup(s->project.s ? s->project.s : "default");
+	i->backend = berth_strdup(kind);
+	i->profile = dup_or_null(run->profile ? run->profile->id.s : NULL);
+	i->image = dup_or_null(s->function.image.s);
+	i->action = berth_strdup(berth_action_name(s->action));
+	i->state = BERTH_STATE_PENDING;
+	i->priority_class = dup_or_null(run->priority_class_name);
+	i->priority = berth_policy_priority_value(policy, run->priority_class_name);
+	i->created = store_now_ms();
+	i->cpu_milli = d.cpu_milli;
+	i->mem = d.mem;
+	i->gpus = d.gpus;
+	i->disk = d.disk;
+	i->cpu_limit_milli = s->resources.cpu.limits.set ? berth_quantity_milli(&s->resources.cpu.limits.q) : 0;
+	i->mem_limit = s->resources.mem.limits.set ? berth_quantity_value(&s->resources.mem.limits.q) : 0;
+	i->exit_code = -1;
+	/* the quota's measure of the run, which the usage of its project sums */
+	berth_usage quota;
+	memset(&quota, 0, sizeof(quota));
+	berth_usage_add(&quota, run);
+	r->quota_cpu_milli = berth_quantity_milli(&quota.cpu);
+	r->quota_mem = berth_quantity_value(&quota.mem);
+	r->quota_gpus = berth_quantity_value(&quota.gpu);
+	r->spec = dup_or_null(spec_text);
+	size_t elen;
+	berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &i->effective, &elen, NULL);
+	r->doc = (int64_t)s->doc;
+	if (!i->id || !i->name || !i->project || !i->backend || !i->action)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	return 0;
+}
+
+int record_insert(store *st, const store_run *r, berth_error **err)
+{
+	if (store_begin(st, err))
+		return -BERTH_EIO;
+	int rc = store_run_insert(st, r, err);
+	if (!rc) {
+		store_event(st, r->info.id, "Submitted", NULL);
+		rc = store_commit(st, err);
+	}
+	if (rc)
+		store_rollback(st);
+	return rc;
+}
+
+int record_get(store *st, const char *id, berth_run_info **out, berth_error **err)
+{
+	*out = NULL;
+	store_run *r;
+	int rc = store_run_get(st, id, &r, err);
+	if (rc)
+		return rc;
+	*out = record_info_take(r);
+	store_run_free(r);
+	return *out ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
+/* ---- records as YAML or JSON ------------------------------------------------------------- */
+
+static void o_opt(obuild *b, onode *m, const char *key, const char *s)
+{
+	if (s)
+		o_str(b, m, key, s);
+}
+
+static void info_node(obuild *b, onode *m, const berth_run_info *i)
+{
+	char q[32];
+	o_str(b, m, "id", i->id);
+	o_str(b, m, "name", i->name);
+	o_str(b, m, "project", i->project);
+	o_str(b, m, "backend", i->backend);
+	o_str(b, m, "state", berth_state_name(i->state));
+	o_opt(b, m, "reason", i->reason);
+	o_opt(b, m, "action", i->action);
+	o_opt(b, m, "profile", i->profile);
+	o_opt(b, m, "image", i->image);
+	o_opt(b, m, "priority_class", i->priority_class);
+	o_int(b, m, "priority", i->priority);
+	o_time(b, m, "created", i->created);
+	o_time(b, m, "started", i->started);
+	o_time(b, m, "finished", i->finished);
+	onode *res = o_map(b, m, "resources"), *req = o_map(b, res, "requests");
+	local_format_cpu(q, sizeof(q), i->cpu_milli);
+	o_strf(b, req, "cpu", "%s", q);
+	berth_format_size(q, sizeof(q), i->mem, 1);
+	o_strf(b, req, "mem", "%s", q);
+	o_int(b, req, "gpu", i->gpus);
+	berth_format_size(q, sizeof(q), i->disk, 1);
+	o_strf(b, req, "disk", "%s", q);
+	if (i->cpu_limit_milli || i->mem_limit) {
+		onode *lim = o_map(b, res, "limits");
+		if (i->cpu_limit_milli) {
+			local_format_cpu(q, sizeof(q), i->cpu_limit_milli);
+			o_strf(b, lim, "cpu", "%s", q);
+		}
+		if (i->mem_limit) {
+			berth_format_size(q, sizeof(q), i->mem_limit, 1);
+			o_strf(b, lim, "mem", "%s", q);
+		}
+	}
+	o_opt(b, m, "gpu_ids", i->gpu_ids);
+	if (berth_state_final(i->state) && i->attempts) {
+		if (i->exit_code >= 0)
+			o_int(b, m, "exit_code", i->exit_code);
+		if (i->signal)
+			o_int(b, m, "signal", i->signal);
+		o_bool(b, m, "oom_killed", i->oom_killed);
+	}
+	o_int(b, m, "attempts", i->attempts);
+	/* measured by the local backend's cgroup or rlimits; a cluster's is not read */
+	if (i->attempts && berth_state_final(i->state) && i->enforcement) {
+		onode *u = o_map(b, m, "usage");
+		o_strf(b, u, "cpu_seconds", "%.3f", (double)i->cpu_usage_ns / 1e9);
+		o_int(b, u, "mem_peak_bytes", i->mem_peak);
+	}
+	o_opt(b, m, "enforcement", i->enforcement);
+	o_opt(b, m, "log", i->log_path);
+	o_opt(b, m, "target", i->target);
+}
+
+int berth_run_info_format(berth_run_info *const *infos, size_t n, bool list, berth_format fmt,
+			  char **out, size_t *len, berth_error **err)
+{
+	*out = NULL;
+	*len = 0;
+	obuild b = {.arena = berth_arena_new()};
+	if (!b.arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	onode *top = o_root(&b, list ? O_SEQ : O_MAP);
+	for (size_t i = 0; i < n && (list || i == 0); i++)
+		info_node(&b, list ? o_map(&b, top, NULL) : top, infos[i]);
+	berth_buf buf = BERTH_BUF_INIT;
+	if (!b.failed && top) {
+		if (fmt == BERTH_FORMAT_JSON) {
+			emit_json(&buf, top, 0, 1);
+			berth_buf_puts(&buf, "\n");
+		} else
+			emit_yaml(&buf, top);
+		if (buf.len && buf.data[buf.len - 1] != '\n')
+			berth_buf_puts(&buf, "\n");
+	}
+	berth_arena_free(b.arena);
+	if (b.failed || buf.failed || !buf.data) {
+		berth_buf_release(&buf);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	*len = buf.len;
+	*out = berth_buf_detach(&buf);
+	return 0;
+}

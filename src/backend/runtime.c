@@ -1,0 +1,111 @@
+/*
+ * runtime.c - what the kinds of backend share (runtime.h): the data dir,
+ * made private whatever the umask; the store in it; the policy; the berth
+ * binary that starts supervisors; the options the handle was opened with.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/runtime.h"
+#include "base/fs.h"
+#include "base/internal.h"
+#include "plan/policy_internal.h"
+
+static char *default_home(void)
+{
+	const char *h = getenv("BERTH_HOME");
+	if (h && *h)
+		return berth_strdup(h);
+	const char *home = getenv("HOME");
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : "/";
+	}
+	berth_buf b = BERTH_BUF_INIT;
+	berth_buf_printf(&b, "%s/.berth", home);
+	return b.failed ? (berth_buf_release(&b), NULL) : berth_buf_detach(&b);
+}
+
+/* A copy of s, or NULL for NULL; *failed set when out of memory. */
+static char *dup_opt(const char *s, bool *failed)
+{
+	char *d = s ? berth_strdup(s) : NULL;
+	if (s && !d)
+		*failed = true;
+	return d;
+}
+
+int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, berth_error **err)
+{
+	*out = NULL;
+	berth_backend *b = berth_calloc(1, sizeof(*b));
+	if (!b)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	bool failed = false;
+	b->home = opts && opts->home ? dup_opt(opts->home, &failed) : default_home();
+	b->exe = dup_opt(opts && opts->exe ? opts->exe : "/proc/self/exe", &failed);
+	b->arena = berth_arena_new();
+	b->policy = opts ? opts->policy : NULL;
+	b->passive = opts && opts->passive;
+	b->cached = opts && opts->cached;
+	b->waits = opts && opts->waits;
+	b->config = dup_opt(opts ? opts->kubeconfig : NULL, &failed);
+	b->context = dup_opt(opts ? opts->context : NULL, &failed);
+	if (!b->policy)
+		b->policy = b->own_policy = berth_policy_builtin();
+	if (failed || !b->home || !b->exe || !b->arena || !b->policy) {
+		backend_runtime_close(b);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	/* /proc/self/exe names this process's binary only while it runs: keep the path */
+	if (!strcmp(b->exe, "/proc/self/exe")) {
+		char path[4096];
+		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		char *exe = NULL;
+		if (n > 0) {
+			path[n] = 0;
+			exe = berth_strdup(path);
+		}
+		if (exe) {
+			free(b->exe);
+			b->exe = exe;
+		}
+	}
+	/* as root, runs of other uids reach their work dir (runs/ID/work, their
+	 * HOME) by its path: the data dir may be passed through, never listed or
+	 * read */
+	char path[4096];
+	mode_t pass = geteuid() == 0 ? 0711 : 0700;
+	int rc = 0;
+	if (fs_private_dir(b->home, pass))
+		rc = berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
+				strerror(errno));
+	else if (fs_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
+		rc = -BERTH_EIO;
+	if (rc) {
+		backend_runtime_close(b);
+		return rc;
+	}
+	if (b->cached)
+		store_long_lived(b->st);
+	*out = b;
+	return 0;
+}
+
+void backend_runtime_close(berth_backend *b)
+{
+	if (!b)
+		return;
+	store_close(b->st);
+	free(b->config);
+	free(b->context);
+	berth_policy_free(b->own_policy);
+	berth_arena_free(b->arena);
+	free(b->home);
+	free(b->exe);
+	free(b);
+}

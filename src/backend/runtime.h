@@ -1,0 +1,106 @@
+/*
+ * runtime.h - what every kind of backend is given and what it implements
+ * (crun's cgroup managers are the model: a table of operations per kind).
+ *
+ * A berth_backend handle is the runtime the kinds share: the data dir, the
+ * store, the policy, the options it was opened with. Each kind keeps its
+ * own state apart (backend_state), made by its open and freed by its close;
+ * no kind reaches into another's. registry.c is the one list of kinds: the
+ * only place where generic code learns that there are several.
+ */
+#ifndef BERTH_BACKEND_RUNTIME_H
+#define BERTH_BACKEND_RUNTIME_H
+
+#include "base/arena.h"
+#include "base/internal.h"
+#include "berth/backend.h"
+#include "store/store.h"
+
+/* Called by a backend's submit inside the write transaction that stores the
+ * runs, before they are stored: 0 goes on; > 0 rolls back and submit returns
+ * that (what the runs were planned against changed: plan them again); < 0 an
+ * error (in *err). */
+typedef struct submit_check {
+	int (*fn)(void *ctx, berth_error **err);
+	void *ctx;
+} submit_check;
+
+typedef struct backend_ops {
+	const char *kind;
+	/* makes the kind's state (backend_state); primary: the kind new runs of
+	 * this handle go to, which may connect at once and fail the open. Unless
+	 * the handle is passive, also what the kind does on every open (recover,
+	 * start what fits, bring records up to date). */
+	int (*open)(berth_backend *b, bool primary, berth_error **err);
+	void (*close)(berth_backend *b);
+	/* refuses a run that can never run on this backend, creating nothing */
+	int (*admit)(berth_backend *b, const berth_run *run, berth_error **err);
+	/* submits n runs of one spec text, all or none: when one cannot be
+	 * submitted, none is left behind; out (may be NULL) gets n records;
+	 * check (may be NULL) is asked in the transaction that stores them */
+	int (*submit)(berth_backend *b, const berth_run *const *runs, size_t n, const char *spec_text,
+		      const submit_check *check, berth_run_info **out, berth_error **err);
+	int (*stop)(berth_backend *b, const char *id, int grace_s, bool wait, berth_error **err);
+	/* finds runs whose processes died and starts queued runs that fit, or
+	 * brings the records of unfinished runs up to what is true */
+	int (*reconcile)(berth_backend *b, berth_error **err);
+	int (*logs)(berth_backend *b, const char *id, bool follow, berth_log_write write,
+		    void *ctx, berth_error **err);
+	/* returns when the run's record is final (0) or timeout_ms (< 0: no
+	 * limit) passed (BERTH_ETIMEOUT) */
+	int (*wait)(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err);
+	/* optional: asks where the run runs for its state and records it (a
+	 * cluster); NULL: the record is always current */
+	int (*refresh)(berth_backend *b, const char *id, berth_error **err);
+	/* optional: removes what a finished run left outside the store (its
+	 * objects on a cluster, its directory), before its record goes */
+	int (*forget)(berth_backend *b, const char *id, berth_error **err);
+	/* optional: asks where it would run to accept the run without creating
+	 * anything, a line per object into report; NULL: not supported */
+	int (*dry_run)(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err);
+} backend_ops;
+
+/* The default grace period between SIGTERM and SIGKILL (Kubernetes'
+ * terminationGracePeriodSeconds). */
+#define BACKEND_GRACE_S 30
+
+/* At most this many kinds (registry.c, and the ones tests register). */
+#define BACKEND_KINDS_MAX 4
+
+struct berth_backend {
+	const backend_ops *ops;    /* the kind new runs are submitted to */
+	char *home;
+	char *exe;
+	const berth_policy *policy;
+	berth_policy *own_policy;  /* the built-in one when none was given */
+	store *st;
+	berth_arena *arena;
+	bool passive;              /* opened without reconciling (berth_backend_opts) */
+	bool cached;               /* records are kept fresh by reconcile: get reads the store */
+	bool waits;                /* opts.waits */
+	char *config, *context;    /* opts.kubeconfig, opts.context: where a cluster is */
+	void *state[BACKEND_KINDS_MAX]; /* each kind's own, by its place in the registry */
+};
+
+/* registry.c: the kind of that name (NULL: none); the kinds in order (the
+ * first is the default: new runs go there when no kind is named). */
+const backend_ops *backend_kind(const char *name);
+const backend_ops *backend_kind_at(size_t i);
+/* The kind's state in b (what its open set), NULL before. */
+void *backend_state(const berth_backend *b, const backend_ops *kind);
+void backend_state_set(berth_backend *b, const backend_ops *kind, void *state);
+/* For tests: adds a kind to the registry (-1 when it is full). */
+int backend_kind_register(const backend_ops *kind);
+
+/* backend.c: what service/ asks of the kind of a run (berth_run_delete,
+ * berth_batch_dry_run): forget (nothing for a kind without), dry_run with
+ * the handle's kind (BERTH_EARG for a kind without). */
+int backend_forget(berth_backend *b, const char *id, berth_error **err);
+int backend_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err);
+
+/* The runtime alone, without any kind (a local run's supervisor, which
+ * opens its own kind with it): the data dir made, the store open. */
+int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, berth_error **err);
+void backend_runtime_close(berth_backend *b);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * fs.h - paths under the data dir and directories only their owner reads.
+ */
+#ifndef BERTH_BASE_FS_H
+#define BERTH_BASE_FS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/internal.h"
+
+/* home/ then fmt (HOME/runs/ID, HOME/volumes/...); -1 when it does not fit len. */
+int fs_path(char *buf, size_t len, const char *home, const char *fmt, ...) BERTH_PRINTF(4, 5);
+/* mkdir -p */
+int fs_mkdirs(const char *path, mode_t mode);
+/* mkdir -p, then path itself (when this user owns it) chmod to mode, whatever
+ * the umask or how it was made; -1 also when path is not a directory. */
+int fs_private_dir(const char *path, mode_t mode);
+
+#endif
