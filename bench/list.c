@@ -147,9 +147,7 @@ static int make_store(const char *home, long long n, double *secs)
 			return fail("inserting", err);
 		}
 	}
-	int64_t busy;
-	if (store_commit(s, &err) ||
-	    store_select_int(s, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, 0, &busy, &err))
+	if (store_commit(s, &err) || store_checkpoint(s, &err))
 		return fail("commit", err);
 	*secs = now() - t0;
 	store_close(s);

@@ -419,3 +419,9 @@ void *store_grow(void *list, size_t size, size_t n, size_t *cap)
 		*cap = want;
 	return grown;
 }
+
+int store_checkpoint(store *s, berth_error **err)
+{
+	int64_t busy;
+	return store_select_int(s, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, 0, &busy, err);
+}

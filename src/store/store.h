@@ -223,24 +223,8 @@ int64_t store_now_ms(void);
 /* PRAGMA data_version: a number that changes when another connection commits. */
 int store_data_version(store *s, int64_t *version, berth_error **err);
 
-/* Any statement: parameters ?1, ?2, ... from args. Kept for the backends
- * (src/backend/) until they use typed functions; nothing else may. */
-typedef struct store_arg {
-	char kind;        /* 's' text (NULL: SQL NULL), 'i' integer, 'b' blob */
-	const char *s;
-	int64_t i;
-	const void *blob;
-	size_t len;
-} store_arg;
-#define STORE_S(x) ((store_arg){.kind = 's', .s = (x)})
-#define STORE_I(x) ((store_arg){.kind = 'i', .i = (x)})
-#define STORE_B(p, n) ((store_arg){.kind = 'b', .blob = (p), .len = (n)})
-
-/* The first column of the first row (*out NULL when there is no row). */
-int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
-		      berth_error **err);
-/* The first column of the first row as an integer (0 when there is no row, or NULL). */
-int store_select_int(store *s, const char *sql, const store_arg *args, size_t nargs, int64_t *out,
-		     berth_error **err);
+/* Writes the WAL back into the database and truncates it (a benchmark's
+ * load, before it measures reads). */
+int store_checkpoint(store *s, berth_error **err);
 
 #endif

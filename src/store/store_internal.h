@@ -18,6 +18,25 @@
 #include "base/internal.h"
 #include "store/store.h"
 
+/* Any statement: parameters ?1, ?2, ... from args. */
+typedef struct store_arg {
+	char kind;        /* 's' text (NULL: SQL NULL), 'i' integer, 'b' blob */
+	const char *s;
+	int64_t i;
+	const void *blob;
+	size_t len;
+} store_arg;
+#define STORE_S(x) ((store_arg){.kind = 's', .s = (x)})
+#define STORE_I(x) ((store_arg){.kind = 'i', .i = (x)})
+#define STORE_B(p, n) ((store_arg){.kind = 'b', .blob = (p), .len = (n)})
+
+/* The first column of the first row (*out NULL when there is no row). */
+int store_select_text(store *s, const char *sql, const store_arg *args, size_t nargs, char **out,
+		      berth_error **err);
+/* The first column of the first row as an integer (0 when there is no row, or NULL). */
+int store_select_int(store *s, const char *sql, const store_arg *args, size_t nargs, int64_t *out,
+		     berth_error **err);
+
 /* Statements are prepared once and kept (sqlite3_prepare is a large part of a
  * short statement's cost): keyed by their text, reset when handed back. */
 #define STMT_CACHE 48
