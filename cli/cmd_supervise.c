@@ -12,7 +12,7 @@ int cmd_supervise(int argc, char **argv)
 	if (argc != 2 || !getenv("BERTH_HOME"))
 		return 2;
 	berth_error *err = NULL;
-	int rc = local_supervise(getenv("BERTH_HOME"), argv[1], &err);
+	int rc = berth_local_supervise(getenv("BERTH_HOME"), argv[1], &err);
 	berth_error_free(err);
 	return rc ? 1 : 0;
 }

@@ -37,7 +37,7 @@ static void load(void)
 {
 	static const char *const sonames[] = {"libmicrohttpd.so.12", "libmicrohttpd.so", NULL};
 	mhd_dl t;
-	if (!dl_load(sonames, syms, BERTH_ARRAY_SIZE(syms), &t, sizeof(t), why, sizeof(why)))
+	if (!berth_dl_load(sonames, syms, BERTH_ARRAY_SIZE(syms), &t, sizeof(t), why, sizeof(why)))
 		berth_mhd = t;
 }
 

@@ -36,24 +36,3 @@ int backend_kind_register(const backend_ops *kind)
 	}
 	return -1;
 }
-
-static size_t slot(const backend_ops *kind)
-{
-	size_t i = 0;
-	while (i < BACKEND_KINDS_MAX && kinds[i] != kind)
-		i++;
-	return i;
-}
-
-void *backend_state(const berth_backend *b, const backend_ops *kind)
-{
-	size_t i = slot(kind);
-	return i < BACKEND_KINDS_MAX ? b->state[i] : NULL;
-}
-
-void backend_state_set(berth_backend *b, const backend_ops *kind, void *state)
-{
-	size_t i = slot(kind);
-	if (i < BACKEND_KINDS_MAX)
-		b->state[i] = state;
-}

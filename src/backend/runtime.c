@@ -109,3 +109,27 @@ void backend_runtime_close(berth_backend *b)
 	free(b->exe);
 	free(b);
 }
+
+/* A kind's state is found by its table of operations, not by its place in
+ * the registry: the kinds and the runtime need no registry. */
+void *backend_state(const berth_backend *b, const backend_ops *kind)
+{
+	for (size_t i = 0; i < BACKEND_KINDS_MAX; i++)
+		if (b->state[i].kind == kind)
+			return b->state[i].state;
+	return NULL;
+}
+
+void backend_state_set(berth_backend *b, const backend_ops *kind, void *state)
+{
+	size_t i = 0, free_slot = BACKEND_KINDS_MAX;
+	for (; i < BACKEND_KINDS_MAX && b->state[i].kind != kind; i++)
+		if (!b->state[i].kind && free_slot == BACKEND_KINDS_MAX)
+			free_slot = i;
+	if (i == BACKEND_KINDS_MAX)
+		i = free_slot;
+	if (i == BACKEND_KINDS_MAX)
+		return; /* more kinds than the registry holds: cannot be */
+	b->state[i].kind = state ? kind : NULL;
+	b->state[i].state = state;
+}

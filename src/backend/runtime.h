@@ -79,16 +79,16 @@ struct berth_backend {
 	bool cached;               /* records are kept fresh by reconcile: get reads the store */
 	bool waits;                /* opts.waits */
 	char *config, *context;    /* opts.kubeconfig, opts.context: where a cluster is */
-	void *state[BACKEND_KINDS_MAX]; /* each kind's own, by its place in the registry */
+	struct {
+		const backend_ops *kind;
+		void *state;
+	} state[BACKEND_KINDS_MAX];  /* each kind's own (backend_state) */
 };
 
 /* registry.c: the kind of that name (NULL: none); the kinds in order (the
  * first is the default: new runs go there when no kind is named). */
 const backend_ops *backend_kind(const char *name);
 const backend_ops *backend_kind_at(size_t i);
-/* The kind's state in b (what its open set), NULL before. */
-void *backend_state(const berth_backend *b, const backend_ops *kind);
-void backend_state_set(berth_backend *b, const backend_ops *kind, void *state);
 /* For tests: adds a kind to the registry (-1 when it is full). */
 int backend_kind_register(const backend_ops *kind);
 
@@ -97,6 +97,11 @@ int backend_kind_register(const backend_ops *kind);
  * the handle's kind (BERTH_EARG for a kind without). */
 int backend_forget(berth_backend *b, const char *id, berth_error **err);
 int backend_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err);
+
+/* runtime.c: the kind's state in b (what its open set), NULL before; set
+ * (NULL: forget it). */
+void *backend_state(const berth_backend *b, const backend_ops *kind);
+void backend_state_set(berth_backend *b, const backend_ops *kind, void *state);
 
 /* The runtime alone, without any kind (a local run's supervisor, which
  * opens its own kind with it): the data dir made, the store open. */

@@ -35,7 +35,7 @@ static void load(void)
 {
 	static const char *const sonames[] = {"libcurl.so.4", "libcurl.so", NULL};
 	curl_dl t;
-	if (!dl_load(sonames, syms, BERTH_ARRAY_SIZE(syms), &t, sizeof(t), why, sizeof(why)))
+	if (!berth_dl_load(sonames, syms, BERTH_ARRAY_SIZE(syms), &t, sizeof(t), why, sizeof(why)))
 		berth_curl = t;
 }
 

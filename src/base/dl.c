@@ -8,7 +8,7 @@
 
 #include "base/dl.h"
 
-int dl_load(const char *const *sonames, const dl_sym *syms, size_t nsyms, void *table, size_t size,
+int berth_dl_load(const char *const *sonames, const dl_sym *syms, size_t nsyms, void *table, size_t size,
 	    char *why, size_t whylen)
 {
 	void *lib = NULL;

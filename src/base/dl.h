@@ -15,7 +15,7 @@ typedef struct dl_sym {
 /* Opens the first of sonames (NULL-terminated) that loads and fills table
  * (size bytes) with each symbol: 0, or -1 with the reason in why, the table
  * left untouched. */
-int dl_load(const char *const *sonames, const dl_sym *syms, size_t nsyms, void *table, size_t size,
+int berth_dl_load(const char *const *sonames, const dl_sym *syms, size_t nsyms, void *table, size_t size,
 	    char *why, size_t whylen);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * test_dl.c - dl_load: a library's functions into a table, and its refusals
+ * test_dl.c - berth_dl_load: a library's functions into a table, and its refusals
  * (the way berth loads libcurl and libmicrohttpd).
  */
 #include <string.h>
@@ -22,7 +22,7 @@ static void test_loads(void)
 	static const char *const names[] = {"libberth-no-such.so.9", "libc.so.6", NULL};
 	table t = {0};
 	char why[256] = "";
-	CHECK_INT(dl_load(names, syms, 2, &t, sizeof(t), why, sizeof(why)), 0);
+	CHECK_INT(berth_dl_load(names, syms, 2, &t, sizeof(t), why, sizeof(why)), 0);
 	if (CHECK(t.strlen && t.strcmp)) {
 		CHECK_INT(t.strlen("berth"), 5);
 		CHECK(t.strcmp("a", "b") < 0);
@@ -36,9 +36,9 @@ static void test_refusals(void)
 	static const dl_sym missing[] = {{"strlen", 0}, {"berth_no_such_symbol", sizeof(void *)}};
 	table t = {0};
 	char why[256] = "";
-	CHECK_INT(dl_load(none, syms, 2, &t, sizeof(t), why, sizeof(why)), -1);
+	CHECK_INT(berth_dl_load(none, syms, 2, &t, sizeof(t), why, sizeof(why)), -1);
 	CHECK(strstr(why, "libberth-no-such.so.9") != NULL);
-	CHECK_INT(dl_load(libc, missing, 2, &t, sizeof(t), why, sizeof(why)), -1);
+	CHECK_INT(berth_dl_load(libc, missing, 2, &t, sizeof(t), why, sizeof(why)), -1);
 	CHECK(strstr(why, "berth_no_such_symbol") != NULL);
 	/* a refusal leaves the table as it was: its callers test a pointer for "loaded" */
 	CHECK(t.strlen == NULL && t.strcmp == NULL);

@@ -30,64 +30,40 @@
 
 static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err);
 
+/* Admits queued runs that fit the free capacity and starts their supervisors. */
+static int local_schedule(berth_backend *b, berth_error **err);
+/* The same for runs being submitted (not stored yet: inserted here, all in the
+ * same transaction, or none); nfresh 0: every queued run. */
+static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
+			const submit_check *check, berth_error **err);
+
+/* A watch (inotify) on a run's directory, for a whole wait: made before the
+ * first look at what it watches, so that nothing done after that look is
+ * missed, and closed once. Closing an instance that still has a watch waits
+ * for the kernel (an SRCU grace period, 6 to 16 ms here): one per wakeup was
+ * most of the time of a `logs -f`. Without inotify, a wait sleeps. */
+typedef struct local_watch {
+	int fd;         /* -1: no inotify */
+	int wd;         /* on dir, or on its parent until dir exists */
+	bool on_parent;
+	const char *dir;
+} local_watch;
+static void local_watch_open(local_watch *w, const char *dir);
+/* Up to ms for a file to be created or written there. */
+static void local_watch_wait(local_watch *w, int ms);
+static void local_watch_close(local_watch *w);
+/* Waits up to ms for the end of run id, through the pipe from the supervisor
+ * this handle started for it (opts.waits): 1 when that supervisor is done, or
+ * died (then its run is recovered, as on open), 0 when ms passed, -1 when
+ * there is no such pipe. */
+static int local_wait_done(berth_backend *b, const char *id, int ms);
+static void local_waiters_close(berth_backend *b);
+/* Whether run id is marked done while its record is not final: its
+ * supervisor could not write the store (a full disk). Then recovers what
+ * it can (waiting 100 ms from the second call on, counted in *tries). */
+static bool local_done_unrecorded(berth_backend *b, const char *id, int *tries);
+
 /* ---- small helpers ------------------------------------------------------------- */
-
-/* A process's start time (field 22 of /proc/PID/stat), also for a zombie
- * when zombies is set; -1 if there is no such process. */
-static int64_t proc_start(pid_t pid, bool zombies)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	/* the command may hold spaces and parentheses: fields count from the last ')' */
-	char *p = strrchr(buf, ')');
-	/* a zombie is gone already: only its parent has not looked */
-	if (!p || p[1] != ' ' || (!zombies && (p[2] == 'Z' || p[2] == 'X')))
-		return -1;
-	for (int field = 2; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	return p ? strtoll(p + 1, NULL, 10) : -1;
-}
-
-int64_t local_proc_start(pid_t pid)
-{
-	return proc_start(pid, false);
-}
-
-bool local_pid_is(int64_t pid, int64_t start)
-{
-	return pid > 0 && local_proc_start((pid_t)pid) == start;
-}
-
-/* Creates HOME/runs/ID/done, which waiters watch for. */
-void local_mark_done(const char *home, const char *id)
-{
-	local_mark_outcome(home, id, NULL);
-}
-
-/* The outcome in the done marker: "STATE EXIT SIGNAL OOM\nREASON". */
-void local_mark_outcome(const char *home, const char *id, const berth_run_info *i)
-{
-	char path[4096];
-	/* a run that never started has no directory yet */
-	if (fs_path(path, sizeof(path), home, "runs/%s", id) || fs_mkdirs(path, 0700))
-		return;
-	if (fs_path(path, sizeof(path), home, "runs/%s/done", id))
-		return;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd >= 0 && i)
-		dprintf(fd, "%d %d %d %d\n%s", (int)i->state, i->exit_code, i->signal, i->oom_killed,
-			i->reason ? i->reason : "");
-	if (fd >= 0)
-		close(fd);
-}
 
 /* What a supervisor wrote in the done marker of a run it could not record
  * (a full disk): 0 and r updated, or -1 when the marker says nothing. */
@@ -182,7 +158,7 @@ static int recover(berth_backend *b)
 			e = NULL;
 			continue;
 		}
-		local_kill_leftovers(b, fresh);
+		local_kill_leftovers(LOCAL(b)->cgv, LOCAL(b)->cg_root, fresh);
 		fresh->info.finished = now;
 		/* its supervisor saw it end but could not record it (a full disk):
 		 * the marker says how */
@@ -212,7 +188,7 @@ static int recover(berth_backend *b)
 
 static int local_reconcile(berth_backend *b, berth_error **err);
 
-bool local_done_unrecorded(berth_backend *b, const char *id, int *tries)
+static bool local_done_unrecorded(berth_backend *b, const char *id, int *tries)
 {
 	char done[4096];
 	if (fs_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK))
@@ -544,7 +520,7 @@ static void reap_done(berth_backend *b)
 	}
 }
 
-int local_wait_done(berth_backend *b, const char *id, int ms)
+static int local_wait_done(berth_backend *b, const char *id, int ms)
 {
 	reap_done(b);
 	size_t i = 0;
@@ -579,7 +555,7 @@ int local_wait_done(berth_backend *b, const char *id, int ms)
 	return 1;
 }
 
-void local_waiters_close(berth_backend *b)
+static void local_waiters_close(berth_backend *b)
 {
 	reap_done(b);
 	for (size_t i = 0; i < LOCAL(b)->nwaiters; i++) {
@@ -592,7 +568,7 @@ void local_waiters_close(berth_backend *b)
 	LOCAL(b)->nwaiters = 0;
 }
 
-int local_schedule(berth_backend *b, berth_error **err)
+static int local_schedule(berth_backend *b, berth_error **err)
 {
 	return local_schedule_runs(b, NULL, 0, NULL, err);
 }
@@ -604,7 +580,7 @@ int local_schedule(berth_backend *b, berth_error **err)
  * before: only the new ones are looked at (the queue is not read, which would
  * cost every submission the whole queue).
  */
-int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
+static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
 			const submit_check *check, berth_error **err)
 {
 	store_run **pending = NULL;
@@ -750,7 +726,7 @@ out:
 #endif
 		/* a short run's supervisor may be done and gone already: a zombie of this
 		 * process (posix_spawn) still has its start time */
-		int64_t start = sup > 0 ? proc_start(sup, true) : -1;
+		int64_t start = sup > 0 ? local_proc_start_of(sup, true) : -1;
 		if (sup > 0 && start >= 0) {
 			store_run_set_supervisor(b->st, admitted[i], sup, start, NULL);
 			continue;
@@ -1165,7 +1141,7 @@ static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, 
 	return rc;
 }
 
-void local_watch_open(local_watch *w, const char *dir)
+static void local_watch_open(local_watch *w, const char *dir)
 {
 	w->dir = dir;
 	w->on_parent = false;
@@ -1191,7 +1167,7 @@ void local_watch_open(local_watch *w, const char *dir)
 	}
 }
 
-void local_watch_wait(local_watch *w, int ms)
+static void local_watch_wait(local_watch *w, int ms)
 {
 	if (w->fd < 0) {
 		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
@@ -1215,7 +1191,7 @@ void local_watch_wait(local_watch *w, int ms)
 	}
 }
 
-void local_watch_close(local_watch *w)
+static void local_watch_close(local_watch *w)
 {
 	if (w->fd < 0)
 		return;

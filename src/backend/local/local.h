@@ -34,6 +34,26 @@ typedef struct queue_pass {
  * a waiter watches the run's directory. */
 #define LOCAL_MAX_WAITERS 256
 
+/* A volume of a run as the volume table lists it (files.c). */
+typedef struct local_volume {
+	const char *kind, *name, *source, *mount, *life;
+	int64_t size;
+	int made;      /* how many of its mount path's last parts were made for it, to remove */
+	bool in_tmp;   /* its mount path is under /tmp, the run's own in a pid namespace */
+} local_volume;
+
+/* Reads r's volume table (six NUL-terminated fields a volume: KIND NAME
+ * SOURCE MOUNT_PATH LIFE SIZE), checking every field again: a kind and a life
+ * of berth's, an absolute mount path, a source under home for what berth
+ * makes; -1 with why otherwise. The volumes point into r. */
+int local_volumes_parse(const char *home, const store_run *r, local_volume **vols, size_t *nvols,
+			berth_buf *why);
+/* True when path is dir itself or below it, by its text: no "..", no "//". */
+bool local_path_under(const char *path, const char *dir);
+/* The disk a tree uses (blocks, as du counts), and with remove, removes it;
+ * links not followed, other file systems not entered. */
+int64_t local_tree(const char *path, bool remove);
+
 /* The local kind's own part of a handle. */
 typedef struct local_state {
 	local_node node;
@@ -49,51 +69,22 @@ typedef struct local_state {
 
 #define LOCAL(b) ((local_state *)backend_state((b), &local_backend_ops))
 
-/* Admits queued runs that fit the free capacity and starts their supervisors. */
-int local_schedule(berth_backend *b, berth_error **err);
-/* The same for runs being submitted (not stored yet: inserted here, all in the
- * same transaction, or none); nfresh 0: every queued run. */
-int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
-			const submit_check *check, berth_error **err);
-
-
 /* A process's start time in clock ticks since boot (/proc/PID/stat), -1 if gone:
  * with the pid, it names one process across pid reuse. */
 int64_t local_proc_start(pid_t pid);
+/* The same, also for a zombie when zombies is set (field 22 of /proc/PID/stat). */
+int64_t local_proc_start_of(pid_t pid, bool zombies);
 bool local_pid_is(int64_t pid, int64_t start);
+
+/* files.c: creates HOME/runs/ID/done, which waiters watch for. */
 void local_mark_done(const char *home, const char *id);
 /* The same, with how the run ended written in it (i: NULL, nothing): what
  * recovery records when the store could not be written (a full disk). */
 void local_mark_outcome(const char *home, const char *id, const berth_run_info *i);
-/* A watch (inotify) on a run's directory, for a whole wait: made before the
- * first look at what it watches, so that nothing done after that look is
- * missed, and closed once. Closing an instance that still has a watch waits
- * for the kernel (an SRCU grace period, 6 to 16 ms here): one per wakeup was
- * most of the time of a `logs -f`. Without inotify, a wait sleeps. */
-typedef struct local_watch {
-	int fd;         /* -1: no inotify */
-	int wd;         /* on dir, or on its parent until dir exists */
-	bool on_parent;
-	const char *dir;
-} local_watch;
-void local_watch_open(local_watch *w, const char *dir);
-/* Up to ms for a file to be created or written there. */
-void local_watch_wait(local_watch *w, int ms);
-void local_watch_close(local_watch *w);
-/* Waits up to ms for the end of run id, through the pipe from the supervisor
- * this handle started for it (opts.waits): 1 when that supervisor is done, or
- * died (then its run is recovered, as on open), 0 when ms passed, -1 when
- * there is no such pipe. */
-int local_wait_done(berth_backend *b, const char *id, int ms);
-void local_waiters_close(berth_backend *b);
-/* Whether run id is marked done while its record is not final: its
- * supervisor could not write the store (a full disk). Then recovers what
- * it can (waiting 100 ms from the second call on, counted in *tries). */
-bool local_done_unrecorded(berth_backend *b, const char *id, int *tries);
 
-/* supervisor.c: kills every process a run left (its cgroup, its process
- * group) and removes its cgroup; removes the volumes that live with the run. */
-void local_kill_leftovers(berth_backend *b, const store_run *r);
+/* procs.c: kills every process a run left (its cgroup, its process group)
+ * and removes its cgroup. files.c: removes the volumes that live with the run. */
+void local_kill_leftovers(cg_version cgv, const char *cg_root, const store_run *r);
 void local_cleanup_volumes(const char *home, const store_run *r);
 /* Removes runs/ID/work, runs/ID/tmp and runs/ID/reserve: a run's own files
  * go with it, as a container's do. */
@@ -102,6 +93,5 @@ void local_cleanup_run_dirs(const char *home, const char *id);
 void local_rm_tree(const char *path);
 
 #define LOCAL_CGROUP_PARENT "berth"
-
 
 #endif

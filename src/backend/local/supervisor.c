@@ -38,12 +38,7 @@
 #include "base/internal.h"
 #include "base/seal.h"
 
-typedef struct volume {
-	const char *kind, *name, *source, *mount, *life;
-	int64_t size;
-	int made;      /* how many of its mount path's last parts were made for it, to remove */
-	bool in_tmp;   /* its mount path is under /tmp, the run's own in a pid namespace */
-} volume;
+typedef local_volume volume;
 
 typedef struct sup {
 	const char *home;
@@ -69,19 +64,6 @@ typedef struct sup {
 
 /* ---- volumes ---------------------------------------------------------------------- */
 
-/* True when path is dir itself or below it, by its text: no "..", no "//". */
-static bool path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	if (strncmp(path, dir, n) || (path[n] && path[n] != '/'))
-		return false;
-	for (const char *p = path + n; *p; p++)
-		if (p[0] == '/' && (p[1] == '/' || (p[1] == '.' && (!p[2] || p[2] == '/' ||
-								     (p[2] == '.' && (!p[3] || p[3] == '/'))))))
-			return false;
-	return true;
-}
-
 /* The host's temporary directories, which a run in a pid namespace has of
  * its own (runs/ID/tmp, counted in its disk use, gone with it). */
 static const char *const run_tmp_dirs[] = {"/tmp", "/var/tmp"};
@@ -89,153 +71,9 @@ static const char *const run_tmp_dirs[] = {"/tmp", "/var/tmp"};
 static bool in_run_tmp(const char *path)
 {
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
-		if (path_under(path, run_tmp_dirs[i]))
+		if (local_path_under(path, run_tmp_dirs[i]))
 			return true;
 	return false;
-}
-
-static bool one_of(const char *s, const char *const *set)
-{
-	for (; *set; set++)
-		if (!strcmp(s, *set))
-			return true;
-	return false;
-}
-
-/* The volume table (store.h): six NUL-terminated fields a volume, which no
- * string of a spec can break (none holds a NUL). Checked again here all the
- * same: a kind and a life of berth's, a mount path that is absolute, and a
- * directory under the data dir for what berth makes, chowns or removes. */
-static int parse_volumes(sup *s, berth_buf *why)
-{
-	static const char *const kinds[] = {"dir", "ro", "tmpfs", "secret", NULL};
-	static const char *const lives[] = {"run", "keep", NULL};
-	const store_run *r = s->r;
-	const char *p = r->volumes, *end = p ? p + r->volumes_len : NULL;
-	char dirs[4096], configmaps[4096];
-	if (fs_path(dirs, sizeof(dirs), s->home, "volumes") ||
-	    fs_path(configmaps, sizeof(configmaps), s->home, "configmaps"))
-		return berth_buf_printf(why, "the data dir's path is too long"), -1;
-	while (p && p < end) {
-		const char *f[6];
-		for (int i = 0; i < 6; i++) {
-			const char *nul = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
-			if (!nul) {
-				berth_buf_printf(why, "its volume table is malformed (made by another berth?)");
-				return -1;
-			}
-			f[i] = p;
-			p = nul + 1;
-		}
-		char *stop;
-		long long size = strtoll(f[5], &stop, 10);
-		bool ok = one_of(f[0], kinds) && one_of(f[4], lives) && f[3][0] == '/' && !*stop &&
-			  size >= 0;
-		if (ok && (!strcmp(f[0], "dir") || !strcmp(f[0], "tmpfs")))
-			ok = path_under(f[2], dirs) && strlen(f[2]) > strlen(dirs);
-		else if (ok && !strcmp(f[0], "ro"))
-			ok = path_under(f[2], configmaps) && strlen(f[2]) > strlen(configmaps);
-		else if (ok)
-			ok = !strchr(f[2], '/');
-		if (!ok) {
-			berth_buf_printf(why, "its volume table names a volume berth would not make");
-			return -1;
-		}
-		volume *grown = berth_realloc(s->vols, (s->nvols + 1) * sizeof(*grown));
-		if (!grown)
-			return berth_buf_printf(why, "out of memory"), -1;
-		s->vols = grown;
-		s->vols[s->nvols++] = (volume){.kind = f[0], .name = f[1], .source = f[2],
-					       .mount = f[3], .life = f[4], .size = size};
-	}
-	return 0;
-}
-
-/* Directories deeper than this are neither counted nor removed (each level
- * holds a descriptor while it is walked). */
-#define TREE_DEPTH 512
-
-/*
- * Walks name in the directory at: adds the blocks of everything in it to *bytes (when
- * not NULL) and, with remove, removes it all, depth first. Each directory is
- * opened O_NOFOLLOW in the one above it and never on another file system:
- * a run that renames a directory of its tree, or makes it a link, while
- * berth (root) walks it, leads the walk nowhere else (nftw, by path, would
- * follow the swap between its lstat and its open).
- */
-static void tree_at(int at, const char *name, dev_t dev, int depth, bool remove, int64_t *bytes)
-{
-	struct stat st;
-	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW))
-		return;
-	if (bytes)
-		*bytes += (int64_t)st.st_blocks * 512;
-	bool dir = S_ISDIR(st.st_mode);
-	if (dir && st.st_dev == dev && depth < TREE_DEPTH) {
-		int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-		if (!d && fd >= 0)
-			close(fd);
-		struct dirent *de;
-		while (d && (de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-				tree_at(dirfd(d), de->d_name, dev, depth + 1, remove, bytes);
-		if (d)
-			closedir(d);
-	}
-	if (remove)
-		unlinkat(at, name, dir ? AT_REMOVEDIR : 0);
-}
-
-/* tree_at on a path of berth's own (its parent is trusted, not its contents). */
-static int64_t tree(const char *path, bool remove)
-{
-	char parent[4096];
-	const char *slash = strrchr(path, '/');
-	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(parent))
-		return 0;
-	memcpy(parent, path, (size_t)(slash - path));
-	parent[slash - path] = 0;
-	int64_t bytes = 0;
-	struct stat st;
-	int fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0)
-		tree_at(fd, slash + 1, st.st_dev, 0, remove, &bytes);
-	if (fd >= 0)
-		close(fd);
-	return bytes;
-}
-
-void local_rm_tree(const char *path)
-{
-	tree(path, true);
-}
-
-void local_cleanup_run_dirs(const char *home, const char *id)
-{
-	static const char *const dirs[] = {"work", "tmp", "reserve"};
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dirs); i++) {
-		char path[4096];
-		/* most often empty, or not there: one call */
-		if (!fs_path(path, sizeof(path), home, "runs/%s/%s", id, dirs[i]) &&
-		    rmdir(path) && errno != ENOENT)
-			local_rm_tree(path);
-	}
-}
-
-void local_cleanup_volumes(const char *home, const store_run *r)
-{
-	sup s = {.home = home, .r = (store_run *)r};
-	berth_buf why = BERTH_BUF_INIT;
-	if (parse_volumes(&s, &why) == 0)
-		for (size_t i = 0; i < s.nvols; i++)
-			if (!strcmp(s.vols[i].life, "run"))
-				local_rm_tree(s.vols[i].source);
-	berth_buf_release(&why);
-	free(s.vols);
-	char dir[4096];
-	if (!fs_path(dir, sizeof(dir), home, "volumes/%s", r->info.id))
-		rmdir(dir);
 }
 
 /* Part n (from 0) of an absolute path, in buf; -1 when there is none, -2
@@ -936,7 +774,7 @@ enum ending { END_EXIT, END_STOP, END_TIMEOUT, END_EVICTED };
  * filesystems not entered). */
 static int64_t disk_used(const char *path)
 {
-	return tree(path, false);
+	return local_tree(path, false);
 }
 
 /* Over its disk? As the kubelet evicts a pod: a sized volume over its size,
@@ -952,13 +790,13 @@ static char *disk_over(sup *s)
 		return NULL;
 	struct stat st;
 	int64_t total = fstat(s->log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
-	if (path_under(r->workdir, rundir))
+	if (local_path_under(r->workdir, rundir))
 		total += disk_used(r->workdir);
 	if (s->tmp)
 		total += disk_used(s->tmp);
 	for (size_t i = 0; i < s->nvols; i++) {
 		const volume *v = &s->vols[i];
-		if (strcmp(v->kind, "dir") || !path_under(v->source, runvols))
+		if (strcmp(v->kind, "dir") || !local_path_under(v->source, runvols))
 			continue;
 		int64_t used = disk_used(v->source);
 		total += used;
@@ -1243,7 +1081,7 @@ static int prepare_workdir(sup *s, berth_buf *why)
 		close(fd);
 	}
 	struct stat st;
-	bool own = path_under(r->workdir, rundir);
+	bool own = local_path_under(r->workdir, rundir);
 	if (own && (fs_private_dir(rundir, 0711) || fs_private_dir(r->workdir, 0700) ||
 		    lstat(r->workdir, &st) ||
 		    (r->uid >= 0 && st.st_uid != (uid_t)r->uid &&
@@ -1346,26 +1184,7 @@ static bool namespaces(sup *s)
 	return true;
 }
 
-void local_kill_leftovers(berth_backend *b, const store_run *r)
-{
-	cg_handle *cg = NULL;
-	berth_error *e = NULL;
-	if (r->cgroup && LOCAL(b)->cgv != CG_NONE &&
-	    cg_open(&cg, LOCAL(b)->cgv, LOCAL(b)->cg_root, LOCAL_CGROUP_PARENT, r->cgroup, &e) == 0) {
-		for (int i = 0; i < 100 && cg_count(cg) > 0; i++) {
-			cg_kill(cg, SIGKILL);
-			struct timespec ts = {0, 10000000};
-			nanosleep(&ts, NULL);
-		}
-		cg_destroy(cg, NULL);
-		cg_free(cg);
-	} else if (r->pid > 0 && getpgid((pid_t)r->pid) == (pid_t)r->pid) {
-		kill(-(pid_t)r->pid, SIGKILL);
-	}
-	berth_error_free(e);
-}
-
-int local_supervise(const char *home, const char *id, berth_error **err)
+int berth_local_supervise(const char *home, const char *id, berth_error **err)
 {
 	sigset_t set, old;
 	sigemptyset(&set);
@@ -1449,7 +1268,7 @@ int local_supervise(const char *home, const char *id, berth_error **err)
 	s.log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (!s.argv || !argc || s.log < 0) {
 		berth_buf_printf(&why, "cannot prepare the run: %s", s.log < 0 ? strerror(errno) : "out of memory");
-	} else if (parse_volumes(&s, &why) == 0 && harden_filter(&s, &why) == 0) {
+	} else if (local_volumes_parse(s.home, s.r, &s.vols, &s.nvols, &why) == 0 && harden_filter(&s, &why) == 0) {
 		bool fallback = namespaces(&s);
 		for (size_t i = 0; i < s.nvols; i++)
 			s.disk_watch |= !strcmp(s.vols[i].kind, "dir") && s.vols[i].size > 0;

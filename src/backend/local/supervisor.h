@@ -11,6 +11,6 @@
 #include "berth/error.h"
 
 /* Runs run id of the data dir home to its end: returns when it is final. */
-int local_supervise(const char *home, const char *id, berth_error **err);
+int berth_local_supervise(const char *home, const char *id, berth_error **err);
 
 #endif
