@@ -42,8 +42,22 @@ $(B)/obj/%.o: %.c | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# libberth.a is the library's objects made one (ld -r), whose only global
+# names are berth_*: the public API (include/berth/) and the two entries the
+# berth binary needs (berth_dl_load, berth_local_supervise). Internal helpers
+# (store_*, local_*, o_map, ...) are localised, so they can never clash with
+# a program that links libberth; the unit tests link the objects instead.
+OBJCOPY ?= objcopy
+define one_archive
+	rm -f $@ $@.o
+	$(LD) -r -o $@.o $^
+	$(OBJCOPY) --wildcard --keep-global-symbol='berth_*' --keep-global-symbol='__*' $@.o
+	$(AR) rcs $@ $@.o
+	rm -f $@.o
+endef
+
 $(B)/libberth.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
-	rm -f $@ && $(AR) rcs $@ $^
+	$(one_archive)
 
 $(B)/berth: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libberth.a
 	$(CC) $(CFLAGS) -o $@ $^ $(BIN_LIBS)
@@ -63,12 +77,12 @@ $(BT)/obj/%.o: %.c
 	$(CC) $(CPPFLAGS) -Itests/unit $(TCFLAGS) -MMD -MP -c $< -o $@
 
 $(BT)/libberth.a: $(LIB_SRC:%.c=$(BT)/obj/%.o)
-	rm -f $@ && $(AR) rcs $@ $^
+	$(one_archive)
 
 $(BT)/berth: $(CLI_SRC:%.c=$(BT)/obj/%.o) $(BT)/libberth.a
 	$(CC) $(TCFLAGS) -o $@ $^ $(BIN_LIBS)
 
-$(BT)/%: $(BT)/obj/tests/unit/%.o $(BT)/obj/tests/unit/t.o $(BT)/libberth.a
+$(BT)/%: $(BT)/obj/tests/unit/%.o $(BT)/obj/tests/unit/t.o $(LIB_SRC:%.c=$(BT)/obj/%.o)
 	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS)
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BT)/%)

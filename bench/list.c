@@ -13,7 +13,7 @@
  *   list --final HOME N   only makes a store of N finished runs in HOME (for
  *                         a server: nothing in it is queued or running)
  *
- * Built against libberth.a and its internal headers (bench/list.sh). The
+ * Built against libberth's objects and its internal headers (bench/list.sh). The
  * runs are spread as a busy server's: four projects, each in every state,
  * a spec of 400 bytes and an effective spec of 1,200 kept with each.
  */
@@ -25,6 +25,7 @@
 
 #include "berth/berth.h"
 #include "store/store.h"
+#include "store/store_internal.h"
 
 #define LIMIT 50
 #define MAX_SIZES 4
@@ -135,7 +136,7 @@ static int make_store(const char *home, long long n, double *secs)
 		return fail("opening the store", err);
 	double t0 = now();
 	/* one transaction: its pages stay in memory (256 MiB) until the commit */
-	store_exec(s, "PRAGMA cache_size = -262144", NULL, 0, NULL);
+	store_db_exec(s, "PRAGMA cache_size = -262144", NULL);
 	if (store_begin(s, &err))
 		return fail("begin", err);
 	for (long long i = 1; i <= n; i++) {

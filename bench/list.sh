@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 B=${BENCH_BUILD:-build/bench-list}
 CLI_RUNS=${BENCH_CLI_RUNS:-100000}
 make -j2 B="$B" "$B/libberth.a" "$B/berth" >/dev/null
-cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o "$B/list" bench/list.c "$B/libberth.a" \
+# the store's internals are not exported by libberth.a: the benchmark links its objects
+cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o "$B/list" bench/list.c $(find "$B/obj/src" -name '*.o' | sort) \
 	$(pkg-config --libs libfyaml sqlite3 libsodium libseccomp) -lpthread
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/berth-list.XXXXXX")
 spid=
