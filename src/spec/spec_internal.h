@@ -1,6 +1,6 @@
 /*
- * spec_internal.h - the decoding context shared by spec.c (YAML -> structs)
- * and validate.c (rules): positions, key paths and problem reporting.
+ * spec_internal.h - the decoding context (decode.c) shared by spec.c (YAML ->
+ * structs), validate.c (rules) and policy.c: positions, key paths, problems.
  */
 #ifndef BERTH_SPEC_INTERNAL_H
 #define BERTH_SPEC_INTERNAL_H
@@ -80,6 +80,20 @@ void dec_kvlist(dctx *c, const berth_node *n, void *dst, const void *arg);
 size_t spec_fields_subset(field *out, size_t max, const char *const *keys, size_t base);
 /* Turns action and preemption_mode names into their enums (reporting bad ones). */
 void spec_finish(dctx *c, berth_spec *s);
+
+/* A scalar's text into out (0), or a type problem (-1). */
+int scalar_text(dctx *c, const berth_node *n, berth_str *out);
+/* Keeps the node itself (for what is decoded later, with other rules). */
+void dec_node(dctx *c, const berth_node *n, void *dst, const void *arg);
+/* Reports every key of map n given twice. */
+void check_duplicate_keys(dctx *c, const berth_node *n);
+/* n zeroed items of sz bytes in the document's arena (NULL, reported, when out of memory). */
+void *arena_array(dctx *c, size_t n, size_t sz, berth_pos pos);
+
+/* The names of the spec's enums, by value (decode.c). */
+extern const char *const spec_volume_types[BERTH_VOLUME_SHARED + 1];
+extern const char *const spec_action_names[BERTH_ACTION_CRONJOB + 1];
+extern const char *const spec_preemption_names[BERTH_PREEMPTION_NONE + 1];
 
 /* Checks a Kubernetes Affinity tree (validate.c). */
 void berth_check_affinity(dctx *c, const berth_node *n);

@@ -1,0 +1,499 @@
+/*
+ * decode.c - the machinery of table-driven decoding (spec_internal.h), shared
+ * by the run spec (spec.c), its rules (validate.c) and the policy (policy.c):
+ * key paths, problems at their place, typed decoders, maps walked against a
+ * table, and the names of the spec's enums.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/names.h"
+#include "spec/spec_internal.h"
+#include "spec/yaml.h"
+
+/* ---- context helpers ------------------------------------------------------ */
+
+static int plain_key(const char *k)
+{
+	if (!*k)
+		return 0;
+	for (; *k; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
+		      *k == '_' || *k == '-'))
+			return 0;
+	return 1;
+}
+
+size_t path_key(dctx *c, const char *key)
+{
+	size_t len = c->path.len;
+	if (plain_key(key)) {
+		if (len)
+			berth_buf_append(&c->path, ".", 1);
+		berth_buf_puts(&c->path, key);
+	} else {
+		berth_buf_printf(&c->path, "[%s]", QUOTE(key));
+	}
+	return len;
+}
+
+size_t path_index(dctx *c, size_t i)
+{
+	size_t len = c->path.len;
+	berth_buf_printf(&c->path, "[%zu]", i);
+	return len;
+}
+
+void path_pop(dctx *c, size_t len)
+{
+	if (c->path.data && len <= c->path.len) {
+		c->path.len = len;
+		c->path.data[len] = '\0';
+	}
+}
+
+static void vreport(dctx *c, berth_pos pos, const char *path, berth_code code, berth_severity sev,
+		    const char *fmt, va_list ap)
+{
+	berth_where w = {c->file, pos.line, pos.column, path};
+	if (sev == BERTH_ERROR && !c->first_code)
+		c->first_code = code;
+	if (sev == BERTH_ERROR && ++c->errors > BERTH_MAX_PROBLEMS) {
+		if (c->errors == BERTH_MAX_PROBLEMS + 1) {
+			w.path = NULL;
+			berth_problem_add(c->err, code, sev, &w, "too many problems; stopping after %d",
+					  BERTH_MAX_PROBLEMS);
+		}
+		return;
+	}
+	berth_problem_vadd(c->err, code, sev, &w, fmt, ap);
+}
+
+void report(dctx *c, berth_pos pos, berth_code code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(c, pos, c->path.data, code, BERTH_ERROR, fmt, ap);
+	va_end(ap);
+}
+
+void report_at(dctx *c, berth_pos pos, const char *path, berth_code code, const char *fmt, ...)
+{
+	va_list ap;
+	berth_buf full = BERTH_BUF_INIT;
+	if (c->prefix && path) {
+		berth_buf_printf(&full, "%s%s%s", c->prefix, path[0] == '[' ? "" : ".", path);
+		if (full.data)
+			path = full.data;
+	}
+	va_start(ap, fmt);
+	vreport(c, pos, path, code, BERTH_ERROR, fmt, ap);
+	va_end(ap);
+	berth_buf_release(&full);
+}
+
+void warn_at(dctx *c, berth_pos pos, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(c, pos, path, BERTH_EINVALID, BERTH_WARNING, fmt, ap);
+	va_end(ap);
+}
+
+const char *quoted(char *buf, size_t len, const char *s)
+{
+	size_t o = 0, max = len > 8 ? len - 8 : 0;
+	buf[o++] = '"';
+	for (; *s && o < max; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)ch;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", ch);
+		} else {
+			buf[o++] = (char)ch;
+		}
+	}
+	if (*s) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+	return buf;
+}
+
+/* ---- typed decoders --------------------------------------------------------- */
+
+int is_null(const berth_node *n)
+{
+	return n->kind == BERTH_NODE_SCALAR && n->type == BERTH_SCALAR_NULL;
+}
+
+int want(dctx *c, const berth_node *n, berth_node_kind kind, const char *what)
+{
+	if (n->kind == kind)
+		return 1;
+	report(c, n->pos, BERTH_ETYPE, "must be %s, not %s", what, berth_node_kind_name(n));
+	return 0;
+}
+
+/* A scalar as text: strings, numbers and booleans keep their spelling. */
+int scalar_text(dctx *c, const berth_node *n, berth_str *out)
+{
+	if (!want(c, n, BERTH_NODE_SCALAR, "a string"))
+		return 0;
+	if (strlen(n->u.text) != n->len) {
+		report(c, n->pos, BERTH_EINVALID, "must not contain a NUL character");
+		return 0;
+	}
+	out->s = n->u.text;
+	out->pos = n->pos;
+	return 1;
+}
+
+void dec_str(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	scalar_text(c, n, dst);
+}
+
+static int parse_int(const char *s, int64_t *v)
+{
+	char *end;
+	if (!((s[0] >= '0' && s[0] <= '9') || s[0] == '-'))
+		return -BERTH_ETYPE; /* strtoll would skip leading white space */
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (*end)
+		return -BERTH_ETYPE;
+	if (errno == ERANGE)
+		return -BERTH_ERANGE;
+	*v = x;
+	return 0;
+}
+
+/* An integer: 1000, or a string of digits ("8877", as seed 001 writes fs_group). */
+void dec_int(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_int *out = dst;
+	int ret;
+	if (n->kind != BERTH_NODE_SCALAR ||
+	    (n->type != BERTH_SCALAR_INT && n->type != BERTH_SCALAR_STR)) {
+		report(c, n->pos, BERTH_ETYPE, "must be an integer, not %s", berth_node_kind_name(n));
+		return;
+	}
+	if (n->type == BERTH_SCALAR_INT && n->len > 2 && n->u.text[0] == '0' &&
+	    (n->u.text[1] == 'x' || n->u.text[1] == 'o')) {
+		errno = 0;
+		char *end;
+		unsigned long long x = strtoull(n->u.text + 2, &end, n->u.text[1] == 'x' ? 16 : 8);
+		if (errno == ERANGE || x > INT64_MAX) {
+			report(c, n->pos, BERTH_ERANGE, "%s is out of range", n->u.text);
+			return;
+		}
+		out->v = (int64_t)x;
+		out->pos = n->pos;
+		out->set = true;
+		return;
+	}
+	const char *t = n->u.text;
+	if (t[0] == '+')
+		t++;
+	ret = parse_int(t, &out->v);
+	if (ret == -BERTH_ERANGE)
+		report(c, n->pos, BERTH_ERANGE, "%s is out of range", QUOTE(n->u.text));
+	else if (ret < 0)
+		report(c, n->pos, BERTH_ETYPE, "%s is not an integer", QUOTE(n->u.text));
+	else {
+		out->pos = n->pos;
+		out->set = true;
+	}
+}
+
+void dec_qty(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_qty *out = dst;
+	char msg[256];
+	if (n->kind != BERTH_NODE_SCALAR || n->type == BERTH_SCALAR_BOOL) {
+		report(c, n->pos, BERTH_ETYPE, "must be a quantity such as \"500m\", \"2\" or \"32Gi\", not %s",
+		       berth_node_kind_name(n));
+		return;
+	}
+	int ret = berth_quantity_parse_message(&out->q, n->u.text, n->len, msg, sizeof(msg));
+	if (ret < 0) {
+		report(c, n->pos, (berth_code)-ret, "%s", msg);
+		return;
+	}
+	out->pos = n->pos;
+	out->set = true;
+}
+
+void dec_node(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	*(const berth_node **)dst = n;
+}
+
+/* Finds the table entry for key, or reports it unknown with a suggestion. */
+static const field *lookup(dctx *c, const berth_node *key, const field *fields, size_t nf)
+{
+	const char *k = key->u.text;
+	for (size_t i = 0; i < nf; i++)
+		if (fields[i].key[0] == k[0] && strcmp(fields[i].key, k) == 0)
+			return &fields[i];
+	const char *names[64] = {0}; /* only when the key is unknown */
+	size_t nn = 0;
+	for (; nn < nf && nn < 64; nn++)
+		names[nn] = fields[nn].key;
+	const char *hint = berth_suggest(key->u.text, names, nn);
+	size_t len = path_key(c, key->u.text);
+	if (hint) {
+		report(c, key->pos, BERTH_EUNKNOWN, "unknown key %s; did you mean \"%s\"?",
+		       QUOTE(key->u.text), hint);
+	} else {
+		berth_buf allowed = BERTH_BUF_INIT;
+		for (size_t i = 0; i < nn; i++)
+			berth_buf_printf(&allowed, "%s%s", i ? ", " : "", names[i]);
+		report(c, key->pos, BERTH_EUNKNOWN, "unknown key %s (known keys here: %s)",
+		       QUOTE(key->u.text), allowed.data ? allowed.data : "");
+		berth_buf_release(&allowed);
+	}
+	path_pop(c, len);
+	return NULL;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const berth_node_pair *x = *(const berth_node_pair *const *)a;
+	const berth_node_pair *y = *(const berth_node_pair *const *)b;
+	size_t n = x->key->len < y->key->len ? x->key->len : y->key->len;
+	int r = memcmp(x->key->u.text, y->key->u.text, n);
+	if (r)
+		return r;
+	if (x->key->len != y->key->len)
+		return x->key->len < y->key->len ? -1 : 1;
+	/* equal keys: document order, so the later one is reported */
+	return x < y ? -1 : x > y;
+}
+
+static int same_key(const berth_node *a, const berth_node *b)
+{
+	return a->len == b->len && a->u.text[0] == b->u.text[0] &&
+	       memcmp(a->u.text, b->u.text, a->len) == 0;
+}
+
+/* Reports every key written twice in map n. */
+void check_duplicate_keys(dctx *c, const berth_node *n)
+{
+	if (n->len < 2)
+		return;
+	/* most maps are small: look for a repeat at once, and sort only then */
+	if (n->len <= 32) {
+		bool repeated = false;
+		for (size_t i = 1; i < n->len && !repeated; i++)
+			for (size_t j = 0; j < i && !repeated; j++)
+				repeated = same_key(n->u.pairs[i].key, n->u.pairs[j].key);
+		if (!repeated)
+			return;
+	}
+	const berth_node_pair **v = berth_malloc(n->len * sizeof(*v));
+	if (!v) {
+		report(c, n->pos, BERTH_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n->len; i++)
+		v[i] = &n->u.pairs[i];
+	qsort(v, n->len, sizeof(*v), key_cmp);
+	for (size_t i = 1; i < n->len; i++) {
+		if (same_key(v[i]->key, v[i - 1]->key)) {
+			size_t len = path_key(c, v[i]->key->u.text);
+			report(c, v[i]->key->pos, BERTH_EDUPLICATE, "key %s given twice (first at line %u)",
+			       QUOTE(v[i]->key->u.text), v[i - 1]->key->pos.line);
+			path_pop(c, len);
+		}
+	}
+	free(v);
+}
+
+void decode_map(dctx *c, const berth_node *n, const field *fields, size_t nf, void *base)
+{
+	if (!want(c, n, BERTH_NODE_MAP, "a map"))
+		return;
+	uint64_t seen = 0;
+	check_duplicate_keys(c, n);
+	for (size_t i = 0; i < n->len; i++) {
+		const berth_node *k = n->u.pairs[i].key, *v = n->u.pairs[i].value;
+		const field *f = lookup(c, k, fields, nf);
+		if (!f)
+			continue;
+		/* a key given twice is reported once, and only its first value read */
+		uint64_t bit = (uint64_t)1 << ((size_t)(f - fields) % 64);
+		if (seen & bit)
+			continue;
+		seen |= bit;
+		if (is_null(v))
+			continue;
+		size_t len = path_key(c, f->key);
+		f->fn(c, v, (char *)base + f->off, f->arg);
+		path_pop(c, len);
+	}
+}
+
+/* Allocates an array of n elements of size sz in the arena. */
+void *arena_array(dctx *c, size_t n, size_t sz, berth_pos pos)
+{
+	void *p = berth_arena_alloc(c->arena, n * sz);
+	if (!p)
+		report(c, pos, BERTH_ENOMEM, "out of memory");
+	return p;
+}
+
+void dec_strlist(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_strlist *out = dst;
+	if (!want(c, n, BERTH_NODE_SEQ, arg ? (const char *)arg : "a list of strings"))
+		return;
+	out->pos = n->pos;
+	out->set = true;
+	if (!(out->items = arena_array(c, n->len, sizeof(*out->items), n->pos)))
+		return;
+	for (size_t i = 0; i < n->len; i++) {
+		size_t len = path_index(c, i);
+		if (scalar_text(c, n->u.items[i], &out->items[out->n]))
+			out->n++;
+		path_pop(c, len);
+	}
+}
+
+/* ---- key/value lists: node_selector, labels, envs ---------------------------- */
+
+void dec_kvlist(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	const struct kv_arg *ka = arg;
+	berth_kvlist *out = dst;
+	out->pos = n->pos;
+	out->set = true;
+	if (n->kind == BERTH_NODE_MAP) {
+		/* duplicates are reported by the rules, for maps and lists alike */
+		if (!(out->items = arena_array(c, n->len, sizeof(*out->items), n->pos)))
+			return;
+		for (size_t i = 0; i < n->len; i++) {
+			berth_kv *kv = &out->items[out->n];
+			const berth_node *v = n->u.pairs[i].value;
+			size_t len = path_key(c, n->u.pairs[i].key->u.text);
+			kv->key.s = n->u.pairs[i].key->u.text;
+			kv->key.pos = kv->pos = n->u.pairs[i].key->pos;
+			if (is_null(v)) {
+				kv->value.s = "";
+				kv->value.pos = v->pos;
+				out->n++;
+			} else if (scalar_text(c, v, &kv->value)) {
+				out->n++;
+			}
+			path_pop(c, len);
+		}
+		return;
+	}
+	if (!ka->allow_list || n->kind != BERTH_NODE_SEQ) {
+		report(c, n->pos, BERTH_ETYPE, "must be %s, not %s",
+		       ka->allow_list ? (strcmp(ka->key, "name") == 0
+					  ? "a list of {name, value} or a map"
+					  : "a list of {key, value} or a map")
+				      : "a map of strings",
+		       berth_node_kind_name(n));
+		return;
+	}
+	const field fields[] = {
+		{ka->key, dec_str, offsetof(berth_kv, key), NULL},
+		{"value", dec_str, offsetof(berth_kv, value), NULL},
+	};
+	if (!(out->items = arena_array(c, n->len, sizeof(*out->items), n->pos)))
+		return;
+	for (size_t i = 0; i < n->len; i++) {
+		const berth_node *item = n->u.items[i];
+		berth_kv *kv = &out->items[out->n];
+		size_t len = path_index(c, i);
+		memset(kv, 0, sizeof(*kv));
+		kv->pos = item->pos;
+		DECODE_MAP(c, item, fields, kv);
+		if (item->kind == BERTH_NODE_MAP && !kv->key.s && !berth_node_get(item, ka->key))
+			report(c, item->pos, BERTH_EMISSING, "%s is required", QUOTE(ka->key));
+		if (!kv->value.s) {
+			/* {name: X} alone: an empty value, as Kubernetes reads it */
+			kv->value.s = "";
+			kv->value.pos = item->pos;
+		}
+		if (kv->key.s)
+			out->n++;
+		path_pop(c, len);
+	}
+}
+
+const struct kv_arg kv_selector = {"key", 1};
+const struct kv_arg kv_env = {"name", 1};
+const struct kv_arg kv_map = {"key", 0};
+
+/* Finds s in names (n entries); reports it with the allowed values if absent. */
+int enum_value(dctx *c, const berth_str *s, const char *const *names, size_t n)
+{
+	berth_buf list = BERTH_BUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && strcmp(s->s, names[i]) == 0)
+			return (int)i;
+	const char *hint = berth_suggest(s->s, names, n);
+	for (size_t i = 0; i < n; i++)
+		if (names[i])
+			berth_buf_printf(&list, "%s%s", list.len ? ", " : "", names[i]);
+	if (hint)
+		report(c, s->pos, BERTH_EINVALID, "%s is not one of %s; did you mean \"%s\"?", QUOTE(s->s),
+		       list.data ? list.data : "", hint);
+	else
+		report(c, s->pos, BERTH_EINVALID, "%s is not one of %s", QUOTE(s->s),
+		       list.data ? list.data : "");
+	berth_buf_release(&list);
+	return -1;
+}
+
+/* ---- the names of the spec's enums ---------------------------------------------- */
+
+const char *const spec_volume_types[BERTH_VOLUME_SHARED + 1] = {
+	[BERTH_VOLUME_PVC] = "persistent_volume_claim",
+	[BERTH_VOLUME_EMPTY_DIR] = "empty_dir",
+	[BERTH_VOLUME_CONFIG_MAP] = "config_map",
+	[BERTH_VOLUME_SECRET] = "secret",
+	[BERTH_VOLUME_SHARED] = "shared_volume",
+};
+
+const char *const spec_action_names[BERTH_ACTION_CRONJOB + 1] = {
+	[BERTH_ACTION_JOB] = "job",
+	[BERTH_ACTION_SERVE] = "serve",
+	[BERTH_ACTION_DEPLOY] = "deploy",
+	[BERTH_ACTION_CRONJOB] = "cronjob",
+};
+
+const char *const spec_preemption_names[BERTH_PREEMPTION_NONE + 1] = {
+	[BERTH_PREEMPTION_UNSET] = NULL,
+	[BERTH_PREEMPTION_ALLOW] = "allow",
+	[BERTH_PREEMPTION_CONSTRAIN] = "constrain",
+	[BERTH_PREEMPTION_PREVENT] = "prevent",
+	[BERTH_PREEMPTION_NONE] = "none",
+};
+
+const char *berth_action_name(berth_action a)
+{
+	return (size_t)a < BERTH_ARRAY_SIZE(spec_action_names) ? spec_action_names[a] : "?";
+}
+
+const char *berth_preemption_name(berth_preemption p)
+{
+	return (size_t)p < BERTH_ARRAY_SIZE(spec_preemption_names) && spec_preemption_names[p]
+		       ? spec_preemption_names[p]
+		       : "unset";
+}
+
+const char *berth_volume_type_name(berth_volume_type t)
+{
+	return (size_t)t < BERTH_ARRAY_SIZE(spec_volume_types) ? spec_volume_types[t] : "?";
+}
+
