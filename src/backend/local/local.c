@@ -580,6 +580,90 @@ static int local_schedule(berth_backend *b, berth_error **err)
  * before: only the new ones are looked at (the queue is not read, which would
  * cost every submission the whole queue).
  */
+/* Takes what r asks from the free capacity f, with GPUs by index, and makes it
+ * Running at now; -1 when out of memory (r unchanged). */
+static int place(freecap *f, store_run *r, int64_t now)
+{
+	berth_buf ids = BERTH_BUF_INIT;
+	unsigned char used[sizeof(f->gpu_used)];
+	memcpy(used, f->gpu_used, sizeof(used));
+	for (int64_t g = 0, k = 0; k < r->info.gpus && g < 256; g++)
+		if (!used[g]) {
+			used[g] = 1;
+			berth_buf_printf(&ids, "%s%lld", k++ ? "," : "", (long long)g);
+		}
+	if (ids.failed) {
+		berth_buf_release(&ids);
+		return -1;
+	}
+	memcpy(f->gpu_used, used, sizeof(used));
+	f->cpu_milli -= r->info.cpu_milli;
+	f->mem -= r->info.mem;
+	f->gpus -= r->info.gpus;
+	f->disk -= r->info.disk;
+	free(r->info.gpu_ids);
+	r->info.gpu_ids = ids.len ? berth_buf_detach(&ids) : NULL;
+	berth_buf_release(&ids);
+	free(r->info.reason);
+	r->info.reason = NULL;
+	r->info.state = BERTH_STATE_RUNNING;
+	r->info.started = now;
+	return 0;
+}
+
+/* After the commit that admitted them: a supervisor for each admitted run
+ * (waits: with a pipe to this handle); a run whose supervisor cannot be
+ * started fails, and frees what it held. */
+static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
+			   store_run **pending, size_t npending, bool waits)
+{
+	for (size_t i = 0; i < nadmitted; i++) {
+		store_event(b->st, admitted[i], "Scheduled", NULL);
+		char dir[4096];
+		pid_t sup = -1;
+		if (!fs_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
+		    !fs_mkdirs(dir, 0700))
+			/* a waiting caller waits for what it submits, not for others' queued runs */
+			sup = spawn_supervisor(b, admitted[i], waits);
+#ifdef BERTH_FAULT_INJECTION
+		/* tests: the spawner is slow, so that a short run's supervisor ends first */
+		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
+		if (slow && sup > 0) {
+			long ms = strtol(slow, NULL, 10);
+			struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+			nanosleep(&ts, NULL);
+		}
+#endif
+		/* a short run's supervisor may be done and gone already: a zombie of this
+		 * process (posix_spawn) still has its start time */
+		int64_t start = sup > 0 ? local_proc_start_of(sup, true) : -1;
+		if (sup > 0 && start >= 0) {
+			store_run_set_supervisor(b->st, admitted[i], sup, start, NULL);
+			continue;
+		}
+		/* reaped already (the double fork): it recorded its end, or died, which
+		 * recovery sees; only a supervisor that never started fails the run here */
+		store_run *stored = NULL;
+		bool started = sup > 0 && !store_run_get(b->st, admitted[i], &stored, NULL) &&
+			       (stored->supervisor_pid == sup || berth_state_final(stored->info.state));
+		store_run_free(stored);
+		if (started)
+			continue;
+		/* it could not be started: it fails, and frees what it held */
+		store_run *r = NULL;
+		for (size_t k = 0; k < npending; k++)
+			if (pending[k]->info.id == admitted[i])
+				r = pending[k];
+		if (!r)
+			continue;
+		r->info.state = BERTH_STATE_FAILED;
+		r->info.finished = store_now_ms();
+		r->info.reason = berth_strdup("cannot start its supervisor process");
+		store_run_update(b->st, r, NULL);
+		local_mark_done(b->home, r->info.id);
+	}
+}
+
 static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfresh,
 			const submit_check *check, berth_error **err)
 {
@@ -658,28 +742,10 @@ static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfres
 				free(why);
 			continue;
 		}
-		berth_buf ids = BERTH_BUF_INIT;
-		for (int64_t g = 0, k = 0; k < r->info.gpus && g < 256; g++)
-			if (!f.gpu_used[g]) {
-				f.gpu_used[g] = 1;
-				berth_buf_printf(&ids, "%s%lld", k++ ? "," : "", (long long)g);
-			}
-		if (ids.failed) {
-			berth_buf_release(&ids);
+		if (place(&f, r, now)) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			goto out;
 		}
-		f.cpu_milli -= r->info.cpu_milli;
-		f.mem -= r->info.mem;
-		f.gpus -= r->info.gpus;
-		f.disk -= r->info.disk;
-		free(r->info.gpu_ids);
-		r->info.gpu_ids = ids.len ? berth_buf_detach(&ids) : NULL;
-		berth_buf_release(&ids);
-		free(r->info.reason);
-		r->info.reason = NULL;
-		r->info.state = BERTH_STATE_RUNNING;
-		r->info.started = now;
 		if (!nfresh && (rc = store_run_update(b->st, r, err)))
 			goto out;
 		admitted[nadmitted++] = r->info.id;
@@ -707,51 +773,8 @@ static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfres
 out:
 	if (rc)
 		store_rollback(b->st);
-	for (size_t i = 0; !rc && i < nadmitted; i++) {
-		store_event(b->st, admitted[i], "Scheduled", NULL);
-		char dir[4096];
-		pid_t sup = -1;
-		if (!fs_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
-		    !fs_mkdirs(dir, 0700))
-			/* a waiting caller waits for what it submits, not for others' queued runs */
-			sup = spawn_supervisor(b, admitted[i], b->waits && nfresh);
-#ifdef BERTH_FAULT_INJECTION
-		/* tests: the spawner is slow, so that a short run's supervisor ends first */
-		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
-		if (slow && sup > 0) {
-			long ms = strtol(slow, NULL, 10);
-			struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-			nanosleep(&ts, NULL);
-		}
-#endif
-		/* a short run's supervisor may be done and gone already: a zombie of this
-		 * process (posix_spawn) still has its start time */
-		int64_t start = sup > 0 ? local_proc_start_of(sup, true) : -1;
-		if (sup > 0 && start >= 0) {
-			store_run_set_supervisor(b->st, admitted[i], sup, start, NULL);
-			continue;
-		}
-		/* reaped already (the double fork): it recorded its end, or died, which
-		 * recovery sees; only a supervisor that never started fails the run here */
-		store_run *stored = NULL;
-		bool started = sup > 0 && !store_run_get(b->st, admitted[i], &stored, NULL) &&
-			       (stored->supervisor_pid == sup || berth_state_final(stored->info.state));
-		store_run_free(stored);
-		if (started)
-			continue;
-		/* it could not be started: it fails, and frees what it held */
-		store_run *r = NULL;
-		for (size_t k = 0; k < npending; k++)
-			if (pending[k]->info.id == admitted[i])
-				r = pending[k];
-		if (!r)
-			continue;
-		r->info.state = BERTH_STATE_FAILED;
-		r->info.finished = store_now_ms();
-		r->info.reason = berth_strdup("cannot start its supervisor process");
-		store_run_update(b->st, r, NULL);
-		local_mark_done(b->home, r->info.id);
-	}
+	else
+		start_admitted(b, admitted, nadmitted, pending, npending, b->waits && nfresh);
 	free(admitted);
 	if (nfresh)
 		free(pending); /* the runs are the caller's */

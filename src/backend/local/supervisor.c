@@ -1184,21 +1184,24 @@ static bool namespaces(sup *s)
 	return true;
 }
 
-int berth_local_supervise(const char *home, const char *id, berth_error **err)
+/* The supervisor as a daemon of its run: stop signals blocked (set) and
+ * unblocked for the run's processes (*run_mask), a subreaper, nothing of its
+ * starter held, no core dump. Returns the pipe to the process that waits for
+ * the run (berth run --wait), or -1. */
+static int become_supervisor(sigset_t *set, sigset_t *run_mask)
 {
-	sigset_t set, old;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	sigprocmask(SIG_BLOCK, set, run_mask);
 	/* the spawner blocked the stop signals already (a stop may come first);
 	 * the run's processes get them unblocked */
-	sigdelset(&old, SIGCHLD);
-	sigdelset(&old, SIGTERM);
-	sigdelset(&old, SIGINT);
-	sigdelset(&old, SIGHUP);
+	sigdelset(run_mask, SIGCHLD);
+	sigdelset(run_mask, SIGTERM);
+	sigdelset(run_mask, SIGINT);
+	sigdelset(run_mask, SIGHUP);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	/* the pipe to the process that started it and waits (berth run --wait):
@@ -1220,8 +1223,145 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	struct rlimit nocore = {0, 0};
 	setrlimit(RLIMIT_CORE, &nocore);
+	return done_fd;
+}
 
-	sup s = {.home = home, .log = -1, .statp = -1, .run_mask = old};
+/* Limits: a cgroup, else rlimits (the child sets them); the record says which. */
+static void make_cgroup(sup *s, const char *id)
+{
+	store_run *r = s->r;
+	const char *root = getenv("BERTH_CGROUP_ROOT");
+	root = root && *root ? root : "/sys/fs/cgroup";
+	cg_version v = cg_detect(root);
+	cg_limits lim = {r->info.cpu_limit_milli, r->info.cpu_milli, r->info.mem_limit, r->pids_max};
+	berth_error *e = NULL;
+	free(r->info.enforcement);
+	if (v != CG_NONE && cg_create(&s->cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
+		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
+		r->cgroup = berth_strdup(id);
+	} else {
+		r->info.enforcement = berth_strdup("rlimits");
+		store_event(s->st, id, "Warning",
+			    e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message
+						       : "no cgroup tree: rlimits only");
+	}
+	berth_error_free(e);
+}
+
+/* Everything the run's processes start with: argv, the log, the volumes,
+ * the seccomp filter, namespaces, the work dir, secrets and the environment.
+ * false with why when the run cannot start. */
+static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
+{
+	store_run *r = s->r;
+	size_t argc = 0;
+	for (size_t off = 0; off < r->argv_len; off += strlen(r->argv + off) + 1)
+		argc++;
+	s->argv = berth_calloc(argc + 1, sizeof(char *));
+	for (size_t off = 0, i = 0; s->argv && off < r->argv_len; off += strlen(r->argv + off) + 1)
+		s->argv[i++] = r->argv + off;
+	s->log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (!s->argv || !argc || s->log < 0) {
+		berth_buf_printf(why, "cannot prepare the run: %s",
+				 s->log < 0 ? strerror(errno) : "out of memory");
+		return false;
+	}
+	if (local_volumes_parse(s->home, r, &s->vols, &s->nvols, why) || harden_filter(s, why))
+		return false;
+	bool fallback = namespaces(s);
+	for (size_t i = 0; i < s->nvols; i++)
+		s->disk_watch |= !strcmp(s->vols[i].kind, "dir") && s->vols[i].size > 0;
+	s->disk_watch |= r->disk_limit > 0;
+	if (prepare_workdir(s, why) || prepare_volumes(s, fallback, why) ||
+	    open_secrets(s, files, lens, why))
+		return false;
+	if (build_env(s, fallback, why)) {
+		berth_buf_printf(why, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+/* After the run: what is left killed, its usage read, its cgroup, mount
+ * points and run-long volumes removed, and its end recorded, also on a full
+ * disk (the done marker says it then, for recovery to record). */
+static void finish(sup *s, const char *id)
+{
+	store_run *r = s->r;
+	reap_all(s);
+	usage_of(s);
+	if (s->cg) {
+		cg_destroy(s->cg, NULL);
+		cg_free(s->cg);
+		s->cg = NULL;
+	}
+	remove_mount_points(s);
+	if (!r->keep_volumes)
+		local_cleanup_volumes(s->home, r);
+	if (s->log >= 0)
+		close(s->log);
+	s->log = -1;
+	r->info.finished = store_now_ms();
+	r->pid = 0;
+	/* a full disk does not lose how the run ended: its reserve is given back */
+	if (save(s)) {
+		char reserve[4096];
+		if (!fs_path(reserve, sizeof(reserve), s->home, "runs/%s/reserve", id))
+			unlink(reserve);
+		save(s);
+	}
+	store_event(s->st, id, berth_state_name(r->info.state), r->info.reason);
+	local_mark_outcome(s->home, id, &r->info);
+}
+
+/* Frees what the supervisor held; secret values are wiped first. */
+static void release(sup *s, char **files, size_t *lens)
+{
+	store_run *r = s->r;
+	for (size_t i = 0; files && i < s->nvols; i++)
+		secret_free(files[i], lens[i]);
+	free(files);
+	free(lens);
+	if (s->secret_values) {
+		memset(s->secret_values, 0, s->secret_len);
+		free(s->secret_values);
+	}
+	for (size_t i = 0; i < s->nenv; i++)
+		if (s->envp[i] < r->env || s->envp[i] >= r->env + r->env_len)
+			free(s->envp[i]);
+	free(s->envp);
+	free(s->argv);
+	free(s->tmp);
+	if (s->filter)
+		seccomp_release(s->filter);
+	free(s->evicted);
+	free(s->vols);
+	store_run_free(s->r);
+	s->r = NULL;
+}
+
+/* What a run held is free: the local kind, opened alone as any handle opens
+ * it (recovery, then the queue), starts what waits for it. */
+static void start_queue(const char *home)
+{
+	berth_backend *b = NULL;
+	berth_policy *policy = NULL;
+	berth_backend_opts o = {.home = home};
+	if (berth_policy_load(&policy, NULL, NULL) == 0)
+		o.policy = policy;
+	if (backend_runtime_open(&b, &o, NULL) == 0) {
+		if (local_backend_ops.open(b, true, NULL) == 0 || LOCAL(b))
+			local_backend_ops.close(b);
+		backend_runtime_close(b);
+	}
+	berth_policy_free(policy);
+}
+
+int berth_local_supervise(const char *home, const char *id, berth_error **err)
+{
+	sigset_t set, run_mask;
+	int done_fd = become_supervisor(&set, &run_mask);
+	sup s = {.home = home, .log = -1, .statp = -1, .run_mask = run_mask};
 	char path[4096];
 	if (fs_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
 		return -BERTH_EIO;
@@ -1231,127 +1371,27 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 		store_close(s.st);
 		return rc;
 	}
-	store_run *r = s.r;
 	store_run_set_supervisor(s.st, id, getpid(), local_proc_start(getpid()), NULL);
+	make_cgroup(&s, id);
 	char **files = NULL;
 	size_t *lens = NULL;
 	berth_buf why = BERTH_BUF_INIT;
-	bool prepared = false;
-
-	/* limits: a cgroup, else rlimits (the child sets them) */
-	const char *root = getenv("BERTH_CGROUP_ROOT");
-	root = root && *root ? root : "/sys/fs/cgroup";
-	cg_version v = cg_detect(root);
-	cg_limits lim = {r->info.cpu_limit_milli, r->info.cpu_milli, r->info.mem_limit, r->pids_max};
-	berth_error *e = NULL;
-	if (v != CG_NONE && cg_create(&s.cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
-		free(r->info.enforcement);
-		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
-		r->cgroup = berth_strdup(id);
-	} else {
-		free(r->info.enforcement);
-		r->info.enforcement = berth_strdup("rlimits");
-		store_event(s.st, id, "Warning",
-			    e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message
-						       : "no cgroup tree: rlimits only");
-	}
-	berth_error_free(e);
-
-	/* argv */
-	size_t argc = 0;
-	for (size_t off = 0; off < r->argv_len; off += strlen(r->argv + off) + 1)
-		argc++;
-	s.argv = berth_calloc(argc + 1, sizeof(char *));
-	for (size_t off = 0, i = 0; s.argv && off < r->argv_len; off += strlen(r->argv + off) + 1)
-		s.argv[i++] = r->argv + off;
-
-	s.log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (!s.argv || !argc || s.log < 0) {
-		berth_buf_printf(&why, "cannot prepare the run: %s", s.log < 0 ? strerror(errno) : "out of memory");
-	} else if (local_volumes_parse(s.home, s.r, &s.vols, &s.nvols, &why) == 0 && harden_filter(&s, &why) == 0) {
-		bool fallback = namespaces(&s);
-		for (size_t i = 0; i < s.nvols; i++)
-			s.disk_watch |= !strcmp(s.vols[i].kind, "dir") && s.vols[i].size > 0;
-		s.disk_watch |= r->disk_limit > 0;
-		if (!prepare_workdir(&s, &why) && !prepare_volumes(&s, fallback, &why) &&
-		    !open_secrets(&s, &files, &lens, &why)) {
-			if (build_env(&s, fallback, &why) == 0)
-				prepared = true;
-			else
-				berth_buf_printf(&why, "out of memory");
-		}
-	}
-	if (prepared) {
-		berth_buf_release(&why);
+	if (prepare(&s, &files, &lens, &why)) {
 		run_attempts(&s, &set, (const char *const *)files, lens);
 	} else {
-		r->info.state = BERTH_STATE_FAILED;
-		set_reason(r, why.len ? berth_buf_detach(&why) : fmt("cannot prepare the run"));
+		s.r->info.state = BERTH_STATE_FAILED;
+		set_reason(s.r, why.len ? berth_buf_detach(&why) : fmt("cannot prepare the run"));
 	}
 	berth_buf_release(&why);
-	reap_all(&s);
-	usage_of(&s);
-	if (s.cg) {
-		cg_destroy(s.cg, NULL);
-		cg_free(s.cg);
-	}
-	remove_mount_points(&s);
-	if (!r->keep_volumes)
-		local_cleanup_volumes(home, r);
-	if (s.log >= 0)
-		close(s.log);
-	r->info.finished = store_now_ms();
-	r->pid = 0;
-	/* a full disk does not lose how the run ended: its reserve is given back,
-	 * and the done marker says it too, for recovery to record */
-	if (save(&s)) {
-		char reserve[4096];
-		if (!fs_path(reserve, sizeof(reserve), home, "runs/%s/reserve", id))
-			unlink(reserve);
-		save(&s);
-	}
-	store_event(s.st, id, berth_state_name(r->info.state), r->info.reason);
-	local_mark_outcome(home, id, &r->info);
+	finish(&s, id);
 	if (done_fd >= 0)
 		close(done_fd);
 	/* its own files go once whoever waits knows (0.5 ms that no waiter pays) */
 	local_cleanup_run_dirs(home, id);
-
-	for (size_t i = 0; files && i < s.nvols; i++)
-		secret_free(files[i], lens[i]);
-	free(files);
-	free(lens);
-	if (s.secret_values) {
-		memset(s.secret_values, 0, s.secret_len);
-		free(s.secret_values);
-	}
-	for (size_t i = 0; i < s.nenv; i++)
-		if (s.envp[i] < r->env || s.envp[i] >= r->env + r->env_len)
-			free(s.envp[i]);
-	free(s.envp);
-	free(s.argv);
-	free(s.tmp);
-	if (s.filter)
-		seccomp_release(s.filter);
-	free(s.evicted);
-	free(s.vols);
-	store_run_free(s.r);
-	/* what this run held is free: start what waits for it, if anything does */
+	release(&s, files, lens);
 	bool queued = store_queued(s.st, local_backend_ops.kind);
 	store_close(s.st);
-	if (!queued)
-		return 0;
-	berth_backend *b = NULL;
-	berth_policy *policy = NULL;
-	berth_backend_opts o = {.home = home};
-	if (berth_policy_load(&policy, NULL, NULL) == 0)
-		o.policy = policy;
-	/* the local kind alone, opened as any handle opens it: recovery, then the queue */
-	if (backend_runtime_open(&b, &o, NULL) == 0) {
-		if (local_backend_ops.open(b, true, NULL) == 0 || LOCAL(b))
-			local_backend_ops.close(b);
-		backend_runtime_close(b);
-	}
-	berth_policy_free(policy);
+	if (queued)
+		start_queue(home);
 	return 0;
 }
