@@ -127,7 +127,7 @@ int cmd_run(int argc, char **argv)
 	cli_backend c;
 	cli_server srv = {NULL, NULL};
 	memset(&c, 0, sizeof(c));
-	const char *path = NULL, *kind = "local", *backend_flag = NULL, *dry_run = NULL;
+	const char *path = NULL, *kind = NULL, *backend_flag = NULL, *dry_run = NULL;
 	int wait = 0, follow = 0, status = 2;
 	for (int i = 1; i < argc; i++) {
 		int r = cli_plan_flag(&c.plan, argc, argv, &i);

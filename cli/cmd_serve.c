@@ -61,7 +61,7 @@ static int parse_count(const char *flag, const char *v, unsigned long long max,
 
 int cmd_serve(int argc, char **argv)
 {
-	serve_opts o = {.listen = "127.0.0.1:8720", .backend = "local"};
+	serve_opts o = {.listen = "127.0.0.1:8720", .backend = NULL};
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
 		unsigned long long n;

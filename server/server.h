@@ -26,7 +26,7 @@
 typedef struct serve_opts {
 	const char *listen;       /* "127.0.0.1:8720", "[::1]:8720", ":8720" */
 	const char *config;       /* the policy file (NULL: $BERTH_CONFIG, ...) */
-	const char *backend;      /* "local" or "kubernetes" */
+	const char *backend;      /* the kind new runs go to (NULL: the default kind) */
 	const char *kubeconfig;   /* kubernetes: NULL: $KUBECONFIG, ~/.kube/config, in-cluster */
 	const char *context;      /* (both point into argv: they outlive every thread) */
 	const char *home;         /* NULL: $BERTH_HOME, else ~/.berth */

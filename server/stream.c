@@ -234,13 +234,13 @@ static stream *stream_new(req *r, kind k, const char *id, int *ret)
 		s->fd = ci ? ci->connect_fd : -1;
 		s->id = strdup(id);
 		s->home = strdup(srv_home(r->srv));
-		s->backend = strdup(o->backend ? o->backend : "local");
+		s->backend = o->backend ? strdup(o->backend) : NULL;
 		s->kubeconfig = o->kubeconfig;
 		s->context = o->context;
 		s->policy = srv_policy(r->srv);
 		s->ring = k == LOGS ? malloc(RING_SIZE) : NULL;
 	}
-	if (!s || !s->id || !s->home || !s->backend || (k == LOGS && !s->ring)) {
+	if (!s || !s->id || !s->home || (o->backend && !s->backend) || (k == LOGS && !s->ring)) {
 		stream_free(s);
 		thread_over();
 		*ret = reply_fail(r, 500, "out-of-memory", "out of memory");

@@ -107,6 +107,9 @@ int berth_backend_open(berth_backend **out, const char *kind, const berth_backen
 		       berth_error **err);
 void berth_backend_close(berth_backend *b);
 
+/* The kind new runs go to when none is named ("local"). */
+const char *berth_backend_default_kind(void);
+
 /* The data dir in use. */
 const char *berth_backend_home(const berth_backend *b);
 

@@ -53,6 +53,11 @@ void berth_backend_close(berth_backend *b)
 	backend_runtime_close(b);
 }
 
+const char *berth_backend_default_kind(void)
+{
+	return backend_kind_at(0)->kind;
+}
+
 const char *berth_backend_home(const berth_backend *b)
 {
 	return b->home;
@@ -75,6 +80,10 @@ static int ops_of(berth_backend *b, const char *id, const backend_ops **ops, ber
 	int rc = store_run_kind(b->st, id, &kind, err);
 	if (rc)
 		return rc;
+	/* no kind: no such run (the default kind says so), or a record without
+	 * one, which no kind may guess at */
+	if (!kind && (rc = store_run_exists(b->st, id, err)) != 0)
+		return rc < 0 ? rc : berth_fail(err, BERTH_EINTERNAL, "run \"%s\" has no backend recorded", id);
 	*ops = kind ? backend_kind(kind) : backend_kind_at(0);
 	if (!*ops || !backend_state(b, *ops))
 		rc = berth_fail(err, BERTH_EINTERNAL, "run \"%s\" is of backend \"%s\", which this berth "

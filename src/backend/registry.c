@@ -18,7 +18,7 @@ const backend_ops *backend_kind_at(size_t i)
 
 const backend_ops *backend_kind(const char *name)
 {
-	for (size_t i = 0; i < BACKEND_KINDS_MAX && kinds[i]; i++)
+	for (size_t i = 0; name && i < BACKEND_KINDS_MAX && kinds[i]; i++)
 		if (!strcmp(kinds[i]->kind, name))
 			return kinds[i];
 	return NULL;

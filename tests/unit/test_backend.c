@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/record.h"
 #include "backend/runtime.h"
@@ -363,6 +364,58 @@ static void test_refused_by_the_kind(void)
 	teardown();
 }
 
+/* A store made to say what berth never writes: a kind no berth has, an id
+ * that is a path. Operations fail with a reason; nothing outside the run's
+ * directory is touched. */
+static void test_tampered_records(void)
+{
+	setup();
+	berth_backend *b = NULL;
+	berth_error *err = NULL;
+	berth_backend_opts o = {.home = home, .passive = true};
+	CHECK_INT(berth_backend_open(&b, NULL, &o, &err), 0);
+	if (!b) {
+		teardown();
+		return;
+	}
+	CHECK(backend_kind(NULL) == NULL);
+	const char *ids[] = {"evil1", ".."};
+	const char *kinds[] = {"evil", "local"};
+	for (size_t k = 0; k < 2; k++) {
+		store_run *r = berth_calloc(1, sizeof(*r));
+		r->info.id = berth_strdup(ids[k]);
+		r->info.name = berth_strdup("x");
+		r->info.project = berth_strdup("default");
+		r->info.backend = berth_strdup(kinds[k]);
+		r->info.action = berth_strdup("job");
+		r->info.state = BERTH_STATE_SUCCEEDED;
+		CHECK_INT(record_insert(b->st, r, &err), 0);
+		store_run_free(r);
+	}
+	/* a kind this berth does not have: an error that says so, no guess */
+	CHECK_INT(berth_backend_stop(b, "evil1", 0, &err), -BERTH_EINTERNAL);
+	const berth_problem *p = berth_error_get(err, 0);
+	CHECK(p && strstr(p->message, "which this berth does not have"));
+	berth_error_free(err);
+	err = NULL;
+	CHECK_INT(berth_backend_wait(b, "evil1", 10, NULL, &err), -BERTH_EINTERNAL);
+	berth_error_free(err);
+	err = NULL;
+	/* an id that is a path: deleting its record removes no directory */
+	char probe[4096];
+	snprintf(probe, sizeof(probe), "%s/berth.db", home);
+	CHECK_INT(berth_run_delete(b, "..", &err), 0);
+	CHECK(access(probe, F_OK) == 0);
+	snprintf(probe, sizeof(probe), "%s/runs", home);
+	CHECK(access(probe, F_OK) == 0);
+	berth_buf log = BERTH_BUF_INIT;
+	CHECK_INT(berth_backend_logs(b, "..", false, collect, &log, &err), -BERTH_ENOTFOUND);
+	berth_buf_release(&log);
+	berth_error_free(err);
+	berth_backend_close(b);
+	teardown();
+}
+
 /* Every allocation on the way fails in turn: each step fails with a code
  * (out of memory, or what the failure turned into), never crashes or leaks;
  * a pass with no failure left to inject ends the loop. */
@@ -413,4 +466,4 @@ static void test_allocation_failures(void)
 }
 
 T_MAIN(T(test_registry), T(test_every_operation_reaches_its_kind), T(test_refused_by_the_kind),
-       T(test_allocation_failures))
+       T(test_tampered_records), T(test_allocation_failures))

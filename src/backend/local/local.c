@@ -70,7 +70,7 @@ static bool local_done_unrecorded(berth_backend *b, const char *id, int *tries);
 static int read_outcome(const char *home, store_run *r)
 {
 	char path[4096], buf[1100];
-	if (fs_path(path, sizeof(path), home, "runs/%s/done", r->info.id))
+	if (local_run_path(path, sizeof(path), home, r->info.id, "done"))
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
@@ -191,7 +191,7 @@ static int local_reconcile(berth_backend *b, berth_error **err);
 static bool local_done_unrecorded(berth_backend *b, const char *id, int *tries)
 {
 	char done[4096];
-	if (fs_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK))
+	if (local_run_path(done, sizeof(done), b->home, id, "done") || access(done, F_OK))
 		return false;
 	/* its supervisor is gone, or about to be: recovery records the marker's outcome */
 	struct timespec ts = {0, 100000000};
@@ -366,7 +366,7 @@ static pid_t spawn_direct(const char *exe, char *const argv[], char *const envp[
 static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
 {
 	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
-	if (fs_path(diag_path, sizeof(diag_path), b->home, "runs/%s/supervisor.log", id))
+	if (local_run_path(diag_path, sizeof(diag_path), b->home, id, "supervisor.log"))
 		return -1;
 	snprintf(home_env, sizeof(home_env), "BERTH_HOME=%s", b->home);
 	const char *config = berth_policy_file(b->policy);
@@ -537,7 +537,7 @@ static int local_wait_done(berth_backend *b, const char *id, int ms)
 		close(w->fd);
 		w->fd = -1;
 		char done[4096];
-		if (fs_path(done, sizeof(done), b->home, "runs/%s/done", id) || access(done, F_OK) == 0) {
+		if (local_run_path(done, sizeof(done), b->home, id, "done") || access(done, F_OK) == 0) {
 			w->done = true;
 			reap_done(b);
 			return 1;
@@ -621,7 +621,7 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 		store_event(b->st, admitted[i], "Scheduled", NULL);
 		char dir[4096];
 		pid_t sup = -1;
-		if (!fs_path(dir, sizeof(dir), b->home, "runs/%s", admitted[i]) &&
+		if (!local_run_path(dir, sizeof(dir), b->home, admitted[i], NULL) &&
 		    !fs_mkdirs(dir, 0700))
 			/* a waiting caller waits for what it submits, not for others' queued runs */
 			sup = spawn_supervisor(b, admitted[i], waits);
@@ -936,7 +936,7 @@ static int plan_launch(berth_backend *b, const berth_run *run, store_run *r, ber
 	 * user, where it was started from */
 	char work[4096];
 	bool own_dir = uid >= 0 && uid != (int64_t)geteuid();
-	if (fs_path(work, sizeof(work), b->home, "runs/%s/work", run->id))
+	if (local_run_path(work, sizeof(work), b->home, run->id, "work"))
 		return berth_fail(err, BERTH_EINVALID, "the data dir's path is too long");
 	berth_buf argv = BERTH_BUF_INIT, env = BERTH_BUF_INIT, vols = BERTH_BUF_INIT,
 		  secrets = BERTH_BUF_INIT;
@@ -1023,7 +1023,7 @@ static int local_prepare(berth_backend *b, const berth_run *run, const char *spe
 	if (!r)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	char log[4096];
-	fs_path(log, sizeof(log), b->home, "runs/%s/log", run->id);
+	local_run_path(log, sizeof(log), b->home, run->id, "log");
 	berth_run_info *i = &r->info;
 	if (!(rc = plan_launch(b, run, r, err)) &&
 	    !(rc = record_new(b->policy, run, spec_text, local_backend_ops.kind, r, err))) {
@@ -1154,13 +1154,21 @@ static int local_stop(berth_backend *b, const char *id, int grace_s, bool wait, 
 		return 0;
 	/* the supervisor stops the processes and records the end; if it is gone,
 	 * recovery on the next open does */
-	rc = local_wait(b, id, (grace + 10) * 1000, err);
+	berth_error *e = NULL;
+	rc = local_wait(b, id, (grace + 10) * 1000, &e);
 	if (rc == -BERTH_ETIMEOUT) {
-		berth_error_free(*err);
-		*err = NULL;
+		berth_error_free(e);
+		e = NULL;
 		recover(b);
-		rc = local_wait(b, id, 1000, err);
+		if ((rc = local_wait(b, id, 1000, &e)) == -BERTH_ETIMEOUT) {
+			berth_error_free(e);
+			e = NULL;
+			rc = berth_fail(err, BERTH_ETIMEOUT, "run \"%s\" is not finished after %lld ms: its "
+					"supervisor does not answer", id, (long long)(grace + 11) * 1000);
+		}
 	}
+	if (e)
+		berth_error_move(err, e);
 	return rc;
 }
 
@@ -1231,9 +1239,14 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 	int rc = store_run_get(b->st, id, &r, err);
 	if (rc)
 		return rc;
-	char dir[4096], done[4096];
-	fs_path(dir, sizeof(dir), b->home, "runs/%s", id);
-	fs_path(done, sizeof(done), b->home, "runs/%s/done", id);
+	/* the log is where this data dir keeps it, whatever path the record says */
+	char dir[4096], done[4096], log[4096];
+	if (local_run_path(dir, sizeof(dir), b->home, id, NULL) ||
+	    local_run_path(done, sizeof(done), b->home, id, "done") ||
+	    local_run_path(log, sizeof(log), b->home, id, "log")) {
+		store_run_free(r);
+		return berth_fail(err, BERTH_EINVALID, "\"%s\" is not a run id", id);
+	}
 	int fd = -1;
 	char buf[65536];
 	/* one watch for the whole follow, made before the first read: nothing
@@ -1244,7 +1257,7 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 	for (;;) {
 		/* the file appears when the run starts */
 		if (fd < 0)
-			fd = open(r->info.log_path, O_RDONLY | O_CLOEXEC);
+			fd = open(log, O_RDONLY | O_CLOEXEC);
 		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : 0;
 		if (n > 0) {
 			if (write_fn(ctx, buf, (size_t)n))
@@ -1252,7 +1265,7 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 			continue;
 		}
 		if (n < 0 && errno != EINTR) {
-			rc = berth_fail(err, BERTH_EIO, "cannot read %s: %s", r->info.log_path,
+			rc = berth_fail(err, BERTH_EIO, "cannot read %s: %s", log,
 					strerror(errno));
 			break;
 		}
@@ -1263,7 +1276,7 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 		if (access(done, F_OK) == 0) {
 			/* final: what was written before the marker is read above, once more */
 			if (fd < 0)
-				fd = open(r->info.log_path, O_RDONLY | O_CLOEXEC);
+				fd = open(log, O_RDONLY | O_CLOEXEC);
 			while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
 				if (write_fn(ctx, buf, (size_t)n))
 					break;
@@ -1289,7 +1302,7 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err)
 {
 	char dir[4096];
-	fs_path(dir, sizeof(dir), b->home, "runs/%s", id);
+	local_run_path(dir, sizeof(dir), b->home, id, NULL);
 	int64_t deadline = timeout_ms < 0 ? -1 : store_now_ms() + timeout_ms;
 	local_watch w = {.fd = -1};
 	if (local_wait_done(b, id, 0) < 0)
@@ -1333,7 +1346,7 @@ static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, bert
 static int local_forget(berth_backend *b, const char *id, berth_error **err)
 {
 	char dir[4096];
-	if (!fs_path(dir, sizeof(dir), b->home, "runs/%s", id))
+	if (!local_run_path(dir, sizeof(dir), b->home, id, NULL))
 		local_rm_tree(dir);
 	return 0;
 }

@@ -786,7 +786,7 @@ static char *disk_over(sup *s)
 	const store_run *r = s->r;
 	char runvols[4096], rundir[4096], a[32], b[32];
 	if (fs_path(runvols, sizeof(runvols), s->home, "volumes/%s", r->info.id) ||
-	    fs_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
+	    local_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
 		return NULL;
 	struct stat st;
 	int64_t total = fstat(s->log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
@@ -1065,7 +1065,7 @@ static int prepare_workdir(sup *s, berth_buf *why)
 {
 	const store_run *r = s->r;
 	char rundir[4096], tmp[4200], reserve[4200];
-	if (fs_path(rundir, sizeof(rundir), s->home, "runs/%s", r->info.id))
+	if (local_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
 		return berth_buf_printf(why, "the data dir's path is too long"), -1;
 	/* only where the disk could fill during the run: on a disk with room, the
 	 * blocks a file system keeps for root (5% on ext4) and the done marker's
@@ -1260,7 +1260,11 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 	s->argv = berth_calloc(argc + 1, sizeof(char *));
 	for (size_t off = 0, i = 0; s->argv && off < r->argv_len; off += strlen(r->argv + off) + 1)
 		s->argv[i++] = r->argv + off;
-	s->log = open(r->info.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	/* the log where this data dir keeps it (not a path read from the store) */
+	char log[4096];
+	s->log = local_run_path(log, sizeof(log), s->home, r->info.id, "log")
+			 ? (errno = ENAMETOOLONG, -1)
+			 : open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (!s->argv || !argc || s->log < 0) {
 		berth_buf_printf(why, "cannot prepare the run: %s",
 				 s->log < 0 ? strerror(errno) : "out of memory");
@@ -1306,7 +1310,7 @@ static void finish(sup *s, const char *id)
 	/* a full disk does not lose how the run ended: its reserve is given back */
 	if (save(s)) {
 		char reserve[4096];
-		if (!fs_path(reserve, sizeof(reserve), s->home, "runs/%s/reserve", id))
+		if (!local_run_path(reserve, sizeof(reserve), s->home, id, "reserve"))
 			unlink(reserve);
 		save(s);
 	}
