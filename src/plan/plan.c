@@ -397,8 +397,12 @@ static void derive_resources(plan *p)
 		if (!res->limits.set ||
 		    (res->requests.set && berth_quantity_cmp(&res->requests.q, &res->limits.q) == 0))
 			continue;
-		if (!gpu && (res->limits.origin <= BERTH_ORIGIN_DEFAULT ||
-			     (res->requests.set && res->requests.origin > BERTH_ORIGIN_DEFAULT)))
+		/* what the run asks is its limit (plan_asked, the one place that
+		 * decides it), or its request comes only from the policy's defaults */
+		const char *which;
+		bool asks_limit = plan_asked(res, gpu, &which) == &res->limits;
+		bool default_request = res->requests.set && res->requests.origin <= BERTH_ORIGIN_DEFAULT;
+		if (!gpu && (res->limits.origin <= BERTH_ORIGIN_DEFAULT || !(asks_limit || default_request)))
 			continue;
 		const char *why = gpu ? "a GPU is a limit; its request is the same"
 				      : "a limit given without a request is the request";
