@@ -217,6 +217,9 @@ fi
 spec marked 'sleep 30'
 id=$("$berth" run marked.yaml 2>/dev/null)
 wait_state "$id" Running
+# Running is recorded by the scheduler; the attempt, once the supervisor started the command
+# (a supervisor killed before would leave no attempt, and no exit code to show)
+for _ in $(seq 50); do [ "$(field "$id" attempts)" = 1 ] && break; sleep 0.1; done
 # the supervisor, not the run's init (a clone of it, with the same command line): the
 # oldest of the two, whatever their pids (which one is lower depends on where pids wrapped)
 sp=$(pgrep -o -f "__supervise $id")
