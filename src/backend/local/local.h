@@ -39,6 +39,11 @@ typedef struct queue_pass {
  * directory is made here. */
 int local_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub);
 
+/* launch.c: fills r with how run will be started (command, user, groups,
+ * environment, volume table, work dir, limits); refusals of the policy's
+ * id ranges in *err. */
+int local_plan_launch(berth_backend *b, const berth_run *run, store_run *r, berth_error **err);
+
 /* A volume of a run as the volume table lists it (files.c). */
 typedef struct local_volume {
 	const char *kind, *name, *source, *mount, *life;

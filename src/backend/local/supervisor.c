@@ -33,308 +33,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "backend/local/local.h"
 #include "backend/local/supervisor.h"
+#include "backend/local/supervisor_internal.h"
 #include "base/internal.h"
 #include "base/seal.h"
 
-typedef local_volume volume;
-
-typedef struct sup {
-	const char *home;
-	store *st;
-	store_run *r;
-	cg_handle *cg;
-	volume *vols;
-	size_t nvols;
-	char **argv, **envp;
-	size_t nenv;
-	char *secret_values; /* NAME=VALUE\0..., wiped at the end */
-	size_t secret_len;
-	int log;
-	pid_t child;
-	sigset_t run_mask;   /* the signal mask the command starts with */
-	scmp_filter_ctx filter; /* the seccomp filter of the run's processes; NULL: none */
-	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
-	int statp;           /* the wait status from the run's init, in a pid namespace */
-	bool disk_watch;     /* the run has a disk limit or a sized volume */
-	char *tmp;           /* runs/ID/tmp, the run's /tmp in a pid namespace; NULL: none */
-	char *evicted;       /* why it was stopped for its disk use */
-} sup;
-
-/* ---- volumes ---------------------------------------------------------------------- */
-
-/* The host's temporary directories, which a run in a pid namespace has of
- * its own (runs/ID/tmp, counted in its disk use, gone with it). */
-static const char *const run_tmp_dirs[] = {"/tmp", "/var/tmp"};
-
-static bool in_run_tmp(const char *path)
-{
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
-		if (local_path_under(path, run_tmp_dirs[i]))
-			return true;
-	return false;
-}
-
-/* Part n (from 0) of an absolute path, in buf; -1 when there is none, -2
- * when it is too long. */
-static int nth_part(const char *path, size_t n, char *buf, size_t len)
-{
-	const char *p = path;
-	for (size_t i = 0;; i++) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			return -1;
-		const char *end = strchrnul(p, '/');
-		if (i == n) {
-			if ((size_t)(end - p) >= len)
-				return -2;
-			memcpy(buf, p, (size_t)(end - p));
-			buf[end - p] = 0;
-			return 0;
-		}
-		p = end;
-	}
-}
-
-/*
- * Opens the directory of an absolute path's first `depth` parts (SIZE_MAX:
- * all), one part at a time from "/", never through a symbolic link: each
- * step is O_NOFOLLOW on the directory the last one opened, so a link put in
- * the path at any moment fails the walk instead of leading elsewhere. With
- * create, a missing part is made (0755) and counted in *made. Returns an
- * O_PATH descriptor, or -1 with errno. This is how berth, as root, touches a
- * mount path that a spec names and another user may be changing.
- */
-static int walk_dir(const char *path, size_t depth, bool create, int *made)
-{
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	char part[NAME_MAX + 1];
-	for (size_t i = 0; fd >= 0 && i < depth; i++) {
-		int r = nth_part(path, i, part, sizeof(part));
-		if (r == -1)
-			break;
-		if (r == -2) {
-			close(fd);
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		int next = openat(fd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, part, 0755) == 0 && made)
-				(*made)++;
-			next = openat(fd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		int e = errno;
-		close(fd);
-		errno = e;
-		fd = next;
-	}
-	return fd;
-}
-
-/* mount(2) onto the directory fd names, not onto a path to look up again. */
-static int mount_at(const char *source, int fd, const char *type, unsigned long flags,
-		    const char *data)
-{
-	char target[64];
-	snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
-	return mount(source, target, type, flags, data);
-}
-
-/* The gid the run's processes have. */
-static int64_t run_gid(const store_run *r)
-{
-	return r->gid >= 0 ? r->gid : r->uid >= 0 ? r->uid : -1;
-}
-
-/* Makes each volume's directory, and its mount path when missing
- * (remembering the first directory made, to remove it afterwards). A mount
- * path is made on the host as root: none of its parts may be a symbolic
- * link, which another user could point anywhere. */
-static int prepare_volumes(sup *s, bool fallback, berth_buf *why)
-{
-	const store_run *r = s->r;
-	for (size_t i = 0; i < s->nvols; i++) {
-		volume *v = &s->vols[i];
-		if (!strcmp(v->kind, "dir")) {
-			struct stat before;
-			bool made = lstat(v->source, &before) != 0;
-			errno = 0;
-			if (fs_mkdirs(v->source, 0755) || lstat(v->source, &before) ||
-			    !S_ISDIR(before.st_mode)) {
-				berth_buf_printf(why, "volume \"%s\": cannot create %s: %s", v->name, v->source,
-						 errno ? strerror(errno) : "not a directory");
-				return -1;
-			}
-			/* the run's user owns what is made for it (a shared claim: when it is
-			 * made, by the first run of the project); fs_group: the group owns
-			 * the volume and every file made in it */
-			if (r->uid >= 0 && (made || !strcmp(v->life, "run")) &&
-			    chown(v->source, (uid_t)r->uid, (gid_t)run_gid(r))) {
-				berth_buf_printf(why, "volume \"%s\": chown: %s", v->name, strerror(errno));
-				return -1;
-			}
-			if (r->fs_group >= 0 && chown(v->source, (uid_t)-1, (gid_t)r->fs_group) == 0)
-				chmod(v->source, 02775);
-		}
-		if (!strcmp(v->kind, "secret") && fallback) {
-			berth_buf_printf(why, "volume \"%s\": a secret volume needs a mount namespace, "
-					 "which this host does not allow berth", v->name);
-			return -1;
-		}
-		if (fallback)
-			continue;
-		/* under /tmp, the run's own /tmp: made there by its init */
-		v->in_tmp = s->pidns && in_run_tmp(v->mount);
-		if (v->in_tmp)
-			continue;
-		int fd = walk_dir(v->mount, SIZE_MAX, true, &v->made);
-		if (fd < 0) {
-			berth_buf_printf(why, "volume \"%s\": cannot make the mount path %s: %s%s", v->name,
-					 v->mount, strerror(errno),
-					 errno == ENOTDIR || errno == ELOOP
-						 ? " (a part of it is a symbolic link, or not a directory)"
-						 : "");
-			return -1;
-		}
-		close(fd);
-	}
-	return 0;
-}
-
-/* Removes the mount path directories made for the run, when still empty,
- * by the same walk: a part renamed or made a link since is not followed. */
-static void remove_mount_points(sup *s)
-{
-	for (size_t i = s->nvols; i-- > 0;) {
-		volume *v = &s->vols[i];
-		size_t parts = 0;
-		for (const char *p = v->mount; *p; p++)
-			parts += p[0] == '/' && p[1] && p[1] != '/';
-		for (int k = 0; k < v->made && parts > 0; k++, parts--) {
-			int parent = walk_dir(v->mount, parts - 1, false, NULL);
-			char last[NAME_MAX + 1];
-			if (parent < 0 || nth_part(v->mount, parts - 1, last, sizeof(last)) < 0 ||
-			    unlinkat(parent, last, AT_REMOVEDIR)) {
-				if (parent >= 0)
-					close(parent);
-				break;
-			}
-			close(parent);
-		}
-	}
-}
-
-/* In the child: the run's mount namespace (made already with its pid
- * namespace, or here). In a pid namespace: a /proc of the run's processes
- * alone, a /tmp of its own (runs/ID/tmp) and a /dev/shm of its own (a
- * tmpfs that goes with the namespace); for a run that stays uid 0, /sys
- * and /proc/sys read-only. Then the volumes at their mount paths, each
- * reached by walk_dir and mounted through its descriptor. Returns 0, or -1
- * when the host allows no mount namespace (the caller then passes the
- * volumes' paths in the environment), -2 when a mount failed. */
-static int mount_run(sup *s, bool pidns, const char *const *secret_files, const size_t *secret_lens)
-{
-	const store_run *r = s->r;
-	if (!pidns && unshare(CLONE_NEWNS))
-		return -1;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		return -2;
-	/* the volumes' directories, opened before a /tmp of its own hides a data
-	 * dir under /tmp */
-	int *src = berth_calloc(s->nvols + 1, sizeof(int));
-	if (!src)
-		return -2;
-	for (size_t i = 0; i < s->nvols; i++) {
-		bool bind = !strcmp(s->vols[i].kind, "dir") || !strcmp(s->vols[i].kind, "ro");
-		src[i] = bind ? open(s->vols[i].source, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-		if (bind && src[i] < 0)
-			return -2;
-	}
-	if (pidns) {
-		const unsigned long safe = MS_NOSUID | MS_NODEV;
-		char shm[64] = "mode=1777";
-		if (r->info.mem_limit > 0)
-			snprintf(shm, sizeof(shm), "mode=1777,size=%lld", (long long)r->info.mem_limit);
-		/* a working directory under /tmp stays where it was: bound again at its
-		 * path in the run's /tmp */
-		int work = s->tmp && in_run_tmp(r->workdir)
-				   ? open(r->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-				   : -1;
-		if (mount("proc", "/proc", "proc", safe | MS_NOEXEC, NULL) ||
-		    (access("/dev/shm", F_OK) == 0 && mount("tmpfs", "/dev/shm", "tmpfs", safe, shm)))
-			return -2;
-		/* (by its descriptor: a data dir under /tmp is hidden once /tmp is bound) */
-		int tmp = s->tmp ? open(s->tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-		char tmp_at[64];
-		snprintf(tmp_at, sizeof(tmp_at), "/proc/self/fd/%d", tmp);
-		for (size_t i = 0; tmp >= 0 && i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
-			if (access(run_tmp_dirs[i], F_OK) == 0 && mount(tmp_at, run_tmp_dirs[i], NULL, MS_BIND, NULL))
-				return -2;
-		if (s->tmp && tmp < 0)
-			return -2;
-		if (work >= 0) {
-			char from[64];
-			snprintf(from, sizeof(from), "/proc/self/fd/%d", work);
-			int at = walk_dir(r->workdir, SIZE_MAX, true, NULL);
-			if (at < 0 || mount_at(from, at, NULL, MS_BIND, NULL))
-				return -2;
-			close(at);
-			close(work);
-		}
-		bool root = r->uid >= 0 ? r->uid == 0 : geteuid() == 0;
-		static const char *const ro[] = {"/sys", "/proc/sys", "/proc/sysrq-trigger"};
-		for (size_t i = 0; root && i < BERTH_ARRAY_SIZE(ro); i++)
-			if (mount(ro[i], ro[i], NULL, MS_BIND | MS_REC, NULL) ||
-			    mount(NULL, ro[i], NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | safe, NULL))
-				return -2;
-	}
-	for (size_t i = 0; i < s->nvols; i++) {
-		volume *v = &s->vols[i];
-		int at = walk_dir(v->mount, SIZE_MAX, v->in_tmp, NULL);
-		if (at < 0)
-			return -2;
-		bool bind = !strcmp(v->kind, "dir") || !strcmp(v->kind, "ro");
-		bool secret = !strcmp(v->kind, "secret");
-		char opts[64];
-		snprintf(opts, sizeof(opts), "mode=%s", secret ? "0755" : "1777");
-		if (v->size > 0)
-			snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), ",size=%lld",
-				 (long long)v->size);
-		char from[64];
-		snprintf(from, sizeof(from), "/proc/self/fd/%d", src[i]);
-		int rc = bind ? mount_at(from, at, NULL, MS_BIND | MS_REC, NULL)
-			      : mount_at("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV, opts);
-		close(at);
-		if (rc)
-			return -2;
-		if (!secret && strcmp(v->kind, "ro"))
-			continue;
-		/* what was mounted, looked up anew: the mount's root, not the directory under it */
-		int top = walk_dir(v->mount, SIZE_MAX, false, NULL);
-		if (top < 0)
-			return -2;
-		if (secret) {
-			/* the value lives in memory only, as a file only the run's user reads */
-			int fd = openat(top, v->source, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
-			if (fd < 0 || write(fd, secret_files[i], secret_lens[i]) != (ssize_t)secret_lens[i] ||
-			    (r->uid >= 0 && fchown(fd, (uid_t)r->uid, (gid_t)run_gid(r))))
-				rc = -2;
-			if (fd >= 0)
-				close(fd);
-		}
-		/* MS_BIND: the flags of this mount alone, never of the file system under it */
-		if (!rc && mount_at(NULL, top, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,
-				    NULL))
-			rc = -2;
-		close(top);
-		if (rc)
-			return -2;
-	}
-	return 0;
-}
 
 /* ---- environment -------------------------------------------------------------------- */
 
@@ -349,8 +52,8 @@ static int push_env(sup *s, char *entry)
 	return 0;
 }
 
-static char *fmt(const char *f, ...) BERTH_PRINTF(1, 2);
-static char *fmt(const char *f, ...)
+char *sup_fmt(const char *f, ...) BERTH_PRINTF(1, 2);
+char *sup_fmt(const char *f, ...)
 {
 	va_list ap;
 	va_start(ap, f);
@@ -364,7 +67,7 @@ static char *fmt(const char *f, ...)
  * BERTH_VOLUME_<NAME>, the name upper-cased and '-' and '.' made '_'. */
 static char *volume_env(const volume *v)
 {
-	char *e = fmt("BERTH_VOLUME_%s=%s", v->name, v->source);
+	char *e = sup_fmt("BERTH_VOLUME_%s=%s", v->name, v->source);
 	for (char *p = e ? e + 13 : NULL; p && *p != '='; p++)
 		*p = *p == '-' || *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
 	return e;
@@ -377,18 +80,18 @@ static int build_env(sup *s, bool volume_fallback, berth_buf *why)
 		if (push_env(s, r->env + off))
 			return -1;
 	if (r->info.gpu_ids) {
-		if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
-		    push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
-		    push_env(s, fmt("CUDA_DEVICE_ORDER=PCI_BUS_ID")))
+		if (push_env(s, sup_fmt("CUDA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
+		    push_env(s, sup_fmt("NVIDIA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
+		    push_env(s, sup_fmt("CUDA_DEVICE_ORDER=PCI_BUS_ID")))
 			return -1;
-	} else if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=")) ||
-		   push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=void")))
+	} else if (push_env(s, sup_fmt("CUDA_VISIBLE_DEVICES=")) ||
+		   push_env(s, sup_fmt("NVIDIA_VISIBLE_DEVICES=void")))
 		return -1;
 	for (size_t i = 0; volume_fallback && i < s->nvols; i++)
 		if (push_env(s, volume_env(&s->vols[i])))
 			return -1;
 	for (size_t off = 0; off < s->secret_len; off += strlen(s->secret_values + off) + 1)
-		if (push_env(s, fmt("%s", s->secret_values + off)))
+		if (push_env(s, sup_fmt("%s", s->secret_values + off)))
 			return -1;
 	return 0;
 }
@@ -549,7 +252,7 @@ static void become_command(sup *s, int errp)
 		child_fail(errp, STEP_HARDEN, errno);
 	if (switch_user) {
 		gid_t groups[1] = {(gid_t)r->fs_group};
-		gid_t gid = run_gid(r) >= 0 ? (gid_t)run_gid(r) : getgid();
+		gid_t gid = sup_run_gid(r) >= 0 ? (gid_t)sup_run_gid(r) : getgid();
 		if (setgroups(r->fs_group >= 0 ? 1 : 0, groups) || setgid(gid) ||
 		    (r->uid >= 0 && setuid((uid_t)r->uid)))
 			child_fail(errp, STEP_USER, errno);
@@ -650,11 +353,11 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		dup2(s->log, 2);
 		if (s->pidns) {
 			prctl(PR_SET_NAME, "berth-init", 0, 0, 0);
-			if (mount_run(s, true, secret_files, secret_lens))
+			if (sup_mount_run(s, true, secret_files, secret_lens))
 				child_fail(errp[1], STEP_MOUNT, errno);
 			run_init(s, errp[1], statp[1]);
 		}
-		if (s->nvols && mount_run(s, false, secret_files, secret_lens) == -2)
+		if (s->nvols && sup_mount_run(s, false, secret_files, secret_lens) == -2)
 			child_fail(errp[1], STEP_MOUNT, errno);
 		become_command(s, errp[1]);
 	}
@@ -803,13 +506,13 @@ static char *disk_over(sup *s)
 		if (v->size > 0 && used > v->size) {
 			berth_format_size(a, sizeof(a), used, 1);
 			berth_format_size(b, sizeof(b), v->size, 1);
-			return fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
+			return sup_fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
 		}
 	}
 	if (r->disk_limit > 0 && total > r->disk_limit) {
 		berth_format_size(a, sizeof(a), total, 1);
 		berth_format_size(b, sizeof(b), r->disk_limit, 1);
-		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
+		return sup_fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
 			   "(its log, work dir, /tmp and volumes)", a, b);
 	}
 	return NULL;
@@ -989,7 +692,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		berth_format_size(mem, sizeof(mem), r->info.mem_limit, 1);
 		if (end == END_STOP) {
 			r->info.state = BERTH_STATE_STOPPED;
-			set_reason(r, fmt("stopped by berth stop"));
+			set_reason(r, sup_fmt("stopped by berth stop"));
 			return;
 		}
 		if (end == END_EVICTED) {
@@ -1000,29 +703,29 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		}
 		if (end == END_TIMEOUT) {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
+			set_reason(r, sup_fmt("DeadlineExceeded: stopped after its timeout of %llds",
 					  (long long)r->timeout));
 			return;
 		}
 		if (oom) {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("OOMKilled: the memory limit %s was reached", mem));
+			set_reason(r, sup_fmt("OOMKilled: the memory limit %s was reached", mem));
 		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !r->restart) {
 			r->info.state = BERTH_STATE_SUCCEEDED;
 			set_reason(r, NULL);
 			return;
 		} else if (WIFEXITED(status)) {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("exit code %d", WEXITSTATUS(status)));
+			set_reason(r, sup_fmt("exit code %d", WEXITSTATUS(status)));
 		} else if (WTERMSIG(status) == SIGXFSZ && r->disk_limit > 0) {
 			r->info.state = BERTH_STATE_FAILED;
 			berth_format_size(mem, sizeof(mem), r->disk_limit, 1);
-			set_reason(r, fmt("Evicted: ephemeral storage: a file reached the disk limit %s "
+			set_reason(r, sup_fmt("Evicted: ephemeral storage: a file reached the disk limit %s "
 					  "(SIGXFSZ)", mem));
 			return;
 		} else {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("killed by signal %d (SIG%s)", WTERMSIG(status),
+			set_reason(r, sup_fmt("killed by signal %d (SIG%s)", WTERMSIG(status),
 					  signame(WTERMSIG(status))));
 		}
 		/* again? a job up to its retries; a server always, as a Deployment does */
@@ -1038,150 +741,17 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		int sig = sigtimedwait(set, &info, &ts);
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
 			r->info.state = BERTH_STATE_STOPPED;
-			set_reason(r, fmt("stopped by berth stop"));
+			set_reason(r, sup_fmt("stopped by berth stop"));
 			return;
 		}
 		if (deadline > 0 && store_now_ms() >= deadline) {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
+			set_reason(r, sup_fmt("DeadlineExceeded: stopped after its timeout of %llds",
 					  (long long)r->timeout));
 			return;
 		}
 		backoff = backoff * 2 > 60000 ? 60000 : backoff * 2;
 	}
-}
-
-/* ---- isolation -------------------------------------------------------------------------- */
-
-/* A run of another user than berth's works in runs/ID/work, its own: the
- * run's directory is passed through (0711), never listed. In a pid
- * namespace it gets runs/ID/tmp as its /tmp and /var/tmp, its user's alone. And runs/ID/reserve holds
- * RUN_RESERVE bytes of disk that its end gives back when the disk is full,
- * to record how it ended. */
-#define RUN_RESERVE (256 << 10)
-#define RESERVE_WHEN_UNDER (4ULL << 30) /* free bytes under which a run takes one */
-
-static int prepare_workdir(sup *s, berth_buf *why)
-{
-	const store_run *r = s->r;
-	char rundir[4096], tmp[4200], reserve[4200];
-	if (local_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
-		return berth_buf_printf(why, "the data dir's path is too long"), -1;
-	/* only where the disk could fill during the run: on a disk with room, the
-	 * blocks a file system keeps for root (5% on ext4) and the done marker's
-	 * outcome are enough, and 0.2 ms of allocating and freeing are saved */
-	struct statvfs fs;
-	snprintf(reserve, sizeof(reserve), "%s/reserve", rundir);
-	int fd = statvfs(rundir, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize >= RESERVE_WHEN_UNDER
-			 ? -1
-			 : open(reserve, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd >= 0) {
-		if (posix_fallocate(fd, 0, RUN_RESERVE))
-			unlink(reserve); /* the disk is full already: nothing to give back */
-		close(fd);
-	}
-	struct stat st;
-	bool own = local_path_under(r->workdir, rundir);
-	if (own && (fs_private_dir(rundir, 0711) || fs_private_dir(r->workdir, 0700) ||
-		    lstat(r->workdir, &st) ||
-		    (r->uid >= 0 && st.st_uid != (uid_t)r->uid &&
-		     chown(r->workdir, (uid_t)r->uid, (gid_t)run_gid(r))))) {
-		berth_buf_printf(why, "cannot make its work dir %s: %s", r->workdir, strerror(errno));
-		return -1;
-	}
-	if (!s->pidns)
-		return 0;
-	/* its user's alone: no other user of the machine reaches it through the
-	 * data dir (a run of another uid than berth's; berth's own, when not) */
-	snprintf(tmp, sizeof(tmp), "%s/tmp", rundir);
-	if (fs_private_dir(tmp, 0700) || lstat(tmp, &st) ||
-	    (r->uid >= 0 && st.st_uid != (uid_t)r->uid && chown(tmp, (uid_t)r->uid, (gid_t)run_gid(r))) ||
-	    !(s->tmp = berth_strdup(tmp))) {
-		berth_buf_printf(why, "cannot make its /tmp %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* What a pod's RuntimeDefault seccomp profile refuses, refused here too with
- * EPERM: the calls that change the machine (mounts, modules, clocks, swap,
- * reboot, keys), that reach other namespaces or make user namespaces, and
- * the kernel's risky corners (bpf, perf, userfaultfd, handles). clone3 says
- * ENOSYS so that libc falls back to clone, whose flags can be checked. */
-static const char *const refused_calls[] = {
-	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
-	"fsconfig", "fsmount", "fspick", "mount_setattr", "swapon", "swapoff", "reboot", "kexec_load",
-	"kexec_file_load", "init_module", "finit_module", "delete_module", "create_module",
-	"get_kernel_syms", "query_module", "unshare", "setns", "keyctl", "add_key", "request_key",
-	"bpf", "perf_event_open", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "acct",
-	"quotactl", "quotactl_fd", "lookup_dcookie", "clock_settime", "clock_adjtime", "settimeofday",
-	"adjtimex", "stime", "syslog", "iopl", "ioperm", "uselib", "vm86", "vm86old", "nfsservctl",
-	"fanotify_init", "process_vm_writev", "vhangup",
-};
-
-static int harden_filter(sup *s, berth_buf *why)
-{
-	if (!(s->filter = seccomp_init(SCMP_ACT_ALLOW)))
-		return berth_buf_printf(why, "seccomp: out of memory"), -1;
-	int rc = 0;
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(refused_calls) && !rc; i++) {
-		int nr = seccomp_syscall_resolve_name(refused_calls[i]);
-		if (nr != __NR_SCMP_ERROR && nr >= 0)
-			rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(EPERM), nr, 0);
-	}
-	/* clone: never a new namespace (one rule a flag: the rules of a call are ORed) */
-	static const unsigned long ns_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
-						 CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(ns_flags) && !rc; i++)
-		rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
-	if (!rc)
-		rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-	if (rc) {
-		berth_buf_printf(why, "seccomp: %s", strerror(-rc));
-		return -1;
-	}
-	return 0;
-}
-
-/* Whether a child of this process may unshare flags (tried in a throwaway one). */
-static bool can_unshare(int flags)
-{
-	pid_t t = fork();
-	if (t == 0)
-		_exit(unshare(flags) ? 1 : 0);
-	int st = 1;
-	while (t > 0 && waitpid(t, &st, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-/* Which namespaces the run gets: as root, a pid namespace with a mount
- * namespace; else, for volumes, a mount namespace where the host allows
- * one. What it does not get is said in a Warning event. Returns true when
- * there is no mount namespace for the volumes. */
-static bool namespaces(sup *s)
-{
-	const char *id = s->r->info.id;
-	/* with CAP_SYS_ADMIN (root outside a container) nothing needs trying:
-	 * a fork less on every launch */
-	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct d[2];
-	if ((syscall(SYS_capget, &h, d) == 0 &&
-	     (d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN))) ||
-	    (geteuid() == 0 && can_unshare(CLONE_NEWPID | CLONE_NEWNS))) {
-		s->pidns = true;
-		return false;
-	}
-	store_event(s->st, id, "Warning",
-		    geteuid() ? "no pid namespace (berth is not root): the run's processes see the "
-				"machine's in /proc"
-			      : "no pid namespace (the host refuses one): the run's processes see the "
-				"machine's in /proc");
-	if (!s->nvols || can_unshare(CLONE_NEWNS))
-		return false;
-	store_event(s->st, id, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
-	return true;
 }
 
 /* The supervisor as a daemon of its run: stop signals blocked (set) and
@@ -1237,7 +807,7 @@ static void make_cgroup(sup *s, const char *id)
 	berth_error *e = NULL;
 	free(r->info.enforcement);
 	if (v != CG_NONE && cg_create(&s->cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
-		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
+		r->info.enforcement = sup_fmt("cgroup %s", cg_version_name(v));
 		r->cgroup = berth_strdup(id);
 	} else {
 		r->info.enforcement = berth_strdup("rlimits");
@@ -1270,13 +840,13 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 				 s->log < 0 ? strerror(errno) : "out of memory");
 		return false;
 	}
-	if (local_volumes_parse(s->home, r, &s->vols, &s->nvols, why) || harden_filter(s, why))
+	if (local_volumes_parse(s->home, r, &s->vols, &s->nvols, why) || sup_harden_filter(s, why))
 		return false;
-	bool fallback = namespaces(s);
+	bool fallback = sup_namespaces(s);
 	for (size_t i = 0; i < s->nvols; i++)
 		s->disk_watch |= !strcmp(s->vols[i].kind, "dir") && s->vols[i].size > 0;
 	s->disk_watch |= r->disk_limit > 0;
-	if (prepare_workdir(s, why) || prepare_volumes(s, fallback, why) ||
+	if (sup_prepare_workdir(s, why) || sup_prepare_volumes(s, fallback, why) ||
 	    open_secrets(s, files, lens, why))
 		return false;
 	if (build_env(s, fallback, why)) {
@@ -1299,7 +869,7 @@ static void finish(sup *s, const char *id)
 		cg_free(s->cg);
 		s->cg = NULL;
 	}
-	remove_mount_points(s);
+	sup_remove_mount_points(s);
 	if (!r->keep_volumes)
 		local_cleanup_volumes(s->home, r);
 	if (s->log >= 0)
@@ -1384,7 +954,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 		run_attempts(&s, &set, (const char *const *)files, lens);
 	} else {
 		s.r->info.state = BERTH_STATE_FAILED;
-		set_reason(s.r, why.len ? berth_buf_detach(&why) : fmt("cannot prepare the run"));
+		set_reason(s.r, why.len ? berth_buf_detach(&why) : sup_fmt("cannot prepare the run"));
 	}
 	berth_buf_release(&why);
 	finish(&s, id);

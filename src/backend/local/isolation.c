@@ -1,0 +1,165 @@
+/*
+ * isolation.c - what keeps a local run to itself: its work dir and /tmp, the
+ * disk it may take back on a full disk, its seccomp filter, and the pid and
+ * mount namespaces the host allows (supervisor_internal.h).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/capability.h>
+#include <seccomp.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "backend/local/supervisor_internal.h"
+#include "base/internal.h"
+#include "base/seal.h"
+
+/* ---- isolation -------------------------------------------------------------------------- */
+
+/* A run of another user than berth's works in runs/ID/work, its own: the
+ * run's directory is passed through (0711), never listed. In a pid
+ * namespace it gets runs/ID/tmp as its /tmp and /var/tmp, its user's alone. And runs/ID/reserve holds
+ * RUN_RESERVE bytes of disk that its end gives back when the disk is full,
+ * to record how it ended. */
+#define RUN_RESERVE (256 << 10)
+#define RESERVE_WHEN_UNDER (4ULL << 30) /* free bytes under which a run takes one */
+
+int sup_prepare_workdir(sup *s, berth_buf *why)
+{
+	const store_run *r = s->r;
+	char rundir[4096], tmp[4200], reserve[4200];
+	if (local_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
+		return berth_buf_printf(why, "the data dir's path is too long"), -1;
+	/* only where the disk could fill during the run: on a disk with room, the
+	 * blocks a file system keeps for root (5% on ext4) and the done marker's
+	 * outcome are enough, and 0.2 ms of allocating and freeing are saved */
+	struct statvfs fs;
+	snprintf(reserve, sizeof(reserve), "%s/reserve", rundir);
+	int fd = statvfs(rundir, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize >= RESERVE_WHEN_UNDER
+			 ? -1
+			 : open(reserve, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		if (posix_fallocate(fd, 0, RUN_RESERVE))
+			unlink(reserve); /* the disk is full already: nothing to give back */
+		close(fd);
+	}
+	struct stat st;
+	bool own = local_path_under(r->workdir, rundir);
+	if (own && (fs_private_dir(rundir, 0711) || fs_private_dir(r->workdir, 0700) ||
+		    lstat(r->workdir, &st) ||
+		    (r->uid >= 0 && st.st_uid != (uid_t)r->uid &&
+		     chown(r->workdir, (uid_t)r->uid, (gid_t)sup_run_gid(r))))) {
+		berth_buf_printf(why, "cannot make its work dir %s: %s", r->workdir, strerror(errno));
+		return -1;
+	}
+	if (!s->pidns)
+		return 0;
+	/* its user's alone: no other user of the machine reaches it through the
+	 * data dir (a run of another uid than berth's; berth's own, when not) */
+	snprintf(tmp, sizeof(tmp), "%s/tmp", rundir);
+	if (fs_private_dir(tmp, 0700) || lstat(tmp, &st) ||
+	    (r->uid >= 0 && st.st_uid != (uid_t)r->uid && chown(tmp, (uid_t)r->uid, (gid_t)sup_run_gid(r))) ||
+	    !(s->tmp = berth_strdup(tmp))) {
+		berth_buf_printf(why, "cannot make its /tmp %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* What a pod's RuntimeDefault seccomp profile refuses, refused here too with
+ * EPERM: the calls that change the machine (mounts, modules, clocks, swap,
+ * reboot, keys), that reach other namespaces or make user namespaces, and
+ * the kernel's risky corners (bpf, perf, userfaultfd, handles). clone3 says
+ * ENOSYS so that libc falls back to clone, whose flags can be checked. */
+static const char *const refused_calls[] = {
+	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+	"fsconfig", "fsmount", "fspick", "mount_setattr", "swapon", "swapoff", "reboot", "kexec_load",
+	"kexec_file_load", "init_module", "finit_module", "delete_module", "create_module",
+	"get_kernel_syms", "query_module", "unshare", "setns", "keyctl", "add_key", "request_key",
+	"bpf", "perf_event_open", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "acct",
+	"quotactl", "quotactl_fd", "lookup_dcookie", "clock_settime", "clock_adjtime", "settimeofday",
+	"adjtimex", "stime", "syslog", "iopl", "ioperm", "uselib", "vm86", "vm86old", "nfsservctl",
+	"fanotify_init", "process_vm_writev", "vhangup",
+};
+
+int sup_harden_filter(sup *s, berth_buf *why)
+{
+	if (!(s->filter = seccomp_init(SCMP_ACT_ALLOW)))
+		return berth_buf_printf(why, "seccomp: out of memory"), -1;
+	int rc = 0;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(refused_calls) && !rc; i++) {
+		int nr = seccomp_syscall_resolve_name(refused_calls[i]);
+		if (nr != __NR_SCMP_ERROR && nr >= 0)
+			rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(EPERM), nr, 0);
+	}
+	/* clone: never a new namespace (one rule a flag: the rules of a call are ORed) */
+	static const unsigned long ns_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+						 CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(ns_flags) && !rc; i++)
+		rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+	if (!rc)
+		rc = seccomp_rule_add(s->filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (rc) {
+		berth_buf_printf(why, "seccomp: %s", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether a child of this process may unshare flags (tried in a throwaway one). */
+static bool can_unshare(int flags)
+{
+	pid_t t = fork();
+	if (t == 0)
+		_exit(unshare(flags) ? 1 : 0);
+	int st = 1;
+	while (t > 0 && waitpid(t, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Which namespaces the run gets: as root, a pid namespace with a mount
+ * namespace; else, for volumes, a mount namespace where the host allows
+ * one. What it does not get is said in a Warning event. Returns true when
+ * there is no mount namespace for the volumes. */
+bool sup_namespaces(sup *s)
+{
+	const char *id = s->r->info.id;
+	/* with CAP_SYS_ADMIN (root outside a container) nothing needs trying:
+	 * a fork less on every launch */
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	if ((syscall(SYS_capget, &h, d) == 0 &&
+	     (d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN))) ||
+	    (geteuid() == 0 && can_unshare(CLONE_NEWPID | CLONE_NEWNS))) {
+		s->pidns = true;
+		return false;
+	}
+	store_event(s->st, id, "Warning",
+		    geteuid() ? "no pid namespace (berth is not root): the run's processes see the "
+				"machine's in /proc"
+			      : "no pid namespace (the host refuses one): the run's processes see the "
+				"machine's in /proc");
+	if (!s->nvols || can_unshare(CLONE_NEWNS))
+		return false;
+	store_event(s->st, id, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
+	return true;
+}
+

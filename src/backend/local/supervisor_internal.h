@@ -1,0 +1,63 @@
+/*
+ * supervisor_internal.h - what the files of one run's supervisor share:
+ * supervisor.c (the process: environment, start, waits, disk, the end),
+ * mounts.c (volumes at their mount paths), isolation.c (work dir, seccomp,
+ * namespaces). Not for the rest of the local kind (local.h).
+ */
+#ifndef BERTH_BACKEND_LOCAL_SUPERVISOR_INTERNAL_H
+#define BERTH_BACKEND_LOCAL_SUPERVISOR_INTERNAL_H
+
+#include <seccomp.h>
+#include <signal.h>
+
+#include "backend/local/local.h"
+
+typedef local_volume volume;
+
+typedef struct sup {
+	const char *home;
+	store *st;
+	store_run *r;
+	cg_handle *cg;
+	volume *vols;
+	size_t nvols;
+	char **argv, **envp;
+	size_t nenv;
+	char *secret_values; /* NAME=VALUE\0..., wiped at the end */
+	size_t secret_len;
+	int log;
+	pid_t child;
+	sigset_t run_mask;   /* the signal mask the command starts with */
+	scmp_filter_ctx filter; /* the seccomp filter of the run's processes; NULL: none */
+	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
+	int statp;           /* the wait status from the run's init, in a pid namespace */
+	bool disk_watch;     /* the run has a disk limit or a sized volume */
+	char *tmp;           /* runs/ID/tmp, the run's /tmp in a pid namespace; NULL: none */
+	char *evicted;       /* why it was stopped for its disk use */
+} sup;
+
+/* A string printed into new memory (NULL when out of memory). */
+char *sup_fmt(const char *f, ...) BERTH_PRINTF(1, 2);
+
+/* mounts.c: the gid the run's processes have. */
+int64_t sup_run_gid(const store_run *r);
+/* The volumes' directories made and owned (fallback: no mount namespace, the
+ * paths go in the environment); -1 with why. */
+int sup_prepare_volumes(sup *s, bool fallback, berth_buf *why);
+/* Removes the mount points made for the run's volumes. */
+void sup_remove_mount_points(sup *s);
+/* In the child: a private mount namespace (and /proc of its pid namespace),
+ * then every volume at its mount path (the secrets' files from
+ * secret_files). 0; -1 when the host allows no mount namespace (the
+ * volumes' paths go in the environment); -2 when a mount failed. */
+int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const size_t *secret_lens);
+
+/* isolation.c: the run's work dir, /tmp and disk reserve; -1 with why. */
+int sup_prepare_workdir(sup *s, berth_buf *why);
+/* The seccomp filter of the run's processes; -1 with why. */
+int sup_harden_filter(sup *s, berth_buf *why);
+/* Pid and mount namespaces where the host allows them (events say what it
+ * refused); true when the volumes' paths go in the environment instead. */
+bool sup_namespaces(sup *s);
+
+#endif
