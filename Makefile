@@ -86,6 +86,9 @@ $(BT)/%: $(BT)/obj/tests/unit/%.o $(BT)/obj/tests/unit/t.o $(LIB_SRC:%.c=$(BT)/o
 	$(CC) $(TCFLAGS) -o $@ $^ $(LDLIBS)
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BT)/%)
+# the unit tests' objects are kept (make deletes a pattern rule's intermediates,
+# and make check would compile them all again each time)
+.SECONDARY: $(UNIT_SRC:%.c=$(BT)/obj/%.o) $(BT)/obj/tests/unit/t.o
 
 # every public header must compile on its own (C11, pedantic)
 $(BT)/headers.ok: $(HEADERS)

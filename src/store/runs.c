@@ -178,9 +178,15 @@ static int col_list(berth_buf *b, bool update)
 	return b->failed;
 }
 
-/* The SQL of a run's columns, once per handle: it costs more to write than to run. */
-int store_run_sql(store *s)
+/* The SQL of a run's columns, once per handle, on its first use (it costs
+ * more to write than to run): -1 when out of memory (then again next time). */
+static int run_sql(store *s)
 {
+	if (s->cols && s->insert && s->update)
+		return 0;
+	free(s->cols);
+	free(s->insert);
+	free(s->update);
 	berth_buf cols = BERTH_BUF_INIT, ins = BERTH_BUF_INIT, upd = BERTH_BUF_INIT;
 	col_list(&cols, false);
 	berth_buf_puts(&ins, "INSERT INTO runs (");
@@ -222,6 +228,8 @@ static int bind_all(sqlite3_stmt *st, const store_run *r, bool only_mutable)
 int store_run_insert(store *s, const store_run *r, berth_error **err)
 {
 	sqlite3_stmt *st = NULL;
+	if (run_sql(s))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (store_stmt_get(s, s->insert, -1, &st, NULL) != SQLITE_OK)
 		return store_db_fail(s, err, "preparing a statement");
 	int rc = 0;
@@ -237,6 +245,8 @@ int store_run_insert(store *s, const store_run *r, berth_error **err)
 int store_run_update(store *s, const store_run *r, berth_error **err)
 {
 	sqlite3_stmt *st = NULL;
+	if (run_sql(s))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (store_stmt_get(s, s->update, -1, &st, NULL) != SQLITE_OK)
 		return store_db_fail(s, err, "preparing a statement");
 	int rc = 0;
@@ -250,7 +260,9 @@ int store_run_update(store *s, const store_run *r, berth_error **err)
 static void select_head(store *s, berth_buf *sql)
 {
 	berth_buf_puts(sql, "SELECT ");
-	berth_buf_puts(sql, s->cols);
+	if (run_sql(s))
+		sql->failed = -BERTH_ENOMEM;
+	berth_buf_puts(sql, s->cols ? s->cols : "");
 	berth_buf_puts(sql, ", rowid FROM runs ");
 }
 

@@ -263,10 +263,6 @@ int store_open(store **out, const char *path, berth_error **err)
 		store_close(s);
 		return -BERTH_EIO;
 	}
-	if (store_run_sql(s)) {
-		store_close(s);
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	}
 	*out = s;
 	return 0;
 }

@@ -52,7 +52,7 @@ struct store {
 	stmt_slot cache[STMT_CACHE];
 	char *project;  /* the last project recorded through this handle */
 	int64_t busy_since; /* when the wait for another writer began (ms, monotonic) */
-	/* the SQL of a run's columns, written once (store_run_sql): "a, b, ...", the
+	/* the SQL of a run's columns, written on first use (runs.c): "a, b, ...", the
 	 * INSERT and the UPDATE of every mutable column */
 	char *cols, *insert, *update;
 };
@@ -83,7 +83,5 @@ int store_col_text(sqlite3_stmt *st, int i, char **out);
  * list (maybe moved), or NULL when out of memory (list left as it was). */
 void *store_grow(void *list, size_t size, size_t n, size_t *cap);
 
-/* Writes the SQL of a run's columns into s (runs.c), at open: -1 when out of memory. */
-int store_run_sql(store *s);
 
 #endif

@@ -28,9 +28,9 @@
 /* The home and name of uid from the user database, looked up once per handle
  * and uid (the server submits every run as the same user): *out is NULL when
  * the database has no such user; -1 when out of memory. */
-static int user_of(berth_backend *b, uid_t uid, const local_user **out)
+static int user_of(local_state *ls, uid_t uid, const local_user **out)
 {
-	local_user *u = &LOCAL(b)->user;
+	local_user *u = &ls->user;
 	*out = NULL;
 	if (!u->known || u->uid != uid) {
 		free(u->home);
@@ -66,7 +66,8 @@ static void vol_field(berth_buf *out, const char *s)
 
 /* The volumes as the supervisor reads them (store.h: six NUL-terminated
  * fields each), checked now. */
-static int plan_volumes(berth_backend *b, const berth_run *run, berth_buf *out, berth_error **err)
+static int plan_volumes(berth_backend *b, const local_state *ls, const berth_run *run, berth_buf *out,
+			berth_error **err)
 {
 	const berth_spec *s = &run->spec;
 	const char *project = s->project.s ? s->project.s : "default";
@@ -79,7 +80,7 @@ static int plan_volumes(berth_backend *b, const berth_run *run, berth_buf *out, 
 		switch (v->type) {
 		case BERTH_VOLUME_PVC:
 			bad = fs_path(dir, sizeof(dir), b->home, "volumes/%s/%s", run->id, v->name.s);
-			if (LOCAL(b)->keep_volumes)
+			if (ls->keep_volumes)
 				life = "keep";
 			break;
 		case BERTH_VOLUME_EMPTY_DIR:
@@ -125,7 +126,8 @@ static int plan_volumes(berth_backend *b, const berth_run *run, berth_buf *out, 
 static const char *const passed_env[] = {"PATH", "LANG", "LC_ALL", "TZ", "TERM"};
 
 /* Fills r with what the supervisor needs, refusing what this machine cannot do. */
-int local_plan_launch(berth_backend *b, const berth_run *run, store_run *r, berth_error **err)
+int local_plan_launch(berth_backend *b, local_state *ls, const berth_run *run, store_run *r,
+		      berth_error **err)
 {
 	const berth_spec *s = &run->spec;
 	if (s->action == BERTH_ACTION_CRONJOB)
@@ -189,7 +191,7 @@ int local_plan_launch(berth_backend *b, const berth_run *run, store_run *r, bert
 		if (getenv(passed_env[i]))
 			add_env(&env, passed_env[i], getenv(passed_env[i]));
 	const local_user *u = NULL;
-	if (!dynamic && user_of(b, uid >= 0 ? (uid_t)uid : geteuid(), &u))
+	if (!dynamic && user_of(ls, uid >= 0 ? (uid_t)uid : geteuid(), &u))
 		env.failed = -BERTH_ENOMEM;
 	add_env(&env, "HOME", u ? u->home : own_dir ? work : "/");
 	if (u)
@@ -205,7 +207,7 @@ int local_plan_launch(berth_backend *b, const berth_run *run, store_run *r, bert
 	}
 	for (size_t i = 0; i < s->secrets.n; i++)
 		berth_buf_printf(&secrets, "%s%s", i ? "," : "", s->secrets.items[i].s);
-	int rc = plan_volumes(b, run, &vols, err);
+	int rc = plan_volumes(b, ls, run, &vols, err);
 	if (!rc && (argv.failed || env.failed || vols.failed || secrets.failed))
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (rc) {
@@ -232,8 +234,8 @@ int local_plan_launch(berth_backend *b, const berth_run *run, store_run *r, bert
 	r->timeout = s->timeout.set ? s->timeout.v : 0;
 	r->retries = s->retries.set ? s->retries.v : 0;
 	r->restart = s->action != BERTH_ACTION_JOB;
-	r->grace = LOCAL(b)->grace_s;
-	r->keep_volumes = LOCAL(b)->keep_volumes;
+	r->grace = ls->grace_s;
+	r->keep_volumes = ls->keep_volumes;
 	r->pids_max = run->pids_max;
 	const berth_resource *disk = &s->resources.disk;
 	r->disk_limit = disk->limits.set     ? berth_quantity_value(&disk->limits.q)

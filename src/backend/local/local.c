@@ -808,7 +808,7 @@ static int local_prepare(berth_backend *b, const berth_run *run, const char *spe
 	char log[4096];
 	local_run_path(log, sizeof(log), b->home, run->id, "log");
 	berth_run_info *i = &r->info;
-	if (!(rc = local_plan_launch(b, run, r, err)) &&
+	if (!(rc = local_plan_launch(b, LOCAL(b), run, r, err)) &&
 	    !(rc = record_new(b->policy, run, spec_text, local_backend_ops.kind, r, err))) {
 		i->enforcement = berth_strdup(LOCAL(b)->cgv == CG_NONE ? "rlimits"
 					      : LOCAL(b)->cgv == CG_V1 ? "cgroup v1" : "cgroup v2");

@@ -39,10 +39,6 @@ typedef struct queue_pass {
  * directory is made here. */
 int local_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub);
 
-/* launch.c: fills r with how run will be started (command, user, groups,
- * environment, volume table, work dir, limits); refusals of the policy's
- * id ranges in *err. */
-int local_plan_launch(berth_backend *b, const berth_run *run, store_run *r, berth_error **err);
 
 /* A volume of a run as the volume table lists it (files.c). */
 typedef struct local_volume {
@@ -78,6 +74,12 @@ typedef struct local_state {
 } local_state;
 
 #define LOCAL(b) ((local_state *)backend_state((b), &local_backend_ops))
+
+/* launch.c: fills r with how run will be started (command, user, groups,
+ * environment, volume table, work dir, limits) with the kind's state ls;
+ * refusals of the policy's id ranges in *err. */
+int local_plan_launch(berth_backend *b, local_state *ls, const berth_run *run, store_run *r,
+		      berth_error **err);
 
 /* A process's start time in clock ticks since boot (/proc/PID/stat), -1 if gone:
  * with the pid, it names one process across pid reuse. */
