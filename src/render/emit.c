@@ -132,6 +132,24 @@ onode *o_get(const onode *m, const char *key)
 	return NULL;
 }
 
+onode *o_take(onode *m, const char *key)
+{
+	onode *prev = NULL;
+	for (onode *c = m ? m->first : NULL; c; prev = c, c = c->next) {
+		if (!c->key || strcmp(c->key, key))
+			continue;
+		if (prev)
+			prev->next = c->next;
+		else
+			m->first = c->next;
+		if (m->last == c)
+			m->last = prev;
+		c->next = NULL;
+		return c;
+	}
+	return NULL;
+}
+
 static int listed(const char *key, const char *const *keys)
 {
 	for (size_t i = 0; key && keys && keys[i]; i++)

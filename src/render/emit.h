@@ -50,6 +50,8 @@ onode *o_time(obuild *b, onode *parent, const char *key, int64_t ms);
 onode *o_qty(obuild *b, onode *parent, const char *key, const berth_quantity *q);
 /* The child of map m under key, or NULL. */
 onode *o_get(const onode *m, const char *key);
+/* The same, taken out of m (NULL, and m unchanged, when there is none). */
+onode *o_take(onode *m, const char *key);
 /* A copy of a parsed tree; scalars become strings except integers under a
  * key named in int_keys (NULL-terminated), and true/false under bool_keys. */
 onode *o_copy(obuild *b, onode *parent, const char *key, const berth_node *n,

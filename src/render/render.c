@@ -518,6 +518,16 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 	return 0;
 }
 
+/* Takes the ownerReferences out of an object's metadata. Rendered for a
+ * person or for GitOps, an owner has no uid yet and the API refuses an
+ * empty one: the run's objects are kept together by their berth.dev/run
+ * label instead (the backend adds the owner, with its uid, when it applies
+ * them). */
+static void drop_owner_refs(onode *obj)
+{
+	o_take(o_get(obj, "metadata"), "ownerReferences");
+}
+
 int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 {
 	onode *objs[RENDER_MAX_OBJECTS];
@@ -526,8 +536,10 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 	if (!arena)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	int rc = render_objects(arena, run, objs, &n, err);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		drop_owner_refs(objs[i]);
 		put(rd, objs[i]);
+	}
 	berth_arena_free(arena);
 	if (rc)
 		return rc;
