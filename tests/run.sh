@@ -5,7 +5,8 @@
 # (unit binaries), golden (tests/golden/*/, tests/data/render/*/), render
 # (merge, policy rules, objects), cli, local (the local backend), security
 # (hostile specs and runs against it), server, load (the server under load and
-# abuse), kube (the kubernetes backend against a stand-in API server), sdk (the
+# abuse), kube (the kubernetes backend against a stand-in API server), kube-real
+# (the same against a real control plane, ../shared/k8s, when there), sdk (the
 # Python SDK), ui (the web UI in a browser), schema (rendered objects against
 # the Kubernetes API), fuzz (short runs). Under --valgrind: unit, golden, render.
 set -u
@@ -13,7 +14,7 @@ bt=${1:-build/test}
 shift || true
 mode=
 if [ "${1:-}" = --valgrind ]; then mode=--valgrind; shift; fi
-all_tiers="unit golden render cli local security server load kube sdk ui schema fuzz"
+all_tiers="unit golden render cli local security server load kube kube-real sdk ui schema fuzz"
 vg_tiers="unit golden render"
 if [ $# -gt 0 ]; then
 	tiers="$*"
@@ -110,6 +111,8 @@ for t in $tiers; do
 	server) tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth" ;;
 	load) tier "load and abuse (berth serve: streams held, floods, caps; loopback, bounded)" 80 "$here/load.sh" "$bt/berth" ;;
 	kube) tier "kubernetes backend (a stand-in API server over TLS)" 80 "$here/kube.sh" "$bt/berth" ;;
+	kube-real) tier "kubernetes backend on a real control plane (../shared/k8s: kube-apiserver, controllers, scheduler 1.26)" 80 \
+		"$here/kube_real.sh" "$bt/berth" ;;
 	sdk) tier "python sdk (berth serve on loopback, the seeds' func.run examples)" 80 \
 		env BERTH_BIN="$bt/berth" python3 "$root/sdk/python/tests/run.py" ;;
 	ui) tier "web ui (playwright-core, Debian's chromium, berth serve on loopback)" 80 "$here/ui.sh" "$bt/berth" ;;

@@ -139,7 +139,16 @@ typedef struct kview {
 	int ready;
 	kpod pods[VIEW_PODS];
 	size_t npods;
+	char said[512];        /* what the cluster said last in a Warning Event about the
+				  run's objects, when nothing else explains a wait */
+	bool refused;          /* ... and it is a refusal that retrying will not change */
 } kview;
+
+/* A refusal seen this long is the run's end, not a wait (the controllers
+ * retry a forbidden create for ever). */
+#define REFUSED_GRACE_MS 10000
+/* A wait watches this long, then asks for the Events of a run that waits. */
+#define WAIT_SLICE_MS 5000
 
 /* RFC 3339 to Unix ms; 0 when absent or unreadable. */
 static int64_t rfc3339_ms(const char *s)
@@ -373,6 +382,11 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 		copy_str(reason, len, v->reason);
 	if (running)
 		return BERTH_STATE_RUNNING;
+	if (!reason[0] && v->said[0]) {
+		copy_str(reason, len, v->said);
+		if (v->refused)
+			return BERTH_STATE_FAILED;
+	}
 	if (!reason[0])
 		copy_str(reason, len, !v->seen ? "submitted to the cluster" :
 			 !v->npods ? "waiting for its pod to be created" : "waiting for its pod to start");
@@ -530,6 +544,75 @@ static int run_target(berth_backend *b, const char *id, store_run **r, target *t
 	return rc;
 }
 
+/* Whether an Event's object is one of the run's: named as its workload, or
+ * that name and a suffix (its pods, its ReplicaSet, its claims). */
+static bool run_object(const char *object, const char *name)
+{
+	size_t n = strlen(name);
+	return object && !strncmp(object, name, n) && (!object[n] || object[n] == '-');
+}
+
+/* A create refused by admission for a reason that does not pass: a missing
+ * PriorityClass, a pod security or a webhook refusal (not a quota, which
+ * frees up). */
+static bool permanent(const char *reason, const char *message)
+{
+	return reason && message && !strcmp(reason, "FailedCreate") && strstr(message, "forbidden") &&
+	       !strstr(message, "exceeded quota");
+}
+
+/*
+ * What the cluster says about a run that waits with no other reason: the
+ * newest Warning Event about its objects (FailedCreate of its pods,
+ * FailedScheduling, a claim that cannot bind, an image that cannot be
+ * pulled), into v->said; v->refused when it is a refusal seen for
+ * REFUSED_GRACE_MS. Best effort: a cluster that cannot be asked says nothing.
+ */
+static void read_events(berth_backend *b, const target *t, kview *v)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events?fieldSelector=type%%3DWarning&limit=500",
+		 t->ns);
+	kube_reply rep;
+	memset(&rep, 0, sizeof(rep));
+	berth_error *e = NULL;
+	if (kube_request(KUBE(b)->api, "GET", path, NULL, NULL, 0, &rep, &e) || rep.status != 200) {
+		berth_error_free(e);
+		kube_reply_free(&rep);
+		return;
+	}
+	berth_arena *a = berth_arena_new();
+	const berth_node *root = NULL;
+	if (a && !berth_json_root(a, "the run's events", rep.body, rep.len, &root, NULL)) {
+		const berth_node *items = berth_node_get(root, "items"), *best = NULL;
+		const char *best_at = "";
+		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len; i++) {
+			const berth_node *ev = items->u.items[i];
+			if (!run_object(berth_node_text(berth_node_at(ev, "involvedObject.name")), t->name))
+				continue;
+			const char *at = berth_node_text(berth_node_get(ev, "lastTimestamp"));
+			if (!at)
+				at = berth_node_text(berth_node_get(ev, "eventTime"));
+			if (!best || (at && strcmp(at, best_at) > 0)) {
+				best = ev;
+				best_at = at ? at : "";
+			}
+		}
+		if (best) {
+			const char *r = berth_node_text(berth_node_get(best, "reason"));
+			const char *m = berth_node_text(berth_node_get(best, "message"));
+			const char *kind = berth_node_text(berth_node_at(best, "involvedObject.kind"));
+			const char *obj = berth_node_text(berth_node_at(best, "involvedObject.name"));
+			snprintf(v->said, sizeof(v->said), "%s: %s (%s %s, the cluster's words)",
+				 r ? r : "Warning", m ? m : "", kind ? kind : "object", obj ? obj : "");
+			int64_t first = rfc3339_ms(berth_node_text(berth_node_get(best, "firstTimestamp")));
+			v->refused = permanent(r, m) && first && store_now_ms() - first >= REFUSED_GRACE_MS;
+		}
+	}
+	berth_arena_free(a);
+	kube_reply_free(&rep);
+}
+
 /*
  * Follows a run: lists (and with watch, then watches) its workload and its
  * pods. until_final / until_pod say when a watch is done; without watch it
@@ -572,6 +655,16 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 			rc = kube_list(KUBE(b)->api, &w[1], err);
 		if (rc > 0)
 			rc = 0;
+		/* a run that waits with nothing to say: what the cluster says of it */
+		char reason[600];
+		const kpod *p;
+		if (!rc && view_state(&f.view, f.stopping, reason, sizeof(reason), &p) == BERTH_STATE_PENDING &&
+		    (!strcmp(reason, "waiting for its pod to be created") ||
+		     !strcmp(reason, "waiting for its pod to start") || !f.view.seen)) {
+			read_events(b, &t, &f.view);
+			if (f.view.said[0])
+				rc = record_view(b, id, &f.view, err);
+		}
 	} else {
 		rc = kube_watch_run(KUBE(b)->api, w, 2, timeout_ms, err);
 	}
@@ -737,18 +830,9 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 	char uid[128] = "";
 	/* before the workload: without ownerReferences */
 	for (size_t i = 0; !rc && i < n; i++) {
-		onode *md = o_get(objs[i], "metadata"), *prev = NULL;
-		for (onode *c = md->first; c && i < w; prev = c, c = c->next)
-			if (c == owner_refs(objs[i])) {
-				refs[i] = c; /* unlinked now, linked again below */
-				if (prev)
-					prev->next = c->next;
-				else
-					md->first = c->next;
-				if (md->last == c)
-					md->last = prev;
-				break;
-			}
+		/* unlinked now, linked again below */
+		if (i < w)
+			refs[i] = o_take(o_get(objs[i], "metadata"), "ownerReferences");
 		rc = apply(b, res[i], ns, names[i], objs[i], dry_run, i == w ? uid : NULL, sizeof(uid), err);
 		if (rc)
 			break;
@@ -772,7 +856,6 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 				if (!refs[j])
 					continue;
 				onode *md2 = o_get(objs[j], "metadata");
-				refs[j]->next = NULL;
 				md2->last->next = refs[j];
 				md2->last = refs[j];
 				rc = apply(b, res[j], ns, names[j], objs[j], dry_run, NULL, 0, err);
@@ -1065,13 +1148,20 @@ static int kube_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth
 		if (deadline >= 0 && left <= 0)
 			return berth_fail(err, BERTH_ETIMEOUT, "run \"%s\" is not finished after %lld ms",
 					  id, (long long)timeout_ms);
+		/* in slices: between two, what the cluster says of a run that waits
+		 * (a refused create ends it) */
+		long slice = left < 0 || left > WAIT_SLICE_MS ? WAIT_SLICE_MS : (long)left;
 		berth_error *e = NULL;
-		rc = follow_run(b, id, true, true, false, (long)left, &e);
+		rc = follow_run(b, id, true, true, false, slice, &e);
 		if (rc && rc != -BERTH_ETIMEOUT) {
 			berth_error_move(err, e);
 			return rc;
 		}
 		berth_error_free(e); /* a time limit: the record decides */
+		e = NULL;
+		if (rc == -BERTH_ETIMEOUT)
+			kube_refresh(b, id, &e);
+		berth_error_free(e);
 	}
 }
 

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The kubernetes backend against a real control plane (kube-apiserver,
+# controller-manager and scheduler 1.26 with etcd, on loopback, and a fake
+# kubelet that runs pods to Succeeded): ../shared/k8s, or $BERTH_K8S_FIXTURE.
+# A clone without it skips the tier with a line that says so.
+#   - a seed spec with the example policy runs to Succeeded once the
+#     PriorityClasses of deploy/kubernetes/ exist, and berth stop leaves none
+#     of the run's objects behind;
+#   - a PriorityClass the cluster does not have: the run's reason is the
+#     cluster's words, and the run fails, instead of waiting for ever;
+#   - berth render's output applies with kubectl apply and --server-side.
+# Prints "ok NAME" / "FAIL NAME" / "skip NAME" per check.
+#   tests/kube_real.sh BERTH
+set -u
+berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+fixture=${BERTH_K8S_FIXTURE:-$root/../shared/k8s}
+ok() { echo "ok kube-real $1"; }
+fail() {
+	echo "FAIL kube-real $1: $2"
+	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
+}
+skip() { echo "skip kube-real $1 ($2)"; }
+if [ ! -x "$fixture/cluster" ]; then
+	skip control-plane "no real control plane here: $fixture/cluster is missing (../shared/k8s)"
+	exit 0
+fi
+tmp=$(mktemp -d)
+state=$tmp/cluster
+cleanup() {
+	"$fixture/cluster" stop "$state" --wipe >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+export BERTH_HOME=$tmp/home
+unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT
+cd "$tmp" || exit 1
+
+# Jobs complete 2 s after their pod starts
+if ! KUBECONFIG=$(FAKE_KUBELET_ARGS="--pod-phase=running --complete-after=2s" \
+	CLUSTER_BIN_DIR=${BERTH_K8S_BIN_DIR:-$tmp/bin} "$fixture/cluster" start "$state" 2>start.log); then
+	echo "FAIL kube-real control-plane: it did not start"
+	tail -20 start.log | sed 's/^/    /'
+	exit 0
+fi
+export KUBECONFIG
+. "$state/cluster.env"
+ok control-plane
+api() { # METHOD PATH [BODY]: the API server's answer, as the admin
+	curl -s --cacert "$K8S_CA_FILE" -H "Authorization: Bearer $(cat "$K8S_TOKEN_FILE")" \
+		-H 'Content-Type: application/json' -X "$1" "$K8S_API_URL$2" ${3:+-d "$3"}
+}
+field() { "$berth" get run "$1" -o json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin).get('$2',''))"; }
+# wait_for ID STATE SECONDS: until the run's state is STATE (get asks the cluster)
+wait_for() {
+	for _ in $(seq $((${3} * 2))); do
+		[ "$(field "$1" state)" = "$2" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+# the run's objects still on the cluster, by its label, every kind berth makes
+leftovers() {
+	for p in api/v1/namespaces/ml-jobs/pods api/v1/namespaces/ml-jobs/secrets \
+		api/v1/namespaces/ml-jobs/persistentvolumeclaims api/v1/namespaces/ml-jobs/services \
+		apis/batch/v1/namespaces/ml-jobs/jobs apis/apps/v1/namespaces/ml-jobs/deployments; do
+		api GET "/$p?labelSelector=berth.dev/run%3D$1" |
+			python3 -c 'import json,sys; [print(i["kind"] if "kind" in i else "", i["metadata"]["name"]) for i in json.load(sys.stdin).get("items",[])]'
+	done
+}
+api POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ml-jobs"}}' >/dev/null
+for _ in $(seq 40); do
+	api GET /api/v1/namespaces/ml-jobs/serviceaccounts/default | grep -q '"uid"' && break
+	sleep 0.25
+done
+policy=$root/examples/policy/config.yaml
+cat >job.yaml <<'EOF'
+name: train
+function:
+  image: python:3.11
+  command: ["python", "-c", "print(1)"]
+resources:
+  cpu: "1"
+  mem: 1Gi
+EOF
+
+# ---- a PriorityClass the cluster does not have: the cluster's words, then Failed ----------
+id=$("$berth" run job.yaml --backend kubernetes --config "$policy" --run-id nopc1 2>out)
+ok=0
+for _ in $(seq 60); do
+	reason=$(field nopc1 reason)
+	case $reason in *"no PriorityClass with name berth-medium was found"*) ok=1; break ;; esac
+	sleep 0.5
+done
+if [ "$id" = nopc1 ] && [ $ok = 1 ]; then ok missing-priorityclass-reason; else
+	fail missing-priorityclass-reason "id $id, reason: $(field nopc1 reason)"
+fi
+if wait_for nopc1 Failed 30 && field nopc1 reason | grep -q 'FailedCreate'; then
+	ok missing-priorityclass-fails
+else
+	fail missing-priorityclass-fails "$(field nopc1 state): $(field nopc1 reason)"
+fi
+timeout 90 "$berth" run job.yaml --backend kubernetes --config "$policy" --run-id nopc2 --wait >/dev/null 2>out
+status=$?
+if [ $status = 1 ] && [ "$(field nopc2 state)" = Failed ]; then ok missing-priorityclass-wait-ends; else
+	fail missing-priorityclass-wait-ends "exit $status, $(field nopc2 state): $(field nopc2 reason)"
+fi
+"$berth" stop nopc1 nopc2 >/dev/null 2>&1
+
+# ---- with the PriorityClasses of deploy/: a seed spec runs, and stop leaves nothing -------
+if command -v kubectl >/dev/null; then
+	kubectl apply -f "$root/deploy/kubernetes/priorityclasses.yaml" >out 2>&1
+else
+	# the same classes, without kubectl
+	for n in high:100000 medium:10000 low:1000; do
+		api POST /apis/scheduling.k8s.io/v1/priorityclasses \
+			"{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"berth-${n%%:*}\"},\"value\":${n##*:}}" >/dev/null
+	done
+fi
+"$berth" run job.yaml --backend kubernetes --config "$policy" --run-id seed1 --wait >/dev/null 2>out
+status=$?
+if [ $status = 0 ] && [ "$(field seed1 state)" = Succeeded ]; then ok seed-job-succeeds; else
+	fail seed-job-succeeds "exit $status, $(field seed1 state): $(field seed1 reason)"
+fi
+cat >sleepy.yaml <<'EOF'
+name: sleepy
+action: serve
+function:
+  image: python:3.11
+  command: ["python", "-m", "http.server"]
+EOF
+"$berth" run sleepy.yaml --backend kubernetes --config "$policy" --run-id serve1 >/dev/null 2>out
+wait_for serve1 Running 30
+"$berth" stop serve1 >/dev/null 2>out
+left=$(leftovers serve1)
+if [ "$(field serve1 state)" = Stopped ] && [ -z "$left" ]; then ok stop-leaves-nothing; else
+	fail stop-leaves-nothing "$(field serve1 state); left: $left"
+fi
+
+# ---- berth render applies as it is --------------------------------------------------------
+if command -v kubectl >/dev/null; then
+	"$berth" render "$root/examples/train.yaml" --config "$policy" --run-id gitops1 >rendered.yaml 2>out
+	kubectl create namespace "$(sed -n 's/^  namespace: //p' rendered.yaml | head -1)" >/dev/null 2>&1
+	if kubectl apply -f rendered.yaml >out 2>&1; then ok render-kubectl-apply; else
+		fail render-kubectl-apply "kubectl apply -f refused berth render's output"
+	fi
+	"$berth" render "$root/examples/train.yaml" --config "$policy" --run-id gitops2 >rendered2.yaml 2>out
+	if kubectl apply --server-side -f rendered2.yaml >out 2>&1; then ok render-kubectl-apply-server-side; else
+		fail render-kubectl-apply-server-side "kubectl apply --server-side refused berth render's output"
+	fi
+else
+	skip render-kubectl-apply "no kubectl here"
+	skip render-kubectl-apply-server-side "no kubectl here"
+fi
