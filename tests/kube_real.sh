@@ -124,6 +124,23 @@ status=$?
 if [ $status = 0 ] && [ "$(field seed1 state)" = Succeeded ]; then ok seed-job-succeeds; else
 	fail seed-job-succeeds "exit $status, $(field seed1 state): $(field seed1 reason)"
 fi
+# a run with a secret: the Secret with its values is on the cluster while the run needs it,
+# and gone once the run has ended (the Job and its pods stay, for their logs)
+printf %s 's3cr3t' | "$berth" secrets set api-token >/dev/null 2>&1
+sed 's/^name: train$/name: train\nsecrets: [api-token]/' job.yaml >secret.yaml
+"$berth" run secret.yaml --backend kubernetes --config "$policy" --run-id sec1 >/dev/null 2>out
+secrets_of() { # ID: how many Secrets carry the run's label
+	api GET "/api/v1/namespaces/ml-jobs/secrets?labelSelector=berth.dev/run%3D$1" |
+		python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("items",[])))'
+}
+held=$(secrets_of sec1)
+wait_for sec1 Succeeded 30
+if [ "$held" = 1 ] && [ "$(field sec1 state)" = Succeeded ] && [ "$(secrets_of sec1)" = 0 ] &&
+	[ -n "$(leftovers sec1)" ]; then
+	ok secret-gone-when-run-ends
+else
+	fail secret-gone-when-run-ends "Secrets while it ran $held, after $(secrets_of sec1); $(field sec1 state)"
+fi
 cat >sleepy.yaml <<'EOF'
 name: sleepy
 action: serve

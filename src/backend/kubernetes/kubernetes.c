@@ -94,6 +94,8 @@ typedef struct kube_state {
 #define KUBE(b) ((kube_state *)backend_state((b), &kube_backend_ops))
 
 static int kube_refresh(berth_backend *b, const char *id, berth_error **err);
+static int delete_labelled(berth_backend *b, const kres *res, const char *ns, const char *id,
+			   int grace_s, berth_error **err);
 static int kube_reconcile(berth_backend *b, berth_error **err);
 
 /* ---- the connection ---------------------------------------------------------------------- */
@@ -396,7 +398,10 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 /* ---- recording what the cluster says ---------------------------------------------------- */
 
 /* Writes the view's state into the stored run; an event for each change of state. */
-static int record_view(berth_backend *b, const char *id, const kview *v, berth_error **err)
+/* Records what v says of run id; *ended (may be NULL) is set when this
+ * record made it final (once, whoever sees it first). */
+static int record_view(berth_backend *b, const char *id, const kview *v, bool *ended,
+		       berth_error **err)
 {
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
@@ -440,6 +445,8 @@ static int record_view(berth_backend *b, const char *id, const kview *v, berth_e
 		store_rollback(b->st);
 	else if (st != before)
 		store_event(b->st, id, berth_state_name(st), i->reason);
+	if (!rc && ended && berth_state_final(st))
+		*ended = true;
 	else
 		store_event(b->st, id, "Waiting", i->reason);
 	store_run_free(r);
@@ -453,6 +460,7 @@ typedef struct follower {
 	bool stopping;
 	bool until_final;   /* a wait: done when the run is final */
 	bool until_pod;     /* a log: done when a pod has started */
+	bool ended;         /* the run became final while followed */
 	bool pods_synced;   /* the pods are listed whole */
 	bool view_synced;   /* the workload is listed */
 } follower;
@@ -461,7 +469,7 @@ static int follow_done(follower *f, berth_error **err)
 {
 	char reason[600];
 	const kpod *p;
-	int rc = record_view(f->b, f->id, &f->view, err);
+	int rc = record_view(f->b, f->id, &f->view, &f->ended, err);
 	if (rc)
 		return rc;
 	berth_state st = view_state(&f->view, f->stopping, reason, sizeof(reason), &p);
@@ -663,7 +671,7 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 		     !strcmp(reason, "waiting for its pod to start") || !f.view.seen)) {
 			read_events(b, &t, &f.view);
 			if (f.view.said[0])
-				rc = record_view(b, id, &f.view, err);
+				rc = record_view(b, id, &f.view, &f.ended, err);
 		}
 	} else {
 		rc = kube_watch_run(KUBE(b)->api, w, 2, timeout_ms, err);
@@ -671,6 +679,13 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 	berth_buf_release(&wpath);
 	berth_buf_release(&ppath);
 	store_run_free(r);
+	/* its pods need its Secret no more: the values leave the cluster (the Job,
+	 * its pods and claims stay, for their logs, until the run is deleted) */
+	if (f.ended) {
+		berth_error *e = NULL;
+		delete_labelled(b, &kinds[0], t.ns, id, 0, &e);
+		berth_error_free(e);
+	}
 	return rc;
 }
 
