@@ -86,6 +86,17 @@ resources:
   mem: 1Gi
 EOF
 
+# ---- berth cluster check names what is missing, and what fixes it --------------------------
+"$berth" cluster check --config "$policy" >check.out 2>out
+status=$?
+if [ $status = 1 ] && grep -q '^missing PriorityClass berth-medium: .*deploy/kubernetes/priorityclasses.yaml' check.out &&
+	grep -q '^ok namespace ml-jobs' check.out && grep -q '^ok rights on batch/jobs in namespace ml-jobs' check.out &&
+	grep -q '^missing StorageClass standard: ' check.out && grep -q '^4 missing$' check.out; then
+	ok cluster-check-names-missing
+else
+	fail cluster-check-names-missing "exit $status: $(tr '\n' '|' <check.out)"
+fi
+
 # ---- a PriorityClass the cluster does not have: the cluster's words, then Failed ----------
 id=$("$berth" run job.yaml --backend kubernetes --config "$policy" --run-id nopc1 2>out)
 ok=0
@@ -118,6 +129,16 @@ else
 		api POST /apis/scheduling.k8s.io/v1/priorityclasses \
 			"{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"berth-${n%%:*}\"},\"value\":${n##*:}}" >/dev/null
 	done
+fi
+# the example policy's storage.default_class
+api POST /apis/storage.k8s.io/v1/storageclasses \
+	'{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"standard"},"provisioner":"kubernetes.io/no-provisioner"}' >/dev/null
+"$berth" cluster check --config "$policy" >check.out 2>out
+status=$?
+if [ $status = 0 ] && grep -q '^ok PriorityClass berth-medium' check.out && grep -q '^0 missing$' check.out; then
+	ok cluster-check-ready
+else
+	fail cluster-check-ready "exit $status: $(tr '\n' '|' <check.out)"
 fi
 "$berth" run job.yaml --backend kubernetes --config "$policy" --run-id seed1 --wait >/dev/null 2>out
 status=$?

@@ -107,6 +107,13 @@ int berth_backend_open(berth_backend **out, const char *kind, const berth_backen
 		       berth_error **err);
 void berth_backend_close(berth_backend *b);
 
+/* Checks that where the handle's kind runs has what the policy names (the
+ * kubernetes kind: the namespace, each PriorityClass, the storage class, the
+ * GPU resources, and the rights berth needs, through SelfSubjectAccessReview).
+ * *report gets a line per check: "ok WHAT" or "missing WHAT: what fixes it".
+ * Returns the number of problems (0: ready), or a negative berth_code. */
+int berth_backend_check(berth_backend *b, char **report, berth_error **err);
+
 /* The kind new runs go to when none is named ("local"). */
 const char *berth_backend_default_kind(void);
 

@@ -53,6 +53,24 @@ void berth_backend_close(berth_backend *b)
 	backend_runtime_close(b);
 }
 
+int berth_backend_check(berth_backend *b, char **report, berth_error **err)
+{
+	*report = NULL;
+	if (!b->ops->check)
+		return berth_fail(err, BERTH_EARG, "backend \"%s\" has nothing to check: what it needs is "
+				  "checked at each submission", b->ops->kind);
+	berth_buf out = BERTH_BUF_INIT;
+	int rc = b->ops->check(b, &out, err);
+	if (rc >= 0 && out.failed)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	if (rc < 0) {
+		berth_buf_release(&out);
+		return rc;
+	}
+	*report = out.data ? berth_buf_detach(&out) : berth_strdup("");
+	return *report ? rc : berth_fail(err, BERTH_ENOMEM, "out of memory");
+}
+
 const char *berth_backend_default_kind(void)
 {
 	return backend_kind_at(0)->kind;

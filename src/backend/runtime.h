@@ -58,6 +58,10 @@ typedef struct backend_ops {
 	/* optional: asks where it would run to accept the run without creating
 	 * anything, a line per object into report; NULL: not supported */
 	int (*dry_run)(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err);
+	/* optional: whether where it runs has what the policy names, a line per
+	 * check into report ("ok ..." or "missing ...: what fixes it"); returns
+	 * the number of problems, or a negative code */
+	int (*check)(berth_backend *b, berth_buf *report, berth_error **err);
 } backend_ops;
 
 /* The default grace period between SIGTERM and SIGKILL (Kubernetes'

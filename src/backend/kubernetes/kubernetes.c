@@ -20,6 +20,7 @@
 #include "backend/runtime.h"
 #include "base/curl_dl.h"
 #include "backend/kubernetes/api.h"
+#include "backend/kubernetes/kind.h"
 #include "render/render_internal.h"
 #include "base/seal.h"
 #include "spec/yaml.h"
@@ -83,15 +84,6 @@ static int parse_target(const char *s, target *t)
 	return t->res ? 0 : -1;
 }
 
-extern const backend_ops kube_backend_ops;
-
-/* The kubernetes kind's own part of a handle: its connection, made on first
- * use (at open, for a handle whose new runs go to the cluster). */
-typedef struct kube_state {
-	kube *api;
-} kube_state;
-
-#define KUBE(b) ((kube_state *)backend_state((b), &kube_backend_ops))
 
 static int kube_refresh(berth_backend *b, const char *id, berth_error **err);
 static int delete_labelled(berth_backend *b, const kres *res, const char *ns, const char *id,
@@ -100,7 +92,7 @@ static int kube_reconcile(berth_backend *b, berth_error **err);
 
 /* ---- the connection ---------------------------------------------------------------------- */
 
-static int connect_cluster(berth_backend *b, berth_error **err)
+int kube_connect(berth_backend *b, berth_error **err)
 {
 	if (KUBE(b)->api)
 		return 0;
@@ -631,7 +623,7 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 {
 	store_run *r;
 	target t;
-	int rc = connect_cluster(b, err);
+	int rc = kube_connect(b, err);
 	if (!rc)
 		rc = run_target(b, id, &r, &t, err);
 	if (rc)
@@ -814,7 +806,7 @@ static int delete_object(berth_backend *b, const kres *res, const char *ns, cons
 static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth_buf *report,
 		     char *wtarget, size_t wlen, berth_error **err)
 {
-	int rc = connect_cluster(b, err);
+	int rc = kube_connect(b, err);
 	if (rc)
 		return rc;
 	berth_arena *arena = berth_arena_new();
@@ -954,7 +946,7 @@ static int kube_admit(berth_backend *b, const berth_run *run, berth_error **err)
 		return berth_fail(err, BERTH_EMISSING,
 				  "run \"%s\": function.image: a run on Kubernetes needs an image",
 				  run->base_name);
-	return connect_cluster(b, err);
+	return kube_connect(b, err);
 }
 
 /* Takes the objects of the first n records (their targets) off the cluster again. */
@@ -1055,7 +1047,7 @@ static int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *repor
 static int locate(berth_backend *b, const char *id, target *t, bool *final, berth_error **err)
 {
 	store_run *r;
-	int rc = connect_cluster(b, err);
+	int rc = kube_connect(b, err);
 	if (!rc)
 		rc = run_target(b, id, &r, t, err);
 	if (rc)
@@ -1290,7 +1282,7 @@ static int kube_backend_open(berth_backend *b, bool primary, berth_error **err)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	backend_state_set(b, &kube_backend_ops, ks);
 	/* a handle for runs on a cluster connects now; others on first use */
-	int rc = primary ? connect_cluster(b, err) : 0;
+	int rc = primary ? kube_connect(b, err) : 0;
 	/* a handle whose records are read as stored (a server) brings them up to
 	 * date now; others ask the cluster about the runs they are asked about */
 	if (!rc && primary && b->cached && !b->passive)
@@ -1319,4 +1311,5 @@ const backend_ops kube_backend_ops = {
 	.refresh = kube_refresh,
 	.forget = kube_forget,
 	.dry_run = kube_dry_run,
+	.check = kube_check,
 };

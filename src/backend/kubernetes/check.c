@@ -1,0 +1,235 @@
+/*
+ * check.c - whether a cluster has what the policy names, before the first
+ * run finds out (berth cluster check): the namespace, each PriorityClass,
+ * the storage class, a node that offers the GPU resources, and every right
+ * berth uses, asked with SelfSubjectAccessReview as the identity berth is.
+ * Each missing piece is named with what would fix it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/kubernetes/kind.h"
+#include "base/internal.h"
+#include "plan/policy_internal.h"
+#include "spec/yaml.h"
+
+/* GET path: 1 there, 0 not found, -1 when it cannot be told (why in *why). */
+static int exists(berth_backend *b, const char *path, char *why, size_t len)
+{
+	kube_reply r;
+	memset(&r, 0, sizeof(r));
+	berth_error *e = NULL;
+	int rc = kube_request(KUBE(b)->api, "GET", path, NULL, NULL, 0, &r, &e);
+	int out;
+	if (rc) {
+		const berth_problem *p = berth_error_get(e, 0);
+		snprintf(why, len, "%s", p ? p->message : "the cluster cannot be asked");
+		out = -1;
+	} else if (r.status == 200)
+		out = 1;
+	else if (r.status == 404)
+		out = 0;
+	else {
+		snprintf(why, len, "%s (HTTP %ld)",
+			 r.status == 403 ? "this identity may not read it" : "the API refused to say", r.status);
+		out = -1;
+	}
+	berth_error_free(e);
+	kube_reply_free(&r);
+	return out;
+}
+
+/* One line of the report; a problem counts. */
+static void line(berth_buf *report, int *problems, bool problem, const char *fmt, ...)
+	BERTH_PRINTF(4, 5);
+static void line(berth_buf *report, int *problems, bool problem, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	berth_buf_vprintf(report, fmt, ap);
+	va_end(ap);
+	berth_buf_puts(report, "\n");
+	*problems += problem;
+}
+
+static void check_named(berth_backend *b, berth_buf *report, int *problems, const char *what,
+			const char *path, const char *name, const char *fix)
+{
+	char why[300] = "";
+	int e = exists(b, path, why, sizeof(why));
+	if (e > 0)
+		line(report, problems, false, "ok %s %s", what, name);
+	else if (e == 0)
+		line(report, problems, true, "missing %s %s: %s", what, name, fix);
+	else
+		line(report, problems, false, "unknown %s %s: %s", what, name, why);
+}
+
+/* The rights berth uses in the runs' namespace (docs/kubernetes.md, "The identity"). */
+static const struct right {
+	const char *group, *resource, *subresource;
+	const char *verbs[6];
+} rights[] = {
+	{"", "secrets", NULL, {"create", "patch", "delete", "get", "list", NULL}},
+	{"", "persistentvolumeclaims", NULL, {"create", "patch", "delete", "get", "list", NULL}},
+	{"", "services", NULL, {"create", "patch", "delete", "get", "list", NULL}},
+	{"batch", "jobs", NULL, {"create", "patch", "delete", "get", "list", "watch"}},
+	{"batch", "cronjobs", NULL, {"create", "patch", "delete", "get", "list", "watch"}},
+	{"apps", "deployments", NULL, {"create", "patch", "delete", "get", "list", "watch"}},
+	{"autoscaling", "horizontalpodautoscalers", NULL, {"create", "patch", "delete", "get", "list", NULL}},
+	{"", "pods", NULL, {"get", "list", "watch", NULL}},
+	{"", "pods", "log", {"get", NULL}},
+	{"", "events", NULL, {"list", NULL}},
+};
+
+/* Whether this identity may verb the resource in ns: 1, 0, or -1 (why). */
+static int allowed(berth_backend *b, const char *ns, const struct right *r, const char *verb,
+		   char *why, size_t len)
+{
+	berth_buf body = BERTH_BUF_INIT;
+	berth_buf_printf(&body,
+			 "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SelfSubjectAccessReview\","
+			 "\"spec\":{\"resourceAttributes\":{\"namespace\":\"%s\",\"verb\":\"%s\","
+			 "\"group\":\"%s\",\"resource\":\"%s\",\"subresource\":\"%s\"}}}",
+			 ns, verb, r->group, r->resource, r->subresource ? r->subresource : "");
+	kube_reply rep;
+	memset(&rep, 0, sizeof(rep));
+	berth_error *e = NULL;
+	int out = -1;
+	if (body.failed)
+		snprintf(why, len, "out of memory");
+	else if (kube_request(KUBE(b)->api, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+			      "application/json", body.data, body.len, &rep, &e)) {
+		const berth_problem *p = berth_error_get(e, 0);
+		snprintf(why, len, "%s", p ? p->message : "the cluster cannot be asked");
+	} else if (rep.status != 201 && rep.status != 200) {
+		snprintf(why, len, "SelfSubjectAccessReview answered HTTP %ld", rep.status);
+	} else {
+		berth_arena *a = berth_arena_new();
+		const berth_node *root = NULL;
+		if (a && !berth_json_root(a, "an access review", rep.body, rep.len, &root, NULL)) {
+			const char *v = berth_node_text(berth_node_at(root, "status.allowed"));
+			out = v && !strcmp(v, "true");
+		} else
+			snprintf(why, len, "an access review that is not JSON");
+		berth_arena_free(a);
+	}
+	berth_error_free(e);
+	berth_buf_release(&body);
+	kube_reply_free(&rep);
+	return out;
+}
+
+static void check_rights(berth_backend *b, berth_buf *report, int *problems, const char *ns)
+{
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rights); i++) {
+		const struct right *r = &rights[i];
+		berth_buf denied = BERTH_BUF_INIT;
+		char why[300] = "";
+		bool unknown = false;
+		for (size_t k = 0; k < BERTH_ARRAY_SIZE(r->verbs) && r->verbs[k] && !unknown; k++) {
+			int a = allowed(b, ns, r, r->verbs[k], why, sizeof(why));
+			if (a < 0)
+				unknown = true;
+			else if (!a)
+				berth_buf_printf(&denied, "%s%s", denied.len ? ", " : "", r->verbs[k]);
+		}
+		char what[120];
+		snprintf(what, sizeof(what), "%s%s%s%s%s", r->group, *r->group ? "/" : "", r->resource,
+			 r->subresource ? "/" : "", r->subresource ? r->subresource : "");
+		if (unknown)
+			line(report, problems, false, "unknown rights on %s in namespace %s: %s", what, ns, why);
+		else if (denied.len)
+			line(report, problems, true, "missing rights on %s in namespace %s: %s (grant them "
+			     "as deploy/kubernetes/rbac.yaml does)", what, ns, denied.data);
+		else
+			line(report, problems, false, "ok rights on %s in namespace %s", what, ns);
+		berth_buf_release(&denied);
+	}
+}
+
+/* Whether a node offers the extended resource (allocatable): 1, 0, -1. */
+static int offered(berth_backend *b, const char *resource, char *why, size_t len)
+{
+	kube_reply rep;
+	memset(&rep, 0, sizeof(rep));
+	berth_error *e = NULL;
+	int out = -1;
+	if (kube_request(KUBE(b)->api, "GET", "/api/v1/nodes", NULL, NULL, 0, &rep, &e)) {
+		const berth_problem *p = berth_error_get(e, 0);
+		snprintf(why, len, "%s", p ? p->message : "the cluster cannot be asked");
+	} else if (rep.status != 200) {
+		snprintf(why, len, "%s (HTTP %ld)", rep.status == 403 ? "this identity may not list nodes"
+					: "the API refused to list nodes", rep.status);
+	} else {
+		berth_arena *a = berth_arena_new();
+		const berth_node *root = NULL;
+		out = 0;
+		if (a && !berth_json_root(a, "the nodes", rep.body, rep.len, &root, NULL)) {
+			const berth_node *items = berth_node_get(root, "items");
+			for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len; i++) {
+				const char *v = berth_node_text(
+					berth_node_get(berth_node_at(items->u.items[i], "status.allocatable"), resource));
+				if (v && strcmp(v, "0"))
+					out = 1;
+			}
+		}
+		berth_arena_free(a);
+	}
+	berth_error_free(e);
+	kube_reply_free(&rep);
+	return out;
+}
+
+int kube_check(berth_backend *b, berth_buf *report, berth_error **err)
+{
+	int rc = kube_connect(b, err);
+	if (rc)
+		return rc;
+	const berth_policy *p = b->policy;
+	const char *ns = p->namespace.s ? p->namespace.s : kube_cfg(KUBE(b)->api)->namespace;
+	int problems = 0;
+	char path[600], fix[600];
+	line(report, &problems, false, "cluster %s, context %s", kube_cfg(KUBE(b)->api)->server,
+	     kube_cfg(KUBE(b)->api)->context ? kube_cfg(KUBE(b)->api)->context : "-");
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
+	snprintf(fix, sizeof(fix), "kubectl create namespace %s (where every run's objects go)", ns);
+	check_named(b, report, &problems, "namespace", path, ns, fix);
+	for (size_t i = 0; i < p->priority_classes.n; i++) {
+		const char *name = p->priority_classes.items[i].value.s;
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(p->priority_classes.items[k].value.s, name);
+		if (seen)
+			continue;
+		snprintf(path, sizeof(path), "/apis/scheduling.k8s.io/v1/priorityclasses/%s", name);
+		snprintf(fix, sizeof(fix), "the API refuses every pod that names it; create it "
+			 "(deploy/kubernetes/priorityclasses.yaml has the example policy's)");
+		check_named(b, report, &problems, "PriorityClass", path, name, fix);
+	}
+	if (p->storage.default_class.s) {
+		snprintf(path, sizeof(path), "/apis/storage.k8s.io/v1/storageclasses/%s",
+			 p->storage.default_class.s);
+		check_named(b, report, &problems, "StorageClass", path, p->storage.default_class.s,
+			    "claims that name none stay Pending; create it or change storage.default_class");
+	}
+	const char *gpus[16];
+	size_t ngpus = 0;
+	gpus[ngpus++] = p->gpu.default_type.s ? p->gpu.default_type.s : "nvidia.com/gpu";
+	for (size_t i = 0; i < p->gpu.types.n && ngpus < BERTH_ARRAY_SIZE(gpus); i++)
+		if (strcmp(p->gpu.types.items[i].s, gpus[0]))
+			gpus[ngpus++] = p->gpu.types.items[i].s;
+	for (size_t i = 0; i < ngpus; i++) {
+		char why[300] = "";
+		int o = offered(b, gpus[i], why, sizeof(why));
+		if (o > 0)
+			line(report, &problems, false, "ok GPU resource %s (a node offers it)", gpus[i]);
+		else if (o == 0)
+			line(report, &problems, false, "note GPU resource %s: no node offers it now (runs that "
+			     "ask for it wait, unless an autoscaler adds such nodes)", gpus[i]);
+		else
+			line(report, &problems, false, "unknown GPU resource %s: %s", gpus[i], why);
+	}
+	check_rights(b, report, &problems, ns);
+	return problems;
+}

@@ -1,0 +1,27 @@
+/*
+ * kind.h - what the files of the kubernetes kind share (kubernetes.c: runs
+ * on the cluster; check.c: what the cluster must have for the policy).
+ */
+#ifndef BERTH_BACKEND_KUBERNETES_KIND_H
+#define BERTH_BACKEND_KUBERNETES_KIND_H
+
+#include "backend/kubernetes/api.h"
+#include "backend/runtime.h"
+
+extern const backend_ops kube_backend_ops;
+
+/* The kubernetes kind's own part of a handle: its connection, made on first
+ * use (at open, for a handle whose new runs go to the cluster). */
+typedef struct kube_state {
+	kube *api;
+} kube_state;
+
+#define KUBE(b) ((kube_state *)backend_state((b), &kube_backend_ops))
+
+/* Connects to the cluster of the handle's kubeconfig, once. */
+int kube_connect(berth_backend *b, berth_error **err);
+
+/* check.c: the backend_ops check of the kind. */
+int kube_check(berth_backend *b, berth_buf *report, berth_error **err);
+
+#endif
