@@ -179,6 +179,20 @@ fi
 
 # ---- berth render applies as it is --------------------------------------------------------
 if command -v kubectl >/dev/null; then
+	# every example and seed, rendered with the example policy, through the API server's
+	# validation and admission (server-side apply, dry run)
+	n=0 bad=
+	for f in "$root"/examples/*.yaml "$root"/examples/seeds/*.yaml; do
+		n=$((n + 1))
+		if ! "$berth" render "$f" --config "$policy" --run-id "ex$n" >ex.yaml 2>ex.err; then
+			bad="$bad $(basename "$f") (render: $(head -1 ex.err))"
+		elif ! kubectl apply --server-side --dry-run=server -f ex.yaml >ex.out 2>&1; then
+			bad="$bad $(basename "$f") ($(grep -i error ex.out | head -1))"
+		fi
+	done
+	if [ -z "$bad" ] && [ $n -gt 30 ]; then ok "examples-and-seeds-apply ($n specs)"; else
+		fail examples-and-seeds-apply "of $n:$bad"
+	fi
 	"$berth" render "$root/examples/train.yaml" --config "$policy" --run-id gitops1 >rendered.yaml 2>out
 	kubectl create namespace "$(sed -n 's/^  namespace: //p' rendered.yaml | head -1)" >/dev/null 2>&1
 	if kubectl apply -f rendered.yaml >out 2>&1; then ok render-kubectl-apply; else
@@ -189,6 +203,7 @@ if command -v kubectl >/dev/null; then
 		fail render-kubectl-apply-server-side "kubectl apply --server-side refused berth render's output"
 	fi
 else
+	skip examples-and-seeds-apply "no kubectl here"
 	skip render-kubectl-apply "no kubectl here"
 	skip render-kubectl-apply-server-side "no kubectl here"
 fi
