@@ -108,8 +108,13 @@ done
 if [ "$id" = nopc1 ] && [ $ok = 1 ]; then ok missing-priorityclass-reason; else
 	fail missing-priorityclass-reason "id $id, reason: $(field nopc1 reason)"
 fi
-if wait_for nopc1 Failed 30 && field nopc1 reason | grep -q 'FailedCreate'; then
+if wait_for nopc1 Failed 40 && field nopc1 reason | grep -q 'FailedCreate'; then
 	ok missing-priorityclass-fails
+	# its Job would be retried for ever: it went with the run's end
+	for _ in $(seq 20); do [ -z "$(leftovers nopc1)" ] && break; sleep 0.5; done
+	if [ -z "$(leftovers nopc1)" ]; then ok refused-run-leaves-nothing; else
+		fail refused-run-leaves-nothing "left: $(leftovers nopc1 | tr '\n' ' ')"
+	fi
 else
 	fail missing-priorityclass-fails "$(field nopc1 state): $(field nopc1 reason)"
 fi

@@ -88,6 +88,8 @@ static int parse_target(const char *s, target *t)
 static int kube_refresh(berth_backend *b, const char *id, berth_error **err);
 static int delete_labelled(berth_backend *b, const kres *res, const char *ns, const char *id,
 			   int grace_s, berth_error **err);
+static int delete_run_objects(berth_backend *b, const char *id, const target *t, int grace_s,
+			      berth_error **err);
 static int kube_reconcile(berth_backend *b, berth_error **err);
 
 /* ---- the connection ---------------------------------------------------------------------- */
@@ -133,8 +135,9 @@ typedef struct kview {
 	int ready;
 	kpod pods[VIEW_PODS];
 	size_t npods;
+	char uid[64];          /* the workload's, once read */
 	char said[512];        /* what the cluster said last in a Warning Event about the
-				  run's objects, when nothing else explains a wait */
+				  workload, when nothing else explains a wait */
 	bool refused;          /* ... and it is a refusal that retrying will not change */
 } kview;
 
@@ -251,6 +254,7 @@ static void workload_read(kview *v, const berth_node *obj)
 {
 	v->seen = true;
 	v->gone = false;
+	copy_str(v->uid, sizeof(v->uid), berth_node_text(berth_node_at(obj, "metadata.uid")));
 	v->complete = v->failed = false;
 	v->reason[0] = '\0';
 	const berth_node *st = berth_node_get(obj, "status");
@@ -390,6 +394,38 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 /* ---- recording what the cluster says ---------------------------------------------------- */
 
 /* Writes the view's state into the stored run; an event for each change of state. */
+/* A create refused by admission for a reason that does not pass: a missing
+ * PriorityClass, pod security, a webhook's refusal; not a quota (it frees
+ * up), nor a namespace too new for its ServiceAccount. */
+static bool permanent(const char *reason, const char *message)
+{
+	return reason && message && !strcmp(reason, "FailedCreate") && strstr(message, "forbidden") &&
+	       !strstr(message, "exceeded quota") && !strstr(message, "status unknown for quota") &&
+	       !strstr(message, "serviceaccount");
+}
+
+/* Text from the cluster made fit for a one-line reason: control characters
+ * (ESC, CR, LF...) become spaces, and a UTF-8 sequence cut by a buffer's end,
+ * or not UTF-8 at all, is dropped. */
+static void one_line(char *s)
+{
+	size_t n = strlen(s), w = 0;
+	for (size_t r = 0; r < n;) {
+		unsigned char c = (unsigned char)s[r];
+		size_t k = berth_utf8_len(s + r, n - r);
+		if (!k) {
+			r++;
+			continue;
+		}
+		if (k == 1 && (c < 0x20 || c == 0x7f))
+			s[w++] = ' ';
+		else
+			memmove(s + w, s + r, k), w += k;
+		r += k;
+	}
+	s[w] = 0;
+}
+
 /* Records what v says of run id; *ended (may be NULL) is set when this
  * record made it final (once, whoever sees it first). */
 static int record_view(berth_backend *b, const char *id, const kview *v, bool *ended,
@@ -407,7 +443,15 @@ static int record_view(berth_backend *b, const char *id, const kview *v, bool *e
 	char reason[600];
 	const kpod *p;
 	berth_state st = view_state(v, r->stop_requested, reason, sizeof(reason), &p);
+	one_line(reason);
 	berth_run_info *i = &r->info;
+	/* a wait that the cluster explained stays explained until something says
+	 * more: a view without its Events (a watch) does not take the words back */
+	if (st == BERTH_STATE_PENDING && i->state == BERTH_STATE_PENDING && !v->said[0] && i->reason &&
+	    strstr(i->reason, ", the cluster's words)") &&
+	    (!strcmp(reason, "waiting for its pod to be created") ||
+	     !strcmp(reason, "submitted to the cluster")))
+		copy_str(reason, sizeof(reason), i->reason);
 	bool changed = st != i->state || strcmp(reason, i->reason ? i->reason : "");
 	if (!changed) {
 		store_rollback(b->st);
@@ -544,69 +588,63 @@ static int run_target(berth_backend *b, const char *id, store_run **r, target *t
 	return rc;
 }
 
-/* Whether an Event's object is one of the run's: named as its workload, or
- * that name and a suffix (its pods, its ReplicaSet, its claims). */
-static bool run_object(const char *object, const char *name)
-{
-	size_t n = strlen(name);
-	return object && !strncmp(object, name, n) && (!object[n] || object[n] == '-');
-}
-
-/* A create refused by admission for a reason that does not pass: a missing
- * PriorityClass, a pod security or a webhook refusal (not a quota, which
- * frees up). */
-static bool permanent(const char *reason, const char *message)
-{
-	return reason && message && !strcmp(reason, "FailedCreate") && strstr(message, "forbidden") &&
-	       !strstr(message, "exceeded quota");
-}
-
 /*
- * What the cluster says about a run that waits with no other reason: the
- * newest Warning Event about its objects (FailedCreate of its pods,
- * FailedScheduling, a claim that cannot bind, an image that cannot be
- * pulled), into v->said; v->refused when it is a refusal seen for
- * REFUSED_GRACE_MS. Best effort: a cluster that cannot be asked says nothing.
+ * What the cluster says of a run that waits with nothing else to say: the
+ * newest Warning Event about its workload itself (by name, and by uid once
+ * the workload was read: an Event of an earlier object of that name is not
+ * its), into v->said. v->refused when it is a refusal that has lasted
+ * REFUSED_GRACE_MS from its first report to its last, its last is recent,
+ * and no pod exists (one that does says the refusal has passed). Best
+ * effort: a cluster that cannot be asked says nothing.
  */
 static void read_events(berth_backend *b, const target *t, kview *v)
 {
-	char path[600];
-	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events?fieldSelector=type%%3DWarning&limit=500",
-		 t->ns);
+	berth_buf path = BERTH_BUF_INIT;
+	berth_buf_printf(&path, "/api/v1/namespaces/%s/events?fieldSelector=type%%3DWarning%%2C"
+			 "involvedObject.name%%3D%s&limit=100", t->ns, t->name);
 	kube_reply rep;
 	memset(&rep, 0, sizeof(rep));
 	berth_error *e = NULL;
-	if (kube_request(KUBE(b)->api, "GET", path, NULL, NULL, 0, &rep, &e) || rep.status != 200) {
+	if (path.failed || kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e) ||
+	    rep.status != 200) {
 		berth_error_free(e);
+		berth_buf_release(&path);
 		kube_reply_free(&rep);
 		return;
 	}
+	berth_buf_release(&path);
 	berth_arena *a = berth_arena_new();
 	const berth_node *root = NULL;
 	if (a && !berth_json_root(a, "the run's events", rep.body, rep.len, &root, NULL)) {
 		const berth_node *items = berth_node_get(root, "items"), *best = NULL;
-		const char *best_at = "";
+		int64_t best_at = 0;
 		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len; i++) {
 			const berth_node *ev = items->u.items[i];
-			if (!run_object(berth_node_text(berth_node_at(ev, "involvedObject.name")), t->name))
+			const char *kind = berth_node_text(berth_node_at(ev, "involvedObject.kind"));
+			const char *uid = berth_node_text(berth_node_at(ev, "involvedObject.uid"));
+			if (!kind || strcmp(kind, t->res->kind) || (v->uid[0] && (!uid || strcmp(uid, v->uid))))
 				continue;
-			const char *at = berth_node_text(berth_node_get(ev, "lastTimestamp"));
+			int64_t at = rfc3339_ms(berth_node_text(berth_node_get(ev, "lastTimestamp")));
 			if (!at)
-				at = berth_node_text(berth_node_get(ev, "eventTime"));
-			if (!best || (at && strcmp(at, best_at) > 0)) {
+				at = rfc3339_ms(berth_node_text(berth_node_get(ev, "eventTime")));
+			if (!best || at > best_at) {
 				best = ev;
-				best_at = at ? at : "";
+				best_at = at;
 			}
 		}
 		if (best) {
 			const char *r = berth_node_text(berth_node_get(best, "reason"));
 			const char *m = berth_node_text(berth_node_get(best, "message"));
-			const char *kind = berth_node_text(berth_node_at(best, "involvedObject.kind"));
-			const char *obj = berth_node_text(berth_node_at(best, "involvedObject.name"));
-			snprintf(v->said, sizeof(v->said), "%s: %s (%s %s, the cluster's words)",
-				 r ? r : "Warning", m ? m : "", kind ? kind : "object", obj ? obj : "");
+			berth_buf said = BERTH_BUF_INIT;
+			berth_buf_printf(&said, "%.60s: %.380s (%s %s, the cluster's words)",
+					 r ? r : "Warning", m ? m : "", t->res->kind, t->name);
+			copy_str(v->said, sizeof(v->said), said.data);
+			berth_buf_release(&said);
+			one_line(v->said);
 			int64_t first = rfc3339_ms(berth_node_text(berth_node_get(best, "firstTimestamp")));
-			v->refused = permanent(r, m) && first && store_now_ms() - first >= REFUSED_GRACE_MS;
+			int64_t now = store_now_ms();
+			v->refused = permanent(r, m) && !v->npods && first && best_at - first >= REFUSED_GRACE_MS &&
+				     now - best_at < 5 * REFUSED_GRACE_MS;
 		}
 	}
 	berth_arena_free(a);
@@ -672,10 +710,15 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 	berth_buf_release(&ppath);
 	store_run_free(r);
 	/* its pods need its Secret no more: the values leave the cluster (the Job,
-	 * its pods and claims stay, for their logs, until the run is deleted) */
+	 * its pods and claims stay, for their logs, until the run is deleted); a
+	 * run the cluster refused has no pods, and its workload would be retried
+	 * for ever: it goes */
 	if (f.ended) {
 		berth_error *e = NULL;
-		delete_labelled(b, &kinds[0], t.ns, id, 0, &e);
+		if (f.view.refused)
+			delete_run_objects(b, id, &t, 0, &e);
+		else
+			delete_labelled(b, &kinds[0], t.ns, id, 0, &e);
 		berth_error_free(e);
 	}
 	return rc;
