@@ -150,6 +150,15 @@ status=$?
 if [ $status = 0 ] && [ "$(field seed1 state)" = Succeeded ]; then ok seed-job-succeeds; else
 	fail seed-job-succeeds "exit $status, $(field seed1 state): $(field seed1 reason)"
 fi
+# cleanup.ttl_after_finished: the cluster's TTL controller removes the finished Job and its
+# pods; berth keeps the run's record
+cp "$policy" ttl-policy.yaml
+printf 'cleanup:\n  ttl_after_finished: 2\n' >>ttl-policy.yaml
+"$berth" run job.yaml --backend kubernetes --config ttl-policy.yaml --run-id ttl1 --wait >/dev/null 2>out
+for _ in $(seq 60); do [ -z "$(leftovers ttl1)" ] && break; sleep 0.5; done
+if [ "$(field ttl1 state)" = Succeeded ] && [ -z "$(leftovers ttl1)" ]; then ok ttl-after-finished; else
+	fail ttl-after-finished "$(field ttl1 state); left: $(leftovers ttl1 | tr '\n' ' ')"
+fi
 # a run with a secret: the Secret with its values is on the cluster while the run needs it,
 # and gone once the run has ended (the Job and its pods stay, for their logs)
 printf %s 's3cr3t' | "$berth" secrets set api-token >/dev/null 2>&1

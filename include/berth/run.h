@@ -71,6 +71,8 @@ typedef struct berth_run {
 	int64_t pids_max;            /* limits.pids: processes the run may have at once
 					(the local backend's cap; default 1024) */
 	bool pvc_per_pod;            /* storage.pvc_lifecycle: pod (generic ephemeral volumes) */
+	int64_t ttl_after_finished;  /* cleanup.ttl_after_finished: seconds a finished Job stays
+					on a cluster; -1: until the run is deleted */
 	const berth_kv *spot_labels; /* preemptible_nodes.node_selector, when the mode uses it ... */
 	size_t nspot_labels;
 	const char *spot_operator;   /* ... ANDed into each required affinity term: "In" or "NotIn" */

@@ -944,6 +944,8 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 	r->given = spec;
 	r->function = opts ? opts->function : NULL;
 	r->namespace = policy->namespace.s;
+	r->ttl_after_finished = policy->cleanup.ttl_after_finished.set ? policy->cleanup.ttl_after_finished.v
+								       : -1;
 	r->origin_file[BERTH_ORIGIN_DEFAULT] = policy->file;
 	r->origin_file[BERTH_ORIGIN_FUNCTION] = opts && opts->function ? opts->function->file
 								      : spec->file;

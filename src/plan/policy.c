@@ -245,6 +245,15 @@ static void dec_storage(dctx *c, const berth_node *n, void *dst, const void *arg
 	decode_map(c, n, storage_fields, BERTH_ARRAY_SIZE(storage_fields), dst);
 }
 
+static const field cleanup_fields[] = {
+	{"ttl_after_finished", dec_int, offsetof(berth_policy, cleanup.ttl_after_finished), NULL},
+};
+
+static void dec_cleanup(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, cleanup_fields, BERTH_ARRAY_SIZE(cleanup_fields), dst);
+}
+
 /* ---- profiles ---------------------------------------------------------------- */
 
 typedef struct profiles_dst {
@@ -379,6 +388,7 @@ static const field policy_fields[] = {
 	{"security", dec_security, 0, NULL},
 	{"gpu", dec_gpu, 0, NULL},
 	{"storage", dec_storage, 0, NULL},
+	{"cleanup", dec_cleanup, 0, NULL},
 	{"preemptible_nodes", dec_preemptible, 0, NULL},
 	{"priority_classes", dec_kvlist, offsetof(berth_policy, priority_classes), &kv_map},
 	{"profiles", dec_later, 0, NULL},
@@ -470,6 +480,11 @@ static void check_policy(dctx *c, berth_policy *p)
 	if (p->namespace.s && (why = berth_check_dns_label(p->namespace.s)))
 		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
 			  "%s is not a valid namespace: it %s", QUOTE(p->namespace.s), why);
+	if (p->cleanup.ttl_after_finished.set &&
+	    (p->cleanup.ttl_after_finished.v < 0 || p->cleanup.ttl_after_finished.v > INT32_MAX))
+		report_at(c, p->cleanup.ttl_after_finished.pos, "cleanup.ttl_after_finished", BERTH_ERANGE,
+			  "%lld is out of range (0 to %d seconds)", (long long)p->cleanup.ttl_after_finished.v,
+			  INT32_MAX);
 	if (p->limits.pids.set && (p->limits.pids.v < 1 || p->limits.pids.v > PIDS_MAX))
 		report_at(c, p->limits.pids.pos, "limits.pids", BERTH_ERANGE,
 			  "%lld is out of range (1 to %lld, the kernel's largest number of processes)",

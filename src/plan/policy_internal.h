@@ -50,6 +50,9 @@ struct berth_policy {
 		berth_str default_class;
 		berth_str pvc_lifecycle;  /* "run" or "pod" */
 	} storage;
+	struct {
+		berth_int ttl_after_finished; /* seconds a finished Job stays on a cluster */
+	} cleanup;
 	berth_spec preemptible;    /* preemptible_nodes: node_selector, tolerations */
 	berth_kvlist priority_classes; /* name in a spec -> PriorityClass object */
 	berth_profile *profiles;

@@ -338,6 +338,10 @@ static void job_spec(ctx *c, onode *spec)
 	o_int(b, spec, "backoffLimit", c->s->retries.set ? c->s->retries.v : 0);
 	if (c->s->timeout.set)
 		o_int(b, spec, "activeDeadlineSeconds", c->s->timeout.v);
+	/* the cluster's TTL controller removes a finished Job and its pods; the
+	 * run's record stays in berth */
+	if (c->run->ttl_after_finished >= 0)
+		o_int(b, spec, "ttlSecondsAfterFinished", c->run->ttl_after_finished);
 	/* a pod evicted for preemption (spot reclaim, priority) is not a failure:
 	 * the Job starts another instead of counting it against backoffLimit */
 	onode *rule = o_map(b, o_seq(b, o_map(b, spec, "podFailurePolicy"), "rules"), NULL);
