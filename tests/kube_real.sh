@@ -159,6 +159,29 @@ for _ in $(seq 60); do [ -z "$(leftovers ttl1)" ] && break; sleep 0.5; done
 if [ "$(field ttl1 state)" = Succeeded ] && [ -z "$(leftovers ttl1)" ]; then ok ttl-after-finished; else
 	fail ttl-after-finished "$(field ttl1 state); left: $(leftovers ttl1 | tr '\n' ' ')"
 fi
+# a namespace per project: made on the project's first run with a ResourceQuota from the
+# project's quota, which the cluster then holds for pods made around berth too
+cat >ns-policy.yaml <<'EOF2'
+namespace: "ml-{project}"
+quotas:
+  vision: {cpu: "8", mem: 32Gi, gpu: "2"}
+EOF2
+sed 's/^name: train$/project: vision\nname: train/' job.yaml >vision.yaml
+"$berth" run vision.yaml --backend kubernetes --config ns-policy.yaml --run-id nsp1 --wait >/dev/null 2>out
+status=$?
+hard=$(api GET /api/v1/namespaces/ml-vision/resourcequotas/berth-quota |
+	python3 -c 'import json,sys; h=json.load(sys.stdin).get("spec",{}).get("hard",{}); print(h.get("requests.cpu"), h.get("requests.memory"), h.get("requests.nvidia.com/gpu"))')
+label=$(api GET /api/v1/namespaces/ml-vision | python3 -c 'import json,sys; print(json.load(sys.stdin)["metadata"].get("labels",{}).get("berth.dev/project"))')
+if [ $status = 0 ] && [ "$(field nsp1 state)" = Succeeded ] && [ "$hard" = "8 32Gi 2" ] && [ "$label" = vision ]; then
+	ok namespace-per-project
+else
+	fail namespace-per-project "exit $status, $(field nsp1 state): $(field nsp1 reason); quota $hard; label $label"
+fi
+# a pod made around berth, over the project's quota: the cluster refuses it
+big=$(api POST /api/v1/namespaces/ml-vision/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"around"},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"16","memory":"1Gi"},"limits":{"cpu":"16","memory":"1Gi"}}}]}}')
+if echo "$big" | grep -q 'exceeded quota: berth-quota'; then ok project-quota-held-by-cluster; else
+	fail project-quota-held-by-cluster "$(echo "$big" | head -c 300)"
+fi
 # a run with a secret: the Secret with its values is on the cluster while the run needs it,
 # and gone once the run has ended (the Job and its pods stay, for their logs)
 printf %s 's3cr3t' | "$berth" secrets set api-token >/dev/null 2>&1

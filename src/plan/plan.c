@@ -332,6 +332,34 @@ static void check_locked(plan *p)
 
 /* ---- names --------------------------------------------------------------------------- */
 
+/* The policy's namespace, with {project} the run's project (a namespace per
+ * project); refused when the result is not a namespace name. */
+static void namespace_rule(plan *p)
+{
+	berth_run *r = p->run;
+	const char *ns = p->pol->namespace.s, *at = ns ? strstr(ns, "{project}") : NULL;
+	if (!at)
+		return;
+	const char *project = r->spec.project.s ? r->spec.project.s : "default";
+	berth_buf b = BERTH_BUF_INIT;
+	berth_buf_printf(&b, "%.*s%s%s", (int)(at - ns), ns, project, at + 9);
+	char *name = b.failed ? NULL : berth_arena_strdup(r->arena, b.data);
+	berth_buf_release(&b);
+	if (!name) {
+		p->nomem = 1;
+		return;
+	}
+	const char *why = berth_check_dns_label(name);
+	if (why) {
+		refuse(p, BERTH_EPOLICY, r->spec.project.s ? r->spec.project.origin : BERTH_ORIGIN_BUILTIN,
+		       r->spec.project.pos, "project",
+		       "namespace \"%s\" (the policy's namespace \"%s\" for this project) is not a valid "
+		       "namespace: it %s (%s)", name, ns, why, POLICY_AT(p, p->pol->namespace.pos));
+		return;
+	}
+	r->namespace = name;
+}
+
 static void make_names(plan *p)
 {
 	berth_run *r = p->run;
@@ -959,6 +987,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 	if (!p.nomem) {
 		check_locked(&p);
 		make_names(&p);
+		namespace_rule(&p);
 		derive_resources(&p);
 		gpu_rule(&p);
 		mem_ratio_rule(&p);

@@ -477,7 +477,18 @@ static void check_policy(dctx *c, berth_policy *p)
 {
 	check_local(c, p);
 	const char *why;
-	if (p->namespace.s && (why = berth_check_dns_label(p->namespace.s)))
+	/* "ml-{project}": a namespace per project, checked with a one-letter project */
+	const char *tpl = p->namespace.s ? strstr(p->namespace.s, "{project}") : NULL;
+	char probe[300];
+	if (tpl && strstr(tpl + 1, "{project}"))
+		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
+			  "%s names {project} twice", QUOTE(p->namespace.s));
+	else if (tpl && (size_t)snprintf(probe, sizeof(probe), "%.*sp%s", (int)(tpl - p->namespace.s),
+					 p->namespace.s, tpl + 9) < sizeof(probe) &&
+		 (why = berth_check_dns_label(probe)))
+		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
+			  "%s is not a valid namespace for a project: it %s", QUOTE(p->namespace.s), why);
+	else if (p->namespace.s && !tpl && (why = berth_check_dns_label(p->namespace.s)))
 		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
 			  "%s is not a valid namespace: it %s", QUOTE(p->namespace.s), why);
 	if (p->cleanup.ttl_after_finished.set &&

@@ -188,13 +188,34 @@ int kube_check(berth_backend *b, berth_buf *report, berth_error **err)
 		return rc;
 	const berth_policy *p = b->policy;
 	const char *ns = p->namespace.s ? p->namespace.s : kube_cfg(KUBE(b)->api)->namespace;
+	const char *tpl = strstr(ns, "{project}");
+	char nsbuf[300];
 	int problems = 0;
 	char path[600], fix[600];
 	line(report, &problems, false, "cluster %s, context %s", kube_cfg(KUBE(b)->api)->server,
 	     kube_cfg(KUBE(b)->api)->context ? kube_cfg(KUBE(b)->api)->context : "-");
-	snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
-	snprintf(fix, sizeof(fix), "kubectl create namespace %s (where every run's objects go)", ns);
-	check_named(b, report, &problems, "namespace", path, ns, fix);
+	if (tpl) {
+		/* a namespace per project, made on its first run: the rights are
+		 * asked in the default project's */
+		snprintf(nsbuf, sizeof(nsbuf), "%.*sdefault%s", (int)(tpl - ns), ns, tpl + 9);
+		line(report, &problems, false, "note namespaces per project (%s): each is made, with a "
+		     "ResourceQuota from the project's quota, on the project's first run", ns);
+		const struct right nsright = {"", "namespaces", NULL, {"create", NULL}};
+		char why[300] = "";
+		int a = allowed(b, "", &nsright, "create", why, sizeof(why));
+		if (a > 0)
+			line(report, &problems, false, "ok rights to create namespaces");
+		else if (a == 0)
+			line(report, &problems, true, "missing rights to create namespaces: grant create on "
+			     "namespaces and resourcequotas (a ClusterRole), or create each project's namespace");
+		else
+			line(report, &problems, false, "unknown rights to create namespaces: %s", why);
+		ns = nsbuf;
+	} else {
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
+		snprintf(fix, sizeof(fix), "kubectl create namespace %s (where every run's objects go)", ns);
+		check_named(b, report, &problems, "namespace", path, ns, fix);
+	}
 	for (size_t i = 0; i < p->priority_classes.n; i++) {
 		const char *name = p->priority_classes.items[i].value.s;
 		bool seen = false;

@@ -21,6 +21,7 @@
 #include "base/curl_dl.h"
 #include "backend/kubernetes/api.h"
 #include "backend/kubernetes/kind.h"
+#include "plan/policy_internal.h"
 #include "render/render_internal.h"
 #include "base/seal.h"
 #include "spec/yaml.h"
@@ -846,11 +847,91 @@ static int delete_object(berth_backend *b, const kres *res, const char *ns, cons
  * gets it in a second apply once the workload exists. If any object is
  * refused, the ones applied before it are deleted.
  */
+/* POST of a JSON object to path: 0 made or there already (409); else the
+ * API's refusal, as what. */
+static int create(berth_backend *b, const char *path, const char *json, const char *what,
+		  berth_error **err)
+{
+	kube_reply r;
+	memset(&r, 0, sizeof(r));
+	int rc = kube_request(KUBE(b)->api, "POST", path, "application/json", json, strlen(json), &r, err);
+	if (!rc && r.status >= 300 && r.status != 409)
+		rc = kube_status_error(&r, what, err);
+	kube_reply_free(&r);
+	return rc;
+}
+
+/*
+ * A namespace per project (the policy's namespace with {project}): made on
+ * the project's first run, with a ResourceQuota from the project's quota
+ * (requests of cpu and memory, GPUs), so that the cluster holds what berth
+ * promises also for objects made around berth. A namespace that exists is
+ * left as it is (its admin's).
+ */
+static int project_namespace(berth_backend *b, const berth_run *run, const char *ns, berth_error **err)
+{
+	const char *tpl = b->policy->namespace.s;
+	if (!tpl || !strstr(tpl, "{project}") || !run->namespace)
+		return 0;
+	char path[400];
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
+	kube_reply r;
+	memset(&r, 0, sizeof(r));
+	int rc = kube_request(KUBE(b)->api, "GET", path, NULL, NULL, 0, &r, err);
+	long status = r.status;
+	kube_reply_free(&r);
+	if (rc || status == 200)
+		return rc;
+	const char *project = run->spec.project.s ? run->spec.project.s : "default";
+	berth_buf json = BERTH_BUF_INIT;
+	berth_buf_printf(&json, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\","
+			 "\"labels\":{\"app.kubernetes.io/managed-by\":\"berth\",\"berth.dev/project\":\"%s\"}}}",
+			 ns, project);
+	char what[400];
+	snprintf(what, sizeof(what), "namespace %s (the policy's namespace for project %s): berth may not "
+		 "create it; create it, or grant berth create on namespaces", ns, project);
+	rc = json.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
+			 : create(b, "/api/v1/namespaces", json.data, what, err);
+	berth_buf_release(&json);
+	const berth_quota *q = rc ? NULL : berth_policy_quota(b->policy, project);
+	if (!q || (!q->cpu.set && !q->mem.set && !q->gpu.set))
+		return rc;
+	berth_buf_printf(&json, "{\"apiVersion\":\"v1\",\"kind\":\"ResourceQuota\",\"metadata\":{"
+			 "\"name\":\"berth-quota\",\"labels\":{\"app.kubernetes.io/managed-by\":\"berth\"}},"
+			 "\"spec\":{\"hard\":{");
+	const struct {
+		const berth_qty *q;
+		const char *key;
+	} hard[] = {{&q->cpu, "requests.cpu"}, {&q->mem, "requests.memory"}, {&q->gpu, NULL}};
+	bool first = true;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(hard); i++) {
+		if (!hard[i].q->set)
+			continue;
+		char v[BERTH_QUANTITY_STR_MAX];
+		berth_quantity_format(&hard[i].q->q, v, sizeof(v));
+		if (hard[i].key)
+			berth_buf_printf(&json, "%s\"%s\":\"%s\"", first ? "" : ",", hard[i].key, v);
+		else
+			berth_buf_printf(&json, "%s\"requests.%s\":\"%s\"", first ? "" : ",",
+					 b->policy->gpu.default_type.s ? b->policy->gpu.default_type.s
+								       : "nvidia.com/gpu", v);
+		first = false;
+	}
+	berth_buf_puts(&json, "}}}");
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/resourcequotas", ns);
+	snprintf(what, sizeof(what), "the ResourceQuota of namespace %s", ns);
+	rc = json.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : create(b, path, json.data, what, err);
+	berth_buf_release(&json);
+	return rc;
+}
+
 static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth_buf *report,
 		     char *wtarget, size_t wlen, berth_error **err)
 {
 	int rc = kube_connect(b, err);
 	if (rc)
+		return rc;
+	if (!dry_run && (rc = project_namespace(b, run, run_namespace(b, run), err)))
 		return rc;
 	berth_arena *arena = berth_arena_new();
 	if (!arena)
