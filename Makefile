@@ -148,6 +148,7 @@ bench: all
 	bench/render.sh
 	bench/server.sh
 	bench/list.sh
+	bench/kube.sh
 	bench/launch.sh
 	bench/memory.sh
 	bench/report.sh

@@ -697,7 +697,9 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 		/* a run that waits with nothing to say: what the cluster says of it */
 		char reason[600];
 		const kpod *p;
-		if (!rc && view_state(&f.view, f.stopping, reason, sizeof(reason), &p) == BERTH_STATE_PENDING &&
+		/* (a run submitted a moment ago has no Events yet) */
+		if (!rc && store_now_ms() - r->info.created > 2000 &&
+		    view_state(&f.view, f.stopping, reason, sizeof(reason), &p) == BERTH_STATE_PENDING &&
 		    (!strcmp(reason, "waiting for its pod to be created") ||
 		     !strcmp(reason, "waiting for its pod to start") || !f.view.seen)) {
 			read_events(b, &t, &f.view);
@@ -1143,9 +1145,10 @@ static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n,
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++) {
-		/* what the cluster says now */
+		/* what the cluster says now; a handle whose records a reconciler keeps
+		 * (a server) answers at once, with the record as submitted */
 		berth_error *e = NULL;
-		if (follow_run(b, runs[i]->id, false, false, false, 0, &e)) {
+		if (!b->cached && follow_run(b, runs[i]->id, false, false, false, 0, &e)) {
 			const berth_problem *p = berth_error_get(e, 0);
 			berth_problem_add(err, BERTH_EIO, BERTH_WARNING, NULL,
 					  "run \"%s\" is submitted; its state could not be read yet: %s",
