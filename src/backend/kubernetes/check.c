@@ -9,17 +9,18 @@
 #include <string.h>
 
 #include "backend/kubernetes/kind.h"
+#include "berth/policy.h"
 #include "base/internal.h"
 #include "plan/policy_internal.h"
 #include "spec/yaml.h"
 
 /* GET path: 1 there, 0 not found, -1 when it cannot be told (why in *why). */
-static int exists(berth_backend *b, const char *path, char *why, size_t len)
+static int exists(kube *api, const char *path, char *why, size_t len)
 {
 	kube_reply r;
 	memset(&r, 0, sizeof(r));
 	berth_error *e = NULL;
-	int rc = kube_request(KUBE(b)->api, "GET", path, NULL, NULL, 0, &r, &e);
+	int rc = kube_request(api, "GET", path, NULL, NULL, 0, &r, &e);
 	int out;
 	if (rc) {
 		const berth_problem *p = berth_error_get(e, 0);
@@ -52,11 +53,11 @@ static void line(berth_buf *report, int *problems, bool problem, const char *fmt
 	*problems += problem;
 }
 
-static void check_named(berth_backend *b, berth_buf *report, int *problems, const char *what,
+static void check_named(kube *api, berth_buf *report, int *problems, const char *what,
 			const char *path, const char *name, const char *fix)
 {
 	char why[300] = "";
-	int e = exists(b, path, why, sizeof(why));
+	int e = exists(api, path, why, sizeof(why));
 	if (e > 0)
 		line(report, problems, false, "ok %s %s", what, name);
 	else if (e == 0)
@@ -83,7 +84,7 @@ static const struct right {
 };
 
 /* Whether this identity may verb the resource in ns: 1, 0, or -1 (why). */
-static int allowed(berth_backend *b, const char *ns, const struct right *r, const char *verb,
+static int allowed(kube *api, const char *ns, const struct right *r, const char *verb,
 		   char *why, size_t len)
 {
 	berth_buf body = BERTH_BUF_INIT;
@@ -98,7 +99,7 @@ static int allowed(berth_backend *b, const char *ns, const struct right *r, cons
 	int out = -1;
 	if (body.failed)
 		snprintf(why, len, "out of memory");
-	else if (kube_request(KUBE(b)->api, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+	else if (kube_request(api, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
 			      "application/json", body.data, body.len, &rep, &e)) {
 		const berth_problem *p = berth_error_get(e, 0);
 		snprintf(why, len, "%s", p ? p->message : "the cluster cannot be asked");
@@ -120,7 +121,7 @@ static int allowed(berth_backend *b, const char *ns, const struct right *r, cons
 	return out;
 }
 
-static void check_rights(berth_backend *b, berth_buf *report, int *problems, const char *ns)
+static void check_rights(kube *api, berth_buf *report, int *problems, const char *ns)
 {
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rights); i++) {
 		const struct right *r = &rights[i];
@@ -128,7 +129,7 @@ static void check_rights(berth_backend *b, berth_buf *report, int *problems, con
 		char why[300] = "";
 		bool unknown = false;
 		for (size_t k = 0; k < BERTH_ARRAY_SIZE(r->verbs) && r->verbs[k] && !unknown; k++) {
-			int a = allowed(b, ns, r, r->verbs[k], why, sizeof(why));
+			int a = allowed(api, ns, r, r->verbs[k], why, sizeof(why));
 			if (a < 0)
 				unknown = true;
 			else if (!a)
@@ -149,13 +150,13 @@ static void check_rights(berth_backend *b, berth_buf *report, int *problems, con
 }
 
 /* Whether a node offers the extended resource (allocatable): 1, 0, -1. */
-static int offered(berth_backend *b, const char *resource, char *why, size_t len)
+static int offered(kube *api, const char *resource, char *why, size_t len)
 {
 	kube_reply rep;
 	memset(&rep, 0, sizeof(rep));
 	berth_error *e = NULL;
 	int out = -1;
-	if (kube_request(KUBE(b)->api, "GET", "/api/v1/nodes", NULL, NULL, 0, &rep, &e)) {
+	if (kube_request(api, "GET", "/api/v1/nodes", NULL, NULL, 0, &rep, &e)) {
 		const berth_problem *p = berth_error_get(e, 0);
 		snprintf(why, len, "%s", p ? p->message : "the cluster cannot be asked");
 	} else if (rep.status != 200) {
@@ -181,19 +182,15 @@ static int offered(berth_backend *b, const char *resource, char *why, size_t len
 	return out;
 }
 
-int kube_check(berth_backend *b, berth_buf *report, berth_error **err)
+int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 {
-	int rc = kube_connect(b, err);
-	if (rc)
-		return rc;
-	const berth_policy *p = b->policy;
-	const char *ns = p->namespace.s ? p->namespace.s : kube_cfg(KUBE(b)->api)->namespace;
+	const char *ns = p->namespace.s ? p->namespace.s : kube_cfg(api)->namespace;
 	const char *tpl = strstr(ns, "{project}");
 	char nsbuf[300];
 	int problems = 0;
 	char path[600], fix[600];
-	line(report, &problems, false, "cluster %s, context %s", kube_cfg(KUBE(b)->api)->server,
-	     kube_cfg(KUBE(b)->api)->context ? kube_cfg(KUBE(b)->api)->context : "-");
+	line(report, &problems, false, "cluster %s, context %s", kube_cfg(api)->server,
+	     kube_cfg(api)->context ? kube_cfg(api)->context : "-");
 	if (tpl) {
 		/* a namespace per project, made on its first run: the rights are
 		 * asked in the default project's */
@@ -202,7 +199,7 @@ int kube_check(berth_backend *b, berth_buf *report, berth_error **err)
 		     "ResourceQuota from the project's quota, on the project's first run", ns);
 		const struct right nsright = {"", "namespaces", NULL, {"create", NULL}};
 		char why[300] = "";
-		int a = allowed(b, "", &nsright, "create", why, sizeof(why));
+		int a = allowed(api, "", &nsright, "create", why, sizeof(why));
 		if (a > 0)
 			line(report, &problems, false, "ok rights to create namespaces");
 		else if (a == 0)
@@ -214,7 +211,7 @@ int kube_check(berth_backend *b, berth_buf *report, berth_error **err)
 	} else {
 		snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
 		snprintf(fix, sizeof(fix), "kubectl create namespace %s (where every run's objects go)", ns);
-		check_named(b, report, &problems, "namespace", path, ns, fix);
+		check_named(api, report, &problems, "namespace", path, ns, fix);
 	}
 	for (size_t i = 0; i < p->priority_classes.n; i++) {
 		const char *name = p->priority_classes.items[i].value.s;
@@ -226,12 +223,12 @@ int kube_check(berth_backend *b, berth_buf *report, berth_error **err)
 		snprintf(path, sizeof(path), "/apis/scheduling.k8s.io/v1/priorityclasses/%s", name);
 		snprintf(fix, sizeof(fix), "the API refuses every pod that names it; create it "
 			 "(deploy/kubernetes/priorityclasses.yaml has the example policy's)");
-		check_named(b, report, &problems, "PriorityClass", path, name, fix);
+		check_named(api, report, &problems, "PriorityClass", path, name, fix);
 	}
 	if (p->storage.default_class.s) {
 		snprintf(path, sizeof(path), "/apis/storage.k8s.io/v1/storageclasses/%s",
 			 p->storage.default_class.s);
-		check_named(b, report, &problems, "StorageClass", path, p->storage.default_class.s,
+		check_named(api, report, &problems, "StorageClass", path, p->storage.default_class.s,
 			    "claims that name none stay Pending; create it or change storage.default_class");
 	}
 	const char *gpus[16];
@@ -242,7 +239,7 @@ int kube_check(berth_backend *b, berth_buf *report, berth_error **err)
 			gpus[ngpus++] = p->gpu.types.items[i].s;
 	for (size_t i = 0; i < ngpus; i++) {
 		char why[300] = "";
-		int o = offered(b, gpus[i], why, sizeof(why));
+		int o = offered(api, gpus[i], why, sizeof(why));
 		if (o > 0)
 			line(report, &problems, false, "ok GPU resource %s (a node offers it)", gpus[i]);
 		else if (o == 0)
@@ -251,6 +248,6 @@ int kube_check(berth_backend *b, berth_buf *report, berth_error **err)
 		else
 			line(report, &problems, false, "unknown GPU resource %s: %s", gpus[i], why);
 	}
-	check_rights(b, report, &problems, ns);
+	check_rights(api, report, &problems, ns);
 	return problems;
 }

@@ -21,7 +21,8 @@ typedef struct kube_state {
 /* Connects to the cluster of the handle's kubeconfig, once. */
 int kube_connect(berth_backend *b, berth_error **err);
 
-/* check.c: the backend_ops check of the kind. */
-int kube_check(berth_backend *b, berth_buf *report, berth_error **err);
+/* check.c: whether the cluster behind api has what policy p names, a line
+ * per check into report; the number of problems. */
+int kube_check(kube *api, const berth_policy *p, berth_buf *report);
 
 #endif

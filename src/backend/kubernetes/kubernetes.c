@@ -1417,6 +1417,12 @@ static int kube_backend_open(berth_backend *b, bool primary, berth_error **err)
 	return rc;
 }
 
+static int kube_backend_check(berth_backend *b, berth_buf *report, berth_error **err)
+{
+	int rc = kube_connect(b, err);
+	return rc ? rc : kube_check(KUBE(b)->api, b->policy, report);
+}
+
 static void kube_backend_close(berth_backend *b)
 {
 	kube_state *ks = KUBE(b);
@@ -1438,5 +1444,5 @@ const backend_ops kube_backend_ops = {
 	.refresh = kube_refresh,
 	.forget = kube_forget,
 	.dry_run = kube_dry_run,
-	.check = kube_check,
+	.check = kube_backend_check,
 };
