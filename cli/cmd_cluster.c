@@ -54,8 +54,14 @@ int cmd_cluster(int argc, char **argv)
 		status = cli_report(err);
 	else {
 		fputs(report, stdout);
-		printf("%d missing\n", problems);
-		status = problems ? 1 : 0;
+		/* a check that could ask nothing (an unreachable cluster) is no "ready" */
+		int ok = 0, unknown = 0;
+		for (const char *l = report; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+			ok += !strncmp(l, "ok ", 3);
+			unknown += !strncmp(l, "unknown ", 8);
+		}
+		printf("%d missing%s\n", problems, unknown && !ok ? ", nothing could be asked" : "");
+		status = problems || (unknown && !ok) ? 1 : 0;
 	}
 	free(report);
 	berth_error_free(err);

@@ -125,6 +125,14 @@ if [ $status = 1 ] && [ "$(field nopc2 state)" = Failed ]; then ok missing-prior
 fi
 "$berth" stop nopc1 nopc2 >/dev/null 2>&1
 
+# a cluster that cannot be reached is not "ready"
+sed "s#server: .*#server: https://127.0.0.1:1#" "$KUBECONFIG" >unreachable.kubeconfig
+"$berth" cluster check --config "$policy" --kubeconfig unreachable.kubeconfig >check.out 2>out
+status=$?
+if [ $status = 1 ] && grep -q 'nothing could be asked' check.out; then ok cluster-check-unreachable; else
+	fail cluster-check-unreachable "exit $status: $(tail -2 check.out | tr '\n' '|')"
+fi
+
 # ---- with the PriorityClasses of deploy/: a seed spec runs, and stop leaves nothing -------
 if command -v kubectl >/dev/null; then
 	kubectl apply -f "$root/deploy/kubernetes/priorityclasses.yaml" >out 2>&1
@@ -181,6 +189,18 @@ fi
 big=$(api POST /api/v1/namespaces/ml-vision/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"around"},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"16","memory":"1Gi"},"limits":{"cpu":"16","memory":"1Gi"}}}]}}')
 if echo "$big" | grep -q 'exceeded quota: berth-quota'; then ok project-quota-held-by-cluster; else
 	fail project-quota-held-by-cluster "$(echo "$big" | head -c 300)"
+fi
+# ... also when nothing followed the run until its Job was gone: its end is read from the Job's
+# Events, not taken for a deletion outside berth
+"$berth" run job.yaml --backend kubernetes --config ttl-policy.yaml --run-id ttl2 >/dev/null 2>out
+for _ in $(seq 60); do
+	api GET /apis/batch/v1/namespaces/ml-jobs/jobs/train-ttl2 | grep -q '"code": 404' && break
+	sleep 0.5
+done
+if [ "$(field ttl2 state)" = Succeeded ] && field ttl2 reason | grep -q 'removed by the cluster after it finished'; then
+	ok ttl-after-finished-unfollowed
+else
+	fail ttl-after-finished-unfollowed "$(field ttl2 state): $(field ttl2 reason)"
 fi
 # a run with a secret: the Secret with its values is on the cluster while the run needs it,
 # and gone once the run has ended (the Job and its pods stay, for their logs)

@@ -477,18 +477,26 @@ static void check_policy(dctx *c, berth_policy *p)
 {
 	check_local(c, p);
 	const char *why;
-	/* "ml-{project}": a namespace per project, checked with a one-letter project */
+	/* "ml-{project}": a namespace per project, checked with a one-letter
+	 * project and with "default" (a spec that names none) */
 	const char *tpl = p->namespace.s ? strstr(p->namespace.s, "{project}") : NULL;
-	char probe[300];
 	if (tpl && strstr(tpl + 1, "{project}"))
 		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
 			  "%s names {project} twice", QUOTE(p->namespace.s));
-	else if (tpl && (size_t)snprintf(probe, sizeof(probe), "%.*sp%s", (int)(tpl - p->namespace.s),
-					 p->namespace.s, tpl + 9) < sizeof(probe) &&
-		 (why = berth_check_dns_label(probe)))
-		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
-			  "%s is not a valid namespace for a project: it %s", QUOTE(p->namespace.s), why);
-	else if (p->namespace.s && !tpl && (why = berth_check_dns_label(p->namespace.s)))
+	for (int k = 0; tpl && !strstr(tpl + 1, "{project}") && k < 2; k++) {
+		berth_buf probe = BERTH_BUF_INIT;
+		berth_buf_printf(&probe, "%.*s%s%s", (int)(tpl - p->namespace.s), p->namespace.s,
+				 k ? "default" : "p", tpl + 9);
+		why = probe.failed ? "cannot be checked (out of memory)" : berth_check_dns_label(probe.data);
+		if (why)
+			report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
+				  "%s is not a valid namespace for %s: it %s", QUOTE(p->namespace.s),
+				  k ? "project default (a spec that names no project)" : "a project", why);
+		berth_buf_release(&probe);
+		if (why)
+			break;
+	}
+	if (p->namespace.s && !tpl && (why = berth_check_dns_label(p->namespace.s)))
 		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
 			  "%s is not a valid namespace: it %s", QUOTE(p->namespace.s), why);
 	if (p->cleanup.ttl_after_finished.set &&

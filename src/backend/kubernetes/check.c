@@ -11,6 +11,7 @@
 #include "backend/kubernetes/kind.h"
 #include "berth/policy.h"
 #include "base/internal.h"
+#include "base/names.h"
 #include "plan/policy_internal.h"
 #include "spec/yaml.h"
 
@@ -185,12 +186,19 @@ static int offered(kube *api, const char *resource, char *why, size_t len)
 int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 {
 	const char *ns = p->namespace.s ? p->namespace.s : kube_cfg(api)->namespace;
-	const char *tpl = strstr(ns, "{project}");
+	/* a template is the policy's; a kubeconfig's namespace is a name */
+	const char *tpl = p->namespace.s ? strstr(ns, "{project}") : NULL;
 	char nsbuf[300];
 	int problems = 0;
 	char path[600], fix[600];
 	line(report, &problems, false, "cluster %s, context %s", kube_cfg(api)->server,
 	     kube_cfg(api)->context ? kube_cfg(api)->context : "-");
+	const char *bad = tpl ? NULL : berth_check_dns_label(ns);
+	if (bad) {
+		line(report, &problems, true, "missing namespace: \"%.100s\" (the kubeconfig context's) is not a "
+		     "namespace name: it %s", ns, bad);
+		return problems;
+	}
 	if (tpl) {
 		/* a namespace per project, made on its first run: the rights are
 		 * asked in the default project's */
@@ -198,8 +206,11 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 		line(report, &problems, false, "note namespaces per project (%s): each is made, with a "
 		     "ResourceQuota from the project's quota, on the project's first run", ns);
 		const struct right nsright = {"", "namespaces", NULL, {"create", NULL}};
+		const struct right qright = {"", "resourcequotas", NULL, {"create", NULL}};
 		char why[300] = "";
 		int a = allowed(api, "", &nsright, "create", why, sizeof(why));
+		if (a > 0)
+			a = allowed(api, "", &qright, "create", why, sizeof(why));
 		if (a > 0)
 			line(report, &problems, false, "ok rights to create namespaces");
 		else if (a == 0)

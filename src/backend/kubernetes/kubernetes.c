@@ -345,6 +345,16 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 	if (v->gone) {
 		if (stopping)
 			return BERTH_STATE_STOPPED;
+		/* a finished Job that the cluster's TTL controller removed
+		 * (cleanup.ttl_after_finished): its end, as its Events tell it */
+		if (v->complete) {
+			copy_str(reason, len, "its Job was removed by the cluster after it finished");
+			return BERTH_STATE_SUCCEEDED;
+		}
+		if (v->failed) {
+			snprintf(reason, len, "%.450s; its Job was removed by the cluster since", v->reason);
+			return BERTH_STATE_FAILED;
+		}
 		snprintf(reason, len, "its %s was deleted from the cluster outside berth", v->action ==
 			 BERTH_ACTION_JOB ? "Job" : v->action == BERTH_ACTION_CRONJOB ? "CronJob" : "Deployment");
 		return BERTH_STATE_FAILED;
@@ -498,12 +508,21 @@ typedef struct follower {
 	bool until_final;   /* a wait: done when the run is final */
 	bool until_pod;     /* a log: done when a pod has started */
 	bool ended;         /* the run became final while followed */
+	const target *t;    /* where it is */
+	bool outcome_read;  /* the Events of a gone Job were asked for its end */
 	bool pods_synced;   /* the pods are listed whole */
 	bool view_synced;   /* the workload is listed */
 } follower;
 
+static void read_outcome(berth_backend *b, const target *t, kview *v);
+
 static int follow_done(follower *f, berth_error **err)
 {
+	if (f->view.gone && !f->stopping && f->view.action == BERTH_ACTION_JOB && !f->outcome_read &&
+	    !f->view.complete && !f->view.failed) {
+		f->outcome_read = true;
+		read_outcome(f->b, f->t, &f->view);
+	}
 	char reason[600];
 	const kpod *p;
 	int rc = record_view(f->b, f->id, &f->view, &f->ended, err);
@@ -589,6 +608,39 @@ static int run_target(berth_backend *b, const char *id, store_run **r, target *t
 	return rc;
 }
 
+/* How a Job that is gone ended, from its Events (kept an hour by the API
+ * server): Completed, or BackoffLimitExceeded / DeadlineExceeded with their
+ * words; nothing when they do not say. */
+static void read_outcome(berth_backend *b, const target *t, kview *v)
+{
+	berth_buf path = BERTH_BUF_INIT;
+	berth_buf_printf(&path, "/api/v1/namespaces/%s/events?fieldSelector=involvedObject.kind%%3DJob%%2C"
+			 "involvedObject.name%%3D%s&limit=100", t->ns, t->name);
+	kube_reply rep;
+	memset(&rep, 0, sizeof(rep));
+	berth_error *e = NULL;
+	int rc = path.failed ? -1 : kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e);
+	berth_buf_release(&path);
+	berth_error_free(e);
+	berth_arena *a = !rc && rep.status == 200 ? berth_arena_new() : NULL;
+	const berth_node *root = NULL;
+	if (a && !berth_json_root(a, "the Job's events", rep.body, rep.len, &root, NULL)) {
+		const berth_node *items = berth_node_get(root, "items");
+		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len; i++) {
+			const char *r = berth_node_text(berth_node_get(items->u.items[i], "reason"));
+			const char *m = berth_node_text(berth_node_get(items->u.items[i], "message"));
+			if (r && !strcmp(r, "Completed"))
+				v->complete = true;
+			else if (r && (!strcmp(r, "BackoffLimitExceeded") || !strcmp(r, "DeadlineExceeded"))) {
+				v->failed = true;
+				snprintf(v->reason, sizeof(v->reason), "%s%s%.400s", r, m ? ": " : "", m ? m : "");
+			}
+		}
+	}
+	berth_arena_free(a);
+	kube_reply_free(&rep);
+}
+
 /*
  * What the cluster says of a run that waits with nothing else to say: the
  * newest Warning Event about its workload itself (by name, and by uid once
@@ -619,6 +671,10 @@ static void read_events(berth_backend *b, const target *t, kview *v)
 	if (a && !berth_json_root(a, "the run's events", rep.body, rep.len, &root, NULL)) {
 		const berth_node *items = berth_node_get(root, "items"), *best = NULL;
 		int64_t best_at = 0;
+		/* the span of the refusals that do not pass, over every Event that
+		 * reports one (a refusal naming the generated pod is a new Event each
+		 * time) */
+		int64_t refused_first = 0, refused_last = 0;
 		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len; i++) {
 			const berth_node *ev = items->u.items[i];
 			const char *kind = berth_node_text(berth_node_at(ev, "involvedObject.kind"));
@@ -628,6 +684,14 @@ static void read_events(berth_backend *b, const target *t, kview *v)
 			int64_t at = rfc3339_ms(berth_node_text(berth_node_get(ev, "lastTimestamp")));
 			if (!at)
 				at = rfc3339_ms(berth_node_text(berth_node_get(ev, "eventTime")));
+			int64_t first = rfc3339_ms(berth_node_text(berth_node_get(ev, "firstTimestamp")));
+			if (first && permanent(berth_node_text(berth_node_get(ev, "reason")),
+					       berth_node_text(berth_node_get(ev, "message")))) {
+				if (!refused_first || first < refused_first)
+					refused_first = first;
+				if (at > refused_last)
+					refused_last = at;
+			}
 			if (!best || at > best_at) {
 				best = ev;
 				best_at = at;
@@ -642,10 +706,10 @@ static void read_events(berth_backend *b, const target *t, kview *v)
 			copy_str(v->said, sizeof(v->said), said.data);
 			berth_buf_release(&said);
 			one_line(v->said);
-			int64_t first = rfc3339_ms(berth_node_text(berth_node_get(best, "firstTimestamp")));
 			int64_t now = store_now_ms();
-			v->refused = permanent(r, m) && !v->npods && first && best_at - first >= REFUSED_GRACE_MS &&
-				     now - best_at < 5 * REFUSED_GRACE_MS;
+			v->refused = permanent(r, m) && !v->npods && refused_first &&
+				     refused_last - refused_first >= REFUSED_GRACE_MS &&
+				     now - refused_last < 5 * REFUSED_GRACE_MS;
 		}
 	}
 	berth_arena_free(a);
@@ -671,6 +735,7 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 	memset(&f, 0, sizeof(f));
 	f.b = b;
 	f.id = id;
+	f.t = &t;
 	f.view.action = action_of(r->info.action);
 	f.view.workload = t.name;
 	f.stopping = r->stop_requested;
@@ -882,7 +947,9 @@ static int project_namespace(berth_backend *b, const berth_run *run, const char 
 	int rc = kube_request(KUBE(b)->api, "GET", path, NULL, NULL, 0, &r, err);
 	long status = r.status;
 	kube_reply_free(&r);
-	if (rc || status == 200)
+	/* only a namespace that is not there is made: one this identity may not
+	 * read (403) may well exist, made by an admin; the apply says */
+	if (rc || status != 404)
 		return rc;
 	const char *project = run->spec.project.s ? run->spec.project.s : "default";
 	berth_buf json = BERTH_BUF_INIT;
@@ -921,9 +988,20 @@ static int project_namespace(berth_backend *b, const berth_run *run, const char 
 	}
 	berth_buf_puts(&json, "}}}");
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/resourcequotas", ns);
-	snprintf(what, sizeof(what), "the ResourceQuota of namespace %s", ns);
+	snprintf(what, sizeof(what), "the ResourceQuota of namespace %s (grant berth create on "
+		 "resourcequotas, or create the namespace and its quota)", ns);
 	rc = json.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : create(b, path, json.data, what, err);
 	berth_buf_release(&json);
+	if (rc) {
+		/* no namespace without its quota: the next run makes both again */
+		kube_reply d;
+		memset(&d, 0, sizeof(d));
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
+		berth_error *e = NULL;
+		kube_request(KUBE(b)->api, "DELETE", path, NULL, NULL, 0, &d, &e);
+		berth_error_free(e);
+		kube_reply_free(&d);
+	}
 	return rc;
 }
 
