@@ -551,6 +551,13 @@ static void test_kubeconfig_errors_context(void)
 	MUST_FAIL("contexts: {a: b}\n", "a", BERTH_ETYPE, "/k/config:1:11: contexts: must be a list, not a map");
 	MUST_FAIL("kind: Pod\nmetadata: {name: x}\n", NULL, BERTH_EINVALID,
 		  "/k/config:1:7: kind: must be Config, not \"Pod\"");
+	/* a namespace goes into API paths and JSON: a name, or nothing */
+	MUST_FAIL("current-context: a\n"
+		  "clusters: [{name: c, cluster: {server: https://c}}]\n"
+		  "contexts: [{name: a, context: {cluster: c, namespace: \"a/../b\"}}]\n",
+		  NULL, BERTH_EINVALID,
+		  "/k/config:3:56: contexts[0].context.namespace: \"a/../b\" is not a namespace name: it "
+		  "must consist of lowercase letters, digits and '-'");
 }
 
 #define CTX_HEAD                                                                       \

@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "backend/kubernetes/api.h"
+#include "base/names.h"
 #include "spec/spec_internal.h" /* QUOTE, is_null */
 #include "spec/yaml.h"
 
@@ -539,6 +540,11 @@ static int resolve(kctx *c, const char *context, kube_config *out)
 		has_user = 1;
 	}
 	n = get_str(c, &ctx, "namespace");
+	/* it goes into API paths: a name, or the context is refused here */
+	const char *why = n ? berth_check_dns_label(n->u.text) : NULL;
+	if (why)
+		return fail_at(c, ctx.f, n->pos, PATH(&ctx, "namespace"), BERTH_EINVALID,
+			       "\"%.100s\" is not a namespace name: it %s", n->u.text, why);
 	if (set_str(c, &out->namespace, n ? n->u.text : "default") < 0)
 		return c->ret;
 
