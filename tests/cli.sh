@@ -87,3 +87,9 @@ check profiles-none 0 '^no profiles defined$' -- env -u BERTH_CONFIG "$berth" pr
 check profiles-json 0 '"id": "4xh100"' -- "$berth" profiles --config "$pol" -o json
 check profiles-stray-arg 2 'unexpected argument "x.yaml"' -- "$berth" profiles x.yaml
 check profiles-bad-policy 2 'policy.yaml:2:1: defauts: unknown key' -- "$berth" profiles --config "$r/112-policy-errors/policy.yaml"
+# berth cluster check: its usage errors, and a kubeconfig that is not there (before any request)
+check cluster-no-subverb 2 "say 'cluster check'" -- "$berth" cluster
+check cluster-unknown-option 2 'cluster: unknown option "--bogus"' -- "$berth" cluster check --bogus
+check cluster-no-kubeconfig 1 'cannot open "/nonexistent/kubeconfig"' -- "$berth" cluster check --kubeconfig /nonexistent/kubeconfig
+check cluster-not-remote 2 'not options of cluster' -- "$berth" --server http://127.0.0.1:1 cluster check
+check cluster-bad-policy 2 'policy.yaml:2:1: defauts: unknown key' -- "$berth" cluster check --config "$r/112-policy-errors/policy.yaml"
