@@ -21,6 +21,7 @@
 #include "base/curl_dl.h"
 #include "backend/kubernetes/api.h"
 #include "backend/kubernetes/kind.h"
+#include "base/names.h"
 #include "plan/policy_internal.h"
 #include "render/render_internal.h"
 #include "base/seal.h"
@@ -82,6 +83,10 @@ static int parse_target(const char *s, target *t)
 	if (n < 3)
 		return -1;
 	t->res = kres_of(kind);
+	/* the names go into API paths and queries: a store made to hold
+	 * "a&fieldSelector=..." or "../.." names nothing */
+	if (berth_check_dns_label(t->ns) || berth_check_dns_subdomain(t->name))
+		return -1;
 	return t->res ? 0 : -1;
 }
 
