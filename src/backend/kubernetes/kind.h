@@ -18,9 +18,6 @@ typedef struct kube_state {
 
 #define KUBE(b) ((kube_state *)backend_state((b), &kube_backend_ops))
 
-/* Connects to the cluster of the handle's kubeconfig, once. */
-int kube_connect(berth_backend *b, berth_error **err);
-
 /* check.c: whether the cluster behind api has what policy p names, a line
  * per check into report; the number of problems. */
 int kube_check(kube *api, const berth_policy *p, berth_buf *report);

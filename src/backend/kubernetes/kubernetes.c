@@ -100,7 +100,8 @@ static int kube_reconcile(berth_backend *b, berth_error **err);
 
 /* ---- the connection ---------------------------------------------------------------------- */
 
-int kube_connect(berth_backend *b, berth_error **err)
+/* Connects to the cluster of the handle's kubeconfig, once. */
+static int kube_connect(berth_backend *b, berth_error **err)
 {
 	if (KUBE(b)->api)
 		return 0;

@@ -52,8 +52,8 @@ static int push_env(sup *s, char *entry)
 	return 0;
 }
 
-char *sup_fmt(const char *f, ...) BERTH_PRINTF(1, 2);
-char *sup_fmt(const char *f, ...)
+static char *fmt(const char *f, ...) BERTH_PRINTF(1, 2);
+static char *fmt(const char *f, ...)
 {
 	va_list ap;
 	va_start(ap, f);
@@ -67,7 +67,7 @@ char *sup_fmt(const char *f, ...)
  * BERTH_VOLUME_<NAME>, the name upper-cased and '-' and '.' made '_'. */
 static char *volume_env(const volume *v)
 {
-	char *e = sup_fmt("BERTH_VOLUME_%s=%s", v->name, v->source);
+	char *e = fmt("BERTH_VOLUME_%s=%s", v->name, v->source);
 	for (char *p = e ? e + 13 : NULL; p && *p != '='; p++)
 		*p = *p == '-' || *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
 	return e;
@@ -80,18 +80,18 @@ static int build_env(sup *s, bool volume_fallback, berth_buf *why)
 		if (push_env(s, r->env + off))
 			return -1;
 	if (r->info.gpu_ids) {
-		if (push_env(s, sup_fmt("CUDA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
-		    push_env(s, sup_fmt("NVIDIA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
-		    push_env(s, sup_fmt("CUDA_DEVICE_ORDER=PCI_BUS_ID")))
+		if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
+		    push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
+		    push_env(s, fmt("CUDA_DEVICE_ORDER=PCI_BUS_ID")))
 			return -1;
-	} else if (push_env(s, sup_fmt("CUDA_VISIBLE_DEVICES=")) ||
-		   push_env(s, sup_fmt("NVIDIA_VISIBLE_DEVICES=void")))
+	} else if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=")) ||
+		   push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=void")))
 		return -1;
 	for (size_t i = 0; volume_fallback && i < s->nvols; i++)
 		if (push_env(s, volume_env(&s->vols[i])))
 			return -1;
 	for (size_t off = 0; off < s->secret_len; off += strlen(s->secret_values + off) + 1)
-		if (push_env(s, sup_fmt("%s", s->secret_values + off)))
+		if (push_env(s, fmt("%s", s->secret_values + off)))
 			return -1;
 	return 0;
 }
@@ -506,13 +506,13 @@ static char *disk_over(sup *s)
 		if (v->size > 0 && used > v->size) {
 			berth_format_size(a, sizeof(a), used, 1);
 			berth_format_size(b, sizeof(b), v->size, 1);
-			return sup_fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
+			return fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
 		}
 	}
 	if (r->disk_limit > 0 && total > r->disk_limit) {
 		berth_format_size(a, sizeof(a), total, 1);
 		berth_format_size(b, sizeof(b), r->disk_limit, 1);
-		return sup_fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
+		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
 			   "(its log, work dir, /tmp and volumes)", a, b);
 	}
 	return NULL;
@@ -692,7 +692,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		berth_format_size(mem, sizeof(mem), r->info.mem_limit, 1);
 		if (end == END_STOP) {
 			r->info.state = BERTH_STATE_STOPPED;
-			set_reason(r, sup_fmt("stopped by berth stop"));
+			set_reason(r, fmt("stopped by berth stop"));
 			return;
 		}
 		if (end == END_EVICTED) {
@@ -703,29 +703,29 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		}
 		if (end == END_TIMEOUT) {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, sup_fmt("DeadlineExceeded: stopped after its timeout of %llds",
+			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
 					  (long long)r->timeout));
 			return;
 		}
 		if (oom) {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, sup_fmt("OOMKilled: the memory limit %s was reached", mem));
+			set_reason(r, fmt("OOMKilled: the memory limit %s was reached", mem));
 		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !r->restart) {
 			r->info.state = BERTH_STATE_SUCCEEDED;
 			set_reason(r, NULL);
 			return;
 		} else if (WIFEXITED(status)) {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, sup_fmt("exit code %d", WEXITSTATUS(status)));
+			set_reason(r, fmt("exit code %d", WEXITSTATUS(status)));
 		} else if (WTERMSIG(status) == SIGXFSZ && r->disk_limit > 0) {
 			r->info.state = BERTH_STATE_FAILED;
 			berth_format_size(mem, sizeof(mem), r->disk_limit, 1);
-			set_reason(r, sup_fmt("Evicted: ephemeral storage: a file reached the disk limit %s "
+			set_reason(r, fmt("Evicted: ephemeral storage: a file reached the disk limit %s "
 					  "(SIGXFSZ)", mem));
 			return;
 		} else {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, sup_fmt("killed by signal %d (SIG%s)", WTERMSIG(status),
+			set_reason(r, fmt("killed by signal %d (SIG%s)", WTERMSIG(status),
 					  signame(WTERMSIG(status))));
 		}
 		/* again? a job up to its retries; a server always, as a Deployment does */
@@ -741,12 +741,12 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		int sig = sigtimedwait(set, &info, &ts);
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
 			r->info.state = BERTH_STATE_STOPPED;
-			set_reason(r, sup_fmt("stopped by berth stop"));
+			set_reason(r, fmt("stopped by berth stop"));
 			return;
 		}
 		if (deadline > 0 && store_now_ms() >= deadline) {
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, sup_fmt("DeadlineExceeded: stopped after its timeout of %llds",
+			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
 					  (long long)r->timeout));
 			return;
 		}
@@ -807,7 +807,7 @@ static void make_cgroup(sup *s, const char *id)
 	berth_error *e = NULL;
 	free(r->info.enforcement);
 	if (v != CG_NONE && cg_create(&s->cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
-		r->info.enforcement = sup_fmt("cgroup %s", cg_version_name(v));
+		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
 		r->cgroup = berth_strdup(id);
 	} else {
 		r->info.enforcement = berth_strdup("rlimits");
@@ -954,7 +954,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 		run_attempts(&s, &set, (const char *const *)files, lens);
 	} else {
 		s.r->info.state = BERTH_STATE_FAILED;
-		set_reason(s.r, why.len ? berth_buf_detach(&why) : sup_fmt("cannot prepare the run"));
+		set_reason(s.r, why.len ? berth_buf_detach(&why) : fmt("cannot prepare the run"));
 	}
 	berth_buf_release(&why);
 	finish(&s, id);

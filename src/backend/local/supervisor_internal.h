@@ -36,9 +36,6 @@ typedef struct sup {
 	char *evicted;       /* why it was stopped for its disk use */
 } sup;
 
-/* A string printed into new memory (NULL when out of memory). */
-char *sup_fmt(const char *f, ...) BERTH_PRINTF(1, 2);
-
 /* mounts.c: the gid the run's processes have. */
 int64_t sup_run_gid(const store_run *r);
 /* The volumes' directories made and owned (fallback: no mount namespace, the
