@@ -239,6 +239,14 @@ pod_status k7 '{"phase":"Running","conditions":[{"type":"DisruptionTarget","stat
 check "preemption is reported as such" wait_state k7 '*|preempted: Preempted in order to admit critical pod; its Job starts it again'
 "$berth" get runs >"$tmp/out" 2>&1
 check "get runs shows kubernetes runs" grep -q 'k7 .*preempted' "$tmp/out"
+# an identity that may not list Events: the wait says so, and what grants it
+spec quiet "" >quiet.yaml
+run quiet.yaml --run-id k7b
+sleep 2.2 # (a run submitted a moment ago has no Events yet)
+ctl fail '{"method":"GET","resource":"events","code":403,"times":1}' >/dev/null
+state_of k7b >"$tmp/out"
+check "Events forbidden: the wait says what would say why" grep -q '^Pending|waiting for its pod to start; berth may not list the Events of namespace ml.*rbac.yaml' "$tmp/out"
+"$berth" stop k7b >/dev/null 2>&1
 
 # ---- logs -----------------------------------------------------------------------------------------
 ctl log '{"namespace":"ml","labelSelector":"berth.dev/run=k1","text":"epoch 1\n"}' >/dev/null

@@ -124,6 +124,25 @@ if [ $status = 1 ] && [ "$(field nopc2 state)" = Failed ]; then ok missing-prior
 	fail missing-priorityclass-wait-ends "exit $status, $(field nopc2 state): $(field nopc2 reason)"
 fi
 "$berth" stop nopc1 nopc2 >/dev/null 2>&1
+# ... for a serve run too: its Deployment's ReplicaSet is refused, which the Deployment's
+# ReplicaFailure condition says; the run fails with those words and leaves nothing
+cat >web.yaml <<'EOF'
+name: web
+action: serve
+function:
+  image: python:3.11
+  command: ["python", "-m", "http.server"]
+EOF
+"$berth" run web.yaml --backend kubernetes --config "$policy" --run-id nopc3 >/dev/null 2>out
+if wait_for nopc3 Failed 40 && field nopc3 reason | grep -q 'FailedCreate: .*no PriorityClass with name berth-medium was found.*ReplicaSet'; then
+	ok missing-priorityclass-serve-fails
+	for _ in $(seq 20); do [ -z "$(leftovers nopc3)" ] && break; sleep 0.5; done
+	if [ -z "$(leftovers nopc3)" ]; then ok refused-serve-leaves-nothing; else
+		fail refused-serve-leaves-nothing "left: $(leftovers nopc3 | tr '\n' ' ')"
+	fi
+else
+	fail missing-priorityclass-serve-fails "$(field nopc3 state): $(field nopc3 reason)"
+fi
 
 # a cluster that cannot be reached is not "ready"
 sed "s#server: .*#server: https://127.0.0.1:1#" "$KUBECONFIG" >unreachable.kubeconfig
@@ -158,6 +177,28 @@ status=$?
 if [ $status = 0 ] && [ "$(field seed1 state)" = Succeeded ]; then ok seed-job-succeeds; else
 	fail seed-job-succeeds "exit $status, $(field seed1 state): $(field seed1 reason)"
 fi
+# a claim that cannot bind: its pod is unschedulable, and the claim's own Events say why
+cat >claimy.yaml <<'EOF'
+name: claimy
+function:
+  image: python:3.11
+  command: ["python", "-c", "print(1)"]
+volumes:
+  - volume_type: persistent_volume_claim
+    name: data
+    mount_path: /data
+    spec: {size: 1Gi, storage_class: nope, access_mode: ReadWriteOnce}
+EOF
+"$berth" run claimy.yaml --backend kubernetes --config "$policy" --run-id pvc1 >/dev/null 2>out
+ok=0
+for _ in $(seq 60); do
+	case $(field pvc1 reason) in *'storageclass.storage.k8s.io "nope" not found (PersistentVolumeClaim claimy-pvc1-data'*) ok=1; break ;; esac
+	sleep 0.5
+done
+if [ $ok = 1 ] && [ "$(field pvc1 state)" = Pending ]; then ok unbound-claim-reason; else
+	fail unbound-claim-reason "$(field pvc1 state): $(field pvc1 reason)"
+fi
+"$berth" stop pvc1 >/dev/null 2>&1
 # cleanup.ttl_after_finished: the cluster's TTL controller removes the finished Job and its
 # pods; berth keeps the run's record
 cp "$policy" ttl-policy.yaml

@@ -132,6 +132,7 @@ typedef struct kpod {
 } kpod;
 
 #define VIEW_PODS 32
+#define VIEW_CLAIMS 8
 typedef struct kview {
 	berth_action action;
 	const char *workload;  /* its name */
@@ -144,8 +145,11 @@ typedef struct kview {
 	size_t npods;
 	char uid[64];          /* the workload's, once read */
 	char said[512];        /* what the cluster said last in a Warning Event about the
-				  workload, when nothing else explains a wait */
+				  run's objects, when nothing else explains a wait */
 	bool refused;          /* ... and it is a refusal that retrying will not change */
+	bool said_of_claim;    /* ... about a claim of its pods: it says more than the pod */
+	char claims[VIEW_CLAIMS][254]; /* the claims its pods mount */
+	size_t nclaims;
 } kview;
 
 /* A refusal seen this long is the run's end, not a wait (the controllers
@@ -182,6 +186,16 @@ static bool cond_true(const berth_node *conds, const char *type, const berth_nod
 		}
 	}
 	return false;
+}
+
+/* A create refused by admission for a reason that does not pass: a missing
+ * PriorityClass, pod security, a webhook's refusal; not a quota (it frees
+ * up), nor a namespace too new for its ServiceAccount. */
+static bool permanent(const char *reason, const char *message)
+{
+	return reason && message && !strcmp(reason, "FailedCreate") && strstr(message, "forbidden") &&
+	       !strstr(message, "exceeded quota") && !strstr(message, "status unknown for quota") &&
+	       !strstr(message, "serviceaccount");
 }
 
 static void pod_read(kpod *p, const berth_node *obj)
@@ -297,6 +311,17 @@ static void workload_read(kview *v, const berth_node *obj)
 					 m ? ": " : "", m ? m : "");
 			}
 		}
+		/* its ReplicaSet cannot create pods (the words of the ReplicaSet's
+		 * Events); one that does not pass, held REFUSED_GRACE_MS, ends the run */
+		v->refused = false;
+		if (cond_true(conds, "ReplicaFailure", &c)) {
+			const char *r = berth_node_text(berth_node_get(c, "reason"));
+			const char *m = berth_node_text(berth_node_get(c, "message"));
+			int64_t since = rfc3339_ms(berth_node_text(berth_node_get(c, "lastTransitionTime")));
+			snprintf(v->reason, sizeof(v->reason), "%.60s: %.380s (its ReplicaSet, the cluster's words)",
+				 r ? r : "ReplicaFailure", m ? m : "");
+			v->refused = permanent(r, m) && since && store_now_ms() - since >= REFUSED_GRACE_MS;
+		}
 		break;
 	case BERTH_ACTION_CRONJOB: {
 		const char *last = berth_node_text(berth_node_get(st, "lastScheduleTime"));
@@ -329,6 +354,17 @@ static void view_pod(kview *v, const char *type, const berth_node *obj)
 	} else if (i == v->npods)
 		v->npods++;
 	pod_read(&v->pods[i], obj);
+	/* the claims it mounts: their Events say why a pod that needs them waits */
+	const berth_node *vols = berth_node_at(obj, "spec.volumes");
+	for (size_t k = 0; vols && vols->kind == BERTH_NODE_SEQ && k < vols->len; k++) {
+		const char *claim = berth_node_text(berth_node_at(vols->u.items[k], "persistentVolumeClaim.claimName"));
+		size_t c = 0;
+		while (claim && c < v->nclaims && strcmp(v->claims[c], claim))
+			c++;
+		/* (a name, since it goes into a field selector) */
+		if (claim && c == v->nclaims && c < VIEW_CLAIMS && !berth_check_dns_subdomain(claim))
+			copy_str(v->claims[v->nclaims++], sizeof(v->claims[c]), claim);
+	}
 }
 
 /* The newest pod (by creation), or NULL. */
@@ -388,7 +424,9 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 			running = true;
 	if (v->action != BERTH_ACTION_JOB)
 		running = running && (v->ready > 0 || (p && p->ready));
-	if (p && p->reason[0] && (p->preempted || p->evicted))
+	if (v->said_of_claim && !running)
+		copy_str(reason, len, v->said);
+	else if (p && p->reason[0] && (p->preempted || p->evicted))
 		snprintf(reason, len, "%s; its %s starts it again", p->reason,
 			 v->action == BERTH_ACTION_JOB ? "Job" : "Deployment");
 	else if (p && p->reason[0])
@@ -397,11 +435,11 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 		copy_str(reason, len, v->reason);
 	if (running)
 		return BERTH_STATE_RUNNING;
-	if (!reason[0] && v->said[0]) {
+	if (!reason[0] && v->said[0])
 		copy_str(reason, len, v->said);
-		if (v->refused)
-			return BERTH_STATE_FAILED;
-	}
+	/* a refusal that does not pass: the workload would wait for ever */
+	if (v->refused && !v->npods && reason[0])
+		return BERTH_STATE_FAILED;
 	if (!reason[0])
 		copy_str(reason, len, !v->seen ? "submitted to the cluster" :
 			 !v->npods ? "waiting for its pod to be created" : "waiting for its pod to start");
@@ -409,17 +447,6 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 }
 
 /* ---- recording what the cluster says ---------------------------------------------------- */
-
-/* Writes the view's state into the stored run; an event for each change of state. */
-/* A create refused by admission for a reason that does not pass: a missing
- * PriorityClass, pod security, a webhook's refusal; not a quota (it frees
- * up), nor a namespace too new for its ServiceAccount. */
-static bool permanent(const char *reason, const char *message)
-{
-	return reason && message && !strcmp(reason, "FailedCreate") && strstr(message, "forbidden") &&
-	       !strstr(message, "exceeded quota") && !strstr(message, "status unknown for quota") &&
-	       !strstr(message, "serviceaccount");
-}
 
 /* Text from the cluster made fit for a one-line reason: control characters
  * (ESC, CR, LF...) become spaces, and a UTF-8 sequence cut by a buffer's end,
@@ -647,79 +674,111 @@ static void read_outcome(berth_backend *b, const target *t, kview *v)
 	kube_reply_free(&rep);
 }
 
-/*
- * What the cluster says of a run that waits with nothing else to say: the
- * newest Warning Event about its workload itself (by name, and by uid once
- * the workload was read: an Event of an earlier object of that name is not
- * its), into v->said. v->refused when it is a refusal that has lasted
- * REFUSED_GRACE_MS from its first report to its last, its last is recent,
- * and no pod exists (one that does says the refusal has passed). Best
- * effort: a cluster that cannot be asked says nothing.
- */
-static void read_events(berth_backend *b, const target *t, kview *v)
+/* The Warning Events about one object: the newest into *best (in arena a),
+ * and the span of the refusals that do not pass (a refusal naming the
+ * generated pod is a new Event each time). uid, when given, must be the
+ * object's: an Event of an earlier object of that name is not its. The
+ * HTTP status of the list, or 0 when it could not be asked. */
+typedef struct kevents {
+	const berth_node *best;
+	int64_t best_at, refused_first, refused_last;
+} kevents;
+
+static long events_of(berth_backend *b, berth_arena *a, const char *ns, const char *kind, const char *name,
+		      const char *uid, kevents *ev)
 {
+	memset(ev, 0, sizeof(*ev));
 	berth_buf path = BERTH_BUF_INIT;
 	berth_buf_printf(&path, "/api/v1/namespaces/%s/events?fieldSelector=type%%3DWarning%%2C"
-			 "involvedObject.name%%3D%s&limit=100", t->ns, t->name);
+			 "involvedObject.kind%%3D%s%%2CinvolvedObject.name%%3D%s&limit=100", ns, kind, name);
 	kube_reply rep;
 	memset(&rep, 0, sizeof(rep));
 	berth_error *e = NULL;
-	if (path.failed || kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e) ||
-	    rep.status != 200) {
-		berth_error_free(e);
-		berth_buf_release(&path);
-		kube_reply_free(&rep);
-		return;
-	}
+	long status = 0;
+	if (!path.failed && !kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e))
+		status = rep.status;
+	berth_error_free(e);
 	berth_buf_release(&path);
-	berth_arena *a = berth_arena_new();
 	const berth_node *root = NULL;
-	if (a && !berth_json_root(a, "the run's events", rep.body, rep.len, &root, NULL)) {
-		const berth_node *items = berth_node_get(root, "items"), *best = NULL;
-		int64_t best_at = 0;
-		/* the span of the refusals that do not pass, over every Event that
-		 * reports one (a refusal naming the generated pod is a new Event each
-		 * time) */
-		int64_t refused_first = 0, refused_last = 0;
+	if (status == 200 && !berth_json_root(a, "the run's events", rep.body, rep.len, &root, NULL)) {
+		const berth_node *items = berth_node_get(root, "items");
 		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len; i++) {
-			const berth_node *ev = items->u.items[i];
-			const char *kind = berth_node_text(berth_node_at(ev, "involvedObject.kind"));
-			const char *uid = berth_node_text(berth_node_at(ev, "involvedObject.uid"));
-			if (!kind || strcmp(kind, t->res->kind) || (v->uid[0] && (!uid || strcmp(uid, v->uid))))
+			const berth_node *it = items->u.items[i];
+			const char *u = berth_node_text(berth_node_at(it, "involvedObject.uid"));
+			if (uid && uid[0] && (!u || strcmp(u, uid)))
 				continue;
-			int64_t at = rfc3339_ms(berth_node_text(berth_node_get(ev, "lastTimestamp")));
+			int64_t at = rfc3339_ms(berth_node_text(berth_node_get(it, "lastTimestamp")));
 			if (!at)
-				at = rfc3339_ms(berth_node_text(berth_node_get(ev, "eventTime")));
-			int64_t first = rfc3339_ms(berth_node_text(berth_node_get(ev, "firstTimestamp")));
-			if (first && permanent(berth_node_text(berth_node_get(ev, "reason")),
-					       berth_node_text(berth_node_get(ev, "message")))) {
-				if (!refused_first || first < refused_first)
-					refused_first = first;
-				if (at > refused_last)
-					refused_last = at;
+				at = rfc3339_ms(berth_node_text(berth_node_get(it, "eventTime")));
+			int64_t first = rfc3339_ms(berth_node_text(berth_node_get(it, "firstTimestamp")));
+			if (first && permanent(berth_node_text(berth_node_get(it, "reason")),
+					       berth_node_text(berth_node_get(it, "message")))) {
+				if (!ev->refused_first || first < ev->refused_first)
+					ev->refused_first = first;
+				if (at > ev->refused_last)
+					ev->refused_last = at;
 			}
-			if (!best || at > best_at) {
-				best = ev;
-				best_at = at;
+			if (!ev->best || at > ev->best_at) {
+				ev->best = it;
+				ev->best_at = at;
 			}
 		}
-		if (best) {
-			const char *r = berth_node_text(berth_node_get(best, "reason"));
-			const char *m = berth_node_text(berth_node_get(best, "message"));
-			berth_buf said = BERTH_BUF_INIT;
-			berth_buf_printf(&said, "%.60s: %.380s (%s %s, the cluster's words)",
-					 r ? r : "Warning", m ? m : "", t->res->kind, t->name);
-			copy_str(v->said, sizeof(v->said), said.data);
-			berth_buf_release(&said);
-			one_line(v->said);
-			int64_t now = store_now_ms();
-			v->refused = permanent(r, m) && !v->npods && refused_first &&
-				     refused_last - refused_first >= REFUSED_GRACE_MS &&
-				     now - refused_last < 5 * REFUSED_GRACE_MS;
-		}
+	}
+	kube_reply_free(&rep);
+	return status;
+}
+
+/*
+ * What the cluster says of a run that waits with nothing else to say: the
+ * newest Warning Event about a claim its pods mount (FailedBinding,
+ * ProvisioningFailed: they say why its pod cannot be placed), else about its
+ * newest pod (FailedMount...), else about its workload itself (FailedCreate),
+ * into v->said. v->refused when the workload's is a refusal that has lasted
+ * REFUSED_GRACE_MS from its first report to its last, its last is recent,
+ * and no pod exists (one that does says the refusal has passed). Best
+ * effort: a cluster that cannot be asked says nothing, and an identity that
+ * may not list Events is told so.
+ */
+static void read_events(berth_backend *b, const target *t, kview *v)
+{
+	berth_arena *a = berth_arena_new();
+	if (!a)
+		return;
+	const kpod *p = newest_pod(v);
+	kevents ev = {0};
+	const char *kind = NULL, *name = NULL;
+	long status = 0;
+	bool claim = false;
+	for (size_t i = 0; p && i < v->nclaims && !ev.best; i++) {
+		status = events_of(b, a, t->ns, "PersistentVolumeClaim", v->claims[i], NULL, &ev);
+		kind = "PersistentVolumeClaim", name = v->claims[i], claim = true;
+	}
+	if (status != 403 && !ev.best && p && !berth_check_dns_subdomain(p->name)) {
+		status = events_of(b, a, t->ns, "Pod", p->name, NULL, &ev);
+		kind = "Pod", name = p->name, claim = false;
+	}
+	if (status != 403 && !ev.best) {
+		status = events_of(b, a, t->ns, t->res->kind, t->name, v->uid, &ev);
+		kind = t->res->kind, name = t->name;
+	}
+	if (ev.best) {
+		const char *r = berth_node_text(berth_node_get(ev.best, "reason"));
+		const char *m = berth_node_text(berth_node_get(ev.best, "message"));
+		snprintf(v->said, sizeof(v->said), "%.60s: %.300s (%s %.120s, the cluster's words)",
+			 r ? r : "Warning", m ? m : "", kind, name);
+		one_line(v->said);
+		v->said_of_claim = claim;
+		int64_t now = store_now_ms();
+		v->refused = !strcmp(kind, t->res->kind) && permanent(r, m) && !v->npods && ev.refused_first &&
+			     ev.refused_last - ev.refused_first >= REFUSED_GRACE_MS &&
+			     now - ev.refused_last < 5 * REFUSED_GRACE_MS;
+	} else if (status == 403) {
+		snprintf(v->said, sizeof(v->said), "%s; berth may not list the Events of namespace %s, "
+			 "which would say why (grant list on events: deploy/kubernetes/rbac.yaml)",
+			 !v->seen ? "submitted to the cluster" : !v->npods ? "waiting for its pod to be created"
+			 : "waiting for its pod to start", t->ns);
 	}
 	berth_arena_free(a);
-	kube_reply_free(&rep);
 }
 
 /*
@@ -772,7 +831,9 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 		if (!rc && store_now_ms() - r->info.created > 2000 &&
 		    view_state(&f.view, f.stopping, reason, sizeof(reason), &p) == BERTH_STATE_PENDING &&
 		    (!strcmp(reason, "waiting for its pod to be created") ||
-		     !strcmp(reason, "waiting for its pod to start") || !f.view.seen)) {
+		     !strcmp(reason, "waiting for its pod to start") || !f.view.seen ||
+		     /* a claim that does not bind says why better than the scheduler */
+		     (f.view.nclaims && !strncmp(reason, "unschedulable: ", 15)))) {
 			read_events(b, &t, &f.view);
 			if (f.view.said[0])
 				rc = record_view(b, id, &f.view, &f.ended, err);
