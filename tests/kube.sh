@@ -265,6 +265,15 @@ else kill $lpid 2>/dev/null; cp logf.out "$tmp/out"; fail "logs -f streams until
 check "Succeeded" wait_state k1 'Succeeded|*'
 requests | grep '/log' >"$tmp/out"
 check "logs through the API (follow=true)" grep -q 'pods/train-k1-[a-z]*/log?follow=true' "$tmp/out"
+# its pods leave the cluster (a TTL, a delete outside berth): berth kept the log
+check "the log is kept in berth when the run ends" [ "$(cat "$BERTH_HOME/runs/k1/log" 2>&1)" = "$(printf 'epoch 1\nepoch 2')" ]
+for pod in $(objects | sed -n 's#^Pod ml/\(train-k1-.*\)#\1#p'); do
+	curl -s --cacert ca.pem --cert client.pem --key client.key -X DELETE "$api/api/v1/namespaces/ml/pods/$pod" >/dev/null
+done
+"$berth" logs k1 >"$tmp/out" 2>&1
+if ! objects | grep -q '^Pod ml/train-k1-' && [ "$(cat "$tmp/out")" = "$(printf 'epoch 1\nepoch 2')" ]; then
+	ok "logs of an ended run whose pods are gone: the kept copy"
+else fail "logs of an ended run whose pods are gone: the kept copy" "output"; fi
 
 # ---- stop: foreground deletion, nothing left ---------------------------------------------------------
 spec svc "action: serve

@@ -10,15 +10,18 @@
  * whatever it left, are found again.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/record.h"
 #include "backend/runtime.h"
 #include "base/curl_dl.h"
+#include "base/fs.h"
 #include "backend/kubernetes/api.h"
 #include "backend/kubernetes/kind.h"
 #include "base/names.h"
@@ -97,6 +100,7 @@ static int delete_labelled(berth_backend *b, const kres *res, const char *ns, co
 static int delete_run_objects(berth_backend *b, const char *id, const target *t, int grace_s,
 			      berth_error **err);
 static int kube_reconcile(berth_backend *b, berth_error **err);
+static void keep_log(berth_backend *b, const char *id, const target *t);
 
 /* ---- the connection ---------------------------------------------------------------------- */
 
@@ -850,6 +854,9 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 	 * for ever: it goes */
 	if (f.ended) {
 		berth_error *e = NULL;
+		/* before the cluster's TTL takes its pods, and their log, away */
+		if (!f.view.refused)
+			keep_log(b, id, &t);
 		if (f.view.refused)
 			delete_run_objects(b, id, &t, 0, &e);
 		else
@@ -1313,6 +1320,104 @@ static int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *repor
 	return rc ? rc : apply_run(b, run, true, report, where, sizeof(where), err);
 }
 
+/* The run's newest pod into *out; 1 when it has none. */
+static int newest_run_pod(berth_backend *b, const char *id, const target *t, kpod *out, berth_error **err)
+{
+	follower *f = berth_calloc(1, sizeof(*f));
+	if (!f)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	char selector[300];
+	snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
+	berth_buf ppath = BERTH_BUF_INIT;
+	kpath(&ppath, POD_KIND, t->ns, NULL);
+	kube_watch w = {.path = ppath.data, .selector = selector, .event = on_pod, .ctx = f};
+	int rc = ppath.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : kube_list(KUBE(b)->api, &w, err);
+	berth_buf_release(&ppath);
+	const kpod *p = rc < 0 ? NULL : newest_pod(&f->view);
+	if (p)
+		*out = *p;
+	free(f);
+	return rc < 0 ? rc : p ? 0 : 1;
+}
+
+/* ---- the log kept in berth ---------------------------------------------------------------- */
+
+/* A run's pods leave the cluster (its TTL, a stop, a delete), and their log
+ * with them: what its newest pod wrote is kept in runs/ID/log under the data
+ * dir when berth sees the run end, at most KEPT_LOG_MAX bytes (the head: the
+ * API's limitBytes). */
+#define KEPT_LOG_MAX (16L << 20)
+
+static int kept_log_path(berth_backend *b, const char *id, const char *sub, char *buf, size_t len)
+{
+	/* the id is a path component: only what a run id may be, whatever a store holds */
+	if (!id || berth_run_id_check(id))
+		return -1;
+	return sub ? fs_path(buf, len, b->home, "runs/%s/%s", id, sub) : fs_path(buf, len, b->home, "runs/%s", id);
+}
+
+static int write_fd(void *ctx, const char *data, size_t len)
+{
+	int fd = *(int *)ctx;
+	while (len) {
+		ssize_t n = write(fd, data, len);
+		if (n < 0)
+			return -1;
+		data += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Best effort: a run whose log cannot be read or written keeps none (and
+ * its pods, while they last, still have it). */
+static void keep_log(berth_backend *b, const char *id, const target *t)
+{
+	kpod p;
+	char dir[4096], part[4096], done[4096];
+	berth_error *e = NULL;
+	if (!b->home || newest_run_pod(b, id, t, &p, &e) || !strcmp(p.phase, "Pending") ||
+	    kept_log_path(b, id, NULL, dir, sizeof(dir)) || kept_log_path(b, id, "log.part", part, sizeof(part)) ||
+	    kept_log_path(b, id, "log", done, sizeof(done)) || fs_private_dir(dir, 0700)) {
+		berth_error_free(e);
+		return;
+	}
+	int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	berth_buf path = BERTH_BUF_INIT;
+	kpath(&path, POD_KIND, t->ns, p.name);
+	berth_buf_printf(&path, "/log?limitBytes=%ld", KEPT_LOG_MAX);
+	long status = 0;
+	kube_reply rep;
+	memset(&rep, 0, sizeof(rep));
+	int rc = path.failed ? -1 : kube_stream(KUBE(b)->api, path.data, 60, write_fd, &fd, &status, &rep, &e);
+	berth_buf_release(&path);
+	kube_reply_free(&rep);
+	berth_error_free(e);
+	if (close(fd) || rc || status != 200 || rename(part, done))
+		unlink(part);
+}
+
+/* Copies the kept log to write_fn; 1 when there is none. */
+static int read_kept_log(berth_backend *b, const char *id, berth_log_write write_fn, void *ctx,
+			 berth_error **err)
+{
+	char path[4096];
+	int fd = kept_log_path(b, id, "log", path, sizeof(path)) ? -1
+		 : open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+	while (!rc && (n = read(fd, buf, sizeof(buf))) > 0)
+		rc = write_fn(ctx, buf, (size_t)n) ? berth_fail(err, BERTH_EIO, "the log of run \"%s\" could not be written out", id) : 0;
+	if (!rc && n < 0)
+		rc = berth_fail(err, BERTH_EIO, "the kept log of run \"%s\" (%s) could not be read", id, path);
+	close(fd);
+	return rc;
+}
+
 /* ---- stop, wait, logs, reconcile ------------------------------------------------------- */
 
 /* Connects, and reads where the run is and whether it has ended. */
@@ -1334,7 +1439,17 @@ static int kube_forget(berth_backend *b, const char *id, berth_error **err)
 	target t;
 	bool final;
 	int rc = locate(b, id, &t, &final, err);
-	return rc ? rc : delete_run_objects(b, id, &t, 0, err);
+	if (!rc)
+		rc = delete_run_objects(b, id, &t, 0, err);
+	char path[4096];
+	if (!rc && !kept_log_path(b, id, "log", path, sizeof(path))) {
+		unlink(path);
+		if (!kept_log_path(b, id, "log.part", path, sizeof(path)))
+			unlink(path);
+		if (!kept_log_path(b, id, NULL, path, sizeof(path)))
+			rmdir(path);
+	}
+	return rc;
 }
 
 /* Marks the run Stopped (once its workload is gone, or at once when asked). */
@@ -1382,6 +1497,7 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 		return rc;
 	}
 	store_event(b->st, id, "Stopping", NULL);
+	keep_log(b, id, &t); /* what it wrote until now: its pods go */
 	if ((rc = delete_run_objects(b, id, &t, grace_s, err)))
 		return rc;
 	if (wait) {
@@ -1452,25 +1568,23 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 	int rc = locate(b, id, &t, &final, err);
 	if (rc)
 		return rc;
+	/* a run that has ended: the log berth kept, whether its pods are there or not */
+	if (final && (rc = read_kept_log(b, id, write_fn, ctx, err)) <= 0)
+		return rc;
 	for (int tries = 0;; tries++) {
 		/* the newest pod of the run, once one has started */
-		follower f;
-		memset(&f, 0, sizeof(f));
-		char selector[300];
-		snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
-		berth_buf ppath = BERTH_BUF_INIT;
-		kpath(&ppath, POD_KIND, t.ns, NULL);
-		kube_watch w = {.path = ppath.data, .selector = selector, .event = on_pod, .ctx = &f};
-		rc = ppath.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : kube_list(KUBE(b)->api, &w, err);
-		berth_buf_release(&ppath);
+		kpod pod;
+		rc = newest_run_pod(b, id, &t, &pod, err);
 		if (rc < 0)
 			return rc;
-		const kpod *p = newest_pod(&f.view);
+		const kpod *p = rc ? NULL : &pod;
 		bool started = p && (strcmp(p->phase, "Pending") || p->exit_code >= 0);
 		if (!started) {
+			if (final && !p)
+				return berth_fail(err, BERTH_ENOTFOUND, "run \"%s\" has ended, and its pods have "
+						  "left the cluster with their log before berth kept it", id);
 			if (!follow || final)
-				return p || final ? 0
-					 : berth_fail(err, BERTH_ENOTFOUND, "run \"%s\" has no pod yet", id);
+				return p ? 0 : berth_fail(err, BERTH_ENOTFOUND, "run \"%s\" has no pod yet", id);
 			/* wait for a pod to start, or for the run to end */
 			berth_run_info *info = NULL;
 			berth_error *e = NULL;
@@ -1506,7 +1620,7 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 		}
 		if (status >= 300) {
 			char what[600];
-			snprintf(what, sizeof(what), "the log of pod %s/%s", t.ns, p->name);
+			snprintf(what, sizeof(what), "the log of pod %.253s/%.253s", t.ns, p->name);
 			rc = kube_status_error(&rep, what, err);
 		}
 		kube_reply_free(&rep);
