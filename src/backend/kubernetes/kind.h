@@ -14,6 +14,7 @@ extern const backend_ops kube_backend_ops;
  * use (at open, for a handle whose new runs go to the cluster). */
 typedef struct kube_state {
 	kube *api;
+	int64_t swept;  /* when its last sweep was (ms), 0: none yet */
 } kube_state;
 
 #define KUBE(b) ((kube_state *)backend_state((b), &kube_backend_ops))

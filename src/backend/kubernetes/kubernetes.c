@@ -100,6 +100,7 @@ static int delete_labelled(berth_backend *b, const kres *res, const char *ns, co
 static int delete_run_objects(berth_backend *b, const char *id, const target *t, int grace_s,
 			      berth_error **err);
 static int kube_reconcile(berth_backend *b, berth_error **err);
+static void kube_sweep(berth_backend *b);
 static void keep_log(berth_backend *b, const char *id, const target *t);
 
 /* ---- the connection ---------------------------------------------------------------------- */
@@ -161,6 +162,12 @@ typedef struct kview {
 #define REFUSED_GRACE_MS 10000
 /* A wait watches this long, then asks for the Events of a run that waits. */
 #define WAIT_SLICE_MS 5000
+/* A server sweeps at its start and then this often. */
+#define SWEEP_EVERY_MS 60000
+/* The namespaces swept are those of the newest this many kubernetes runs. */
+#define SWEEP_RUNS 500
+/* At most this many runs' leftovers are deleted in one sweep. */
+#define SWEEP_IDS 256
 
 /* RFC 3339 to Unix ms; 0 when absent or unreadable. */
 static int64_t rfc3339_ms(const char *s)
@@ -1658,7 +1665,115 @@ static int kube_reconcile(berth_backend *b, berth_error **err)
 		}
 		store_run_list_free(list, n);
 	}
+	/* a server sweeps now and then what TTLs and stops left */
+	int64_t now = store_now_ms();
+	if (b->cached && !b->passive && KUBE(b)->api && (!KUBE(b)->swept || now - KUBE(b)->swept >= SWEEP_EVERY_MS)) {
+		KUBE(b)->swept = now;
+		kube_sweep(b);
+	}
 	return rc;
+}
+
+/* ---- berth's own sweep ---------------------------------------------------------------------- */
+
+/* Whether what is left of run id on the cluster is berth's to delete now: its
+ * record is a kubernetes run that was stopped, or that finished
+ * cleanup.ttl_after_finished ago. A run berth has no record of (rendered for
+ * GitOps, another berth's) is not. */
+static bool sweepable(berth_backend *b, const char *id, int64_t now, target *t)
+{
+	store_run *r = NULL;
+	berth_error *e = NULL;
+	bool yes = false;
+	const berth_int *ttl = &b->policy->cleanup.ttl_after_finished;
+	if (!berth_run_id_check(id) && !store_run_get(b->st, id, &r, &e) && r->info.backend &&
+	    !strcmp(r->info.backend, kube_backend_ops.kind) && berth_state_final(r->info.state) &&
+	    r->info.target && !parse_target(r->info.target, t))
+		yes = r->info.state == BERTH_STATE_STOPPED ||
+		      (ttl->set && r->info.finished && r->info.finished + ttl->v * 1000 <= now);
+	berth_error_free(e);
+	store_run_free(r);
+	return yes;
+}
+
+/* Adds the run ids of berth's objects of kind res in namespace ns to ids. */
+static void sweep_list(berth_backend *b, const kres *res, const char *ns, char (*ids)[64], size_t *n)
+{
+	berth_buf path = BERTH_BUF_INIT;
+	kpath(&path, res, ns, NULL);
+	berth_buf_puts(&path, "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dberth%2C" RUN_LABEL "&limit=500");
+	kube_reply rep;
+	memset(&rep, 0, sizeof(rep));
+	berth_error *e = NULL;
+	berth_arena *a = berth_arena_new();
+	const berth_node *root = NULL;
+	if (a && !path.failed && !kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e) &&
+	    rep.status == 200 && !berth_json_root(a, "a list", rep.body, rep.len, &root, NULL)) {
+		const berth_node *items = berth_node_get(root, "items");
+		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && *n < SWEEP_IDS; i++) {
+			const berth_node *labels = berth_node_at(items->u.items[i], "metadata.labels");
+			const char *id = berth_node_text(berth_node_get(labels, RUN_LABEL));
+			size_t k = 0;
+			while (id && k < *n && strcmp(ids[k], id))
+				k++;
+			if (id && k == *n && strlen(id) < sizeof(ids[0]))
+				snprintf(ids[(*n)++], sizeof(ids[0]), "%s", id);
+		}
+	}
+	berth_error_free(e);
+	berth_arena_free(a);
+	berth_buf_release(&path);
+	kube_reply_free(&rep);
+}
+
+/*
+ * berth's own sweep, besides the cluster's TTL controller (which takes only
+ * finished Jobs, and only on a cluster that runs it): in each namespace of
+ * its recent runs, berth's objects (label app.kubernetes.io/managed-by=berth)
+ * are listed, and whatever of a run that was stopped, or finished
+ * cleanup.ttl_after_finished ago, is still there is deleted: a delete that
+ * failed, a Service or claim left when a stop was cut short. Best effort.
+ */
+static void kube_sweep(berth_backend *b)
+{
+	store_query q = {.state = -1, .limit = SWEEP_RUNS, .backend = kube_backend_ops.kind};
+	store_run **runs = NULL;
+	size_t nruns = 0;
+	berth_error *e = NULL;
+	if (store_run_query(b->st, &q, &runs, &nruns, &e)) {
+		berth_error_free(e);
+		return;
+	}
+	char (*ids)[64] = berth_calloc(SWEEP_IDS, sizeof(*ids));
+	char (*spaces)[254] = berth_calloc(nruns ? nruns : 1, sizeof(*spaces));
+	size_t nspaces = 0;
+	for (size_t i = 0; ids && spaces && i < nruns; i++) {
+		target t;
+		if (!runs[i]->info.target || parse_target(runs[i]->info.target, &t))
+			continue;
+		size_t k = 0;
+		while (k < nspaces && strcmp(spaces[k], t.ns))
+			k++;
+		if (k < nspaces)
+			continue;
+		copy_str(spaces[nspaces++], sizeof(spaces[0]), t.ns);
+		size_t nids = 0;
+		for (size_t r = 0; r < BERTH_ARRAY_SIZE(kinds); r++)
+			sweep_list(b, &kinds[r], t.ns, ids, &nids);
+		int64_t now = store_now_ms();
+		for (size_t r = 0; r < nids; r++) {
+			target rt;
+			if (!sweepable(b, ids[r], now, &rt))
+				continue;
+			if (!delete_run_objects(b, ids[r], &rt, 0, &e))
+				store_event(b->st, ids[r], "Cleaned", "what was left of it on the cluster was deleted");
+			berth_error_free(e);
+			e = NULL;
+		}
+	}
+	free(ids);
+	free(spaces);
+	store_run_list_free(runs, nruns);
 }
 
 static int kube_backend_open(berth_backend *b, bool primary, berth_error **err)
