@@ -215,6 +215,8 @@ int serve_main(const serve_opts *o)
 		o->insecure_local ? ", anonymous requests allowed" : "");
 	fprintf(stderr, "berth serve: at most %u connections, %u from one address, closed after %u s "
 			"idle; %u logs and waits at once\n", lim.conns, lim.per_ip, lim.idle, lim.streams);
+	if (o->backend && !strcmp(o->backend, "kubernetes"))
+		server_check_cluster(s);
 	/* reconcile now and then: a run whose supervisor died is seen without a restart */
 	while (!stopping) {
 		for (int i = 0; i < 50 && !stopping; i++)

@@ -704,6 +704,30 @@ void server_reconcile(server *s)
 	berth_error_free(err);
 }
 
+void server_check_cluster(server *s)
+{
+	berth_error *err = NULL;
+	char *report = NULL;
+	int problems = berth_backend_check(s->b, &report, &err);
+	if (problems < 0) {
+		const berth_problem *p = berth_error_get(err, 0);
+		fprintf(stderr, "berth serve: the cluster could not be checked: %s\n",
+			p ? p->message : "unknown");
+	}
+	/* what is there is no news; what is missing or unknown is */
+	for (const char *l = report; l && *l;) {
+		const char *end = strchr(l, '\n');
+		int len = end ? (int)(end - l) : (int)strlen(l);
+		if (strncmp(l, "ok ", 3))
+			fprintf(stderr, "berth serve: cluster check: %.*s\n", len, l);
+		l = end ? end + 1 : NULL;
+	}
+	if (problems >= 0)
+		fprintf(stderr, "berth serve: cluster check: %d missing (berth cluster check says more)\n", problems);
+	free(report);
+	berth_error_free(err);
+}
+
 void server_close(server *s, bool keep_policy)
 {
 	if (!s)

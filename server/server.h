@@ -52,6 +52,9 @@ int server_open(server **out, const serve_opts *o);
 /* One pass of the reconciler (serve_main's loop, on the main thread): the
  * runs' records brought up to what their backend says. */
 void server_reconcile(server *s);
+/* What the cluster of a kubernetes server lacks for the policy (berth cluster
+ * check), into the log before the first submit: each line not ok, and a count. */
+void server_check_cluster(server *s);
 /* keep_policy: a thread that may still read it has not ended */
 void server_close(server *s, bool keep_policy);
 /* The daemon's access handler and completed callback (cls is the server). */

@@ -97,8 +97,43 @@ else
 	fail cluster-check-names-missing "exit $status: $(tr '\n' '|' <check.out)"
 fi
 
-# ---- a PriorityClass the cluster does not have: the cluster's words, then Failed ----------
-id=$("$berth" run job.yaml --backend kubernetes --config "$policy" --run-id nopc1 2>out)
+# ---- a PriorityClass the cluster does not have ----------------------------------------------
+# as the admin, who may read PriorityClasses: refused at once, nothing recorded, nothing left
+"$berth" run job.yaml --backend kubernetes --config "$policy" --run-id nopc0 >/dev/null 2>out
+status=$?
+if [ $status = 1 ] && grep -q 'has no PriorityClass "berth-medium" (the policy.s for priority medium)' out &&
+	! "$berth" get run nopc0 >/dev/null 2>&1 && [ -z "$(leftovers nopc0)" ]; then
+	ok missing-priorityclass-refused-at-submit
+else
+	fail missing-priorityclass-refused-at-submit "exit $status: $(head -c 300 out)"
+fi
+# a server says at its start, before its first submit, what the cluster lacks
+"$berth" serve --listen 127.0.0.1:0 --backend kubernetes --config "$policy" 2>serve0.log &
+spid=$!
+for _ in $(seq 60); do grep -q 'cluster check: [0-9]* missing' serve0.log && break; sleep 0.25; done
+kill $spid 2>/dev/null
+wait $spid 2>/dev/null
+if grep -q '^berth serve: cluster check: missing PriorityClass berth-medium: ' serve0.log &&
+	grep -q '^berth serve: cluster check: 4 missing' serve0.log; then
+	ok serve-start-checks-cluster
+else
+	fail serve-start-checks-cluster "$(grep 'cluster check' serve0.log | tr '\n' '|')"
+fi
+# as berth's own identity (deploy/kubernetes/rbac.yaml: a Role in the runs' namespace, which
+# may not read PriorityClasses), the run goes to the cluster, which refuses its pods: the
+# cluster's words, then Failed. Every later step of these runs is done with that Role's rights.
+if ! command -v kubectl >/dev/null; then
+	skip rbac-identity "no kubectl here"
+	cp "$KUBECONFIG" sa.kubeconfig
+elif kubectl apply -f "$root/deploy/kubernetes/rbac.yaml" >out 2>&1 &&
+	token=$(kubectl -n berth create token berth 2>>out) && [ -n "$token" ]; then
+	sed "s#token: .*#token: $token#" "$KUBECONFIG" >sa.kubeconfig
+	ok rbac-identity
+else
+	fail rbac-identity "the ServiceAccount of deploy/kubernetes/rbac.yaml could not be made"
+	cp "$KUBECONFIG" sa.kubeconfig
+fi
+id=$("$berth" run job.yaml --backend kubernetes --config "$policy" --run-id nopc1 --kubeconfig sa.kubeconfig 2>out)
 ok=0
 for _ in $(seq 60); do
 	reason=$(field nopc1 reason)
@@ -118,7 +153,7 @@ if wait_for nopc1 Failed 40 && field nopc1 reason | grep -q 'FailedCreate'; then
 else
 	fail missing-priorityclass-fails "$(field nopc1 state): $(field nopc1 reason)"
 fi
-timeout 90 "$berth" run job.yaml --backend kubernetes --config "$policy" --run-id nopc2 --wait >/dev/null 2>out
+timeout 90 "$berth" run job.yaml --backend kubernetes --config "$policy" --run-id nopc2 --kubeconfig sa.kubeconfig --wait >/dev/null 2>out
 status=$?
 if [ $status = 1 ] && [ "$(field nopc2 state)" = Failed ]; then ok missing-priorityclass-wait-ends; else
 	fail missing-priorityclass-wait-ends "exit $status, $(field nopc2 state): $(field nopc2 reason)"
@@ -133,7 +168,7 @@ function:
   image: python:3.11
   command: ["python", "-m", "http.server"]
 EOF
-"$berth" run web.yaml --backend kubernetes --config "$policy" --run-id nopc3 >/dev/null 2>out
+"$berth" run web.yaml --backend kubernetes --config "$policy" --run-id nopc3 --kubeconfig sa.kubeconfig >/dev/null 2>out
 if wait_for nopc3 Failed 40 && field nopc3 reason | grep -q 'FailedCreate: .*no PriorityClass with name berth-medium was found.*ReplicaSet'; then
 	ok missing-priorityclass-serve-fails
 	for _ in $(seq 20); do [ -z "$(leftovers nopc3)" ] && break; sleep 0.5; done

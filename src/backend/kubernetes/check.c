@@ -262,3 +262,12 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 	check_rights(api, report, &problems, ns);
 	return problems;
 }
+
+int kube_priority_class_exists(kube *api, const char *name)
+{
+	char path[400], why[300];
+	if (berth_check_dns_subdomain(name))
+		return -1;
+	snprintf(path, sizeof(path), "/apis/scheduling.k8s.io/v1/priorityclasses/%s", name);
+	return exists(api, path, why, sizeof(why));
+}

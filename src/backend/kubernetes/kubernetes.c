@@ -1231,7 +1231,24 @@ static int kube_admit(berth_backend *b, const berth_run *run, berth_error **err)
 		return berth_fail(err, BERTH_EMISSING,
 				  "run \"%s\": function.image: a run on Kubernetes needs an image",
 				  run->base_name);
-	return kube_connect(b, err);
+	int rc = kube_connect(b, err);
+	/* the API refuses every pod that names a PriorityClass it does not have:
+	 * refused now, with what fixes it, rather than failed a little later */
+	const char *pc = run->priority_class_name;
+	kube_state *ks = KUBE(b);
+	if (!rc && pc && strcmp(pc, ks->priority_class)) {
+		int there = kube_priority_class_exists(ks->api, pc);
+		if (there > 0)
+			copy_str(ks->priority_class, sizeof(ks->priority_class), pc);
+		else if (!there)
+			rc = berth_fail(err, BERTH_ECONFLICT,
+					"run \"%s\": the cluster at %s has no PriorityClass \"%s\" (the policy's for "
+					"priority %s), and its API refuses every pod that names one it does not "
+					"have: an admin creates it (berth cluster check says what else is missing)",
+					run->base_name, kube_cfg(ks->api)->server, pc,
+					run->spec.priority_class.s ? run->spec.priority_class.s : "?");
+	}
+	return rc;
 }
 
 /* Takes the objects of the first n records (their targets) off the cluster again. */
