@@ -34,7 +34,7 @@ static const cli_verb verbs[] = {
 	{"explain", cmd_explain, "show the effective spec and where each value comes from",
 	 usage_explain, 0},
 	{"profiles", cmd_profiles, "list the platform's hardware profiles", usage_profiles, 1},
-	{"cluster", cmd_cluster, "check that a Kubernetes cluster has what the policy names",
+	{"cluster", cmd_cluster, "check or set up what a Kubernetes cluster needs for the policy",
 	 usage_cluster, 0},
 	{"help", cmd_help, "show help for berth or one of its verbs", usage_help, 0},
 	{"version", cmd_version, "print the version", usage_version, 0},

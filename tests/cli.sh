@@ -93,3 +93,65 @@ check cluster-unknown-option 2 'cluster: unknown option "--bogus"' -- "$berth" c
 check cluster-no-kubeconfig 1 'cannot open "/nonexistent/kubeconfig"' -- "$berth" cluster check --kubeconfig /nonexistent/kubeconfig
 check cluster-not-remote 2 'not options of cluster' -- "$berth" --server http://127.0.0.1:1 cluster check
 check cluster-bad-policy 2 'policy.yaml:2:1: defauts: unknown key' -- "$berth" cluster check --config "$r/112-policy-errors/policy.yaml"
+# berth cluster setup: the same refusals; --dry-run writes the objects and asks the
+# cluster nothing (the kubeconfig's server cannot be reached), each after its comment
+kc=$tmp/unreachable.kubeconfig
+cat >"$kc" <<'EOK'
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t0k3n}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: team-a}}]
+current-context: x
+EOK
+export BERTH_HOME=$tmp/home
+check cluster-help-setup 0 '^       berth cluster setup \[--dry-run\]' -- "$berth" help cluster
+check cluster-setup-unknown-option 2 'cluster: unknown option "--bogus"' -- "$berth" cluster setup --bogus
+check cluster-check-no-dry-run 2 'cluster: unknown option "--dry-run"' -- "$berth" cluster check --dry-run
+check cluster-setup-no-kubeconfig 1 'cannot open "/nonexistent/kubeconfig"' -- \
+	"$berth" cluster setup --dry-run --kubeconfig /nonexistent/kubeconfig
+check cluster-setup-not-remote 2 'not options of cluster' -- "$berth" --server http://127.0.0.1:1 cluster setup
+check cluster-setup-bad-policy 2 'policy.yaml:2:1: defauts: unknown key' -- \
+	"$berth" cluster setup --dry-run --kubeconfig "$kc" --config "$r/112-policy-errors/policy.yaml"
+check cluster-setup-unreachable 1 '^cannot reach the Kubernetes API at https://127.0.0.1:1' -- \
+	"$berth" cluster setup --kubeconfig "$kc" --config "$pol"
+# the example policy: its three PriorityClasses (values from their order), the namespaces
+# berth and ml-jobs, the ServiceAccount, the Role and its RoleBinding, in that order
+"$berth" cluster setup --dry-run --kubeconfig "$kc" --config "$pol" >"$tmp/setup.yaml" 2>"$tmp/setup.err"
+st=$?
+kinds=$(sed -n 's/^kind: //p' "$tmp/setup.yaml" | tr '\n' ' ')
+values=$(sed -n 's/^value: //p' "$tmp/setup.yaml" | tr '\n' ' ')
+# every document opens with its "# why" comment
+uncommented=$(awk 'NR == 1 || prev == "---" { if ($0 !~ /^# /) n++ } { prev = $0 } END { print n + 0 }' "$tmp/setup.yaml")
+if [ $st = 0 ] && [ ! -s "$tmp/setup.err" ] && [ "$uncommented" = 0 ] &&
+	[ "$kinds" = "PriorityClass PriorityClass PriorityClass Namespace Namespace ServiceAccount Role RoleBinding " ] &&
+	[ "$values" = "100000 10000 1000 " ] && grep -q '^  namespace: ml-jobs$' "$tmp/setup.yaml" &&
+	grep -q '^preemptionPolicy: Never$' "$tmp/setup.yaml"; then
+	echo "ok cli cluster-setup-dry-run"
+else
+	echo "FAIL cli cluster-setup-dry-run (exit $st; kinds: $kinds; values: $values; $uncommented uncommented)"
+	head -5 "$tmp/setup.err" | sed 's/^/    /'
+fi
+# no policy namespace: the Role goes to the kubeconfig context's, and no Namespace of runs is made
+check cluster-setup-context-namespace 0 '^  namespace: team-a$' -- \
+	"$berth" cluster setup --dry-run --kubeconfig "$kc" --config "$tmp/empty.yaml"
+# a namespace per project: ClusterRoles, and each project quotas names with its namespace, quota
+# and LimitRange; the comment says that the others are made on their first run
+cat >"$tmp/projects.yaml" <<'EOP'
+namespace: "ml-{project}"
+defaults: {resources: {cpu: 100m, mem: 256Mi}}
+limits: {cpu: "8", gpu: "2"}
+quotas: {vision: {cpu: "16"}}
+EOP
+"$berth" cluster setup --dry-run --kubeconfig "$kc" --config "$tmp/projects.yaml" >"$tmp/setup.yaml" 2>&1
+st=$?
+kinds=$(sed -n 's/^kind: //p' "$tmp/setup.yaml" | tr '\n' ' ')
+if [ $st = 0 ] && grep -q "^# the project's first run" "$tmp/setup.yaml" &&
+	[ "$kinds" = "Namespace ServiceAccount ClusterRole ClusterRole ClusterRoleBinding Namespace ResourceQuota LimitRange RoleBinding " ] &&
+	grep -q '^  name: ml-vision$' "$tmp/setup.yaml" &&
+	grep -A6 '^    max:$' "$tmp/setup.yaml" | tr -d ' \n' | grep -q '^max:cpu:"8"nvidia.com/gpu:"2"default:cpu:"8"nvidia.com/gpu:"0"'; then
+	echo "ok cli cluster-setup-dry-run-per-project"
+else
+	echo "FAIL cli cluster-setup-dry-run-per-project (exit $st; kinds: $kinds)"
+	sed 's/^/    /' "$tmp/setup.yaml" | head -10
+fi

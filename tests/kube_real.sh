@@ -8,7 +8,10 @@
 #     of the run's objects behind;
 #   - a PriorityClass the cluster does not have: the run's reason is the
 #     cluster's words, and the run fails, instead of waiting for ever;
-#   - berth render's output applies with kubectl apply and --server-side.
+#   - berth render's output applies with kubectl apply and --server-side;
+#   - berth cluster setup makes what the policy needs (its dry run applies with kubectl), and
+#     its ServiceAccount has the rights berth uses; a namespace per project gets a LimitRange
+#     that defaults and caps pods made around berth, or is taken away again.
 # Prints "ok NAME" / "FAIL NAME" / "skip NAME" per check.
 #   tests/kube_real.sh BERTH
 set -u
@@ -187,15 +190,40 @@ if [ $status = 1 ] && grep -q 'nothing could be asked' check.out; then ok cluste
 	fail cluster-check-unreachable "exit $status: $(tail -2 check.out | tr '\n' '|')"
 fi
 
-# ---- with the PriorityClasses of deploy/: a seed spec runs, and stop leaves nothing -------
-if command -v kubectl >/dev/null; then
-	kubectl apply -f "$root/deploy/kubernetes/priorityclasses.yaml" >out 2>&1
+# ---- berth cluster setup makes what the policy needs; its dry run applies with kubectl ----
+"$berth" cluster setup --config "$policy" >setup.out 2>out
+status=$?
+# ml-jobs was made above as setup makes it: nothing of it changes
+if [ $status = 0 ] && [ "$(tr '\n' '|' <setup.out)" = "created PriorityClass berth-high|created PriorityClass berth-medium|\
+created PriorityClass berth-low|created Namespace berth|unchanged Namespace ml-jobs|created ServiceAccount berth/berth|\
+created Role ml-jobs/berth-runs|created RoleBinding ml-jobs/berth-runs|" ]; then
+	ok setup-creates
 else
-	# the same classes, without kubectl
-	for n in high:100000 medium:10000 low:1000; do
-		api POST /apis/scheduling.k8s.io/v1/priorityclasses \
-			"{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"berth-${n%%:*}\"},\"value\":${n##*:}}" >/dev/null
-	done
+	fail setup-creates "exit $status: $(tr '\n' '|' <setup.out)"
+fi
+"$berth" cluster setup --config "$policy" >setup.out 2>out
+status=$?
+if [ $status = 0 ] && [ "$(grep -c '^unchanged ' setup.out)" = 8 ] && [ "$(wc -l <setup.out)" = 8 ]; then
+	ok setup-again-unchanged
+else
+	fail setup-again-unchanged "exit $status: $(tr '\n' '|' <setup.out)"
+fi
+if command -v kubectl >/dev/null; then
+	# what an admin reviews and applies instead, as it is: client-side and server-side apply
+	"$berth" cluster setup --dry-run --config "$policy" >setup.yaml 2>out
+	if kubectl apply -f setup.yaml >out 2>&1 && grep -q 'priorityclass.scheduling.k8s.io/berth-low' out; then
+		ok setup-dry-run-kubectl-apply
+	else
+		fail setup-dry-run-kubectl-apply "kubectl apply -f refused berth cluster setup --dry-run"
+	fi
+	if kubectl apply --server-side -f setup.yaml >out 2>&1 && grep -q 'rolebinding.rbac.authorization.k8s.io/berth-runs serverside-applied' out; then
+		ok setup-dry-run-kubectl-apply-server-side
+	else
+		fail setup-dry-run-kubectl-apply-server-side "kubectl apply --server-side refused berth cluster setup --dry-run"
+	fi
+else
+	skip setup-dry-run-kubectl-apply "no kubectl here"
+	skip setup-dry-run-kubectl-apply-server-side "no kubectl here"
 fi
 # the example policy's storage.default_class
 api POST /apis/storage.k8s.io/v1/storageclasses \
@@ -206,6 +234,28 @@ if [ $status = 0 ] && grep -q '^ok PriorityClass berth-medium' check.out && grep
 	ok cluster-check-ready
 else
 	fail cluster-check-ready "exit $status: $(tr '\n' '|' <check.out)"
+fi
+# the ServiceAccount setup made has every right berth uses, and no more than it needs to run
+sa_kubeconfig() { # the admin's kubeconfig with a token of berth's ServiceAccount instead
+	local token
+	token=$(api POST /api/v1/namespaces/berth/serviceaccounts/berth/token \
+		'{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}' |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["token"])')
+	sed "s#^\( *token:\).*#\1 $token#" "$KUBECONFIG" >sa.kubeconfig
+}
+sa_kubeconfig
+"$berth" cluster check --config "$policy" --kubeconfig sa.kubeconfig >check.out 2>out
+status=$?
+if [ $status = 0 ] && grep -q '^ok rights on batch/jobs in namespace ml-jobs' check.out &&
+	! grep -q '^missing' check.out && grep -q '^unknown PriorityClass berth-high: this identity may not read it' check.out; then
+	ok setup-identity-has-the-rights
+else
+	fail setup-identity-has-the-rights "exit $status: $(tr '\n' '|' <check.out)"
+fi
+"$berth" run job.yaml --backend kubernetes --config "$policy" --kubeconfig sa.kubeconfig --run-id sa1 --wait >/dev/null 2>out
+status=$?
+if [ $status = 0 ] && [ "$(field sa1 state)" = Succeeded ]; then ok setup-identity-runs; else
+	fail setup-identity-runs "exit $status, $(field sa1 state): $(field sa1 reason)"
 fi
 "$berth" run job.yaml --backend kubernetes --config "$policy" --run-id seed1 --wait >/dev/null 2>out
 status=$?
@@ -247,8 +297,13 @@ fi
 # project's quota, which the cluster then holds for pods made around berth too
 cat >ns-policy.yaml <<'EOF2'
 namespace: "ml-{project}"
+defaults:
+  resources: {cpu: 100m, mem: 256Mi}
+  mem_limit_ratio: 1.1
+limits: {cpu: "12", mem: 16Gi, gpu: "4"}
 quotas:
   vision: {cpu: "8", mem: 32Gi, gpu: "2"}
+  audio: {cpu: "4"}
 EOF2
 sed 's/^name: train$/project: vision\nname: train/' job.yaml >vision.yaml
 "$berth" run vision.yaml --backend kubernetes --config ns-policy.yaml --run-id nsp1 --wait >/dev/null 2>out
@@ -261,10 +316,83 @@ if [ $status = 0 ] && [ "$(field nsp1 state)" = Succeeded ] && [ "$hard" = "8 32
 else
 	fail namespace-per-project "exit $status, $(field nsp1 state): $(field nsp1 reason); quota $hard; label $label"
 fi
-# a pod made around berth, over the project's quota: the cluster refuses it
-big=$(api POST /api/v1/namespaces/ml-vision/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"around"},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"16","memory":"1Gi"},"limits":{"cpu":"16","memory":"1Gi"}}}]}}')
+# ... and a LimitRange from the policy's limits and defaults: a pod made around berth without
+# resources gets what a run that asks for nothing gets (the LimitRanger sets them at create)
+limits=$(api GET /api/v1/namespaces/ml-vision/limitranges/berth-limits |
+	python3 -c 'import json,sys; l=json.load(sys.stdin)["spec"]["limits"][0]; print(l["type"], *(f"{k}={sorted(l[k].items())}" for k in ("max","default","defaultRequest")))')
+want_limits="Container max=[('cpu', '12'), ('memory', '16Gi'), ('nvidia.com/gpu', '4')] \
+default=[('cpu', '12'), ('memory', '282Mi'), ('nvidia.com/gpu', '0')] \
+defaultRequest=[('cpu', '100m'), ('memory', '256Mi'), ('nvidia.com/gpu', '0')]"
+if [ "$limits" = "$want_limits" ]; then ok project-limit-range; else
+	fail project-limit-range "$limits"
+fi
+if command -v kubectl >/dev/null; then
+	kubectl -n ml-vision run plain --image=x --restart=Never >out 2>&1
+	got=$(kubectl -n ml-vision get pod plain -o json 2>>out |
+		python3 -c 'import json,sys; r=json.load(sys.stdin)["spec"]["containers"][0]["resources"]; print(sorted(r["requests"].items()), sorted(r["limits"].items()))')
+	if [ "$got" = "[('cpu', '100m'), ('memory', '256Mi'), ('nvidia.com/gpu', '0')] [('cpu', '12'), ('memory', '282Mi'), ('nvidia.com/gpu', '0')]" ]; then
+		ok project-limit-range-defaults-a-pod
+	else
+		fail project-limit-range-defaults-a-pod "$got"
+	fi
+else
+	skip project-limit-range-defaults-a-pod "no kubectl here"
+fi
+over=$(api POST /api/v1/namespaces/ml-vision/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"over"},"spec":{"containers":[{"name":"c","image":"x","resources":{"limits":{"cpu":"13"}}}]}}')
+if echo "$over" | grep -q 'maximum cpu usage per Container is 12, but limit is 13'; then ok project-limit-range-max; else
+	fail project-limit-range-max "$(echo "$over" | head -c 300)"
+fi
+# a pod made around berth, under the policy's limits but over the project's quota: the cluster
+# refuses it
+big=$(api POST /api/v1/namespaces/ml-vision/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"around"},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"10","memory":"1Gi"},"limits":{"cpu":"10","memory":"1Gi"}}}]}}')
 if echo "$big" | grep -q 'exceeded quota: berth-quota'; then ok project-quota-held-by-cluster; else
 	fail project-quota-held-by-cluster "$(echo "$big" | head -c 300)"
+fi
+# berth cluster setup of that policy: the namespace of each project quotas names, with its quota,
+# LimitRange and berth's RoleBinding, and the ClusterRoles; as berth's ServiceAccount, then,
+# namespaces can be made
+"$berth" cluster setup --config ns-policy.yaml >setup.out 2>out
+status=$?
+if [ $status = 0 ] && grep -q '^created ClusterRole berth-namespaces$' setup.out &&
+	grep -Eq '^(configured|unchanged) LimitRange ml-vision/berth-limits$' setup.out &&
+	grep -q '^created LimitRange ml-audio/berth-limits$' setup.out && grep -q '^created RoleBinding ml-audio/berth-runs$' setup.out &&
+	[ "$(api GET /api/v1/namespaces/ml-audio/resourcequotas/berth-quota | python3 -c 'import json,sys; print(json.load(sys.stdin)["spec"]["hard"])')" = "{'requests.cpu': '4'}" ]; then
+	ok setup-namespace-per-project
+else
+	fail setup-namespace-per-project "exit $status: $(tr '\n' '|' <setup.out)"
+fi
+if command -v kubectl >/dev/null; then
+	"$berth" cluster setup --dry-run --config ns-policy.yaml >setup.yaml 2>out
+	if kubectl apply -f setup.yaml >out 2>&1 && kubectl apply --server-side -f setup.yaml >>out 2>&1; then
+		ok setup-namespace-per-project-kubectl-apply
+	else
+		fail setup-namespace-per-project-kubectl-apply "kubectl apply refused berth cluster setup --dry-run"
+	fi
+fi
+"$berth" cluster check --config ns-policy.yaml --kubeconfig sa.kubeconfig >check.out 2>out
+if grep -q '^ok rights to create namespaces$' check.out; then ok setup-identity-makes-namespaces; else
+	fail setup-identity-makes-namespaces "$(tr '\n' '|' <check.out)"
+fi
+# a namespace whose LimitRange the API refuses (a default request over the max) is taken away
+# again, and the run is refused with the API's words
+cat >bad-limits.yaml <<'EOF2'
+namespace: "ml-{project}"
+defaults:
+  resources: {cpu: "2"}
+limits: {cpu: "1"}
+EOF2
+sed 's/^name: train$/project: rollback\nname: train/; s/cpu: "1"/cpu: 500m/' job.yaml >rollback.yaml
+"$berth" run rollback.yaml --backend kubernetes --config bad-limits.yaml --run-id rb1 >/dev/null 2>out
+status=$?
+gone=
+for _ in $(seq 20); do
+	api GET /api/v1/namespaces/ml-rollback | python3 -c 'import json,sys; o=json.load(sys.stdin); sys.exit(0 if o.get("code") == 404 or o.get("metadata",{}).get("deletionTimestamp") else 1)' && { gone=1; break; }
+	sleep 0.5
+done
+if [ $status = 2 ] && grep -q 'the LimitRange of namespace ml-rollback, which is taken away again.*default request value 2 is greater than' out && [ -n "$gone" ]; then
+	ok project-limit-range-refused-takes-namespace
+else
+	fail project-limit-range-refused-takes-namespace "exit $status, namespace gone: ${gone:-no}"
 fi
 # ... also when nothing followed the run until its Job was gone: its end is read from the Job's
 # Events, not taken for a deletion outside berth

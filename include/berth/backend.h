@@ -114,6 +114,22 @@ void berth_backend_close(berth_backend *b);
  * Returns the number of problems (0: ready), or a negative berth_code. */
 int berth_backend_check(berth_backend *b, char **report, berth_error **err);
 
+/*
+ * Makes what the policy needs where the handle's kind runs, as an admin does
+ * once before users run (the kubernetes kind: berth cluster setup,
+ * docs/kubernetes.md): the PriorityClasses of priority_classes, the namespace
+ * of runs, berth's ServiceAccount with its rights, and the namespace,
+ * ResourceQuota and LimitRange of each project the policy's quotas name.
+ * Each object is applied with server-side apply, and *out gets a line per
+ * object: "created KIND NAME", "configured KIND NAME" or "unchanged KIND
+ * NAME" (NS/NAME for an object in a namespace). The first refusal stops it:
+ * *out then holds the lines of the objects applied before it, and *err the
+ * API's words. With dry_run, nothing is asked of the cluster: *out gets the
+ * objects as a multi-document YAML stream, for kubectl apply -f, each after
+ * a comment that says why it is there. Free *out with free().
+ */
+int berth_backend_setup(berth_backend *b, bool dry_run, char **out, berth_error **err);
+
 /* The kind new runs go to when none is named ("local"). */
 const char *berth_backend_default_kind(void);
 

@@ -71,6 +71,19 @@ int berth_backend_check(berth_backend *b, char **report, berth_error **err)
 	return *report ? rc : berth_fail(err, BERTH_ENOMEM, "out of memory");
 }
 
+int berth_backend_setup(berth_backend *b, bool dry_run, char **out, berth_error **err)
+{
+	*out = NULL;
+	if (!b->ops->setup)
+		return berth_fail(err, BERTH_EARG, "backend \"%s\" has nothing to set up", b->ops->kind);
+	berth_buf buf = BERTH_BUF_INIT;
+	int rc = b->ops->setup(b, dry_run, &buf, err);
+	*out = berth_buf_detach(&buf); /* NULL after a failed append */
+	if (!*out && !rc)
+		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	return rc;
+}
+
 const char *berth_backend_default_kind(void)
 {
 	return backend_kind_at(0)->kind;

@@ -62,6 +62,10 @@ typedef struct backend_ops {
 	 * check into report ("ok ..." or "missing ...: what fixes it"); returns
 	 * the number of problems, or a negative code */
 	int (*check)(berth_backend *b, berth_buf *report, berth_error **err);
+	/* optional: makes what the policy needs where it runs, a line per
+	 * object into out; with dry_run, writes the objects into out instead
+	 * (berth_backend_setup) */
+	int (*setup)(berth_backend *b, bool dry_run, berth_buf *out, berth_error **err);
 } backend_ops;
 
 /* The default grace period between SIGTERM and SIGKILL (Kubernetes'

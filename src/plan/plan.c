@@ -337,12 +337,11 @@ static void check_locked(plan *p)
 static void namespace_rule(plan *p)
 {
 	berth_run *r = p->run;
-	const char *ns = p->pol->namespace.s, *at = ns ? strstr(ns, "{project}") : NULL;
-	if (!at)
-		return;
+	const char *ns = p->pol->namespace.s;
 	const char *project = r->spec.project.s ? r->spec.project.s : "default";
 	berth_buf b = BERTH_BUF_INIT;
-	berth_buf_printf(&b, "%.*s%s%s", (int)(at - ns), ns, project, at + 9);
+	if (!berth_policy_namespace_of(p->pol, project, &b))
+		return;
 	char *name = b.failed ? NULL : berth_arena_strdup(r->arena, b.data);
 	berth_buf_release(&b);
 	if (!name) {
@@ -517,6 +516,18 @@ static void gpu_rule(plan *p)
 	berth_buf_release(&allowed);
 }
 
+int berth_mem_limit_by_ratio(const berth_quantity *request, const berth_quantity *ratio,
+			     berth_quantity *limit)
+{
+	berth_quantity lim;
+	if (berth_quantity_mul(&lim, request, ratio) < 0 || berth_quantity_value(&lim) > INT64_MAX - (1 << 20))
+		return -1;
+	/* rounded up to a whole MiB (binary requests) or byte: memory is not fractional */
+	int64_t u = request->format == BERTH_QUANTITY_BINARY_SI ? 1 << 20 : 1;
+	*limit = berth_quantity_from_int((berth_quantity_value(&lim) + u - 1) / u * u, request->format);
+	return 0;
+}
+
 static void mem_ratio_rule(plan *p)
 {
 	berth_run *r = p->run;
@@ -526,17 +537,12 @@ static void mem_ratio_rule(plan *p)
 		return;
 	berth_quantity lim;
 	int binary = mem->requests.q.format == BERTH_QUANTITY_BINARY_SI;
-	if (berth_quantity_mul(&lim, &mem->requests.q, &ratio->q) < 0 ||
-	    berth_quantity_value(&lim) > INT64_MAX - (1 << 20)) {
+	if (berth_mem_limit_by_ratio(&mem->requests.q, &ratio->q, &lim)) {
 		refuse(p, BERTH_ERANGE, mem->requests.origin, mem->requests.pos, "resources.mem.requests",
 		       "%s x mem_limit_ratio is too large", Q(mem->requests.q));
 		return;
 	}
-	/* rounded up to a whole MiB (binary requests) or byte: memory is not fractional */
-	int64_t u = binary ? 1 << 20 : 1;
-	int64_t whole = (berth_quantity_value(&lim) + u - 1) / u * u;
-	berth_quantity tmp = berth_quantity_from_int(whole, mem->requests.q.format);
-	mem->limits.q = tmp;
+	mem->limits.q = lim;
 	mem->limits.set = true;
 	mem->limits.pos = ratio->pos;
 	mem->limits.origin = BERTH_ORIGIN_RULE;

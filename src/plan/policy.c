@@ -485,8 +485,7 @@ static void check_policy(dctx *c, berth_policy *p)
 			  "%s names {project} twice", QUOTE(p->namespace.s));
 	for (int k = 0; tpl && !strstr(tpl + 1, "{project}") && k < 2; k++) {
 		berth_buf probe = BERTH_BUF_INIT;
-		berth_buf_printf(&probe, "%.*s%s%s", (int)(tpl - p->namespace.s), p->namespace.s,
-				 k ? "default" : "p", tpl + 9);
+		berth_policy_namespace_of(p, k ? "default" : "p", &probe);
 		why = probe.failed ? "cannot be checked (out of memory)" : berth_check_dns_label(probe.data);
 		if (why)
 			report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
@@ -818,6 +817,14 @@ const berth_profile *berth_policy_profile_find(const berth_policy *p, const char
 		if (strcmp(p->profiles[i].id.s, id) == 0)
 			return &p->profiles[i];
 	return NULL;
+}
+
+bool berth_policy_namespace_of(const berth_policy *p, const char *project, berth_buf *out)
+{
+	const char *ns = p->namespace.s, *at = ns ? strstr(ns, "{project}") : NULL;
+	if (at)
+		berth_buf_printf(out, "%.*s%s%s", (int)(at - ns), ns, project, at + 9);
+	return at != NULL;
 }
 
 const berth_quota *berth_policy_quota(const berth_policy *p, const char *project)

@@ -5,6 +5,7 @@
 #define BERTH_POLICY_INTERNAL_H
 
 #include "base/arena.h"
+#include "base/internal.h"
 #include "berth/policy.h"
 
 /* A range of ids, both bounds inclusive. */
@@ -81,6 +82,16 @@ int64_t berth_policy_priority_value(const berth_policy *p, const char *class_nam
 /* The uids of local.uid_range, bounds inclusive, into *min and *max (the
  * built-in 2000000000-2000065535 when p is NULL or does not set it). */
 void berth_policy_uid_range(const berth_policy *p, int64_t *min, int64_t *max);
+
+/* The memory limit defaults.mem_limit_ratio gives a request: request x
+ * ratio, rounded up to a whole MiB (a binary request) or byte; -1 when it is
+ * too large. */
+int berth_mem_limit_by_ratio(const berth_quantity *request, const berth_quantity *ratio,
+			     berth_quantity *limit);
+
+/* When the policy's namespace names {project} (a namespace per project):
+ * true, and project's namespace appended to out (unchecked); else false. */
+bool berth_policy_namespace_of(const berth_policy *p, const char *project, berth_buf *out);
 
 /* The quota for project: its own entry, else "default", else NULL. */
 const berth_quota *berth_policy_quota(const berth_policy *p, const char *project);

@@ -142,8 +142,8 @@ static void check_rights(kube *api, berth_buf *report, int *problems, const char
 		if (unknown)
 			line(report, problems, false, "unknown rights on %s in namespace %s: %s", what, ns, why);
 		else if (denied.len)
-			line(report, problems, true, "missing rights on %s in namespace %s: %s (grant them "
-			     "as deploy/kubernetes/rbac.yaml does)", what, ns, denied.data);
+			line(report, problems, true, "missing rights on %s in namespace %s: %s (berth cluster "
+			     "setup grants them, as deploy/kubernetes/rbac.yaml does)", what, ns, denied.data);
 		else
 			line(report, problems, false, "ok rights on %s in namespace %s", what, ns);
 		berth_buf_release(&denied);
@@ -188,7 +188,7 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 	const char *ns = p->namespace.s ? p->namespace.s : kube_cfg(api)->namespace;
 	/* a template is the policy's; a kubeconfig's namespace is a name */
 	const char *tpl = p->namespace.s ? strstr(ns, "{project}") : NULL;
-	char nsbuf[300];
+	berth_buf nsbuf = BERTH_BUF_INIT;
 	int problems = 0;
 	char path[600], fix[600];
 	line(report, &problems, false, "cluster %s, context %s", kube_cfg(api)->server,
@@ -202,23 +202,26 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 	if (tpl) {
 		/* a namespace per project, made on its first run: the rights are
 		 * asked in the default project's */
-		snprintf(nsbuf, sizeof(nsbuf), "%.*sdefault%s", (int)(tpl - ns), ns, tpl + 9);
+		berth_policy_namespace_of(p, "default", &nsbuf);
 		line(report, &problems, false, "note namespaces per project (%s): each is made, with a "
-		     "ResourceQuota from the project's quota, on the project's first run", ns);
-		const struct right nsright = {"", "namespaces", NULL, {"create", NULL}};
-		const struct right qright = {"", "resourcequotas", NULL, {"create", NULL}};
+		     "ResourceQuota from the project's quota and a LimitRange from the policy's limits "
+		     "and defaults, on the project's first run", ns);
+		static const struct right made[] = {{"", "namespaces", NULL, {"create", NULL}},
+						    {"", "resourcequotas", NULL, {"create", NULL}},
+						    {"", "limitranges", NULL, {"create", NULL}}};
 		char why[300] = "";
-		int a = allowed(api, "", &nsright, "create", why, sizeof(why));
-		if (a > 0)
-			a = allowed(api, "", &qright, "create", why, sizeof(why));
+		int a = 1;
+		for (size_t i = 0; a > 0 && i < BERTH_ARRAY_SIZE(made); i++)
+			a = allowed(api, "", &made[i], "create", why, sizeof(why));
 		if (a > 0)
 			line(report, &problems, false, "ok rights to create namespaces");
 		else if (a == 0)
 			line(report, &problems, true, "missing rights to create namespaces: grant create on "
-			     "namespaces and resourcequotas (a ClusterRole), or create each project's namespace");
+			     "namespaces, resourcequotas and limitranges (the ClusterRole berth-namespaces of "
+			     "berth cluster setup), or create each project's namespace");
 		else
 			line(report, &problems, false, "unknown rights to create namespaces: %s", why);
-		ns = nsbuf;
+		ns = nsbuf.failed ? "default" : nsbuf.data;
 	} else {
 		snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
 		snprintf(fix, sizeof(fix), "kubectl create namespace %s (where every run's objects go)", ns);
@@ -232,8 +235,8 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 		if (seen)
 			continue;
 		snprintf(path, sizeof(path), "/apis/scheduling.k8s.io/v1/priorityclasses/%s", name);
-		snprintf(fix, sizeof(fix), "the API refuses every pod that names it; create it "
-			 "(deploy/kubernetes/priorityclasses.yaml has the example policy's)");
+		snprintf(fix, sizeof(fix), "the API refuses every pod that names it; berth cluster "
+			 "setup makes it (deploy/kubernetes/priorityclasses.yaml has the example policy's)");
 		check_named(api, report, &problems, "PriorityClass", path, name, fix);
 	}
 	if (p->storage.default_class.s) {
@@ -242,12 +245,8 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 		check_named(api, report, &problems, "StorageClass", path, p->storage.default_class.s,
 			    "claims that name none stay Pending; create it or change storage.default_class");
 	}
-	const char *gpus[16];
-	size_t ngpus = 0;
-	gpus[ngpus++] = p->gpu.default_type.s ? p->gpu.default_type.s : "nvidia.com/gpu";
-	for (size_t i = 0; i < p->gpu.types.n && ngpus < BERTH_ARRAY_SIZE(gpus); i++)
-		if (strcmp(p->gpu.types.items[i].s, gpus[0]))
-			gpus[ngpus++] = p->gpu.types.items[i].s;
+	const char *gpus[KUBE_GPU_TYPES_MAX];
+	size_t ngpus = kube_gpu_types(p, gpus);
 	for (size_t i = 0; i < ngpus; i++) {
 		char why[300] = "";
 		int o = offered(api, gpus[i], why, sizeof(why));
@@ -260,6 +259,7 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 			line(report, &problems, false, "unknown GPU resource %s: %s", gpus[i], why);
 	}
 	check_rights(api, report, &problems, ns);
+	berth_buf_release(&nsbuf);
 	return problems;
 }
 

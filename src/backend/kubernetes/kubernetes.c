@@ -35,28 +35,29 @@
 
 /* ---- kinds and paths ------------------------------------------------------------------ */
 
-typedef struct kres {
-	const char *kind, *api, *plural;
-} kres;
-
 static const kres kinds[] = {
-	{"Secret", "v1", "secrets"},
-	{"PersistentVolumeClaim", "v1", "persistentvolumeclaims"},
-	{"Job", "batch/v1", "jobs"},
-	{"CronJob", "batch/v1", "cronjobs"},
-	{"Deployment", "apps/v1", "deployments"},
-	{"Service", "v1", "services"},
-	{"HorizontalPodAutoscaler", "autoscaling/v2", "horizontalpodautoscalers"},
-	{"Pod", "v1", "pods"},
+	{"Secret", "v1", "secrets", false},
+	{"PersistentVolumeClaim", "v1", "persistentvolumeclaims", false},
+	{"Job", "batch/v1", "jobs", false},
+	{"CronJob", "batch/v1", "cronjobs", false},
+	{"Deployment", "apps/v1", "deployments", false},
+	{"Service", "v1", "services", false},
+	{"HorizontalPodAutoscaler", "autoscaling/v2", "horizontalpodautoscalers", false},
+	{"Pod", "v1", "pods", false},
 };
 #define POD_KIND (&kinds[BERTH_ARRAY_SIZE(kinds) - 1])
 
+const kres *kres_in(const kres *table, size_t n, const char *kind)
+{
+	for (size_t i = 0; kind && i < n; i++)
+		if (!strcmp(table[i].kind, kind))
+			return &table[i];
+	return NULL;
+}
+
 static const kres *kres_of(const char *kind)
 {
-	for (size_t i = 0; kind && i < BERTH_ARRAY_SIZE(kinds); i++)
-		if (!strcmp(kinds[i].kind, kind))
-			return &kinds[i];
-	return NULL;
+	return kres_in(kinds, BERTH_ARRAY_SIZE(kinds), kind);
 }
 
 static bool is_workload(const kres *r)
@@ -65,11 +66,12 @@ static bool is_workload(const kres *r)
 		     !strcmp(r->kind, "Deployment"));
 }
 
-/* /api/v1/namespaces/NS/pods[/NAME] or /apis/GROUP/VERSION/namespaces/... */
-static void kpath(berth_buf *b, const kres *r, const char *ns, const char *name)
+void kpath(berth_buf *b, const kres *r, const char *ns, const char *name)
 {
-	berth_buf_printf(b, "%s/%s/namespaces/%s/%s%s%s", strchr(r->api, '/') ? "/apis" : "/api",
-			 r->api, ns, r->plural, name ? "/" : "", name ? name : "");
+	berth_buf_printf(b, "%s/%s", strchr(r->api, '/') ? "/apis" : "/api", r->api);
+	if (!r->cluster)
+		berth_buf_printf(b, "/namespaces/%s", ns);
+	berth_buf_printf(b, "/%s%s%s", r->plural, name ? "/" : "", name ? name : "");
 }
 
 /* A run's target "Kind namespace/name on SERVER" split up. */
@@ -929,9 +931,8 @@ static onode *owner_refs(onode *o)
 	return o_get(o_get(o, "metadata"), "ownerReferences");
 }
 
-/* Applies one object; *uid (may be NULL) receives its uid. */
-static int apply(berth_backend *b, const kres *res, const char *ns, const char *name, onode *o,
-		 bool dry_run, char *uid, size_t uid_len, berth_error **err)
+int kube_apply(kube *api, const kres *res, const char *ns, const char *name, const onode *o,
+	       bool dry_run, kube_applied *out, berth_error **err)
 {
 	berth_buf path = BERTH_BUF_INIT, body = BERTH_BUF_INIT;
 	kpath(&path, res, ns, name);
@@ -941,19 +942,24 @@ static int apply(berth_backend *b, const kres *res, const char *ns, const char *
 	kube_reply r;
 	memset(&r, 0, sizeof(r));
 	if (!rc)
-		rc = kube_request(KUBE(b)->api, "PATCH", path.data, APPLY, body.data, body.len, &r, err);
+		rc = kube_request(api, "PATCH", path.data, APPLY, body.data, body.len, &r, err);
 	sodium_memzero(body.data, body.len); /* a Secret's values */
 	berth_buf_release(&body);
 	berth_buf_release(&path);
 	if (!rc && (r.status < 200 || r.status >= 300)) {
 		char what[600];
-		snprintf(what, sizeof(what), "%s %s/%s", res->kind, ns, name);
+		snprintf(what, sizeof(what), "%s %s%s%s", res->kind, res->cluster ? "" : ns,
+			 res->cluster ? "" : "/", name);
 		rc = kube_status_error(&r, what, err);
-	} else if (!rc && uid) {
+	} else if (!rc && out) {
+		out->created = r.status == 201;
 		berth_arena *a = berth_arena_new();
 		const berth_node *root = NULL;
-		if (a && !berth_json_root(a, "the applied object", r.body, r.len, &root, NULL))
-			copy_str(uid, uid_len, berth_node_text(berth_node_at(root, "metadata.uid")));
+		if (a && !berth_json_root(a, "the applied object", r.body, r.len, &root, NULL)) {
+			copy_str(out->uid, sizeof(out->uid), berth_node_text(berth_node_at(root, "metadata.uid")));
+			copy_str(out->rv, sizeof(out->rv),
+				 berth_node_text(berth_node_at(root, "metadata.resourceVersion")));
+		}
 		berth_arena_free(a);
 	}
 	if (r.body)
@@ -989,110 +995,30 @@ static int delete_object(berth_backend *b, const kres *res, const char *ns, cons
 	return rc;
 }
 
+/* A namespace per project (the policy's namespace with {project}): made,
+ * with its quota and LimitRange, on the project's first run. */
+static int project_namespace(berth_backend *b, const berth_run *run, berth_error **err)
+{
+	const char *tpl = b->policy->namespace.s;
+	if (!tpl || !strstr(tpl, "{project}") || !run->namespace)
+		return 0;
+	return kube_project_namespace(KUBE(b)->api, b->policy,
+				      run->spec.project.s ? run->spec.project.s : "default", run->namespace, err);
+}
+
 /*
  * Applies the run's objects in order. An owned object applied before its
  * workload goes without its ownerReference (the API wants the uid), and
  * gets it in a second apply once the workload exists. If any object is
  * refused, the ones applied before it are deleted.
  */
-/* POST of a JSON object to path: 0 made or there already (409); else the
- * API's refusal, as what. */
-static int create(berth_backend *b, const char *path, const char *json, const char *what,
-		  berth_error **err)
-{
-	kube_reply r;
-	memset(&r, 0, sizeof(r));
-	int rc = kube_request(KUBE(b)->api, "POST", path, "application/json", json, strlen(json), &r, err);
-	if (!rc && r.status >= 300 && r.status != 409)
-		rc = kube_status_error(&r, what, err);
-	kube_reply_free(&r);
-	return rc;
-}
-
-/*
- * A namespace per project (the policy's namespace with {project}): made on
- * the project's first run, with a ResourceQuota from the project's quota
- * (requests of cpu and memory, GPUs), so that the cluster holds what berth
- * promises also for objects made around berth. A namespace that exists is
- * left as it is (its admin's).
- */
-static int project_namespace(berth_backend *b, const berth_run *run, const char *ns, berth_error **err)
-{
-	const char *tpl = b->policy->namespace.s;
-	if (!tpl || !strstr(tpl, "{project}") || !run->namespace)
-		return 0;
-	char path[400];
-	snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
-	kube_reply r;
-	memset(&r, 0, sizeof(r));
-	int rc = kube_request(KUBE(b)->api, "GET", path, NULL, NULL, 0, &r, err);
-	long status = r.status;
-	kube_reply_free(&r);
-	/* only a namespace that is not there is made: one this identity may not
-	 * read (403) may well exist, made by an admin; the apply says */
-	if (rc || status != 404)
-		return rc;
-	const char *project = run->spec.project.s ? run->spec.project.s : "default";
-	berth_buf json = BERTH_BUF_INIT;
-	berth_buf_printf(&json, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\","
-			 "\"labels\":{\"app.kubernetes.io/managed-by\":\"berth\",\"berth.dev/project\":\"%s\"}}}",
-			 ns, project);
-	char what[400];
-	snprintf(what, sizeof(what), "namespace %s (the policy's namespace for project %s): berth may not "
-		 "create it; create it, or grant berth create on namespaces", ns, project);
-	rc = json.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
-			 : create(b, "/api/v1/namespaces", json.data, what, err);
-	berth_buf_release(&json);
-	const berth_quota *q = rc ? NULL : berth_policy_quota(b->policy, project);
-	if (!q || (!q->cpu.set && !q->mem.set && !q->gpu.set))
-		return rc;
-	berth_buf_printf(&json, "{\"apiVersion\":\"v1\",\"kind\":\"ResourceQuota\",\"metadata\":{"
-			 "\"name\":\"berth-quota\",\"labels\":{\"app.kubernetes.io/managed-by\":\"berth\"}},"
-			 "\"spec\":{\"hard\":{");
-	const struct {
-		const berth_qty *q;
-		const char *key;
-	} hard[] = {{&q->cpu, "requests.cpu"}, {&q->mem, "requests.memory"}, {&q->gpu, NULL}};
-	bool first = true;
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(hard); i++) {
-		if (!hard[i].q->set)
-			continue;
-		char v[BERTH_QUANTITY_STR_MAX];
-		berth_quantity_format(&hard[i].q->q, v, sizeof(v));
-		if (hard[i].key)
-			berth_buf_printf(&json, "%s\"%s\":\"%s\"", first ? "" : ",", hard[i].key, v);
-		else
-			berth_buf_printf(&json, "%s\"requests.%s\":\"%s\"", first ? "" : ",",
-					 b->policy->gpu.default_type.s ? b->policy->gpu.default_type.s
-								       : "nvidia.com/gpu", v);
-		first = false;
-	}
-	berth_buf_puts(&json, "}}}");
-	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/resourcequotas", ns);
-	snprintf(what, sizeof(what), "the ResourceQuota of namespace %s (grant berth create on "
-		 "resourcequotas, or create the namespace and its quota)", ns);
-	rc = json.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : create(b, path, json.data, what, err);
-	berth_buf_release(&json);
-	if (rc) {
-		/* no namespace without its quota: the next run makes both again */
-		kube_reply d;
-		memset(&d, 0, sizeof(d));
-		snprintf(path, sizeof(path), "/api/v1/namespaces/%s", ns);
-		berth_error *e = NULL;
-		kube_request(KUBE(b)->api, "DELETE", path, NULL, NULL, 0, &d, &e);
-		berth_error_free(e);
-		kube_reply_free(&d);
-	}
-	return rc;
-}
-
 static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth_buf *report,
 		     char *wtarget, size_t wlen, berth_error **err)
 {
 	int rc = kube_connect(b, err);
 	if (rc)
 		return rc;
-	if (!dry_run && (rc = project_namespace(b, run, run_namespace(b, run), err)))
+	if (!dry_run && (rc = project_namespace(b, run, err)))
 		return rc;
 	berth_arena *arena = berth_arena_new();
 	if (!arena)
@@ -1119,13 +1045,15 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 	}
 	if (!rc && w == SIZE_MAX)
 		rc = berth_fail(err, BERTH_EINTERNAL, "run \"%s\" renders no workload", run->id);
-	char uid[128] = "";
+	kube_applied wl;
+	memset(&wl, 0, sizeof(wl));
+	char *uid = wl.uid;
 	/* before the workload: without ownerReferences */
 	for (size_t i = 0; !rc && i < n; i++) {
 		/* unlinked now, linked again below */
 		if (i < w)
 			refs[i] = o_take(o_get(objs[i], "metadata"), "ownerReferences");
-		rc = apply(b, res[i], ns, names[i], objs[i], dry_run, i == w ? uid : NULL, sizeof(uid), err);
+		rc = kube_apply(KUBE(b)->api, res[i], ns, names[i], objs[i], dry_run, i == w ? &wl : NULL, err);
 		if (rc)
 			break;
 		done = i + 1;
@@ -1150,7 +1078,7 @@ static int apply_run(berth_backend *b, const berth_run *run, bool dry_run, berth
 				onode *md2 = o_get(objs[j], "metadata");
 				md2->last->next = refs[j];
 				md2->last = refs[j];
-				rc = apply(b, res[j], ns, names[j], objs[j], dry_run, NULL, 0, err);
+				rc = kube_apply(KUBE(b)->api, res[j], ns, names[j], objs[j], dry_run, NULL, err);
 			}
 		}
 	}
@@ -1814,6 +1742,12 @@ static int kube_backend_check(berth_backend *b, berth_buf *report, berth_error *
 	return rc ? rc : kube_check(KUBE(b)->api, b->policy, report);
 }
 
+static int kube_backend_setup(berth_backend *b, bool dry_run, berth_buf *out, berth_error **err)
+{
+	int rc = kube_connect(b, err);
+	return rc ? rc : kube_setup(KUBE(b)->api, b->policy, kube_cfg(KUBE(b)->api)->namespace, dry_run, out, err);
+}
+
 static void kube_backend_close(berth_backend *b)
 {
 	kube_state *ks = KUBE(b);
@@ -1836,4 +1770,5 @@ const backend_ops kube_backend_ops = {
 	.forget = kube_forget,
 	.dry_run = kube_dry_run,
 	.check = kube_backend_check,
+	.setup = kube_backend_setup,
 };
