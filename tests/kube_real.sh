@@ -193,10 +193,11 @@ fi
 # ---- berth cluster setup makes what the policy needs; its dry run applies with kubectl ----
 "$berth" cluster setup --config "$policy" >setup.out 2>out
 status=$?
-# ml-jobs was made above as setup makes it: nothing of it changes
+# ml-jobs was made above as setup makes it: nothing of it changes; the rest of
+# deploy/kubernetes/rbac.yaml was applied above with kubectl: berth takes their fields over
 if [ $status = 0 ] && [ "$(tr '\n' '|' <setup.out)" = "created PriorityClass berth-high|created PriorityClass berth-medium|\
-created PriorityClass berth-low|created Namespace berth|unchanged Namespace ml-jobs|created ServiceAccount berth/berth|\
-created Role ml-jobs/berth-runs|created RoleBinding ml-jobs/berth-runs|" ]; then
+created PriorityClass berth-low|configured Namespace berth|unchanged Namespace ml-jobs|configured ServiceAccount berth/berth|\
+configured Role ml-jobs/berth-runs|configured RoleBinding ml-jobs/berth-runs|" ]; then
 	ok setup-creates
 else
 	fail setup-creates "exit $status: $(tr '\n' '|' <setup.out)"
