@@ -7,6 +7,9 @@
 #include "base/arena.h"
 #include "berth/policy.h"
 
+/* The label by which a Job names its Kueue LocalQueue (kueue.local_queue). */
+#define KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+
 /* A range of ids, both bounds inclusive. */
 typedef struct berth_range {
 	berth_int min, max;
@@ -53,6 +56,9 @@ struct berth_policy {
 	struct {
 		berth_int ttl_after_finished; /* seconds a finished Job stays on a cluster */
 	} cleanup;
+	struct {
+		berth_str local_queue;    /* the LocalQueue of a run's Job; may name {project} */
+	} kueue;
 	berth_spec preemptible;    /* preemptible_nodes: node_selector, tolerations */
 	berth_kvlist priority_classes; /* name in a spec -> PriorityClass object */
 	berth_profile *profiles;
