@@ -331,9 +331,10 @@ else
 fi
 # its Workload, found by Kueue's label; the queue's words are the run's reason
 workload job-train-kq1-3f2a1 train-kq1 "$(job_field train-kq1 "j['metadata']['uid']")" yes
+# (a line break in Kueue's words is a space in the reason)
 msg="couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed"
-conditions job-train-kq1-3f2a1 "[{\"type\":\"QuotaReserved\",\"status\":\"False\",\"reason\":\"Pending\",\"message\":\"$msg\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]"
-if reason_has kq1 "queued in LocalQueue team-a: $msg (Workload job-train-kq1-3f2a1, the cluster's words)" 10 &&
+conditions job-train-kq1-3f2a1 "[{\"type\":\"QuotaReserved\",\"status\":\"False\",\"reason\":\"Pending\",\"message\":\"${msg/default, /default,\\n}\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]"
+if reason_has kq1 "queued in LocalQueue team-a: $msg (Workload job-train-kq1-3f2a1, Kueue's words)" 10 &&
 	[ "$(field kq1 state)" = Pending ]; then
 	ok kueue-queued-reason-is-kueues
 else
@@ -400,8 +401,23 @@ if command -v kubectl >/dev/null; then
 	if kubectl apply --server-side -f rendered2.yaml >out 2>&1; then ok render-kubectl-apply-server-side; else
 		fail render-kubectl-apply-server-side "kubectl apply --server-side refused berth render's output"
 	fi
+	# queued in Kueue: the suspended Job and the CronJob's jobTemplate apply as they are, with
+	# kubectl apply (run ids 5, 6) and --server-side (7, 8)
+	for i in 5 7; do
+		"$berth" render job.yaml --config kq-policy.yaml --run-id "gitops$i" >"kueue$i.yaml" 2>out
+		"$berth" render "$root/tests/data/render/134-kueue-cronjob/spec.yaml" --config kq-policy.yaml \
+			--run-id "gitops$((i + 1))" >>"kueue$i.yaml" 2>out
+	done
+	if [ "$(grep -c 'suspend: true' kueue5.yaml)" = 2 ] &&
+		[ "$(grep -c 'kueue.x-k8s.io/queue-name: team-a' kueue5.yaml)" = 2 ] &&
+		kubectl apply -f kueue5.yaml >out 2>&1 && kubectl apply --server-side -f kueue7.yaml >>out 2>&1; then
+		ok render-kueue-kubectl-apply
+	else
+		fail render-kueue-kubectl-apply "kubectl apply refused berth render's output with kueue.local_queue"
+	fi
 else
 	skip examples-and-seeds-apply "no kubectl here"
 	skip render-kubectl-apply "no kubectl here"
 	skip render-kubectl-apply-server-side "no kubectl here"
+	skip render-kueue-kubectl-apply "no kubectl here"
 fi

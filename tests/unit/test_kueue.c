@@ -60,17 +60,17 @@ static void test_workload_map(void)
 		/* no quota: Kueue's words */
 		{"{\"metadata\":{\"name\":\"job-t-1\"},\"status\":{\"conditions\":[{\"type\":\"QuotaReserved\","
 		 "\"status\":\"False\",\"reason\":\"Pending\",\"message\":\"insufficient unused quota\"}]}}",
-		 BERTH_STATE_PENDING, "queued in LocalQueue q: insufficient unused quota (Workload job-t-1, the cluster's words)"},
+		 BERTH_STATE_PENDING, "queued in LocalQueue q: insufficient unused quota (Workload job-t-1, Kueue's words)"},
 		/* an older Kueue: Admitted only */
 		{"{\"metadata\":{\"name\":\"job-t-1\"},\"status\":{\"conditions\":[{\"type\":\"Admitted\","
 		 "\"status\":\"False\",\"message\":\"LocalQueue q doesn't exist\"}]}}",
-		 BERTH_STATE_PENDING, "queued in LocalQueue q: LocalQueue q doesn't exist (Workload job-t-1, the cluster's words)"},
+		 BERTH_STATE_PENDING, "queued in LocalQueue q: LocalQueue q doesn't exist (Workload job-t-1, Kueue's words)"},
 		/* quota, and admission checks to pass */
 		{"{\"metadata\":{\"name\":\"w\"},\"status\":{\"admission\":{\"clusterQueue\":\"cq\"},\"conditions\":["
 		 "{\"type\":\"QuotaReserved\",\"status\":\"True\"},{\"type\":\"Admitted\",\"status\":\"False\","
 		 "\"message\":\"The workload has not all checks ready\"}]}}",
 		 BERTH_STATE_PENDING, "quota reserved in ClusterQueue cq, waiting for its admission checks: The workload "
-		 "has not all checks ready (Workload w, the cluster's words)"},
+		 "has not all checks ready (Workload w, Kueue's words)"},
 		/* admitted: Kueue resumes the Job next */
 		{"{\"metadata\":{\"name\":\"w\"},\"status\":{\"admission\":{\"clusterQueue\":\"cq\"},\"conditions\":["
 		 "{\"type\":\"QuotaReserved\",\"status\":\"True\"},{\"type\":\"Admitted\",\"status\":\"True\"}]}}",
@@ -82,7 +82,7 @@ static void test_workload_map(void)
 		 "accommodate a workload (UID: u1) due to prioritization in the ClusterQueue\"},"
 		 "{\"type\":\"QuotaReserved\",\"status\":\"False\",\"message\":\"waiting\"}]}}",
 		 BERTH_STATE_PENDING, "preempted by Kueue: InClusterQueue: Preempted to accommodate a workload (UID: u1) due "
-		 "to prioritization in the ClusterQueue; queued again in LocalQueue q: waiting (Workload w, the cluster's words)"},
+		 "to prioritization in the ClusterQueue; queued again in LocalQueue q: waiting (Workload w, Kueue's words)"},
 		/* evicted, then given quota again: the eviction is over */
 		{"{\"metadata\":{\"name\":\"w\"},\"status\":{\"admission\":{\"clusterQueue\":\"cq\"},\"conditions\":["
 		 "{\"type\":\"Evicted\",\"status\":\"False\",\"reason\":\"QuotaReserved\"},"
@@ -96,11 +96,11 @@ static void test_workload_map(void)
 		/* finished: failed is the run's end; a success is the Job's to say */
 		{"{\"metadata\":{\"name\":\"w\"},\"status\":{\"conditions\":[{\"type\":\"Finished\",\"status\":\"True\","
 		 "\"reason\":\"Failed\",\"message\":\"rejected\"}]}}",
-		 BERTH_STATE_FAILED, "Kueue finished its Workload as failed: Failed: rejected (Workload w, the cluster's words)"},
+		 BERTH_STATE_FAILED, "Kueue finished its Workload as failed: Failed: rejected (Workload w, Kueue's words)"},
 		{"{\"metadata\":{\"name\":\"w\"},\"status\":{\"conditions\":[{\"type\":\"Finished\",\"status\":\"True\","
 		 "\"reason\":\"Succeeded\",\"message\":\"Job finished successfully\"}]}}",
-		 BERTH_STATE_PENDING, "Kueue finished its Workload: Succeeded: Job finished successfully (Workload w, the "
-		 "cluster's words)"},
+		 BERTH_STATE_PENDING, "Kueue finished its Workload: Succeeded: Job finished successfully (Workload w, Kueue's "
+		 "words)"},
 	};
 	berth_arena *a = berth_arena_new();
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -138,7 +138,7 @@ static void test_long_words(void)
 	if (wl)
 		kueue_workload_map(wl, &k);
 	CHECK(strlen(k.reason) < sizeof(k.reason));
-	CHECK(strstr(k.reason, "(Workload w, the cluster's words)") != NULL);
+	CHECK(strstr(k.reason, "(Workload w, Kueue's words)") != NULL);
 	berth_arena_free(a);
 }
 

@@ -77,7 +77,7 @@ void kueue_workload_map(const berth_node *wl, kueue_view *k)
 		const char *why = field(fin, "reason"), *msg = field(fin, "message");
 		/* Kueue's reason Failed; a success is the Job's own to say */
 		k->failed = why && !strcmp(why, "Failed");
-		snprintf(r, len, "Kueue finished its Workload%s: %.60s%s%.300s (Workload %.100s, the cluster's words)",
+		snprintf(r, len, "Kueue finished its Workload%s: %.60s%s%.300s (Workload %.100s, Kueue's words)",
 			 k->failed ? " as failed" : "", why ? why : "Finished", msg ? ": " : "", msg ? msg : "",
 			 name);
 	} else if (active && !strcmp(active, "false")) {
@@ -87,7 +87,7 @@ void kueue_workload_map(const berth_node *wl, kueue_view *k)
 		const berth_node *c = is(preempted, "True") ? preempted : evicted;
 		const char *why = field(c, "reason"), *msg = field(c, "message");
 		snprintf(r, len, "%s by Kueue: %.60s%s%.200s; queued again in LocalQueue %.63s%s%.150s "
-			 "(Workload %.100s, the cluster's words)", c == preempted ? "preempted" : "evicted",
+			 "(Workload %.100s, Kueue's words)", c == preempted ? "preempted" : "evicted",
 			 why ? why : "Evicted", msg ? ": " : "", msg ? msg : "", k->queue, waits ? ": " : "",
 			 waits ? waits : "", name);
 	} else if (is(admitted, "True")) {
@@ -96,9 +96,9 @@ void kueue_workload_map(const berth_node *wl, kueue_view *k)
 	} else if (is(reserved, "True")) {
 		snprintf(r, len, "quota reserved in ClusterQueue %.100s, waiting for its admission checks%s%.300s "
 			 "(Workload %.100s%s)", cq ? cq : "?", waits ? ": " : "", waits ? waits : "", name,
-			 waits ? ", the cluster's words" : "");
+			 waits ? ", Kueue's words" : "");
 	} else if (waits) {
-		snprintf(r, len, "queued in LocalQueue %.63s: %.380s (Workload %.100s, the cluster's words)",
+		snprintf(r, len, "queued in LocalQueue %.63s: %.380s (Workload %.100s, Kueue's words)",
 			 k->queue, waits, name);
 	} else {
 		snprintf(r, len, "queued in LocalQueue %.63s: Kueue has not placed its Workload %.100s yet",
