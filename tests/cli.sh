@@ -155,3 +155,22 @@ else
 	echo "FAIL cli cluster-setup-dry-run-per-project (exit $st; kinds: $kinds)"
 	sed 's/^/    /' "$tmp/setup.yaml" | head -10
 fi
+# kueue.local_queue: refused at its own position, before any request, by every verb that reads
+# the policy
+printf 'kueue:\n  local_queue: "Team-A"\n' >"$tmp/kq-upper.yaml"
+printf 'kueue:\n  local_queue: "{project}-{project}"\n' >"$tmp/kq-twice.yaml"
+printf 'kueue:\n  local_queue: "q-%s{project}"\n' "$(printf 'a%.0s' $(seq 56))" >"$tmp/kq-long.yaml"
+printf 'kueue: batch\n' >"$tmp/kq-scalar.yaml"
+printf 'kueue:\n  local_queue: [a]\n' >"$tmp/kq-list.yaml"
+check kueue-queue-uppercase 2 '^kq-upper.yaml:2:17: kueue.local_queue: "Team-A" is not a valid LocalQueue name: it must consist of lowercase' -- \
+	sh -c "cd $tmp && $berth cluster check --config kq-upper.yaml --kubeconfig /nonexistent/kubeconfig"
+check kueue-queue-twice 2 'kq-twice.yaml:2:17: kueue.local_queue: "\{project\}-\{project\}" names \{project\} twice' -- \
+	"$berth" render "$ex/train.yaml" --config "$tmp/kq-twice.yaml"
+check kueue-queue-default-too-long 2 'kq-long.yaml:2:17: kueue.local_queue: "q-a+\{project\}" is not a valid LocalQueue name for project default .*: it must be at most 63 characters' -- \
+	"$berth" explain "$ex/train.yaml" --config "$tmp/kq-long.yaml"
+check kueue-not-a-map 2 'kq-scalar.yaml:1:8: kueue: must be a map' -- "$berth" profiles --config "$tmp/kq-scalar.yaml"
+check kueue-queue-not-a-string 2 'kq-list.yaml:2:16: kueue.local_queue: ' -- "$berth" profiles --config "$tmp/kq-list.yaml"
+# (a cluster that cannot be reached: nothing is asked of it)
+printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n' >"$tmp/unreachable.kubeconfig"
+check kueue-run-refused-before-cluster 2 'spec.yaml:4:3: labels: kueue.x-k8s.io/queue-name is set by the policy' -- \
+	sh -c "cd $r/137-kueue-queue-per-project-refused && BERTH_HOME=$tmp/home $berth run spec.yaml --backend kubernetes --config policy.yaml --kubeconfig $tmp/unreachable.kubeconfig"

@@ -9,6 +9,10 @@
 #   - a PriorityClass the cluster does not have: the run's reason is the
 #     cluster's words, and the run fails, instead of waiting for ever;
 #   - berth render's output applies with kubectl apply and --server-side;
+#   - queueing through Kueue (kueue.local_queue), with stand-ins for Kueue's CRDs and the
+#     test playing its controller: the Job is made suspended with its queue's label, the
+#     run's reason is its Workload's (or says the cluster has no Kueue), and the Job runs
+#     once resumed;
 #   - berth cluster setup makes what the policy needs (its dry run applies with kubectl), and
 #     its ServiceAccount has the rights berth uses; a namespace per project gets a LimitRange
 #     that defaults and caps pods made around berth, or is taken away again.
@@ -456,6 +460,144 @@ if [ -z "$(leftovers serve1)$(leftovers ttl1)" ] && [ -n "$(leftovers norecord1)
 	tail -5 serve.log
 fi
 
+# ---- queueing through Kueue (kueue.local_queue) -------------------------------------------
+# No Kueue controller runs here: the test plays it. The Job is made suspended with its queue's
+# label; the test writes its Workload (owned by the Job, as Kueue's controller makes it) and the
+# Workload's conditions, then resumes the Job as Kueue does on admission.
+apipatch() { # PATH JSON: a merge patch, as the admin
+	curl -s --cacert "$K8S_CA_FILE" -H "Authorization: Bearer $(cat "$K8S_TOKEN_FILE")" \
+		-H 'Content-Type: application/merge-patch+json' -X PATCH "$K8S_API_URL$1" -d "$2"
+}
+job_field() { # NAME PYTHON-EXPR(j): of the Job in ml-jobs
+	api GET "/apis/batch/v1/namespaces/ml-jobs/jobs/$1" |
+		python3 -c "import json,sys; j=json.load(sys.stdin); print($2)" 2>/dev/null
+}
+# reason_has ID TEXT SECONDS: until the run's reason (get asks the cluster) holds TEXT
+reason_has() {
+	for _ in $(seq $((${3} * 2))); do
+		case $(field "$1" reason) in *"$2"*) return 0 ;; esac
+		sleep 0.5
+	done
+	return 1
+}
+# workload NAME JOB UID LABELLED(yes/no): the Workload, as Kueue makes it for a Job
+workload() {
+	local labels=
+	[ "$4" = yes ] && labels="\"labels\":{\"kueue.x-k8s.io/job-uid\":\"$3\"},"
+	api POST /apis/kueue.x-k8s.io/v1beta1/namespaces/ml-jobs/workloads \
+		"{\"apiVersion\":\"kueue.x-k8s.io/v1beta1\",\"kind\":\"Workload\",\"metadata\":{\"name\":\"$1\",$labels\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"name\":\"$2\",\"uid\":\"$3\",\"controller\":true,\"blockOwnerDeletion\":true}]},\"spec\":{\"queueName\":\"team-a\"}}" >/dev/null
+}
+# conditions NAME JSON-LIST: the Workload's status, through its status subresource, as Kueue writes it
+conditions() {
+	apipatch "/apis/kueue.x-k8s.io/v1beta1/namespaces/ml-jobs/workloads/$1/status" "{\"status\":{\"conditions\":$2}}" >/dev/null
+}
+printf 'namespace: ml-jobs\nkueue:\n  local_queue: team-a\n' >kq-policy.yaml
+
+# a cluster without Kueue: the Job waits suspended, and the reason says why it will not start
+"$berth" run job.yaml --backend kubernetes --config kq-policy.yaml --run-id kq0 >/dev/null 2>out
+if reason_has kq0 'the cluster has no Kueue' 20 && [ "$(field kq0 state)" = Pending ] &&
+	field kq0 reason | grep -q 'the Workload CRD is missing'; then
+	ok kueue-missing-crd-named
+else
+	fail kueue-missing-crd-named "$(field kq0 state): $(field kq0 reason)"
+fi
+"$berth" cluster check --config kq-policy.yaml >check.out 2>out
+status=$?
+if [ $status = 1 ] && grep -q '^missing Kueue: the API has no kueue.x-k8s.io/v1beta1' check.out; then
+	ok kueue-cluster-check-no-kueue
+else
+	fail kueue-cluster-check-no-kueue "exit $status: $(tr '\n' '|' <check.out)"
+fi
+"$berth" stop kq0 >/dev/null 2>&1
+
+# Kueue's resources (stand-ins for its CRDs: tests/data/kueue/)
+for crd in workload localqueue; do
+	api POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "$(cat "$root/tests/data/kueue/$crd-crd.json")" >/dev/null
+done
+for _ in $(seq 40); do
+	discovery=$(api GET /apis/kueue.x-k8s.io/v1beta1)
+	case $discovery in *'"localqueues"'*'"workloads"'* | *'"workloads"'*'"localqueues"'*) break ;; esac
+	sleep 0.25
+done
+"$berth" cluster check --config kq-policy.yaml >check.out 2>out
+status=$?
+if [ $status = 1 ] && grep -q '^ok Kueue' check.out &&
+	grep -q '^missing LocalQueue team-a: .*create the LocalQueue team-a in namespace ml-jobs' check.out &&
+	grep -q '^ok rights on kueue.x-k8s.io/workloads in namespace ml-jobs' check.out; then
+	ok kueue-cluster-check-missing-localqueue
+else
+	fail kueue-cluster-check-missing-localqueue "exit $status: $(tr '\n' '|' <check.out)"
+fi
+api POST /apis/kueue.x-k8s.io/v1beta1/namespaces/ml-jobs/localqueues \
+	'{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"LocalQueue","metadata":{"name":"team-a"},"spec":{"clusterQueue":"cq"}}' >/dev/null
+"$berth" cluster check --config kq-policy.yaml >check.out 2>out
+status=$?
+if [ $status = 0 ] && grep -q '^ok LocalQueue team-a' check.out; then ok kueue-cluster-check-ready; else
+	fail kueue-cluster-check-ready "exit $status: $(tr '\n' '|' <check.out)"
+fi
+
+# the Job is made suspended, with its queue's label, and no pod is made for it
+"$berth" run job.yaml --backend kubernetes --config kq-policy.yaml --run-id kq1 >/dev/null 2>out
+made=$(job_field train-kq1 "j['spec'].get('suspend'), j['metadata']['labels'].get('kueue.x-k8s.io/queue-name')")
+sleep 1
+pods=$(api GET "/api/v1/namespaces/ml-jobs/pods?labelSelector=berth.dev/run%3Dkq1" |
+	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')
+if [ "$made" = "True team-a" ] && [ "$pods" = 0 ]; then ok kueue-job-suspended-with-queue; else
+	fail kueue-job-suspended-with-queue "suspend, queue: $made; pods $pods"
+fi
+if reason_has kq1 'waiting for Kueue to make its Workload (LocalQueue team-a)' 10 &&
+	! field kq1 reason | grep -q 'waiting for its pod'; then
+	ok kueue-waits-for-workload
+else
+	fail kueue-waits-for-workload "$(field kq1 state): $(field kq1 reason)"
+fi
+# its Workload, found by Kueue's label; the queue's words are the run's reason
+workload job-train-kq1-3f2a1 train-kq1 "$(job_field train-kq1 "j['metadata']['uid']")" yes
+# (a line break in Kueue's words is a space in the reason)
+msg="couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 1 more needed"
+conditions job-train-kq1-3f2a1 "[{\"type\":\"QuotaReserved\",\"status\":\"False\",\"reason\":\"Pending\",\"message\":\"${msg/default, /default,\\n}\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]"
+if reason_has kq1 "queued in LocalQueue team-a: $msg (Workload job-train-kq1-3f2a1, Kueue's words)" 10 &&
+	[ "$(field kq1 state)" = Pending ]; then
+	ok kueue-queued-reason-is-kueues
+else
+	fail kueue-queued-reason-is-kueues "$(field kq1 state): $(field kq1 reason)"
+fi
+# admitted: Kueue resumes the Job, and the run goes on as any Job's
+apipatch /apis/batch/v1/namespaces/ml-jobs/jobs/train-kq1 '{"spec":{"suspend":false}}' >/dev/null
+if wait_for kq1 Succeeded 40; then ok kueue-resumed-job-succeeds; else
+	fail kueue-resumed-job-succeeds "$(field kq1 state): $(field kq1 reason)"
+fi
+
+# a Workload without the job-uid label (an older Kueue) is found by its owner; Kueue finished
+# it as failed, and so the run is
+"$berth" run job.yaml --backend kubernetes --config kq-policy.yaml --run-id kq2 >/dev/null 2>out
+workload job-train-kq2-9c8d7 train-kq2 "$(job_field train-kq2 "j['metadata']['uid']")" no
+conditions job-train-kq2-9c8d7 '[{"type":"Finished","status":"True","reason":"Failed","message":"the admission check was rejected","lastTransitionTime":"2026-01-01T00:00:00Z"}]'
+if wait_for kq2 Failed 20 &&
+	field kq2 reason | grep -q 'Kueue finished its Workload as failed: Failed: the admission check was rejected'; then
+	ok kueue-finished-failed-by-owner
+else
+	fail kueue-finished-failed-by-owner "$(field kq2 state): $(field kq2 reason)"
+fi
+
+# followed (--wait): evicted while it waits, then admitted; the wait ends with Succeeded
+timeout 90 "$berth" run job.yaml --backend kubernetes --config kq-policy.yaml --run-id kq3 --wait >/dev/null 2>kq3.err &
+waiter=$!
+for _ in $(seq 40); do [ -n "$(job_field train-kq3 "j['metadata']['uid']")" ] && break; sleep 0.25; done
+workload job-train-kq3-1a2b3 train-kq3 "$(job_field train-kq3 "j['metadata']['uid']")" yes
+conditions job-train-kq3-1a2b3 '[{"type":"Evicted","status":"True","reason":"Preempted","message":"Preempted to accommodate a higher priority Workload","lastTransitionTime":"2026-01-01T00:00:00Z"},{"type":"QuotaReserved","status":"False","reason":"Pending","message":"waiting for quota","lastTransitionTime":"2026-01-01T00:00:00Z"}]'
+if reason_has kq3 'evicted by Kueue: Preempted: Preempted to accommodate a higher priority Workload; queued again in LocalQueue team-a: waiting for quota' 15; then
+	ok kueue-evicted-queued-again
+else
+	fail kueue-evicted-queued-again "$(field kq3 state): $(field kq3 reason)"
+fi
+apipatch /apis/batch/v1/namespaces/ml-jobs/jobs/train-kq3 '{"spec":{"suspend":false}}' >/dev/null
+wait $waiter
+status=$?
+if [ $status = 0 ] && [ "$(field kq3 state)" = Succeeded ]; then ok kueue-followed-run-succeeds; else
+	fail kueue-followed-run-succeeds "exit $status, $(field kq3 state): $(field kq3 reason); $(head -3 kq3.err)"
+fi
+
 # ---- berth render applies as it is --------------------------------------------------------
 if command -v kubectl >/dev/null; then
 	# every example and seed, rendered with the example policy, through the API server's
@@ -481,8 +623,23 @@ if command -v kubectl >/dev/null; then
 	if kubectl apply --server-side -f rendered2.yaml >out 2>&1; then ok render-kubectl-apply-server-side; else
 		fail render-kubectl-apply-server-side "kubectl apply --server-side refused berth render's output"
 	fi
+	# queued in Kueue: the suspended Job and the CronJob's jobTemplate apply as they are, with
+	# kubectl apply (run ids 5, 6) and --server-side (7, 8)
+	for i in 5 7; do
+		"$berth" render job.yaml --config kq-policy.yaml --run-id "gitops$i" >"kueue$i.yaml" 2>out
+		"$berth" render "$root/tests/data/render/134-kueue-cronjob/spec.yaml" --config kq-policy.yaml \
+			--run-id "gitops$((i + 1))" >>"kueue$i.yaml" 2>out
+	done
+	if [ "$(grep -c 'suspend: true' kueue5.yaml)" = 2 ] &&
+		[ "$(grep -c 'kueue.x-k8s.io/queue-name: team-a' kueue5.yaml)" = 2 ] &&
+		kubectl apply -f kueue5.yaml >out 2>&1 && kubectl apply --server-side -f kueue7.yaml >>out 2>&1; then
+		ok render-kueue-kubectl-apply
+	else
+		fail render-kueue-kubectl-apply "kubectl apply refused berth render's output with kueue.local_queue"
+	fi
 else
 	skip examples-and-seeds-apply "no kubectl here"
 	skip render-kubectl-apply "no kubectl here"
 	skip render-kubectl-apply-server-side "no kubectl here"
+	skip render-kueue-kubectl-apply "no kubectl here"
 fi

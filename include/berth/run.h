@@ -60,6 +60,9 @@ typedef struct berth_run {
 	const char *name;            /* <run-name>-<id>, the name of its objects (<= 63) */
 	const char *base_name;       /* <run-name>: spec name, else function name, else "run" */
 	const char *namespace;       /* NULL: none set by the policy */
+	const char *local_queue;     /* kueue.local_queue, {project} filled in: the Kueue
+					LocalQueue of its Job (a job or a cronjob's Jobs);
+					NULL: none */
 	const berth_profile *profile;
 	const berth_spec *given;     /* the run spec as written, and the function layer when it ... */
 	const berth_spec *function;  /* ... is a registered function: what a profile may override */

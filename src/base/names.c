@@ -100,6 +100,12 @@ const char *berth_check_label_value(const char *s)
 	return check_name_part(s, strlen(s), 1);
 }
 
+const char *berth_check_labelled_name(const char *s)
+{
+	const char *why = berth_check_dns_subdomain(s);
+	return why ? why : berth_check_label_value(s);
+}
+
 const char *berth_check_env_name(const char *s)
 {
 	if (!*s)

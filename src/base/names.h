@@ -15,6 +15,9 @@ const char *berth_check_dns_label(const char *s);      /* RFC 1123 label, <= 63 
 const char *berth_check_dns_subdomain(const char *s);  /* RFC 1123 subdomain, <= 253 */
 const char *berth_check_qualified_name(const char *s); /* [prefix/]name: label keys */
 const char *berth_check_label_value(const char *s);
+/* An object name that is also a label's value: a LocalQueue, which a Job
+ * names in its label kueue.x-k8s.io/queue-name (a subdomain of <= 63). */
+const char *berth_check_labelled_name(const char *s);
 const char *berth_check_env_name(const char *s);
 const char *berth_check_cron(const char *s);           /* 5 fields or @daily... */
 const char *berth_check_port_name(const char *s);      /* IANA_SVC_NAME */

@@ -332,15 +332,16 @@ static void check_locked(plan *p)
 
 /* ---- names --------------------------------------------------------------------------- */
 
-/* The policy's namespace, with {project} the run's project (a namespace per
- * project); refused when the result is not a namespace name. */
-static void namespace_rule(plan *p)
+/* A name of the policy with {project} the run's project (a namespace, a
+ * LocalQueue per project), into *out; refused at the run's project when the
+ * result is not a valid what (check). Without {project}, *out is the name. */
+static void project_name(plan *p, const berth_str *v, const char *key, const char *what,
+			 const char *(*check)(const char *), const char **out)
 {
 	berth_run *r = p->run;
-	const char *ns = p->pol->namespace.s;
 	const char *project = r->spec.project.s ? r->spec.project.s : "default";
 	berth_buf b = BERTH_BUF_INIT;
-	if (!berth_policy_namespace_of(p->pol, project, &b))
+	if (!berth_policy_project_name(v->s, project, &b))
 		return;
 	char *name = b.failed ? NULL : berth_arena_strdup(r->arena, b.data);
 	berth_buf_release(&b);
@@ -348,15 +349,32 @@ static void namespace_rule(plan *p)
 		p->nomem = 1;
 		return;
 	}
-	const char *why = berth_check_dns_label(name);
+	const char *why = check(name);
 	if (why) {
 		refuse(p, BERTH_EPOLICY, r->spec.project.s ? r->spec.project.origin : BERTH_ORIGIN_BUILTIN,
 		       r->spec.project.pos, "project",
-		       "namespace \"%s\" (the policy's namespace \"%s\" for this project) is not a valid "
-		       "namespace: it %s (%s)", name, ns, why, POLICY_AT(p, p->pol->namespace.pos));
+		       "%s \"%s\" (the policy's %s \"%s\" for this project) is not a valid %s: it %s (%s)",
+		       what, name, key, v->s, what, why, POLICY_AT(p, v->pos));
 		return;
 	}
-	r->namespace = name;
+	*out = name;
+}
+
+/* The policy's namespace and LocalQueue for the run's project. The queue
+ * is the policy's: a run's own label for it is refused. */
+static void project_names(plan *p)
+{
+	berth_run *r = p->run;
+	const berth_str *q = &p->pol->kueue.local_queue;
+	project_name(p, &p->pol->namespace, "namespace", "namespace", berth_check_dns_label, &r->namespace);
+	project_name(p, q, "kueue.local_queue", "LocalQueue", berth_check_labelled_name, &r->local_queue);
+	for (size_t i = 0; q->s && i < r->spec.labels.n; i++) {
+		const berth_kv *kv = &r->spec.labels.items[i];
+		if (!strcmp(kv->key.s, KUEUE_QUEUE_LABEL))
+			refuse(p, BERTH_EPOLICY, kv->origin, kv->key.pos, "labels",
+			       "%s is set by the policy (kueue.local_queue, %s): a run does not pick its "
+			       "queue", KUEUE_QUEUE_LABEL, POLICY_AT(p, q->pos));
+	}
 }
 
 static void make_names(plan *p)
@@ -978,6 +996,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 	r->given = spec;
 	r->function = opts ? opts->function : NULL;
 	r->namespace = policy->namespace.s;
+	r->local_queue = policy->kueue.local_queue.s;
 	r->ttl_after_finished = policy->cleanup.ttl_after_finished.set ? policy->cleanup.ttl_after_finished.v
 								       : -1;
 	r->origin_file[BERTH_ORIGIN_DEFAULT] = policy->file;
@@ -993,7 +1012,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 	if (!p.nomem) {
 		check_locked(&p);
 		make_names(&p);
-		namespace_rule(&p);
+		project_names(&p);
 		derive_resources(&p);
 		gpu_rule(&p);
 		mem_ratio_rule(&p);

@@ -254,6 +254,15 @@ static void dec_cleanup(dctx *c, const berth_node *n, void *dst, const void *arg
 	decode_map(c, n, cleanup_fields, BERTH_ARRAY_SIZE(cleanup_fields), dst);
 }
 
+static const field kueue_fields[] = {
+	{"local_queue", dec_str, offsetof(berth_policy, kueue.local_queue), NULL},
+};
+
+static void dec_kueue(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, kueue_fields, BERTH_ARRAY_SIZE(kueue_fields), dst);
+}
+
 /* ---- profiles ---------------------------------------------------------------- */
 
 typedef struct profiles_dst {
@@ -389,6 +398,7 @@ static const field policy_fields[] = {
 	{"gpu", dec_gpu, 0, NULL},
 	{"storage", dec_storage, 0, NULL},
 	{"cleanup", dec_cleanup, 0, NULL},
+	{"kueue", dec_kueue, 0, NULL},
 	{"preemptible_nodes", dec_preemptible, 0, NULL},
 	{"priority_classes", dec_kvlist, offsetof(berth_policy, priority_classes), &kv_map},
 	{"profiles", dec_later, 0, NULL},
@@ -473,31 +483,43 @@ static void check_local(dctx *c, berth_policy *p)
 	}
 }
 
-static void check_policy(dctx *c, berth_policy *p)
+/*
+ * A name of the policy that may name {project} once (a namespace, a
+ * LocalQueue per project): checked with check after substitution, with a
+ * one-letter project and with "default" (a spec that names none); what is
+ * the kind of name in messages.
+ */
+static void check_project_template(dctx *c, const berth_str *v, const char *key, const char *what,
+				   const char *(*check)(const char *))
 {
-	check_local(c, p);
-	const char *why;
-	/* "ml-{project}": a namespace per project, checked with a one-letter
-	 * project and with "default" (a spec that names none) */
-	const char *tpl = p->namespace.s ? strstr(p->namespace.s, "{project}") : NULL;
+	const char *why, *tpl = v->s ? strstr(v->s, "{project}") : NULL;
 	if (tpl && strstr(tpl + 1, "{project}"))
-		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
-			  "%s names {project} twice", QUOTE(p->namespace.s));
+		report_at(c, v->pos, key, BERTH_EINVALID, "%s names {project} twice", QUOTE(v->s));
 	for (int k = 0; tpl && !strstr(tpl + 1, "{project}") && k < 2; k++) {
 		berth_buf probe = BERTH_BUF_INIT;
-		berth_policy_namespace_of(p, k ? "default" : "p", &probe);
-		why = probe.failed ? "cannot be checked (out of memory)" : berth_check_dns_label(probe.data);
+		berth_policy_project_name(v->s, k ? "default" : "p", &probe);
+		why = probe.failed ? "cannot be checked (out of memory)" : check(probe.data);
 		if (why)
-			report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
-				  "%s is not a valid namespace for %s: it %s", QUOTE(p->namespace.s),
+			report_at(c, v->pos, key, BERTH_EINVALID, "%s is not a valid %s for %s: it %s",
+				  QUOTE(v->s), what,
 				  k ? "project default (a spec that names no project)" : "a project", why);
 		berth_buf_release(&probe);
 		if (why)
 			break;
 	}
-	if (p->namespace.s && !tpl && (why = berth_check_dns_label(p->namespace.s)))
-		report_at(c, p->namespace.pos, "namespace", BERTH_EINVALID,
-			  "%s is not a valid namespace: it %s", QUOTE(p->namespace.s), why);
+	if (v->s && !tpl && (why = check(v->s)))
+		report_at(c, v->pos, key, BERTH_EINVALID, "%s is not a valid %s: it %s", QUOTE(v->s), what, why);
+}
+
+static void check_policy(dctx *c, berth_policy *p)
+{
+	check_local(c, p);
+	const char *why;
+	/* "ml-{project}": a namespace per project */
+	check_project_template(c, &p->namespace, "namespace", "namespace", berth_check_dns_label);
+	/* a LocalQueue is an object's name and the value of the Job's label */
+	check_project_template(c, &p->kueue.local_queue, "kueue.local_queue", "LocalQueue name",
+			       berth_check_labelled_name);
 	if (p->cleanup.ttl_after_finished.set &&
 	    (p->cleanup.ttl_after_finished.v < 0 || p->cleanup.ttl_after_finished.v > INT32_MAX))
 		report_at(c, p->cleanup.ttl_after_finished.pos, "cleanup.ttl_after_finished", BERTH_ERANGE,
@@ -819,11 +841,11 @@ const berth_profile *berth_policy_profile_find(const berth_policy *p, const char
 	return NULL;
 }
 
-bool berth_policy_namespace_of(const berth_policy *p, const char *project, berth_buf *out)
+bool berth_policy_project_name(const char *tpl, const char *project, berth_buf *out)
 {
-	const char *ns = p->namespace.s, *at = ns ? strstr(ns, "{project}") : NULL;
+	const char *at = tpl ? strstr(tpl, "{project}") : NULL;
 	if (at)
-		berth_buf_printf(out, "%.*s%s%s", (int)(at - ns), ns, project, at + 9);
+		berth_buf_printf(out, "%.*s%s%s", (int)(at - tpl), tpl, project, at + 9);
 	return at != NULL;
 }
 

@@ -8,6 +8,9 @@
 #include "base/internal.h"
 #include "berth/policy.h"
 
+/* The label by which a Job names its Kueue LocalQueue (kueue.local_queue). */
+#define KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+
 /* A range of ids, both bounds inclusive. */
 typedef struct berth_range {
 	berth_int min, max;
@@ -54,6 +57,9 @@ struct berth_policy {
 	struct {
 		berth_int ttl_after_finished; /* seconds a finished Job stays on a cluster */
 	} cleanup;
+	struct {
+		berth_str local_queue;    /* the LocalQueue of a run's Job; may name {project} */
+	} kueue;
 	berth_spec preemptible;    /* preemptible_nodes: node_selector, tolerations */
 	berth_kvlist priority_classes; /* name in a spec -> PriorityClass object */
 	berth_profile *profiles;
@@ -89,9 +95,9 @@ void berth_policy_uid_range(const berth_policy *p, int64_t *min, int64_t *max);
 int berth_mem_limit_by_ratio(const berth_quantity *request, const berth_quantity *ratio,
 			     berth_quantity *limit);
 
-/* When the policy's namespace names {project} (a namespace per project):
- * true, and project's namespace appended to out (unchecked); else false. */
-bool berth_policy_namespace_of(const berth_policy *p, const char *project, berth_buf *out);
+/* When a name of the policy (tpl: its namespace, its LocalQueue) names
+ * {project}: true, and project's name appended to out (unchecked); else false. */
+bool berth_policy_project_name(const char *tpl, const char *project, berth_buf *out);
 
 /* The quota for project: its own entry, else "default", else NULL. */
 const berth_quota *berth_policy_quota(const berth_policy *p, const char *project);

@@ -321,6 +321,12 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 	o_str(b, r, "name", run->name);
 	o_str(b, r, "namespace", run->namespace ? run->namespace : "(the context's)");
 	o_str(b, r, "profile", run->profile ? run->profile->id.s : "(none)");
+	/* berth queues Jobs through Kueue (a cronjob's Jobs too), not Deployments */
+	if (run->local_queue && (run->spec.action == BERTH_ACTION_JOB || run->spec.action == BERTH_ACTION_CRONJOB))
+		o_str(b, r, "kueue LocalQueue", run->local_queue);
+	else if (run->local_queue)
+		o_strf(b, r, "kueue LocalQueue", "(none: kueue.local_queue %s is for Jobs; a %s run is not queued)",
+		       run->local_queue, berth_action_name(run->spec.action));
 	if (run->priority_class_name)
 		o_str(b, r, "priorityClassName", run->priority_class_name);
 	if (run->gpu_resource)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan/policy_internal.h"
 #include "render/emit.h"
 #include "render/render_internal.h"
 
@@ -332,6 +333,17 @@ static void pod_template(ctx *c, onode *parent)
 	volumes(c, pod);
 }
 
+/* A Job queued through Kueue (kueue.local_queue): its LocalQueue in a
+ * label of the Job's metadata md, and made suspended; Kueue resumes it
+ * once the queue admits it. */
+static void queued(ctx *c, onode *md, onode *spec)
+{
+	if (!c->run->local_queue)
+		return;
+	o_str(&c->b, o_get(md, "labels"), KUEUE_QUEUE_LABEL, c->run->local_queue);
+	o_bool(&c->b, spec, "suspend", 1);
+}
+
 static void job_spec(ctx *c, onode *spec)
 {
 	obuild *b = &c->b;
@@ -449,14 +461,17 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 	int hpa = s->min_replicas.set && s->max_replicas.set;
 	switch (s->action) {
 	case BERTH_ACTION_JOB:
+		queued(&c, o_get(w, "metadata"), spec);
 		job_spec(&c, spec);
 		break;
 	case BERTH_ACTION_CRONJOB: {
 		o_str(b, spec, "schedule", s->schedule.s);
 		o_str(b, spec, "concurrencyPolicy", "Forbid");
-		onode *jt = o_map(b, spec, "jobTemplate");
-		labels(&c, o_map(b, jt, "metadata"));
-		job_spec(&c, o_map(b, jt, "spec"));
+		onode *jt = o_map(b, spec, "jobTemplate"), *jmd = o_map(b, jt, "metadata"),
+		      *js = o_map(b, jt, "spec");
+		labels(&c, jmd);
+		queued(&c, jmd, js);
+		job_spec(&c, js);
 		break;
 	}
 	case BERTH_ACTION_SERVE:

@@ -144,6 +144,23 @@ static void test_label_value(void)
 	RUN(berth_check_label_value, rows);
 }
 
+/* a LocalQueue: an object name, and the value of a Job's label */
+static void test_labelled_name(void)
+{
+	const struct row rows[] = {
+		{"team-a", OK},
+		{"gpu.queue", OK},
+		{rep("a", 63), OK},
+		{rep("a", 64), "must be at most 63 characters"},
+		{"", "must not be empty"},
+		{"Team", "must consist of lowercase letters, digits, '-' and '.'"},
+		{"a_b", "must consist of lowercase letters, digits, '-' and '.'"},
+		{"a&labelSelector=x", "must consist of lowercase letters, digits, '-' and '.'"},
+		{"-a", "must start and end each part with a lowercase letter or a digit"},
+	};
+	RUN(berth_check_labelled_name, rows);
+}
+
 static void test_env_name(void)
 {
 	const struct row rows[] = {
@@ -320,4 +337,5 @@ static void test_suggest(void)
 }
 
 T_MAIN(T(test_dns_label), T(test_dns_subdomain), T(test_qualified_name), T(test_label_value),
+       T(test_labelled_name),
        T(test_env_name), T(test_port_name), T(test_secret_key), T(test_printable), T(test_cron), T(test_suggest))

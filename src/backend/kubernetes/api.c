@@ -40,6 +40,18 @@ void kube_reply_free(kube_reply *r)
 	memset(r, 0, sizeof(*r));
 }
 
+void kube_put_escaped(berth_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~", *p))
+			berth_buf_append(b, p, 1);
+		else
+			berth_buf_printf(b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+	}
+}
+
 /* ---- open, close ---------------------------------------------------------------------- */
 
 /* "https://name:port" for a server "https://host:port[/path]" with

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/internal.h"
 #include "berth/error.h"
 #include "berth/node.h"
 
@@ -70,6 +71,10 @@ typedef struct kube_reply {
 	size_t len;
 } kube_reply;
 void kube_reply_free(kube_reply *r);
+
+/* Appends s to b percent-encoded (all but RFC 3986's unreserved
+ * characters): a query value, such as a label selector's, from data. */
+void kube_put_escaped(berth_buf *b, const char *s);
 
 /*
  * method path[?query] with body (NULL: none) of content_type. A transport

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend/kubernetes/kind.h"
+#include "backend/kubernetes/kueue.h"
 #include "berth/policy.h"
 #include "base/internal.h"
 #include "base/names.h"
@@ -122,32 +123,76 @@ static int allowed(kube *api, const char *ns, const struct right *r, const char 
 	return out;
 }
 
+static void check_right(kube *api, berth_buf *report, int *problems, const char *ns,
+			const struct right *r)
+{
+	berth_buf denied = BERTH_BUF_INIT;
+	char why[300] = "";
+	bool unknown = false;
+	for (size_t k = 0; k < BERTH_ARRAY_SIZE(r->verbs) && r->verbs[k] && !unknown; k++) {
+		int a = allowed(api, ns, r, r->verbs[k], why, sizeof(why));
+		if (a < 0)
+			unknown = true;
+		else if (!a)
+			berth_buf_printf(&denied, "%s%s", denied.len ? ", " : "", r->verbs[k]);
+	}
+	char what[120];
+	snprintf(what, sizeof(what), "%s%s%s%s%s", r->group, *r->group ? "/" : "", r->resource,
+		 r->subresource ? "/" : "", r->subresource ? r->subresource : "");
+	if (unknown)
+		line(report, problems, false, "unknown rights on %s in namespace %s: %s", what, ns, why);
+	else if (denied.len)
+		line(report, problems, true, "missing rights on %s in namespace %s: %s (berth cluster "
+		     "setup grants them, as deploy/kubernetes/rbac.yaml does)", what, ns, denied.data);
+	else
+		line(report, problems, false, "ok rights on %s in namespace %s", what, ns);
+	berth_buf_release(&denied);
+}
+
 static void check_rights(kube *api, berth_buf *report, int *problems, const char *ns)
 {
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rights); i++) {
-		const struct right *r = &rights[i];
-		berth_buf denied = BERTH_BUF_INIT;
-		char why[300] = "";
-		bool unknown = false;
-		for (size_t k = 0; k < BERTH_ARRAY_SIZE(r->verbs) && r->verbs[k] && !unknown; k++) {
-			int a = allowed(api, ns, r, r->verbs[k], why, sizeof(why));
-			if (a < 0)
-				unknown = true;
-			else if (!a)
-				berth_buf_printf(&denied, "%s%s", denied.len ? ", " : "", r->verbs[k]);
-		}
-		char what[120];
-		snprintf(what, sizeof(what), "%s%s%s%s%s", r->group, *r->group ? "/" : "", r->resource,
-			 r->subresource ? "/" : "", r->subresource ? r->subresource : "");
-		if (unknown)
-			line(report, problems, false, "unknown rights on %s in namespace %s: %s", what, ns, why);
-		else if (denied.len)
-			line(report, problems, true, "missing rights on %s in namespace %s: %s (berth cluster "
-			     "setup grants them, as deploy/kubernetes/rbac.yaml does)", what, ns, denied.data);
-		else
-			line(report, problems, false, "ok rights on %s in namespace %s", what, ns);
-		berth_buf_release(&denied);
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rights); i++)
+		check_right(api, report, problems, ns, &rights[i]);
+}
+
+/*
+ * kueue.local_queue: Kueue's API, the LocalQueue in the runs' namespace ns
+ * (a queue per project: the default project's), and the right to read the
+ * Workloads that say why a run waits. Without them every Job waits
+ * suspended for ever.
+ */
+static void check_kueue(kube *api, berth_buf *report, int *problems, const berth_policy *p,
+			const char *ns)
+{
+	const char *q = p->kueue.local_queue.s;
+	if (!q)
+		return;
+	/* names of at most 63 (the policy and the plan checked them) */
+	char name[128], path[400], fix[400];
+	berth_buf of = BERTH_BUF_INIT;
+	if (berth_policy_project_name(q, "default", &of))
+		line(report, problems, false, "note LocalQueues per project (%s): the default project's is "
+		     "asked", q);
+	snprintf(name, sizeof(name), "%.100s", of.len && !of.failed ? of.data : q);
+	berth_buf_release(&of);
+	char why[300] = "";
+	int e = exists(api, KUEUE_API, why, sizeof(why));
+	if (e == 0) {
+		line(report, problems, true, "missing Kueue: the API has no kueue.x-k8s.io/v1beta1, and every "
+		     "run's Job would wait suspended; install Kueue, or take kueue.local_queue out of the policy");
+		return;
 	}
+	if (e < 0) {
+		line(report, problems, false, "unknown Kueue: %s", why);
+		return;
+	}
+	line(report, problems, false, "ok Kueue (kueue.x-k8s.io/v1beta1)");
+	snprintf(path, sizeof(path), KUEUE_API "/namespaces/%.100s/localqueues/%s", ns, name);
+	snprintf(fix, sizeof(fix), "every run's Job waits suspended until it exists; create the LocalQueue "
+		 "%s in namespace %.100s, pointing to a ClusterQueue (kueue.local_queue)", name, ns);
+	check_named(api, report, problems, "LocalQueue", path, name, fix);
+	const struct right wright = {"kueue.x-k8s.io", "workloads", NULL, {"list", NULL}};
+	check_right(api, report, problems, ns, &wright);
 }
 
 /* Whether a node offers the extended resource (allocatable): 1, 0, -1. */
@@ -202,7 +247,7 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 	if (tpl) {
 		/* a namespace per project, made on its first run: the rights are
 		 * asked in the default project's */
-		berth_policy_namespace_of(p, "default", &nsbuf);
+		berth_policy_project_name(p->namespace.s, "default", &nsbuf);
 		line(report, &problems, false, "note namespaces per project (%s): each is made, with a "
 		     "ResourceQuota from the project's quota and a LimitRange from the policy's limits "
 		     "and defaults, on the project's first run", ns);
@@ -258,6 +303,7 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 		else
 			line(report, &problems, false, "unknown GPU resource %s: %s", gpus[i], why);
 	}
+	check_kueue(api, report, &problems, p, ns);
 	check_rights(api, report, &problems, ns);
 	berth_buf_release(&nsbuf);
 	return problems;

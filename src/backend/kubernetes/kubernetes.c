@@ -24,6 +24,7 @@
 #include "base/fs.h"
 #include "backend/kubernetes/api.h"
 #include "backend/kubernetes/kind.h"
+#include "backend/kubernetes/kueue.h"
 #include "base/names.h"
 #include "plan/policy_internal.h"
 #include "render/render_internal.h"
@@ -157,6 +158,7 @@ typedef struct kview {
 	bool said_of_claim;    /* ... about a claim of its pods: it says more than the pod */
 	char claims[VIEW_CLAIMS][254]; /* the claims its pods mount */
 	size_t nclaims;
+	kueue_view kueue;      /* a Job: suspended, its LocalQueue, what Kueue says */
 } kview;
 
 /* A refusal seen this long is the run's end, not a wait (the controllers
@@ -299,6 +301,7 @@ static void workload_read(kview *v, const berth_node *obj)
 	v->ready = ready ? (int)strtol(ready, NULL, 10) : 0;
 	switch (v->action) {
 	case BERTH_ACTION_JOB:
+		kueue_job_read(&v->kueue, obj);
 		if (cond_true(conds, "Complete", NULL) || cond_true(conds, "SuccessCriteriaMet", NULL))
 			v->complete = true;
 		else if (cond_true(conds, "Failed", &c) || cond_true(conds, "FailureTarget", &c)) {
@@ -428,6 +431,9 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 		copy_str(reason, len, v->reason);
 		return BERTH_STATE_RUNNING;
 	}
+	/* no pods until Kueue resumes it (or takes them back): Kueue says why */
+	if (v->action == BERTH_ACTION_JOB && v->kueue.suspended)
+		return kueue_state(&v->kueue, reason, len);
 	bool running = false;
 	for (size_t i = 0; i < v->npods; i++)
 		if (!strcmp(v->pods[i].phase, "Running") ||
@@ -603,8 +609,13 @@ static int on_workload(void *ctx, const char *type, const berth_node *obj, berth
 	if (!strcmp(type, "DELETED")) {
 		f->view.gone = true;
 		f->view.seen = true;
-	} else
+	} else {
 		workload_read(&f->view, obj);
+		/* a suspended Job's reason is its Kueue Workload's, read with each
+		 * change of the Job (and each list) */
+		if (f->view.kueue.suspended)
+			kueue_ask(KUBE(f->b)->api, f->t->ns, f->t->name, f->view.uid, &f->view.kueue);
+	}
 	/* while a list runs, the view is not whole yet */
 	return f->view_synced && f->pods_synced ? follow_done(f, err) : 0;
 }

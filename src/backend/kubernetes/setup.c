@@ -415,6 +415,8 @@ static const rule run_rules[] = {
 	{"", {"pods"}, {"get", "list", "watch"}},
 	{"", {"pods/log"}, {"get"}},
 	{"", {"events"}, {"get", "list", "watch"}},
+	/* kueue.local_queue: a queued Job's Workload, and its LocalQueue (harmless without Kueue) */
+	{"kueue.x-k8s.io", {"workloads", "localqueues"}, {"get", "list"}},
 };
 
 /* What berth does to make a project's namespace on its first run (get: is
@@ -499,7 +501,7 @@ static int build(setup *s, const berth_policy *p, const char *ns, berth_error **
 		if (!strcmp(project, "default"))
 			continue; /* every other project: made on their first runs */
 		berth_buf nsb = BERTH_BUF_INIT;
-		berth_policy_namespace_of(p, project, &nsb);
+		berth_policy_project_name(p->namespace.s, project, &nsb);
 		const char *pns = nsb.failed ? NULL : berth_arena_strdup(b->arena, nsb.data);
 		berth_buf_release(&nsb);
 		const char *why = pns ? berth_check_dns_label(pns) : NULL;
