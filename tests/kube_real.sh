@@ -6,8 +6,12 @@
 #   - a seed spec with the example policy runs to Succeeded once the
 #     PriorityClasses of deploy/kubernetes/ exist, and berth stop leaves none
 #     of the run's objects behind;
-#   - a PriorityClass the cluster does not have: the run's reason is the
-#     cluster's words, and the run fails, instead of waiting for ever;
+#   - a PriorityClass the cluster does not have: refused at submit when berth may read
+#     PriorityClasses; as the ServiceAccount of deploy/kubernetes/rbac.yaml (which may
+#     not), the run's reason is the cluster's words, and the run fails, instead of waiting
+#     for ever, a Job's or a Deployment's alike; a server says at its start what is missing;
+#   - a claim that cannot bind: the claim's own Events are the run's reason;
+#   - a server's sweep deletes what is left of stopped and TTL'd runs, nothing else;
 #   - berth render's output applies with kubectl apply and --server-side;
 #   - queueing through Kueue (kueue.local_queue), with stand-ins for Kueue's CRDs and the
 #     test playing its controller: the Job is made suspended with its queue's label, the
