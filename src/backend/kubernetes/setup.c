@@ -304,7 +304,10 @@ typedef struct setup {
 	size_t n, cap;
 } setup;
 
-/* A policy's name in a comment: one printable line. */
+/* A policy's name in a comment: one printable line. Each control character
+ * (C0, DEL, C1: NEL among them), LINE and PARAGRAPH SEPARATOR (line breaks
+ * to a YAML 1.1 reader, kubectl's), and each byte that is not UTF-8 becomes
+ * '?': else what follows one would be a line of the stream. */
 static const char *line_of(setup *s, const char *name)
 {
 	char *c = berth_arena_strdup(s->b.arena, name ? name : "");
@@ -312,9 +315,19 @@ static const char *line_of(setup *s, const char *name)
 		s->b.failed = 1;
 		return "";
 	}
-	for (char *q = c; *q; q++)
-		if ((unsigned char)*q < 0x20 || *q == 0x7f)
-			*q = '?';
+	size_t n = strlen(c), w = 0;
+	for (size_t r = 0; r < n;) {
+		const unsigned char *u = (const unsigned char *)c + r;
+		size_t k = berth_utf8_len(c + r, n - r);
+		bool bad = !k || (k == 1 && (u[0] < 0x20 || u[0] == 0x7f)) || (k == 2 && u[0] == 0xc2 && u[1] < 0xa0) ||
+			   (k == 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9));
+		if (bad)
+			c[w++] = '?';
+		else
+			memmove(c + w, c + r, k), w += k;
+		r += k ? k : 1;
+	}
+	c[w] = '\0';
 	return c;
 }
 
