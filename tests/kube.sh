@@ -174,6 +174,14 @@ pod_status k1 '{"phase":"Pending","conditions":[{"type":"PodScheduled","status":
 check "Pending: unschedulable with the scheduler's reason" wait_state k1 'Pending|unschedulable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.'
 pod_status k1 '{"phase":"Pending","containerStatuses":[{"name":"train","state":{"waiting":{"reason":"ImagePullBackOff","message":"Back-off pulling image \"python:3.11\""}}}]}'
 check "Pending: image pull backoff" wait_state k1 'Pending|ImagePullBackOff: Back-off pulling image*'
+# the cluster's words are one printable line: ESC and the C1 controls (CSI, NEL) of a terminal
+# or of a YAML 1.1 reader become spaces
+pod_status k1 '{"phase":"Pending","containerStatuses":[{"name":"train","state":{"waiting":{"reason":"ErrImagePull","message":"a\u001b[31mb\u009b31mc\u0085d\u2028e"}}}]}'
+wait_state k1 'Pending|ErrImagePull: a*'
+state_of k1 >"$tmp/out"
+if grep -q 'ErrImagePull: a \[31mb 31mc d e$' "$tmp/out" && ! LC_ALL=C grep -q $'\xc2[\x80-\x9f]\|\xe2\x80[\xa8\xa9]' "$tmp/out"; then
+	ok "the cluster's words: control characters become spaces"
+else fail "the cluster's words: control characters become spaces" "$(od -c "$tmp/out" | head -5)"; fi
 pod_status k1 '{"phase":"Running","startTime":"2026-11-22T10:00:00Z","conditions":[{"type":"Ready","status":"True"}]}'
 check "Running" wait_state k1 'Running|'
 # follow: berth run --wait of a second run, finished while it watches

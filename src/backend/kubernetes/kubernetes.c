@@ -468,19 +468,21 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 /* ---- recording what the cluster says ---------------------------------------------------- */
 
 /* Text from the cluster made fit for a one-line reason: control characters
- * (ESC, CR, LF...) become spaces, and a UTF-8 sequence cut by a buffer's end,
- * or not UTF-8 at all, is dropped. */
+ * (ESC, CR, LF..., and the C1 ones: CSI and NEL as UTF-8) and LINE and
+ * PARAGRAPH SEPARATOR become spaces, and a UTF-8 sequence cut by a buffer's
+ * end, or not UTF-8 at all, is dropped. */
 static void one_line(char *s)
 {
 	size_t n = strlen(s), w = 0;
 	for (size_t r = 0; r < n;) {
-		unsigned char c = (unsigned char)s[r];
+		unsigned char c = (unsigned char)s[r], c1 = (unsigned char)s[r + 1];
 		size_t k = berth_utf8_len(s + r, n - r);
 		if (!k) {
 			r++;
 			continue;
 		}
-		if (k == 1 && (c < 0x20 || c == 0x7f))
+		if ((k == 1 && (c < 0x20 || c == 0x7f)) || (k == 2 && c == 0xc2 && c1 < 0xa0) ||
+		    (k == 3 && c == 0xe2 && c1 == 0x80 && ((unsigned char)s[r + 2] | 1) == 0xa9))
 			s[w++] = ' ';
 		else
 			memmove(s + w, s + r, k), w += k;
