@@ -283,6 +283,34 @@ if ! objects | grep -q '^Pod ml/train-k1-' && [ "$(cat "$tmp/out")" = "$(printf 
 	ok "logs of an ended run whose pods are gone: the kept copy"
 else fail "logs of an ended run whose pods are gone: the kept copy" "output"; fi
 
+# the kept log is the head of what the pod wrote, KEPT_LOG_MAX (16 MiB) at most, whatever the
+# API sends (the stand-in does not honour limitBytes); a log that cannot be written whole (here
+# a file size limit, as a full disk) is not kept as if it were the whole
+big_log() { # RUN MiB: the pod's log, that many MiB of numbered lines
+	python3 -c "import json,sys; t=''.join('line %07d %s\n' % (i, 'x' * 50) for i in range($2 * 16384)); json.dump({'namespace': 'ml', 'labelSelector': 'berth.dev/run=$1', 'text': t}, sys.stdout)" >biglog.json
+	curl -s --cacert ca.pem -X POST "$api/_test/log" --data-binary @biglog.json >/dev/null
+}
+spec big "" >big.yaml
+run big.yaml --run-id k40
+big_log k40 17
+pod_status k40 '{"phase":"Succeeded","containerStatuses":[{"name":"big","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+wait_state k40 'Succeeded|*'
+size=$(stat -c %s "$BERTH_HOME/runs/k40/log" 2>/dev/null)
+if [ "$size" = 16777216 ] && head -c 16777216 <(python3 -c "import json; print(json.load(open('biglog.json'))['text'], end='')") | cmp -s - "$BERTH_HOME/runs/k40/log"; then
+	ok "a huge log: its head is kept, 16 MiB"
+else fail "a huge log: its head is kept, 16 MiB" "kept ${size:-none} bytes"; fi
+spec full "" >full.yaml
+run full.yaml --run-id k41
+big_log k41 12
+pod_status k41 '{"phase":"Succeeded","containerStatuses":[{"name":"full","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+(trap '' XFSZ; ulimit -f 8192; state_of k41 >/dev/null)
+"$berth" logs k41 >"$tmp/full.out" 2>&1
+if [ "$(state_of k41)" = 'Succeeded|' ] && [ ! -e "$BERTH_HOME/runs/k41/log" ] && [ ! -e "$BERTH_HOME/runs/k41/log.part" ] &&
+	[ "$(stat -c %s "$tmp/full.out")" = $((12 * 1048576)) ]; then
+	ok "a log that cannot be written whole is not kept: the pod's is read"
+else fail "a log that cannot be written whole is not kept: the pod's is read" \
+	"$(state_of k41); kept $(stat -c %s "$BERTH_HOME/runs/k41/log" 2>&1); read $(stat -c %s "$tmp/full.out")"; fi
+
 # ---- stop: foreground deletion, nothing left ---------------------------------------------------------
 spec svc "action: serve
 " >svc.yaml

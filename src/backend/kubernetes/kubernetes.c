@@ -1321,16 +1321,34 @@ static int kept_log_path(berth_backend *b, const char *id, const char *sub, char
 	return sub ? fs_path(buf, len, b->home, "runs/%s/%s", id, sub) : fs_path(buf, len, b->home, "runs/%s", id);
 }
 
-static int write_fd(void *ctx, const char *data, size_t len)
+/* A keep gives up after this long (a log endpoint that stalls). */
+#define KEEP_LOG_S 60
+
+/* The log being kept: the head up to KEPT_LOG_MAX whatever the API sends;
+ * lost when a write fails (a full disk) or time runs out, for a part is not
+ * to be taken for the whole. */
+typedef struct keeping {
+	int fd;
+	size_t left;
+	int64_t deadline;
+	bool lost;
+} keeping;
+
+static int keep_chunk(void *ctx, const char *data, size_t len)
 {
-	int fd = *(int *)ctx;
-	while (len) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0)
-			return -1;
-		data += n, len -= (size_t)n;
+	keeping *k = ctx;
+	size_t n = len < k->left ? len : k->left;
+	k->left -= n;
+	while (n && !k->lost) {
+		ssize_t w = write(k->fd, data, n);
+		if (w < 0)
+			k->lost = true;
+		else
+			data += w, n -= (size_t)w;
 	}
-	return 0;
+	if (store_now_ms() > k->deadline)
+		k->lost = true;
+	return k->lost || !k->left; /* (at the cap: the rest is not read) */
 }
 
 /* Best effort: a run whose log cannot be read or written keeps none (and
@@ -1346,8 +1364,9 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 		berth_error_free(e);
 		return;
 	}
-	int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	keeping k = {.fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600),
+		     .left = KEPT_LOG_MAX, .deadline = store_now_ms() + KEEP_LOG_S * 1000L};
+	if (k.fd < 0)
 		return;
 	berth_buf path = BERTH_BUF_INIT;
 	kpath(&path, POD_KIND, t->ns, p.name);
@@ -1355,11 +1374,15 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 	long status = 0;
 	kube_reply rep;
 	memset(&rep, 0, sizeof(rep));
-	int rc = path.failed ? -1 : kube_stream(KUBE(b)->api, path.data, 60, write_fd, &fd, &status, &rep, &e);
+	/* (libcurl's limit, a little later, ends a stream as if it were whole) */
+	int rc = path.failed ? -1 : kube_stream(KUBE(b)->api, path.data, KEEP_LOG_S + 5, keep_chunk, &k, &status,
+						 &rep, &e);
 	berth_buf_release(&path);
 	kube_reply_free(&rep);
 	berth_error_free(e);
-	if (close(fd) || rc || status != 200 || rename(part, done))
+	if (store_now_ms() > k.deadline)
+		k.lost = true;
+	if (close(k.fd) || rc || status != 200 || k.lost || rename(part, done))
 		unlink(part);
 }
 
