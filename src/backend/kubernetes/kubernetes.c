@@ -1692,8 +1692,12 @@ static void sweep_list(berth_backend *b, const kres *res, const char *ns, char (
 	    rep.status == 200 && !berth_json_root(a, "a list", rep.body, rep.len, &root, NULL)) {
 		const berth_node *items = berth_node_get(root, "items");
 		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && *n < SWEEP_IDS; i++) {
-			const berth_node *labels = berth_node_at(items->u.items[i], "metadata.labels");
-			const char *id = berth_node_text(berth_node_get(labels, RUN_LABEL));
+			const berth_node *md = berth_node_get(items->u.items[i], "metadata");
+			/* being deleted already: in its grace period, or held by finalizers
+			 * (deleting it again would cut the one short, and not move the other) */
+			if (berth_node_get(md, "deletionTimestamp"))
+				continue;
+			const char *id = berth_node_text(berth_node_get(berth_node_get(md, "labels"), RUN_LABEL));
 			size_t k = 0;
 			while (id && k < *n && strcmp(ids[k], id))
 				k++;
