@@ -172,6 +172,8 @@ typedef struct kview {
 #define SWEEP_RUNS 500
 /* At most this many runs' leftovers are deleted in one sweep. */
 #define SWEEP_IDS 256
+/* The pages of 500 objects of a kind a sweep reads in one namespace. */
+#define SWEEP_PAGES 20
 
 /* RFC 3339 to Unix ms; 0 when absent or unreadable. */
 static int64_t rfc3339_ms(const char *s)
@@ -1677,38 +1679,58 @@ static bool sweepable(berth_backend *b, const char *id, int64_t now, target *t)
 	return yes;
 }
 
-/* Adds the run ids of berth's objects of kind res in namespace ns to ids. */
-static void sweep_list(berth_backend *b, const kres *res, const char *ns, char (*ids)[64], size_t *n)
+/* Adds to ids the run ids of berth's objects of kind res in namespace ns
+ * that are sweepable: every page of the list (SWEEP_PAGES at most), and only
+ * those, for a namespace may hold any number of objects of runs that are not
+ * berth's to delete (running, kept for their logs, or no record's) before
+ * the ones that are. */
+static void sweep_list(berth_backend *b, const kres *res, const char *ns, int64_t now, char (*ids)[64],
+		       size_t *n)
 {
-	berth_buf path = BERTH_BUF_INIT;
-	kpath(&path, res, ns, NULL);
-	berth_buf_puts(&path, "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dberth%2C" RUN_LABEL "&limit=500");
-	kube_reply rep;
-	memset(&rep, 0, sizeof(rep));
-	berth_error *e = NULL;
-	berth_arena *a = berth_arena_new();
-	const berth_node *root = NULL;
-	if (a && !path.failed && !kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e) &&
-	    rep.status == 200 && !berth_json_root(a, "a list", rep.body, rep.len, &root, NULL)) {
-		const berth_node *items = berth_node_get(root, "items");
-		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && *n < SWEEP_IDS; i++) {
-			const berth_node *md = berth_node_get(items->u.items[i], "metadata");
-			/* being deleted already: in its grace period, or held by finalizers
-			 * (deleting it again would cut the one short, and not move the other) */
-			if (berth_node_get(md, "deletionTimestamp"))
-				continue;
-			const char *id = berth_node_text(berth_node_get(berth_node_get(md, "labels"), RUN_LABEL));
-			size_t k = 0;
-			while (id && k < *n && strcmp(ids[k], id))
-				k++;
-			if (id && k == *n && strlen(id) < sizeof(ids[0]))
-				snprintf(ids[(*n)++], sizeof(ids[0]), "%s", id);
+	berth_buf cont = BERTH_BUF_INIT;
+	for (int page = 0; page < SWEEP_PAGES && *n < SWEEP_IDS; page++) {
+		berth_buf path = BERTH_BUF_INIT;
+		kpath(&path, res, ns, NULL);
+		berth_buf_puts(&path, "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dberth%2C" RUN_LABEL "&limit=500");
+		if (cont.len) {
+			berth_buf_puts(&path, "&continue=");
+			kube_put_escaped(&path, cont.data);
 		}
+		cont.len = 0;
+		kube_reply rep;
+		memset(&rep, 0, sizeof(rep));
+		berth_error *e = NULL;
+		berth_arena *a = berth_arena_new();
+		const berth_node *root = NULL;
+		if (a && !path.failed && !kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e) &&
+		    rep.status == 200 && !berth_json_root(a, "a list", rep.body, rep.len, &root, NULL)) {
+			const berth_node *items = berth_node_get(root, "items");
+			for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && *n < SWEEP_IDS; i++) {
+				const berth_node *md = berth_node_get(items->u.items[i], "metadata");
+				/* being deleted already: in its grace period, or held by finalizers
+				 * (deleting it again would cut the one short, and not move the other) */
+				if (berth_node_get(md, "deletionTimestamp"))
+					continue;
+				const char *id = berth_node_text(berth_node_get(berth_node_get(md, "labels"), RUN_LABEL));
+				size_t k = 0;
+				while (id && k < *n && strcmp(ids[k], id))
+					k++;
+				target t;
+				if (id && k == *n && strlen(id) < sizeof(ids[0]) && sweepable(b, id, now, &t))
+					snprintf(ids[(*n)++], sizeof(ids[0]), "%s", id);
+			}
+			const char *c = berth_node_text(berth_node_at(root, "metadata.continue"));
+			if (c && *c)
+				berth_buf_puts(&cont, c);
+		}
+		berth_error_free(e);
+		berth_arena_free(a);
+		berth_buf_release(&path);
+		kube_reply_free(&rep);
+		if (!cont.len || cont.failed)
+			break;
 	}
-	berth_error_free(e);
-	berth_arena_free(a);
-	berth_buf_release(&path);
-	kube_reply_free(&rep);
+	berth_buf_release(&cont);
 }
 
 /*
@@ -1743,9 +1765,9 @@ static void kube_sweep(berth_backend *b)
 			continue;
 		copy_str(spaces[nspaces++], sizeof(spaces[0]), t.ns);
 		size_t nids = 0;
-		for (size_t r = 0; r < BERTH_ARRAY_SIZE(kinds); r++)
-			sweep_list(b, &kinds[r], t.ns, ids, &nids);
 		int64_t now = store_now_ms();
+		for (size_t r = 0; r < BERTH_ARRAY_SIZE(kinds); r++)
+			sweep_list(b, &kinds[r], t.ns, now, ids, &nids);
 		for (size_t r = 0; r < nids; r++) {
 			target rt;
 			if (!sweepable(b, ids[r], now, &rt))
