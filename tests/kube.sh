@@ -369,6 +369,24 @@ if "$berth" stop k14 --grace 0 >"$tmp/out" 2>&1 && wait_state k14 'Stopped|*' &&
 	ok "404 on delete: already gone is stopped"
 else fail "404 on delete: already gone is stopped" "exit"; fi
 
+# a project's namespace that someone else made between berth's look (404) and its create (409):
+# a ResourceQuota refused then takes away only a namespace that berth made, never that one
+printf 'namespace: "ml-{project}"\nquotas:\n  p1: {cpu: "4"}\n' >perproject.yaml
+curl -s --cacert ca.pem --cert client.pem --key client.key -H 'Content-Type: application/json' -X POST \
+	"$api/api/v1/namespaces" -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ml-p1"}}' >/dev/null
+ctl fail '{"method":"GET","resource":"namespaces","name":"ml-p1","code":404,"reason":"NotFound","times":1}' >/dev/null
+ctl fail '{"method":"POST","resource":"resourcequotas","namespace":"ml-p1","code":500,"times":1}' >/dev/null
+{ echo 'project: p1'; spec other ""; } >p1.yaml
+ctl requests '' DELETE >/dev/null
+"$berth" run p1.yaml --backend kubernetes --config perproject.yaml --run-id k23 >"$tmp/out" 2>&1
+rc=$?
+ctl fail '' DELETE >/dev/null
+there=$(curl -s -o /dev/null -w '%{http_code}' --cacert ca.pem --cert client.pem --key client.key "$api/api/v1/namespaces/ml-p1")
+if [ $rc = 1 ] && grep -q 'ResourceQuota of namespace ml-p1' "$tmp/out" && [ "$there" = 200 ]; then
+	ok "a project's namespace made by someone else is not taken away with berth's refused quota"
+else fail "a project's namespace made by someone else is not taken away with berth's refused quota" \
+	"exit $rc, the namespace: HTTP $there, $(requests | grep -c 'DELETE /api/v1/namespaces/ml-p1 ') DELETEs"; fi
+
 # ---- a run is followed on the cluster it went to ----------------------------------------------------------
 # the same stand-in under another name: another cluster as far as berth knows
 sed "s|https://127.0.0.1:$P|https://localhost:$P|" "$KUBECONFIG" >other.config
