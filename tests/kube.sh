@@ -311,6 +311,17 @@ if [ "$(state_of k41)" = 'Succeeded|' ] && [ ! -e "$BERTH_HOME/runs/k41/log" ] &
 else fail "a log that cannot be written whole is not kept: the pod's is read" \
 	"$(state_of k41); kept $(stat -c %s "$BERTH_HOME/runs/k41/log" 2>&1); read $(stat -c %s "$tmp/full.out")"; fi
 
+# a kept log is its run's: one left under a run id that a new run takes (a run deleted while its
+# log was being kept) is not the new run's log
+mkdir -p "$BERTH_HOME/runs/k42" && printf 'an earlier run of this id\n' >"$BERTH_HOME/runs/k42/log"
+spec reused "" >reused.yaml
+run reused.yaml --run-id k42
+"$berth" stop k42 --grace 0 >/dev/null 2>&1
+"$berth" logs k42 >"$tmp/out" 2>&1
+if [ "$(state_of k42 | cut -d'|' -f1)" = Stopped ] && ! grep -q 'an earlier run' "$tmp/out"; then
+	ok "a new run does not show a log kept under its id before it"
+else fail "a new run does not show a log kept under its id before it" "$(state_of k42)"; fi
+
 # ---- stop: foreground deletion, nothing left ---------------------------------------------------------
 spec svc "action: serve
 " >svc.yaml

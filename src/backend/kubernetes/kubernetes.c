@@ -105,6 +105,7 @@ static int delete_run_objects(berth_backend *b, const char *id, const target *t,
 static int kube_reconcile(berth_backend *b, berth_error **err);
 static void kube_sweep(berth_backend *b);
 static void keep_log(berth_backend *b, const char *id, const target *t);
+static void forget_kept_log(berth_backend *b, const char *id);
 
 /* ---- the connection ---------------------------------------------------------------------- */
 
@@ -1230,6 +1231,9 @@ static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n,
 		int taken = store_run_exists(b->st, run->id, err);
 		rc = taken < 0 ? taken
 		     : taken ? berth_fail(err, BERTH_ECONFLICT, "run id \"%s\" is in use", run->id) : 0;
+		/* a log kept under the id is an earlier run's (deleted while it was kept) */
+		if (!rc)
+			forget_kept_log(b, run->id);
 		if (!rc)
 			rc = record_new(b->policy, run, spec_text, kube_backend_ops.kind, recs[i], err);
 		if (!rc && !(recs[i]->info.reason = berth_strdup("submitted to the cluster")))
@@ -1323,6 +1327,19 @@ static int kept_log_path(berth_backend *b, const char *id, const char *sub, char
 	return sub ? fs_path(buf, len, b->home, "runs/%s/%s", id, sub) : fs_path(buf, len, b->home, "runs/%s", id);
 }
 
+/* Removes the log kept under run id, if any. */
+static void forget_kept_log(berth_backend *b, const char *id)
+{
+	char path[4096];
+	if (!b->home || kept_log_path(b, id, "log", path, sizeof(path)))
+		return;
+	unlink(path);
+	if (!kept_log_path(b, id, "log.part", path, sizeof(path)))
+		unlink(path);
+	if (!kept_log_path(b, id, NULL, path, sizeof(path)))
+		rmdir(path);
+}
+
 /* A keep gives up after this long (a log endpoint that stalls). */
 #define KEEP_LOG_S 60
 
@@ -1384,7 +1401,9 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 	berth_error_free(e);
 	if (store_now_ms() > k.deadline)
 		k.lost = true;
-	if (close(k.fd) || rc || status != 200 || k.lost || rename(part, done))
+	/* a run deleted meanwhile has no log to keep */
+	if (close(k.fd) || rc || status != 200 || k.lost || store_run_exists(b->st, id, NULL) != 1 ||
+	    rename(part, done))
 		unlink(part);
 }
 
@@ -1431,14 +1450,8 @@ static int kube_forget(berth_backend *b, const char *id, berth_error **err)
 	int rc = locate(b, id, &t, &final, err);
 	if (!rc)
 		rc = delete_run_objects(b, id, &t, 0, err);
-	char path[4096];
-	if (!rc && !kept_log_path(b, id, "log", path, sizeof(path))) {
-		unlink(path);
-		if (!kept_log_path(b, id, "log.part", path, sizeof(path)))
-			unlink(path);
-		if (!kept_log_path(b, id, NULL, path, sizeof(path)))
-			rmdir(path);
-	}
+	if (!rc)
+		forget_kept_log(b, id);
 	return rc;
 }
 
