@@ -174,6 +174,14 @@ pod_status k1 '{"phase":"Pending","conditions":[{"type":"PodScheduled","status":
 check "Pending: unschedulable with the scheduler's reason" wait_state k1 'Pending|unschedulable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.'
 pod_status k1 '{"phase":"Pending","containerStatuses":[{"name":"train","state":{"waiting":{"reason":"ImagePullBackOff","message":"Back-off pulling image \"python:3.11\""}}}]}'
 check "Pending: image pull backoff" wait_state k1 'Pending|ImagePullBackOff: Back-off pulling image*'
+# the cluster's words are one printable line: ESC and the C1 controls (CSI, NEL) of a terminal
+# or of a YAML 1.1 reader become spaces
+pod_status k1 '{"phase":"Pending","containerStatuses":[{"name":"train","state":{"waiting":{"reason":"ErrImagePull","message":"a\u001b[31mb\u009b31mc\u0085d\u2028e"}}}]}'
+wait_state k1 'Pending|ErrImagePull: a*'
+state_of k1 >"$tmp/out"
+if grep -q 'ErrImagePull: a \[31mb 31mc d e$' "$tmp/out" && ! LC_ALL=C grep -q $'\xc2[\x80-\x9f]\|\xe2\x80[\xa8\xa9]' "$tmp/out"; then
+	ok "the cluster's words: control characters become spaces"
+else fail "the cluster's words: control characters become spaces" "$(od -c "$tmp/out" | head -5)"; fi
 pod_status k1 '{"phase":"Running","startTime":"2026-11-22T10:00:00Z","conditions":[{"type":"Ready","status":"True"}]}'
 check "Running" wait_state k1 'Running|'
 # follow: berth run --wait of a second run, finished while it watches
@@ -275,6 +283,45 @@ if ! objects | grep -q '^Pod ml/train-k1-' && [ "$(cat "$tmp/out")" = "$(printf 
 	ok "logs of an ended run whose pods are gone: the kept copy"
 else fail "logs of an ended run whose pods are gone: the kept copy" "output"; fi
 
+# the kept log is the head of what the pod wrote, KEPT_LOG_MAX (16 MiB) at most, whatever the
+# API sends (the stand-in does not honour limitBytes); a log that cannot be written whole (here
+# a file size limit, as a full disk) is not kept as if it were the whole
+big_log() { # RUN MiB: the pod's log, that many MiB of numbered lines
+	python3 -c "import json,sys; t=''.join('line %07d %s\n' % (i, 'x' * 50) for i in range($2 * 16384)); json.dump({'namespace': 'ml', 'labelSelector': 'berth.dev/run=$1', 'text': t}, sys.stdout)" >biglog.json
+	curl -s --cacert ca.pem -X POST "$api/_test/log" --data-binary @biglog.json >/dev/null
+}
+spec big "" >big.yaml
+run big.yaml --run-id k40
+big_log k40 17
+pod_status k40 '{"phase":"Succeeded","containerStatuses":[{"name":"big","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+wait_state k40 'Succeeded|*'
+size=$(stat -c %s "$BERTH_HOME/runs/k40/log" 2>/dev/null)
+if [ "$size" = 16777216 ] && head -c 16777216 <(python3 -c "import json; print(json.load(open('biglog.json'))['text'], end='')") | cmp -s - "$BERTH_HOME/runs/k40/log"; then
+	ok "a huge log: its head is kept, 16 MiB"
+else fail "a huge log: its head is kept, 16 MiB" "kept ${size:-none} bytes"; fi
+spec full "" >full.yaml
+run full.yaml --run-id k41
+big_log k41 12
+pod_status k41 '{"phase":"Succeeded","containerStatuses":[{"name":"full","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+(trap '' XFSZ; ulimit -f 8192; state_of k41 >/dev/null)
+"$berth" logs k41 >"$tmp/full.out" 2>&1
+if [ "$(state_of k41)" = 'Succeeded|' ] && [ ! -e "$BERTH_HOME/runs/k41/log" ] && [ ! -e "$BERTH_HOME/runs/k41/log.part" ] &&
+	[ "$(stat -c %s "$tmp/full.out")" = $((12 * 1048576)) ]; then
+	ok "a log that cannot be written whole is not kept: the pod's is read"
+else fail "a log that cannot be written whole is not kept: the pod's is read" \
+	"$(state_of k41); kept $(stat -c %s "$BERTH_HOME/runs/k41/log" 2>&1); read $(stat -c %s "$tmp/full.out")"; fi
+
+# a kept log is its run's: one left under a run id that a new run takes (a run deleted while its
+# log was being kept) is not the new run's log
+mkdir -p "$BERTH_HOME/runs/k42" && printf 'an earlier run of this id\n' >"$BERTH_HOME/runs/k42/log"
+spec reused "" >reused.yaml
+run reused.yaml --run-id k42
+"$berth" stop k42 --grace 0 >/dev/null 2>&1
+"$berth" logs k42 >"$tmp/out" 2>&1
+if [ "$(state_of k42 | cut -d'|' -f1)" = Stopped ] && ! grep -q 'an earlier run' "$tmp/out"; then
+	ok "a new run does not show a log kept under its id before it"
+else fail "a new run does not show a log kept under its id before it" "$(state_of k42)"; fi
+
 # ---- stop: foreground deletion, nothing left ---------------------------------------------------------
 spec svc "action: serve
 " >svc.yaml
@@ -332,6 +379,24 @@ if "$berth" stop k14 --grace 0 >"$tmp/out" 2>&1 && wait_state k14 'Stopped|*' &&
 	requests | grep -q 'DELETE /apis/batch/v1/namespaces/ml/jobs/gone-k14 .* 404'; then
 	ok "404 on delete: already gone is stopped"
 else fail "404 on delete: already gone is stopped" "exit"; fi
+
+# a project's namespace that someone else made between berth's look (404) and its create (409):
+# a ResourceQuota refused then takes away only a namespace that berth made, never that one
+printf 'namespace: "ml-{project}"\nquotas:\n  p1: {cpu: "4"}\n' >perproject.yaml
+curl -s --cacert ca.pem --cert client.pem --key client.key -H 'Content-Type: application/json' -X POST \
+	"$api/api/v1/namespaces" -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ml-p1"}}' >/dev/null
+ctl fail '{"method":"GET","resource":"namespaces","name":"ml-p1","code":404,"reason":"NotFound","times":1}' >/dev/null
+ctl fail '{"method":"POST","resource":"resourcequotas","namespace":"ml-p1","code":500,"times":1}' >/dev/null
+{ echo 'project: p1'; spec other ""; } >p1.yaml
+ctl requests '' DELETE >/dev/null
+"$berth" run p1.yaml --backend kubernetes --config perproject.yaml --run-id k23 >"$tmp/out" 2>&1
+rc=$?
+ctl fail '' DELETE >/dev/null
+there=$(curl -s -o /dev/null -w '%{http_code}' --cacert ca.pem --cert client.pem --key client.key "$api/api/v1/namespaces/ml-p1")
+if [ $rc = 1 ] && grep -q 'ResourceQuota of namespace ml-p1' "$tmp/out" && [ "$there" = 200 ]; then
+	ok "a project's namespace made by someone else is not taken away with berth's refused quota"
+else fail "a project's namespace made by someone else is not taken away with berth's refused quota" \
+	"exit $rc, the namespace: HTTP $there, $(requests | grep -c 'DELETE /api/v1/namespaces/ml-p1 ') DELETEs"; fi
 
 # ---- a run is followed on the cluster it went to ----------------------------------------------------------
 # the same stand-in under another name: another cluster as far as berth knows
@@ -487,7 +552,31 @@ start() {
 	done
 	url=http://127.0.0.1:$port
 }
+# its sweep at start finds what a stopped run left, however many objects of runs it has no record
+# of (GitOps', another berth's) come first in the namespace: 600 Secrets of 600 such runs, more
+# than a page of a list and than the ids one sweep deletes
+python3 - "$api" <<'PY' || echo "FAIL kube (the stand-in's Secrets)"
+import http.client, json, ssl, sys
+port = int(sys.argv[1].rsplit(':', 1)[1])
+ctx = ssl.create_default_context(cafile='ca.pem')
+ctx.load_cert_chain('client.pem', 'client.key')
+c = http.client.HTTPSConnection('127.0.0.1', port, context=ctx)
+def put(name, run):
+    body = json.dumps({'apiVersion': 'v1', 'kind': 'Secret', 'metadata': {'name': name, 'namespace': 'ml',
+                       'labels': {'app.kubernetes.io/managed-by': 'berth', 'berth.dev/run': run}}})
+    c.request('PATCH', f'/api/v1/namespaces/ml/secrets/{name}?fieldManager=test', body,
+              {'Content-Type': 'application/apply-patch+yaml'})
+    r = c.getresponse(); r.read()
+    assert r.status in (200, 201), r.status
+for i in range(600):
+    put(f'a-gitops-{i:03d}', f'gitops-{i:03d}')
+put('z-left-k22', 'k22')
+PY
 start 1
+if ! objects | grep -q '^Secret ml/z-left-k22$' && [ "$(objects | grep -c '^Secret ml/a-gitops-')" = 600 ]; then
+	ok "serve: the sweep finds a stopped run's leftover behind 600 objects it has no record of"
+else fail "serve: the sweep finds a stopped run's leftover behind 600 objects it has no record of" \
+	"left: $(objects | grep -c z-left-k22), gitops: $(objects | grep -c '^Secret ml/a-gitops-')"; fi
 spec served "" >served.yaml
 code=$(curl -s -o body -w '%{http_code}' -H "Authorization: Bearer $admin" -H 'Content-Type: application/yaml' \
 	--data-binary @served.yaml "$url/api/v1/projects/default/runs")

@@ -463,6 +463,24 @@ if [ -z "$(leftovers serve1)$(leftovers ttl1)" ] && [ -n "$(leftovers norecord1)
 	fail sweep-takes-what-was-left "left: $(leftovers serve1) $(leftovers ttl1); no record's: $(leftovers norecord1)"
 	tail -5 serve.log
 fi
+# what is left being deleted, held by a finalizer not berth's, is not deleted again and again
+# (each sweep, every minute) with a "Cleaned" event each time while it stays
+cleaned() { python3 -c "import sqlite3; print(sqlite3.connect('$BERTH_HOME/berth.db').execute(\"select count(*) from events where run_id='serve1' and kind='Cleaned'\").fetchone()[0])"; }
+api POST /api/v1/namespaces/ml-jobs/secrets '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"held-serve1","finalizers":["berth.test/hold"],"labels":{"app.kubernetes.io/managed-by":"berth","berth.dev/run":"serve1"}}}' >/dev/null
+api DELETE /api/v1/namespaces/ml-jobs/secrets/held-serve1 >/dev/null
+before=$(cleaned)
+for i in 1 2; do
+	"$berth" serve --listen 127.0.0.1:0 --backend kubernetes --config ttl-policy.yaml 2>serve.held.log &
+	spid=$!
+	for _ in $(seq 60); do grep -q 'listening on' serve.held.log && break; sleep 0.25; done # (it sweeps first)
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+done
+if [ "$(cleaned)" = "$before" ] && [ -n "$(leftovers serve1)" ]; then ok sweep-leaves-what-finalizers-hold; else
+	fail sweep-leaves-what-finalizers-hold "Cleaned events: $before, then $(cleaned); left: $(leftovers serve1)"
+fi
+curl -s --cacert "$K8S_CA_FILE" -H "Authorization: Bearer $(cat "$K8S_TOKEN_FILE")" -H 'Content-Type: application/merge-patch+json' \
+	-X PATCH "$K8S_API_URL/api/v1/namespaces/ml-jobs/secrets/held-serve1" -d '{"metadata":{"finalizers":null}}' >/dev/null
 
 # ---- queueing through Kueue (kueue.local_queue) -------------------------------------------
 # No Kueue controller runs here: the test plays it. The Job is made suspended with its queue's

@@ -377,12 +377,25 @@ static void put_quoted(berth_buf *out, const char *s)
 	const char *run = s;
 	for (const char *p = s;; p++) {
 		unsigned char c = (unsigned char)*p;
-		if (c && c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+		const unsigned char *b = (const unsigned char *)p;
+		/* C1 controls (NEL), LINE and PARAGRAPH SEPARATOR: line breaks or
+		 * controls to a YAML 1.1 reader (kubectl's folds a NEL to a space) */
+		unsigned wide = c == 0xc2 && b[1] >= 0x80 && b[1] < 0xa0 ? b[1]
+				: c == 0xe2 && b[1] == 0x80 && (b[2] == 0xa8 || b[2] == 0xa9) ? 0x2000u + b[2] - 0x80 : 0;
+		if (c && c >= 0x20 && c != '"' && c != '\\' && c != 0x7f && !wide)
 			continue;
 		berth_buf_append(out, run, (size_t)(p - run));
 		if (!c)
 			break;
 		run = p + 1;
+		if (wide) {
+			char w[7];
+			snprintf(w, sizeof(w), "\\u%04x", wide);
+			berth_buf_append(out, w, 6);
+			p += c == 0xc2 ? 1 : 2;
+			run = p + 1;
+			continue;
+		}
 		switch (c) {
 		case '"': berth_buf_append(out, "\\\"", 2); break;
 		case '\\': berth_buf_append(out, "\\\\", 2); break;

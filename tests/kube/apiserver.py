@@ -115,7 +115,7 @@ def api_version(res):
 
 def qualified(res):
     """'jobs.batch' for grouped resources, 'secrets' for core ones (as in messages)."""
-    return f'{res}.{group_of(res)}' if group_of(res) else res
+    return f'{res}.{group_of(res)}' if res in RES and group_of(res) else res
 
 
 def parse_bool(s):
@@ -493,6 +493,7 @@ class Store:
             self.compacted_rv = 0
             self.gone_http = False
             self.faults, self.requests, self.logs = [], [], {}
+            self.namespaces = {}    # name -> Namespace (a project's, made by berth; nothing in it)
             for w in self.watchers:
                 w.closed = True
             self.watchers = set()
@@ -850,6 +851,9 @@ class Handler(BaseHTTPRequestHandler):
         doc = discovery(path, self.server.server_address[1]) if m == 'GET' else None
         if doc is not None:
             return self.send_json(200, doc)
+        made = re.fullmatch(r'/api/v1/namespaces(?:/([^/]+)|/([^/]+)/(resourcequotas|limitranges))?', path)
+        if made and (made[1] or m == 'POST'):
+            return self.project_namespace(m, made, body if isinstance(body, dict) else {})
         parsed = parse_path(path)
         if not parsed:
             raise ApiError(404, 'the server could not find the requested resource')
@@ -879,6 +883,43 @@ class Handler(BaseHTTPRequestHandler):
         if m == 'DELETE':
             return self.delete(res, ns, name, q, body if isinstance(body, dict) else {})
         raise ApiError(405, f'{m} is not supported: {ONLY_APPLY}; use PATCH on the object URL')
+
+    def project_namespace(self, m, made, body):
+        """A project's namespace as berth makes it: Namespaces (GET, POST, DELETE with
+        preconditions), and a POST of its ResourceQuota or LimitRange (accepted, not kept)."""
+        name, ns, res = made[1], made[2], made[3] or 'namespaces'
+        verb = {'GET': 'get', 'POST': 'create', 'DELETE': 'delete'}.get(m, m.lower())
+        self.check_fault(verb, res, ns or '', name)
+        with S.lock:
+            if res != 'namespaces':
+                if m != 'POST':
+                    raise ApiError(405, f'{m} is not supported on {res} by this stand-in')
+                obj = copy.deepcopy(body)
+                obj.setdefault('metadata', {}).update(namespace=ns, uid=str(uuid.uuid4()))
+                return self.send_json(201, obj)
+            if m == 'POST':
+                name = (body.get('metadata') or {}).get('name', '')
+                if name in S.namespaces:
+                    raise ApiError(409, f'namespaces "{name}" already exists', 'AlreadyExists',
+                                   details={'name': name, 'group': '', 'kind': 'namespaces'})
+                obj = copy.deepcopy(body)
+                obj['metadata'].update(uid=str(uuid.uuid4()), creationTimestamp=now())
+                S.namespaces[name] = obj
+                return self.send_json(201, obj)
+            obj = S.namespaces.get(name)
+            if obj is None:
+                raise ApiError(404, f'namespaces "{name}" not found', 'NotFound',
+                               details={'name': name, 'group': '', 'kind': 'namespaces'})
+            if m == 'GET':
+                return self.send_json(200, obj)
+            if m == 'DELETE':
+                pre = body.get('preconditions') or {}
+                if pre.get('uid') and pre['uid'] != obj['metadata']['uid']:
+                    raise ApiError(409, f'Precondition failed: UID in precondition: {pre["uid"]}, UID '
+                                   f'in object meta: {obj["metadata"]["uid"]}', 'Conflict')
+                del S.namespaces[name]
+                return self.send_json(200, obj)
+        raise ApiError(405, f'{m} is not supported on namespaces by this stand-in')
 
     def check_fault(self, verb, res, ns, name):
         """Injected failures (POST /_test/fail), consumed in order, after auth."""

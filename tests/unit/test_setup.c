@@ -221,6 +221,39 @@ static void policy_strings_are_values(void)
 	free(j);
 }
 
+/* A name with a line break that only YAML 1.1 knows (NEL, LINE and PARAGRAPH
+ * SEPARATOR: kubectl's reader breaks lines there) or with a byte that is not
+ * UTF-8 stays in its comment: what follows it in the name would be a line
+ * of the stream to kubectl (globalDefault: true on berth's class). */
+static void names_stay_in_their_comments(void)
+{
+	berth_policy *p = NULL;
+	berth_error *err = NULL;
+	berth_buf out = BERTH_BUF_INIT;
+	const char *text = "priority_classes:\n  \"a\\LglobalDefault: true\\L#\": pc-one\n"
+			   "  \"b\\N  value: 1\\P#\": pc-two\n";
+	CHECK_INT(berth_policy_parse(&p, "policy.yaml", text, strlen(text), &err), 0);
+	if (p)
+		CHECK_INT(kube_setup(NULL, p, "default", true, &out, &err), 0);
+	for (const char *l = out.data; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		/* a comment line holds no line break of any YAML, and only UTF-8 */
+		for (size_t i = 0; l[0] == '#' && i < n; i++) {
+			size_t k = berth_utf8_len(l + i, n - i);
+			CHECKF(k && memcmp(l + i, "\xc2\x85", 2) && memcmp(l + i, "\xe2\x80\xa8", 3) &&
+				       memcmp(l + i, "\xe2\x80\xa9", 3),
+			       "a comment breaks to kubectl at byte %zu: %.*s", i, (int)n, l);
+			i += k ? k - 1 : 0;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	CHECK_HAS(out.data, "# priority_classes maps a?globalDefault: true?# to it");
+	berth_buf_release(&out);
+	berth_error_free(err);
+	berth_policy_free(p);
+}
+
 /* A listed project whose namespace is no namespace name is refused by name. */
 static void project_without_a_namespace(void)
 {
@@ -243,4 +276,4 @@ static void project_without_a_namespace(void)
 
 T_MAIN(T(deploy_files_are_the_example_policys), T(priority_class_values), T(namespace_of_the_context),
        T(namespace_per_project), T(limit_range_only_what_is_set), T(policy_strings_are_values),
-       T(project_without_a_namespace))
+       T(names_stay_in_their_comments), T(project_without_a_namespace))

@@ -1652,6 +1652,9 @@ static void test_emit_strings_read_back(void)
 		{"1.0", 0}, {"-1", 0}, {".5", 0}, {"trailing.", 0}, {"", 0}, {"a b", 0}, {"a:b", 0},
 		{"#x", 0}, {"-x", 0}, {"quote\"d", 0}, {"tab\there", 0}, {"new\nline", 0},
 		{"\x7f", 0}, {"caf\xc3\xa9", 0}, {"3x", 0}, {"8Gi", 1}, {"nULL", 1},
+		/* NEL, LINE and PARAGRAPH SEPARATOR, a C1 control: line breaks, or controls, to
+		 * a YAML 1.1 reader (kubectl folds a NEL in a double-quoted scalar to a space) */
+		{"a\xc2\x85" "b", 0}, {"a\xe2\x80\xa8" "b", 0}, {"a\xe2\x80\xa9" "b", 0}, {"a\xc2\x9b" "31m", 0},
 	};
 	size_t ncases = sizeof(cases) / sizeof(cases[0]);
 	berth_arena *arena = berth_arena_new();
@@ -1672,6 +1675,10 @@ static void test_emit_strings_read_back(void)
 		CHECKF(plain == cases[i].plain, "\"%s\" written as %.*s", cases[i].s, n, line);
 		line = end ? end + 1 : NULL;
 	}
+	/* ... and escaped: no YAML reader folds or breaks them */
+	static const char *const breaks[] = {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xc2\x9b"};
+	for (size_t i = 0; out.data && i < sizeof(breaks) / sizeof(breaks[0]); i++)
+		CHECKF(!strstr(out.data, breaks[i]), "written as is: %s", out.data);
 	berth_yaml_doc *docs = NULL;
 	size_t ndocs = 0;
 	berth_error *err = NULL;

@@ -105,6 +105,7 @@ static int delete_run_objects(berth_backend *b, const char *id, const target *t,
 static int kube_reconcile(berth_backend *b, berth_error **err);
 static void kube_sweep(berth_backend *b);
 static void keep_log(berth_backend *b, const char *id, const target *t);
+static void forget_kept_log(berth_backend *b, const char *id);
 
 /* ---- the connection ---------------------------------------------------------------------- */
 
@@ -172,6 +173,8 @@ typedef struct kview {
 #define SWEEP_RUNS 500
 /* At most this many runs' leftovers are deleted in one sweep. */
 #define SWEEP_IDS 256
+/* The pages of 500 objects of a kind a sweep reads in one namespace. */
+#define SWEEP_PAGES 20
 
 /* RFC 3339 to Unix ms; 0 when absent or unreadable. */
 static int64_t rfc3339_ms(const char *s)
@@ -468,19 +471,21 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 /* ---- recording what the cluster says ---------------------------------------------------- */
 
 /* Text from the cluster made fit for a one-line reason: control characters
- * (ESC, CR, LF...) become spaces, and a UTF-8 sequence cut by a buffer's end,
- * or not UTF-8 at all, is dropped. */
+ * (ESC, CR, LF..., and the C1 ones: CSI and NEL as UTF-8) and LINE and
+ * PARAGRAPH SEPARATOR become spaces, and a UTF-8 sequence cut by a buffer's
+ * end, or not UTF-8 at all, is dropped. */
 static void one_line(char *s)
 {
 	size_t n = strlen(s), w = 0;
 	for (size_t r = 0; r < n;) {
-		unsigned char c = (unsigned char)s[r];
+		unsigned char c = (unsigned char)s[r], c1 = (unsigned char)s[r + 1];
 		size_t k = berth_utf8_len(s + r, n - r);
 		if (!k) {
 			r++;
 			continue;
 		}
-		if (k == 1 && (c < 0x20 || c == 0x7f))
+		if ((k == 1 && (c < 0x20 || c == 0x7f)) || (k == 2 && c == 0xc2 && c1 < 0xa0) ||
+		    (k == 3 && c == 0xe2 && c1 == 0x80 && ((unsigned char)s[r + 2] | 1) == 0xa9))
 			s[w++] = ' ';
 		else
 			memmove(s + w, s + r, k), w += k;
@@ -1226,6 +1231,9 @@ static int kube_submit(berth_backend *b, const berth_run *const *runs, size_t n,
 		int taken = store_run_exists(b->st, run->id, err);
 		rc = taken < 0 ? taken
 		     : taken ? berth_fail(err, BERTH_ECONFLICT, "run id \"%s\" is in use", run->id) : 0;
+		/* a log kept under the id is an earlier run's (deleted while it was kept) */
+		if (!rc)
+			forget_kept_log(b, run->id);
 		if (!rc)
 			rc = record_new(b->policy, run, spec_text, kube_backend_ops.kind, recs[i], err);
 		if (!rc && !(recs[i]->info.reason = berth_strdup("submitted to the cluster")))
@@ -1319,16 +1327,47 @@ static int kept_log_path(berth_backend *b, const char *id, const char *sub, char
 	return sub ? fs_path(buf, len, b->home, "runs/%s/%s", id, sub) : fs_path(buf, len, b->home, "runs/%s", id);
 }
 
-static int write_fd(void *ctx, const char *data, size_t len)
+/* Removes the log kept under run id, if any. */
+static void forget_kept_log(berth_backend *b, const char *id)
 {
-	int fd = *(int *)ctx;
-	while (len) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0)
-			return -1;
-		data += n, len -= (size_t)n;
+	char path[4096];
+	if (!b->home || kept_log_path(b, id, "log", path, sizeof(path)))
+		return;
+	unlink(path);
+	if (!kept_log_path(b, id, "log.part", path, sizeof(path)))
+		unlink(path);
+	if (!kept_log_path(b, id, NULL, path, sizeof(path)))
+		rmdir(path);
+}
+
+/* A keep gives up after this long (a log endpoint that stalls). */
+#define KEEP_LOG_S 60
+
+/* The log being kept: the head up to KEPT_LOG_MAX whatever the API sends;
+ * lost when a write fails (a full disk) or time runs out, for a part is not
+ * to be taken for the whole. */
+typedef struct keeping {
+	int fd;
+	size_t left;
+	int64_t deadline;
+	bool lost;
+} keeping;
+
+static int keep_chunk(void *ctx, const char *data, size_t len)
+{
+	keeping *k = ctx;
+	size_t n = len < k->left ? len : k->left;
+	k->left -= n;
+	while (n && !k->lost) {
+		ssize_t w = write(k->fd, data, n);
+		if (w < 0)
+			k->lost = true;
+		else
+			data += w, n -= (size_t)w;
 	}
-	return 0;
+	if (store_now_ms() > k->deadline)
+		k->lost = true;
+	return k->lost || !k->left; /* (at the cap: the rest is not read) */
 }
 
 /* Best effort: a run whose log cannot be read or written keeps none (and
@@ -1344,8 +1383,9 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 		berth_error_free(e);
 		return;
 	}
-	int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	keeping k = {.fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600),
+		     .left = KEPT_LOG_MAX, .deadline = store_now_ms() + KEEP_LOG_S * 1000L};
+	if (k.fd < 0)
 		return;
 	berth_buf path = BERTH_BUF_INIT;
 	kpath(&path, POD_KIND, t->ns, p.name);
@@ -1353,11 +1393,17 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 	long status = 0;
 	kube_reply rep;
 	memset(&rep, 0, sizeof(rep));
-	int rc = path.failed ? -1 : kube_stream(KUBE(b)->api, path.data, 60, write_fd, &fd, &status, &rep, &e);
+	/* (libcurl's limit, a little later, ends a stream as if it were whole) */
+	int rc = path.failed ? -1 : kube_stream(KUBE(b)->api, path.data, KEEP_LOG_S + 5, keep_chunk, &k, &status,
+						 &rep, &e);
 	berth_buf_release(&path);
 	kube_reply_free(&rep);
 	berth_error_free(e);
-	if (close(fd) || rc || status != 200 || rename(part, done))
+	if (store_now_ms() > k.deadline)
+		k.lost = true;
+	/* a run deleted meanwhile has no log to keep */
+	if (close(k.fd) || rc || status != 200 || k.lost || store_run_exists(b->st, id, NULL) != 1 ||
+	    rename(part, done))
 		unlink(part);
 }
 
@@ -1404,14 +1450,8 @@ static int kube_forget(berth_backend *b, const char *id, berth_error **err)
 	int rc = locate(b, id, &t, &final, err);
 	if (!rc)
 		rc = delete_run_objects(b, id, &t, 0, err);
-	char path[4096];
-	if (!rc && !kept_log_path(b, id, "log", path, sizeof(path))) {
-		unlink(path);
-		if (!kept_log_path(b, id, "log.part", path, sizeof(path)))
-			unlink(path);
-		if (!kept_log_path(b, id, NULL, path, sizeof(path)))
-			rmdir(path);
-	}
+	if (!rc)
+		forget_kept_log(b, id);
 	return rc;
 }
 
@@ -1652,34 +1692,58 @@ static bool sweepable(berth_backend *b, const char *id, int64_t now, target *t)
 	return yes;
 }
 
-/* Adds the run ids of berth's objects of kind res in namespace ns to ids. */
-static void sweep_list(berth_backend *b, const kres *res, const char *ns, char (*ids)[64], size_t *n)
+/* Adds to ids the run ids of berth's objects of kind res in namespace ns
+ * that are sweepable: every page of the list (SWEEP_PAGES at most), and only
+ * those, for a namespace may hold any number of objects of runs that are not
+ * berth's to delete (running, kept for their logs, or no record's) before
+ * the ones that are. */
+static void sweep_list(berth_backend *b, const kres *res, const char *ns, int64_t now, char (*ids)[64],
+		       size_t *n)
 {
-	berth_buf path = BERTH_BUF_INIT;
-	kpath(&path, res, ns, NULL);
-	berth_buf_puts(&path, "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dberth%2C" RUN_LABEL "&limit=500");
-	kube_reply rep;
-	memset(&rep, 0, sizeof(rep));
-	berth_error *e = NULL;
-	berth_arena *a = berth_arena_new();
-	const berth_node *root = NULL;
-	if (a && !path.failed && !kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e) &&
-	    rep.status == 200 && !berth_json_root(a, "a list", rep.body, rep.len, &root, NULL)) {
-		const berth_node *items = berth_node_get(root, "items");
-		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && *n < SWEEP_IDS; i++) {
-			const berth_node *labels = berth_node_at(items->u.items[i], "metadata.labels");
-			const char *id = berth_node_text(berth_node_get(labels, RUN_LABEL));
-			size_t k = 0;
-			while (id && k < *n && strcmp(ids[k], id))
-				k++;
-			if (id && k == *n && strlen(id) < sizeof(ids[0]))
-				snprintf(ids[(*n)++], sizeof(ids[0]), "%s", id);
+	berth_buf cont = BERTH_BUF_INIT;
+	for (int page = 0; page < SWEEP_PAGES && *n < SWEEP_IDS; page++) {
+		berth_buf path = BERTH_BUF_INIT;
+		kpath(&path, res, ns, NULL);
+		berth_buf_puts(&path, "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dberth%2C" RUN_LABEL "&limit=500");
+		if (cont.len) {
+			berth_buf_puts(&path, "&continue=");
+			kube_put_escaped(&path, cont.data);
 		}
+		cont.len = 0;
+		kube_reply rep;
+		memset(&rep, 0, sizeof(rep));
+		berth_error *e = NULL;
+		berth_arena *a = berth_arena_new();
+		const berth_node *root = NULL;
+		if (a && !path.failed && !kube_request(KUBE(b)->api, "GET", path.data, NULL, NULL, 0, &rep, &e) &&
+		    rep.status == 200 && !berth_json_root(a, "a list", rep.body, rep.len, &root, NULL)) {
+			const berth_node *items = berth_node_get(root, "items");
+			for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && *n < SWEEP_IDS; i++) {
+				const berth_node *md = berth_node_get(items->u.items[i], "metadata");
+				/* being deleted already: in its grace period, or held by finalizers
+				 * (deleting it again would cut the one short, and not move the other) */
+				if (berth_node_get(md, "deletionTimestamp"))
+					continue;
+				const char *id = berth_node_text(berth_node_get(berth_node_get(md, "labels"), RUN_LABEL));
+				size_t k = 0;
+				while (id && k < *n && strcmp(ids[k], id))
+					k++;
+				target t;
+				if (id && k == *n && strlen(id) < sizeof(ids[0]) && sweepable(b, id, now, &t))
+					snprintf(ids[(*n)++], sizeof(ids[0]), "%s", id);
+			}
+			const char *c = berth_node_text(berth_node_at(root, "metadata.continue"));
+			if (c && *c)
+				berth_buf_puts(&cont, c);
+		}
+		berth_error_free(e);
+		berth_arena_free(a);
+		berth_buf_release(&path);
+		kube_reply_free(&rep);
+		if (!cont.len || cont.failed)
+			break;
 	}
-	berth_error_free(e);
-	berth_arena_free(a);
-	berth_buf_release(&path);
-	kube_reply_free(&rep);
+	berth_buf_release(&cont);
 }
 
 /*
@@ -1714,9 +1778,9 @@ static void kube_sweep(berth_backend *b)
 			continue;
 		copy_str(spaces[nspaces++], sizeof(spaces[0]), t.ns);
 		size_t nids = 0;
-		for (size_t r = 0; r < BERTH_ARRAY_SIZE(kinds); r++)
-			sweep_list(b, &kinds[r], t.ns, ids, &nids);
 		int64_t now = store_now_ms();
+		for (size_t r = 0; r < BERTH_ARRAY_SIZE(kinds); r++)
+			sweep_list(b, &kinds[r], t.ns, now, ids, &nids);
 		for (size_t r = 0; r < nids; r++) {
 			target rt;
 			if (!sweepable(b, ids[r], now, &rt))

@@ -228,8 +228,10 @@ static size_t project_objects(obuild *b, const berth_policy *p, const char *proj
 }
 
 /* POST of an object to its collection: 0 made or there already (409); else
- * the API's refusal, as what. */
-static int create(kube *api, const onode *o, const char *ns, const char *what, berth_error **err)
+ * the API's refusal, as what. uid (may be NULL) gets the uid of the object
+ * made, "" when it was there already. */
+static int create(kube *api, const onode *o, const char *ns, const char *what, char uid[64],
+		  berth_error **err)
 {
 	berth_buf path = BERTH_BUF_INIT, json = BERTH_BUF_INIT;
 	kpath(&path, kind_of(o_get(o, "kind")->s), ns, NULL);
@@ -240,6 +242,15 @@ static int create(kube *api, const onode *o, const char *ns, const char *what, b
 		 : kube_request(api, "POST", path.data, "application/json", json.data, json.len, &r, err);
 	if (!rc && r.status >= 300 && r.status != 409)
 		rc = kube_status_error(&r, what, err);
+	if (uid)
+		uid[0] = '\0';
+	berth_arena *a = !rc && uid && r.status == 201 ? berth_arena_new() : NULL;
+	const berth_node *root = NULL;
+	if (a && !berth_json_root(a, "the object made", r.body, r.len, &root, NULL)) {
+		const char *u = berth_node_text(berth_node_at(root, "metadata.uid"));
+		snprintf(uid, 64, "%s", u && strlen(u) < 64 ? u : "");
+	}
+	berth_arena_free(a);
 	kube_reply_free(&r);
 	berth_buf_release(&path);
 	berth_buf_release(&json);
@@ -268,6 +279,7 @@ int kube_project_namespace(kube *api, const berth_policy *p, const char *project
 	size_t n = b.arena ? project_objects(&b, p, project, ns, objs) : 0;
 	if (!b.arena || b.failed)
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	char made[64] = ""; /* the uid of the namespace, when this call made it */
 	for (size_t i = 0; !rc && i < n; i++) {
 		char what[600];
 		const char *kind = o_get(objs[i], "kind")->s;
@@ -277,13 +289,18 @@ int kube_project_namespace(kube *api, const berth_policy *p, const char *project
 		else
 			snprintf(what, sizeof(what), "the %s of namespace %s, which is taken away again (for "
 				 "project %s)", kind, ns, project);
-		rc = create(api, objs[i], ns, what, err);
-		if (rc && i > 0) {
-			/* no namespace without its quota and limits: the next run makes them again */
+		rc = create(api, objs[i], ns, what, i == 0 ? made : NULL, err);
+		if (rc && made[0]) {
+			/* no namespace without its quota and limits: the next run makes them again.
+			 * Only the one this call made: one that was there by the time it asked
+			 * (another berth's, an admin's) is not berth's to take away */
+			char opts[160];
+			snprintf(opts, sizeof(opts), "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
+				 "\"preconditions\":{\"uid\":\"%s\"}}", made);
 			kube_reply d;
 			memset(&d, 0, sizeof(d));
 			berth_error *e = NULL;
-			kube_request(api, "DELETE", path.data, NULL, NULL, 0, &d, &e);
+			kube_request(api, "DELETE", path.data, "application/json", opts, strlen(opts), &d, &e);
 			berth_error_free(e);
 			kube_reply_free(&d);
 		}
@@ -304,7 +321,10 @@ typedef struct setup {
 	size_t n, cap;
 } setup;
 
-/* A policy's name in a comment: one printable line. */
+/* A policy's name in a comment: one printable line. Each control character
+ * (C0, DEL, C1: NEL among them), LINE and PARAGRAPH SEPARATOR (line breaks
+ * to a YAML 1.1 reader, kubectl's), and each byte that is not UTF-8 becomes
+ * '?': else what follows one would be a line of the stream. */
 static const char *line_of(setup *s, const char *name)
 {
 	char *c = berth_arena_strdup(s->b.arena, name ? name : "");
@@ -312,9 +332,19 @@ static const char *line_of(setup *s, const char *name)
 		s->b.failed = 1;
 		return "";
 	}
-	for (char *q = c; *q; q++)
-		if ((unsigned char)*q < 0x20 || *q == 0x7f)
-			*q = '?';
+	size_t n = strlen(c), w = 0;
+	for (size_t r = 0; r < n;) {
+		const unsigned char *u = (const unsigned char *)c + r;
+		size_t k = berth_utf8_len(c + r, n - r);
+		bool bad = !k || (k == 1 && (u[0] < 0x20 || u[0] == 0x7f)) || (k == 2 && u[0] == 0xc2 && u[1] < 0xa0) ||
+			   (k == 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9));
+		if (bad)
+			c[w++] = '?';
+		else
+			memmove(c + w, c + r, k), w += k;
+		r += k ? k : 1;
+	}
+	c[w] = '\0';
 	return c;
 }
 
