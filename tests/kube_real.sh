@@ -620,6 +620,40 @@ if [ $status = 0 ] && [ "$(field kq3 state)" = Succeeded ]; then ok kueue-follow
 	fail kueue-followed-run-succeeds "exit $status, $(field kq3 state): $(field kq3 reason); $(head -3 kq3.err)"
 fi
 
+# ---- a distributed job: an Indexed Job whose workers find each other by name ---------------
+cat >dist.yaml <<'EOF'
+name: allreduce
+function: {image: python:3.11, command: [python, allreduce.py]}
+replicas: 2
+distributed: {launcher: env}
+resources: {cpu: 100m, mem: 64Mi}
+EOF
+"$berth" run dist.yaml --backend kubernetes --config "$policy" --run-id dist1 --wait >/dev/null 2>out
+status=$?
+# each worker's pod: its index, its host name in the headless Service, and the rank it is told
+workers=$(api GET "/api/v1/namespaces/ml-jobs/pods?labelSelector=berth.dev/run%3Ddist1" | python3 -c '
+import json, sys
+for p in sorted(json.load(sys.stdin)["items"], key=lambda p: p["metadata"]["annotations"].get("batch.kubernetes.io/job-completion-index", "")):
+    env = {e["name"]: e.get("value") or e["valueFrom"]["fieldRef"]["fieldPath"] for e in p["spec"]["containers"][0]["env"]}
+    print(p["metadata"]["annotations"].get("batch.kubernetes.io/job-completion-index"), p["spec"].get("hostname"),
+          p["spec"].get("subdomain"), env.get("WORLD_SIZE"), env.get("MASTER_ADDR"), "rank" if "completion-index" in env.get("RANK", "") else env.get("RANK"))' | tr '\n' '|')
+svc=$(api GET /api/v1/namespaces/ml-jobs/services/allreduce-dist1 | python3 -c '
+import json, sys; s = json.load(sys.stdin)
+print(s["spec"].get("clusterIP"), [o["kind"] for o in s["metadata"].get("ownerReferences", [])])')
+if [ $status = 0 ] && [ "$(field dist1 state)" = Succeeded ] &&
+	[ "$workers" = "0 allreduce-dist1-0 allreduce-dist1 2 allreduce-dist1-0.allreduce-dist1 rank|1 allreduce-dist1-1 allreduce-dist1 2 allreduce-dist1-0.allreduce-dist1 rank|" ] &&
+	[ "$svc" = "None ['Job']" ]; then
+	ok distributed-indexed-job
+else
+	fail distributed-indexed-job "exit $status, $(field dist1 state): $(field dist1 reason); workers $workers; service $svc"
+fi
+"$berth" run dist.yaml --backend kubernetes --config ttl-policy.yaml --run-id dist2 --wait >/dev/null 2>out
+for _ in $(seq 60); do [ -z "$(leftovers dist2)" ] && break; sleep 0.5; done
+"$berth" stop dist1 >/dev/null 2>&1
+if [ "$(field dist2 state)" = Succeeded ] && [ -z "$(leftovers dist2)" ]; then ok distributed-ttl-leaves-nothing; else
+	fail distributed-ttl-leaves-nothing "$(field dist2 state); left: $(leftovers dist2 | tr '\n' ' ')"
+fi
+
 # ---- berth render applies as it is --------------------------------------------------------
 if command -v kubectl >/dev/null; then
 	# every example and seed, rendered with the example policy, through the API server's

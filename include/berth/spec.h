@@ -191,7 +191,11 @@ typedef struct berth_spec {
 	berth_str priority_class;
 	berth_preemption preemption_mode;
 	berth_str preemption_name;
-	berth_int replicas, min_replicas, max_replicas;
+	berth_int replicas, min_replicas, max_replicas; /* replicas of a job: its workers */
+	berth_str launcher;           /* distributed.launcher: env, torchrun, jax */
+	berth_int procs_per_worker;   /* distributed.procs_per_worker (torchrun's nproc_per_node) */
+	berth_int dist_port;          /* distributed.port: worker 0's rendezvous port */
+	berth_pos distributed_pos;
 	berth_str service_type;
 	berth_port *ports;
 	size_t nports;
@@ -204,6 +208,9 @@ typedef struct berth_spec {
 	berth_int timeout;            /* seconds */
 	berth_int retries;
 } berth_spec;
+
+/* The most workers one distributed job may have (replicas of action job). */
+#define BERTH_WORKERS_MAX 1000
 
 typedef struct berth_spec_set berth_spec_set;
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "plan/merge.h"
+#include "plan/distributed.h"
 #include "plan/plan.h"
 #include "base/names.h"
 #include "plan/policy_internal.h"
@@ -382,8 +383,17 @@ static void make_names(plan *p)
 	berth_run *r = p->run;
 	const char *base = r->spec.name.s ? r->spec.name.s
 			   : r->spec.function.name.s ? r->spec.function.name.s : "run";
-	/* a CronJob's name is at most 52 characters (its Jobs add 11) */
+	/* a CronJob's name is at most 52 characters (its Jobs add 11); a
+	 * distributed Job's workers are <name>-<index> as host names (at most 63) */
 	size_t max = r->spec.action == BERTH_ACTION_CRONJOB ? 52 : 63;
+	bool distributed = plan_distributed(&r->spec);
+	for (int64_t w = plan_workers(&r->spec) - 1; distributed && max > 40; w /= 10) {
+		max--;
+		if (w < 10) {
+			max--; /* the '-' */
+			break;
+		}
+	}
 	size_t idlen = strlen(r->id), blen = strlen(base);
 	if (blen + 1 + idlen > max) {
 		blen = max - 1 - idlen;
@@ -403,11 +413,12 @@ static void make_names(plan *p)
 	memcpy(n + blen + 1, r->id, idlen + 1);
 	r->base_name = b;
 	r->name = n;
-	if (r->spec.action == BERTH_ACTION_SERVE && !(n[0] >= 'a' && n[0] <= 'z')) {
+	if ((r->spec.action == BERTH_ACTION_SERVE || distributed) && !(n[0] >= 'a' && n[0] <= 'z')) {
 		uint8_t o = r->spec.name.s ? r->spec.name.origin : r->spec.function.name.origin;
 		berth_pos pos = r->spec.name.s ? r->spec.name.pos : r->spec.function.name.pos;
 		refuse(p, BERTH_EINVALID, o, pos, r->spec.name.s ? "name" : "function.name",
-		       "\"%s\" must start with a letter for action serve: it names a Service", base);
+		       "\"%s\" must start with a letter for %s: it names a Service", base,
+		       distributed ? "a distributed job (its workers find each other through it)" : "action serve");
 	}
 }
 
@@ -839,6 +850,8 @@ static void limits_rule(plan *p)
 
 static int64_t pods(const berth_spec *s)
 {
+	if (s->action == BERTH_ACTION_JOB)
+		return plan_workers(s); /* a distributed job's: all of them at once */
 	if (s->action != BERTH_ACTION_SERVE && s->action != BERTH_ACTION_DEPLOY)
 		return 1;
 	if (s->max_replicas.set)

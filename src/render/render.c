@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan/distributed.h"
 #include "plan/policy_internal.h"
 #include "render/emit.h"
 #include "render/render_internal.h"
@@ -140,6 +141,23 @@ static void container(ctx *c, onode *containers)
 	onode *e = o_map(b, env, NULL);
 	o_str(b, e, "name", "BERTH_RUN_ID");
 	o_str(b, e, "value", c->run->id);
+	/* a distributed job's worker: its index is the Indexed Job's, worker 0
+	 * is <name>-0 in the headless Service <name> */
+	worker_env we[WORKER_ENV_MAX];
+	char host[300];
+	snprintf(host, sizeof(host), "%s-0.%s", c->run->name, c->run->name);
+	int nwe = plan_worker_env(s, host, b->arena, we);
+	if (nwe < 0)
+		b->failed = 1;
+	for (int i = 0; i < nwe; i++) {
+		e = o_map(b, env, NULL);
+		o_str(b, e, "name", we[i].name);
+		if (we[i].rank)
+			o_str(b, o_map(b, o_map(b, e, "valueFrom"), "fieldRef"), "fieldPath",
+			      "metadata.annotations['batch.kubernetes.io/job-completion-index']");
+		else
+			o_str(b, e, "value", we[i].value);
+	}
 	if (s->inputs) {
 		const char *json = render_inputs_json(s->inputs, b->arena);
 		e = o_map(b, env, NULL);
@@ -298,6 +316,9 @@ static void pod_template(ctx *c, onode *parent)
 	onode *t = o_map(b, parent, "template");
 	labels(c, o_map(b, t, "metadata"));
 	onode *pod = o_map(b, t, "spec");
+	/* a distributed job's workers are <name>-<index>.<name>: the headless Service */
+	if (plan_distributed(s))
+		o_str(b, pod, "subdomain", r->name);
 	if (s->action == BERTH_ACTION_JOB || s->action == BERTH_ACTION_CRONJOB)
 		o_str(b, pod, "restartPolicy", "Never");
 	if (r->priority_class_name)
@@ -347,6 +368,13 @@ static void queued(ctx *c, onode *md, onode *spec)
 static void job_spec(ctx *c, onode *spec)
 {
 	obuild *b = &c->b;
+	/* a distributed job: one pod a worker, each with its index, all at once;
+	 * with no retries, one failing worker fails the Job */
+	if (plan_distributed(c->s)) {
+		o_str(b, spec, "completionMode", "Indexed");
+		o_int(b, spec, "completions", plan_workers(c->s));
+		o_int(b, spec, "parallelism", plan_workers(c->s));
+	}
 	o_int(b, spec, "backoffLimit", c->s->retries.set ? c->s->retries.v : 0);
 	if (c->s->timeout.set)
 		o_int(b, spec, "activeDeadlineSeconds", c->s->timeout.v);
@@ -454,6 +482,19 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 		if (v->storage_class.s)
 			o_str(b, spec, "storageClassName", v->storage_class.s);
 		o_qty(b, o_map(b, o_map(b, spec, "resources"), "requests"), "storage", &v->size.q);
+		objs[n++] = o;
+	}
+	if (plan_distributed(s)) {
+		/* the workers' names: headless, and there before they are ready
+		 * (they find each other to become ready); owned by the Job */
+		onode *o = object(&c, "v1", "Service", run->name, 1);
+		onode *sp = o_map(b, o, "spec");
+		o_str(b, sp, "clusterIP", "None");
+		o_bool(b, sp, "publishNotReadyAddresses", 1);
+		o_str(b, o_map(b, sp, "selector"), "berth.dev/run", run->id);
+		onode *pm = o_map(b, o_seq(b, sp, "ports"), NULL);
+		o_str(b, pm, "name", "rendezvous");
+		o_int(b, pm, "port", s->dist_port.set ? s->dist_port.v : DIST_PORT_DEFAULT);
 		objs[n++] = o;
 	}
 	onode *w = object(&c, c.workload_api, c.workload_kind, run->name, 0);

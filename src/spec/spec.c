@@ -220,6 +220,19 @@ static const field service_fields[] = {
 	{"ports", dec_ports, 0, NULL},
 };
 
+static const field distributed_fields[] = {
+	{"launcher", dec_str, offsetof(berth_spec, launcher), NULL},
+	{"procs_per_worker", dec_int, offsetof(berth_spec, procs_per_worker), NULL},
+	{"port", dec_int, offsetof(berth_spec, dist_port), NULL},
+};
+
+static void dec_distributed(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_spec *s = dst;
+	s->distributed_pos = n->pos;
+	DECODE_MAP(c, n, distributed_fields, s);
+}
+
 static void dec_service(dctx *c, const berth_node *n, void *dst, const void *arg)
 {
 	berth_spec *s = dst;
@@ -299,6 +312,7 @@ static const field spec_fields[] = {
 	{"min_replicas", dec_int, offsetof(berth_spec, min_replicas), NULL},
 	{"max_replicas", dec_int, offsetof(berth_spec, max_replicas), NULL},
 	{"service", dec_service, 0, NULL},
+	{"distributed", dec_distributed, 0, NULL},
 	{"labels", dec_kvlist, offsetof(berth_spec, labels), &kv_map},
 	{"args", dec_strlist, offsetof(berth_spec, args), "a list of strings, e.g. [--epochs, \"3\"]"},
 	{"inputs", dec_map_node, offsetof(berth_spec, inputs), NULL},

@@ -683,7 +683,24 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	check_range(c, &s->timeout, "timeout", 1, 2147483647);
 	check_range(c, &s->retries, "retries", 0, 2147483647);
 
-	check_range(c, &s->replicas, "replicas", 0, 2147483647);
+	if (s->action == BERTH_ACTION_JOB)
+		check_range(c, &s->replicas, "replicas", 1, BERTH_WORKERS_MAX); /* its workers */
+	else
+		check_range(c, &s->replicas, "replicas", 0, 2147483647);
+	if (s->distributed_pos.line && s->action != BERTH_ACTION_JOB)
+		AT(c, s->distributed_pos, "distributed", BERTH_EINVALID,
+		   "distributed applies to action job, not %s", action);
+	if (s->launcher.s && strcmp(s->launcher.s, "env") && strcmp(s->launcher.s, "torchrun") &&
+	    strcmp(s->launcher.s, "jax"))
+		AT(c, s->launcher.pos, "distributed.launcher", BERTH_EINVALID,
+		   "%s is not one of env, torchrun, jax%s", QUOTE(s->launcher.s),
+		   !strcmp(s->launcher.s, "mpi") ? " (MPI is not supported yet)" : "");
+	check_range(c, &s->procs_per_worker, "distributed.procs_per_worker", 1, 1024);
+	check_range(c, &s->dist_port, "distributed.port", 1, 65535);
+	if (s->procs_per_worker.set && (!s->launcher.s || strcmp(s->launcher.s, "torchrun")))
+		AT(c, s->procs_per_worker.pos, "distributed.procs_per_worker", BERTH_EINVALID,
+		   "procs_per_worker applies to launcher torchrun (which starts them), not %s",
+		   s->launcher.s ? s->launcher.s : "env (the default)");
 	check_range(c, &s->min_replicas, "min_replicas", 1, 2147483647);
 	check_range(c, &s->max_replicas, "max_replicas", 1, 2147483647);
 	if (s->min_replicas.set && s->max_replicas.set && s->min_replicas.v > s->max_replicas.v)
@@ -700,9 +717,9 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	const berth_int *rep[3] = {&s->replicas, &s->min_replicas, &s->max_replicas};
 	const char *repname[3] = {"replicas", "min_replicas", "max_replicas"};
 	for (int i = 0; i < 3; i++)
-		if (rep[i]->set && !scaled)
-			AT(c, rep[i]->pos, repname[i], BERTH_EINVALID,
-			   "%s applies to action serve or deploy, not %s", repname[i], action);
+		if (rep[i]->set && !scaled && (i || s->action != BERTH_ACTION_JOB))
+			AT(c, rep[i]->pos, repname[i], BERTH_EINVALID, "%s applies to action %s, not %s",
+			   repname[i], i ? "serve or deploy" : "serve, deploy or job (its workers)", action);
 
 	if (s->service_pos.line && s->action != BERTH_ACTION_SERVE)
 		AT(c, s->service_pos, "service", BERTH_EINVALID,

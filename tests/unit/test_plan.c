@@ -83,6 +83,35 @@ static void test_quota_counts_usage(void)
 	berth_policy_free(p);
 }
 
+/* A distributed job's workers count all at once against the quota (gang:
+ * none starts until every one may): 3 workers of 2 CPUs are 6, over 4. */
+static void test_quota_counts_every_worker(void)
+{
+	berth_policy *p = policy();
+	berth_spec_set *s = specs("function: {name: train, image: python:3.11, command: [torchrun, t.py]}\n"
+				  "resources: {cpu: '2', mem: 1Gi}\n"
+				  "replicas: 3\n"
+				  "distributed: {launcher: torchrun}\n");
+	berth_run *run = NULL;
+	berth_error *err = NULL;
+	berth_run_opts o = {.run_id = "w1"};
+	CHECK_INT(berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err), -BERTH_EPOLICY);
+	CHECKF(has_problem(err, "the run needs 6 cpu, more than project \"default\"'s whole quota of 4"),
+	       "the workers' cpu is not counted together");
+	berth_run_free(run);
+	berth_error_free(err);
+	berth_spec_set_free(s);
+	/* two workers of 2 fit the 4 */
+	s = specs("function: {name: train, image: python:3.11, command: [python, t.py]}\n"
+		  "resources: {cpu: '2', mem: 1Gi}\nreplicas: 2\n");
+	err = NULL;
+	CHECK_INT(berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err), 0);
+	berth_run_free(run);
+	berth_error_free(err);
+	berth_spec_set_free(s);
+	berth_policy_free(p);
+}
+
 static void test_secrets_need_a_store(void)
 {
 	berth_spec_set *s = specs(spec_text);
@@ -404,4 +433,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_policy_defaults), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_secrets_need_a_store), T(test_allocation_failures))
+T_MAIN(T(test_policy_defaults), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_secrets_need_a_store), T(test_allocation_failures))

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "plan/distributed.h"
 #include "backend/local/local.h"
 #include "berth/explain.h"
 #include "base/internal.h"
@@ -788,6 +789,10 @@ out:
 static int local_admit(berth_backend *b, const berth_run *run, berth_error **err)
 {
 	const char *why = NULL;
+	if (plan_distributed(&run->spec))
+		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" is a distributed job (%lld workers): "
+				  "the local backend does not run those yet; run it with --backend kubernetes",
+				  run->base_name, (long long)plan_workers(&run->spec));
 	if (!local_node_admits(&LOCAL(b)->node, run, b->arena, &why))
 		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" can never run on this machine: %s",
 				  run->base_name, why ? why : "it does not fit");
