@@ -68,14 +68,29 @@ wait_for() {
 	done
 	return 1
 }
-# the run's objects still on the cluster, by its label, every kind berth makes
+# leftovers ID...: the runs' objects still on the cluster, by their label, in every namespace,
+# of every namespaced kind berth makes, and the ReplicaSets its Deployments make:
+# "RESOURCE NAMESPACE/NAME (run ID)" each, or a line that says a kind could not be listed
 leftovers() {
-	for p in api/v1/namespaces/ml-jobs/pods api/v1/namespaces/ml-jobs/secrets \
-		api/v1/namespaces/ml-jobs/persistentvolumeclaims api/v1/namespaces/ml-jobs/services \
-		apis/batch/v1/namespaces/ml-jobs/jobs apis/apps/v1/namespaces/ml-jobs/deployments; do
-		api GET "/$p?labelSelector=berth.dev/run%3D$1" |
-			python3 -c 'import json,sys; [print(i["kind"] if "kind" in i else "", i["metadata"]["name"]) for i in json.load(sys.stdin).get("items",[])]'
-	done
+	local ids=$*
+	for p in api/v1/pods api/v1/secrets api/v1/persistentvolumeclaims api/v1/services \
+		apis/batch/v1/jobs apis/batch/v1/cronjobs apis/apps/v1/deployments apis/apps/v1/replicasets \
+		apis/autoscaling/v2/horizontalpodautoscalers; do
+		printf '\x1e%s\n' "${p##*/}"
+		api GET "/$p?labelSelector=berth.dev/run+in+(${ids// /,})"
+	done | python3 -c '
+import json, sys
+for part in sys.stdin.read().split("\x1e")[1:]:
+	kind, _, body = part.partition("\n")
+	try:
+		items = json.loads(body)["items"]
+	except (ValueError, KeyError, TypeError):
+		print(kind, "could not be listed:", " ".join(body.split())[:200])
+		continue
+	for i in items:
+		m = i["metadata"]
+		print(kind, m["namespace"] + "/" + m["name"], "(run " + m["labels"]["berth.dev/run"] + ")")
+'
 }
 api POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ml-jobs"}}' >/dev/null
 for _ in $(seq 40); do
@@ -406,7 +421,8 @@ for _ in $(seq 60); do
 	api GET /apis/batch/v1/namespaces/ml-jobs/jobs/train-ttl2 | grep -q '"code": 404' && break
 	sleep 0.5
 done
-if [ "$(field ttl2 state)" = Succeeded ] && field ttl2 reason | grep -q 'removed by the cluster after it finished'; then
+# (its Events may be written after the Job is gone: the run waits for them)
+if wait_for ttl2 Succeeded 15 && field ttl2 reason | grep -q 'removed by the cluster after it finished'; then
 	ok ttl-after-finished-unfollowed
 else
 	fail ttl-after-finished-unfollowed "$(field ttl2 state): $(field ttl2 reason)"
