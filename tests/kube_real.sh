@@ -19,7 +19,10 @@
 #     once resumed;
 #   - berth cluster setup makes what the policy needs (its dry run applies with kubectl), and
 #     its ServiceAccount has the rights berth uses; a namespace per project gets a LimitRange
-#     that defaults and caps pods made around berth, or is taken away again.
+#     that defaults and caps pods made around berth, or is taken away again;
+#   - every example and seed runs, and comes to the state a table below says (Succeeded,
+#     Running, or Pending with the scheduler's words); berth stop leaves nothing of what had
+#     not ended, and cleanup.ttl_after_finished nothing of the jobs, in any namespace.
 # Prints "ok NAME" / "FAIL NAME" / "skip NAME" per check.
 #   tests/kube_real.sh BERTH
 set -u
@@ -72,14 +75,29 @@ wait_for() {
 	done
 	return 1
 }
-# the run's objects still on the cluster, by its label, every kind berth makes
+# leftovers ID...: the runs' objects still on the cluster, by their label, in every namespace,
+# of every namespaced kind berth makes, and the ReplicaSets its Deployments make:
+# "RESOURCE NAMESPACE/NAME (run ID)" each, or a line that says a kind could not be listed
 leftovers() {
-	for p in api/v1/namespaces/ml-jobs/pods api/v1/namespaces/ml-jobs/secrets \
-		api/v1/namespaces/ml-jobs/persistentvolumeclaims api/v1/namespaces/ml-jobs/services \
-		apis/batch/v1/namespaces/ml-jobs/jobs apis/apps/v1/namespaces/ml-jobs/deployments; do
-		api GET "/$p?labelSelector=berth.dev/run%3D$1" |
-			python3 -c 'import json,sys; [print(i["kind"] if "kind" in i else "", i["metadata"]["name"]) for i in json.load(sys.stdin).get("items",[])]'
-	done
+	local ids=$*
+	for p in api/v1/pods api/v1/secrets api/v1/persistentvolumeclaims api/v1/services \
+		apis/batch/v1/jobs apis/batch/v1/cronjobs apis/apps/v1/deployments apis/apps/v1/replicasets \
+		apis/autoscaling/v2/horizontalpodautoscalers; do
+		printf '\x1e%s\n' "${p##*/}"
+		api GET "/$p?labelSelector=berth.dev/run+in+(${ids// /,})"
+	done | python3 -c '
+import json, sys
+for part in sys.stdin.read().split("\x1e")[1:]:
+	kind, _, body = part.partition("\n")
+	try:
+		items = json.loads(body)["items"]
+	except (ValueError, KeyError, TypeError):
+		print(kind, "could not be listed:", " ".join(body.split())[:200])
+		continue
+	for i in items:
+		m = i["metadata"]
+		print(kind, m["namespace"] + "/" + m["name"], "(run " + m["labels"]["berth.dev/run"] + ")")
+'
 }
 api POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ml-jobs"}}' >/dev/null
 for _ in $(seq 40); do
@@ -410,7 +428,8 @@ for _ in $(seq 60); do
 	api GET /apis/batch/v1/namespaces/ml-jobs/jobs/train-ttl2 | grep -q '"code": 404' && break
 	sleep 0.5
 done
-if [ "$(field ttl2 state)" = Succeeded ] && field ttl2 reason | grep -q 'removed by the cluster after it finished'; then
+# (its Events may be written after the Job is gone: the run waits for them)
+if wait_for ttl2 Succeeded 15 && field ttl2 reason | grep -q 'removed by the cluster after it finished'; then
 	ok ttl-after-finished-unfollowed
 else
 	fail ttl-after-finished-unfollowed "$(field ttl2 state): $(field ttl2 reason)"
@@ -654,14 +673,174 @@ if [ "$(field dist2 state)" = Succeeded ] && [ -z "$(leftovers dist2)" ]; then o
 	fail distributed-ttl-leaves-nothing "$(field dist2 state); left: $(leftovers dist2 | tr '\n' ' ')"
 fi
 
+# ---- every example and seed, run for real ---------------------------------------------------
+# Each runs with the example policy, and comes to what its action and what it asks of this
+# cluster's one node (cpu 64, memory 512Gi, nvidia.com/gpu 8 and no other GPU; no zone, GPU
+# product or other label a spec selects) make of it: a job Succeeded (the fake kubelet ends
+# its pod 2 s after it starts; no container runs, so only the objects and their states are
+# checked, not what the program would do), serve and deploy Running, a cronjob Running and
+# scheduled, and a pod no node can take Pending, with the scheduler's words. The last two
+# rows are not examples: a Deployment alone and a CronJob, which no example makes.
+# FILE STATE [WORDS THE REASON HOLDS]
+cat >expect.txt <<'EOF'
+examples/local.yaml Succeeded
+examples/serve.yaml Running
+examples/train.yaml Pending unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.
+examples/seeds/001-seed001-resources.yaml Succeeded
+examples/seeds/002-seed001-sdk-deforestation.yaml Succeeded
+examples/seeds/003-seed001-sdk-profile-1xa100.yaml Pending unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.
+examples/seeds/004-seed001-volume-pvc.yaml Succeeded
+examples/seeds/005-seed001-sdk-volume-pvc.yaml Succeeded
+examples/seeds/006-seed001-cpu.yaml Succeeded
+examples/seeds/007-seed001-sdk-cpu.yaml Succeeded
+examples/seeds/008-seed001-mem.yaml Succeeded
+examples/seeds/009-seed001-sdk-mem.yaml Succeeded
+examples/seeds/010-seed001-gpu.yaml Succeeded
+examples/seeds/011-seed001-sdk-gpu.yaml Succeeded
+examples/seeds/012-seed001-disk.yaml Succeeded
+examples/seeds/013-seed001-sdk-disk.yaml Succeeded
+examples/seeds/014-seed001-secrets.yaml Succeeded
+examples/seeds/015-seed001-sdk-secrets.yaml Succeeded
+examples/seeds/016-seed001-envs.yaml Succeeded
+examples/seeds/017-seed001-sdk-envs.yaml Succeeded
+examples/seeds/018-seed001-fs-group.yaml Succeeded
+examples/seeds/019-seed001-sdk-fs-group.yaml Succeeded
+examples/seeds/020-seed001-run-as-user.yaml Succeeded
+examples/seeds/021-seed001-sdk-run-as-user.yaml Succeeded
+examples/seeds/022-seed001-run-as-group.yaml Succeeded
+examples/seeds/023-seed001-sdk-run-as-group.yaml Succeeded
+examples/seeds/024-seed002-autoscaling.yaml Running
+examples/seeds/025-seed002-gpu-type.yaml Pending unschedulable: 0/1 nodes are available: 1 Insufficient amd.com/gpu.
+examples/seeds/026-seed002-mount-pvc.yaml Succeeded
+examples/seeds/027-seed002-preemption-prevent.yaml Succeeded
+examples/seeds/028-seed002-non-preemptible.yaml Pending unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.
+examples/seeds/029-seed004-node-selector.yaml Pending unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.
+examples/seeds/030-seed004-volume-pvc.yaml Succeeded
+examples/seeds/031-seed004-cpu.yaml Succeeded
+examples/seeds/032-seed004-mem.yaml Succeeded
+examples/seeds/033-seed004-gpu.yaml Succeeded
+examples/seeds/034-seed004-secrets.yaml Succeeded
+examples/seeds/035-seed004-envs.yaml Succeeded
+examples/seeds/036-seed004-tolerations.yaml Succeeded
+examples/seeds/037-seed004-affinity.yaml Pending unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.
+examples/seeds/038-seed004-fs-group.yaml Succeeded
+examples/seeds/039-seed004-run-as-user.yaml Succeeded
+examples/seeds/040-seed004-run-as-group.yaml Succeeded
+examples/seeds/041-seed004-resources.yaml Succeeded
+tests/data/render/005-deploy/spec.yaml Running
+tests/data/render/007-cronjob/spec.yaml Running scheduled; 
+EOF
+listed=$(grep '^examples/' expect.txt | cut -d' ' -f1 | sort)
+if [ "$listed" = "$(cd "$root" && printf '%s\n' examples/*.yaml examples/seeds/*.yaml | sort)" ]; then
+	ok examples-all-expected
+else
+	fail examples-all-expected "the table above and examples/ differ: $(cd "$root" && printf '%s\n' examples/*.yaml examples/seeds/*.yaml | sort | diff - <(echo "$listed") | grep '^[<>]' | tr '\n' ' ')"
+fi
+# what an admin has made for them: the StorageClass fast (train.yaml's); volumes for their
+# claims (no provisioner here: hostPath PersistentVolumes, never mounted), twice what one
+# pass claims, since a released volume is not bound again; the shared claim data-claim that
+# 026-seed002-mount-pvc.yaml mounts; and, as each user, the secrets the specs name
+api POST /apis/storage.k8s.io/v1/storageclasses \
+	'{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"fast"},"provisioner":"kubernetes.io/no-provisioner"}' >/dev/null
+pv() { # NAME SIZE CLASS
+	api POST /api/v1/persistentvolumes "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"$1\"},\
+\"spec\":{\"capacity\":{\"storage\":\"$2\"},\"accessModes\":[\"ReadWriteOnce\"],\"storageClassName\":\"$3\",\"hostPath\":{\"path\":\"/srv/$1\"}}}" >/dev/null
+}
+for i in 1 2; do pv "ex-1gi-$i" 1Gi standard; pv "ex-350gi-$i" 350Gi standard; done
+for i in $(seq 8); do pv "ex-10gi-$i" 10Gi standard; done
+pv ex-fast 10Gi fast
+pv ex-shared 100Gi ""
+api POST /api/v1/namespaces/ml-jobs/persistentvolumeclaims '{"apiVersion":"v1","kind":"PersistentVolumeClaim",
+"metadata":{"name":"data-claim"},"spec":{"storageClassName":"","volumeName":"ex-shared","accessModes":["ReadWriteOnce"],
+"resources":{"requests":{"storage":"100Gi"}}}}' >/dev/null
+# (before its secret is set, a spec that names one is refused, and nothing is made)
+"$berth" run "$root/examples/seeds/014-seed001-secrets.yaml" --backend kubernetes --config "$policy" --run-id ex0 >/dev/null 2>out
+status=$?
+if [ $status = 2 ] && grep -q 'secrets\[0\]: unknown secret "my-secret-key" in project "default" (set it with .berth secrets set.)' out &&
+	! "$berth" get run ex0 >/dev/null 2>&1 && [ -z "$(leftovers ex0)" ]; then
+	ok example-secret-not-set-refused
+else
+	fail example-secret-not-set-refused "exit $status"
+fi
+for s in my-secret-key CDSETOOL_ESA_USER CDSETOOL_ESA_PASSWORD; do printf v | "$berth" secrets set "$s" >/dev/null 2>&1; done
+printf v | "$berth" secrets set my-secret-key --project vision >/dev/null 2>&1
+# submit PREFIX TABLE POLICY: runs each row's file, as run PREFIX<row>; prints what was refused
+submit() {
+	local n=0 file id status
+	while read -r file _; do
+		n=$((n + 1))
+		id=$("$berth" run "$root/$file" --backend kubernetes --config "$3" --run-id "$1$n" 2>out)
+		status=$?
+		[ $status = 0 ] && [ "$id" = "$1$n" ] || echo "$file (exit $status: $(tail -1 out))"
+	done <"$2"
+}
+# unmet PREFIX TABLE: the rows whose run is not in the row's state with its words in the reason
+unmet() {
+	"$berth" get runs -o json 2>out | python3 -c '
+import json, sys
+runs = {r["id"]: r for r in json.load(sys.stdin)}
+for n, row in enumerate(open(sys.argv[2]), 1):
+	file, want, *words = row.split()
+	words = " ".join(words)
+	r = runs.get(sys.argv[1] + str(n), {})
+	state, reason = r.get("state", "not recorded"), " ".join(r.get("reason", "").split())
+	if state != want or words not in reason:
+		print(f"{file}: {state} ({reason[:150]}), not {want} {words}".rstrip())
+' "$1" "$2" 2>&1
+}
+# runs PREFIX TABLE [STATE...]: the run ids of the rows (of those STATEs)
+runs() {
+	awk -v p="$1" -v s=" ${*:3} " 's == "  " || index(s, " " $2 " ") {printf "%s%s%d", sep, p, NR; sep = " "}' "$2"
+}
+shared_kept() { # the claim 026-seed002-mount-pvc.yaml mounts, an admin's, is there as it was
+	api GET /api/v1/namespaces/ml-jobs/persistentvolumeclaims/data-claim |
+		python3 -c 'import json,sys; m=json.load(sys.stdin).get("metadata",{}); sys.exit(not ("uid" in m and "deletionTimestamp" not in m))'
+}
+lines() { paste -sd'|' | head -c 1200; } # a list, on one line of a FAIL
+bad=$(submit ex expect.txt "$policy")
+for _ in $(seq 120); do
+	left=$(unmet ex expect.txt)
+	[ -z "$left" ] && break
+	sleep 0.5
+done
+if [ -z "$bad$left" ]; then
+	ok "examples-reach-their-state ($(cut -d' ' -f2 expect.txt | sort | uniq -c | awk '{printf "%s%s %s", s, $1, $2; s = ", "}'))"
+else
+	fail examples-reach-their-state "refused: $(lines <<<"$bad"); not there: $(lines <<<"$left")"
+fi
+# berth stop: what had not ended is Stopped, and nothing of it is left in any namespace; a run
+# that has ended keeps its result (and its log, kept in berth), and what was left of it on the
+# cluster goes too. The claim made by the admin stays.
+"$berth" stop $(runs ex expect.txt) >stop.out 2>&1
+status=$?
+awk '{print $1, ($2 == "Succeeded" ? $2 : "Stopped")}' expect.txt >stopped.txt
+left=$(unmet ex stopped.txt)
+unfinished=$(leftovers $(runs ex expect.txt))
+if [ $status = 0 ] && [ -z "$left$unfinished" ] && shared_kept; then ok examples-stop-leaves-nothing; else
+	fail examples-stop-leaves-nothing "exit $status; $(shared_kept || echo 'data-claim is gone; ')not Stopped: $(lines <<<"$left"); left: $(lines <<<"$unfinished")"
+fi
+# cleanup.ttl_after_finished: each job again; once it has ended, the cluster takes all it had
+grep ' Succeeded$' expect.txt >ttl-expect.txt
+bad=$(submit tx ttl-expect.txt ttl-policy.yaml)
+for _ in $(seq 120); do
+	left=$(unmet tx ttl-expect.txt)
+	gone=$(leftovers $(runs tx ttl-expect.txt))
+	[ -z "$left$gone" ] && break
+	sleep 0.5
+done
+if [ -z "$bad$left$gone" ] && shared_kept; then ok "examples-ttl-leaves-nothing ($(wc -l <ttl-expect.txt) jobs)"; else
+	fail examples-ttl-leaves-nothing "$(shared_kept || echo 'data-claim is gone; ')refused: $(lines <<<"$bad"); not Succeeded: $(lines <<<"$left"); left: $(lines <<<"$gone")"
+fi
+
 # ---- berth render applies as it is --------------------------------------------------------
 if command -v kubectl >/dev/null; then
 	# every example and seed, rendered with the example policy, through the API server's
-	# validation and admission (server-side apply, dry run)
+	# validation and admission (server-side apply, dry run; run ids of their own: the runs
+	# ex1... above are still there)
 	n=0 bad=
 	for f in "$root"/examples/*.yaml "$root"/examples/seeds/*.yaml; do
 		n=$((n + 1))
-		if ! "$berth" render "$f" --config "$policy" --run-id "ex$n" >ex.yaml 2>ex.err; then
+		if ! "$berth" render "$f" --config "$policy" --run-id "dry$n" >ex.yaml 2>ex.err; then
 			bad="$bad $(basename "$f") (render: $(head -1 ex.err))"
 		elif ! kubectl apply --server-side --dry-run=server -f ex.yaml >ex.out 2>&1; then
 			bad="$bad $(basename "$f") ($(grep -i error ex.out | head -1))"

@@ -232,6 +232,9 @@ def labels_match(reqs, labels):
 
 FIELD_SELECTABLE = {'metadata.name', 'metadata.namespace'}
 POD_FIELDS = {'status.phase', 'spec.nodeName', 'spec.restartPolicy'}
+EVENT_FIELDS = {'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name',
+                'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion',
+                'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'}
 
 
 def make_filter(res, q):
@@ -242,7 +245,8 @@ def make_filter(res, q):
         m = re.fullmatch(r'([^=!]+)(==|=|!=)(.*)', t)
         if not m:
             raise bad_request(f'invalid selector: \'{t}\'; can\'t understand \'{t}\'')
-        if m[1] not in FIELD_SELECTABLE and not (res == 'pods' and m[1] in POD_FIELDS):
+        if m[1] not in FIELD_SELECTABLE and not (res == 'pods' and m[1] in POD_FIELDS) and \
+                not (res == 'events' and m[1] in EVENT_FIELDS):
             raise bad_request(f'field label not supported: {m[1]}')
         freqs.append((m[1].split('.'), m[2] == '!=', m[3]))
 

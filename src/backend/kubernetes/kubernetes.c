@@ -160,11 +160,19 @@ typedef struct kview {
 	char claims[VIEW_CLAIMS][254]; /* the claims its pods mount */
 	size_t nclaims;
 	kueue_view kueue;      /* a Job: suspended, its LocalQueue, what Kueue says */
+	int64_t gone_since;    /* a Job gone, its end untold: since when berth knows it gone */
+	berth_state was;       /* ... and the run's state until then */
 } kview;
 
 /* A refusal seen this long is the run's end, not a wait (the controllers
  * retry a forbidden create for ever). */
 #define REFUSED_GRACE_MS 10000
+/* A Job gone whose Events do not tell how it ended is given this long before
+ * it is taken for deleted outside berth: the controller manager writes its
+ * Events after the fact (seconds later when it is busy), and the TTL
+ * controller may take a finished Job before its Completed Event is written. */
+#define GONE_GRACE_MS 10000
+#define GONE_UNTOLD "its Job is gone from the cluster, and its Events do not say yet how it ended"
 /* A wait watches this long, then asks for the Events of a run that waits. */
 #define WAIT_SLICE_MS 5000
 /* A server sweeps at its start and then this often. */
@@ -416,6 +424,11 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 			snprintf(reason, len, "%.450s; its Job was removed by the cluster since", v->reason);
 			return BERTH_STATE_FAILED;
 		}
+		if (v->action == BERTH_ACTION_JOB && v->gone_since &&
+		    store_now_ms() - v->gone_since < GONE_GRACE_MS) {
+			copy_str(reason, len, GONE_UNTOLD);
+			return v->was == BERTH_STATE_RUNNING ? BERTH_STATE_RUNNING : BERTH_STATE_PENDING;
+		}
 		snprintf(reason, len, "its %s was deleted from the cluster outside berth", v->action ==
 			 BERTH_ACTION_JOB ? "Job" : v->action == BERTH_ACTION_CRONJOB ? "CronJob" : "Deployment");
 		return BERTH_STATE_FAILED;
@@ -573,12 +586,44 @@ typedef struct follower {
 
 static void read_outcome(berth_backend *b, const target *t, kview *v);
 
+/* Since when berth knows the run's Job gone with its end untold: when its
+ * record's reason became GONE_UNTOLD (the run's event says; without one, long
+ * ago), else now; and its state until then. */
+static void gone_since(berth_backend *b, const char *id, kview *v)
+{
+	store_run *r = NULL;
+	store_event_row *ev = NULL;
+	size_t n = 0;
+	berth_error *e = NULL;
+	v->gone_since = store_now_ms();
+	v->was = BERTH_STATE_PENDING;
+	if (!store_run_get(b->st, id, &r, &e)) {
+		v->was = r->info.state;
+		if (r->info.reason && !strcmp(r->info.reason, GONE_UNTOLD)) {
+			v->gone_since = 1;
+			if (!store_event_list(b->st, id, &ev, &n, &e))
+				for (size_t i = n; i-- > 0;)
+					if (ev[i].message && !strcmp(ev[i].message, GONE_UNTOLD)) {
+						v->gone_since = ev[i].time;
+						break;
+					}
+		}
+	}
+	store_event_list_free(ev, n);
+	store_run_free(r);
+	berth_error_free(e);
+}
+
 static int follow_done(follower *f, berth_error **err)
 {
-	if (f->view.gone && !f->stopping && f->view.action == BERTH_ACTION_JOB && !f->outcome_read &&
-	    !f->view.complete && !f->view.failed) {
-		f->outcome_read = true;
-		read_outcome(f->b, f->t, &f->view);
+	if (f->view.gone && !f->stopping && f->view.action == BERTH_ACTION_JOB && !f->view.complete &&
+	    !f->view.failed) {
+		if (!f->outcome_read) {
+			f->outcome_read = true;
+			read_outcome(f->b, f->t, &f->view);
+		}
+		if (!f->view.complete && !f->view.failed && !f->view.gone_since)
+			gone_since(f->b, f->id, &f->view);
 	}
 	char reason[600];
 	const kpod *p;
@@ -1488,8 +1533,18 @@ static int kube_stop(berth_backend *b, const char *id, int grace_s, bool wait, b
 	kube_refresh(b, id, &e);
 	berth_error_free(e);
 	int rc = locate(b, id, &t, &final, err);
-	if (rc || final)
+	if (rc)
 		return rc;
+	if (final) {
+		/* a run that has ended keeps its result; what is left of it on the
+		 * cluster (its Job, pods and claims, kept for their log) goes, its
+		 * log kept in berth first */
+		keep_log(b, id, &t);
+		rc = delete_run_objects(b, id, &t, grace_s, err);
+		if (!rc)
+			store_event(b->st, id, "Cleaned", "what was left of it on the cluster was deleted");
+		return rc;
+	}
 	if (store_begin(b->st, err))
 		return -BERTH_EIO;
 	rc = store_run_request_stop(b->st, id, grace_s, err);
