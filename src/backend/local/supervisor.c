@@ -182,7 +182,7 @@ static void child_fail(int errp, int step, int e)
 	_exit(127);
 }
 
-enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT, STEP_HARDEN, STEP_FORK };
+enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT, STEP_HARDEN, STEP_FORK, STEP_CGROUP };
 
 /* Closes every fd from lo up but keep (-1: none); with cloexec, marks them
  * close-on-exec instead. Without close_range (Linux < 5.9), one by one. */
@@ -313,27 +313,42 @@ static void run_init(sup *s, int errp, int statp)
  * a pid namespace, the pid is that of the run's init (pid 1 there), which
  * passes berth's stop signals on and writes the command's wait status to
  * statp. */
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			close(p[i]);
+}
+
 static pid_t start(sup *s, const char *const *secret_files, const size_t *secret_lens, berth_buf *why)
 {
-	int go[2], errp[2], statp[2] = {-1, -1};
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || (s->pidns && pipe2(statp, O_CLOEXEC))) {
+	/* its cgroup, before it runs anything of the run's: v1, it moves itself
+	 * there (cg_enter_self); v2, it is made there (clone3), else moved there
+	 * by this process, for which it waits (go) */
+	bool self = cg_version_of(s->cg) == CG_V1;
+	int go[2] = {-1, -1}, errp[2] = {-1, -1}, statp[2] = {-1, -1};
+	if (pipe2(errp, O_CLOEXEC) || (s->pidns && pipe2(statp, O_CLOEXEC)) ||
+	    (s->cg && !self && pipe2(go, O_CLOEXEC))) {
 		berth_buf_printf(why, "pipe: %s", strerror(errno));
+		close_pair(errp);
+		close_pair(statp);
 		return -1;
 	}
 	pid_t parent = getpid();
 	/* with a pid namespace, the child is its pid 1 at once (and in a mount
-	 * namespace of its own): clone as fork does, a process with one thread
-	 * has no lock for libc to reset, and this child calls nothing that reads
-	 * its thread id (raise, pthread_*) */
-	pid_t pid = s->pidns ? (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL, NULL,
-					      NULL, 0UL)
-			     : fork();
+	 * namespace of its own) */
+	bool in_cg = false;
+	pid_t pid = sup_clone(s->pidns, go[0] >= 0 ? s->cgfd : -1, &in_cg);
 	if (pid < 0) {
 		berth_buf_printf(why, "%s: %s", s->pidns ? "clone" : "fork", strerror(errno));
+		close_pair(errp);
+		close_pair(statp);
+		close_pair(go);
 		return -1;
 	}
 	if (pid == 0) {
-		close(go[1]);
+		if (go[1] >= 0)
+			close(go[1]);
 		close(errp[0]);
 		if (statp[0] >= 0)
 			close(statp[0]);
@@ -342,9 +357,11 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		/* the parent gone already? (in a pid namespace, it is outside: 0) */
 		if (getppid() != (s->pidns ? 0 : parent))
 			_exit(127);
+		int e = self ? cg_enter_self(s->cg) : 0;
+		if (e)
+			child_fail(errp[1], STEP_CGROUP, e);
 		char c;
-		/* with a cgroup, it waits to be in it; else there is nothing to wait for */
-		if (s->cg && read(go[0], &c, 1) != 1)
+		if (go[0] >= 0 && !in_cg && read(go[0], &c, 1) != 1)
 			_exit(127);
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (null >= 0)
@@ -361,13 +378,14 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 			child_fail(errp[1], STEP_MOUNT, errno);
 		become_command(s, errp[1]);
 	}
-	close(go[0]);
+	if (go[0] >= 0)
+		close(go[0]);
 	close(errp[1]);
 	if (statp[1] >= 0)
 		close(statp[1]);
 	s->statp = statp[0];
 	berth_error *e = NULL;
-	if (s->cg && cg_enter(s->cg, pid, &e)) {
+	if (go[1] >= 0 && !in_cg && cg_enter(s->cg, pid, &e)) {
 		berth_buf_printf(why, "cannot put the process in its cgroup: %s",
 				 berth_error_get(e, 0)->message);
 		berth_error_free(e);
@@ -376,9 +394,11 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		close(errp[0]);
 		return -1;
 	}
-	ssize_t w = write(go[1], "g", 1);
-	(void)w;
-	close(go[1]);
+	if (go[1] >= 0) {
+		ssize_t w = in_cg ? 1 : write(go[1], "g", 1);
+		(void)w;
+		close(go[1]);
+	}
 	int msg[2];
 	ssize_t n;
 	while ((n = read(errp[0], msg, sizeof(msg))) < 0 && errno == EINTR)
@@ -388,7 +408,7 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		static const char *const what[] = {"", "cannot run", "cannot mount the volumes for",
 						   "cannot switch user for", "cannot set the rlimits of",
 						   "cannot harden (capabilities, no_new_privs, seccomp)",
-						   "cannot fork"};
+						   "cannot fork", "cannot move into its cgroup the process of"};
 		berth_buf_printf(why, "%s \"%s\": %s", what[msg[0]], s->argv[0], strerror(msg[1]));
 		return -2 - msg[0]; /* started and failed: reaped as usual */
 	}
@@ -809,6 +829,7 @@ static void make_cgroup(sup *s, const char *id)
 	if (v != CG_NONE && cg_create(&s->cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
 		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
 		r->cgroup = berth_strdup(id);
+		s->cgfd = cg_dir_fd(s->cg);
 	} else {
 		r->info.enforcement = berth_strdup("rlimits");
 		store_event(s->st, id, "Warning",
@@ -869,6 +890,9 @@ static void finish(sup *s, const char *id)
 		cg_free(s->cg);
 		s->cg = NULL;
 	}
+	if (s->cgfd >= 0)
+		close(s->cgfd);
+	s->cgfd = -1;
 	sup_remove_mount_points(s);
 	if (!r->keep_volumes)
 		local_cleanup_volumes(s->home, r);
@@ -935,7 +959,7 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 {
 	sigset_t set, run_mask;
 	int done_fd = become_supervisor(&set, &run_mask);
-	sup s = {.home = home, .log = -1, .statp = -1, .run_mask = run_mask};
+	sup s = {.home = home, .log = -1, .statp = -1, .cgfd = -1, .run_mask = run_mask};
 	char path[4096];
 	if (fs_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
 		return -BERTH_EIO;
