@@ -169,7 +169,6 @@ static bool can_unshare(int flags)
  * there is no mount namespace for the volumes. */
 bool sup_namespaces(sup *s)
 {
-	const char *id = s->r->info.id;
 	/* with CAP_SYS_ADMIN (root outside a container) nothing needs trying:
 	 * a fork less on every launch */
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -180,14 +179,14 @@ bool sup_namespaces(sup *s)
 		s->pidns = true;
 		return false;
 	}
-	store_event(s->st, id, "Warning",
-		    geteuid() ? "no pid namespace (berth is not root): the run's processes see the "
-				"machine's in /proc"
-			      : "no pid namespace (the host refuses one): the run's processes see the "
-				"machine's in /proc");
+	sup_note(s, "Warning",
+		 geteuid() ? "no pid namespace (berth is not root): the run's processes see the "
+			     "machine's in /proc"
+			   : "no pid namespace (the host refuses one): the run's processes see the "
+			     "machine's in /proc");
 	if (!s->nvols || can_unshare(CLONE_NEWNS))
 		return false;
-	store_event(s->st, id, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
+	sup_note(s, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
 	return true;
 }
 

@@ -35,7 +35,13 @@ typedef struct sup {
 	char *tmp;           /* runs/ID/tmp, the run's /tmp in a pid namespace; NULL: none */
 	char *evicted;       /* why it was stopped for its disk use */
 	int cgfd;            /* v2: the cgroup's directory, for clone3 (cg_dir_fd); -1: none */
+	berth_buf notes;     /* events noted before the store is written: KIND\0MESSAGE\0... */
+	bool recorded;       /* this supervisor is in the record (pid and start time) */
 } sup;
+
+/* supervisor.c: an event of the run, written with the record of its start
+ * (or of its end, when it never starts). */
+void sup_note(sup *s, const char *kind, const char *message);
 
 /* mounts.c: the gid the run's processes have. */
 int64_t sup_run_gid(const store_run *r);
