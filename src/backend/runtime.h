@@ -86,6 +86,7 @@ struct berth_backend {
 	bool passive;              /* opened without reconciling (berth_backend_opts) */
 	bool cached;               /* records are kept fresh by reconcile: get reads the store */
 	bool waits;                /* opts.waits */
+	bool fork_supervisors;     /* opts.fork_supervisors */
 	char *config, *context;    /* opts.kubeconfig, opts.context: where a cluster is */
 	struct {
 		const backend_ops *kind;

@@ -194,6 +194,8 @@ static int migrate(store *s, berth_error **err)
  * sleeps 1 ms at first and then longer, while a berth transaction holds the
  * lock for a few tenths of one: a short sleep that doubles (50 µs to 2 ms)
  * takes the lock soon after it is free. */
+static int connect_db(store *s, berth_error **err);
+
 static int busy_wait(void *ctx, int tries)
 {
 	store *s = ctx;
@@ -238,14 +240,22 @@ int store_open(store **out, const char *path, berth_error **err)
 				close(fd);
 		}
 	}
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-						   SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
-	if (rc != SQLITE_OK) {
-		rc = berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", path,
-				s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	if (connect_db(s, err) || migrate(s, err)) {
 		store_close(s);
-		return rc;
+		return -BERTH_EIO;
 	}
+	*out = s;
+	return 0;
+}
+
+/* The connection to s->path, set up as every one is. */
+static int connect_db(store *s, berth_error **err)
+{
+	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+						      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
+	if (rc != SQLITE_OK)
+		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path,
+				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 	sqlite3_busy_handler(s->db, busy_wait, s);
 	/* the last connection to close would checkpoint the WAL into the database
 	 * and fsync both: milliseconds at the end of every berth command. The WAL
@@ -256,15 +266,34 @@ int store_open(store **out, const char *path, berth_error **err)
 	 * The first process to open the store reads the whole WAL to index it
 	 * (0.5 to 1.5 ms for the 1000 pages of SQLite's default), so the WAL is
 	 * checkpointed every 100 pages; a server raises it (store_long_lived) */
-	if (store_db_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-		    " PRAGMA wal_autocheckpoint=100",
-		 err) ||
-	    migrate(s, err)) {
-		store_close(s);
-		return -BERTH_EIO;
+	return store_db_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+			     " PRAGMA wal_autocheckpoint=100",
+			     err);
+}
+
+int store_suspend(store *s)
+{
+	for (size_t i = 0; i < STMT_CACHE; i++) {
+		sqlite3_finalize(s->cache[i].st);
+		free(s->cache[i].sql);
+		s->cache[i] = (stmt_slot){0};
 	}
-	*out = s;
+	if (sqlite3_close(s->db) != SQLITE_OK)
+		return -1;
+	s->db = NULL;
 	return 0;
+}
+
+int store_resume(store *s, berth_error **err)
+{
+	if (s->db)
+		return 0;
+	int rc = connect_db(s, err);
+	if (rc) {
+		sqlite3_close(s->db);
+		s->db = NULL;
+	}
+	return rc;
 }
 
 void store_long_lived(store *s)

@@ -61,6 +61,12 @@ typedef struct store_run {
  * a writer (WAL): it reads what was committed when its statement began. */
 int store_open(store **out, const char *path, berth_error **err);
 void store_close(store *s);
+/* SQLite's state of a process's open databases is not for a child of fork
+ * to use: a process that forks closes its connection first (statements
+ * included; -1 when one is still running) and opens it again after
+ * (store_resume; a failure leaves every call failing until one succeeds). */
+int store_suspend(store *s);
+int store_resume(store *s, berth_error **err);
 /* For a connection that stays open (the server's): the WAL is checkpointed
  * every 1000 pages rather than 100. Fewer checkpoints (each an fsync) cost
  * a larger WAL, which only the first process to open the store reads. */

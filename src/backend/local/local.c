@@ -357,13 +357,98 @@ static pid_t spawn_direct(const char *exe, char *const argv[], char *const envp[
 	return pid;
 }
 
-/* Starts `berth __supervise ID` in a session of its own and returns its pid:
- * with wait (a caller that waits for this run), as its child, by posix_spawn,
- * with the pipe that says when the run is done; else, and when that fails, as
+/* This process's command line as ps and pgrep show it: argv (a forked
+ * supervisor is `berth __supervise ID`, as one started by exec is). Written
+ * over the argument strings; when it is longer, on over the environment's,
+ * whose strings environ keeps copies of, as setproctitle(3) does: the kernel
+ * reads a command line whose last argument byte is no longer NUL on to its
+ * first NUL. */
+static void set_title(const char *const *argv)
+{
+	int64_t at[4]; /* arg_start, arg_end, env_start, env_end */
+	if (local_proc_fields(getpid(), false, 48, 4, at) || at[1] <= at[0])
+		return;
+	char *start = (char *)(uintptr_t)at[0], *end = (char *)(uintptr_t)at[1];
+	size_t len = 0, room = (size_t)(end - start);
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	if (len <= room) {
+		memset(start, 0, room);
+		for (char *p = start; *argv; p += strlen(*argv++) + 1)
+			memcpy(p, *argv, strlen(*argv));
+		return;
+	}
+	if (at[2] == at[1] && at[3] > at[2]) {
+		char *env_end = (char *)(uintptr_t)at[3];
+		for (char **e = environ; *e; e++) {
+			char *copy = *e >= end && *e < env_end ? berth_strdup(*e) : *e;
+			if (!copy)
+				return; /* (copies of those before: nothing is written yet) */
+			*e = copy;
+		}
+		room = (size_t)(env_end - start);
+	}
+	size_t n = 0;
+	for (size_t i = 0; argv[i] && n + 1 < room; i++) {
+		if (i)
+			start[n++] = ' ';
+		for (const char *c = argv[i]; *c && n + 1 < room; c++)
+			start[n++] = *c;
+	}
+	memset(start + n, 0, room - n);
+}
+
+/* The supervisor of r as a fork of this process (opts.fork_supervisors: it
+ * has one thread), running in it with the record as stored: no exec, no
+ * loading of berth and its libraries again, and the run starts before the
+ * store is opened. As posix_spawn makes the exec'd one: a session of its
+ * own, stdin and stdout on /dev/null, stderr appended to diag, every signal
+ * at its default, the stops blocked; the supervisor closes every other fd
+ * but done_fd. The store is closed across the fork (store_suspend): SQLite's
+ * state of this process's open databases is not the child's to use. -1 when
+ * it cannot be (the caller spawns one instead). */
+static pid_t fork_supervisor(berth_backend *b, store_run *r, const char *diag, int done_fd,
+			     const sigset_t *stops)
+{
+	int64_t threads = 0;
+	if (local_proc_fields(getpid(), false, 20, 1, &threads) || threads != 1 || store_suspend(b->st))
+		return -1;
+	sigset_t mask;
+	pthread_sigmask(SIG_BLOCK, stops, &mask);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+		for (int sig = 1; sig < NSIG; sig++)
+			sigaction(sig, &dfl, NULL);
+		int null = open("/dev/null", O_RDWR), log = open(diag, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(log >= 0 ? log : null, 2) < 0)
+			_exit(127);
+		const char *title[] = {"berth", "__supervise", r->info.id, NULL};
+		set_title(title);
+		/* the environment an exec'd one gets (its own queue pass reads it) */
+		const char *config = berth_policy_file(b->policy);
+		unsetenv("BERTH_DONE_FD");
+		if (setenv("BERTH_HOME", b->home, 1) ||
+		    (config ? setenv("BERTH_CONFIG", config, 1) : unsetenv("BERTH_CONFIG")))
+			_exit(127);
+		_exit(local_supervise_forked(b->home, r, done_fd) ? 1 : 0);
+	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	berth_error *e = NULL;
+	store_resume(b->st, &e);
+	berth_error_free(e);
+	return pid;
+}
+
+/* Starts the supervisor of run id (record r) in a session of its own and
+ * returns its pid: with wait (a caller that waits for this run), as its
+ * child, with the pipe that says when the run is done: forked (see above),
+ * else `berth __supervise ID` by posix_spawn; else, and when that fails, as
  * a daemon (double fork). Everything the children need is made before fork:
  * a server forks while other threads may hold malloc's locks, so between fork
  * and exec only async-signal-safe calls are made. */
-static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
+static pid_t spawn_supervisor(berth_backend *b, const char *id, store_run *r, bool wait)
 {
 	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
 	if (local_run_path(diag_path, sizeof(diag_path), b->home, id, "supervisor.log"))
@@ -419,7 +504,14 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
 		/* a caller that waits may be the supervisor's parent: it exits, or
 		 * reaps nothing, soon after the run ends; one vfork-like spawn costs
 		 * less than two forks of this process */
-		pid_t sup = spawn_direct(b->exe, argv, envp, diag_path, done[1], &stops);
+		bool fork_it = r && b->fork_supervisors;
+#ifdef BERTH_FAULT_INJECTION
+		/* tests: the spawn a caller with threads (a server) makes */
+		fork_it = fork_it && !getenv("BERTH_TEST_SPAWN_SUPERVISOR");
+#endif
+		pid_t sup = fork_it ? fork_supervisor(b, r, diag_path, done[1], &stops) : -1;
+		if (sup < 0)
+			sup = spawn_direct(b->exe, argv, envp, diag_path, done[1], &stops);
 		if (sup > 0) {
 			free(envp);
 			close(done[1]);
@@ -611,6 +703,15 @@ static int place(freecap *f, store_run *r, int64_t now)
 	return 0;
 }
 
+/* The record of admitted run id among pending. */
+static store_run *record_of(const char *id, store_run **pending, size_t npending)
+{
+	for (size_t k = 0; k < npending; k++)
+		if (pending[k]->info.id == id)
+			return pending[k];
+	return NULL;
+}
+
 /* After the commit that admitted them: a supervisor for each admitted run
  * (waits: with a pipe to this handle); a run whose supervisor cannot be
  * started fails, and frees what it held. */
@@ -624,7 +725,8 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 		if (!local_run_path(dir, sizeof(dir), b->home, admitted[i], NULL) &&
 		    !fs_mkdirs(dir, 0700))
 			/* a waiting caller waits for what it submits, not for others' queued runs */
-			sup = spawn_supervisor(b, admitted[i], waits);
+			sup = spawn_supervisor(b, admitted[i], record_of(admitted[i], pending, npending),
+					       waits);
 #ifdef BERTH_FAULT_INJECTION
 		/* tests: the spawner is slow, so that a short run's supervisor ends first */
 		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
@@ -650,10 +752,7 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 		if (started)
 			continue;
 		/* it could not be started: it fails, and frees what it held */
-		store_run *r = NULL;
-		for (size_t k = 0; k < npending; k++)
-			if (pending[k]->info.id == admitted[i])
-				r = pending[k];
+		store_run *r = record_of(admitted[i], pending, npending);
 		if (!r)
 			continue;
 		r->info.state = BERTH_STATE_FAILED;
