@@ -75,6 +75,9 @@ static int sup_store(sup *s)
 	berth_error *e = NULL;
 	int rc = fs_path(path, sizeof(path), s->home, "berth.db") ? -1 : store_open(&s->st, path, &e);
 	berth_error_free(e);
+	/* its checkpoints wait for its tail, where no one waits for them */
+	if (!rc)
+		store_defer_checkpoints(s->st, true);
 	return rc ? -1 : 0;
 }
 
@@ -1070,6 +1073,7 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 			store_close(s.st);
 			return rc;
 		}
+		store_defer_checkpoints(s.st, true);
 	}
 	make_cgroup(&s, id);
 	char **files = NULL;
@@ -1085,8 +1089,11 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	finish(&s, id);
 	if (done_fd >= 0)
 		close(done_fd);
-	/* its own files go once whoever waits knows (0.5 ms that no waiter pays) */
+	/* its own files go once whoever waits knows (0.5 ms that no waiter pays),
+	 * and the WAL is written back when it is as long as a checkpoint is due */
 	local_cleanup_run_dirs(home, id);
+	if (s.st)
+		store_checkpoint_due(s.st);
 	release(&s, files, lens);
 	bool queued = s.st && store_queued(s.st, local_backend_ops.kind);
 	store_close(s.st);
