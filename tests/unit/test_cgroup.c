@@ -671,6 +671,15 @@ static void test_open_enter_kill_fake(void)
 	CHECK_INT(cg_create(&cg, CG_V1, root, "berth", "run1", NULL, &err), 0);
 	CHECK_INT(cg_open(&again, CG_V1, root, "berth", "run1", &err), 0);
 	CHECK_STR(cg_path(again), cg_path(cg));
+	/* made by this handle: nothing ran in it; opened, or made again over a
+	 * leftover: something may have */
+	CHECK(cg_fresh(cg));
+	CHECK(!cg_fresh(again));
+	cg_handle *reused = NULL;
+	CHECK_INT(cg_create(&reused, CG_V1, root, "berth", "run1", NULL, &err), 0);
+	CHECK(reused && !cg_fresh(reused));
+	CHECK(!cg_fresh(NULL));
+	cg_free(reused);
 	CHECK_INT(cg_count(again), 0);
 
 	cg_handle *none = NULL;

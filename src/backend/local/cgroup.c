@@ -841,6 +841,14 @@ int cg_dir_fd(const cg_handle *cg)
 	return open(cg->dirs[0].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+bool cg_fresh(const cg_handle *cg)
+{
+	for (size_t i = 0; cg && i < cg->n; i++)
+		if (!cg->dirs[i].created)
+			return false;
+	return cg && cg->n;
+}
+
 cg_version cg_version_of(const cg_handle *cg)
 {
 	return cg ? cg->v : CG_NONE;

@@ -11,6 +11,7 @@
 #ifndef BERTH_CGROUP_H
 #define BERTH_CGROUP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -91,6 +92,9 @@ int cg_enter_self(const cg_handle *cg);
 int cg_dir_fd(const cg_handle *cg);
 
 cg_version cg_version_of(const cg_handle *cg);
+/* Whether cg_create made every directory of cg (none was left by a run
+ * that died): nothing has run in it before. */
+bool cg_fresh(const cg_handle *cg);
 
 /* Reads usage; fields a kernel does not offer stay 0. */
 int cg_stats_read(cg_handle *cg, cg_stats *out, berth_error **err);

@@ -521,15 +521,16 @@ static void signal_all(sup *s, int sig)
 		closedir(d);
 }
 
-/* SIGKILL everything left and reap it, for at most 5 s. */
+/* SIGKILL everything left and reap it, for at most 5 s (the caller killed
+ * once already: nothing left, nothing more is read). */
 static void reap_all(sup *s)
 {
 	for (int i = 0; i < 500; i++) {
-		signal_all(s, SIGKILL);
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD && (!s->cg || cg_count(s->cg) <= 0))
 			return;
+		signal_all(s, SIGKILL);
 		struct timespec ts = {0, 10000000};
 		nanosleep(&ts, NULL);
 	}
@@ -678,13 +679,14 @@ static void set_reason(store_run *r, char *reason)
 	r->info.reason = reason;
 }
 
+/* Its usage: the cgroup's (as read when the last attempt ended, by
+ * oom_kills), else what the kernel counted for the reaped children. */
 static void usage_of(sup *s)
 {
-	cg_stats st;
 	berth_error *e = NULL;
-	if (s->cg && cg_stats_read(s->cg, &st, &e) == 0) {
-		s->r->info.cpu_usage_ns = (int64_t)st.cpu_usage_ns;
-		s->r->info.mem_peak = (int64_t)st.mem_peak;
+	if (s->cg && (s->have_stats || cg_stats_read(s->cg, &s->stats, &e) == 0)) {
+		s->r->info.cpu_usage_ns = (int64_t)s->stats.cpu_usage_ns;
+		s->r->info.mem_peak = (int64_t)s->stats.mem_peak;
 	} else {
 		struct rusage ru;
 		getrusage(RUSAGE_CHILDREN, &ru);
@@ -695,13 +697,18 @@ static void usage_of(sup *s)
 	berth_error_free(e);
 }
 
-static uint64_t oom_kills(sup *s)
+/* The cgroup's OOM kills so far (0 in a cgroup this supervisor made and
+ * nothing ran in yet); read when an attempt has ended, its usage is kept. */
+static uint64_t oom_kills(sup *s, bool ended)
 {
-	cg_stats st;
 	berth_error *e = NULL;
-	uint64_t n = s->cg && cg_stats_read(s->cg, &st, &e) == 0 ? st.oom_kills : 0;
+	s->have_stats = false;
+	if (!s->cg || (!ended && !s->r->info.attempts && cg_fresh(s->cg)))
+		return 0;
+	bool ok = cg_stats_read(s->cg, &s->stats, &e) == 0;
 	berth_error_free(e);
-	return n;
+	s->have_stats = ok && ended;
+	return ok ? s->stats.oom_kills : 0;
 }
 
 static int save(sup *s)
@@ -752,7 +759,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 	int64_t backoff = 1000;
 	for (;;) {
 		berth_buf why = BERTH_BUF_INIT;
-		uint64_t ooms_before = oom_kills(s);
+		uint64_t ooms_before = oom_kills(s, false);
 		int64_t t0 = store_now_ms();
 		s->child = start(s, files, lens, &why);
 		r->info.attempts++;
@@ -784,7 +791,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		int status = 0;
 		enum ending end = wait_child(s, set, deadline, &status);
 		signal_all(s, SIGKILL); /* the main process is gone: so is the rest */
-		bool oom = oom_kills(s) > ooms_before;
+		bool oom = oom_kills(s, true) > ooms_before;
 		r->info.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 		r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		r->info.oom_killed = oom;
@@ -955,22 +962,15 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 	return true;
 }
 
-/* After the run: what is left killed, its usage read, its cgroup, mount
- * points and run-long volumes removed, and its end recorded, also on a full
- * disk (the done marker says it then, for recovery to record). */
+/* After the run: what is left killed, its usage read, its mount points and
+ * run-long volumes removed, and its end recorded, also on a full disk (the
+ * done marker says it then, for recovery to record). Its cgroup, empty,
+ * goes after the marker (remove_cgroup): the kernel may hold it a while. */
 static void finish(sup *s, const char *id)
 {
 	store_run *r = s->r;
 	reap_all(s);
 	usage_of(s);
-	if (s->cg) {
-		cg_destroy(s->cg, NULL);
-		cg_free(s->cg);
-		s->cg = NULL;
-	}
-	if (s->cgfd >= 0)
-		close(s->cgfd);
-	s->cgfd = -1;
 	sup_remove_mount_points(s);
 	if (!r->keep_volumes)
 		local_cleanup_volumes(s->home, r);
@@ -998,6 +998,18 @@ static void finish(sup *s, const char *id)
 			unlink(reserve);
 	}
 	local_mark_outcome(s->home, id, &r->info);
+}
+
+static void remove_cgroup(sup *s)
+{
+	if (s->cg) {
+		cg_destroy(s->cg, NULL);
+		cg_free(s->cg);
+		s->cg = NULL;
+	}
+	if (s->cgfd >= 0)
+		close(s->cgfd);
+	s->cgfd = -1;
 }
 
 /* Frees what the supervisor held; secret values are wiped first. */
@@ -1089,8 +1101,10 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	finish(&s, id);
 	if (done_fd >= 0)
 		close(done_fd);
-	/* its own files go once whoever waits knows (0.5 ms that no waiter pays),
-	 * and the WAL is written back when it is as long as a checkpoint is due */
+	/* its own files and its cgroup go once whoever waits knows (0.5 ms that
+	 * no waiter pays), and the WAL is written back when it is as long as a
+	 * checkpoint is due */
+	remove_cgroup(&s);
 	local_cleanup_run_dirs(home, id);
 	if (s.st)
 		store_checkpoint_due(s.st);
