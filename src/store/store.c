@@ -196,20 +196,6 @@ static int migrate(store *s, berth_error **err)
  * takes the lock soon after it is free. */
 static int connect_db(store *s, berth_error **err);
 
-/* After each commit: SQLite's own autocheckpoint (a PASSIVE checkpoint once
- * the WAL holds ckpt_pages frames), which a deferring handle leaves to
- * store_checkpoint_due unless the WAL is ten times as long. */
-static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
-{
-	store *s = ctx;
-	s->wal_frames = frames;
-	if (frames >= s->ckpt_pages * (s->ckpt_deferred ? 10 : 1)) {
-		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-		s->wal_frames = 0;
-	}
-	return SQLITE_OK;
-}
-
 static int busy_wait(void *ctx, int tries)
 {
 	store *s = ctx;
@@ -271,9 +257,6 @@ static int connect_db(store *s, berth_error **err)
 		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path,
 				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 	sqlite3_busy_handler(s->db, busy_wait, s);
-	if (!s->ckpt_pages)
-		s->ckpt_pages = 100;
-	sqlite3_wal_hook(s->db, wal_hook, s);
 	/* the last connection to close would checkpoint the WAL into the database
 	 * and fsync both: milliseconds at the end of every berth command. The WAL
 	 * is checkpointed as it grows instead (every 1000 pages), by whoever writes */
@@ -282,9 +265,9 @@ static int connect_db(store *s, berth_error **err)
 	 * crash of berth, and the last ones may be lost only to a power cut.
 	 * The first process to open the store reads the whole WAL to index it
 	 * (0.5 to 1.5 ms for the 1000 pages of SQLite's default), so the WAL is
-	 * checkpointed every 100 pages (wal_hook); a server raises it
-	 * (store_long_lived) */
-	return store_db_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+	 * checkpointed every 100 pages; a server raises it (store_long_lived) */
+	return store_db_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+			     " PRAGMA wal_autocheckpoint=100",
 			     err);
 }
 
@@ -315,19 +298,7 @@ int store_resume(store *s, berth_error **err)
 
 void store_long_lived(store *s)
 {
-	s->ckpt_pages = 1000;
-}
-
-void store_defer_checkpoints(store *s, bool defer)
-{
-	s->ckpt_deferred = defer;
-}
-
-void store_checkpoint_due(store *s)
-{
-	if (s->db && s->wal_frames >= s->ckpt_pages &&
-	    sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) == SQLITE_OK)
-		s->wal_frames = 0;
+	sqlite3_wal_autocheckpoint(s->db, 1000);
 }
 
 void store_close(store *s)

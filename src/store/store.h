@@ -71,13 +71,6 @@ int store_resume(store *s, berth_error **err);
  * every 1000 pages rather than 100. Fewer checkpoints (each an fsync) cost
  * a larger WAL, which only the first process to open the store reads. */
 void store_long_lived(store *s);
-/* The checkpoint (two fsyncs, and the pages written back) left out of the
- * commits of a process that waits for nothing after them to where it costs
- * nobody a wait: store_checkpoint_due, when the WAL is as long as a
- * checkpoint is due at, runs it. A deferring handle still checkpoints at
- * ten times that length. */
-void store_defer_checkpoints(store *s, bool defer);
-void store_checkpoint_due(store *s);
 
 int store_begin(store *s, berth_error **err);  /* BEGIN IMMEDIATE (waits for other writers) */
 int store_commit(store *s, berth_error **err);

@@ -52,9 +52,6 @@ struct store {
 	stmt_slot cache[STMT_CACHE];
 	char *project;  /* the last project recorded through this handle */
 	int64_t busy_since; /* when the wait for another writer began (ms, monotonic) */
-	int wal_frames;     /* the WAL's frames after this connection's last commit */
-	int ckpt_pages;     /* checkpoint once the WAL holds this many (PASSIVE) */
-	bool ckpt_deferred; /* ... unless deferred (store_defer_checkpoints), up to ten times that */
 	/* the SQL of a run's columns, written on first use (runs.c): "a, b, ...", the
 	 * INSERT and the UPDATE of every mutable column */
 	char *cols, *insert, *update;

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "berth/berth.h"
 #include "base/internal.h"
@@ -823,52 +822,6 @@ out:
 	done(s, dir);
 }
 
-/* The database file's size: what a checkpoint writes back to it grows it. */
-static long long db_size(const char *dir)
-{
-	char path[4200];
-	struct stat st;
-	snprintf(path, sizeof(path), "%s/berth.db", dir);
-	return stat(path, &st) ? -1 : (long long)st.st_size;
-}
-
-/* Checkpoints: every 100 pages; deferred, only when due and asked for
- * (store_checkpoint_due), or at ten times that. */
-static void test_checkpoints(void)
-{
-	char *dir;
-	store *s = fresh(&dir);
-	if (!s)
-		goto out;
-	add_run(s, "r", "local", BERTH_STATE_RUNNING);
-	store_defer_checkpoints(s, true);
-	long long before = db_size(dir);
-	for (int i = 0; i < 150; i++)
-		store_event(s, "r", "Warning", "a line to fill the WAL with, one commit each");
-	CHECKF(db_size(dir) == before, "deferred: %lld bytes, %lld before", db_size(dir), before);
-	store_checkpoint_due(s);
-	long long after = db_size(dir);
-	CHECKF(after > before, "due: %lld bytes, %lld before", after, before);
-	/* deferred, the WAL still has a bound */
-	for (int i = 0; i < 2500 && db_size(dir) == after; i++)
-		store_event(s, "r", "Warning", "a line to fill the WAL with, one commit each");
-	CHECK(db_size(dir) > after);
-	/* not deferred: at 100 pages, by the commit that reaches them */
-	store_defer_checkpoints(s, false);
-	before = db_size(dir);
-	for (int i = 0; i < 400 && db_size(dir) == before; i++)
-		store_event(s, "r", "Warning", "a line to fill the WAL with, one commit each");
-	CHECK(db_size(dir) > before);
-	/* a handle closed and opened again across a fork keeps working */
-	CHECK_INT(store_suspend(s), 0);
-	berth_error *err = NULL;
-	CHECK_INT(store_resume(s, &err), 0);
-	CHECK_INT(store_event(s, "r", "Normal", "after"), 0);
-	berth_error_free(err);
-out:
-	done(s, dir);
-}
-
 /* Each reader of a list, with its n-th allocation failing, for every n
  * until none fails: BERTH_ENOMEM and nothing handed back, or all of it
  * (a failure that costs nothing: the statement cache's copy of its SQL). */
@@ -1020,4 +973,4 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_tokens), T(test_run_records),
-       T(test_data_version), T(test_checkpoints), T(test_alloc_failures), T(test_cleanup))
+       T(test_data_version), T(test_alloc_failures), T(test_cleanup))

@@ -944,10 +944,6 @@ static int local_submit(berth_backend *b, const berth_run *const *runs, size_t n
 	store_run **recs = berth_calloc(n ? n : 1, sizeof(*recs));
 	if (!recs)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	/* the checkpoints of this process's commits are left to the tails of the
-	 * supervisors it starts (a server's own come every 1000 pages) */
-	if (!b->cached)
-		store_defer_checkpoints(b->st, true);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = local_prepare(b, runs[i], spec_text, &recs[i], err);

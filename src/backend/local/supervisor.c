@@ -75,9 +75,6 @@ static int sup_store(sup *s)
 	berth_error *e = NULL;
 	int rc = fs_path(path, sizeof(path), s->home, "berth.db") ? -1 : store_open(&s->st, path, &e);
 	berth_error_free(e);
-	/* its checkpoints wait for its tail, where no one waits for them */
-	if (!rc)
-		store_defer_checkpoints(s->st, true);
 	return rc ? -1 : 0;
 }
 
@@ -1085,7 +1082,6 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 			store_close(s.st);
 			return rc;
 		}
-		store_defer_checkpoints(s.st, true);
 	}
 	make_cgroup(&s, id);
 	char **files = NULL;
@@ -1102,12 +1098,9 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	if (done_fd >= 0)
 		close(done_fd);
 	/* its own files and its cgroup go once whoever waits knows (0.5 ms that
-	 * no waiter pays), and the WAL is written back when it is as long as a
-	 * checkpoint is due */
+	 * no waiter pays) */
 	remove_cgroup(&s);
 	local_cleanup_run_dirs(home, id);
-	if (s.st)
-		store_checkpoint_due(s.st);
 	release(&s, files, lens);
 	bool queued = s.st && store_queued(s.st, local_backend_ops.kind);
 	store_close(s.st);
