@@ -338,6 +338,7 @@ fi
 spec fds 'ls /proc/$$/fd; echo END; env | grep -c "^BERTH_DONE_FD=" || true'
 spec stopwait 'sleep 3024'
 spec orphanwait 'sleep 3023'
+spec quick 'true'
 for how in forked exec; do
 	export BERTH_TEST_SUPERVISOR_HOW=$tmp/how
 	[ "$how" = exec ] && export BERTH_TEST_SPAWN_SUPERVISOR=1
@@ -383,13 +384,24 @@ for how in forked exec; do
 		pkill -f 'sleep 3023'
 		fail "wait-dead-supervisor-$how" "status $status (124: still waiting after 30 s), state $(field "$id" state)"
 	fi
+
+	# ... or killed before it started the run: the waiter ends at once all the same
+	start=$(date +%s)
+	BERTH_TEST_SUPERVISOR_DIES=1 timeout 30 "$berth" run quick.yaml --wait >id 2>out
+	status=$?
+	id=$(head -n1 id)
+	if [ "$status" = 1 ] && [ $(($(date +%s) - start)) -lt 10 ] && [ "$(field "$id" state)" = Failed ] &&
+		field "$id" reason | grep -q 'supervisor died'; then
+		ok "wait-supervisor-died-early-$how"
+	else
+		fail "wait-supervisor-died-early-$how" "status $status after $(($(date +%s) - start)) s, state $(field "$id" state)"
+	fi
 	unset BERTH_TEST_SPAWN_SUPERVISOR BERTH_TEST_SUPERVISOR_HOW
 done
 
 # a supervisor done and gone before its spawner looks at it (a slow spawner, in test builds):
 # the run keeps its end, with --wait (the supervisor is a child of berth run) or without
 # (the double fork: init reaps it)
-spec quick 'true'
 w=$(BERTH_TEST_SPAWN_DELAY_MS=400 "$berth" run quick.yaml --wait 2>out)
 nw=$(BERTH_TEST_SPAWN_DELAY_MS=400 "$berth" run quick.yaml 2>>out)
 for _ in $(seq 50); do [ -e "$BERTH_HOME/runs/$nw/done" ] && break; sleep 0.1; done

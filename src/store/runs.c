@@ -498,7 +498,7 @@ static int distinct(const store_query *q, store_query *d, const char ***names)
  * allows arms (500: 100 projects in any state, 500 in one). */
 static size_t projects_per_query(store *s, const store_query *q)
 {
-	int most = sqlite3_limit(s->db, SQLITE_LIMIT_COMPOUND_SELECT, -1);
+	int most = sqlite3_limit(store_db(s), SQLITE_LIMIT_COMPOUND_SELECT, -1);
 	if (q->queue || most <= 0 || !q->nprojects)
 		return q->nprojects ? q->nprojects : 1;
 	size_t per = (size_t)most / arms_per_project(q);
@@ -587,7 +587,7 @@ int store_run_query_plan(store *s, const store_query *q, char **out, berth_error
 	int rc = 0;
 	if (query_sql(s, &d, &sql))
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	else if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK)
+	else if (sqlite3_prepare_v2(store_db(s), sql.data, -1, &st, NULL) != SQLITE_OK)
 		rc = store_db_fail(s, err, "preparing a statement");
 	else if (bind_query(st, &d) != SQLITE_OK)
 		rc = store_db_fail(s, err, "binding a query");

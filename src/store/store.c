@@ -21,11 +21,21 @@
 
 #include "store/store_internal.h"
 
+static int connect_db(store *s, berth_error **err);
+
+sqlite3 *store_db(store *s)
+{
+	if (!s->db)
+		store_resume(s, NULL);
+	return s->db;
+}
+
 /* sqlite3_prepare_v2's shape, from the cache when the text was seen */
 int store_stmt_get(store *s, const char *sql, int nbytes, sqlite3_stmt **st, const char **tail)
 {
 	(void)nbytes;
 	(void)tail;
+	store_db(s);
 	stmt_slot *free_slot = NULL;
 	for (size_t i = 0; i < STMT_CACHE; i++) {
 		stmt_slot *c = &s->cache[i];
@@ -149,7 +159,7 @@ int store_db_fail(store *s, berth_error **err, const char *what)
 int store_db_exec(store *s, const char *sql, berth_error **err)
 {
 	char *msg = NULL;
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+	if (sqlite3_exec(store_db(s), sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
 	int rc = berth_fail(err, db_code(s), "store %s: %s", s->path, msg ? msg : "error");
 	sqlite3_free(msg);
@@ -194,8 +204,6 @@ static int migrate(store *s, berth_error **err)
  * sleeps 1 ms at first and then longer, while a berth transaction holds the
  * lock for a few tenths of one: a short sleep that doubles (50 µs to 2 ms)
  * takes the lock soon after it is free. */
-static int connect_db(store *s, berth_error **err);
-
 static int busy_wait(void *ctx, int tries)
 {
 	store *s = ctx;

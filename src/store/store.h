@@ -63,8 +63,9 @@ int store_open(store **out, const char *path, berth_error **err);
 void store_close(store *s);
 /* SQLite's state of a process's open databases is not for a child of fork
  * to use: a process that forks closes its connection first (statements
- * included; -1 when one is still running) and opens it again after
- * (store_resume; a failure leaves every call failing until one succeeds). */
+ * included; -1 when one is still running). It is opened again by
+ * store_resume, or by the handle's next use (a failure leaves every call
+ * failing until an open succeeds). */
 int store_suspend(store *s);
 int store_resume(store *s, berth_error **err);
 /* For a connection that stays open (the server's): the WAL is checkpointed

@@ -323,7 +323,7 @@ static char *wait_reason(const freecap *f, const local_node *node, const store_r
  * waits for it; the middle process tells its pid through a pipe. */
 extern char **environ;
 
-static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child);
+static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child, bool forked);
 
 /* exe as a child of this process, in a session of its own, with stdin and
  * stdout on /dev/null, stderr appended to diag, keep_fd kept open, and the
@@ -404,7 +404,7 @@ static void set_title(const char *const *argv)
  * store is opened. As posix_spawn makes the exec'd one: a session of its
  * own, stdin and stdout on /dev/null, stderr appended to diag, every signal
  * at its default, the stops blocked; the supervisor closes every other fd
- * but done_fd. The store is closed across the fork (store_suspend): SQLite's
+ * but done_fd. The store is closed before the fork (store_suspend): SQLite's
  * state of this process's open databases is not the child's to use. -1 when
  * it cannot be (the caller spawns one instead). */
 static pid_t fork_supervisor(berth_backend *b, store_run *r, const char *diag, int done_fd,
@@ -435,9 +435,9 @@ static pid_t fork_supervisor(berth_backend *b, store_run *r, const char *diag, i
 		_exit(local_supervise_forked(b->home, r, done_fd) ? 1 : 0);
 	}
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	berth_error *e = NULL;
-	store_resume(b->st, &e);
-	berth_error_free(e);
+	/* the store stays closed until this process next uses it: the waiter
+	 * waits for the run to start first (local_wait), and leaves the CPU to
+	 * the child, which the kernel often puts behind this process */
 	return pid;
 }
 
@@ -448,8 +448,9 @@ static pid_t fork_supervisor(berth_backend *b, store_run *r, const char *diag, i
  * a daemon (double fork). Everything the children need is made before fork:
  * a server forks while other threads may hold malloc's locks, so between fork
  * and exec only async-signal-safe calls are made. */
-static pid_t spawn_supervisor(berth_backend *b, const char *id, store_run *r, bool wait)
+static pid_t spawn_supervisor(berth_backend *b, const char *id, store_run *r, bool wait, bool *forked)
 {
+	*forked = false;
 	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
 	if (local_run_path(diag_path, sizeof(diag_path), b->home, id, "supervisor.log"))
 		return -1;
@@ -510,12 +511,13 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id, store_run *r, bo
 		fork_it = fork_it && !getenv("BERTH_TEST_SPAWN_SUPERVISOR");
 #endif
 		pid_t sup = fork_it ? fork_supervisor(b, r, diag_path, done[1], &stops) : -1;
+		*forked = sup > 0;
 		if (sup < 0)
 			sup = spawn_direct(b->exe, argv, envp, diag_path, done[1], &stops);
 		if (sup > 0) {
 			free(envp);
 			close(done[1]);
-			if (add_waiter(b, id, done[0], sup))
+			if (add_waiter(b, id, done[0], sup, *forked))
 				close(done[0]);
 			return sup;
 		}
@@ -568,19 +570,23 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id, store_run *r, bo
 	close(p[0]);
 	if (done[1] >= 0)
 		close(done[1]);
-	if (done[0] >= 0 && (sup < 0 || add_waiter(b, id, done[0], 0)))
+	if (done[0] >= 0 && (sup < 0 || add_waiter(b, id, done[0], 0, false)))
 		close(done[0]);
 	return sup;
 }
 
 struct local_waiter {
 	char *id;
-	int fd;      /* -1 once it has said what it could */
-	pid_t child; /* the supervisor, when it is this process's child and not reaped */
-	bool done;   /* its run is done: kept only to reap the child */
+	int fd;       /* -1 once it has said what it could */
+	pid_t child;  /* the supervisor, when it is this process's child and not reaped */
+	bool forked;  /* ... a fork of this process, which it has not recorded: */
+	pid_t pid;    /* its pid and start time, for the record if it dies unrecorded */
+	int64_t start;
+	bool started; /* the supervisor said the run has started (a byte on the pipe) */
+	bool done;    /* its run is done: kept only to reap the child */
 };
 
-static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
+static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child, bool forked)
 {
 	struct local_waiter *w = realloc(LOCAL(b)->waiters, (LOCAL(b)->nwaiters + 1) * sizeof(*w));
 	if (!w)
@@ -591,6 +597,10 @@ static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
 		return -1;
 	n->fd = fd;
 	n->child = child;
+	n->forked = forked;
+	n->pid = child;
+	n->start = forked ? local_proc_start_of(child, true) : -1;
+	n->started = false;
 	n->done = false;
 	LOCAL(b)->nwaiters++;
 	return 0;
@@ -612,18 +622,57 @@ static void reap_done(berth_backend *b)
 	}
 }
 
+static struct local_waiter *waiter_of(berth_backend *b, const char *id)
+{
+	for (size_t i = 0; i < LOCAL(b)->nwaiters; i++)
+		if (!LOCAL(b)->waiters[i].done && !strcmp(LOCAL(b)->waiters[i].id, id))
+			return &LOCAL(b)->waiters[i];
+	return NULL;
+}
+
+/* Up to ms for what the pipe from w's supervisor says: 1 when it closed,
+ * 0 when it said the run started (w->started), or nothing. */
+static int waiter_hears(struct local_waiter *w, int ms)
+{
+	struct pollfd p = {w->fd, POLLIN, 0};
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	char said[16];
+	ssize_t n;
+	while ((n = read(w->fd, said, sizeof(said))) < 0 && errno == EINTR)
+		;
+	if (n > 0) {
+		w->started = true;
+		return 0;
+	}
+	return n == 0 || errno != EAGAIN;
+}
+
+/* A run this handle waits on through a pipe is its own: the kind's, and its
+ * store need not be asked (nor opened again, after a fork). */
+static bool local_holds(berth_backend *b, const char *id)
+{
+	return waiter_of(b, id) != NULL;
+}
+
+static void local_wait_started(berth_backend *b, const char *id, int64_t deadline)
+{
+	struct local_waiter *w = waiter_of(b, id);
+	while (w && w->forked && !w->started && w->fd >= 0) {
+		int64_t left = deadline < 0 ? 1000 : deadline - store_now_ms();
+		if (left <= 0 || waiter_hears(w, left > 1000 ? 1000 : (int)left))
+			return;
+	}
+}
+
 static int local_wait_done(berth_backend *b, const char *id, int ms)
 {
 	reap_done(b);
-	size_t i = 0;
-	while (i < LOCAL(b)->nwaiters && (LOCAL(b)->waiters[i].done || strcmp(LOCAL(b)->waiters[i].id, id)))
-		i++;
-	if (i == LOCAL(b)->nwaiters)
+	struct local_waiter *w = waiter_of(b, id);
+	if (!w)
 		return -1;
-	struct local_waiter *w = &LOCAL(b)->waiters[i];
 	if (w->fd >= 0) {
-		struct pollfd p = {w->fd, POLLIN, 0};
-		if (poll(&p, 1, ms) <= 0)
+		if (!waiter_hears(w, ms))
 			return 0;
 		/* the supervisor closed its end: done, or it died */
 		close(w->fd);
@@ -634,6 +683,10 @@ static int local_wait_done(berth_backend *b, const char *id, int ms)
 			reap_done(b);
 			return 1;
 		}
+		/* a forked one records itself once the run has started: if it died
+		 * before, this process says who it was, for recovery to see it gone */
+		if (w->forked && w->start >= 0)
+			store_run_set_supervisor(b->st, id, w->pid, w->start, NULL);
 	} else {
 		/* it died: until it is reaped (by this process, or by init when it
 		 * is not ours) recovery takes it for alive */
@@ -722,11 +775,12 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 		store_event(b->st, admitted[i], "Scheduled", NULL);
 		char dir[4096];
 		pid_t sup = -1;
+		bool forked = false;
 		if (!local_run_path(dir, sizeof(dir), b->home, admitted[i], NULL) &&
 		    !fs_mkdirs(dir, 0700))
 			/* a waiting caller waits for what it submits, not for others' queued runs */
 			sup = spawn_supervisor(b, admitted[i], record_of(admitted[i], pending, npending),
-					       waits);
+					       waits, &forked);
 #ifdef BERTH_FAULT_INJECTION
 		/* tests: the spawner is slow, so that a short run's supervisor ends first */
 		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
@@ -736,6 +790,9 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 			nanosleep(&ts, NULL);
 		}
 #endif
+		/* one forked records itself: this process's store waits, closed */
+		if (forked)
+			continue;
 		/* a short run's supervisor may be done and gone already: a zombie of this
 		 * process (posix_spawn) still has its start time */
 		int64_t start = sup > 0 ? local_proc_start_of(sup, true) : -1;
@@ -1189,6 +1246,9 @@ static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, bert
 	local_watch w = {.fd = -1};
 	if (local_wait_done(b, id, 0) < 0)
 		local_watch_open(&w, dir);
+	/* a supervisor forked from this process: its run starts first, then this
+	 * process opens its store again (fork_supervisor) */
+	local_wait_started(b, id, deadline);
 	int rc, stale = 0;
 	for (;;) {
 		berth_run_info *i;
@@ -1244,4 +1304,5 @@ const backend_ops local_backend_ops = {
 	.logs = local_logs,
 	.wait = local_wait,
 	.forget = local_forget,
+	.holds = local_holds,
 };

@@ -778,6 +778,12 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		}
 		berth_buf_release(&why);
 		r->pid = s->child;
+		/* the waiter hears that the run started (one byte; the close says it
+		 * ended): one this process was forked from opens its store now */
+		if (s->done_fd >= 0 && r->info.attempts == 1) {
+			ssize_t w = write(s->done_fd, "s", 1);
+			(void)w;
+		}
 		if (!record_start(s)) {
 			signal_all(s, SIGKILL);
 			r->info.state = BERTH_STATE_FAILED;
@@ -1061,7 +1067,8 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 {
 	sigset_t set, run_mask;
 	done_fd = become_supervisor(&set, &run_mask, done_fd);
-	sup s = {.home = home, .log = -1, .statp = -1, .cgfd = -1, .run_mask = run_mask, .r = r};
+	sup s = {.home = home, .log = -1, .statp = -1, .cgfd = -1, .run_mask = run_mask, .r = r,
+		 .done_fd = done_fd};
 	char path[4096];
 #ifdef BERTH_FAULT_INJECTION
 	/* tests: how this supervisor was started, appended to the file named */
@@ -1072,6 +1079,9 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 		(void)w;
 		close(hf);
 	}
+	/* tests: a supervisor that dies before it has started the run, or recorded itself */
+	if (getenv("BERTH_TEST_SUPERVISOR_DIES"))
+		_exit(1);
 #endif
 	if (!s.r) {
 		if (fs_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))

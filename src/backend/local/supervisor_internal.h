@@ -37,6 +37,7 @@ typedef struct sup {
 	int cgfd;            /* v2: the cgroup's directory, for clone3 (cg_dir_fd); -1: none */
 	berth_buf notes;     /* events noted before the store is written: KIND\0MESSAGE\0... */
 	bool recorded;       /* this supervisor is in the record (pid and start time) */
+	int done_fd;         /* the pipe to the process that waits for the run; -1: none */
 	cg_stats stats;      /* the cgroup's, as last read */
 	bool have_stats;     /* ... when the last attempt had ended (its usage) */
 } sup;
