@@ -651,6 +651,15 @@ int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error 
 			  id, grace, 0, err);
 }
 
+int store_run_stop_requested(store *s, const char *id, bool *stop, berth_error **err)
+{
+	store_arg args[] = {STORE_S(id)};
+	int64_t v = 0;
+	int rc = store_select_int(s, "SELECT stop_requested FROM runs WHERE id = ?1", args, 1, &v, err);
+	*stop = !rc && v;
+	return rc;
+}
+
 int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
 			     berth_error **err)
 {

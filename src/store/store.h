@@ -116,6 +116,8 @@ void store_run_list_free(store_run **list, size_t n);
 int store_run_update(store *s, const store_run *r, berth_error **err);
 /* Sets stop_requested (and grace when >= 0); BERTH_EARG when there is no such run. */
 int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error **err);
+/* Whether a stop was asked for run id (false when there is no such run). */
+int store_run_stop_requested(store *s, const char *id, bool *stop, berth_error **err);
 int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
 			     berth_error **err);
 /* The backend kind a run was submitted to ("local", "kubernetes"): *kind is the

@@ -822,6 +822,30 @@ out:
 	done(s, dir);
 }
 
+/* A stop asked through one handle is read through another (the supervisor's,
+ * which asks only this); a run that does not exist asks for none. */
+static void test_stop_requested(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	add_run(s, "r", "local", BERTH_STATE_RUNNING);
+	bool stop = true;
+	CHECK_INT(store_run_stop_requested(s, "r", &stop, &err), 0);
+	CHECK(!stop);
+	CHECK_INT(store_run_request_stop(s, "r", 5, &err), 0);
+	CHECK_INT(store_run_stop_requested(s, "r", &stop, &err), 0);
+	CHECK(stop);
+	CHECK_INT(store_run_stop_requested(s, "none", &stop, &err), 0);
+	CHECK(!stop);
+	CHECK(err == NULL);
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
 /* Each reader of a list, with its n-th allocation failing, for every n
  * until none fails: BERTH_ENOMEM and nothing handed back, or all of it
  * (a failure that costs nothing: the statement cache's copy of its SQL). */
@@ -973,4 +997,4 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_tokens), T(test_run_records),
-       T(test_data_version), T(test_alloc_failures), T(test_cleanup))
+       T(test_data_version), T(test_stop_requested), T(test_alloc_failures), T(test_cleanup))

@@ -728,10 +728,8 @@ static bool record_start(sup *s)
 	if (sup_store(s))
 		return false;
 	berth_error *e = NULL;
-	store_run *fresh = NULL;
-	bool began = store_begin(s->st, &e) == 0;
-	bool stop = !store_run_get(s->st, r->info.id, &fresh, &e) && fresh->stop_requested;
-	store_run_free(fresh);
+	bool began = store_begin(s->st, &e) == 0, stop = false;
+	store_run_stop_requested(s->st, r->info.id, &stop, &e);
 	if (!s->recorded)
 		store_run_set_supervisor(s->st, r->info.id, getpid(), local_proc_start(getpid()), NULL);
 	s->recorded = true;
