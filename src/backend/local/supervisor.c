@@ -1105,14 +1105,18 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	finish(&s, id);
 	if (done_fd >= 0)
 		close(done_fd);
-	/* its own files and its cgroup go once whoever waits knows (0.5 ms that
-	 * no waiter pays) */
+	/* what is left no one waits for: its own files and its cgroup go, at idle
+	 * priority, behind whatever else wants the CPU (the waiter, which is
+	 * woken now; the next launch), not beside it */
+	struct sched_param idle = {0};
+	bool idled = sched_getscheduler(0) == SCHED_OTHER && sched_setscheduler(0, SCHED_IDLE, &idle) == 0;
 	remove_cgroup(&s);
 	local_cleanup_run_dirs(home, id);
 	release(&s, files, lens);
 	bool queued = s.st && store_queued(s.st, local_backend_ops.kind);
 	store_close(s.st);
-	if (queued)
+	/* the runs that now fit start at the usual priority */
+	if (queued && (!idled || sched_setscheduler(0, SCHED_OTHER, &idle) == 0))
 		start_queue(home);
 	return 0;
 }
