@@ -772,7 +772,6 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 			   store_run **pending, size_t npending, bool waits)
 {
 	for (size_t i = 0; i < nadmitted; i++) {
-		store_event(b->st, admitted[i], "Scheduled", NULL);
 		char dir[4096];
 		pid_t sup = -1;
 		bool forked = false;
@@ -911,6 +910,9 @@ static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfres
 			goto out;
 		store_event(b->st, fresh[i]->info.id, "Submitted", NULL);
 	}
+	/* in the same transaction: a commit less before the supervisors start */
+	for (size_t i = 0; i < nadmitted; i++)
+		store_event(b->st, admitted[i], "Scheduled", NULL);
 #ifdef BERTH_FAULT_INJECTION
 	/* tests: a submission killed before its commit leaves nothing */
 	const char *hold = getenv("BERTH_TEST_COMMIT_DELAY_MS");
