@@ -576,7 +576,10 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 			cg_rows+=("$sc|$n|$ms")
 		done < <(awk 'index($0, "/sys/fs/cgroup/") && match($0, /<[0-9.]+>$/) {
 				d = substr($0, RSTART + 1, RLENGTH - 2)
-				sc = $0; sub(/^[0-9]+ +/, "", sc); sub(/\(.*/, "", sc)
+				sc = $0; sub(/^[0-9]+ +/, "", sc)
+				# a call another process interrupted ends as "<... NAME resumed>"
+				if (sc ~ /^<\.\.\. /) { sub(/^<\.\.\. /, "", sc); sub(/ resumed>.*/, "", sc) }
+				sub(/\(.*/, "", sc)
 				n[sc]++; t[sc] += d; N++; T += d
 			}
 			END {for (k in n) printf "%s %d %.2f\n", k, n[k], 1000 * t[k]; printf "all %d %.2f\n", N, 1000 * T}' \
@@ -633,9 +636,9 @@ else
 	}
 	perf_rows+=("self: the kernel ([kernel.kallsyms])|$(dso_share '[kernel')")
 	perf_rows+=("self: the dynamic loader (ld-linux: relocation, symbol lookup)|$(dso_share ld-linux)")
-	perf_rows+=("self: libsqlite3|$(dso_share libsqlite3)")
+	perf_rows+=("self: libsqlite3 (a shared object; linked in, it counts as berth's below)|$(dso_share libsqlite3)")
 	perf_rows+=("self: libc|$(dso_share libc.so)")
-	perf_rows+=("self: berth's own code|$(dso_share berth)")
+	perf_rows+=("self: berth's own code, with the libraries linked into it|$(dso_share berth)")
 	perf_rows+=("self: the other libraries|$(awk -v b="$berth_pct" '$1 ~ /%$/ && $2 == "berth" && $3 !~ /^(\[kernel|ld-linux|libsqlite3|libc\.so|berth$)/ {sub(/%/, "", $1); t += $1} END {printf "%.1f", 100 * t / b}' "$tmp/perf.dso")")
 	for s in "exc_page_fault|incl: page faults (many from the loader)" \
 		"ksys_mmap_pgoff|incl: mmap" "__x64_sys_execve|incl: execve" "kernel_clone|incl: fork/clone" \
