@@ -883,6 +883,17 @@ static cg_handle *real_create(char prefix, const cg_limits *l, cg_version *v)
 	return cg;
 }
 
+/* Removes a cgroup of real_create, which must go without an error. */
+static void real_destroy(cg_handle *cg, cg_version v)
+{
+	berth_error *err = NULL;
+	CHECK_INT(cg_destroy(cg, &err), 0);
+	CHECK_STR(first_message(err), "");
+	berth_error_free(err);
+	cg_free(cg);
+	real_cleanup(v);
+}
+
 static void test_cgroup_real(void)
 {
 	cg_version v;
@@ -968,11 +979,8 @@ static void test_cgroup_real_oom(void)
 	}
 	close(fds[0]);
 	close(fds[1]);
-	CHECK_INT(cg_destroy(cg, &err), 0);
-	CHECK_STR(first_message(err), "");
-	cg_free(cg);
 	berth_error_free(err);
-	real_cleanup(v);
+	real_destroy(cg, v);
 }
 
 static void test_cgroup_real_reuse(void)
@@ -1035,12 +1043,7 @@ static void test_cgroup_real_enter_self(void)
 		close(go[0]);
 		close(go[1]);
 	}
-	berth_error *err = NULL;
-	CHECK_INT(cg_destroy(cg, &err), 0);
-	CHECK_STR(first_message(err), "");
-	berth_error_free(err);
-	cg_free(cg);
-	real_cleanup(v);
+	real_destroy(cg, v);
 }
 
 /* clone3 into a real cgroup2 directory: /sys/fs/cgroup on v2, its "unified"

@@ -822,8 +822,8 @@ out:
 	done(s, dir);
 }
 
-/* A stop asked through one handle is read through another (the supervisor's,
- * which asks only this); a run that does not exist asks for none. */
+/* A stop asked is what the supervisor's narrow read says; a run that does
+ * not exist asks for none. */
 static void test_stop_requested(void)
 {
 	char *dir;
