@@ -739,6 +739,58 @@ int store_run_count_by_state(store *s, int64_t *counts, size_t n, berth_error **
 
 /* ---- what runs hold ------------------------------------------------------------------ */
 
+int store_run_supervised(store *s, const char *backend, store_supervised **out, size_t *n,
+			 berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	store_arg args[] = {STORE_I(BERTH_STATE_RUNNING), STORE_S(backend)};
+	/* four columns, not a record's sixty: every berth command asks, and
+	 * most often there is no run, or none whose supervisor died */
+	int rc = store_prepare_args(s,
+				    "SELECT id, supervisor_pid, supervisor_start, started FROM runs"
+				    " WHERE state = ?1 AND backend = ?2",
+				    args, 2, &st, err);
+	if (rc)
+		return rc;
+	store_supervised *list = NULL;
+	size_t cnt = 0, cap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		store_supervised *grown = store_grow(list, sizeof(*list), cnt, &cap);
+		if (grown)
+			list = grown;
+		store_supervised *r = grown ? &list[cnt] : NULL;
+		if (r)
+			*r = (store_supervised){.supervisor_pid = sqlite3_column_int64(st, 1),
+						.supervisor_start = sqlite3_column_int64(st, 2),
+						.started = sqlite3_column_int64(st, 3)};
+		if (!r || store_col_text(st, 0, &r->id)) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		cnt++;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_db_fail(s, err, "reading the running runs");
+	store_stmt_put(s, st);
+	if (rc) {
+		store_supervised_free(list, cnt);
+		return rc;
+	}
+	*out = list;
+	*n = cnt;
+	return 0;
+}
+
+void store_supervised_free(store_supervised *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i].id);
+	free(list);
+}
+
 int store_queued(store *s, const char *backend)
 {
 	int64_t any = 1;

@@ -82,6 +82,14 @@ int store_run_insert(store *s, const store_run *r, berth_error **err);
 int store_run_get(store *s, const char *id, store_run **out, berth_error **err);
 /* Runs in state (< 0: any) of backend kind (NULL: any); newest first, or
  * the queue order (priority, then submission) when queue is true. */
+/* A run's supervisor as recovery checks it, of every Running run of backend. */
+typedef struct store_supervised {
+	char *id;
+	int64_t supervisor_pid, supervisor_start, started;
+} store_supervised;
+int store_run_supervised(store *s, const char *backend, store_supervised **out, size_t *n,
+			 berth_error **err);
+void store_supervised_free(store_supervised *list, size_t n);
 int store_run_list(store *s, const char *backend, int state, bool queue, store_run ***out,
 		   size_t *n, berth_error **err);
 /* Which runs a query returns: newest first, or in the queue's order. */

@@ -131,25 +131,25 @@ static int node_from_policy(berth_backend *b, berth_error **err)
 static int recover(berth_backend *b)
 {
 	int freed = 0;
-	store_run **list;
+	store_supervised *list;
 	size_t n;
 	berth_error *e = NULL;
-	if (store_run_list(b->st, local_backend_ops.kind, BERTH_STATE_RUNNING, true, &list, &n, &e)) {
+	if (store_run_supervised(b->st, local_backend_ops.kind, &list, &n, &e)) {
 		berth_error_free(e);
 		return 0;
 	}
 	int64_t now = store_now_ms();
 	for (size_t i = 0; i < n; i++) {
-		store_run *r = list[i];
+		store_supervised *r = &list[i];
 		if (local_pid_is(r->supervisor_pid, r->supervisor_start))
 			continue;
 		/* admitted but its supervisor not yet recorded: give it time */
-		if (!r->supervisor_pid && now - r->info.started < 30000)
+		if (!r->supervisor_pid && now - r->started < 30000)
 			continue;
 		if (store_begin(b->st, &e))
 			break;
 		store_run *fresh = NULL;
-		if (store_run_get(b->st, r->info.id, &fresh, &e) ||
+		if (store_run_get(b->st, r->id, &fresh, &e) ||
 		    fresh->info.state != BERTH_STATE_RUNNING ||
 		    fresh->supervisor_pid != r->supervisor_pid) {
 			store_rollback(b->st);
@@ -182,7 +182,7 @@ static int recover(berth_backend *b)
 		berth_error_free(e);
 		e = NULL;
 	}
-	store_run_list_free(list, n);
+	store_supervised_free(list, n);
 	return freed;
 }
 
