@@ -22,7 +22,19 @@ LDLIBS   := $(shell pkg-config --libs $(PKGS))
 # the berth binary links neither libcurl nor libmicrohttpd: it loads them when it
 # talks HTTP (src/base/curl_dl.h, server/mhd_dl.h), so that the processes that do not
 # (render, run, each run's supervisor) start without their 30 libraries
-BIN_LIBS := $(shell pkg-config --libs libfyaml sqlite3 libsodium libseccomp) -lpthread
+BIN_PKGS := libfyaml sqlite3 libsodium libseccomp
+BIN_LIBS := $(shell pkg-config --libs $(BIN_PKGS)) -lpthread
+# and it has the four it uses in it, from their archives where the system has them
+# (make STATIC_LIBS= links them shared): a berth process maps and relocates no shared
+# object of theirs, and the forks of a local run (its supervisor, its init, its command)
+# copy fewer mappings: 0.25 ms of every berth command, 0.5 ms of a local launch here
+BIN_ARCHIVES := $(foreach l,fyaml sqlite3 sodium seccomp,$(shell $(CC) -print-file-name=lib$(l).a))
+STATIC_LIBS ?= $(if $(filter lib%.a,$(BIN_ARCHIVES)),,1)
+ifeq ($(STATIC_LIBS),1)
+BIN_LIBS := -Wl,-Bstatic $(shell pkg-config --libs-only-l $(BIN_PKGS)) -Wl,-Bdynamic -Wl,--as-needed \
+            $(filter-out $(shell pkg-config --libs-only-l $(BIN_PKGS)),$(shell pkg-config --static --libs $(BIN_PKGS))) \
+            -Wl,--no-as-needed -lpthread
+endif
 
 LIB_SRC  := $(sort $(shell find src -name '*.c'))
 LIB_HDR  := $(sort $(shell find src -name '*.h'))

@@ -32,9 +32,12 @@
 # 3. Timeline: BENCH_STRACE_RUNS (5) runs of one `berth run --wait` under
 #    strace -f [--seccomp-bpf] -tt -T -y -e trace=execve,clone,clone3,fork,vfork,wait4,
 #    inotify_add_watch,poll,openat,fsync,fdatasync,close; the phases are read from the
-#    trace (median over the runs). strace slows every traced syscall (the /proc scan opens
-#    hundreds of files): the phases' shares count, not their sum. With real cgroups, one
-#    more run under strace -y -T gives the time of the syscalls on /sys/fs/cgroup.
+#    trace (median over the runs): the supervisor is the process that opens supervisor.log,
+#    a fork of berth run --wait, or (an older berth, a server) `berth __supervise ID`
+#    spawned, whose rows are then those of its execve. strace slows every traced syscall
+#    (the /proc scan opens hundreds of files): the phases' shares count, not their sum.
+#    With real cgroups, one more run under strace -y -T gives the time of the syscalls on
+#    /sys/fs/cgroup.
 # 4. Profile: `perf record -e cpu-clock --call-graph dwarf` over 10 launches (when perf can
 #    sample; hardware counters such as instructions are often missing in a VM, cpu-clock
 #    works there), inclusive shares of the functions that matter.
@@ -493,8 +496,9 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 		awk -v spec="$spec" -v nlibs="$nlibs" '
 		function ts(s, a) { split(s, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
 		function dur(l) { return match(l, /<[0-9.]+>$/) ? substr(l, RSTART + 1, RLENGTH - 2) + 0 : 0 }
-		# first pass: who is the supervisor
-		NR == FNR { if (!spid && $0 ~ /execve\(.*"__supervise"/) spid = $1; next }
+		# first pass: who is the supervisor: the process that opens supervisor.log, the
+		# child that berth run --wait forks (or spawns, then it execs __supervise)
+		NR == FNR { if (!spid && $0 ~ /openat\(.*\/supervisor\.log"/) spid = $1; next }
 		{
 			pid = $1; t = ts($2); l = $0
 			if (p0 == "") { p0 = pid; t0 = t }
@@ -503,8 +507,8 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 				if (!tdb && l ~ /openat\(.*berth\.db"/) tdb = t
 				if (!tnv0 && l ~ / clone3?\(/ && tdb) tnv0 = t
 				if (l ~ / f(data)?sync\(/) { nsync++; syncs += dur(l) }
-				# the spawn: the clone that made the supervisor (posix_spawn), or the
-				# first one after the store open (the double fork)
+				# the spawn or fork that made the supervisor (the double fork: the first
+				# clone after the store open)
 				if (!tfork && l ~ / clone3?\(/ && (l ~ ("= " spid "$") || l ~ ("= " spid " <"))) tfork = t
 				if (l ~ / poll\(\[/) npoll++
 				if (l ~ / close\([0-9]+<anon_inode:inotify>/) nino++
@@ -513,14 +517,17 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 			}
 			if (!nvpid && l ~ /execve\("[^"]*nvidia-smi"/) nvpid = pid
 			if (nvpid && pid == nvpid && l ~ /\+\+\+ exited/) tnv1 = t
-			if (spid && pid == spid && !tsexec && l ~ /execve\(.*"__supervise"/) tsexec = t
 			if (spid && pid == spid) {
+				# its start: the execve of __supervise (spawned), else its first call (forked)
+				if (!tsfirst) tsfirst = t
+				if (!tsexec && l ~ /execve\(.*"__supervise"/) tsexec = t
 				if (!tsdb && l ~ /openat\(.*berth\.db"/) tsdb = t
-				if (!tcfork && tsdb && l ~ / clone3?\(/) tcfork = t
+				if (!tcfork && l ~ / clone3?\(/) tcfork = t
 				if (!tdone && l ~ /openat\(.*\/done"/) tdone = t
 				if (!tdone && l ~ / f(data)?sync\(/) { ssync++; ssyncs += dur(l) }
 				if (l ~ /\+\+\+ exited/) tsend = t
-				if (!tdone && l ~ /openat\(AT_FDCWD[^,]*, "\/proc\/[0-9]+\/stat"/) nstat++
+				# (its own stat, read for its start time, is not one of the scan)
+				if (!tdone && l ~ /openat\(AT_FDCWD[^,]*, "\/proc\/[0-9]+\/stat"/ && index(l, "/proc/" spid "/stat") == 0) nstat++
 			}
 			if (!cpid && l ~ /execve\("\/bin\/true"/) { cpid = pid; tcexec = t }
 			if (cpid && pid == cpid && l ~ /\+\+\+ exited/) tcexit = t
@@ -528,15 +535,17 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 		function ms(a, b) { return (b > 0 && a > 0) ? sprintf("%.2f", (b - a) * 1000) : "nan" }
 		END {
 			if (!tfork) tfork = tfirstclone
+			tsstart = tsexec ? tsexec : tsfirst
 			print "01 berth: exec to reading the spec (loader, " nlibs " libraries; policy)|" ms(t0, tspec)
 			print "02 berth: spec parse and plan, to the store open|" ms(tspec, tdb)
 			print "03 berth: store open, node detection, recover, schedule, submit (to the spawn)|" ms(tdb, tfork)
 			print "04   of which the nvidia-smi probe (posix_spawnp through PATH)|" (nvpid ? ms(tnv0, tnv1) : "nan")
 			print "05   of which fsync/fdatasync in berth (syscall time)|" sprintf("%.2f", syncs * 1000)
-			print "06 berth: spawn of the supervisor, to its execve (posix_spawn: berth run waits)|" ms(tfork, tsexec)
-			print "08 supervisor: execve to its store open (loader, " nlibs " libraries)|" ms(tsexec, tsdb)
-			print "09 supervisor: store open, record, log, to the fork of the command|" ms(tsdb, tcfork)
-			print "10 command: fork to execve of /bin/true|" ms(tcfork, tcexec)
+			print "06 berth: fork of the supervisor to its first call (berth run --wait forks it; spawned, to its execve)|" ms(tfork, tsstart)
+			print "07 supervisor: spawned, execve to its store open (loader, " nlibs " libraries)|" (tsexec ? ms(tsexec, tsdb) : "nan")
+			print "08 supervisor: its start to the clone of the run'"'"'s init (cgroup, work dir, log; spawned: the store and the record too)|" ms(tsstart, tcfork)
+			print "09 supervisor: forked, the clone of the init to its store open (while the init starts the command)|" (tsexec ? "nan" : ms(tcfork, tsdb))
+			print "10 command: clone of the init to the execve of /bin/true (mounts, user, seccomp)|" ms(tcfork, tcexec)
 			print "11 command: /bin/true itself (execve to exit)|" ms(tcexec, tcexit)
 			print "12 supervisor: command exit to the done marker|" ms(tcexit, tdone)
 			print "13   /proc/N/stat files read there (signal_all: none when the run left no process)|" nstat + 0
@@ -567,7 +576,10 @@ if [ "${BENCH_NO_STRACE:-0}" != 1 ] && command -v strace >/dev/null; then
 			cg_rows+=("$sc|$n|$ms")
 		done < <(awk 'index($0, "/sys/fs/cgroup/") && match($0, /<[0-9.]+>$/) {
 				d = substr($0, RSTART + 1, RLENGTH - 2)
-				sc = $0; sub(/^[0-9]+ +/, "", sc); sub(/\(.*/, "", sc)
+				sc = $0; sub(/^[0-9]+ +/, "", sc)
+				# a call another process interrupted ends as "<... NAME resumed>"
+				if (sc ~ /^<\.\.\. /) { sub(/^<\.\.\. /, "", sc); sub(/ resumed>.*/, "", sc) }
+				sub(/\(.*/, "", sc)
 				n[sc]++; t[sc] += d; N++; T += d
 			}
 			END {for (k in n) printf "%s %d %.2f\n", k, n[k], 1000 * t[k]; printf "all %d %.2f\n", N, 1000 * T}' \
@@ -624,15 +636,17 @@ else
 	}
 	perf_rows+=("self: the kernel ([kernel.kallsyms])|$(dso_share '[kernel')")
 	perf_rows+=("self: the dynamic loader (ld-linux: relocation, symbol lookup)|$(dso_share ld-linux)")
-	perf_rows+=("self: libsqlite3|$(dso_share libsqlite3)")
+	perf_rows+=("self: libsqlite3 (a shared object; linked in, it counts as berth's below)|$(dso_share libsqlite3)")
 	perf_rows+=("self: libc|$(dso_share libc.so)")
-	perf_rows+=("self: berth's own code|$(dso_share berth)")
+	perf_rows+=("self: berth's own code, with the libraries linked into it|$(dso_share berth)")
 	perf_rows+=("self: the other libraries|$(awk -v b="$berth_pct" '$1 ~ /%$/ && $2 == "berth" && $3 !~ /^(\[kernel|ld-linux|libsqlite3|libc\.so|berth$)/ {sub(/%/, "", $1); t += $1} END {printf "%.1f", 100 * t / b}' "$tmp/perf.dso")")
 	for s in "exc_page_fault|incl: page faults (many from the loader)" \
 		"ksys_mmap_pgoff|incl: mmap" "__x64_sys_execve|incl: execve" "kernel_clone|incl: fork/clone" \
 		"do_exit|incl: exit (unmapping everything)" \
 		"cmd_run|incl: cmd_run (berth run, after the loader)" \
-		"berth_local_supervise|incl: berth_local_supervise (the supervisor, after the loader)" \
+		"berth_local_supervise|incl: berth_local_supervise (a supervisor spawned as berth __supervise, after the loader)" \
+		"local_supervise_forked|incl: local_supervise_forked (the supervisor berth run --wait forks)" \
+		"seccomp_load|incl: seccomp_load (the run's filter, made into BPF in its process)" \
 		"store_open|incl: store_open (sqlite open, PRAGMAs, schema check)" \
 		"sqlite3RunParser|incl: SQLite compiling SQL (PRAGMAs, schema, statements)" \
 		"local_node_detect|incl: local_node_detect (capacity, nvidia-smi probe)" \

@@ -30,7 +30,9 @@ int cli_backend_open(cli_backend *c, const char *kind)
 	berth_backend_opts o = {.policy = c->policy,
 				.kubeconfig = c->kubeconfig,
 				.context = c->context,
-				.waits = c->waits};
+				.waits = c->waits,
+				/* one thread: a supervisor it waits for is a fork of it */
+				.fork_supervisors = true};
 	if (berth_backend_open(&c->b, kind, &o, &err)) {
 		status = cli_report(err);
 		berth_error_free(err);

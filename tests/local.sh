@@ -331,20 +331,77 @@ else
 fi
 
 # ---- berth run --wait: woken by a pipe from its supervisor, which the run never sees ---------------
+# Its supervisor is forked from it (no exec of berth again), or, where it cannot be, spawned as
+# `berth __supervise ID` as a server's is (BERTH_TEST_SPAWN_SUPERVISOR, test builds): both ways,
+# the run sees no fd of berth's, a stop reaches it, and a supervisor killed is recovered.
 # (ls with no pipeline: a pipeline's pipe is open in the shell while ls reads its fds)
 spec fds 'ls /proc/$$/fd; echo END; env | grep -c "^BERTH_DONE_FD=" || true'
-if id=$("$berth" run fds.yaml --wait 2>out) && "$berth" logs "$id" >log &&
-	[ "$(sed '/^END$/,$d' log | tr '\n' ' ')" = "0 1 2 " ] && [ "$(tail -n1 log)" = 0 ]; then
-	ok wait-pipe-not-inherited
-else
-	cat log >>out 2>/dev/null
-	fail wait-pipe-not-inherited "the run's fds and BERTH_DONE_FD count: $(tr '\n' '|' <log 2>/dev/null)"
-fi
+spec stopwait 'sleep 3024'
+spec orphanwait 'sleep 3023'
+spec quick 'true'
+for how in forked exec; do
+	export BERTH_TEST_SUPERVISOR_HOW=$tmp/how
+	[ "$how" = exec ] && export BERTH_TEST_SPAWN_SUPERVISOR=1
+	: >how
+	if id=$("$berth" run fds.yaml --wait 2>out) && "$berth" logs "$id" >log &&
+		[ "$(sed '/^END$/,$d' log | tr '\n' ' ')" = "0 1 2 " ] && [ "$(tail -n1 log)" = 0 ] &&
+		[ "$(cat how)" = "$how" ]; then
+		ok "wait-pipe-not-inherited-$how"
+	else
+		cat log >>out 2>/dev/null
+		fail "wait-pipe-not-inherited-$how" "supervisor $(cat how); the run's fds and BERTH_DONE_FD count: $(tr '\n' '|' <log 2>/dev/null)"
+	fi
+
+	# a stop from another berth reaches the supervisor, which the waiter hears
+	"$berth" run stopwait.yaml --wait >id 2>out &
+	waiter=$!
+	for _ in $(seq 50); do pgrep -f 'sleep 3024' >/dev/null && break; sleep 0.1; done
+	id=$(head -n1 id)
+	pgrep -f "__supervise $id" >/dev/null && sup_seen=1 || sup_seen=0
+	"$berth" stop "$id" --grace 0 >>out 2>&1
+	wait "$waiter"
+	status=$?
+	if [ "$status" = 1 ] && [ "$sup_seen" = 1 ] && [ "$(field "$id" state)" = Stopped ] &&
+		! pgrep -f 'sleep 3024' >/dev/null; then
+		ok "wait-stop-$how"
+	else
+		pkill -f 'sleep 3024'
+		fail "wait-stop-$how" "status $status, supervisor seen by name $sup_seen, state $(field "$id" state)"
+	fi
+
+	# the supervisor killed while berth run --wait waits: the waiter recovers the run, and ends
+	timeout 30 "$berth" run orphanwait.yaml --wait >id 2>out &
+	waiter=$!
+	for _ in $(seq 50); do pgrep -f 'sleep 3023' >/dev/null && break; sleep 0.1; done
+	pkill -9 -f "__supervise $(head -n1 id)"
+	wait "$waiter"
+	status=$?
+	id=$(head -n1 id)
+	if [ "$status" = 1 ] && [ "$(field "$id" state)" = Failed ] && grep -q 'Failed' out &&
+		field "$id" reason | grep -q 'supervisor died' && ! pgrep -f 'sleep 3023' >/dev/null; then
+		ok "wait-dead-supervisor-$how"
+	else
+		pkill -f 'sleep 3023'
+		fail "wait-dead-supervisor-$how" "status $status (124: still waiting after 30 s), state $(field "$id" state)"
+	fi
+
+	# ... or killed before it started the run: the waiter ends at once all the same
+	start=$(date +%s)
+	BERTH_TEST_SUPERVISOR_DIES=1 timeout 30 "$berth" run quick.yaml --wait >id 2>out
+	status=$?
+	id=$(head -n1 id)
+	if [ "$status" = 1 ] && [ $(($(date +%s) - start)) -lt 10 ] && [ "$(field "$id" state)" = Failed ] &&
+		field "$id" reason | grep -q 'supervisor died'; then
+		ok "wait-supervisor-died-early-$how"
+	else
+		fail "wait-supervisor-died-early-$how" "status $status after $(($(date +%s) - start)) s, state $(field "$id" state)"
+	fi
+	unset BERTH_TEST_SPAWN_SUPERVISOR BERTH_TEST_SUPERVISOR_HOW
+done
 
 # a supervisor done and gone before its spawner looks at it (a slow spawner, in test builds):
 # the run keeps its end, with --wait (the supervisor is a child of berth run) or without
 # (the double fork: init reaps it)
-spec quick 'true'
 w=$(BERTH_TEST_SPAWN_DELAY_MS=400 "$berth" run quick.yaml --wait 2>out)
 nw=$(BERTH_TEST_SPAWN_DELAY_MS=400 "$berth" run quick.yaml 2>>out)
 for _ in $(seq 50); do [ -e "$BERTH_HOME/runs/$nw/done" ] && break; sleep 0.1; done
@@ -352,23 +409,6 @@ if [ "$(field "$w" state)" = Succeeded ] && [ "$(field "$nw" state)" = Succeeded
 	ok spawner-slower-than-the-run
 else
 	fail spawner-slower-than-the-run "with --wait $(field "$w" state): $(field "$w" reason); without $(field "$nw" state): $(field "$nw" reason)"
-fi
-
-# the supervisor killed while berth run --wait waits: the waiter recovers the run, and ends
-spec orphanwait 'sleep 3023'
-timeout 30 "$berth" run orphanwait.yaml --wait >id 2>out &
-waiter=$!
-for _ in $(seq 50); do pgrep -f 'sleep 3023' >/dev/null && break; sleep 0.1; done
-pkill -9 -f "__supervise $(head -n1 id)"
-wait "$waiter"
-status=$?
-id=$(head -n1 id)
-if [ "$status" = 1 ] && [ "$(field "$id" state)" = Failed ] && grep -q 'Failed' out &&
-	field "$id" reason | grep -q 'supervisor died' && ! pgrep -f 'sleep 3023' >/dev/null; then
-	ok wait-dead-supervisor
-else
-	pkill -f 'sleep 3023'
-	fail wait-dead-supervisor "status $status (124: still waiting after 30 s), state $(field "$id" state)"
 fi
 
 # ---- no writable cgroup: rlimits, said so -----------------------------------------------------------

@@ -335,15 +335,17 @@ if $root; then
 		cp log out
 		fail setuid-gives-nothing "$id"
 	fi
-	# its /tmp and /dev/shm are its own, and go with it; so does its work dir
-	spec own 'echo mine > /tmp/berth-sec-own; echo v > /var/tmp/berth-sec-own; echo shm > /dev/shm/berth-sec-own; stat -c "tmp=%a %u" /tmp; pwd'
+	# its /tmp and /dev/shm are its own, and go with it; so does its work dir, which keeps its
+	# path (a data dir under /tmp: the path's parts in its own /tmp are a read-only tmpfs)
+	spec own 'echo mine > /tmp/berth-sec-own; echo v > /var/tmp/berth-sec-own; echo shm > /dev/shm/berth-sec-own; stat -c "tmp=%a %u" /tmp; pwd; touch w && echo work-rw; touch "$(dirname "$PWD")/x" 2>/dev/null || echo path-ro'
 	id=$("$berth" run own.yaml --wait 2>/dev/null)
 	# removed just after the run is done (its supervisor's last step)
 	for _ in $(seq 50); do [ -e "$BERTH_HOME/runs/$id/work" ] || break; sleep 0.1; done
 	if [ "$(field "$id" state)" = Succeeded ] && [ ! -e /tmp/berth-sec-own ] && [ ! -e /dev/shm/berth-sec-own ] &&
 		[ ! -e /var/tmp/berth-sec-own ] && "$berth" logs "$id" | grep -q '^tmp=700 [1-9]' &&
 		[ ! -e "$BERTH_HOME/runs/$id/tmp" ] && [ ! -e "$BERTH_HOME/runs/$id/work" ] &&
-		"$berth" logs "$id" | grep -qx "$BERTH_HOME/runs/$id/work"; then
+		"$berth" logs "$id" | grep -qx "$BERTH_HOME/runs/$id/work" && "$berth" logs "$id" | grep -qx work-rw &&
+		"$berth" logs "$id" | grep -qx path-ro; then
 		ok own-tmp-shm-and-work-dir
 	else
 		fail own-tmp-shm-and-work-dir "$id: $(field "$id" state)"

@@ -94,6 +94,11 @@ typedef struct berth_backend_opts {
 				    submits: each local supervisor this handle starts
 				    keeps a pipe to it, which wakes the wait the moment
 				    the run is done (else a watch on its dir does) */
+	bool fork_supervisors;   /* the caller has one thread and keeps it so: a local
+				    supervisor it waits for (waits) is forked from it
+				    and runs in it, with the run's record, rather than
+				    as a new berth process (no exec, no loading of
+				    berth's libraries); false: posix_spawn of exe */
 } berth_backend_opts;
 
 /* Opens kind ("local" or "kubernetes"; NULL means local): the kind new runs

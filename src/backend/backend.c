@@ -107,6 +107,10 @@ int berth_backend_submit(berth_backend *b, const berth_run *run, const char *spe
  * a guess: a run sent to the wrong kind would be waited for forever. */
 static int ops_of(berth_backend *b, const char *id, const backend_ops **ops, berth_error **err)
 {
+	if (b->ops->holds && b->ops->holds(b, id)) {
+		*ops = b->ops;
+		return 0;
+	}
 	char *kind = NULL;
 	int rc = store_run_kind(b->st, id, &kind, err);
 	if (rc)

@@ -53,6 +53,7 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	b->passive = opts && opts->passive;
 	b->cached = opts && opts->cached;
 	b->waits = opts && opts->waits;
+	b->fork_supervisors = opts && opts->fork_supervisors;
 	b->config = dup_opt(opts ? opts->kubeconfig : NULL, &failed);
 	b->context = dup_opt(opts ? opts->context : NULL, &failed);
 	if (!b->policy)

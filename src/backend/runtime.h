@@ -55,6 +55,9 @@ typedef struct backend_ops {
 	/* optional: removes what a finished run left outside the store (its
 	 * objects on a cluster, its directory), before its record goes */
 	int (*forget)(berth_backend *b, const char *id, berth_error **err);
+	/* optional: whether run id is of this kind by what the handle holds
+	 * (it submitted it), so that the store is not asked */
+	bool (*holds)(berth_backend *b, const char *id);
 	/* optional: asks where it would run to accept the run without creating
 	 * anything, a line per object into report; NULL: not supported */
 	int (*dry_run)(berth_backend *b, const berth_run *run, berth_buf *report, berth_error **err);
@@ -86,6 +89,7 @@ struct berth_backend {
 	bool passive;              /* opened without reconciling (berth_backend_opts) */
 	bool cached;               /* records are kept fresh by reconcile: get reads the store */
 	bool waits;                /* opts.waits */
+	bool fork_supervisors;     /* opts.fork_supervisors */
 	char *config, *context;    /* opts.kubeconfig, opts.context: where a cluster is */
 	struct {
 		const backend_ops *kind;

@@ -498,7 +498,7 @@ static int distinct(const store_query *q, store_query *d, const char ***names)
  * allows arms (500: 100 projects in any state, 500 in one). */
 static size_t projects_per_query(store *s, const store_query *q)
 {
-	int most = sqlite3_limit(s->db, SQLITE_LIMIT_COMPOUND_SELECT, -1);
+	int most = sqlite3_limit(store_db(s), SQLITE_LIMIT_COMPOUND_SELECT, -1);
 	if (q->queue || most <= 0 || !q->nprojects)
 		return q->nprojects ? q->nprojects : 1;
 	size_t per = (size_t)most / arms_per_project(q);
@@ -587,7 +587,7 @@ int store_run_query_plan(store *s, const store_query *q, char **out, berth_error
 	int rc = 0;
 	if (query_sql(s, &d, &sql))
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	else if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK)
+	else if (sqlite3_prepare_v2(store_db(s), sql.data, -1, &st, NULL) != SQLITE_OK)
 		rc = store_db_fail(s, err, "preparing a statement");
 	else if (bind_query(st, &d) != SQLITE_OK)
 		rc = store_db_fail(s, err, "binding a query");
@@ -649,6 +649,15 @@ int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error 
 			  "UPDATE runs SET stop_requested = 1,"
 			  " grace = CASE WHEN ?2 >= 0 THEN ?2 ELSE grace END WHERE id = ?1",
 			  id, grace, 0, err);
+}
+
+int store_run_stop_requested(store *s, const char *id, bool *stop, berth_error **err)
+{
+	store_arg args[] = {STORE_S(id)};
+	int64_t v = 0;
+	int rc = store_select_int(s, "SELECT stop_requested FROM runs WHERE id = ?1", args, 1, &v, err);
+	*stop = !rc && v;
+	return rc;
 }
 
 int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
@@ -729,6 +738,58 @@ int store_run_count_by_state(store *s, int64_t *counts, size_t n, berth_error **
 }
 
 /* ---- what runs hold ------------------------------------------------------------------ */
+
+int store_run_supervised(store *s, const char *backend, store_supervised **out, size_t *n,
+			 berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	store_arg args[] = {STORE_I(BERTH_STATE_RUNNING), STORE_S(backend)};
+	/* four columns, not a record's sixty: every berth command asks, and
+	 * most often there is no run, or none whose supervisor died */
+	int rc = store_prepare_args(s,
+				    "SELECT id, supervisor_pid, supervisor_start, started FROM runs"
+				    " WHERE state = ?1 AND backend = ?2",
+				    args, 2, &st, err);
+	if (rc)
+		return rc;
+	store_supervised *list = NULL;
+	size_t cnt = 0, cap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		store_supervised *grown = store_grow(list, sizeof(*list), cnt, &cap);
+		if (grown)
+			list = grown;
+		store_supervised *r = grown ? &list[cnt] : NULL;
+		if (r)
+			*r = (store_supervised){.supervisor_pid = sqlite3_column_int64(st, 1),
+						.supervisor_start = sqlite3_column_int64(st, 2),
+						.started = sqlite3_column_int64(st, 3)};
+		if (!r || store_col_text(st, 0, &r->id)) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		cnt++;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_db_fail(s, err, "reading the running runs");
+	store_stmt_put(s, st);
+	if (rc) {
+		store_supervised_free(list, cnt);
+		return rc;
+	}
+	*out = list;
+	*n = cnt;
+	return 0;
+}
+
+void store_supervised_free(store_supervised *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i].id);
+	free(list);
+}
 
 int store_queued(store *s, const char *backend)
 {

@@ -21,11 +21,21 @@
 
 #include "store/store_internal.h"
 
+static int connect_db(store *s, berth_error **err);
+
+sqlite3 *store_db(store *s)
+{
+	if (!s->db)
+		store_resume(s, NULL);
+	return s->db;
+}
+
 /* sqlite3_prepare_v2's shape, from the cache when the text was seen */
 int store_stmt_get(store *s, const char *sql, int nbytes, sqlite3_stmt **st, const char **tail)
 {
 	(void)nbytes;
 	(void)tail;
+	store_db(s);
 	stmt_slot *free_slot = NULL;
 	for (size_t i = 0; i < STMT_CACHE; i++) {
 		stmt_slot *c = &s->cache[i];
@@ -149,7 +159,7 @@ int store_db_fail(store *s, berth_error **err, const char *what)
 int store_db_exec(store *s, const char *sql, berth_error **err)
 {
 	char *msg = NULL;
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+	if (sqlite3_exec(store_db(s), sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
 	int rc = berth_fail(err, db_code(s), "store %s: %s", s->path, msg ? msg : "error");
 	sqlite3_free(msg);
@@ -238,14 +248,22 @@ int store_open(store **out, const char *path, berth_error **err)
 				close(fd);
 		}
 	}
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-						   SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
-	if (rc != SQLITE_OK) {
-		rc = berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", path,
-				s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	if (connect_db(s, err) || migrate(s, err)) {
 		store_close(s);
-		return rc;
+		return -BERTH_EIO;
 	}
+	*out = s;
+	return 0;
+}
+
+/* The connection to s->path, set up as every one is. */
+static int connect_db(store *s, berth_error **err)
+{
+	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+						      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
+	if (rc != SQLITE_OK)
+		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path,
+				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 	sqlite3_busy_handler(s->db, busy_wait, s);
 	/* the last connection to close would checkpoint the WAL into the database
 	 * and fsync both: milliseconds at the end of every berth command. The WAL
@@ -256,15 +274,34 @@ int store_open(store **out, const char *path, berth_error **err)
 	 * The first process to open the store reads the whole WAL to index it
 	 * (0.5 to 1.5 ms for the 1000 pages of SQLite's default), so the WAL is
 	 * checkpointed every 100 pages; a server raises it (store_long_lived) */
-	if (store_db_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-		    " PRAGMA wal_autocheckpoint=100",
-		 err) ||
-	    migrate(s, err)) {
-		store_close(s);
-		return -BERTH_EIO;
+	return store_db_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+			     " PRAGMA wal_autocheckpoint=100",
+			     err);
+}
+
+int store_suspend(store *s)
+{
+	for (size_t i = 0; i < STMT_CACHE; i++) {
+		sqlite3_finalize(s->cache[i].st);
+		free(s->cache[i].sql);
+		s->cache[i] = (stmt_slot){0};
 	}
-	*out = s;
+	if (sqlite3_close(s->db) != SQLITE_OK)
+		return -1;
+	s->db = NULL;
 	return 0;
+}
+
+int store_resume(store *s, berth_error **err)
+{
+	if (s->db)
+		return 0;
+	int rc = connect_db(s, err);
+	if (rc) {
+		sqlite3_close(s->db);
+		s->db = NULL;
+	}
+	return rc;
 }
 
 void store_long_lived(store *s)

@@ -61,6 +61,13 @@ typedef struct store_run {
  * a writer (WAL): it reads what was committed when its statement began. */
 int store_open(store **out, const char *path, berth_error **err);
 void store_close(store *s);
+/* SQLite's state of a process's open databases is not for a child of fork
+ * to use: a process that forks closes its connection first (statements
+ * included; -1 when one is still running). It is opened again by
+ * store_resume, or by the handle's next use (a failure leaves every call
+ * failing until an open succeeds). */
+int store_suspend(store *s);
+int store_resume(store *s, berth_error **err);
 /* For a connection that stays open (the server's): the WAL is checkpointed
  * every 1000 pages rather than 100. Fewer checkpoints (each an fsync) cost
  * a larger WAL, which only the first process to open the store reads. */
@@ -75,6 +82,14 @@ int store_run_insert(store *s, const store_run *r, berth_error **err);
 int store_run_get(store *s, const char *id, store_run **out, berth_error **err);
 /* Runs in state (< 0: any) of backend kind (NULL: any); newest first, or
  * the queue order (priority, then submission) when queue is true. */
+/* A run's supervisor as recovery checks it, of every Running run of backend. */
+typedef struct store_supervised {
+	char *id;
+	int64_t supervisor_pid, supervisor_start, started;
+} store_supervised;
+int store_run_supervised(store *s, const char *backend, store_supervised **out, size_t *n,
+			 berth_error **err);
+void store_supervised_free(store_supervised *list, size_t n);
 int store_run_list(store *s, const char *backend, int state, bool queue, store_run ***out,
 		   size_t *n, berth_error **err);
 /* Which runs a query returns: newest first, or in the queue's order. */
@@ -109,6 +124,8 @@ void store_run_list_free(store_run **list, size_t n);
 int store_run_update(store *s, const store_run *r, berth_error **err);
 /* Sets stop_requested (and grace when >= 0); BERTH_EARG when there is no such run. */
 int store_run_request_stop(store *s, const char *id, int64_t grace, berth_error **err);
+/* Whether a stop was asked for run id (false when there is no such run). */
+int store_run_stop_requested(store *s, const char *id, bool *stop, berth_error **err);
 int store_run_set_supervisor(store *s, const char *id, int64_t pid, int64_t start,
 			     berth_error **err);
 /* The backend kind a run was submitted to ("local", "kubernetes"): *kind is the

@@ -57,6 +57,9 @@ struct store {
 	char *cols, *insert, *update;
 };
 
+/* The connection, opened again first when suspended (store_suspend). */
+sqlite3 *store_db(store *s);
+
 /* sqlite3_prepare_v2's shape, from the cache when the text was seen */
 int store_stmt_get(store *s, const char *sql, int nbytes, sqlite3_stmt **st, const char **tail);
 /* sqlite3_finalize's shape: a cached statement is reset for its next use */

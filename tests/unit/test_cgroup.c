@@ -4,10 +4,13 @@
  * shared cpu,cpuacct mounts), statistics read from fake files, errors that
  * leave nothing behind, allocation failures; then, as root on a host with
  * cgroups, a real cgroup: limits read back from the kernel, a process moved
- * in, counted, killed, an OOM kill counted, the cgroup removed.
+ * in, counted, killed, an OOM kill counted, the cgroup removed; a child that
+ * moves itself in (v1) or is made in it by clone3 (v2, also on the v2 mount
+ * of a hybrid host).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 
 #include "berth/error.h"
 #include "backend/local/cgroup.h"
+#include "backend/local/supervisor_internal.h"
 #include "base/internal.h"
 #include "t.h"
 
@@ -667,6 +671,15 @@ static void test_open_enter_kill_fake(void)
 	CHECK_INT(cg_create(&cg, CG_V1, root, "berth", "run1", NULL, &err), 0);
 	CHECK_INT(cg_open(&again, CG_V1, root, "berth", "run1", &err), 0);
 	CHECK_STR(cg_path(again), cg_path(cg));
+	/* made by this handle: nothing ran in it; opened, or made again over a
+	 * leftover: something may have */
+	CHECK(cg_fresh(cg));
+	CHECK(!cg_fresh(again));
+	cg_handle *reused = NULL;
+	CHECK_INT(cg_create(&reused, CG_V1, root, "berth", "run1", NULL, &err), 0);
+	CHECK(reused && !cg_fresh(reused));
+	CHECK(!cg_fresh(NULL));
+	cg_free(reused);
 	CHECK_INT(cg_count(again), 0);
 
 	cg_handle *none = NULL;
@@ -711,6 +724,57 @@ static void test_open_enter_kill_fake(void)
 	berth_error_free(err);
 	cg_free(cg);
 	cg_free(again);
+	t_rm_rf(root);
+	free(root);
+}
+
+/* A child's own move (cg_enter_self): "0" to the tasks of each hierarchy, v1 only. */
+static void test_enter_self_fake(void)
+{
+	char *root = v1_tree(v1_all);
+	if (!root)
+		return;
+	cg_handle *cg = NULL;
+	berth_error *err = NULL;
+	CHECK_INT(cg_create(&cg, CG_V1, root, "berth", "run1", NULL, &err), 0);
+	pid_t child = fork();
+	if (child == 0)
+		_exit(cg_enter_self(cg));
+	int status = -1;
+	CHECK_INT(waitpid(child, &status, 0), child);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (size_t i = 0; v1_all[i]; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "%s/berth/run1/tasks", v1_all[i]);
+		CHECK_STR(get_file(at(root, rel)), "0");
+	}
+	CHECK_INT(cg_dir_fd(cg), -1);
+	CHECK_INT(cg_version_of(cg), CG_V1);
+	cg_free(cg);
+	cg = NULL;
+	/* v2 has no such move: a child is made in its cgroup (clone3) or moved by pid */
+	char *root2 = v2_tree("cpu memory pids");
+	if (root2) {
+		CHECK_INT(cg_create(&cg, CG_V2, root2, "berth", "run1", NULL, &err), 0);
+		CHECK_INT(cg_enter_self(cg), EINVAL);
+		int fd = cg_dir_fd(cg);
+		CHECK(fd >= 0);
+		/* not a cgroup2 directory: made as fork makes it, for the caller to move */
+		bool in = true;
+		pid_t c = sup_clone(false, fd, &in);
+		if (c == 0)
+			_exit(in ? 3 : 0);
+		CHECK(c > 0 && !in);
+		CHECK_INT(waitpid(c, &status, 0), c);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		if (fd >= 0)
+			close(fd);
+		cg_free(cg);
+		t_rm_rf(root2);
+		free(root2);
+	}
+	CHECK_INT(cg_enter_self(NULL), EINVAL);
+	CHECK(err == NULL);
 	t_rm_rf(root);
 	free(root);
 }
@@ -819,6 +883,17 @@ static cg_handle *real_create(char prefix, const cg_limits *l, cg_version *v)
 	return cg;
 }
 
+/* Removes a cgroup of real_create, which must go without an error. */
+static void real_destroy(cg_handle *cg, cg_version v)
+{
+	berth_error *err = NULL;
+	CHECK_INT(cg_destroy(cg, &err), 0);
+	CHECK_STR(first_message(err), "");
+	berth_error_free(err);
+	cg_free(cg);
+	real_cleanup(v);
+}
+
 static void test_cgroup_real(void)
 {
 	cg_version v;
@@ -904,11 +979,8 @@ static void test_cgroup_real_oom(void)
 	}
 	close(fds[0]);
 	close(fds[1]);
-	CHECK_INT(cg_destroy(cg, &err), 0);
-	CHECK_STR(first_message(err), "");
-	cg_free(cg);
 	berth_error_free(err);
-	real_cleanup(v);
+	real_destroy(cg, v);
 }
 
 static void test_cgroup_real_reuse(void)
@@ -940,10 +1012,89 @@ static void test_cgroup_real_reuse(void)
 	real_cleanup(v);
 }
 
+/* A child of the real v1 tree's cgroup by its own move: counted there, and in
+ * its /proc/self/cgroup. */
+static void test_cgroup_real_enter_self(void)
+{
+	cg_version v;
+	cg_handle *cg = real_create('s', NULL, &v);
+	if (!cg)
+		return;
+	if (v == CG_V1) {
+		int go[2];
+		CHECK(pipe(go) == 0);
+		pid_t child = fork();
+		if (child == 0) {
+			char c;
+			int e = cg_enter_self(cg);
+			_exit(e ? 1 : read(go[0], &c, 1) == 1 ? 0 : 2);
+		}
+		for (int i = 0; i < 200 && cg_count(cg) < 1; i++)
+			ms_sleep(5);
+		CHECK_INT(cg_count(cg), 1);
+		char path[64], name[32];
+		snprintf(path, sizeof(path), "/proc/%ld/cgroup", (long)child);
+		snprintf(name, sizeof(name), "/%s/s%ld", REAL_PARENT, (long)getpid());
+		CHECKF(strstr(get_file(path), name) != NULL, "%s", get_file(path));
+		CHECK(write(go[1], "g", 1) == 1);
+		int status = -1;
+		CHECK_INT(waitpid(child, &status, 0), child);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		close(go[0]);
+		close(go[1]);
+	}
+	real_destroy(cg, v);
+}
+
+/* clone3 into a real cgroup2 directory: /sys/fs/cgroup on v2, its "unified"
+ * mount on a hybrid host (no controller is needed to hold a process); with
+ * and without the pid namespace the run's init has. */
+static void test_clone_into_cgroup_real(void)
+{
+	if (geteuid() != 0)
+		return;
+	const char *base = cg_detect(REAL_ROOT) == CG_V2 ? REAL_ROOT : REAL_ROOT "/unified";
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/berth-unit-clone%ld", base, (long)getpid());
+	if (cg_detect(base) != CG_V2 || mkdir(dir, 0755))
+		return;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	for (int pidns = 0; fd >= 0 && pidns < 2; pidns++) {
+		int go[2];
+		CHECK(pipe(go) == 0);
+		bool in = false;
+		pid_t child = sup_clone(pidns, fd, &in);
+		if (child == 0) {
+			char c;
+			_exit(!in ? 3 : pidns && getpid() != 1 ? 4 : read(go[0], &c, 1) == 1 ? 0 : 5);
+		}
+		CHECKF(child > 0 && in, "clone3 into %s: %s", dir, strerror(errno));
+		if (child <= 0)
+			break;
+		char path[64], want[300];
+		snprintf(path, sizeof(path), "/proc/%ld/cgroup", (long)child);
+		snprintf(want, sizeof(want), "0::%s\n", dir + strlen(base));
+		CHECKF(strstr(get_file(path), want) != NULL, "%s", get_file(path));
+		CHECK(write(go[1], "g", 1) == 1);
+		int status = -1;
+		CHECK_INT(waitpid(child, &status, 0), child);
+		CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+		close(go[0]);
+		close(go[1]);
+	}
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 100 && rmdir(dir) && errno == EBUSY; i++)
+		ms_sleep(10);
+	CHECK(!is_dir(dir));
+}
+
 T_MAIN(T(test_detect), T(test_v2_create), T(test_v2_no_limits_and_optional_files),
        T(test_v2_cpu_conversions), T(test_v2_needs_cpu_and_memory), T(test_v1_create),
        T(test_v1_shared_cpu_cpuacct_mount), T(test_v1_needs_memory_and_cpu),
        T(test_create_parent_is_a_file), T(test_create_write_fails), T(test_create_bad_arguments),
        T(test_create_allocation_failures), T(test_stats_v1), T(test_stats_v2),
-       T(test_open_enter_kill_fake), T(test_kill_v2_cgroup_kill), T(test_cgroup_real),
-       T(test_cgroup_real_oom), T(test_cgroup_real_reuse))
+       T(test_open_enter_kill_fake), T(test_enter_self_fake), T(test_kill_v2_cgroup_kill),
+       T(test_cgroup_real), T(test_cgroup_real_oom), T(test_cgroup_real_reuse),
+       T(test_cgroup_real_enter_self), T(test_clone_into_cgroup_real))

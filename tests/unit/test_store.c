@@ -822,6 +822,40 @@ out:
 	done(s, dir);
 }
 
+/* A stop asked is what the supervisor's narrow read says; a run that does
+ * not exist asks for none. */
+static void test_stop_requested(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	add_run(s, "r", "local", BERTH_STATE_RUNNING);
+	bool stop = true;
+	CHECK_INT(store_run_stop_requested(s, "r", &stop, &err), 0);
+	CHECK(!stop);
+	CHECK_INT(store_run_request_stop(s, "r", 5, &err), 0);
+	CHECK_INT(store_run_stop_requested(s, "r", &stop, &err), 0);
+	CHECK(stop);
+	CHECK_INT(store_run_stop_requested(s, "none", &stop, &err), 0);
+	CHECK(!stop);
+	/* what recovery reads of the Running runs of a kind: their supervisors */
+	add_run(s, "q", "local", BERTH_STATE_PENDING);
+	add_run(s, "k", "kubernetes", BERTH_STATE_RUNNING);
+	CHECK_INT(store_run_set_supervisor(s, "r", 42, 7, &err), 0);
+	store_supervised *sup = NULL;
+	size_t n = 0;
+	CHECK_INT(store_run_supervised(s, "local", &sup, &n, &err), 0);
+	CHECK(n == 1 && sup && !strcmp(sup[0].id, "r") && sup[0].supervisor_pid == 42 &&
+	      sup[0].supervisor_start == 7);
+	store_supervised_free(sup, n);
+	CHECK(err == NULL);
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
 /* Each reader of a list, with its n-th allocation failing, for every n
  * until none fails: BERTH_ENOMEM and nothing handed back, or all of it
  * (a failure that costs nothing: the statement cache's copy of its SQL). */
@@ -895,6 +929,17 @@ static int read_token(store *s, size_t *n, berth_error **err)
 	return rc;
 }
 
+static int read_supervised(store *s, size_t *n, berth_error **err)
+{
+	store_supervised *list = (store_supervised *)&list;
+	int rc = store_run_supervised(s, "local", &list, n, err);
+	CHECK(rc ? list == NULL && *n == 0 : *n == 0 || list != NULL);
+	for (size_t i = 0; !rc && i < *n; i++)
+		CHECK(list[i].id && list[i].id[0] == 'u');
+	store_supervised_free(rc ? NULL : list, *n);
+	return rc;
+}
+
 static int read_kind(store *s, size_t *n, berth_error **err)
 {
 	char *kind = (char *)"x";
@@ -915,6 +960,11 @@ static void test_alloc_failures(void)
 	store_project_add(s, "a", NULL);
 	store_project_add(s, "b", NULL);
 	add_run(s, "r1", "local", BERTH_STATE_PENDING);
+	for (int k = 0; k < 20; k++) {
+		char id[16];
+		snprintf(id, sizeof(id), "u%d", k);
+		add_run(s, id, "local", BERTH_STATE_RUNNING);
+	}
 	for (int k = 0; k < 12; k++) {
 		char name[16], text[32], tid[16];
 		snprintf(name, sizeof(name), "f%d", k);
@@ -935,7 +985,7 @@ static void test_alloc_failures(void)
 		{"store_project_list", read_projects, 2},   {"store_function_list", read_functions_of, 12},
 		{"store_function_get", read_function, 1},   {"store_event_list", read_events, 12},
 		{"store_token_list", read_tokens, 12},      {"store_token_find", read_token, 1},
-		{"store_run_kind", read_kind, 1},
+		{"store_run_kind", read_kind, 1},           {"store_run_supervised", read_supervised, 20},
 	};
 	for (size_t r = 0; r < sizeof(readers) / sizeof(readers[0]); r++) {
 		int finished = 0;
@@ -973,4 +1023,4 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_tokens), T(test_run_records),
-       T(test_data_version), T(test_alloc_failures), T(test_cleanup))
+       T(test_data_version), T(test_stop_requested), T(test_alloc_failures), T(test_cleanup))

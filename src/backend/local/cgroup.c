@@ -812,6 +812,48 @@ int cg_enter(cg_handle *cg, pid_t pid, berth_error **err)
 	return 0;
 }
 
+int cg_enter_self(const cg_handle *cg)
+{
+	if (!cg || cg->v != CG_V1)
+		return EINVAL;
+	for (size_t i = 0; i < cg->n; i++) {
+		const cg_dir *d = &cg->dirs[i];
+		char path[4200];
+		if (snprintf(path, sizeof(path), "%s/tasks", d->path) >= (int)sizeof(path))
+			return ENAMETOOLONG;
+		int e = write_str(path, "0", O_WRONLY | (d->cgfs ? 0 : O_CREAT));
+		if (e == ENOENT && d->cgfs) {
+			/* a hierarchy without tasks (never on Linux's v1): the whole
+			 * process, which is this thread alone */
+			snprintf(path, sizeof(path), "%s/cgroup.procs", d->path);
+			e = write_str(path, "0", O_WRONLY);
+		}
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+int cg_dir_fd(const cg_handle *cg)
+{
+	if (!cg || cg->v != CG_V2 || !cg->n)
+		return -1;
+	return open(cg->dirs[0].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+bool cg_fresh(const cg_handle *cg)
+{
+	for (size_t i = 0; cg && i < cg->n; i++)
+		if (!cg->dirs[i].created)
+			return false;
+	return cg && cg->n;
+}
+
+cg_version cg_version_of(const cg_handle *cg)
+{
+	return cg ? cg->v : CG_NONE;
+}
+
 int cg_stats_read(cg_handle *cg, cg_stats *out, berth_error **err)
 {
 	if (!cg || !out)

@@ -11,6 +11,7 @@
 #ifndef BERTH_CGROUP_H
 #define BERTH_CGROUP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -74,6 +75,26 @@ int cg_open(cg_handle **out, cg_version v, const char *root, const char *parent,
 
 /* Moves pid into the cgroup (cgroup.procs of each hierarchy). */
 int cg_enter(cg_handle *cg, pid_t pid, berth_error **err);
+
+/*
+ * v1: moves the calling thread, the only one of a process just forked, into
+ * the cgroup: "0" to each hierarchy's tasks (cgroup.procs where there is
+ * none). A move by pid through cgroup.procs takes the kernel's lock on every
+ * process's threads, whose write side waits for an RCU grace period (5 to
+ * 15 ms) unless another move came in the last few ms; a thread moving itself
+ * through tasks takes none. No allocation: for a child between fork and
+ * exec. 0, or an errno value (EINVAL: not v1).
+ */
+int cg_enter_self(const cg_handle *cg);
+
+/* v2: the run cgroup's directory, open for clone3's CLONE_INTO_CGROUP (a
+ * child made in its cgroup is never moved); -1 on v1, or with errno. */
+int cg_dir_fd(const cg_handle *cg);
+
+cg_version cg_version_of(const cg_handle *cg);
+/* Whether cg_create made every directory of cg (none was left by a run
+ * that died): nothing has run in it before. */
+bool cg_fresh(const cg_handle *cg);
 
 /* Reads usage; fields a kernel does not offer stay 0. */
 int cg_stats_read(cg_handle *cg, cg_stats *out, berth_error **err);

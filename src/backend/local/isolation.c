@@ -123,6 +123,34 @@ int sup_harden_filter(sup *s, berth_buf *why)
 	return 0;
 }
 
+/* clone3's arguments up to its cgroup (CLONE_ARGS_SIZE_VER2), without
+ * <linux/sched.h>, which clashes with <sched.h> on some libcs. */
+struct clone3_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+		set_tid_size, cgroup;
+};
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+pid_t sup_clone(bool pidns, int cgfd, bool *in_cgroup)
+{
+	unsigned long ns = pidns ? CLONE_NEWPID | CLONE_NEWNS : 0;
+	*in_cgroup = false;
+#ifdef SYS_clone3
+	if (cgfd >= 0) {
+		struct clone3_args a = {.flags = ns | CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+					.cgroup = (uint64_t)cgfd};
+		pid_t pid = (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+		if (pid >= 0) {
+			*in_cgroup = true;
+			return pid;
+		}
+	}
+#endif
+	return pidns ? (pid_t)syscall(SYS_clone, ns | SIGCHLD, NULL, NULL, NULL, 0UL) : fork();
+}
+
 /* Whether a child of this process may unshare flags (tried in a throwaway one). */
 static bool can_unshare(int flags)
 {
@@ -141,7 +169,6 @@ static bool can_unshare(int flags)
  * there is no mount namespace for the volumes. */
 bool sup_namespaces(sup *s)
 {
-	const char *id = s->r->info.id;
 	/* with CAP_SYS_ADMIN (root outside a container) nothing needs trying:
 	 * a fork less on every launch */
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -152,14 +179,14 @@ bool sup_namespaces(sup *s)
 		s->pidns = true;
 		return false;
 	}
-	store_event(s->st, id, "Warning",
-		    geteuid() ? "no pid namespace (berth is not root): the run's processes see the "
-				"machine's in /proc"
-			      : "no pid namespace (the host refuses one): the run's processes see the "
-				"machine's in /proc");
+	sup_note(s, "Warning",
+		 geteuid() ? "no pid namespace (berth is not root): the run's processes see the "
+			     "machine's in /proc"
+			   : "no pid namespace (the host refuses one): the run's processes see the "
+			     "machine's in /proc");
 	if (!s->nvols || can_unshare(CLONE_NEWNS))
 		return false;
-	store_event(s->st, id, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
+	sup_note(s, "Warning", "no mount namespace: the volumes' paths are in BERTH_VOLUME_<NAME>");
 	return true;
 }
 

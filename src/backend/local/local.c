@@ -132,25 +132,25 @@ static int node_from_policy(berth_backend *b, berth_error **err)
 static int recover(berth_backend *b)
 {
 	int freed = 0;
-	store_run **list;
+	store_supervised *list;
 	size_t n;
 	berth_error *e = NULL;
-	if (store_run_list(b->st, local_backend_ops.kind, BERTH_STATE_RUNNING, true, &list, &n, &e)) {
+	if (store_run_supervised(b->st, local_backend_ops.kind, &list, &n, &e)) {
 		berth_error_free(e);
 		return 0;
 	}
 	int64_t now = store_now_ms();
 	for (size_t i = 0; i < n; i++) {
-		store_run *r = list[i];
+		store_supervised *r = &list[i];
 		if (local_pid_is(r->supervisor_pid, r->supervisor_start))
 			continue;
 		/* admitted but its supervisor not yet recorded: give it time */
-		if (!r->supervisor_pid && now - r->info.started < 30000)
+		if (!r->supervisor_pid && now - r->started < 30000)
 			continue;
 		if (store_begin(b->st, &e))
 			break;
 		store_run *fresh = NULL;
-		if (store_run_get(b->st, r->info.id, &fresh, &e) ||
+		if (store_run_get(b->st, r->id, &fresh, &e) ||
 		    fresh->info.state != BERTH_STATE_RUNNING ||
 		    fresh->supervisor_pid != r->supervisor_pid) {
 			store_rollback(b->st);
@@ -183,7 +183,7 @@ static int recover(berth_backend *b)
 		berth_error_free(e);
 		e = NULL;
 	}
-	store_run_list_free(list, n);
+	store_supervised_free(list, n);
 	return freed;
 }
 
@@ -324,7 +324,7 @@ static char *wait_reason(const freecap *f, const local_node *node, const store_r
  * waits for it; the middle process tells its pid through a pipe. */
 extern char **environ;
 
-static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child);
+static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child, bool forked);
 
 /* exe as a child of this process, in a session of its own, with stdin and
  * stdout on /dev/null, stderr appended to diag, keep_fd kept open, and the
@@ -358,14 +358,100 @@ static pid_t spawn_direct(const char *exe, char *const argv[], char *const envp[
 	return pid;
 }
 
-/* Starts `berth __supervise ID` in a session of its own and returns its pid:
- * with wait (a caller that waits for this run), as its child, by posix_spawn,
- * with the pipe that says when the run is done; else, and when that fails, as
+/* This process's command line as ps and pgrep show it: argv (a forked
+ * supervisor is `berth __supervise ID`, as one started by exec is). Written
+ * over the argument strings; when it is longer, on over the environment's,
+ * whose strings environ keeps copies of, as setproctitle(3) does: the kernel
+ * reads a command line whose last argument byte is no longer NUL on to its
+ * first NUL. */
+static void set_title(const char *const *argv)
+{
+	int64_t at[4]; /* arg_start, arg_end, env_start, env_end */
+	if (local_proc_fields(getpid(), false, 48, 4, at) || at[1] <= at[0])
+		return;
+	char *start = (char *)(uintptr_t)at[0], *end = (char *)(uintptr_t)at[1];
+	size_t len = 0, room = (size_t)(end - start);
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	if (len <= room) {
+		memset(start, 0, room);
+		for (char *p = start; *argv; p += strlen(*argv++) + 1)
+			memcpy(p, *argv, strlen(*argv));
+		return;
+	}
+	if (at[2] == at[1] && at[3] > at[2]) {
+		char *env_end = (char *)(uintptr_t)at[3];
+		for (char **e = environ; *e; e++) {
+			char *copy = *e >= end && *e < env_end ? berth_strdup(*e) : *e;
+			if (!copy)
+				return; /* (copies of those before: nothing is written yet) */
+			*e = copy;
+		}
+		room = (size_t)(env_end - start);
+	}
+	size_t n = 0;
+	for (size_t i = 0; argv[i] && n + 1 < room; i++) {
+		if (i)
+			start[n++] = ' ';
+		for (const char *c = argv[i]; *c && n + 1 < room; c++)
+			start[n++] = *c;
+	}
+	memset(start + n, 0, room - n);
+}
+
+/* The supervisor of r as a fork of this process (opts.fork_supervisors: it
+ * has one thread), running in it with the record as stored: no exec, no
+ * loading of berth and its libraries again, and the run starts before the
+ * store is opened. As posix_spawn makes the exec'd one: a session of its
+ * own, stdin and stdout on /dev/null, stderr appended to diag, every signal
+ * at its default, the stops blocked; the supervisor closes every other fd
+ * but done_fd. The store is closed before the fork (store_suspend): SQLite's
+ * state of this process's open databases is not the child's to use. -1 when
+ * it cannot be (the caller spawns one instead). */
+static pid_t fork_supervisor(berth_backend *b, store_run *r, const char *diag, int done_fd,
+			     const sigset_t *stops)
+{
+	int64_t threads = 0;
+	if (local_proc_fields(getpid(), false, 20, 1, &threads) || threads != 1 || store_suspend(b->st))
+		return -1;
+	sigset_t mask;
+	pthread_sigmask(SIG_BLOCK, stops, &mask);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+		for (int sig = 1; sig < NSIG; sig++)
+			sigaction(sig, &dfl, NULL);
+		int null = open("/dev/null", O_RDWR), log = open(diag, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(log >= 0 ? log : null, 2) < 0)
+			_exit(127);
+		const char *title[] = {"berth", "__supervise", r->info.id, NULL};
+		set_title(title);
+		/* the environment an exec'd one gets (its own queue pass reads it) */
+		const char *config = berth_policy_file(b->policy);
+		unsetenv("BERTH_DONE_FD");
+		if (setenv("BERTH_HOME", b->home, 1) ||
+		    (config ? setenv("BERTH_CONFIG", config, 1) : unsetenv("BERTH_CONFIG")))
+			_exit(127);
+		_exit(local_supervise_forked(b->home, r, done_fd) ? 1 : 0);
+	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	/* the store stays closed until this process next uses it: the waiter
+	 * waits for the run to start first (local_wait), and leaves the CPU to
+	 * the child, which the kernel often puts behind this process */
+	return pid;
+}
+
+/* Starts the supervisor of run id (record r) in a session of its own and
+ * returns its pid: with wait (a caller that waits for this run), as its
+ * child, with the pipe that says when the run is done: forked (see above),
+ * else `berth __supervise ID` by posix_spawn; else, and when that fails, as
  * a daemon (double fork). Everything the children need is made before fork:
  * a server forks while other threads may hold malloc's locks, so between fork
  * and exec only async-signal-safe calls are made. */
-static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
+static pid_t spawn_supervisor(berth_backend *b, const char *id, store_run *r, bool wait, bool *forked)
 {
+	*forked = false;
 	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
 	if (local_run_path(diag_path, sizeof(diag_path), b->home, id, "supervisor.log"))
 		return -1;
@@ -420,11 +506,19 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
 		/* a caller that waits may be the supervisor's parent: it exits, or
 		 * reaps nothing, soon after the run ends; one vfork-like spawn costs
 		 * less than two forks of this process */
-		pid_t sup = spawn_direct(b->exe, argv, envp, diag_path, done[1], &stops);
+		bool fork_it = r && b->fork_supervisors;
+#ifdef BERTH_FAULT_INJECTION
+		/* tests: the spawn a caller with threads (a server) makes */
+		fork_it = fork_it && !getenv("BERTH_TEST_SPAWN_SUPERVISOR");
+#endif
+		pid_t sup = fork_it ? fork_supervisor(b, r, diag_path, done[1], &stops) : -1;
+		*forked = sup > 0;
+		if (sup < 0)
+			sup = spawn_direct(b->exe, argv, envp, diag_path, done[1], &stops);
 		if (sup > 0) {
 			free(envp);
 			close(done[1]);
-			if (add_waiter(b, id, done[0], sup))
+			if (add_waiter(b, id, done[0], sup, *forked))
 				close(done[0]);
 			return sup;
 		}
@@ -477,19 +571,23 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id, bool wait)
 	close(p[0]);
 	if (done[1] >= 0)
 		close(done[1]);
-	if (done[0] >= 0 && (sup < 0 || add_waiter(b, id, done[0], 0)))
+	if (done[0] >= 0 && (sup < 0 || add_waiter(b, id, done[0], 0, false)))
 		close(done[0]);
 	return sup;
 }
 
 struct local_waiter {
 	char *id;
-	int fd;      /* -1 once it has said what it could */
-	pid_t child; /* the supervisor, when it is this process's child and not reaped */
-	bool done;   /* its run is done: kept only to reap the child */
+	int fd;       /* -1 once it has said what it could */
+	pid_t child;  /* the supervisor, when it is this process's child and not reaped */
+	bool forked;  /* ... a fork of this process, which it has not recorded: */
+	pid_t pid;    /* its pid and start time, for the record if it dies unrecorded */
+	int64_t start;
+	bool started; /* the supervisor said the run has started (a byte on the pipe) */
+	bool done;    /* its run is done: kept only to reap the child */
 };
 
-static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
+static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child, bool forked)
 {
 	struct local_waiter *w = realloc(LOCAL(b)->waiters, (LOCAL(b)->nwaiters + 1) * sizeof(*w));
 	if (!w)
@@ -500,6 +598,10 @@ static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child)
 		return -1;
 	n->fd = fd;
 	n->child = child;
+	n->forked = forked;
+	n->pid = child;
+	n->start = forked ? local_proc_start_of(child, true) : -1;
+	n->started = false;
 	n->done = false;
 	LOCAL(b)->nwaiters++;
 	return 0;
@@ -521,18 +623,57 @@ static void reap_done(berth_backend *b)
 	}
 }
 
+static struct local_waiter *waiter_of(berth_backend *b, const char *id)
+{
+	for (size_t i = 0; i < LOCAL(b)->nwaiters; i++)
+		if (!LOCAL(b)->waiters[i].done && !strcmp(LOCAL(b)->waiters[i].id, id))
+			return &LOCAL(b)->waiters[i];
+	return NULL;
+}
+
+/* Up to ms for what the pipe from w's supervisor says: 1 when it closed,
+ * 0 when it said the run started (w->started), or nothing. */
+static int waiter_hears(struct local_waiter *w, int ms)
+{
+	struct pollfd p = {w->fd, POLLIN, 0};
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	char said[16];
+	ssize_t n;
+	while ((n = read(w->fd, said, sizeof(said))) < 0 && errno == EINTR)
+		;
+	if (n > 0) {
+		w->started = true;
+		return 0;
+	}
+	return n == 0 || errno != EAGAIN;
+}
+
+/* A run this handle waits on through a pipe is its own: the kind's, and its
+ * store need not be asked (nor opened again, after a fork). */
+static bool local_holds(berth_backend *b, const char *id)
+{
+	return waiter_of(b, id) != NULL;
+}
+
+static void local_wait_started(berth_backend *b, const char *id, int64_t deadline)
+{
+	struct local_waiter *w = waiter_of(b, id);
+	while (w && w->forked && !w->started && w->fd >= 0) {
+		int64_t left = deadline < 0 ? 1000 : deadline - store_now_ms();
+		if (left <= 0 || waiter_hears(w, left > 1000 ? 1000 : (int)left))
+			return;
+	}
+}
+
 static int local_wait_done(berth_backend *b, const char *id, int ms)
 {
 	reap_done(b);
-	size_t i = 0;
-	while (i < LOCAL(b)->nwaiters && (LOCAL(b)->waiters[i].done || strcmp(LOCAL(b)->waiters[i].id, id)))
-		i++;
-	if (i == LOCAL(b)->nwaiters)
+	struct local_waiter *w = waiter_of(b, id);
+	if (!w)
 		return -1;
-	struct local_waiter *w = &LOCAL(b)->waiters[i];
 	if (w->fd >= 0) {
-		struct pollfd p = {w->fd, POLLIN, 0};
-		if (poll(&p, 1, ms) <= 0)
+		if (!waiter_hears(w, ms))
 			return 0;
 		/* the supervisor closed its end: done, or it died */
 		close(w->fd);
@@ -543,6 +684,10 @@ static int local_wait_done(berth_backend *b, const char *id, int ms)
 			reap_done(b);
 			return 1;
 		}
+		/* a forked one records itself once the run has started: if it died
+		 * before, this process says who it was, for recovery to see it gone */
+		if (w->forked && w->start >= 0)
+			store_run_set_supervisor(b->st, id, w->pid, w->start, NULL);
 	} else {
 		/* it died: until it is reaped (by this process, or by init when it
 		 * is not ours) recovery takes it for alive */
@@ -612,6 +757,15 @@ static int place(freecap *f, store_run *r, int64_t now)
 	return 0;
 }
 
+/* The record of admitted run id among pending. */
+static store_run *record_of(const char *id, store_run **pending, size_t npending)
+{
+	for (size_t k = 0; k < npending; k++)
+		if (pending[k]->info.id == id)
+			return pending[k];
+	return NULL;
+}
+
 /* After the commit that admitted them: a supervisor for each admitted run
  * (waits: with a pipe to this handle); a run whose supervisor cannot be
  * started fails, and frees what it held. */
@@ -619,13 +773,14 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 			   store_run **pending, size_t npending, bool waits)
 {
 	for (size_t i = 0; i < nadmitted; i++) {
-		store_event(b->st, admitted[i], "Scheduled", NULL);
 		char dir[4096];
 		pid_t sup = -1;
+		bool forked = false;
 		if (!local_run_path(dir, sizeof(dir), b->home, admitted[i], NULL) &&
 		    !fs_mkdirs(dir, 0700))
 			/* a waiting caller waits for what it submits, not for others' queued runs */
-			sup = spawn_supervisor(b, admitted[i], waits);
+			sup = spawn_supervisor(b, admitted[i], record_of(admitted[i], pending, npending),
+					       waits, &forked);
 #ifdef BERTH_FAULT_INJECTION
 		/* tests: the spawner is slow, so that a short run's supervisor ends first */
 		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
@@ -635,6 +790,9 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 			nanosleep(&ts, NULL);
 		}
 #endif
+		/* one forked records itself: this process's store waits, closed */
+		if (forked)
+			continue;
 		/* a short run's supervisor may be done and gone already: a zombie of this
 		 * process (posix_spawn) still has its start time */
 		int64_t start = sup > 0 ? local_proc_start_of(sup, true) : -1;
@@ -651,10 +809,7 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 		if (started)
 			continue;
 		/* it could not be started: it fails, and frees what it held */
-		store_run *r = NULL;
-		for (size_t k = 0; k < npending; k++)
-			if (pending[k]->info.id == admitted[i])
-				r = pending[k];
+		store_run *r = record_of(admitted[i], pending, npending);
 		if (!r)
 			continue;
 		r->info.state = BERTH_STATE_FAILED;
@@ -756,6 +911,9 @@ static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfres
 			goto out;
 		store_event(b->st, fresh[i]->info.id, "Submitted", NULL);
 	}
+	/* in the same transaction: a commit less before the supervisors start */
+	for (size_t i = 0; i < nadmitted; i++)
+		store_event(b->st, admitted[i], "Scheduled", NULL);
 #ifdef BERTH_FAULT_INJECTION
 	/* tests: a submission killed before its commit leaves nothing */
 	const char *hold = getenv("BERTH_TEST_COMMIT_DELAY_MS");
@@ -1095,6 +1253,9 @@ static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, bert
 	local_watch w = {.fd = -1};
 	if (local_wait_done(b, id, 0) < 0)
 		local_watch_open(&w, dir);
+	/* a supervisor forked from this process: its run starts first, then this
+	 * process opens its store again (fork_supervisor) */
+	local_wait_started(b, id, deadline);
 	int rc, stale = 0;
 	for (;;) {
 		berth_run_info *i;
@@ -1150,4 +1311,5 @@ const backend_ops local_backend_ops = {
 	.logs = local_logs,
 	.wait = local_wait,
 	.forget = local_forget,
+	.holds = local_holds,
 };

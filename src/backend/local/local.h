@@ -87,6 +87,10 @@ int64_t local_proc_start(pid_t pid);
 /* The same, also for a zombie when zombies is set (field 22 of /proc/PID/stat). */
 int64_t local_proc_start_of(pid_t pid, bool zombies);
 bool local_pid_is(int64_t pid, int64_t start);
+/* Fields first .. first + n - 1 (from 1, as proc(5) counts them) of
+ * /proc/PID/stat as numbers; -1 when it cannot be read (a zombie: unless
+ * zombies). */
+int local_proc_fields(pid_t pid, bool zombies, int first, int n, int64_t *out);
 
 /* files.c: creates HOME/runs/ID/done, which waiters watch for. */
 void local_mark_done(const char *home, const char *id);
@@ -103,6 +107,11 @@ void local_cleanup_volumes(const char *home, const store_run *r);
 void local_cleanup_run_dirs(const char *home, const char *id);
 /* rm -r, not following links */
 void local_rm_tree(const char *path);
+
+/* supervisor.c: berth_local_supervise (supervisor.h) in a child that the
+ * submitting process forked (local.c), with the record it stored: the run
+ * starts before the store is opened. done_fd: the pipe to that process. */
+int local_supervise_forked(const char *home, store_run *r, int done_fd);
 
 #define LOCAL_CGROUP_PARENT "berth"
 

@@ -37,12 +37,19 @@
  * its own (runs/ID/tmp, counted in its disk use, gone with it). */
 static const char *const run_tmp_dirs[] = {"/tmp", "/var/tmp"};
 
-static bool in_run_tmp(const char *path)
+/* The parts of the run's temporary directory path is under (1 for /tmp, 2
+ * for /var/tmp); 0: under neither. */
+static size_t run_tmp_parts(const char *path)
 {
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
 		if (local_path_under(path, run_tmp_dirs[i]))
-			return true;
-	return false;
+			return i + 1;
+	return 0;
+}
+
+static bool in_run_tmp(const char *path)
+{
+	return run_tmp_parts(path) > 0;
 }
 
 /* Part n (from 0) of an absolute path, in buf; -1 when there is none, -2
@@ -101,6 +108,16 @@ static int walk_dir(const char *path, size_t depth, bool create, int *made)
 		fd = next;
 	}
 	return fd;
+}
+
+/* How many parts an absolute path has. */
+static size_t parts_of(const char *path)
+{
+	char part[NAME_MAX + 1];
+	size_t n = 0;
+	while (nth_part(path, n, part, sizeof(part)) != -1)
+		n++;
+	return n;
 }
 
 /* mount(2) onto the directory fd names, not onto a path to look up again. */
@@ -245,6 +262,19 @@ int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const siz
 		if (s->tmp && tmp < 0)
 			return -2;
 		if (work >= 0) {
+			/* its first part below /tmp is made there, on the data dir's disk,
+			 * and holds a small tmpfs, read-only once the rest of the path is
+			 * made in it: one directory on the disk for the whole path (each
+			 * costs an inode to make and another to remove, 0.05 to 0.3 ms on
+			 * a busy ext4) */
+			size_t top_parts = run_tmp_parts(r->workdir) + 1;
+			bool deep = parts_of(r->workdir) > top_parts;
+			int top = deep ? walk_dir(r->workdir, top_parts, true, NULL) : -1;
+			if (deep && (top < 0 || mount_at("tmpfs", top, "tmpfs", safe | MS_NOEXEC,
+							  "mode=0755,size=16k,nr_inodes=64")))
+				return -2;
+			if (top >= 0)
+				close(top);
 			char from[64];
 			snprintf(from, sizeof(from), "/proc/self/fd/%d", work);
 			int at = walk_dir(r->workdir, SIZE_MAX, true, NULL);
@@ -252,6 +282,12 @@ int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const siz
 				return -2;
 			close(at);
 			close(work);
+			top = deep ? walk_dir(r->workdir, top_parts, false, NULL) : -1;
+			if (deep && (top < 0 || mount_at(NULL, top, NULL,
+							  MS_BIND | MS_REMOUNT | MS_RDONLY | safe | MS_NOEXEC, NULL)))
+				return -2;
+			if (top >= 0)
+				close(top);
 		}
 		bool root = r->uid >= 0 ? r->uid == 0 : geteuid() == 0;
 		static const char *const ro[] = {"/sys", "/proc/sys", "/proc/sysrq-trigger"};

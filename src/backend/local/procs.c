@@ -14,26 +14,36 @@
 #include "backend/local/local.h"
 #include "base/internal.h"
 
-int64_t local_proc_start_of(pid_t pid, bool zombies)
+int local_proc_fields(pid_t pid, bool zombies, int first, int n, int64_t *out)
 {
-	char path[64], buf[1024];
+	char path[64], buf[2048];
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	ssize_t got = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	if (n <= 0)
+	if (got <= 0)
 		return -1;
-	buf[n] = 0;
+	buf[got] = 0;
 	/* the command may hold spaces and parentheses: fields count from the last ')' */
 	char *p = strrchr(buf, ')');
 	/* a zombie is gone already: only its parent has not looked */
 	if (!p || p[1] != ' ' || (!zombies && (p[2] == 'Z' || p[2] == 'X')))
 		return -1;
-	for (int field = 2; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	return p ? strtoll(p + 1, NULL, 10) : -1;
+	for (int field = 3; field < first + n; field++) {
+		if (!(p = strchr(p + 1, ' ')))
+			return -1;
+		if (field >= first)
+			out[field - first] = strtoll(p + 1, NULL, 10);
+	}
+	return 0;
+}
+
+int64_t local_proc_start_of(pid_t pid, bool zombies)
+{
+	int64_t start;
+	return local_proc_fields(pid, zombies, 22, 1, &start) ? -1 : start;
 }
 
 int64_t local_proc_start(pid_t pid)

@@ -63,6 +63,44 @@ static char *fmt(const char *f, ...)
 	return rc ? (berth_buf_release(&b), NULL) : berth_buf_detach(&b);
 }
 
+/* ---- the store ------------------------------------------------------------------------ */
+
+/* The store, opened on first need: a supervisor forked by the caller that
+ * submitted its run has the record already, and starts the run first. */
+static int sup_store(sup *s)
+{
+	if (s->st)
+		return 0;
+	char path[4096];
+	berth_error *e = NULL;
+	int rc = fs_path(path, sizeof(path), s->home, "berth.db") ? -1 : store_open(&s->st, path, &e);
+	berth_error_free(e);
+	return rc ? -1 : 0;
+}
+
+static void event(sup *s, const char *kind, const char *message)
+{
+	if (s->st)
+		store_event(s->st, s->r->info.id, kind, message);
+}
+
+void sup_note(sup *s, const char *kind, const char *message)
+{
+	berth_buf_append(&s->notes, kind, strlen(kind) + 1);
+	berth_buf_append(&s->notes, message, strlen(message) + 1);
+}
+
+/* The events noted before the store was written (sup_note), in their order. */
+static void flush_notes(sup *s)
+{
+	for (size_t off = 0; s->st && !s->notes.failed && off < s->notes.len;) {
+		const char *kind = s->notes.data + off, *msg = kind + strlen(kind) + 1;
+		event(s, kind, msg);
+		off = (size_t)(msg + strlen(msg) + 1 - s->notes.data);
+	}
+	berth_buf_release(&s->notes);
+}
+
 /* A volume's path in the environment, where no mount namespace is allowed:
  * BERTH_VOLUME_<NAME>, the name upper-cased and '-' and '.' made '_'. */
 static char *volume_env(const volume *v)
@@ -108,6 +146,13 @@ static int open_secrets(sup *s, char ***files, size_t **lens, berth_buf *why)
 	if (!*files || !*lens)
 		return -1;
 	int rc = 0;
+	bool any = r->secret_env && *r->secret_env;
+	for (size_t i = 0; i < s->nvols; i++)
+		any |= !strcmp(s->vols[i].kind, "secret");
+	if (any && sup_store(s)) {
+		berth_buf_printf(why, "its secrets cannot be read: the store cannot be opened");
+		return -1;
+	}
 	/* names of the run's secrets, then of its secret volumes */
 	char *names = r->secret_env ? berth_strdup(r->secret_env) : NULL;
 	for (char *name = names, *next; name && *name && !rc; name = next) {
@@ -182,7 +227,7 @@ static void child_fail(int errp, int step, int e)
 	_exit(127);
 }
 
-enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT, STEP_HARDEN, STEP_FORK };
+enum { STEP_EXEC = 1, STEP_MOUNT, STEP_USER, STEP_RLIMIT, STEP_HARDEN, STEP_FORK, STEP_CGROUP };
 
 /* Closes every fd from lo up but keep (-1: none); with cloexec, marks them
  * close-on-exec instead. Without close_range (Linux < 5.9), one by one. */
@@ -230,18 +275,6 @@ static void become_command(sup *s, int errp)
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &s->run_mask, NULL);
-	if (!s->cg && r->info.mem_limit > 0) {
-		struct rlimit rl = {(rlim_t)r->info.mem_limit, (rlim_t)r->info.mem_limit};
-		if (setrlimit(RLIMIT_AS, &rl))
-			child_fail(errp, STEP_RLIMIT, errno);
-	}
-	/* no one file, its log included, grows past the run's disk limit between
-	 * two looks of the supervisor (SIGXFSZ) */
-	if (r->disk_limit > 0) {
-		struct rlimit rl = {(rlim_t)r->disk_limit, (rlim_t)r->disk_limit};
-		if (setrlimit(RLIMIT_FSIZE, &rl))
-			child_fail(errp, STEP_RLIMIT, errno);
-	}
 	umask(022); /* a container's, not the caller's */
 	/* before the user changes: its own directory is reached through berth's */
 	if (chdir(r->workdir) && chdir("/"))
@@ -262,6 +295,20 @@ static void become_command(sup *s, int errp)
 	if ((stays_root && drop_capabilities(true)) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    (s->filter && seccomp_load(s->filter)))
 		child_fail(errp, STEP_HARDEN, errno);
+	/* the limits last: this process may allocate until here (seccomp_load
+	 * does), and its address space is all of its parent's, a fork */
+	if (!s->cg && r->info.mem_limit > 0) {
+		struct rlimit rl = {(rlim_t)r->info.mem_limit, (rlim_t)r->info.mem_limit};
+		if (setrlimit(RLIMIT_AS, &rl))
+			child_fail(errp, STEP_RLIMIT, errno);
+	}
+	/* no one file, its log included, grows past the run's disk limit between
+	 * two looks of the supervisor (SIGXFSZ) */
+	if (r->disk_limit > 0) {
+		struct rlimit rl = {(rlim_t)r->disk_limit, (rlim_t)r->disk_limit};
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			child_fail(errp, STEP_RLIMIT, errno);
+	}
 	/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
 	close_from(3, errp, true);
 	execvpe(s->argv[0], s->argv, s->envp);
@@ -313,27 +360,42 @@ static void run_init(sup *s, int errp, int statp)
  * a pid namespace, the pid is that of the run's init (pid 1 there), which
  * passes berth's stop signals on and writes the command's wait status to
  * statp. */
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			close(p[i]);
+}
+
 static pid_t start(sup *s, const char *const *secret_files, const size_t *secret_lens, berth_buf *why)
 {
-	int go[2], errp[2], statp[2] = {-1, -1};
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || (s->pidns && pipe2(statp, O_CLOEXEC))) {
+	/* its cgroup, before it runs anything of the run's: v1, it moves itself
+	 * there (cg_enter_self); v2, it is made there (clone3), else moved there
+	 * by this process, for which it waits (go) */
+	bool self = cg_version_of(s->cg) == CG_V1;
+	int go[2] = {-1, -1}, errp[2] = {-1, -1}, statp[2] = {-1, -1};
+	if (pipe2(errp, O_CLOEXEC) || (s->pidns && pipe2(statp, O_CLOEXEC)) ||
+	    (s->cg && !self && pipe2(go, O_CLOEXEC))) {
 		berth_buf_printf(why, "pipe: %s", strerror(errno));
+		close_pair(errp);
+		close_pair(statp);
 		return -1;
 	}
 	pid_t parent = getpid();
 	/* with a pid namespace, the child is its pid 1 at once (and in a mount
-	 * namespace of its own): clone as fork does, a process with one thread
-	 * has no lock for libc to reset, and this child calls nothing that reads
-	 * its thread id (raise, pthread_*) */
-	pid_t pid = s->pidns ? (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL, NULL,
-					      NULL, 0UL)
-			     : fork();
+	 * namespace of its own) */
+	bool in_cg = false;
+	pid_t pid = sup_clone(s->pidns, go[0] >= 0 ? s->cgfd : -1, &in_cg);
 	if (pid < 0) {
 		berth_buf_printf(why, "%s: %s", s->pidns ? "clone" : "fork", strerror(errno));
+		close_pair(errp);
+		close_pair(statp);
+		close_pair(go);
 		return -1;
 	}
 	if (pid == 0) {
-		close(go[1]);
+		if (go[1] >= 0)
+			close(go[1]);
 		close(errp[0]);
 		if (statp[0] >= 0)
 			close(statp[0]);
@@ -342,9 +404,11 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		/* the parent gone already? (in a pid namespace, it is outside: 0) */
 		if (getppid() != (s->pidns ? 0 : parent))
 			_exit(127);
+		int e = self ? cg_enter_self(s->cg) : 0;
+		if (e)
+			child_fail(errp[1], STEP_CGROUP, e);
 		char c;
-		/* with a cgroup, it waits to be in it; else there is nothing to wait for */
-		if (s->cg && read(go[0], &c, 1) != 1)
+		if (go[0] >= 0 && !in_cg && read(go[0], &c, 1) != 1)
 			_exit(127);
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (null >= 0)
@@ -361,13 +425,14 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 			child_fail(errp[1], STEP_MOUNT, errno);
 		become_command(s, errp[1]);
 	}
-	close(go[0]);
+	if (go[0] >= 0)
+		close(go[0]);
 	close(errp[1]);
 	if (statp[1] >= 0)
 		close(statp[1]);
 	s->statp = statp[0];
 	berth_error *e = NULL;
-	if (s->cg && cg_enter(s->cg, pid, &e)) {
+	if (go[1] >= 0 && !in_cg && cg_enter(s->cg, pid, &e)) {
 		berth_buf_printf(why, "cannot put the process in its cgroup: %s",
 				 berth_error_get(e, 0)->message);
 		berth_error_free(e);
@@ -376,9 +441,14 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		close(errp[0]);
 		return -1;
 	}
-	ssize_t w = write(go[1], "g", 1);
-	(void)w;
-	close(go[1]);
+	if (go[1] >= 0) {
+		ssize_t w = in_cg ? 1 : write(go[1], "g", 1);
+		(void)w;
+		close(go[1]);
+	}
+	/* while the child makes itself the command (mounts, user, exec): the
+	 * store, which a supervisor forked by its caller has not opened yet */
+	sup_store(s);
 	int msg[2];
 	ssize_t n;
 	while ((n = read(errp[0], msg, sizeof(msg))) < 0 && errno == EINTR)
@@ -388,7 +458,7 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		static const char *const what[] = {"", "cannot run", "cannot mount the volumes for",
 						   "cannot switch user for", "cannot set the rlimits of",
 						   "cannot harden (capabilities, no_new_privs, seccomp)",
-						   "cannot fork"};
+						   "cannot fork", "cannot move into its cgroup the process of"};
 		berth_buf_printf(why, "%s \"%s\": %s", what[msg[0]], s->argv[0], strerror(msg[1]));
 		return -2 - msg[0]; /* started and failed: reaped as usual */
 	}
@@ -448,15 +518,16 @@ static void signal_all(sup *s, int sig)
 		closedir(d);
 }
 
-/* SIGKILL everything left and reap it, for at most 5 s. */
+/* SIGKILL everything left and reap it, for at most 5 s (the caller killed
+ * once already: nothing left, nothing more is read). */
 static void reap_all(sup *s)
 {
 	for (int i = 0; i < 500; i++) {
-		signal_all(s, SIGKILL);
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD && (!s->cg || cg_count(s->cg) <= 0))
 			return;
+		signal_all(s, SIGKILL);
 		struct timespec ts = {0, 10000000};
 		nanosleep(&ts, NULL);
 	}
@@ -559,14 +630,14 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 				end = END_EVICTED;
 				disk_at = -1;
 				signal_all(s, SIGKILL);
-				store_event(s->st, s->r->info.id, "Evicted", s->evicted);
+				event(s, "Evicted", s->evicted);
 			}
 		}
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
 			store_run *fresh = NULL;
 			berth_error *e = NULL;
 			int64_t grace = s->r->grace;
-			if (!store_run_get(s->st, s->r->info.id, &fresh, &e))
+			if (s->st && !store_run_get(s->st, s->r->info.id, &fresh, &e))
 				grace = fresh->grace;
 			store_run_free(fresh);
 			berth_error_free(e);
@@ -574,7 +645,7 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 				end = END_STOP;
 				signal_all(s, SIGTERM);
 				kill_at = now + grace * 1000;
-				store_event(s->st, s->r->info.id, "Killing", "SIGTERM sent; SIGKILL after the grace period");
+				event(s, "Killing", "SIGTERM sent; SIGKILL after the grace period");
 			} else if (kill_at > 0 && now + grace * 1000 < kill_at) {
 				/* stopped again with a shorter grace: it counts from now, as a
 				 * second delete with a shorter grace does on Kubernetes */
@@ -582,7 +653,7 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 				char why[96];
 				snprintf(why, sizeof(why), "stopped again: SIGKILL after %lld s",
 					 (long long)grace);
-				store_event(s->st, s->r->info.id, "Killing", why);
+				event(s, "Killing", why);
 			}
 			continue;
 		}
@@ -590,7 +661,7 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 			end = END_TIMEOUT;
 			signal_all(s, SIGTERM);
 			kill_at = now + s->r->grace * 1000;
-			store_event(s->st, s->r->info.id, "DeadlineExceeded", "SIGTERM sent");
+			event(s, "DeadlineExceeded", "SIGTERM sent");
 		}
 		if (kill_at > 0 && now >= kill_at) {
 			signal_all(s, SIGKILL);
@@ -605,13 +676,14 @@ static void set_reason(store_run *r, char *reason)
 	r->info.reason = reason;
 }
 
+/* Its usage: the cgroup's (as read when the last attempt ended, by
+ * oom_kills), else what the kernel counted for the reaped children. */
 static void usage_of(sup *s)
 {
-	cg_stats st;
 	berth_error *e = NULL;
-	if (s->cg && cg_stats_read(s->cg, &st, &e) == 0) {
-		s->r->info.cpu_usage_ns = (int64_t)st.cpu_usage_ns;
-		s->r->info.mem_peak = (int64_t)st.mem_peak;
+	if (s->cg && (s->have_stats || cg_stats_read(s->cg, &s->stats, &e) == 0)) {
+		s->r->info.cpu_usage_ns = (int64_t)s->stats.cpu_usage_ns;
+		s->r->info.mem_peak = (int64_t)s->stats.mem_peak;
 	} else {
 		struct rusage ru;
 		getrusage(RUSAGE_CHILDREN, &ru);
@@ -622,21 +694,56 @@ static void usage_of(sup *s)
 	berth_error_free(e);
 }
 
-static uint64_t oom_kills(sup *s)
+/* The cgroup's OOM kills so far (0 in a cgroup this supervisor made and
+ * nothing ran in yet); read when an attempt has ended, its usage is kept. */
+static uint64_t oom_kills(sup *s, bool ended)
 {
-	cg_stats st;
 	berth_error *e = NULL;
-	uint64_t n = s->cg && cg_stats_read(s->cg, &st, &e) == 0 ? st.oom_kills : 0;
+	s->have_stats = false;
+	if (!s->cg || (!ended && !s->r->info.attempts && cg_fresh(s->cg)))
+		return 0;
+	bool ok = cg_stats_read(s->cg, &s->stats, &e) == 0;
 	berth_error_free(e);
-	return n;
+	s->have_stats = ok && ended;
+	return ok ? s->stats.oom_kills : 0;
 }
 
 static int save(sup *s)
 {
 	berth_error *e = NULL;
-	int rc = store_run_update(s->st, s->r, &e);
+	int rc = s->st ? store_run_update(s->st, s->r, &e) : -BERTH_EIO;
 	berth_error_free(e);
 	return rc;
+}
+
+/*
+ * The start of an attempt, recorded in one transaction: this supervisor (the
+ * first time), the process, what the preparation noted, Started. A stop asked
+ * before this supervisor could hear it is taken now. false when the store
+ * cannot be opened: the run cannot be recorded, and is stopped.
+ */
+static bool record_start(sup *s)
+{
+	store_run *r = s->r;
+	if (sup_store(s))
+		return false;
+	berth_error *e = NULL;
+	bool began = store_begin(s->st, &e) == 0, stop = false;
+	store_run_stop_requested(s->st, r->info.id, &stop, &e);
+	if (!s->recorded)
+		store_run_set_supervisor(s->st, r->info.id, getpid(), local_proc_start(getpid()), NULL);
+	s->recorded = true;
+	save(s);
+	flush_notes(s);
+	char msg[64];
+	snprintf(msg, sizeof(msg), "pid %ld, attempt %d", (long)s->child, r->info.attempts);
+	event(s, "Started", msg);
+	if (began && store_commit(s->st, &e))
+		store_rollback(s->st);
+	berth_error_free(e);
+	if (stop)
+		raise(SIGTERM);
+	return true;
 }
 
 /* Runs the command until it ends for good; sets the final state. */
@@ -647,7 +754,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 	int64_t backoff = 1000;
 	for (;;) {
 		berth_buf why = BERTH_BUF_INIT;
-		uint64_t ooms_before = oom_kills(s);
+		uint64_t ooms_before = oom_kills(s, false);
 		int64_t t0 = store_now_ms();
 		s->child = start(s, files, lens, &why);
 		r->info.attempts++;
@@ -669,22 +776,23 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		}
 		berth_buf_release(&why);
 		r->pid = s->child;
-		save(s);
-		char msg[64];
-		snprintf(msg, sizeof(msg), "pid %ld, attempt %d", (long)s->child, r->info.attempts);
-		store_event(s->st, r->info.id, "Started", msg);
-		/* a stop asked before the supervisor could hear it */
-		store_run *fresh = NULL;
-		berth_error *e = NULL;
-		if (!store_run_get(s->st, r->info.id, &fresh, &e) && fresh->stop_requested)
-			raise(SIGTERM);
-		store_run_free(fresh);
-		berth_error_free(e);
+		/* the waiter hears that the run started (one byte; the close says it
+		 * ended): one this process was forked from opens its store now */
+		if (s->done_fd >= 0 && r->info.attempts == 1) {
+			ssize_t w = write(s->done_fd, "s", 1);
+			(void)w;
+		}
+		if (!record_start(s)) {
+			signal_all(s, SIGKILL);
+			r->info.state = BERTH_STATE_FAILED;
+			set_reason(r, fmt("the store %s/berth.db cannot be opened to record the run", s->home));
+			return;
+		}
 
 		int status = 0;
 		enum ending end = wait_child(s, set, deadline, &status);
 		signal_all(s, SIGKILL); /* the main process is gone: so is the rest */
-		bool oom = oom_kills(s) > ooms_before;
+		bool oom = oom_kills(s, true) > ooms_before;
 		r->info.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 		r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		r->info.oom_killed = oom;
@@ -733,7 +841,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 			return;
 		if (store_now_ms() - t0 > 60000)
 			backoff = 1000;
-		store_event(s->st, r->info.id, "BackOff", r->info.reason);
+		event(s, "BackOff", r->info.reason);
 		r->info.state = BERTH_STATE_RUNNING;
 		save(s);
 		struct timespec ts = {backoff / 1000, (long)(backoff % 1000) * 1000000};
@@ -758,7 +866,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
  * unblocked for the run's processes (*run_mask), a subreaper, nothing of its
  * starter held, no core dump. Returns the pipe to the process that waits for
  * the run (berth run --wait), or -1. */
-static int become_supervisor(sigset_t *set, sigset_t *run_mask)
+static int become_supervisor(sigset_t *set, sigset_t *run_mask, int done_fd)
 {
 	sigemptyset(set);
 	sigaddset(set, SIGCHLD);
@@ -776,8 +884,7 @@ static int become_supervisor(sigset_t *set, sigset_t *run_mask)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	/* the pipe to the process that started it and waits (berth run --wait):
 	 * closed once the run is done; kept from the run's processes */
-	int done_fd = -1;
-	const char *df = getenv("BERTH_DONE_FD");
+	const char *df = done_fd >= 0 ? NULL : getenv("BERTH_DONE_FD");
 	if (df) {
 		char *end;
 		long fd = strtol(df, &end, 10);
@@ -809,11 +916,11 @@ static void make_cgroup(sup *s, const char *id)
 	if (v != CG_NONE && cg_create(&s->cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
 		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
 		r->cgroup = berth_strdup(id);
+		s->cgfd = cg_dir_fd(s->cg);
 	} else {
 		r->info.enforcement = berth_strdup("rlimits");
-		store_event(s->st, id, "Warning",
-			    e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message
-						       : "no cgroup tree: rlimits only");
+		sup_note(s, "Warning",
+			 e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message : "no cgroup tree: rlimits only");
 	}
 	berth_error_free(e);
 }
@@ -856,19 +963,15 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 	return true;
 }
 
-/* After the run: what is left killed, its usage read, its cgroup, mount
- * points and run-long volumes removed, and its end recorded, also on a full
- * disk (the done marker says it then, for recovery to record). */
+/* After the run: what is left killed, its usage read, its mount points and
+ * run-long volumes removed, and its end recorded, also on a full disk (the
+ * done marker says it then, for recovery to record). Its cgroup, empty,
+ * goes after the marker (remove_cgroup): the kernel may hold it a while. */
 static void finish(sup *s, const char *id)
 {
 	store_run *r = s->r;
 	reap_all(s);
 	usage_of(s);
-	if (s->cg) {
-		cg_destroy(s->cg, NULL);
-		cg_free(s->cg);
-		s->cg = NULL;
-	}
 	sup_remove_mount_points(s);
 	if (!r->keep_volumes)
 		local_cleanup_volumes(s->home, r);
@@ -877,15 +980,37 @@ static void finish(sup *s, const char *id)
 	s->log = -1;
 	r->info.finished = store_now_ms();
 	r->pid = 0;
-	/* a full disk does not lose how the run ended: its reserve is given back */
-	if (save(s)) {
+	/* the end and its event in one transaction; a full disk does not lose how
+	 * the run ended: its reserve is given back, and the done marker says it */
+	for (int i = 0; i < 2 && !sup_store(s); i++) {
+		berth_error *e = NULL;
+		int rc = store_begin(s->st, &e);
+		if (!rc && !(rc = save(s))) {
+			flush_notes(s); /* a run that never started: what its preparation noted */
+			event(s, berth_state_name(r->info.state), r->info.reason);
+			rc = store_commit(s->st, &e);
+		}
+		berth_error_free(e);
+		if (!rc)
+			break;
+		store_rollback(s->st);
 		char reserve[4096];
 		if (!local_run_path(reserve, sizeof(reserve), s->home, id, "reserve"))
 			unlink(reserve);
-		save(s);
 	}
-	store_event(s->st, id, berth_state_name(r->info.state), r->info.reason);
 	local_mark_outcome(s->home, id, &r->info);
+}
+
+static void remove_cgroup(sup *s)
+{
+	if (s->cg) {
+		cg_destroy(s->cg, NULL);
+		cg_free(s->cg);
+		s->cg = NULL;
+	}
+	if (s->cgfd >= 0)
+		close(s->cgfd);
+	s->cgfd = -1;
 }
 
 /* Frees what the supervisor held; secret values are wiped first. */
@@ -910,6 +1035,7 @@ static void release(sup *s, char **files, size_t *lens)
 		seccomp_release(s->filter);
 	free(s->evicted);
 	free(s->vols);
+	berth_buf_release(&s->notes);
 	store_run_free(s->r);
 	s->r = NULL;
 }
@@ -931,21 +1057,40 @@ static void start_queue(const char *home)
 	berth_policy_free(policy);
 }
 
-int berth_local_supervise(const char *home, const char *id, berth_error **err)
+/* The supervisor of run id: with r (its record, as the caller that forked
+ * this process stored it), the store is opened once the command runs; else
+ * the record is read from it first. done_fd: the waiter's pipe, or -1 for
+ * the one BERTH_DONE_FD names. */
+static int supervise(const char *home, const char *id, store_run *r, int done_fd, berth_error **err)
 {
 	sigset_t set, run_mask;
-	int done_fd = become_supervisor(&set, &run_mask);
-	sup s = {.home = home, .log = -1, .statp = -1, .run_mask = run_mask};
+	done_fd = become_supervisor(&set, &run_mask, done_fd);
+	sup s = {.home = home, .log = -1, .statp = -1, .cgfd = -1, .run_mask = run_mask, .r = r,
+		 .done_fd = done_fd};
 	char path[4096];
-	if (fs_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
-		return -BERTH_EIO;
-	int rc = store_run_get(s.st, id, &s.r, err);
-	if (rc || s.r->info.state != BERTH_STATE_RUNNING) {
-		store_run_free(s.r);
-		store_close(s.st);
-		return rc;
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: how this supervisor was started, appended to the file named */
+	const char *how = getenv("BERTH_TEST_SUPERVISOR_HOW");
+	int hf = how ? open(how, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+	if (hf >= 0) {
+		ssize_t w = write(hf, r ? "forked\n" : "exec\n", r ? 7 : 5);
+		(void)w;
+		close(hf);
 	}
-	store_run_set_supervisor(s.st, id, getpid(), local_proc_start(getpid()), NULL);
+	/* tests: a supervisor that dies before it has started the run, or recorded itself */
+	if (getenv("BERTH_TEST_SUPERVISOR_DIES"))
+		_exit(1);
+#endif
+	if (!s.r) {
+		if (fs_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
+			return -BERTH_EIO;
+		int rc = store_run_get(s.st, id, &s.r, err);
+		if (rc || s.r->info.state != BERTH_STATE_RUNNING) {
+			store_run_free(s.r);
+			store_close(s.st);
+			return rc;
+		}
+	}
 	make_cgroup(&s, id);
 	char **files = NULL;
 	size_t *lens = NULL;
@@ -960,12 +1105,31 @@ int berth_local_supervise(const char *home, const char *id, berth_error **err)
 	finish(&s, id);
 	if (done_fd >= 0)
 		close(done_fd);
-	/* its own files go once whoever waits knows (0.5 ms that no waiter pays) */
+	/* what is left no one waits for: its own files and its cgroup go, at idle
+	 * priority, behind whatever else wants the CPU (the waiter, which is
+	 * woken now; the next launch), not beside it */
+	struct sched_param idle = {0};
+	bool idled = sched_getscheduler(0) == SCHED_OTHER && sched_setscheduler(0, SCHED_IDLE, &idle) == 0;
+	remove_cgroup(&s);
 	local_cleanup_run_dirs(home, id);
 	release(&s, files, lens);
-	bool queued = store_queued(s.st, local_backend_ops.kind);
+	bool queued = s.st && store_queued(s.st, local_backend_ops.kind);
 	store_close(s.st);
-	if (queued)
+	/* the runs that now fit start at the usual priority */
+	if (queued && (!idled || sched_setscheduler(0, SCHED_OTHER, &idle) == 0))
 		start_queue(home);
 	return 0;
+}
+
+int berth_local_supervise(const char *home, const char *id, berth_error **err)
+{
+	return supervise(home, id, NULL, -1, err);
+}
+
+int local_supervise_forked(const char *home, store_run *r, int done_fd)
+{
+	berth_error *err = NULL;
+	int rc = supervise(home, r->info.id, r, done_fd, &err);
+	berth_error_free(err);
+	return rc;
 }

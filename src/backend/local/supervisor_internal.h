@@ -34,7 +34,17 @@ typedef struct sup {
 	bool disk_watch;     /* the run has a disk limit or a sized volume */
 	char *tmp;           /* runs/ID/tmp, the run's /tmp in a pid namespace; NULL: none */
 	char *evicted;       /* why it was stopped for its disk use */
+	int cgfd;            /* v2: the cgroup's directory, for clone3 (cg_dir_fd); -1: none */
+	berth_buf notes;     /* events noted before the store is written: KIND\0MESSAGE\0... */
+	bool recorded;       /* this supervisor is in the record (pid and start time) */
+	int done_fd;         /* the pipe to the process that waits for the run; -1: none */
+	cg_stats stats;      /* the cgroup's, as last read */
+	bool have_stats;     /* ... when the last attempt had ended (its usage) */
 } sup;
+
+/* supervisor.c: an event of the run, written with the record of its start
+ * (or of its end, when it never starts). */
+void sup_note(sup *s, const char *kind, const char *message);
 
 /* mounts.c: the gid the run's processes have. */
 int64_t sup_run_gid(const store_run *r);
@@ -53,6 +63,15 @@ int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const siz
 int sup_prepare_workdir(sup *s, berth_buf *why);
 /* The seccomp filter of the run's processes; -1 with why. */
 int sup_harden_filter(sup *s, berth_buf *why);
+/* A child of this process, as fork's return says: with pidns, the pid 1 of
+ * new pid and mount namespaces; with cgfd >= 0 (a v2 cgroup's directory,
+ * cg_dir_fd), made in that cgroup by clone3, never moved there, which
+ * *in_cgroup says, in both processes (false: the kernel has no clone3 or no
+ * CLONE_INTO_CGROUP, or cgfd is no cgroup2 directory; the caller moves it).
+ * clone and clone3 copy the process as fork does: this process has one
+ * thread, so libc has no lock to reset, and the child calls nothing that
+ * reads its thread id (raise, pthread_*). */
+pid_t sup_clone(bool pidns, int cgfd, bool *in_cgroup);
 /* Pid and mount namespaces where the host allows them (events say what it
  * refused); true when the volumes' paths go in the environment instead. */
 bool sup_namespaces(sup *s);
