@@ -134,3 +134,11 @@ void backend_state_set(berth_backend *b, const backend_ops *kind, void *state)
 	b->state[i].kind = state ? kind : NULL;
 	b->state[i].state = state;
 }
+
+int backend_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub)
+{
+	/* the id is a path component: only what a run id may be ([a-z0-9-]), never ".." */
+	if (!id || berth_run_id_check(id))
+		return -1;
+	return sub ? fs_path(buf, len, home, "runs/%s/%s", id, sub) : fs_path(buf, len, home, "runs/%s", id);
+}

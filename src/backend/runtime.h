@@ -104,6 +104,11 @@ const backend_ops *backend_kind_at(size_t i);
 /* For tests: adds a kind to the registry (-1 when it is full). */
 int backend_kind_register(const backend_ops *kind);
 
+/* runtime.c: home/runs/ID[/sub], a run's directory under the data dir, for
+ * every kind; -1 when id is not a run id (a store may have been made to
+ * hold anything) or it does not fit len. */
+int backend_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub);
+
 /* backend.c: what service/ asks of the kind of a run (berth_run_delete,
  * berth_batch_dry_run): forget (nothing for a kind without), dry_run with
  * the handle's kind (BERTH_EARG for a kind without). */

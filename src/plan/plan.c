@@ -387,12 +387,11 @@ static void make_names(plan *p)
 	 * distributed Job's workers are <name>-<index> as host names (at most 63) */
 	size_t max = r->spec.action == BERTH_ACTION_CRONJOB ? 52 : 63;
 	bool distributed = plan_distributed(&r->spec);
-	for (int64_t w = plan_workers(&r->spec) - 1; distributed && max > 40; w /= 10) {
-		max--;
-		if (w < 10) {
-			max--; /* the '-' */
-			break;
-		}
+	if (distributed) {
+		size_t digits = 1; /* of the last index, and its '-' */
+		for (int64_t w = plan_workers(&r->spec) - 1; w >= 10; w /= 10)
+			digits++;
+		max -= 1 + digits;
 	}
 	size_t idlen = strlen(r->id), blen = strlen(base);
 	if (blen + 1 + idlen > max) {

@@ -1366,10 +1366,7 @@ static int newest_run_pod(berth_backend *b, const char *id, const target *t, kpo
 
 static int kept_log_path(berth_backend *b, const char *id, const char *sub, char *buf, size_t len)
 {
-	/* the id is a path component: only what a run id may be, whatever a store holds */
-	if (!id || berth_run_id_check(id))
-		return -1;
-	return sub ? fs_path(buf, len, b->home, "runs/%s/%s", id, sub) : fs_path(buf, len, b->home, "runs/%s", id);
+	return backend_run_path(buf, len, b->home, id, sub);
 }
 
 /* Removes the log kept under run id, if any. */

@@ -16,15 +16,6 @@
 #include "backend/local/local.h"
 #include "base/internal.h"
 
-int local_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub)
-{
-	/* the id is a path component: only what a run id may be ([a-z0-9-]),
-	 * never "..", whatever a store was made to hold */
-	if (!id || berth_run_id_check(id))
-		return -1;
-	return sub ? fs_path(buf, len, home, "runs/%s/%s", id, sub) : fs_path(buf, len, home, "runs/%s", id);
-}
-
 /* True when path is dir itself or below it, by its text: no "..", no "//". */
 bool local_path_under(const char *path, const char *dir)
 {
@@ -161,7 +152,7 @@ void local_cleanup_run_dirs(const char *home, const char *id)
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dirs); i++) {
 		char path[4096];
 		/* most often empty, or not there: one call */
-		if (!local_run_path(path, sizeof(path), home, id, dirs[i]) &&
+		if (!backend_run_path(path, sizeof(path), home, id, dirs[i]) &&
 		    rmdir(path) && errno != ENOENT)
 			local_rm_tree(path);
 	}
@@ -194,9 +185,9 @@ void local_mark_outcome(const char *home, const char *id, const berth_run_info *
 {
 	char path[4096];
 	/* a run that never started has no directory yet */
-	if (local_run_path(path, sizeof(path), home, id, NULL) || fs_mkdirs(path, 0700))
+	if (backend_run_path(path, sizeof(path), home, id, NULL) || fs_mkdirs(path, 0700))
 		return;
-	if (local_run_path(path, sizeof(path), home, id, "done"))
+	if (backend_run_path(path, sizeof(path), home, id, "done"))
 		return;
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0 && i)

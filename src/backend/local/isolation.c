@@ -44,7 +44,7 @@ int sup_prepare_workdir(sup *s, berth_buf *why)
 {
 	const store_run *r = s->r;
 	char rundir[4096], tmp[4200], reserve[4200];
-	if (local_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
+	if (backend_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
 		return berth_buf_printf(why, "the data dir's path is too long"), -1;
 	/* only where the disk could fill during the run: on a disk with room, the
 	 * blocks a file system keeps for root (5% on ext4) and the done marker's

@@ -178,7 +178,7 @@ int local_plan_launch(berth_backend *b, local_state *ls, const berth_run *run, s
 	 * user, where it was started from */
 	char work[4096];
 	bool own_dir = uid >= 0 && uid != (int64_t)geteuid();
-	if (local_run_path(work, sizeof(work), b->home, run->id, "work"))
+	if (backend_run_path(work, sizeof(work), b->home, run->id, "work"))
 		return berth_fail(err, BERTH_EINVALID, "the data dir's path is too long");
 	berth_buf argv = BERTH_BUF_INIT, env = BERTH_BUF_INIT, vols = BERTH_BUF_INIT,
 		  secrets = BERTH_BUF_INIT;

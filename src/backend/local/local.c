@@ -71,7 +71,7 @@ static bool local_done_unrecorded(berth_backend *b, const char *id, int *tries);
 static int read_outcome(const char *home, store_run *r)
 {
 	char path[4096], buf[1100];
-	if (local_run_path(path, sizeof(path), home, r->info.id, "done"))
+	if (backend_run_path(path, sizeof(path), home, r->info.id, "done"))
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
@@ -192,7 +192,7 @@ static int local_reconcile(berth_backend *b, berth_error **err);
 static bool local_done_unrecorded(berth_backend *b, const char *id, int *tries)
 {
 	char done[4096];
-	if (local_run_path(done, sizeof(done), b->home, id, "done") || access(done, F_OK))
+	if (backend_run_path(done, sizeof(done), b->home, id, "done") || access(done, F_OK))
 		return false;
 	/* its supervisor is gone, or about to be: recovery records the marker's outcome */
 	struct timespec ts = {0, 100000000};
@@ -453,7 +453,7 @@ static pid_t spawn_supervisor(berth_backend *b, const char *id, store_run *r, bo
 {
 	*forked = false;
 	char diag_path[4096], home_env[4200], config_env[4200], done_env[32];
-	if (local_run_path(diag_path, sizeof(diag_path), b->home, id, "supervisor.log"))
+	if (backend_run_path(diag_path, sizeof(diag_path), b->home, id, "supervisor.log"))
 		return -1;
 	snprintf(home_env, sizeof(home_env), "BERTH_HOME=%s", b->home);
 	const char *config = berth_policy_file(b->policy);
@@ -679,7 +679,7 @@ static int local_wait_done(berth_backend *b, const char *id, int ms)
 		close(w->fd);
 		w->fd = -1;
 		char done[4096];
-		if (local_run_path(done, sizeof(done), b->home, id, "done") || access(done, F_OK) == 0) {
+		if (backend_run_path(done, sizeof(done), b->home, id, "done") || access(done, F_OK) == 0) {
 			w->done = true;
 			reap_done(b);
 			return 1;
@@ -776,7 +776,7 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 		char dir[4096];
 		pid_t sup = -1;
 		bool forked = false;
-		if (!local_run_path(dir, sizeof(dir), b->home, admitted[i], NULL) &&
+		if (!backend_run_path(dir, sizeof(dir), b->home, admitted[i], NULL) &&
 		    !fs_mkdirs(dir, 0700))
 			/* a waiting caller waits for what it submits, not for others' queued runs */
 			sup = spawn_supervisor(b, admitted[i], record_of(admitted[i], pending, npending),
@@ -969,7 +969,7 @@ static int local_prepare(berth_backend *b, const berth_run *run, const char *spe
 	if (!r)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	char log[4096];
-	local_run_path(log, sizeof(log), b->home, run->id, "log");
+	backend_run_path(log, sizeof(log), b->home, run->id, "log");
 	berth_run_info *i = &r->info;
 	if (!(rc = local_plan_launch(b, LOCAL(b), run, r, err)) &&
 	    !(rc = record_new(b->policy, run, spec_text, local_backend_ops.kind, r, err))) {
@@ -1187,9 +1187,9 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 		return rc;
 	/* the log is where this data dir keeps it, whatever path the record says */
 	char dir[4096], done[4096], log[4096];
-	if (local_run_path(dir, sizeof(dir), b->home, id, NULL) ||
-	    local_run_path(done, sizeof(done), b->home, id, "done") ||
-	    local_run_path(log, sizeof(log), b->home, id, "log")) {
+	if (backend_run_path(dir, sizeof(dir), b->home, id, NULL) ||
+	    backend_run_path(done, sizeof(done), b->home, id, "done") ||
+	    backend_run_path(log, sizeof(log), b->home, id, "log")) {
 		store_run_free(r);
 		return berth_fail(err, BERTH_EINVALID, "\"%s\" is not a run id", id);
 	}
@@ -1248,7 +1248,7 @@ static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_w
 static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err)
 {
 	char dir[4096];
-	local_run_path(dir, sizeof(dir), b->home, id, NULL);
+	backend_run_path(dir, sizeof(dir), b->home, id, NULL);
 	int64_t deadline = timeout_ms < 0 ? -1 : store_now_ms() + timeout_ms;
 	local_watch w = {.fd = -1};
 	if (local_wait_done(b, id, 0) < 0)
@@ -1295,7 +1295,7 @@ static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, bert
 static int local_forget(berth_backend *b, const char *id, berth_error **err)
 {
 	char dir[4096];
-	if (!local_run_path(dir, sizeof(dir), b->home, id, NULL))
+	if (!backend_run_path(dir, sizeof(dir), b->home, id, NULL))
 		local_rm_tree(dir);
 	return 0;
 }

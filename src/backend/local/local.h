@@ -37,7 +37,6 @@ typedef struct queue_pass {
 /* HOME/runs/ID, or HOME/runs/ID/SUB (sub non-NULL): -1 when id is not a run
  * id (berth_run_id_check) or the path does not fit len. Every path of a run's
  * directory is made here. */
-int local_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub);
 
 
 /* A volume of a run as the volume table lists it (files.c). */

@@ -560,7 +560,7 @@ static char *disk_over(sup *s)
 	const store_run *r = s->r;
 	char runvols[4096], rundir[4096], a[32], b[32];
 	if (fs_path(runvols, sizeof(runvols), s->home, "volumes/%s", r->info.id) ||
-	    local_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
+	    backend_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
 		return NULL;
 	struct stat st;
 	int64_t total = fstat(s->log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
@@ -939,7 +939,7 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 		s->argv[i++] = r->argv + off;
 	/* the log where this data dir keeps it (not a path read from the store) */
 	char log[4096];
-	s->log = local_run_path(log, sizeof(log), s->home, r->info.id, "log")
+	s->log = backend_run_path(log, sizeof(log), s->home, r->info.id, "log")
 			 ? (errno = ENAMETOOLONG, -1)
 			 : open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (!s->argv || !argc || s->log < 0) {
@@ -995,7 +995,7 @@ static void finish(sup *s, const char *id)
 			break;
 		store_rollback(s->st);
 		char reserve[4096];
-		if (!local_run_path(reserve, sizeof(reserve), s->home, id, "reserve"))
+		if (!backend_run_path(reserve, sizeof(reserve), s->home, id, "reserve"))
 			unlink(reserve);
 	}
 	local_mark_outcome(s->home, id, &r->info);
