@@ -168,6 +168,13 @@ check kueue-queue-twice 2 'kq-twice.yaml:2:17: kueue.local_queue: "\{project\}-\
 	"$berth" render "$ex/train.yaml" --config "$tmp/kq-twice.yaml"
 check kueue-queue-default-too-long 2 'kq-long.yaml:2:17: kueue.local_queue: "q-a+\{project\}" is not a valid LocalQueue name for project default .*: it must be at most 63 characters' -- \
 	"$berth" explain "$ex/train.yaml" --config "$tmp/kq-long.yaml"
+# a distributed job (replicas of a job): the local backend refuses it, and says where it runs;
+# nothing is recorded
+printf 'name: training\nfunction: {image: x, command: [torchrun, t.py]}\nreplicas: 2\ndistributed: {launcher: torchrun}\n' >"$tmp/dist.yaml"
+check distributed-local-refused 2 'run "training" is a distributed job \(2 workers\): the local backend does not run those yet; run it with --backend kubernetes' -- \
+	env BERTH_HOME="$tmp/dist-home" "$berth" run "$tmp/dist.yaml"
+check distributed-local-nothing-recorded 0 '^none recorded$' -- \
+	sh -c "BERTH_HOME='$tmp/dist-home' '$berth' get runs | grep -q training || echo none recorded"
 check kueue-not-a-map 2 'kq-scalar.yaml:1:8: kueue: must be a map' -- "$berth" profiles --config "$tmp/kq-scalar.yaml"
 check kueue-queue-not-a-string 2 'kq-list.yaml:2:16: kueue.local_queue: ' -- "$berth" profiles --config "$tmp/kq-list.yaml"
 # (a cluster that cannot be reached: nothing is asked of it)
