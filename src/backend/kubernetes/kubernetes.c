@@ -1350,7 +1350,10 @@ static int newest_run_pod(berth_backend *b, const char *id, const target *t, kpo
 	int rc = ppath.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : kube_list(KUBE(b)->api, &w, err);
 	berth_buf_release(&ppath);
 	const kpod *p = rc < 0 ? NULL : newest_pod(&f->view);
-	if (p)
+	/* its name goes into a request's path: a name, whatever an API answers */
+	if (p && berth_check_dns_subdomain(p->name))
+		rc = berth_fail(err, BERTH_EIO, "the cluster named run \"%s\"'s pod with what is not a name", id);
+	else if (p)
 		*out = *p;
 	free(f);
 	return rc < 0 ? rc : p ? 0 : 1;
