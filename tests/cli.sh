@@ -6,6 +6,8 @@ berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
 g=$root/tests/golden/validate
 tmp=$(mktemp -d)
+# no check reads or writes the data dir of the user who runs the tests
+export BERTH_HOME=$tmp/home
 trap 'rm -rf "$tmp"' EXIT
 
 # check NAME WANT_STATUS WANT_GREP_PATTERN(stdout+stderr) -- CMD...
@@ -104,7 +106,6 @@ users: [{name: u, user: {token: t0k3n}}]
 contexts: [{name: x, context: {cluster: c, user: u, namespace: team-a}}]
 current-context: x
 EOK
-export BERTH_HOME=$tmp/home
 check cluster-help-setup 0 '^       berth cluster setup \[--dry-run\]' -- "$berth" help cluster
 check cluster-setup-unknown-option 2 'cluster: unknown option "--bogus"' -- "$berth" cluster setup --bogus
 check cluster-check-no-dry-run 2 'cluster: unknown option "--dry-run"' -- "$berth" cluster check --dry-run
@@ -168,13 +169,6 @@ check kueue-queue-twice 2 'kq-twice.yaml:2:17: kueue.local_queue: "\{project\}-\
 	"$berth" render "$ex/train.yaml" --config "$tmp/kq-twice.yaml"
 check kueue-queue-default-too-long 2 'kq-long.yaml:2:17: kueue.local_queue: "q-a+\{project\}" is not a valid LocalQueue name for project default .*: it must be at most 63 characters' -- \
 	"$berth" explain "$ex/train.yaml" --config "$tmp/kq-long.yaml"
-# a distributed job (replicas of a job): the local backend refuses it, and says where it runs;
-# nothing is recorded
-printf 'name: training\nfunction: {image: x, command: [torchrun, t.py]}\nreplicas: 2\ndistributed: {launcher: torchrun}\n' >"$tmp/dist.yaml"
-check distributed-local-refused 2 'run "training" is a distributed job \(2 workers\): the local backend does not run those yet; run it with --backend kubernetes' -- \
-	env BERTH_HOME="$tmp/dist-home" "$berth" run "$tmp/dist.yaml"
-check distributed-local-nothing-recorded 0 '^none recorded$' -- \
-	sh -c "BERTH_HOME='$tmp/dist-home' '$berth' get runs | grep -q training || echo none recorded"
 check kueue-not-a-map 2 'kq-scalar.yaml:1:8: kueue: must be a map' -- "$berth" profiles --config "$tmp/kq-scalar.yaml"
 check kueue-queue-not-a-string 2 'kq-list.yaml:2:16: kueue.local_queue: ' -- "$berth" profiles --config "$tmp/kq-list.yaml"
 # (a cluster that cannot be reached: nothing is asked of it)
