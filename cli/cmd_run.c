@@ -98,7 +98,7 @@ static int run_remote(const cli_server *s, const char *name, const char *text, s
 	if (follow && n != 1)
 		cli_error("run: --follow follows one run; the server started %zu: waiting for them "
 			  "instead", n);
-	else if (follow && berth_client_logs(c, runs[0]->id, true, cli_print_chunk, NULL, &err)) {
+	else if (follow && berth_client_logs(c, runs[0]->id, -1, true, cli_print_chunk, NULL, &err)) {
 		status = cli_report(err);
 		goto out;
 	}
@@ -237,7 +237,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	berth_error_free(err);
 	err = NULL;
-	if (follow && berth_backend_logs(c.b, infos[0]->id, 1, cli_print_chunk, NULL, &err)) {
+	if (follow && berth_backend_logs(c.b, infos[0]->id, -1, 1, cli_print_chunk, NULL, &err)) {
 		status = cli_report(err);
 		goto out;
 	}

@@ -16,9 +16,12 @@
 #           nodejs + npm (kubernetes-models, the Kubernetes schema validator)
 #   tests:  chromium (/usr/bin/chromium, the browser the web UI tests drive through
 #           playwright-core, tests/ui/; it never downloads a browser of its own)
+#   tests:  python3-torch (a real collective: torch.distributed's gloo all-reduce
+#           across the workers of a distributed job on the local backend,
+#           tests/local_distributed.sh; Debian's, for /usr/bin/python3)
 set -eu
 pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev libseccomp-dev libmicrohttpd-dev
-	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind chromium)
+	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind chromium python3-torch)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -567,7 +567,27 @@ static int get_logs(req *r)
 	 * not take a stream each) */
 	if (!strcmp(r->method, "HEAD"))
 		return reply(r, 200, "text/plain; charset=utf-8", NULL, 0);
-	return stream_logs(r, req_param(r, "id"), flag_arg(r, "follow"));
+	/* ?rank=N: one worker's log, which is checked to be one before it streams */
+	const char *id = req_param(r, "id"), *rk = req_arg(r, "rank");
+	long rank = -1;
+	if (rk) {
+		char *end;
+		rank = strtol(rk, &end, 10);
+		if (!*rk || *end || rank < 0 || rank >= BERTH_WORKERS_MAX)
+			return reply_fail(r, 400, "usage", "rank: a worker's index, 0 to %d (\"%.32s\" given)",
+					  BERTH_WORKERS_MAX - 1, rk);
+		berth_run_info *info = NULL;
+		berth_error *err = NULL;
+		int rc, ret;
+		STORE(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
+		if (failed(r, rc, err, &ret))
+			return ret;
+		rc = berth_run_check_rank(info, (int)rank, &err);
+		berth_run_info_free(info);
+		if (failed(r, rc, err, &ret))
+			return ret;
+	}
+	return stream_logs(r, id, (int)rank, flag_arg(r, "follow"));
 }
 
 static int get_spec(req *r)

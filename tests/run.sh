@@ -106,7 +106,11 @@ for t in $tiers; do
 	golden) tier golden 60 "$here/golden.sh" "$bt/berth" ;;
 	render) tier "render (merge, policy rules, objects)" 60 "$here/render.sh" "$bt/berth" ;;
 	cli) tier cli 60 "$here/cli.sh" "$bt/berth" ;;
-	local) tier "local backend (real processes, cgroups)" 80 "$here/local.sh" "$bt/berth" ;;
+	local)
+		tier "local backend (real processes, cgroups)" 80 "$here/local.sh" "$bt/berth"
+		tier "local backend: distributed jobs (workers, a real all-reduce)" 40 \
+			"$here/local_distributed.sh" "$bt/berth"
+		;;
 	security) tier "security (hostile specs and runs against the local backend)" 80 "$here/security.sh" "$bt/berth" ;;
 	server) tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth" ;;
 	load) tier "load and abuse (berth serve: streams held, floods, caps; loopback, bounded)" 80 "$here/load.sh" "$bt/berth" ;;

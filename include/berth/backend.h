@@ -51,7 +51,10 @@ typedef struct berth_run_info {
 	char *priority_class;
 	int64_t priority;        /* the PriorityClass value that orders the queue */
 	int64_t created, started, finished; /* Unix time in ms; 0 when not yet */
-	int64_t cpu_milli, mem, gpus, disk; /* requests */
+	int64_t cpu_milli, mem, gpus, disk; /* requests: every worker's together */
+	int64_t workers;         /* a distributed job's workers; 1 for any other run */
+	char *worker_states;     /* a distributed run's: each worker's state, by index,
+				    comma-separated ("Running,Failed"); NULL when unknown */
 	int64_t cpu_limit_milli, mem_limit; /* 0: none */
 	char *gpu_ids;           /* "0,1" while it holds GPUs or after; NULL if none */
 	int exit_code;           /* -1 when it did not exit by itself */
@@ -69,6 +72,9 @@ typedef struct berth_run_info {
 } berth_run_info;
 
 void berth_run_info_free(berth_run_info *info);
+/* 0 when rank is one of the run's workers (0 to workers-1), else
+ * BERTH_ENOTFOUND with a message that says how many it has. */
+int berth_run_check_rank(const berth_run_info *info, int rank, berth_error **err);
 
 /* Records as YAML or JSON: a list when list is set, else the first alone. */
 int berth_run_info_format(berth_run_info *const *infos, size_t n, bool list, berth_format fmt,
@@ -230,9 +236,12 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 /* Calls write(ctx, data, len) with the run's log from the start; with
  * follow, goes on until the run is final. A nonzero return of write stops.
  * While a followed run writes nothing, write is called with len 0 about once
- * a second, so that a reader that went away stops it then. */
+ * a second, so that a reader that went away stops it then. rank: one worker's
+ * log (0 to workers-1; BERTH_ENOTFOUND past them), or, < 0, the run's: every
+ * worker's of a distributed job on the local backend, each line after
+ * "[rank N] ", its newest pod's on a cluster. */
 typedef int (*berth_log_write)(void *ctx, const char *data, size_t len);
-int berth_backend_logs(berth_backend *b, const char *id, bool follow, berth_log_write write,
+int berth_backend_logs(berth_backend *b, const char *id, int rank, bool follow, berth_log_write write,
 		       void *ctx, berth_error **err);
 
 /* Secrets of the embedded store, encrypted at rest (libsodium secretbox,

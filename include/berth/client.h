@@ -87,7 +87,7 @@ int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, b
 /* Calls write(ctx, data, len) with the run's log from the start, as the
  * bytes arrive; with follow, until the run ends. A nonzero return of write
  * stops (and the call returns 0). */
-int berth_client_logs(berth_client *c, const char *id, bool follow, berth_log_write write,
+int berth_client_logs(berth_client *c, const char *id, int rank, bool follow, berth_log_write write,
 		      void *ctx, berth_error **err);
 
 /* The project's secrets (admin for set and delete). A value is sent as a

@@ -152,12 +152,12 @@ int berth_backend_reconcile(berth_backend *b, berth_error **err)
 	return rc;
 }
 
-int berth_backend_logs(berth_backend *b, const char *id, bool follow, berth_log_write write,
+int berth_backend_logs(berth_backend *b, const char *id, int rank, bool follow, berth_log_write write,
 		       void *ctx, berth_error **err)
 {
 	const backend_ops *ops;
 	int rc = ops_of(b, id, &ops, err);
-	return rc ? rc : ops->logs(b, id, follow, write, ctx, err);
+	return rc ? rc : ops->logs(b, id, rank, follow, write, ctx, err);
 }
 
 /* Asks where run id runs for its state, unless the handle's records are

@@ -39,10 +39,19 @@ void berth_run_info_free(berth_run_info *i)
 		return;
 	char *const strs[] = {i->id, i->name, i->project, i->backend, i->profile, i->image,
 			      i->action, i->reason, i->priority_class, i->gpu_ids, i->enforcement,
-			      i->log_path, i->target, i->effective};
+			      i->log_path, i->target, i->effective, i->worker_states};
 	for (size_t k = 0; k < BERTH_ARRAY_SIZE(strs); k++)
 		free(strs[k]);
 	free(i);
+}
+
+int berth_run_check_rank(const berth_run_info *i, int rank, berth_error **err)
+{
+	long long workers = i->workers > 1 ? i->workers : 1;
+	if (rank >= 0 && rank < workers)
+		return 0;
+	return berth_fail(err, BERTH_ENOTFOUND, "run %s has %lld worker%s: there is no rank %d", i->id, workers,
+			  workers > 1 ? "s" : "", rank);
 }
 
 void berth_run_info_list_free(berth_run_info **list, size_t n)
@@ -89,6 +98,7 @@ int record_new(const berth_policy *policy, const berth_run *run, const char *spe
 	i->mem = d.mem;
 	i->gpus = d.gpus;
 	i->disk = d.disk;
+	i->workers = d.workers;
 	i->cpu_limit_milli = s->resources.cpu.limits.set ? berth_quantity_milli(&s->resources.cpu.limits.q) : 0;
 	i->mem_limit = s->resources.mem.limits.set ? berth_quantity_value(&s->resources.mem.limits.q) : 0;
 	i->exit_code = -1;
@@ -179,6 +189,15 @@ static void info_node(obuild *b, onode *m, const berth_run_info *i)
 		}
 	}
 	o_opt(b, m, "gpu_ids", i->gpu_ids);
+	if (i->workers > 1) {
+		o_int(b, m, "workers", i->workers);
+		onode *ws = i->worker_states ? o_seq(b, m, "worker_states") : NULL;
+		for (const char *p = i->worker_states; p && *p;) {
+			size_t n = strcspn(p, ",");
+			o_strf(b, ws, NULL, "%.*s", (int)n, p);
+			p += n + (p[n] == ',');
+		}
+	}
 	if (berth_state_final(i->state) && i->attempts) {
 		if (i->exit_code >= 0)
 			o_int(b, m, "exit_code", i->exit_code);

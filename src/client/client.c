@@ -862,13 +862,17 @@ int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, b
 	return ret;
 }
 
-int berth_client_logs(berth_client *c, const char *id, bool follow, berth_log_write write,
+int berth_client_logs(berth_client *c, const char *id, int rank, bool follow, berth_log_write write,
 		      void *ctx, berth_error **err)
 {
 	berth_buf t = BERTH_BUF_INIT;
 	reply r;
 	int ret;
-	if ((ret = run_target(c, &t, id, follow ? "/logs?follow=true" : "/logs", err)))
+	char query[64];
+	snprintf(query, sizeof(query), "/logs%s%s", follow ? "?follow=true" : "", rank < 0 ? "" : follow ? "&" : "?");
+	if (rank >= 0)
+		snprintf(query + strlen(query), sizeof(query) - strlen(query), "rank=%d", rank);
+	if ((ret = run_target(c, &t, id, query, err)))
 		return ret;
 	request rq = {"GET", t.data, NULL, 0, NULL, write, ctx};
 	ret = send_request(c, &rq, &r, err);

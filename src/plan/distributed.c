@@ -45,16 +45,20 @@ static const char *num(envs *e, int64_t v)
 	return s;
 }
 
-int plan_worker_env(const berth_spec *s, const char *host, berth_arena *a, worker_env *out)
+int plan_worker_env(const berth_spec *s, const char *host, const char *port, berth_arena *a,
+		    worker_env *out)
 {
 	if (!plan_distributed(s))
 		return 0;
 	envs e = {out, 0, a, false};
-	int64_t n = plan_workers(s), port = s->dist_port.set ? s->dist_port.v : DIST_PORT_DEFAULT;
+	int64_t n = plan_workers(s);
 	const char *launcher = s->launcher.s ? s->launcher.s : "env";
-	const char *workers = num(&e, n), *ports = num(&e, port);
+	const char *workers = num(&e, n);
+	const char *ports = port ? berth_arena_strdup(a, port)
+				 : num(&e, s->dist_port.set ? s->dist_port.v : DIST_PORT_DEFAULT);
+	e.nomem |= !ports;
 	char coord[600];
-	snprintf(coord, sizeof(coord), "%s:%lld", host, (long long)port);
+	snprintf(coord, sizeof(coord), "%s:%s", host, ports ? ports : "");
 	const char *coordinator = berth_arena_strdup(a, coord);
 	host = berth_arena_strdup(a, host); /* the values live as long as the arena */
 	e.nomem |= !coordinator || !host;

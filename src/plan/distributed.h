@@ -31,8 +31,10 @@ typedef struct worker_env {
 } worker_env;
 
 /* The variables of a distributed run's workers, whose worker 0 is reached at
- * host, into out (at most WORKER_ENV_MAX, strings in a); how many, 0 for a
- * run that is not distributed, -1 when out of memory. */
-int plan_worker_env(const berth_spec *s, const char *host, berth_arena *a, worker_env *out);
+ * host and port (NULL: distributed.port, else DIST_PORT_DEFAULT), into out (at
+ * most WORKER_ENV_MAX, strings in a); how many, 0 for a run that is not
+ * distributed, -1 when out of memory. */
+int plan_worker_env(const berth_spec *s, const char *host, const char *port, berth_arena *a,
+		    worker_env *out);
 
 #endif

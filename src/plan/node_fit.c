@@ -424,6 +424,8 @@ static const char *over_capacity(const local_node *node, const berth_run *run, b
 		char a[BERTH_QUANTITY_STR_MAX + 8], h[64];
 		berth_buf b = BERTH_BUF_INIT;
 		berth_buf_printf(&b, "resources.%s.%s: ", dims[i].name, which);
+		if (d.workers > 1) /* each worker's, times the workers, which start together */
+			berth_buf_printf(&b, "%lld workers together: ", (long long)d.workers);
 		switch (i) {
 		case 0:
 			local_format_cpu(a, sizeof(a), want[i]);

@@ -509,6 +509,12 @@ void plan_demand_of(plan_demand *out, const berth_run *run)
 		out->gpus = nonneg(berth_quantity_value(&q->q));
 	if ((q = plan_asked(&r->disk, 0, &which)) != NULL)
 		out->disk = nonneg(berth_quantity_value(&q->q));
+	/* a distributed job's workers start together: the run asks for all of them */
+	out->workers = plan_workers(&run->spec);
+	out->cpu_milli *= out->workers;
+	out->mem *= out->workers;
+	out->gpus *= out->workers;
+	out->disk *= out->workers;
 }
 
 static void gpu_rule(plan *p)

@@ -17,9 +17,11 @@
 const berth_qty *plan_asked(const berth_resource *r, int gpu, const char **which);
 
 /* What a planned run asks of a node, in millicores, bytes, GPUs and bytes of
- * disk (0 for what it does not ask for). */
+ * disk (0 for what it does not ask for): a distributed job's, all its workers'
+ * (the resources are each worker's), since they start together. */
 typedef struct plan_demand {
 	int64_t cpu_milli, mem, gpus, disk;
+	int64_t workers;
 } plan_demand;
 
 void plan_demand_of(plan_demand *out, const berth_run *run);

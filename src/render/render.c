@@ -146,7 +146,7 @@ static void container(ctx *c, onode *containers)
 	worker_env we[WORKER_ENV_MAX];
 	char host[300];
 	snprintf(host, sizeof(host), "%s-0.%s", c->run->name, c->run->name);
-	int nwe = plan_worker_env(s, host, b->arena, we);
+	int nwe = plan_worker_env(s, host, NULL, b->arena, we);
 	if (nwe < 0)
 		b->failed = 1;
 	for (int i = 0; i < nwe; i++) {

@@ -143,6 +143,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN quota_gpus INTEGER NOT NULL DEFAULT 0;"
 	"UPDATE runs SET quota_cpu_milli = cpu_milli, quota_mem = mem, quota_gpus = gpus"
 	" WHERE state IN (0, 1);",
+	/* 8: a distributed job's workers: how many, each one's state, and the
+	 * variables each gets (the local backend's supervisor fills in its index) */
+	"ALTER TABLE runs ADD COLUMN workers INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE runs ADD COLUMN worker_states TEXT;"
+	"ALTER TABLE runs ADD COLUMN worker_env BLOB;",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */

@@ -32,6 +32,10 @@ typedef struct store_run {
 	size_t argv_len;
 	char *env;           /* NUL-separated NAME=VALUE, env_len bytes (no secrets) */
 	size_t env_len;
+	char *worker_env;    /* a distributed run's: NUL-separated NAME=VALUE that each worker
+			        gets, where {rank} is its index and {port} the rendezvous
+			        port its supervisor picked; worker_env_len bytes */
+	size_t worker_env_len;
 	char *secret_env;    /* comma-separated secret names, resolved at start */
 	char *volumes;       /* per volume 6 NUL-terminated fields (local.c plan_volumes): */
 	size_t volumes_len;  /* KIND NAME SOURCE MOUNT_PATH LIFE SIZE; volumes_len bytes */

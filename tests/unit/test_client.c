@@ -476,11 +476,11 @@ static void test_http(void)
 	CHECK_INT(berth_client_stop(c, "a1", -1, false, &err), 0);
 	CHECK_STR(seen.last_query, "/api/v1/runs/a1/stop ");
 	berth_buf log = BERTH_BUF_INIT;
-	CHECK_INT(berth_client_logs(c, "a1", true, collect, &log, &err), 0);
+	CHECK_INT(berth_client_logs(c, "a1", -1, true, collect, &log, &err), 0);
 	CHECK_STR(log.data, "line 1\nline 2\ndone\n");
 	CHECK_STR(seen.last_query, "/api/v1/runs/a1/logs follow=true");
 	berth_buf_release(&log);
-	CHECK_INT(berth_client_logs(c, "nope", false, collect, &log, &err), -BERTH_ENOTFOUND);
+	CHECK_INT(berth_client_logs(c, "nope", -1, false, collect, &log, &err), -BERTH_ENOTFOUND);
 	CHECK(log.len == 0);
 	berth_error_free(err);
 	err = NULL;

@@ -378,12 +378,15 @@ static void test_migration(void)
 			   " ALTER TABLE runs DROP COLUMN quota_cpu_milli;"
 			   " ALTER TABLE runs DROP COLUMN quota_mem;"
 			   " ALTER TABLE runs DROP COLUMN quota_gpus;"
+			   " ALTER TABLE runs DROP COLUMN workers;"
+			   " ALTER TABLE runs DROP COLUMN worker_states;"
+			   " ALTER TABLE runs DROP COLUMN worker_env;"
 			   " PRAGMA user_version = 5"))
 		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "7");
+	CHECK_STR(sql, "8");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
@@ -394,6 +397,7 @@ static void test_migration(void)
 	store_run *old = NULL;
 	CHECK_INT(store_run_get(s, "old1", &old, &err), 0);
 	CHECK(old && !strcmp(old->info.project, "p"));
+	CHECK(old && old->info.workers == 1); /* a run from before distributed jobs: one worker */
 	store_run_free(old);
 	store_close(s);
 	/* from a berth that knows more */

@@ -1337,13 +1337,20 @@ static int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *repor
 }
 
 /* The run's newest pod into *out; 1 when it has none. */
-static int newest_run_pod(berth_backend *b, const char *id, const target *t, kpod *out, berth_error **err)
+/* The newest pod of run id (of its worker rank, when rank >= 0: the Indexed
+ * Job's label of a pod's index); 1 when it has none. */
+static int newest_run_pod(berth_backend *b, const char *id, int rank, const target *t, kpod *out,
+			  berth_error **err)
 {
 	follower *f = berth_calloc(1, sizeof(*f));
 	if (!f)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	char selector[300];
-	snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
+	if (rank >= 0)
+		snprintf(selector, sizeof(selector), RUN_LABEL "=%s,batch.kubernetes.io/job-completion-index=%d",
+			 id, rank);
+	else
+		snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
 	berth_buf ppath = BERTH_BUF_INIT;
 	kpath(&ppath, POD_KIND, t->ns, NULL);
 	kube_watch w = {.path = ppath.data, .selector = selector, .event = on_pod, .ctx = f};
@@ -1422,7 +1429,7 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 	kpod p;
 	char dir[4096], part[4096], done[4096];
 	berth_error *e = NULL;
-	if (!b->home || newest_run_pod(b, id, t, &p, &e) || !strcmp(p.phase, "Pending") ||
+	if (!b->home || newest_run_pod(b, id, -1, t, &p, &e) || !strcmp(p.phase, "Pending") ||
 	    kept_log_path(b, id, NULL, dir, sizeof(dir)) || kept_log_path(b, id, "log.part", part, sizeof(part)) ||
 	    kept_log_path(b, id, "log", done, sizeof(done)) || fs_private_dir(dir, 0700)) {
 		berth_error_free(e);
@@ -1618,7 +1625,7 @@ static int kube_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth
 	}
 }
 
-static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
+static int kube_logs(berth_backend *b, const char *id, int rank, bool follow, berth_log_write write_fn,
 		     void *ctx, berth_error **err)
 {
 	target t;
@@ -1626,13 +1633,20 @@ static int kube_logs(berth_backend *b, const char *id, bool follow, berth_log_wr
 	int rc = locate(b, id, &t, &final, err);
 	if (rc)
 		return rc;
-	/* a run that has ended: the log berth kept, whether its pods are there or not */
-	if (final && (rc = read_kept_log(b, id, write_fn, ctx, err)) <= 0)
+	berth_run_info *rec = NULL;
+	if (rank >= 0 && !(rc = record_get(b->st, id, &rec, err)))
+		rc = berth_run_check_rank(rec, rank, err);
+	berth_run_info_free(rec);
+	if (rc)
+		return rc;
+	/* a run that has ended: the log berth kept (its newest pod's), whether its
+	 * pods are there or not; one worker's is its pod's */
+	if (final && rank < 0 && (rc = read_kept_log(b, id, write_fn, ctx, err)) <= 0)
 		return rc;
 	for (int tries = 0;; tries++) {
 		/* the newest pod of the run, once one has started */
 		kpod pod;
-		rc = newest_run_pod(b, id, &t, &pod, err);
+		rc = newest_run_pod(b, id, rank, &t, &pod, err);
 		if (rc < 0)
 			return rc;
 		const kpod *p = rc ? NULL : &pod;

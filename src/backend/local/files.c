@@ -146,6 +146,14 @@ void local_rm_tree(const char *path)
 	local_tree(path, true);
 }
 
+void local_worker_log(char *buf, size_t len, int64_t rank)
+{
+	if (rank > 0)
+		snprintf(buf, len, "log.%lld", (long long)rank);
+	else
+		snprintf(buf, len, "log");
+}
+
 void local_cleanup_run_dirs(const char *home, const char *id)
 {
 	static const char *const dirs[] = {"work", "tmp", "reserve"};

@@ -22,6 +22,7 @@
 
 #include "backend/local/local.h"
 #include "base/internal.h"
+#include "plan/distributed.h"
 #include "plan/policy_internal.h"
 #include "render/render_internal.h"
 
@@ -123,6 +124,21 @@ static int plan_volumes(berth_backend *b, const local_state *ls, const berth_run
 	return 0;
 }
 
+/* A distributed run's worker variables (plan_worker_env): worker 0 is on this
+ * machine's loopback, at the spec's port, else at one its supervisor picks
+ * free when the workers start ({port}); {rank} is each worker's index. */
+static int plan_worker_table(const berth_run *run, berth_buf *out)
+{
+	const berth_spec *s = &run->spec;
+	worker_env we[WORKER_ENV_MAX];
+	int n = plan_worker_env(s, "127.0.0.1", s->dist_port.set ? NULL : "{port}", run->arena, we);
+	for (int i = 0; i < n; i++) {
+		berth_buf_printf(out, "%s=%s", we[i].name, we[i].rank ? "{rank}" : we[i].value);
+		berth_buf_append(out, "", 1);
+	}
+	return n < 0 ? -1 : 0;
+}
+
 static const char *const passed_env[] = {"PATH", "LANG", "LC_ALL", "TZ", "TERM"};
 
 /* Fills r with what the supervisor needs, refusing what this machine cannot do. */
@@ -181,7 +197,7 @@ int local_plan_launch(berth_backend *b, local_state *ls, const berth_run *run, s
 	if (backend_run_path(work, sizeof(work), b->home, run->id, "work"))
 		return berth_fail(err, BERTH_EINVALID, "the data dir's path is too long");
 	berth_buf argv = BERTH_BUF_INIT, env = BERTH_BUF_INIT, vols = BERTH_BUF_INIT,
-		  secrets = BERTH_BUF_INIT;
+		  secrets = BERTH_BUF_INIT, workers = BERTH_BUF_INIT;
 	for (size_t i = 0; i < s->function.command.n; i++)
 		berth_buf_append(&argv, s->function.command.items[i].s,
 				 strlen(s->function.command.items[i].s) + 1);
@@ -208,9 +224,11 @@ int local_plan_launch(berth_backend *b, local_state *ls, const berth_run *run, s
 	for (size_t i = 0; i < s->secrets.n; i++)
 		berth_buf_printf(&secrets, "%s%s", i ? "," : "", s->secrets.items[i].s);
 	int rc = plan_volumes(b, ls, run, &vols, err);
-	if (!rc && (argv.failed || env.failed || vols.failed || secrets.failed))
+	if (!rc && (argv.failed || env.failed || vols.failed || secrets.failed ||
+		    plan_worker_table(run, &workers) || workers.failed))
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (rc) {
+		berth_buf_release(&workers);
 		berth_buf_release(&argv);
 		berth_buf_release(&env);
 		berth_buf_release(&vols);
@@ -224,6 +242,9 @@ int local_plan_launch(berth_backend *b, local_state *ls, const berth_run *run, s
 	r->volumes_len = vols.len;
 	r->volumes = vols.len ? berth_buf_detach(&vols) : NULL;
 	r->secret_env = secrets.len ? berth_buf_detach(&secrets) : NULL;
+	r->worker_env_len = workers.len;
+	r->worker_env = workers.len ? berth_buf_detach(&workers) : NULL;
+	berth_buf_release(&workers);
 	berth_buf_release(&vols);
 	berth_buf_release(&secrets);
 	char cwd[4096];

@@ -947,10 +947,6 @@ out:
 static int local_admit(berth_backend *b, const berth_run *run, berth_error **err)
 {
 	const char *why = NULL;
-	if (plan_distributed(&run->spec))
-		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" is a distributed job (%lld workers): "
-				  "the local backend does not run those yet; run it with --backend kubernetes",
-				  run->base_name, (long long)plan_workers(&run->spec));
 	if (!local_node_admits(&LOCAL(b)->node, run, b->arena, &why))
 		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" can never run on this machine: %s",
 				  run->base_name, why ? why : "it does not fit");
@@ -1178,66 +1174,135 @@ static void local_watch_close(local_watch *w)
 	w->fd = -1;
 }
 
-static int local_logs(berth_backend *b, const char *id, bool follow, berth_log_write write_fn,
-		      void *ctx, berth_error **err)
+/* One worker's log as it is read: with prefix, whole lines go out, each
+ * after "[rank N] ", and the rest waits for its end in part. */
+typedef struct log_src {
+	int fd;
+	char path[4096];
+	berth_buf part;
+} log_src;
+
+/* Writes n bytes read from worker i's log; nonzero to stop. */
+static int log_emit(log_src *src, size_t i, bool prefix, const char *data, size_t n,
+		    berth_log_write write_fn, void *ctx)
+{
+	if (!prefix)
+		return write_fn(ctx, data, n);
+	berth_buf out = BERTH_BUF_INIT;
+	for (const char *p = data, *end = data + n; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			berth_buf_append(&src->part, p, (size_t)(end - p));
+			break;
+		}
+		berth_buf_printf(&out, "[rank %zu] ", i);
+		berth_buf_append(&out, src->part.data ? src->part.data : "", src->part.len);
+		berth_buf_append(&out, p, (size_t)(nl - p) + 1);
+		src->part.len = 0;
+		p = nl + 1;
+	}
+	int rc = out.failed || src->part.failed ? -1 : out.len ? write_fn(ctx, out.data, out.len) : 0;
+	berth_buf_release(&out);
+	return rc;
+}
+
+/* Reads each worker's log once to its current end; 1 when something was
+ * read, 0 when nothing, -1 to stop (rc set on a read error). */
+static int log_read(log_src *srcs, size_t n, bool prefix, berth_log_write write_fn, void *ctx,
+		    int *rc, berth_error **err)
+{
+	char buf[65536];
+	int got = 0;
+	for (size_t i = 0; i < n; i++) {
+		log_src *src = &srcs[i];
+		/* the file appears when the run starts */
+		if (src->fd < 0)
+			src->fd = open(src->path, O_RDONLY | O_CLOEXEC);
+		for (;;) {
+			ssize_t len = src->fd >= 0 ? read(src->fd, buf, sizeof(buf)) : 0;
+			if (len < 0 && errno == EINTR)
+				continue;
+			if (len < 0) {
+				*rc = berth_fail(err, BERTH_EIO, "cannot read %s: %s", src->path, strerror(errno));
+				return -1;
+			}
+			if (len == 0)
+				break;
+			got = 1;
+			if (log_emit(src, i, prefix, buf, (size_t)len, write_fn, ctx))
+				return -1;
+		}
+	}
+	return got;
+}
+
+/* The run's log: one worker's (rank >= 0), else every worker's, each line
+ * of a distributed job's after its worker's "[rank N] ". */
+static int local_logs(berth_backend *b, const char *id, int rank, bool follow,
+		      berth_log_write write_fn, void *ctx, berth_error **err)
 {
 	store_run *r = NULL;
 	int rc = store_run_get(b->st, id, &r, err);
 	if (rc)
 		return rc;
-	/* the log is where this data dir keeps it, whatever path the record says */
-	char dir[4096], done[4096], log[4096];
-	if (backend_run_path(dir, sizeof(dir), b->home, id, NULL) ||
-	    backend_run_path(done, sizeof(done), b->home, id, "done") ||
-	    backend_run_path(log, sizeof(log), b->home, id, "log")) {
-		store_run_free(r);
+	int64_t workers = r->info.workers > 1 ? r->info.workers : 1;
+	rc = rank >= 0 ? berth_run_check_rank(&r->info, rank, err) : 0;
+	store_run_free(r);
+	if (rc)
+		return rc;
+	size_t first = rank >= 0 ? (size_t)rank : 0, n = rank >= 0 ? 1 : (size_t)workers;
+	bool prefix = rank < 0 && workers > 1;
+	/* the logs are where this data dir keeps them, whatever path the record says */
+	char dir[4096], done[4096];
+	log_src *srcs = berth_calloc(n, sizeof(*srcs));
+	if (!srcs)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	bool bad = backend_run_path(dir, sizeof(dir), b->home, id, NULL) ||
+		   backend_run_path(done, sizeof(done), b->home, id, "done");
+	for (size_t i = 0; i < n; i++) {
+		char sub[32];
+		local_worker_log(sub, sizeof(sub), (int64_t)(first + i));
+		srcs[i].fd = -1;
+		bad |= backend_run_path(srcs[i].path, sizeof(srcs[i].path), b->home, id, sub) != 0;
+	}
+	if (bad) {
+		free(srcs);
 		return berth_fail(err, BERTH_EINVALID, "\"%s\" is not a run id", id);
 	}
-	int fd = -1;
-	char buf[65536];
 	/* one watch for the whole follow, made before the first read: nothing
 	 * written after that read is missed */
 	local_watch w = {.fd = -1};
 	if (follow)
 		local_watch_open(&w, dir);
 	for (;;) {
-		/* the file appears when the run starts */
-		if (fd < 0)
-			fd = open(log, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : 0;
-		if (n > 0) {
-			if (write_fn(ctx, buf, (size_t)n))
-				break;
-			continue;
-		}
-		if (n < 0 && errno != EINTR) {
-			rc = berth_fail(err, BERTH_EIO, "cannot read %s: %s", log,
-					strerror(errno));
+		int got = log_read(srcs, n, prefix, write_fn, ctx, &rc, err);
+		if (got < 0)
 			break;
-		}
-		if (n < 0)
+		if (got)
 			continue;
 		if (!follow)
 			break;
 		if (access(done, F_OK) == 0) {
 			/* final: what was written before the marker is read above, once more */
-			if (fd < 0)
-				fd = open(log, O_RDONLY | O_CLOEXEC);
-			while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
-				if (write_fn(ctx, buf, (size_t)n))
-					break;
+			log_read(srcs, n, prefix, write_fn, ctx, &rc, err);
 			break;
 		}
 		local_watch_wait(&w, 1000);
 		/* a quiet run: the caller is asked whether it still reads (a server's
 		 * client may have gone), about once a second */
-		if (write_fn(ctx, buf, 0))
+		if (write_fn(ctx, "", 0))
 			break;
 	}
 	local_watch_close(&w);
-	if (fd >= 0)
-		close(fd);
-	store_run_free(r);
+	/* a last line without its newline */
+	for (size_t i = 0; i < n; i++) {
+		if (!rc && prefix && srcs[i].part.len && log_emit(&srcs[i], i, true, "\n", 1, write_fn, ctx))
+			rc = 0; /* the reader stopped: nothing more to say */
+		berth_buf_release(&srcs[i].part);
+		if (srcs[i].fd >= 0)
+			close(srcs[i].fd);
+	}
+	free(srcs);
 	return rc;
 }
 

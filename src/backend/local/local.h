@@ -97,8 +97,20 @@ void local_mark_done(const char *home, const char *id);
  * recovery records when the store could not be written (a full disk). */
 void local_mark_outcome(const char *home, const char *id, const berth_run_info *i);
 
-/* procs.c: kills every process a run left (its cgroup, its process group)
- * and removes its cgroup. files.c: removes the volumes that live with the run. */
+/* procs.c: the cgroup of worker rank of a run of workers whose cgroups are
+ * named after base: base itself for a run of one worker, else base.RANK; -1
+ * when it does not fit in len. */
+int local_worker_cgroup(char *buf, size_t len, const char *base, int64_t rank, int64_t workers);
+/* A TCP port free on loopback now (the kernel's pick), for a distributed
+ * job's rendezvous; 0 when none can be had. */
+int local_free_port(void);
+/* files.c: the name of worker rank's log in its run's directory: log for
+ * worker 0 (and any run of one), log.RANK for the others. */
+void local_worker_log(char *buf, size_t len, int64_t rank);
+
+/* procs.c: kills every process a run left (each worker's cgroup, its process
+ * group) and removes its cgroups. files.c: removes the volumes that live with
+ * the run. */
 void local_kill_leftovers(cg_version cgv, const char *cg_root, const store_run *r);
 void local_cleanup_volumes(const char *home, const store_run *r);
 /* Removes runs/ID/work, runs/ID/tmp and runs/ID/reserve: a run's own files

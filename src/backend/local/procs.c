@@ -1,6 +1,7 @@
 /*
  * procs.c - a local run's processes: one named across pid reuse by its start
- * time, and what a run left behind killed (its cgroup, else its group).
+ * time, what a run left behind killed (its cgroups, else its group), a
+ * distributed job's workers' cgroup names and their rendezvous port.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -10,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "backend/local/local.h"
 #include "base/internal.h"
@@ -56,21 +60,48 @@ bool local_pid_is(int64_t pid, int64_t start)
 	return pid > 0 && local_proc_start((pid_t)pid) == start;
 }
 
+int local_worker_cgroup(char *buf, size_t len, const char *base, int64_t rank, int64_t workers)
+{
+	int n = workers > 1 ? snprintf(buf, len, "%s.%lld", base, (long long)rank)
+			    : snprintf(buf, len, "%s", base);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int local_free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t alen = sizeof(a);
+	int port = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+				   getsockname(fd, (struct sockaddr *)&a, &alen) == 0
+			   ? ntohs(a.sin_port)
+			   : 0;
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
 void local_kill_leftovers(cg_version cgv, const char *cg_root, const store_run *r)
 {
-	cg_handle *cg = NULL;
-	berth_error *e = NULL;
-	if (r->cgroup && cgv != CG_NONE &&
-	    cg_open(&cg, cgv, cg_root, LOCAL_CGROUP_PARENT, r->cgroup, &e) == 0) {
-		for (int i = 0; i < 100 && cg_count(cg) > 0; i++) {
-			cg_kill(cg, SIGKILL);
-			struct timespec ts = {0, 10000000};
-			nanosleep(&ts, NULL);
+	int64_t workers = r->info.workers > 1 ? r->info.workers : 1;
+	bool opened = false;
+	for (int64_t w = 0; r->cgroup && cgv != CG_NONE && w < workers; w++) {
+		cg_handle *cg = NULL;
+		berth_error *e = NULL;
+		char name[128];
+		if (!local_worker_cgroup(name, sizeof(name), r->cgroup, w, workers) &&
+		    cg_open(&cg, cgv, cg_root, LOCAL_CGROUP_PARENT, name, &e) == 0) {
+			opened = true;
+			for (int i = 0; i < 100 && cg_count(cg) > 0; i++) {
+				cg_kill(cg, SIGKILL);
+				struct timespec ts = {0, 10000000};
+				nanosleep(&ts, NULL);
+			}
+			cg_destroy(cg, NULL);
+			cg_free(cg);
 		}
-		cg_destroy(cg, NULL);
-		cg_free(cg);
-	} else if (r->pid > 0 && getpgid((pid_t)r->pid) == (pid_t)r->pid) {
-		kill(-(pid_t)r->pid, SIGKILL);
+		berth_error_free(e);
 	}
-	berth_error_free(e);
+	if (!opened && r->pid > 0 && getpgid((pid_t)r->pid) == (pid_t)r->pid)
+		kill(-(pid_t)r->pid, SIGKILL);
 }

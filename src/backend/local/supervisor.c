@@ -41,14 +41,14 @@
 
 /* ---- environment -------------------------------------------------------------------- */
 
-static int push_env(sup *s, char *entry)
+static int push_env(sup_worker *w, char *entry)
 {
-	char **grown = berth_realloc(s->envp, (s->nenv + 2) * sizeof(*grown));
+	char **grown = berth_realloc(w->envp, (w->nenv + 2) * sizeof(*grown));
 	if (!grown || !entry)
 		return -1;
-	s->envp = grown;
-	s->envp[s->nenv++] = entry;
-	s->envp[s->nenv] = NULL;
+	w->envp = grown;
+	w->envp[w->nenv++] = entry;
+	w->envp[w->nenv] = NULL;
 	return 0;
 }
 
@@ -111,25 +111,69 @@ static char *volume_env(const volume *v)
 	return e;
 }
 
-static int build_env(sup *s, bool volume_fallback, berth_buf *why)
+/* A distributed job's worker variable (store_run.worker_env) with {rank} and
+ * {port} filled in. */
+static char *worker_var(const sup *s, size_t rank, const char *entry)
+{
+	berth_buf b = BERTH_BUF_INIT;
+	for (const char *p = entry; *p;) {
+		if (!strncmp(p, "{rank}", 6)) {
+			berth_buf_printf(&b, "%zu", rank);
+			p += 6;
+		} else if (!strncmp(p, "{port}", 6)) {
+			berth_buf_printf(&b, "%d", s->port);
+			p += 6;
+		} else {
+			berth_buf_append(&b, p++, 1);
+		}
+	}
+	berth_buf_append(&b, "", 1);
+	return b.failed ? (berth_buf_release(&b), NULL) : berth_buf_detach(&b);
+}
+
+/* Worker rank's share of the run's GPUs (ids "0,1,2,3" in the order they
+ * were given, an equal count each); NULL when it has none. */
+static char *worker_gpus(const char *ids, size_t rank, size_t nw)
+{
+	size_t n = 0;
+	for (const char *p = ids; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		n++;
+	size_t each = n / (nw ? nw : 1), k = 0;
+	berth_buf b = BERTH_BUF_INIT;
+	for (const char *p = ids; each && p && *p; k++) {
+		size_t len = strcspn(p, ",");
+		if (k >= rank * each && k < (rank + 1) * each)
+			berth_buf_printf(&b, "%s%.*s", b.len ? "," : "", (int)len, p);
+		p += len + (p[len] == ',');
+	}
+	return b.len && !b.failed ? berth_buf_detach(&b) : (berth_buf_release(&b), NULL);
+}
+
+static int build_env(sup *s, size_t rank, bool volume_fallback)
 {
 	const store_run *r = s->r;
+	sup_worker *w = &s->w[rank];
 	for (size_t off = 0; off < r->env_len; off += strlen(r->env + off) + 1)
-		if (push_env(s, r->env + off))
+		if (push_env(w, r->env + off))
 			return -1;
-	if (r->info.gpu_ids) {
-		if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
-		    push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=%s", r->info.gpu_ids)) ||
-		    push_env(s, fmt("CUDA_DEVICE_ORDER=PCI_BUS_ID")))
+	for (size_t off = 0; off < r->worker_env_len; off += strlen(r->worker_env + off) + 1)
+		if (push_env(w, worker_var(s, rank, r->worker_env + off)))
 			return -1;
-	} else if (push_env(s, fmt("CUDA_VISIBLE_DEVICES=")) ||
-		   push_env(s, fmt("NVIDIA_VISIBLE_DEVICES=void")))
+	w->gpu_ids = s->nw > 1 ? worker_gpus(r->info.gpu_ids, rank, s->nw)
+			       : r->info.gpu_ids ? berth_strdup(r->info.gpu_ids) : NULL;
+	if (w->gpu_ids) {
+		if (push_env(w, fmt("CUDA_VISIBLE_DEVICES=%s", w->gpu_ids)) ||
+		    push_env(w, fmt("NVIDIA_VISIBLE_DEVICES=%s", w->gpu_ids)) ||
+		    push_env(w, fmt("CUDA_DEVICE_ORDER=PCI_BUS_ID")))
+			return -1;
+	} else if (push_env(w, fmt("CUDA_VISIBLE_DEVICES=")) ||
+		   push_env(w, fmt("NVIDIA_VISIBLE_DEVICES=void")))
 		return -1;
 	for (size_t i = 0; volume_fallback && i < s->nvols; i++)
-		if (push_env(s, volume_env(&s->vols[i])))
+		if (push_env(w, volume_env(&s->vols[i])))
 			return -1;
 	for (size_t off = 0; off < s->secret_len; off += strlen(s->secret_values + off) + 1)
-		if (push_env(s, fmt("%s", s->secret_values + off)))
+		if (push_env(w, fmt("%s", s->secret_values + off)))
 			return -1;
 	return 0;
 }
@@ -269,7 +313,7 @@ static int drop_capabilities(bool stays_root)
 
 /* The run's own process: its limits, directory, user and hardening, then
  * the command. Never returns. */
-static void become_command(sup *s, int errp)
+static void become_command(sup *s, const sup_worker *w, int errp)
 {
 	const store_run *r = s->r;
 	for (int sig = 1; sig < NSIG; sig++)
@@ -297,7 +341,7 @@ static void become_command(sup *s, int errp)
 		child_fail(errp, STEP_HARDEN, errno);
 	/* the limits last: this process may allocate until here (seccomp_load
 	 * does), and its address space is all of its parent's, a fork */
-	if (!s->cg && r->info.mem_limit > 0) {
+	if (!w->cg && r->info.mem_limit > 0) {
 		struct rlimit rl = {(rlim_t)r->info.mem_limit, (rlim_t)r->info.mem_limit};
 		if (setrlimit(RLIMIT_AS, &rl))
 			child_fail(errp, STEP_RLIMIT, errno);
@@ -311,7 +355,7 @@ static void become_command(sup *s, int errp)
 	}
 	/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
 	close_from(3, errp, true);
-	execvpe(s->argv[0], s->argv, s->envp);
+	execvpe(s->argv[0], s->argv, w->envp);
 	child_fail(errp, STEP_EXEC, errno);
 }
 
@@ -319,7 +363,7 @@ static void become_command(sup *s, int errp)
  * berth's stop signals, reaps what is reparented to it, and when the
  * command ends writes its wait status to statp and exits, which ends every
  * other process of the namespace. Never returns. */
-static void run_init(sup *s, int errp, int statp)
+static void run_init(sup *s, const sup_worker *w, int errp, int statp)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -335,7 +379,7 @@ static void run_init(sup *s, int errp, int statp)
 		child_fail(errp, STEP_FORK, errno);
 	if (cmd == 0) {
 		close(statp);
-		become_command(s, errp);
+		become_command(s, w, errp);
 	}
 	close(errp);
 	for (;;) {
@@ -347,9 +391,9 @@ static void run_init(sup *s, int errp, int statp)
 			continue;
 		}
 		int st;
-		pid_t w;
-		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-			if (w == cmd) {
+		pid_t ended;
+		while ((ended = waitpid(-1, &st, WNOHANG)) > 0)
+			if (ended == cmd) {
 				ssize_t n = write(statp, &st, sizeof(st));
 				_exit(n == (ssize_t)sizeof(st) ? 0 : 127);
 			}
@@ -367,15 +411,16 @@ static void close_pair(int p[2])
 			close(p[i]);
 }
 
-static pid_t start(sup *s, const char *const *secret_files, const size_t *secret_lens, berth_buf *why)
+static pid_t start(sup *s, sup_worker *w, const char *const *secret_files, const size_t *secret_lens,
+		   berth_buf *why)
 {
 	/* its cgroup, before it runs anything of the run's: v1, it moves itself
 	 * there (cg_enter_self); v2, it is made there (clone3), else moved there
 	 * by this process, for which it waits (go) */
-	bool self = cg_version_of(s->cg) == CG_V1;
+	bool self = cg_version_of(w->cg) == CG_V1;
 	int go[2] = {-1, -1}, errp[2] = {-1, -1}, statp[2] = {-1, -1};
 	if (pipe2(errp, O_CLOEXEC) || (s->pidns && pipe2(statp, O_CLOEXEC)) ||
-	    (s->cg && !self && pipe2(go, O_CLOEXEC))) {
+	    (w->cg && !self && pipe2(go, O_CLOEXEC))) {
 		berth_buf_printf(why, "pipe: %s", strerror(errno));
 		close_pair(errp);
 		close_pair(statp);
@@ -385,7 +430,7 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 	/* with a pid namespace, the child is its pid 1 at once (and in a mount
 	 * namespace of its own) */
 	bool in_cg = false;
-	pid_t pid = sup_clone(s->pidns, go[0] >= 0 ? s->cgfd : -1, &in_cg);
+	pid_t pid = sup_clone(s->pidns, go[0] >= 0 ? w->cgfd : -1, &in_cg);
 	if (pid < 0) {
 		berth_buf_printf(why, "%s: %s", s->pidns ? "clone" : "fork", strerror(errno));
 		close_pair(errp);
@@ -404,7 +449,7 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		/* the parent gone already? (in a pid namespace, it is outside: 0) */
 		if (getppid() != (s->pidns ? 0 : parent))
 			_exit(127);
-		int e = self ? cg_enter_self(s->cg) : 0;
+		int e = self ? cg_enter_self(w->cg) : 0;
 		if (e)
 			child_fail(errp[1], STEP_CGROUP, e);
 		char c;
@@ -413,26 +458,26 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (null >= 0)
 			dup2(null, 0);
-		dup2(s->log, 1);
-		dup2(s->log, 2);
+		dup2(w->log, 1);
+		dup2(w->log, 2);
 		if (s->pidns) {
 			prctl(PR_SET_NAME, "berth-init", 0, 0, 0);
 			if (sup_mount_run(s, true, secret_files, secret_lens))
 				child_fail(errp[1], STEP_MOUNT, errno);
-			run_init(s, errp[1], statp[1]);
+			run_init(s, w, errp[1], statp[1]);
 		}
 		if (s->nvols && sup_mount_run(s, false, secret_files, secret_lens) == -2)
 			child_fail(errp[1], STEP_MOUNT, errno);
-		become_command(s, errp[1]);
+		become_command(s, w, errp[1]);
 	}
 	if (go[0] >= 0)
 		close(go[0]);
 	close(errp[1]);
 	if (statp[1] >= 0)
 		close(statp[1]);
-	s->statp = statp[0];
+	w->statp = statp[0];
 	berth_error *e = NULL;
-	if (go[1] >= 0 && !in_cg && cg_enter(s->cg, pid, &e)) {
+	if (go[1] >= 0 && !in_cg && cg_enter(w->cg, pid, &e)) {
 		berth_buf_printf(why, "cannot put the process in its cgroup: %s",
 				 berth_error_get(e, 0)->message);
 		berth_error_free(e);
@@ -442,8 +487,8 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 		return -1;
 	}
 	if (go[1] >= 0) {
-		ssize_t w = in_cg ? 1 : write(go[1], "g", 1);
-		(void)w;
+		ssize_t wrote = in_cg ? 1 : write(go[1], "g", 1);
+		(void)wrote;
 		close(go[1]);
 	}
 	/* while the child makes itself the command (mounts, user, exec): the
@@ -467,16 +512,16 @@ static pid_t start(sup *s, const char *const *secret_files, const size_t *secret
 
 /* The command's wait status: what the run's init wrote, in a pid namespace
  * (else, or when it wrote nothing, because it was killed: status itself). */
-static int command_status(sup *s, int status)
+static int command_status(sup_worker *w, int status)
 {
-	if (s->statp < 0)
+	if (w->statp < 0)
 		return status;
 	int st;
 	ssize_t n;
-	while ((n = read(s->statp, &st, sizeof(st))) < 0 && errno == EINTR)
+	while ((n = read(w->statp, &st, sizeof(st))) < 0 && errno == EINTR)
 		;
-	close(s->statp);
-	s->statp = -1;
+	close(w->statp);
+	w->statp = -1;
 	return n == (ssize_t)sizeof(st) ? st : status;
 }
 
@@ -484,12 +529,18 @@ static int command_status(sup *s, int status)
  * descendant that was reparented to the supervisor (a subreaper: every
  * orphan of the run becomes its child, so with no child left there is no
  * one to look for in /proc). */
+static void signal_worker(sup_worker *w, int sig)
+{
+	if (w->cg)
+		cg_kill(w->cg, sig);
+	if (w->child > 0)
+		kill(-w->child, sig);
+}
+
 static void signal_all(sup *s, int sig)
 {
-	if (s->cg)
-		cg_kill(s->cg, sig);
-	if (s->child > 0)
-		kill(-s->child, sig);
+	for (size_t i = 0; i < s->nw; i++)
+		signal_worker(&s->w[i], sig);
 	siginfo_t si;
 	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
 		return;
@@ -520,12 +571,20 @@ static void signal_all(sup *s, int sig)
 
 /* SIGKILL everything left and reap it, for at most 5 s (the caller killed
  * once already: nothing left, nothing more is read). */
+static bool cgroups_empty(sup *s)
+{
+	for (size_t i = 0; i < s->nw; i++)
+		if (s->w[i].cg && cg_count(s->w[i].cg) > 0)
+			return false;
+	return true;
+}
+
 static void reap_all(sup *s)
 {
 	for (int i = 0; i < 500; i++) {
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
-		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD && (!s->cg || cg_count(s->cg) <= 0))
+		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD && cgroups_empty(s))
 			return;
 		signal_all(s, SIGKILL);
 		struct timespec ts = {0, 10000000};
@@ -563,7 +622,9 @@ static char *disk_over(sup *s)
 	    backend_run_path(rundir, sizeof(rundir), s->home, r->info.id, NULL))
 		return NULL;
 	struct stat st;
-	int64_t total = fstat(s->log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
+	int64_t total = 0;
+	for (size_t i = 0; i < s->nw; i++)
+		total += fstat(s->w[i].log, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
 	if (local_path_under(r->workdir, rundir))
 		total += disk_used(r->workdir);
 	if (s->tmp)
@@ -591,7 +652,59 @@ static char *disk_over(sup *s)
 
 #define DISK_CHECK_MS 1000
 
-static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int *status)
+/* SIGTERM to every worker still running, which then counts as stopped. */
+static void stop_workers(sup *s)
+{
+	for (size_t i = 0; i < s->nw; i++)
+		if (!s->w[i].ended) {
+			s->w[i].stopped = true;
+			signal_worker(&s->w[i], SIGTERM);
+		}
+	signal_all(s, SIGTERM);
+}
+
+static bool failed_status(int st)
+{
+	return !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+}
+
+/* Reaps what ended; true when every worker's command has. The first worker
+ * that fails stops the others (a distributed job ends with its first failing
+ * worker, as a Job with backoffLimit 0 does): *kill_at is then set. */
+static bool reap_workers(sup *s, enum ending end, int64_t *kill_at)
+{
+	pid_t pid;
+	int st;
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		for (size_t i = 0; i < s->nw; i++) {
+			sup_worker *w = &s->w[i];
+			if (w->ended || pid != w->child)
+				continue;
+			w->status = command_status(w, st);
+			w->ended = true;
+			signal_worker(w, SIGKILL); /* its main process is gone: so is the rest */
+			/* one berth stopped is not the one that failed */
+			if (!failed_status(w->status) || s->failed >= 0 || w->stopped)
+				break;
+			s->failed = (int)i;
+			if (s->nw > 1 && end == END_EXIT && !w->stopped) {
+				char why[128];
+				snprintf(why, sizeof(why), "worker %zu failed: SIGTERM sent to the others, "
+					 "SIGKILL after the grace period", i);
+				event(s, "Killing", why);
+				stop_workers(s);
+				*kill_at = store_now_ms() + s->r->grace * 1000;
+			}
+			break;
+		}
+	for (size_t i = 0; i < s->nw; i++)
+		if (!s->w[i].ended)
+			return false;
+	return true;
+}
+
+/* Waits for the workers' commands, with the timeout and stop requests. */
+static enum ending wait_workers(sup *s, const sigset_t *set, int64_t deadline)
 {
 	enum ending end = END_EXIT;
 	int64_t kill_at = -1, disk_at = s->disk_watch ? store_now_ms() + DISK_CHECK_MS : -1;
@@ -609,17 +722,14 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 		siginfo_t info;
 		int sig = sigtimedwait(set, &info, &ts);
 		if (sig == SIGCHLD) {
-			pid_t w;
-			int st;
-			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-				if (w == s->child) {
-					*status = command_status(s, st);
-					return end;
-				}
+			if (reap_workers(s, end, &kill_at))
+				return end;
 			continue;
 		}
+		/* a worker failed, and the others are stopped: that is the ending */
+		bool failing = s->failed >= 0;
 		now = store_now_ms();
-		if (disk_at > 0 && now >= disk_at && end == END_EXIT) {
+		if (disk_at > 0 && now >= disk_at && end == END_EXIT && !failing) {
 			s->evicted = disk_over(s);
 			/* a tree of many files costs the supervisor, not the run: it is
 			 * walked at most a tenth of the time */
@@ -641,9 +751,9 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 				grace = fresh->grace;
 			store_run_free(fresh);
 			berth_error_free(e);
-			if (end == END_EXIT) {
+			if (end == END_EXIT && !failing) {
 				end = END_STOP;
-				signal_all(s, SIGTERM);
+				stop_workers(s);
 				kill_at = now + grace * 1000;
 				event(s, "Killing", "SIGTERM sent; SIGKILL after the grace period");
 			} else if (kill_at > 0 && now + grace * 1000 < kill_at) {
@@ -657,9 +767,9 @@ static enum ending wait_child(sup *s, const sigset_t *set, int64_t deadline, int
 			}
 			continue;
 		}
-		if (deadline > 0 && now >= deadline && end == END_EXIT) {
+		if (deadline > 0 && now >= deadline && end == END_EXIT && !failing) {
 			end = END_TIMEOUT;
-			signal_all(s, SIGTERM);
+			stop_workers(s);
 			kill_at = now + s->r->grace * 1000;
 			event(s, "DeadlineExceeded", "SIGTERM sent");
 		}
@@ -676,36 +786,44 @@ static void set_reason(store_run *r, char *reason)
 	r->info.reason = reason;
 }
 
-/* Its usage: the cgroup's (as read when the last attempt ended, by
- * oom_kills), else what the kernel counted for the reaped children. */
+/* Its usage, every worker's together: the cgroups' (as read when the last
+ * attempt ended, by oom_kills), else what the kernel counted for the reaped
+ * children. */
 static void usage_of(sup *s)
 {
-	berth_error *e = NULL;
-	if (s->cg && (s->have_stats || cg_stats_read(s->cg, &s->stats, &e) == 0)) {
-		s->r->info.cpu_usage_ns = (int64_t)s->stats.cpu_usage_ns;
-		s->r->info.mem_peak = (int64_t)s->stats.mem_peak;
-	} else {
+	int64_t cpu = 0, mem = 0;
+	bool all = true;
+	for (size_t i = 0; i < s->nw && all; i++) {
+		sup_worker *w = &s->w[i];
+		berth_error *e = NULL;
+		all = w->cg && (w->have_stats || cg_stats_read(w->cg, &w->stats, &e) == 0);
+		berth_error_free(e);
+		cpu += (int64_t)w->stats.cpu_usage_ns;
+		mem += (int64_t)w->stats.mem_peak;
+	}
+	if (!all) {
 		struct rusage ru;
 		getrusage(RUSAGE_CHILDREN, &ru);
-		s->r->info.cpu_usage_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-					  ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-		s->r->info.mem_peak = (int64_t)ru.ru_maxrss * 1024;
+		cpu = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+		      ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+		mem = (int64_t)ru.ru_maxrss * 1024;
 	}
-	berth_error_free(e);
+	s->r->info.cpu_usage_ns = cpu;
+	s->r->info.mem_peak = mem;
 }
 
-/* The cgroup's OOM kills so far (0 in a cgroup this supervisor made and
- * nothing ran in yet); read when an attempt has ended, its usage is kept. */
-static uint64_t oom_kills(sup *s, bool ended)
+/* A worker's cgroup's OOM kills so far (0 in a cgroup this supervisor made
+ * and nothing ran in yet); read when an attempt has ended, its usage is kept. */
+static uint64_t oom_kills(sup *s, sup_worker *w, bool ended)
 {
 	berth_error *e = NULL;
-	s->have_stats = false;
-	if (!s->cg || (!ended && !s->r->info.attempts && cg_fresh(s->cg)))
+	w->have_stats = false;
+	if (!w->cg || (!ended && !s->r->info.attempts && cg_fresh(w->cg)))
 		return 0;
-	bool ok = cg_stats_read(s->cg, &s->stats, &e) == 0;
+	bool ok = cg_stats_read(w->cg, &w->stats, &e) == 0;
 	berth_error_free(e);
-	s->have_stats = ok && ended;
-	return ok ? s->stats.oom_kills : 0;
+	w->have_stats = ok && ended;
+	return ok ? w->stats.oom_kills : 0;
 }
 
 static int save(sup *s)
@@ -735,15 +853,135 @@ static bool record_start(sup *s)
 	s->recorded = true;
 	save(s);
 	flush_notes(s);
-	char msg[64];
-	snprintf(msg, sizeof(msg), "pid %ld, attempt %d", (long)s->child, r->info.attempts);
-	event(s, "Started", msg);
+	berth_buf msg = BERTH_BUF_INIT;
+	for (size_t i = 0; i < s->nw; i++)
+		berth_buf_printf(&msg, "%s%ld", i ? "," : s->nw > 1 ? "pids " : "pid ", (long)s->w[i].child);
+	berth_buf_printf(&msg, ", attempt %d", r->info.attempts);
+	event(s, "Started", msg.failed ? "" : msg.data);
+	berth_buf_release(&msg);
 	if (began && store_commit(s->st, &e))
 		store_rollback(s->st);
 	berth_error_free(e);
 	if (stop)
 		raise(SIGTERM);
 	return true;
+}
+
+/* Each worker's state in the record ("Running,Failed"): running ones while
+ * the attempt runs, else how each ended. */
+static void set_worker_states(sup *s, bool running)
+{
+	store_run *r = s->r;
+	if (s->nw < 2)
+		return;
+	berth_buf b = BERTH_BUF_INIT;
+	for (size_t i = 0; i < s->nw; i++) {
+		const sup_worker *w = &s->w[i];
+		berth_state st = running		 ? BERTH_STATE_RUNNING
+				 : !failed_status(w->status) ? BERTH_STATE_SUCCEEDED
+				 : w->stopped && (int)i != s->failed ? BERTH_STATE_STOPPED
+								      : BERTH_STATE_FAILED;
+		berth_buf_printf(&b, "%s%s", i ? "," : "", berth_state_name(st));
+	}
+	free(r->info.worker_states);
+	r->info.worker_states = b.failed ? NULL : berth_buf_detach(&b);
+	berth_buf_release(&b);
+}
+
+/* Starts every worker; 0, or, with why: -1 when one could not be started,
+ * less when one started and could not become the command (the others are
+ * killed; every process is reaped). */
+static int start_workers(sup *s, const char *const *files, const size_t *lens, berth_buf *why)
+{
+	for (size_t i = 0; i < s->nw; i++) {
+		sup_worker *w = &s->w[i];
+		w->ooms = oom_kills(s, w, false);
+		w->ended = w->stopped = false;
+		w->status = 0;
+		pid_t pid = start(s, w, files, lens, why);
+		w->child = pid > 0 ? pid : 0;
+		if (pid > 0)
+			continue;
+		if (s->nw > 1) {
+			berth_buf msg = BERTH_BUF_INIT;
+			berth_buf_printf(&msg, "worker %zu: %s", i, why->failed ? "" : why->data);
+			berth_buf_release(why);
+			*why = msg;
+		}
+		signal_all(s, SIGKILL);
+		if (pid < -1 || i > 0) {
+			while (waitpid(-1, NULL, 0) > 0)
+				;
+			for (size_t k = 0; k <= i; k++)
+				command_status(&s->w[k], 0);
+		}
+		for (size_t k = 0; k <= i; k++)
+			s->w[k].child = 0;
+		return pid < -1 ? -2 : -1;
+	}
+	return 0;
+}
+
+/* How the attempt ended, in the record; true when it is to be tried again. */
+static bool attempt_outcome(sup *s, enum ending end)
+{
+	store_run *r = s->r;
+	/* the first worker that failed says how the run ended; else worker 0 */
+	size_t which = s->failed >= 0 ? (size_t)s->failed : 0;
+	int status = s->w[which].status;
+	bool oom = false;
+	for (size_t i = 0; i < s->nw; i++)
+		if (oom_kills(s, &s->w[i], true) > s->w[i].ooms && (oom = true) && s->failed < 0)
+			which = i;
+	set_worker_states(s, false);
+	r->info.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	r->info.oom_killed = oom;
+	char mem[32], rank[64] = "";
+	berth_format_size(mem, sizeof(mem), r->info.mem_limit, 1);
+	if (s->nw > 1)
+		snprintf(rank, sizeof(rank), "worker %zu of %zu: ", which, s->nw);
+	if (end == END_STOP) {
+		r->info.state = BERTH_STATE_STOPPED;
+		set_reason(r, fmt("stopped by berth stop"));
+		return false;
+	}
+	if (end == END_EVICTED) {
+		r->info.state = BERTH_STATE_FAILED;
+		set_reason(r, s->evicted);
+		s->evicted = NULL;
+		return false;
+	}
+	if (end == END_TIMEOUT) {
+		r->info.state = BERTH_STATE_FAILED;
+		set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
+				  (long long)r->timeout));
+		return false;
+	}
+	if (oom) {
+		r->info.state = BERTH_STATE_FAILED;
+		set_reason(r, fmt("%sOOMKilled: the memory limit %s was reached", rank, mem));
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !r->restart) {
+		r->info.state = BERTH_STATE_SUCCEEDED;
+		set_reason(r, NULL);
+		return false;
+	} else if (WIFEXITED(status)) {
+		r->info.state = BERTH_STATE_FAILED;
+		set_reason(r, fmt("%sexit code %d", rank, WEXITSTATUS(status)));
+	} else if (WTERMSIG(status) == SIGXFSZ && r->disk_limit > 0) {
+		r->info.state = BERTH_STATE_FAILED;
+		berth_format_size(mem, sizeof(mem), r->disk_limit, 1);
+		set_reason(r, fmt("%sEvicted: ephemeral storage: a file reached the disk limit %s "
+				  "(SIGXFSZ)", rank, mem));
+		return false;
+	} else {
+		r->info.state = BERTH_STATE_FAILED;
+		set_reason(r, fmt("%skilled by signal %d (SIG%s)", rank, WTERMSIG(status),
+				  signame(WTERMSIG(status))));
+	}
+	/* again? a job up to its retries (a distributed job's workers all
+	 * together); a server always, as a Deployment does */
+	return r->restart || r->info.attempts <= r->retries;
 }
 
 /* Runs the command until it ends for good; sets the final state. */
@@ -754,28 +992,20 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 	int64_t backoff = 1000;
 	for (;;) {
 		berth_buf why = BERTH_BUF_INIT;
-		uint64_t ooms_before = oom_kills(s, false);
 		int64_t t0 = store_now_ms();
-		s->child = start(s, files, lens, &why);
+		s->failed = -1;
+		int started = start_workers(s, files, lens, &why);
 		r->info.attempts++;
-		if (s->child == -1) {
+		if (started) {
 			r->info.state = BERTH_STATE_FAILED;
+			if (started < -1)
+				r->info.exit_code = 127; /* started, but never became the command */
 			set_reason(r, berth_buf_detach(&why));
-			return;
-		}
-		if (s->child < -1) {
-			/* the process started but could not become the command: reap it */
-			r->info.state = BERTH_STATE_FAILED;
-			r->info.exit_code = 127;
-			set_reason(r, berth_buf_detach(&why));
-			while (waitpid(-1, NULL, 0) > 0)
-				;
-			command_status(s, 0);
-			s->child = 0;
 			return;
 		}
 		berth_buf_release(&why);
-		r->pid = s->child;
+		r->pid = s->w[0].child;
+		set_worker_states(s, true);
 		/* the waiter hears that the run started (one byte; the close says it
 		 * ended): one this process was forked from opens its store now */
 		if (s->done_fd >= 0 && r->info.attempts == 1) {
@@ -788,56 +1018,9 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 			set_reason(r, fmt("the store %s/berth.db cannot be opened to record the run", s->home));
 			return;
 		}
-
-		int status = 0;
-		enum ending end = wait_child(s, set, deadline, &status);
-		signal_all(s, SIGKILL); /* the main process is gone: so is the rest */
-		bool oom = oom_kills(s, true) > ooms_before;
-		r->info.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		r->info.oom_killed = oom;
-		char mem[32];
-		berth_format_size(mem, sizeof(mem), r->info.mem_limit, 1);
-		if (end == END_STOP) {
-			r->info.state = BERTH_STATE_STOPPED;
-			set_reason(r, fmt("stopped by berth stop"));
-			return;
-		}
-		if (end == END_EVICTED) {
-			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, s->evicted);
-			s->evicted = NULL;
-			return;
-		}
-		if (end == END_TIMEOUT) {
-			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("DeadlineExceeded: stopped after its timeout of %llds",
-					  (long long)r->timeout));
-			return;
-		}
-		if (oom) {
-			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("OOMKilled: the memory limit %s was reached", mem));
-		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !r->restart) {
-			r->info.state = BERTH_STATE_SUCCEEDED;
-			set_reason(r, NULL);
-			return;
-		} else if (WIFEXITED(status)) {
-			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("exit code %d", WEXITSTATUS(status)));
-		} else if (WTERMSIG(status) == SIGXFSZ && r->disk_limit > 0) {
-			r->info.state = BERTH_STATE_FAILED;
-			berth_format_size(mem, sizeof(mem), r->disk_limit, 1);
-			set_reason(r, fmt("Evicted: ephemeral storage: a file reached the disk limit %s "
-					  "(SIGXFSZ)", mem));
-			return;
-		} else {
-			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("killed by signal %d (SIG%s)", WTERMSIG(status),
-					  signame(WTERMSIG(status))));
-		}
-		/* again? a job up to its retries; a server always, as a Deployment does */
-		if (!r->restart && r->info.attempts > r->retries)
+		enum ending end = wait_workers(s, set, deadline);
+		signal_all(s, SIGKILL); /* the main processes are gone: so is the rest */
+		if (!attempt_outcome(s, end))
 			return;
 		if (store_now_ms() - t0 > 60000)
 			backoff = 1000;
@@ -903,21 +1086,33 @@ static int become_supervisor(sigset_t *set, sigset_t *run_mask, int done_fd)
 	return done_fd;
 }
 
-/* Limits: a cgroup, else rlimits (the child sets them); the record says which. */
-static void make_cgroup(sup *s, const char *id)
+static void remove_cgroups(sup *s);
+
+/* Limits: a cgroup for each worker (the resources are each worker's), else
+ * rlimits (the child sets them); the record says which. */
+static void make_cgroups(sup *s, const char *id)
 {
 	store_run *r = s->r;
 	const char *root = getenv("BERTH_CGROUP_ROOT");
 	root = root && *root ? root : "/sys/fs/cgroup";
 	cg_version v = cg_detect(root);
-	cg_limits lim = {r->info.cpu_limit_milli, r->info.cpu_milli, r->info.mem_limit, r->pids_max};
+	int64_t nw = (int64_t)s->nw;
+	cg_limits lim = {r->info.cpu_limit_milli, r->info.cpu_milli / nw, r->info.mem_limit, r->pids_max};
 	berth_error *e = NULL;
 	free(r->info.enforcement);
-	if (v != CG_NONE && cg_create(&s->cg, v, root, LOCAL_CGROUP_PARENT, id, &lim, &e) == 0) {
+	bool made = v != CG_NONE;
+	for (size_t i = 0; made && i < s->nw; i++) {
+		char name[128];
+		made = !local_worker_cgroup(name, sizeof(name), id, (int64_t)i, nw) &&
+		       cg_create(&s->w[i].cg, v, root, LOCAL_CGROUP_PARENT, name, &lim, &e) == 0;
+		if (made)
+			s->w[i].cgfd = cg_dir_fd(s->w[i].cg);
+	}
+	if (made) {
 		r->info.enforcement = fmt("cgroup %s", cg_version_name(v));
 		r->cgroup = berth_strdup(id);
-		s->cgfd = cg_dir_fd(s->cg);
 	} else {
+		remove_cgroups(s);
 		r->info.enforcement = berth_strdup("rlimits");
 		sup_note(s, "Warning",
 			 e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message : "no cgroup tree: rlimits only");
@@ -937,14 +1132,20 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 	s->argv = berth_calloc(argc + 1, sizeof(char *));
 	for (size_t off = 0, i = 0; s->argv && off < r->argv_len; off += strlen(r->argv + off) + 1)
 		s->argv[i++] = r->argv + off;
-	/* the log where this data dir keeps it (not a path read from the store) */
-	char log[4096];
-	s->log = backend_run_path(log, sizeof(log), s->home, r->info.id, "log")
-			 ? (errno = ENAMETOOLONG, -1)
-			 : open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (!s->argv || !argc || s->log < 0) {
+	/* each worker's log where this data dir keeps it (not a path read from
+	 * the store) */
+	int logfail = 0;
+	for (size_t i = 0; i < s->nw && !logfail; i++) {
+		char log[4096], sub[32];
+		local_worker_log(sub, sizeof(sub), (int64_t)i);
+		s->w[i].log = backend_run_path(log, sizeof(log), s->home, r->info.id, sub)
+				      ? (errno = ENAMETOOLONG, -1)
+				      : open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		logfail = s->w[i].log < 0 ? errno : 0;
+	}
+	if (!s->argv || !argc || logfail) {
 		berth_buf_printf(why, "cannot prepare the run: %s",
-				 s->log < 0 ? strerror(errno) : "out of memory");
+				 logfail ? strerror(logfail) : "out of memory");
 		return false;
 	}
 	if (local_volumes_parse(s->home, r, &s->vols, &s->nvols, why) || sup_harden_filter(s, why))
@@ -956,10 +1157,12 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 	if (sup_prepare_workdir(s, why) || sup_prepare_volumes(s, fallback, why) ||
 	    open_secrets(s, files, lens, why))
 		return false;
-	if (build_env(s, fallback, why)) {
-		berth_buf_printf(why, "out of memory");
-		return false;
-	}
+	s->port = r->worker_env ? local_free_port() : 0;
+	for (size_t i = 0; i < s->nw; i++)
+		if (build_env(s, i, fallback)) {
+			berth_buf_printf(why, "out of memory");
+			return false;
+		}
 	return true;
 }
 
@@ -975,9 +1178,11 @@ static void finish(sup *s, const char *id)
 	sup_remove_mount_points(s);
 	if (!r->keep_volumes)
 		local_cleanup_volumes(s->home, r);
-	if (s->log >= 0)
-		close(s->log);
-	s->log = -1;
+	for (size_t i = 0; i < s->nw; i++) {
+		if (s->w[i].log >= 0)
+			close(s->w[i].log);
+		s->w[i].log = -1;
+	}
 	r->info.finished = store_now_ms();
 	r->pid = 0;
 	/* the end and its event in one transaction; a full disk does not lose how
@@ -1001,16 +1206,19 @@ static void finish(sup *s, const char *id)
 	local_mark_outcome(s->home, id, &r->info);
 }
 
-static void remove_cgroup(sup *s)
+static void remove_cgroups(sup *s)
 {
-	if (s->cg) {
-		cg_destroy(s->cg, NULL);
-		cg_free(s->cg);
-		s->cg = NULL;
+	for (size_t i = 0; i < s->nw; i++) {
+		sup_worker *w = &s->w[i];
+		if (w->cg) {
+			cg_destroy(w->cg, NULL);
+			cg_free(w->cg);
+			w->cg = NULL;
+		}
+		if (w->cgfd >= 0)
+			close(w->cgfd);
+		w->cgfd = -1;
 	}
-	if (s->cgfd >= 0)
-		close(s->cgfd);
-	s->cgfd = -1;
 }
 
 /* Frees what the supervisor held; secret values are wiped first. */
@@ -1025,10 +1233,18 @@ static void release(sup *s, char **files, size_t *lens)
 		memset(s->secret_values, 0, s->secret_len);
 		free(s->secret_values);
 	}
-	for (size_t i = 0; i < s->nenv; i++)
-		if (s->envp[i] < r->env || s->envp[i] >= r->env + r->env_len)
-			free(s->envp[i]);
-	free(s->envp);
+	for (size_t k = 0; k < s->nw; k++) {
+		sup_worker *w = &s->w[k];
+		for (size_t i = 0; i < w->nenv; i++)
+			if (w->envp[i] < r->env || w->envp[i] >= r->env + r->env_len)
+				free(w->envp[i]);
+		free(w->envp);
+		free(w->gpu_ids);
+	}
+	if (s->w != &s->one)
+		free(s->w);
+	s->w = NULL;
+	s->nw = 0;
 	free(s->argv);
 	free(s->tmp);
 	if (s->filter)
@@ -1065,8 +1281,7 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 {
 	sigset_t set, run_mask;
 	done_fd = become_supervisor(&set, &run_mask, done_fd);
-	sup s = {.home = home, .log = -1, .statp = -1, .cgfd = -1, .run_mask = run_mask, .r = r,
-		 .done_fd = done_fd};
+	sup s = {.home = home, .run_mask = run_mask, .r = r, .done_fd = done_fd, .failed = -1};
 	char path[4096];
 #ifdef BERTH_FAULT_INJECTION
 	/* tests: how this supervisor was started, appended to the file named */
@@ -1091,11 +1306,24 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 			return rc;
 		}
 	}
-	make_cgroup(&s, id);
+	/* its workers: one, or a distributed job's */
+	s.nw = s.r->info.workers > 1 && s.r->info.workers <= BERTH_WORKERS_MAX ? (size_t)s.r->info.workers : 1;
+	s.w = s.nw > 1 ? berth_calloc(s.nw, sizeof(*s.w)) : &s.one;
+	if (!s.w) {
+		s.w = &s.one;
+		s.nw = 1;
+	}
+	for (size_t i = 0; i < s.nw; i++)
+		s.w[i] = (sup_worker){.statp = -1, .cgfd = -1, .log = -1};
+	make_cgroups(&s, id);
 	char **files = NULL;
 	size_t *lens = NULL;
 	berth_buf why = BERTH_BUF_INIT;
-	if (prepare(&s, &files, &lens, &why)) {
+	bool all = s.nw == (s.r->info.workers > 1 ? (size_t)s.r->info.workers : 1);
+	if (!all)
+		berth_buf_printf(&why, "cannot prepare the run: its %lld workers: out of memory",
+				 (long long)s.r->info.workers);
+	if (all && prepare(&s, &files, &lens, &why)) {
 		run_attempts(&s, &set, (const char *const *)files, lens);
 	} else {
 		s.r->info.state = BERTH_STATE_FAILED;
@@ -1110,7 +1338,7 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	 * woken now; the next launch), not beside it */
 	struct sched_param idle = {0};
 	bool idled = sched_getscheduler(0) == SCHED_OTHER && sched_setscheduler(0, SCHED_IDLE, &idle) == 0;
-	remove_cgroup(&s);
+	remove_cgroups(&s);
 	local_cleanup_run_dirs(home, id);
 	release(&s, files, lens);
 	bool queued = s.st && store_queued(s.st, local_backend_ops.kind);

@@ -14,32 +14,47 @@
 
 typedef local_volume volume;
 
+/* One worker of the run: the run itself, or one of a distributed job's. */
+typedef struct sup_worker {
+	pid_t child;         /* its process (its pid namespace's init); 0: none */
+	int statp;           /* the wait status from its init, in a pid namespace */
+	cg_handle *cg;       /* its cgroup; NULL: rlimits */
+	int cgfd;            /* v2: the cgroup's directory, for clone3 (cg_dir_fd); -1: none */
+	int log;             /* runs/ID/log, or log.RANK for a distributed job's worker RANK > 0 */
+	char **envp;
+	size_t nenv;
+	char *gpu_ids;       /* its share of the run's GPUs, by index; NULL: none */
+	int status;          /* its command's wait status, once ended */
+	bool ended;
+	bool stopped;        /* sent SIGTERM by berth (a stop, the timeout, another's failure) */
+	uint64_t ooms;       /* its cgroup's OOM kills when the attempt started */
+	cg_stats stats;      /* its cgroup's, as last read */
+	bool have_stats;     /* ... when the last attempt had ended (its usage) */
+} sup_worker;
+
 typedef struct sup {
 	const char *home;
 	store *st;
 	store_run *r;
-	cg_handle *cg;
+	sup_worker *w;       /* its workers: one (&one), or a distributed job's */
+	sup_worker one;
+	size_t nw;
+	int failed;          /* the worker whose failure ended the attempt; -1: none */
+	int port;            /* the rendezvous port of a distributed job's worker 0 */
 	volume *vols;
 	size_t nvols;
-	char **argv, **envp;
-	size_t nenv;
+	char **argv;
 	char *secret_values; /* NAME=VALUE\0..., wiped at the end */
 	size_t secret_len;
-	int log;
-	pid_t child;
 	sigset_t run_mask;   /* the signal mask the command starts with */
 	scmp_filter_ctx filter; /* the seccomp filter of the run's processes; NULL: none */
 	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
-	int statp;           /* the wait status from the run's init, in a pid namespace */
 	bool disk_watch;     /* the run has a disk limit or a sized volume */
 	char *tmp;           /* runs/ID/tmp, the run's /tmp in a pid namespace; NULL: none */
 	char *evicted;       /* why it was stopped for its disk use */
-	int cgfd;            /* v2: the cgroup's directory, for clone3 (cg_dir_fd); -1: none */
 	berth_buf notes;     /* events noted before the store is written: KIND\0MESSAGE\0... */
 	bool recorded;       /* this supervisor is in the record (pid and start time) */
 	int done_fd;         /* the pipe to the process that waits for the run; -1: none */
-	cg_stats stats;      /* the cgroup's, as last read */
-	bool have_stats;     /* ... when the last attempt had ended (its usage) */
 } sup;
 
 /* supervisor.c: an event of the run, written with the record of its start

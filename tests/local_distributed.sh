@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# A distributed job on the local backend: its workers as processes of one run,
+# each in a cgroup of its own with its own GPUs, a real collective across them,
+# their variables, their logs, gang admission, one failing worker failing the
+# run, stop. Prints "ok NAME" / "FAIL NAME" / "skip NAME (why)" per check.
+#   tests/local_distributed.sh BERTH
+set -u
+berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tmp=$(mktemp -d)
+export BERTH_HOME=$tmp/home
+unset BERTH_CONFIG BERTH_CGROUP_ROOT BERTH_GPU_DIR
+cleanup() {
+	for id in $("$berth" get runs --state Running -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
+		"$berth" stop "$id" --grace 0 >/dev/null 2>&1
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+
+ok() { echo "ok local-distributed $1"; }
+skip() { echo "skip local-distributed $1 ($2)"; }
+fail() {
+	echo "FAIL local-distributed $1: $2"
+	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -20
+}
+field() {
+	"$berth" get run "$1" -o json |
+		sed -n -e "s/^ *\"$2\": \"\(.*\)\",\{0,1\}$/\1/p" -e "s/^ *\"$2\": \([0-9a-z.-]*\),\{0,1\}$/\1/p"
+}
+# the states of a run's workers, comma-separated
+states() {
+	"$berth" get run "$1" -o json | python3 -c \
+		'import json, sys; print(",".join(json.load(sys.stdin).get("worker_states", [])))'
+}
+
+cat >policy.yaml <<'EOF'
+local:
+  capacity: {cpu: "2", mem: 4Gi, gpu: "4"}
+  grace_period: 2
+EOF
+export BERTH_CONFIG=$tmp/policy.yaml
+
+# job NAME WORKERS CMD [EXTRA YAML]: a distributed job of WORKERS workers
+job() {
+	cat >"$1.yaml" <<EOF
+name: $1
+function:
+  command: [sh, -c, '$3']
+action: job
+replicas: $2
+${4:-}
+EOF
+}
+
+# ---- a real collective: torch.distributed's all-reduce (gloo) across 2 workers -----------------
+if /usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null; then
+	cat >allreduce.yaml <<'EOF'
+name: allreduce
+function:
+  command:
+    - /usr/bin/python3
+    - -c
+    - |
+      import torch, torch.distributed as dist
+      dist.init_process_group("gloo")  # env://: WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT
+      rank = dist.get_rank()
+      t = torch.tensor([float(rank + 1)])
+      dist.all_reduce(t)  # 1 + 2 on every rank
+      print(f"rank {rank} of {dist.get_world_size()}: sum {t.item():g}", flush=True)
+      dist.destroy_process_group()
+action: job
+replicas: 2
+resources: {cpu: 500m, mem: 1Gi}
+EOF
+	id=$("$berth" run allreduce.yaml --wait 2>out)
+	"$berth" logs "$id" >all 2>>out
+	"$berth" logs "$id" --rank 1 >r1 2>>out
+	if [ "$(field "$id" state)" = Succeeded ] && grep -qx '\[rank 0\] rank 0 of 2: sum 3' all &&
+		grep -qx '\[rank 1\] rank 1 of 2: sum 3' all && grep -qx 'rank 1 of 2: sum 3' r1 &&
+		! grep -q 'rank 0' r1; then
+		ok allreduce-gloo-two-workers
+	else
+		cat all >>out
+		fail allreduce-gloo-two-workers "$id: $(field "$id" state) $(field "$id" reason)"
+	fi
+else
+	skip allreduce-gloo-two-workers "no torch.distributed with gloo for /usr/bin/python3: apt install python3-torch"
+fi
+
+# ---- what each worker is told, and its own cgroup ------------------------------------------------
+show='echo "w=$BERTH_WORKER/$BERTH_WORKERS c=$BERTH_COORDINATOR ws=$WORLD_SIZE r=$RANK nr=$NODE_RANK lr=$LOCAL_RANK m=$MASTER_ADDR:$MASTER_PORT"; grep -o "berth/[^/]*$" /proc/self/cgroup | sort -u'
+job env 2 "$show" 'resources: {cpu: 100m, mem: 64Mi}'
+id=$("$berth" run env.yaml --wait 2>out)
+"$berth" logs "$id" --rank 0 >r0 2>>out
+"$berth" logs "$id" --rank 1 >r1 2>>out
+port=$(sed -n 's/.*m=127\.0\.0\.1:\([0-9]*\)$/\1/p' r0)
+if [ -n "$port" ] && [ "$port" != 29500 ] &&
+	grep -qx "w=0/2 c=127.0.0.1:$port ws=2 r=0 nr=0 lr=0 m=127.0.0.1:$port" r0 &&
+	grep -qx "w=1/2 c=127.0.0.1:$port ws=2 r=1 nr=1 lr=0 m=127.0.0.1:$port" r1; then
+	ok env-launcher-variables
+else
+	cat r0 r1 >>out
+	fail env-launcher-variables "port [$port]"
+fi
+# each worker in a cgroup of its own (ID.RANK), where there is a cgroup tree
+if [ "$(field "$id" enforcement)" = rlimits ]; then
+	skip worker-cgroups "no writable cgroup tree here"
+elif grep -qx "berth/$id.0" r0 && grep -qx "berth/$id.1" r1 && ! grep -q "berth/$id.1" r0; then
+	ok worker-cgroups
+else
+	cat r0 r1 >>out
+	fail worker-cgroups "$(field "$id" enforcement)"
+fi
+# the spec's port, when it names one
+job port 2 'echo "$MASTER_PORT $BERTH_COORDINATOR"' 'distributed: {port: 29555}'
+id=$("$berth" run port.yaml --wait 2>out)
+if "$berth" logs "$id" --rank 1 | grep -qx '29555 127.0.0.1:29555'; then
+	ok spec-port
+else
+	fail spec-port "$id"
+fi
+job trun 2 'echo "$PET_NNODES $PET_NODE_RANK $PET_NPROC_PER_NODE $PET_MASTER_ADDR ${PET_MASTER_PORT:+port}"' \
+	'distributed: {launcher: torchrun, procs_per_worker: 2}'
+job jax 2 'echo "$JAX_NUM_PROCESSES $JAX_PROCESS_ID ${JAX_COORDINATOR_ADDRESS%:*}"' 'distributed: {launcher: jax}'
+t=$("$berth" run trun.yaml --wait 2>out)
+j=$("$berth" run jax.yaml --wait 2>>out)
+if "$berth" logs "$t" | grep -qx '\[rank 1\] 2 1 2 127.0.0.1 port' &&
+	"$berth" logs "$j" | grep -qx '\[rank 1\] 2 1 127.0.0.1'; then
+	ok torchrun-and-jax-variables
+else
+	"$berth" logs "$t" >>out
+	"$berth" logs "$j" >>out
+	fail torchrun-and-jax-variables "$t $j"
+fi
+
+# ---- logs: a rank past the workers is refused -------------------------------------------------------
+if ! "$berth" logs "$id" --rank 2 >out 2>&1 && grep -q "run $id has 2 workers: there is no rank 2" out &&
+	! "$berth" logs "$id" --rank x >out 2>&1 && grep -q 'rank takes a worker' out; then
+	ok logs-rank-checked
+else
+	fail logs-rank-checked "$id"
+fi
+
+# ---- GPUs: each worker its own, by index ----------------------------------------------------------
+job gpus 2 'echo "cuda=$CUDA_VISIBLE_DEVICES nvidia=$NVIDIA_VISIBLE_DEVICES"' 'resources: {gpu: 2}'
+id=$("$berth" run gpus.yaml --wait 2>out)
+if [ "$(field "$id" gpu_ids)" = 0,1,2,3 ] && "$berth" logs "$id" --rank 0 | grep -qx 'cuda=0,1 nvidia=0,1' &&
+	"$berth" logs "$id" --rank 1 | grep -qx 'cuda=2,3 nvidia=2,3'; then
+	ok gpus-split-by-index
+else
+	"$berth" logs "$id" >>out
+	fail gpus-split-by-index "ids $(field "$id" gpu_ids)"
+fi
+
+# ---- a failing worker fails the run, names itself, and stops the others ---------------------------
+job failing 2 'if [ "$RANK" = 1 ]; then sleep 0.3; exit 3; fi; exec sleep 61'
+t0=$(date +%s)
+id=$("$berth" run failing.yaml --wait 2>out)
+took=$(($(date +%s) - t0))
+if [ "$(field "$id" state)" = Failed ] && [ "$(field "$id" reason)" = "worker 1 of 2: exit code 3" ] &&
+	[ "$(states "$id")" = Stopped,Failed ] && [ "$took" -lt 20 ] && ! pgrep -f 'sleep 61' >/dev/null; then
+	ok failing-rank-fails-run
+else
+	fail failing-rank-fails-run "$id: $(field "$id" state) [$(field "$id" reason)] [$(states "$id")] ${took}s"
+fi
+# retries start every worker again
+job flaky 2 'echo try; [ "$RANK" = 0 ] || exit 1' 'retries: 1'
+id=$("$berth" run flaky.yaml --wait 2>out)
+if [ "$(field "$id" attempts)" = 2 ] && [ "$("$berth" logs "$id" --rank 0 | grep -c try)" = 2 ]; then
+	ok retries-restart-every-worker
+else
+	fail retries-restart-every-worker "$id: attempts $(field "$id" attempts)"
+fi
+
+# ---- stop stops every worker ------------------------------------------------------------------------
+job stopme 2 'echo up; exec sleep 62'
+id=$("$berth" run stopme.yaml 2>out)
+for _ in $(seq 50); do [ "$(states "$id")" = Running,Running ] && break; sleep 0.1; done
+"$berth" stop "$id" >>out 2>&1
+if [ "$(field "$id" state)" = Stopped ] && [ "$(states "$id")" = Stopped,Stopped ] && ! pgrep -f 'sleep 62' >/dev/null; then
+	ok stop-stops-every-worker
+else
+	fail stop-stops-every-worker "$id: $(field "$id" state) [$(states "$id")]"
+fi
+
+# ---- gang admission: all workers start together, or none does ----------------------------------
+cat >blocker.yaml <<'EOF'
+name: blocker
+function: {command: [sh, -c, 'sleep 2']}
+resources: {cpu: "1"}
+EOF
+job gang 2 'echo started' 'resources: {cpu: "1"}'
+b=$("$berth" run blocker.yaml 2>out)
+g=$("$berth" run gang.yaml 2>>out)
+st=$(field "$g" state) why=$(field "$g" reason)
+started=$(ls "$BERTH_HOME/runs/$g/" 2>/dev/null | grep -c '^log')
+"$berth" wait "$g" >/dev/null 2>&1 || "$berth" logs -f "$g" >/dev/null 2>&1
+for _ in $(seq 100); do [ "$(field "$g" state)" = Succeeded ] && break; sleep 0.1; done
+if [ "$st" = Pending ] && [ "$started" = 0 ] && echo "$why" | grep -q 'cpu 2 asked, 1 free of 2' &&
+	[ "$(field "$g" state)" = Succeeded ] && [ "$("$berth" logs "$g" | grep -c started)" = 2 ]; then
+	ok gang-waits-for-every-worker
+else
+	fail gang-waits-for-every-worker "$st [$why] logs $started, then $(field "$g" state)"
+fi
+# one that can never fit is refused, and nothing is recorded
+job big 3 'true' 'resources: {cpu: "1"}'
+if ! "$berth" run big.yaml >out 2>&1 &&
+	grep -q 'run "big" can never run on this machine: resources.cpu.requests: 3 workers together: 3 CPUs asked, the machine has 2' out &&
+	! "$berth" get runs | grep -q ' big-'; then
+	ok never-fitting-gang-refused
+else
+	fail never-fitting-gang-refused "$(cat out)"
+fi
