@@ -501,11 +501,32 @@ class Run:
             interval = min(interval * 1.5, 2.0)
         return self
 
-    def logs(self, follow=False, out=None):
-        """The run's log as text; with follow, streamed (to out, default none) until the
-        run ends, and returned whole."""
+    @property
+    def workers(self):
+        """The run's workers: replicas of a distributed job, else 1."""
+        return self.info.get("workers", 1)
+
+    @property
+    def worker_states(self):
+        """The state of each worker of a distributed run, by rank, as the server reports
+        them; None when it reports none."""
+        return self.info.get("worker_states")
+
+    def logs(self, rank=None, follow=False, out=None):
+        """The run's log as text (every worker's for a distributed run); rank=N the log of
+        worker N only. With follow, streamed (to out, default none) until the run ends,
+        and returned whole."""
+        if rank is not None:
+            if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+                raise ValueError(f"logs: rank must be a worker's index, an int >= 0; "
+                                 f"got {rank!r}")
+            workers = self.info.get("workers")
+            if isinstance(workers, int) and rank >= workers:
+                raise ValueError(f"logs: run {self.id} has {workers} worker"
+                                 f"{'s' if workers != 1 else ''}: rank is 0 to {workers - 1}, "
+                                 f"not {rank}")
         if not follow:
-            return self.client._t.request("GET", self._path("logs"), raw=True) or ""
+            return self.client._t.request("GET", self._path("logs", rank=rank), raw=True) or ""
         buf = io.StringIO()
 
         def write(s):
@@ -513,7 +534,7 @@ class Run:
             if out is not None:
                 out.write(s)
                 out.flush()
-        self.client._t.stream(self._path("logs", follow=True), write)
+        self.client._t.stream(self._path("logs", follow=True, rank=rank), write)
         return buf.getvalue()
 
     def stop(self, grace=None, wait=False):

@@ -12,6 +12,8 @@ Environment: BERTH_BIN (default build/test/berth), BERTH_SEEDS (default
 """
 
 import base64
+import http.server
+import io
 import json
 import os
 import re
@@ -20,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import warnings
@@ -677,6 +680,75 @@ class Runs(unittest.TestCase):
         finally:
             if saved is not None:
                 os.environ["BERTH_SERVER"] = saved
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """A stand-in server for what the server of this base does not do yet: it records
+    each request's path and answers a log."""
+
+    paths = []
+
+    def do_GET(self):
+        _Recorder.paths.append(self.path)
+        body = f"log of {self.path}\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class Workers(unittest.TestCase):
+    """A distributed run's workers: run.workers, run.worker_states, run.logs(rank=N)."""
+
+    def setUp(self):
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.addCleanup(self.server.server_close)
+        self.addCleanup(self.server.shutdown)
+        _Recorder.paths = []
+        self.client = berth.Client(f"http://127.0.0.1:{self.server.server_port}", "t")
+
+    def test_logs_of_one_rank(self):
+        states = [{"rank": 0, "state": "Running"}, {"rank": 1, "state": "Pending"}]
+        run = berth.Run(self.client, {"id": "r1", "state": "Running", "workers": 2,
+                                      "worker_states": states})
+        self.assertEqual((run.workers, run.worker_states), (2, states))
+        self.assertEqual(run.logs(), "log of /api/v1/runs/r1/logs\n")
+        self.assertEqual(run.logs(rank=1), "log of /api/v1/runs/r1/logs?rank=1\n")
+        self.assertEqual(run.logs(rank=0), "log of /api/v1/runs/r1/logs?rank=0\n")
+        out = io.StringIO()
+        self.assertEqual(run.logs(rank=1, follow=True, out=out),
+                         "log of /api/v1/runs/r1/logs?follow=true&rank=1\n")
+        self.assertEqual(out.getvalue(), "log of /api/v1/runs/r1/logs?follow=true&rank=1\n")
+        self.assertEqual(run.logs(follow=True), "log of /api/v1/runs/r1/logs?follow=true\n")
+        self.assertEqual(len(_Recorder.paths), 5)
+
+    def test_bad_rank_is_refused_before_any_request(self):
+        run = berth.Run(self.client, {"id": "r1", "state": "Running", "workers": 2})
+        for rank in (-1, "1", 1.0, True, [0]):
+            with self.subTest(rank=rank), self.assertRaises(ValueError) as cm:
+                run.logs(rank=rank)
+            self.assertIn(f"rank must be a worker's index, an int >= 0; got {rank!r}", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            run.logs(rank=2, follow=True)
+        self.assertIn("run r1 has 2 workers: rank is 0 to 1, not 2", str(cm.exception))
+        self.assertEqual(_Recorder.paths, [])
+
+    def test_single_run(self):
+        """A record without workers is one worker; without worker_states, None."""
+        run = berth.Run(self.client, {"id": "r2", "state": "Succeeded"})
+        self.assertEqual((run.workers, run.worker_states), (1, None))
+        # on the real server: a run of one worker, whose rank 0 is all of its log
+        fn = client().project("runs").new_function("one", image="python:3.11", command=["echo", "one"])
+        real = fn.run(wait=True)
+        self.assertEqual(real.status, "Succeeded", real.reason)
+        self.assertEqual(real.workers, 1)
+        self.assertEqual(real.logs(rank=0), "one\n")
+        self.assertEqual(real.logs(rank=0), real.logs())
 
 
 class ReadmeExamples(unittest.TestCase):
