@@ -174,14 +174,25 @@ class Project:
                              f"the code: name them otherwise")
         fn._fields["envs"] = envs + _code.code_envs(path, source, handler)
         fn._fields["action"] = "job"
+        if not isinstance(fn._fields.get("distributed", {}), dict):
+            raise TypeError(f"code_to_function: distributed is a dict (launcher, procs_per_worker, "
+                            f"port), not {fn._fields['distributed']!r}")
         if kind == "mpijob":
             dist = dict(fn._fields.get("distributed") or {})
             if dist.get("launcher") not in (None, "mpi"):
                 raise ValueError(f"code_to_function: kind='mpijob' starts its workers with MPI, "
-                                 f"not distributed.launcher={dist['launcher']!r}: use kind='job' "
-                                 f"for that launcher")
+                                 f"not distributed.launcher={dist['launcher']!r}: for another "
+                                 f"launcher, use kind='job' with distributed={{'launcher': 'env'}} "
+                                 f"(or 'jax')")
             dist["launcher"] = "mpi"
             fn._fields["distributed"] = dist
+        launcher = (fn._fields.get("distributed") or {}).get("launcher")
+        if launcher == "torchrun":
+            raise ValueError("code_to_function: its handler runs as one process in each worker, "
+                             "and torchrun starts processes of a script: use distributed="
+                             "{'launcher': 'env'} (torch.distributed's env:// reads WORLD_SIZE, "
+                             "RANK, MASTER_ADDR), or new_function(command=['torchrun', "
+                             "'training.py'], ...) with the script in the image")
         fn._dirty = True
         return fn
 

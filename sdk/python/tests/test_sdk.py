@@ -534,7 +534,14 @@ class CodeToFunction(unittest.TestCase):
         self.assertIn("new_function", str(cm.exception))
         with self.assertRaises(ValueError) as cm:
             ctf(self.path, kind="mpijob", distributed={"launcher": "torchrun"})
-        self.assertIn("kind='job'", str(cm.exception))
+        self.assertIn("use kind='job' with distributed={'launcher': 'env'}", str(cm.exception))
+        with self.assertRaises(TypeError):
+            ctf(self.path, distributed="mpi")
+        with self.assertRaises(ValueError) as cm:
+            ctf(self.path, distributed={"launcher": "torchrun"})
+        self.assertIn("{'launcher': 'env'}", str(cm.exception))
+        self.assertEqual(ctf(self.path, distributed={"launcher": "env"}).to_dict()["distributed"],
+                         {"launcher": "env"})
         with self.assertRaises(ValueError):
             ctf(self.path, project="elsewhere")
         with self.assertRaises(TypeError) as cm:
