@@ -23,8 +23,8 @@ from .errors import (AuthError, BerthError, BerthWarning, ConflictError, Forbidd
 
 __version__ = "0.1.0"
 __all__ = [
-    "connect", "get_profiles", "get_or_create_project", "code_to_function", "Client", "Project", "Function",
-    "FunctionSpec", "Run", "mount_pvc", "mount_configmap", "mount_secret", "BerthError",
+    "connect", "get_profiles", "get_or_create_project", "code_to_function", "Client", "Project",
+    "Function", "FunctionSpec", "Run", "mount_pvc", "mount_configmap", "mount_secret", "BerthError",
     "InvalidSpecError", "NotFoundError", "AuthError", "ForbiddenError", "ConflictError",
     "BerthWarning", "Problem", "RUN_FIELDS", "FINAL",
 ]

@@ -515,7 +515,8 @@ class Run:
     @property
     def workers(self):
         """The run's workers: replicas of a distributed job, else 1."""
-        return self.info.get("workers", 1)
+        workers = self.info.get("workers")
+        return 1 if workers is None else workers
 
     @property
     def worker_states(self):
