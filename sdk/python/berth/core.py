@@ -12,6 +12,7 @@ import difflib
 import io
 import time
 
+from . import _code
 from ._http import Transport, env_token, env_url
 from .errors import ConflictError, ForbiddenError
 
@@ -20,7 +21,7 @@ RUN_FIELDS = (
     "project", "name", "action", "schedule", "profile", "resources", "volumes",
     "node_selector", "affinity", "tolerations", "secrets", "envs", "fs_group", "run_as_user",
     "run_as_group", "priority_class", "preemption_mode", "replicas", "min_replicas",
-    "max_replicas", "service", "labels", "args", "inputs", "timeout", "retries",
+    "max_replicas", "service", "labels", "args", "inputs", "timeout", "retries", "distributed",
 )
 FUNCTION_FIELDS = ("image", "command", "args", "image_pull_policy")
 FINAL = ("Succeeded", "Failed", "Stopped")
@@ -134,6 +135,67 @@ class Project:
         fn.save()
         return fn
 
+    def code_to_function(self, filename, name=None, handler=None, kind="job", image=None,
+                         **fields):
+        """A function that runs a Python file of this machine (MLRun's code_to_function):
+        the file is read now and carried in the function, and each run calls
+        handler(**params) (the run's params= or inputs=), or runs the file as __main__
+        when there is no handler. kind "job" (or "") is one process, or spec.replicas
+        workers of one run; "mpijob" the same with the workers started as MPI ranks.
+        image is what a cluster runs it in (the local backend runs python3 of the host).
+        Any run-spec field (resources=, envs=, ...) is a default of the function. It is
+        registered by its first run(), or by save()."""
+        _check_fields("code_to_function", fields, RUN_FIELDS)
+        if fields.get("project") not in (None, self.name):
+            raise ValueError(f"code_to_function: project={fields['project']!r}, on project "
+                             f"{self.name!r}: call it on that project, or berth.code_to_function")
+        fields.pop("project", None)
+        kind = _code.kind_of(kind)
+        if fields.get("action") not in (None, "job"):
+            raise ValueError(f"code_to_function makes a job, not action={fields['action']!r}: "
+                             f"register a server with project.new_function(..., "
+                             f"action={fields['action']!r})")
+        path = _code.find_file(filename)
+        source = _code.read_code(path, handler)
+        fn = Function(self, name or _code.default_name(path), {})
+        fn._function["command"] = ["python3", "-c", _code.BOOTSTRAP]
+        if image is not None:
+            fn._function["image"] = image
+        for k, v in fields.items():
+            if v is not None:
+                fn._fields[k] = _plain(v)
+        envs = fn._fields.get("envs") or []
+        if isinstance(envs, dict):
+            envs = [{"name": k, "value": str(v)} for k, v in envs.items()]
+        clash = [e.get("name") for e in envs
+                 if isinstance(e, dict) and _code.is_code_env(str(e.get("name")))]
+        if clash:
+            raise ValueError(f"code_to_function: envs {', '.join(clash)} are the names that carry "
+                             f"the code: name them otherwise")
+        fn._fields["envs"] = envs + _code.code_envs(path, source, handler)
+        fn._fields["action"] = "job"
+        if not isinstance(fn._fields.get("distributed", {}), dict):
+            raise TypeError(f"code_to_function: distributed is a dict (launcher, procs_per_worker, "
+                            f"port), not {fn._fields['distributed']!r}")
+        if kind == "mpijob":
+            dist = dict(fn._fields.get("distributed") or {})
+            if dist.get("launcher") not in (None, "mpi"):
+                raise ValueError(f"code_to_function: kind='mpijob' starts its workers with MPI, "
+                                 f"not distributed.launcher={dist['launcher']!r}: for another "
+                                 f"launcher, use kind='job' with distributed={{'launcher': 'env'}} "
+                                 f"(or 'jax')")
+            dist["launcher"] = "mpi"
+            fn._fields["distributed"] = dist
+        launcher = (fn._fields.get("distributed") or {}).get("launcher")
+        if launcher == "torchrun":
+            raise ValueError("code_to_function: its handler runs as one process in each worker, "
+                             "and torchrun starts processes of a script: use distributed="
+                             "{'launcher': 'env'} (torch.distributed's env:// reads WORLD_SIZE, "
+                             "RANK, MASTER_ADDR), or new_function(command=['torchrun', "
+                             "'training.py'], ...) with the script in the image")
+        fn._dirty = True
+        return fn
+
     def get_function(self, name):
         d = self.client._t.request("GET", self._path("functions", name))
         fields = dict(d.get("fields") or {})
@@ -214,6 +276,14 @@ class Function:
     @property
     def image(self):
         return self._function.get("image")
+
+    @property
+    def kind(self):
+        """MLRun's kind: mpijob (a job whose workers are MPI ranks), else the action."""
+        dist = self._fields.get("distributed")
+        if isinstance(dist, dict) and dist.get("launcher") == "mpi":
+            return "mpijob"
+        return self._fields.get("action") or "job"
 
     @property
     def command(self):
@@ -324,11 +394,22 @@ class Function:
 
     # ---- run ---------------------------------------------------------------------------------
 
-    def run(self, action=None, wait=False, wait_timeout=None, **fields):
+    def run(self, action=None, wait=False, wait_timeout=None, params=None, **fields):
         """Runs the function: any run-spec field (resources=, volumes=, profile=, secrets=,
-        envs=, fs_group=, inputs=, ...), merged over the function's. wait=True waits until
-        the run ends (wait_timeout seconds at most)."""
+        envs=, fs_group=, inputs=, ...), merged over the function's. params= (MLRun's) go
+        into the run's inputs: a code_to_function handler gets both as its arguments.
+        wait=True waits until the run ends (wait_timeout seconds at most)."""
         _check_fields("run", fields, RUN_FIELDS)
+        if params is not None:
+            if not isinstance(params, dict):
+                raise TypeError(f"run: params must be a dict (the handler's arguments by name), "
+                                f"not {type(params).__name__}")
+            inputs = fields.get("inputs") or {}
+            both = sorted(set(params) & set(inputs))
+            if both:
+                raise ValueError(f"run: {', '.join(map(repr, both))} is both in params and in "
+                                 f"inputs: give each argument once")
+            fields["inputs"] = {**inputs, **params}
         if self._dirty:
             self.save()
         spec = {"function": self.name}
@@ -431,11 +512,33 @@ class Run:
             interval = min(interval * 1.5, 2.0)
         return self
 
-    def logs(self, follow=False, out=None):
-        """The run's log as text; with follow, streamed (to out, default none) until the
-        run ends, and returned whole."""
+    @property
+    def workers(self):
+        """The run's workers: replicas of a distributed job, else 1."""
+        workers = self.info.get("workers")
+        return 1 if workers is None else workers
+
+    @property
+    def worker_states(self):
+        """The state of each worker of a distributed run, by rank, as the server reports
+        them; None when it reports none."""
+        return self.info.get("worker_states")
+
+    def logs(self, rank=None, follow=False, out=None):
+        """The run's log as text (every worker's for a distributed run); rank=N the log of
+        worker N only. With follow, streamed (to out, default none) until the run ends,
+        and returned whole."""
+        if rank is not None:
+            if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+                raise ValueError(f"logs: rank must be a worker's index, an int >= 0; "
+                                 f"got {rank!r}")
+            workers = self.info.get("workers")
+            if isinstance(workers, int) and rank >= workers:
+                raise ValueError(f"logs: run {self.id} has {workers} worker"
+                                 f"{'s' if workers != 1 else ''}: rank is 0 to {workers - 1}, "
+                                 f"not {rank}")
         if not follow:
-            return self.client._t.request("GET", self._path("logs"), raw=True) or ""
+            return self.client._t.request("GET", self._path("logs", rank=rank), raw=True) or ""
         buf = io.StringIO()
 
         def write(s):
@@ -443,7 +546,7 @@ class Run:
             if out is not None:
                 out.write(s)
                 out.flush()
-        self.client._t.stream(self._path("logs", follow=True), write)
+        self.client._t.stream(self._path("logs", follow=True, rank=rank), write)
         return buf.getvalue()
 
     def stop(self, grace=None, wait=False):

@@ -11,6 +11,9 @@ Environment: BERTH_BIN (default build/test/berth), BERTH_SEEDS (default
 ../shared/seeds beside the repository, else the copy in tests/seeds/).
 """
 
+import base64
+import http.server
+import io
 import json
 import os
 import re
@@ -19,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import warnings
@@ -148,6 +152,29 @@ def container(manifests):
     raise AssertionError("no workload in the manifests")
 
 
+# the training.py of seed 002's code_to_function examples: its handlers print what they got
+TRAINING = '''"""training.py: what each handler was given is printed."""
+import sys
+
+
+def train(epochs=1, lr=0.1, **more):
+    print(f"train epochs={epochs!r} lr={lr!r} more={sorted(more.items())!r}")
+    return {"loss": round(1.0 / epochs, 3), "epochs": epochs}
+
+
+def my_training_function(dataset):
+    print(f"my_training_function dataset={dataset}")
+
+
+def fail(code):
+    raise RuntimeError(f"failed with {code}")
+
+
+if __name__ == "__main__":
+    print("main argv=" + " ".join(sys.argv))
+'''
+
+
 class SeedExamples(unittest.TestCase):
     """seed 001 (DigitalHub): each func.run(...) as written."""
 
@@ -230,44 +257,77 @@ class MLRunModifiers(unittest.TestCase):
         self.project = client().project("mlrun")
 
     def test_seed002_lines(self):
-        """The seed's modifier and run lines, on functions named as in the seed."""
+        """The seed's code_to_function, modifier and run lines, in the seed's order, as
+        written (mlrun is berth): a training.py with the seed's two handlers is the code."""
         with open(os.path.join(SEEDS, [f for f in os.listdir(SEEDS) if f.startswith("002_")][0])) as f:
             text = f.read()
-        lines = [ln.strip() for ln in text.splitlines()
-                 if re.match(r"\s*(training_function|train_fn|fn)\.(spec\.|with_|gpus|run|apply)", ln)]
+        statements = []  # (offset in the seed, python)
+        for m in re.finditer(r"(\w+)\s*=\s*mlrun\.code_to_function\(", text):
+            call = calls(text[m.end(0) - len("mlrun.code_to_function("):], "mlrun.code_to_function")[0]
+            statements.append((m.start(0), m.group(1) + " = " + call))
+        self.assertEqual(len(statements), 4, "the seed's code_to_function calls")
+        lines = [(m.start(0), m.group(1)) for m in re.finditer(
+            r"^\s*((?:training_function|train_fn|fn)\.(?:spec\.|with_|gpus|run|apply).*)$", text, re.M)]
         self.assertEqual(len(lines), 11, "the seed's modifier lines")
-        cmd = ["sh", "-c", "echo ok"]
-        names = {
-            # training_function sets replicas: a deployment (berth has no mpijob)
-            "training_function": self.project.new_function("training", image="mlrun/ml-models-gpu",
-                                                           command=cmd, action="deploy"),
-            "train_fn": self.project.new_function("training-fn", image="python:3.11", command=cmd),
-            "fn": self.project.new_function("fn", image="python:3.11", command=cmd),
-        }
-        env = dict(names, my_data="s3://bucket/data.csv", mount_pvc=berth.mount_pvc)
+        statements = sorted(statements + lines)
+        work = tempfile.mkdtemp(prefix="berth-seed002-")
+        with open(os.path.join(work, "training.py"), "w") as f:
+            f.write(TRAINING)
+        cwd = os.getcwd()
+        os.chdir(work)  # the seed's "training.py" and 'training' are files of the notebook's directory
+        berth.connect(S["url"], S["admin"])
+        self.addCleanup(setattr, berth, "_project", berth._project)
+        berth.get_or_create_project("mlrun")
+        # fn is the seed's name for a function it does not make: a registered one
+        env = {"mlrun": berth, "my_data": "s3://bucket/data.csv", "mount_pvc": berth.mount_pvc,
+               "fn": self.project.new_function("fn", image="python:3.11", command=["sh", "-c", "echo ok"])}
         runs = []
-        for line in lines:
-            # `{value}` is the documentation's placeholder for a class name
-            line = line.replace("name={value}", 'name="High"')
-            with self.subTest(line=line):
-                if re.match(r"[\w.]+\s*=\s", line):
-                    exec(line, env)
-                    continue
-                out = eval(line, env)
-                if isinstance(out, berth.Run):
-                    runs.append(out)
+        try:
+            for _, line in statements:
+                # `{value}` is the documentation's placeholder for a class name
+                line = line.replace("name={value}", 'name="High"')
+                with self.subTest(line=line.splitlines()[0]):
+                    if re.match(r"[\w.]+\s*=\s", line):
+                        exec(line, env)
+                        continue
+                    out = eval(line, env)
+                    if isinstance(out, berth.Run):
+                        runs.append(out)
+        finally:
+            os.chdir(cwd)
+            shutil.rmtree(work, ignore_errors=True)
+        # the first example: two MPI workers of one run, each with 2 CPUs and a GPU
+        training = env["training_function"]
+        self.assertEqual((training.name, training.kind, training.image),
+                         ("training", "mpijob", "mlrun/ml-models-gpu"))
+        self.assertEqual(training.spec.replicas, 2)
+        spec = training.to_dict()
+        self.assertEqual((spec["action"], spec["replicas"], spec["distributed"]),
+                         ("job", 2, {"launcher": "mpi"}))
+        self.assertEqual(spec["resources"], {"cpu": {"requests": "2"}, "gpu": "1"})
+        self.assertEqual(spec["function"]["command"][:2], ["python3", "-c"])
+        envs = {e["name"]: e["value"] for e in spec["envs"]}
+        self.assertEqual((envs["FUNCTION_FILE"], envs["FUNCTION_HANDLER"]), ("training.py", "train"))
+        # the server does not start MPI workers yet (a sibling change does): its refusal is
+        # the SDK's usual error, with the server's problem at the field
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            training.run()
+        self.assertEqual(cm.exception.problems[0].path, "distributed.launcher", str(cm.exception))
+        self.assertIn("mpi", str(cm.exception))
+        # the three train_fn runs: my_training_function(dataset=my_data), on the local backend
         self.assertEqual(len(runs), 3, "the seed's three train_fn.run lines")
-        self.assertEqual(names["training_function"].spec.replicas, 2)
-        self.assertEqual(names["training_function"].to_dict()["resources"],
-                         {"cpu": {"requests": "2"}, "gpu": "1"})
-        for run in runs:
+        for i, run in enumerate(runs):
             run.wait(60)
             self.assertEqual(run.status, "Succeeded", run.reason)
-            self.assertEqual(field(run, "preemption_mode"), ("prevent", "function"))
-            self.assertTrue(any(p == "inputs" or p.startswith("inputs.") for p in run.origins()))
+            self.assertIn("my_training_function dataset=s3://bucket/data.csv", run.logs())
+            inputs, origin = field(run, "inputs")
+            self.assertEqual((json.loads(inputs), origin), ({"dataset": "s3://bucket/data.csv"}, "run spec"))
+            if i < 2:  # the third train_fn is a new function, without with_preemption_mode
+                self.assertEqual(field(run, "preemption_mode"), ("prevent", "function"))
         # the last train_fn run: with_priority_class(name={value}), High
         self.assertEqual(field(runs[-1], "priority_class"), ("High", "function"))
-        self.assertEqual(container(runs[-1].manifests())["priorityClassName"], "berth-high")
+        # (the seed gives train_fn no image: it runs on the local backend, and renders no objects)
+        self.assertEqual(runs[-1].priority_class, "berth-high")
 
     def test_modifiers(self):
         fn = self.project.new_function("mods", image="python:3.11", command=["sh", "-c", "ls /etc/app"],
@@ -329,6 +389,170 @@ class MLRunModifiers(unittest.TestCase):
         run = again.run(wait=True)
         self.assertEqual(field(run, "priority_class"), ("low", "function"))
         self.assertIn("kept", self.project.list_functions())
+
+
+class CodeToFunction(unittest.TestCase):
+    """code_to_function: a file of the client's machine, run by the server's backend."""
+
+    def setUp(self):
+        self.project = client().project("code")
+        self.dir = tempfile.mkdtemp(prefix="berth-code-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.path = self.write("training.py", TRAINING)
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, "w" if isinstance(text, str) else "wb") as f:
+            f.write(text)
+        return path
+
+    def test_handler_gets_params(self):
+        fn = self.project.code_to_function(self.path, name="params", handler="train")
+        self.assertIsNone(fn.image)  # the local backend runs the host's python3
+        self.assertEqual(fn.kind, "job")
+        self.assertEqual(fn.to_dict()["action"], "job")
+        run = fn.run(params={"epochs": 4, "lr": 0.5}, inputs={"tag": "a b", "sizes": [1, 2]}, wait=True)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        log = run.logs()
+        self.assertIn("train epochs=4 lr=0.5 more=[('sizes', [1, 2]), ('tag', 'a b')]\n", log)
+        self.assertIn('train() returned {"loss": 0.25, "epochs": 4}\n', log)
+        self.assertNotIn("main argv", log)  # a handler's module is imported, not run as __main__
+        inputs, origin = field(run, "inputs")
+        self.assertEqual((json.loads(inputs), origin),
+                         ({"epochs": 4, "lr": 0.5, "tag": "a b", "sizes": [1, 2]}, "run spec"))
+
+    def test_main_without_handler(self):
+        fn = self.project.code_to_function(self.path, name="main", args=["--epochs", "2"])
+        run = fn.run(wait=True)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        self.assertEqual(run.logs(), "main argv=training.py --epochs 2\n")
+
+    def test_module_level_project(self):
+        berth.connect(S["url"], S["admin"])
+        self.addCleanup(setattr, berth, "_project", berth._project)
+        berth._project = None
+        self.assertEqual(berth.code_to_function(self.path).project.name, "default")
+        berth.get_or_create_project("code-current")
+        fn = berth.code_to_function(self.path, handler="train")
+        self.assertEqual((fn.project.name, fn.name), ("code-current", "training"))
+        self.assertEqual(berth.code_to_function(self.path, project="other").project.name, "other")
+        run = fn.run(params={"epochs": 2}, wait=True)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        self.assertEqual(run.project, "code-current")
+        self.assertIn("train epochs=2 lr=0.1 more=[]\n", run.logs())
+
+    def test_file_as_the_seed_names_it(self):
+        """code_to_function('training', ...) is training.py of the working directory."""
+        cwd = os.getcwd()
+        os.chdir(self.dir)
+        try:
+            fn = self.project.code_to_function("training", kind="job", handler="my_training_function")
+        finally:
+            os.chdir(cwd)
+        self.assertEqual(fn.name, "training")
+        self.assertIn({"name": "FUNCTION_FILE", "value": "training.py"}, fn.to_dict()["envs"])
+        self.assertEqual(self.project.code_to_function(self.write("My_Train.py", TRAINING)).name,
+                         "my-train")
+
+    def test_failure_shows_the_line(self):
+        run = self.project.code_to_function(self.path, name="fails", handler="fail").run(
+            params={"code": 7}, wait=True)
+        self.assertEqual(run.status, "Failed")
+        self.assertEqual(run.exit_code, 1)
+        log = run.logs()
+        self.assertIn('File "training.py", line 15, in fail\n', log)
+        self.assertIn('raise RuntimeError(f"failed with {code}")\n', log)
+        self.assertIn("RuntimeError: failed with 7\n", log)
+
+    def test_large_code_in_parts(self):
+        """Code that does not compress goes in several variables of 64 KiB (one holds 128 KiB
+        at most on Linux), and runs whole."""
+        blob = base64.b64encode(os.urandom(135000)).decode()
+        path = self.write("big.py", f"BLOB = {blob!r}\n\n\ndef size():\n    print(len(BLOB))\n")
+        fn = self.project.code_to_function(path, handler="size")
+        parts = [e for e in fn.to_dict()["envs"] if e["name"].startswith("FUNCTION_CODE_")]
+        self.assertGreaterEqual(len(parts), 2)
+        self.assertTrue(all(len(e["value"]) <= 65536 for e in parts))
+        run = fn.run(wait=True)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        self.assertEqual(run.logs(), f"{len(blob)}\n")
+
+    def test_job_replicas(self):
+        fn = self.project.code_to_function(self.path, name="workers", handler="train", kind="job")
+        fn.spec.replicas = 2
+        fn.with_requests(cpu=1)
+        spec = fn.to_dict()
+        self.assertEqual((spec["action"], spec["replicas"], spec["resources"]),
+                         ("job", 2, {"cpu": {"requests": "1"}}))
+        self.assertNotIn("distributed", spec)
+        # the local backend of this base refuses distributed jobs, and the SDK says so; the
+        # end-to-end test (each rank's output in run.logs(rank=N)) comes with the local
+        # backend's runtime for them (issue 22)
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            fn.run(params={"epochs": 1})
+        self.assertIn('run "workers" is a distributed job (2 workers): the local backend does not '
+                      'run those yet', str(cm.exception))
+
+    def test_refused_before_any_request(self):
+        """What is wrong is said on the client: the server here does not exist."""
+        offline = berth.Client("http://127.0.0.1:1", "t").project("p")
+        ctf = offline.code_to_function
+        with self.assertRaises(FileNotFoundError) as cm:
+            ctf(os.path.join(self.dir, "nope"))
+        self.assertIn("there is no file", str(cm.exception))
+        self.assertIn("nope.py", str(cm.exception))
+        for kind, instead in (("serving", "action='serve'"), ("nuclio", "action='serve'"),
+                              ("dask", "spec.replicas"), ("spark", "spec.replicas"),
+                              ("remote", "action='serve'"), ("horovod", "kind='mpijob'")):
+            with self.subTest(kind=kind), self.assertRaises(ValueError) as cm:
+                ctf(self.path, kind=kind)
+            self.assertIn(f"kind {kind!r} is not one berth runs from code", str(cm.exception))
+            self.assertIn(instead, str(cm.exception))
+        for kind in ("", None, "job"):
+            fn = ctf(self.path, kind=kind)
+            self.assertEqual((fn.kind, fn.to_dict().get("distributed")), ("job", None))
+        self.assertEqual(ctf(self.path, kind="mpijob").to_dict()["distributed"], {"launcher": "mpi"})
+        with self.assertRaises(ValueError) as cm:
+            ctf(self.path, handler="nothere")
+        self.assertIn("has no 'nothere' (its functions: fail, my_training_function, train)",
+                      str(cm.exception))
+        with self.assertRaises(ValueError):
+            ctf(self.path, handler="training.train")
+        with self.assertRaises(SyntaxError):
+            ctf(self.write("broken.py", "def f(:\n"))
+        with self.assertRaises(ValueError) as cm:
+            ctf(self.write("huge.py", "#" * (256 * 1024) + "\n"))
+        self.assertIn("at most 262144 (256 KiB) of code", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            ctf(self.write("latin1.py", b"# caf\xe9\n"))
+        self.assertIn("is not UTF-8", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            ctf(self.path, envs=[{"name": "FUNCTION_FILE", "value": "x"}])
+        self.assertIn("FUNCTION_FILE", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            ctf(self.path, action="serve")
+        self.assertIn("new_function", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            ctf(self.path, kind="mpijob", distributed={"launcher": "torchrun"})
+        self.assertIn("use kind='job' with distributed={'launcher': 'env'}", str(cm.exception))
+        with self.assertRaises(TypeError):
+            ctf(self.path, distributed="mpi")
+        with self.assertRaises(ValueError) as cm:
+            ctf(self.path, distributed={"launcher": "torchrun"})
+        self.assertIn("{'launcher': 'env'}", str(cm.exception))
+        self.assertEqual(ctf(self.path, distributed={"launcher": "env"}).to_dict()["distributed"],
+                         {"launcher": "env"})
+        with self.assertRaises(ValueError):
+            ctf(self.path, project="elsewhere")
+        with self.assertRaises(TypeError) as cm:
+            ctf(self.path, replica=2)
+        self.assertIn("did you mean 'replicas'", str(cm.exception))
+        fn = ctf(self.path, handler="train")
+        with self.assertRaises(TypeError):
+            fn.run(params=[4])
+        with self.assertRaises(ValueError) as cm:
+            fn.run(params={"epochs": 4}, inputs={"epochs": 5})
+        self.assertIn("'epochs' is both in params and in inputs", str(cm.exception))
 
 
 class Errors(unittest.TestCase):
@@ -463,6 +687,75 @@ class Runs(unittest.TestCase):
         finally:
             if saved is not None:
                 os.environ["BERTH_SERVER"] = saved
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """A stand-in server for what the server of this base does not do yet: it records
+    each request's path and answers a log."""
+
+    paths = []
+
+    def do_GET(self):
+        _Recorder.paths.append(self.path)
+        body = f"log of {self.path}\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class Workers(unittest.TestCase):
+    """A distributed run's workers: run.workers, run.worker_states, run.logs(rank=N)."""
+
+    def setUp(self):
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.addCleanup(self.server.server_close)
+        self.addCleanup(self.server.shutdown)
+        _Recorder.paths = []
+        self.client = berth.Client(f"http://127.0.0.1:{self.server.server_port}", "t")
+
+    def test_logs_of_one_rank(self):
+        states = [{"rank": 0, "state": "Running"}, {"rank": 1, "state": "Pending"}]
+        run = berth.Run(self.client, {"id": "r1", "state": "Running", "workers": 2,
+                                      "worker_states": states})
+        self.assertEqual((run.workers, run.worker_states), (2, states))
+        self.assertEqual(run.logs(), "log of /api/v1/runs/r1/logs\n")
+        self.assertEqual(run.logs(rank=1), "log of /api/v1/runs/r1/logs?rank=1\n")
+        self.assertEqual(run.logs(rank=0), "log of /api/v1/runs/r1/logs?rank=0\n")
+        out = io.StringIO()
+        self.assertEqual(run.logs(rank=1, follow=True, out=out),
+                         "log of /api/v1/runs/r1/logs?follow=true&rank=1\n")
+        self.assertEqual(out.getvalue(), "log of /api/v1/runs/r1/logs?follow=true&rank=1\n")
+        self.assertEqual(run.logs(follow=True), "log of /api/v1/runs/r1/logs?follow=true\n")
+        self.assertEqual(len(_Recorder.paths), 5)
+
+    def test_bad_rank_is_refused_before_any_request(self):
+        run = berth.Run(self.client, {"id": "r1", "state": "Running", "workers": 2})
+        for rank in (-1, "1", 1.0, True, [0]):
+            with self.subTest(rank=rank), self.assertRaises(ValueError) as cm:
+                run.logs(rank=rank)
+            self.assertIn(f"rank must be a worker's index, an int >= 0; got {rank!r}", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            run.logs(rank=2, follow=True)
+        self.assertIn("run r1 has 2 workers: rank is 0 to 1, not 2", str(cm.exception))
+        self.assertEqual(_Recorder.paths, [])
+
+    def test_single_run(self):
+        """A record without workers is one worker; without worker_states, None."""
+        run = berth.Run(self.client, {"id": "r2", "state": "Succeeded"})
+        self.assertEqual((run.workers, run.worker_states), (1, None))
+        # on the real server: a run of one worker, whose rank 0 is all of its log
+        fn = client().project("runs").new_function("one", image="python:3.11", command=["echo", "one"])
+        real = fn.run(wait=True)
+        self.assertEqual(real.status, "Succeeded", real.reason)
+        self.assertEqual(real.workers, 1)
+        self.assertEqual(real.logs(rank=0), "one\n")
+        self.assertEqual(real.logs(rank=0), real.logs())
 
 
 class ReadmeExamples(unittest.TestCase):
