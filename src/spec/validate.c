@@ -691,15 +691,15 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 		AT(c, s->distributed_pos, "distributed", BERTH_EINVALID,
 		   "distributed applies to action job, not %s", action);
 	if (s->launcher.s && strcmp(s->launcher.s, "env") && strcmp(s->launcher.s, "torchrun") &&
-	    strcmp(s->launcher.s, "jax"))
+	    strcmp(s->launcher.s, "jax") && strcmp(s->launcher.s, "mpi"))
 		AT(c, s->launcher.pos, "distributed.launcher", BERTH_EINVALID,
-		   "%s is not one of env, torchrun, jax%s", QUOTE(s->launcher.s),
-		   !strcmp(s->launcher.s, "mpi") ? " (MPI is not supported yet)" : "");
+		   "%s is not one of env, torchrun, mpi, jax", QUOTE(s->launcher.s));
 	check_range(c, &s->procs_per_worker, "distributed.procs_per_worker", 1, 1024);
 	check_range(c, &s->dist_port, "distributed.port", 1, 65535);
-	if (s->procs_per_worker.set && (!s->launcher.s || strcmp(s->launcher.s, "torchrun")))
+	if (s->procs_per_worker.set && (!s->launcher.s || (strcmp(s->launcher.s, "torchrun") &&
+							    strcmp(s->launcher.s, "mpi"))))
 		AT(c, s->procs_per_worker.pos, "distributed.procs_per_worker", BERTH_EINVALID,
-		   "procs_per_worker applies to launcher torchrun (which starts them), not %s",
+		   "procs_per_worker applies to launchers torchrun and mpi (which start them), not %s",
 		   s->launcher.s ? s->launcher.s : "env (the default)");
 	check_range(c, &s->min_replicas, "min_replicas", 1, 2147483647);
 	check_range(c, &s->max_replicas, "max_replicas", 1, 2147483647);
