@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/local/mpi.h"
 #include "berth/berth.h"
 #include "cli.h"
 
@@ -133,6 +134,10 @@ int main(int argc, char **argv)
 		return cmd_version(argc - k, argv + k);
 	if (!global && !strcmp(argv[k], "__supervise"))
 		return cmd_supervise(argc - k, argv + k);
+	if (!global && !strcmp(argv[k], MPI_WORKER_VERB))
+		return berth_local_mpi_worker(argc - k, argv + k);
+	if (!global && !strcmp(argv[k], MPI_EXEC_VERB))
+		return berth_local_mpi_exec(argc - k, argv + k);
 	const cli_verb *v = find_verb(argv[k]);
 	if (!v) {
 		cli_error("unknown verb \"%s\" (see 'berth help')", argv[k]);

@@ -18,10 +18,12 @@
 #           playwright-core, tests/ui/; it never downloads a browser of its own)
 #   tests:  python3-torch (a real collective: torch.distributed's gloo all-reduce
 #           across the workers of a distributed job on the local backend,
-#           tests/local_distributed.sh; Debian's, for /usr/bin/python3)
+#           tests/local_distributed.sh; Debian's, for /usr/bin/python3); openmpi-bin and
+#           python3-mpi4py (MPI ranks across those workers: launcher mpi)
 set -eu
 pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev libseccomp-dev libmicrohttpd-dev
-	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind chromium python3-torch)
+	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind chromium python3-torch
+	openmpi-bin python3-mpi4py)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

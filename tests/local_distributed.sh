@@ -212,3 +212,65 @@ if ! "$berth" run big.yaml >out 2>&1 &&
 else
 	fail never-fitting-gang-refused "$(cat out)"
 fi
+
+# ---- MPI: mpirun on worker 0 starts every worker's ranks through berth's agent ------------------
+if command -v mpirun >/dev/null && /usr/bin/python3 -c 'import mpi4py' 2>/dev/null; then
+	cat >mpi.yaml <<'YAML'
+name: mpi
+function:
+  command:
+    - /usr/bin/python3
+    - -c
+    - |
+      import os, sys
+      from mpi4py import MPI
+      c = MPI.COMM_WORLD
+      total = c.allreduce(c.Get_rank() + 1)  # 1 + 2 + 3 + 4 on every rank
+      print(f"rank {c.Get_rank()} of {c.Get_size()}: sum {total} worker {os.environ['BERTH_WORKER']}"
+            f" cuda {os.environ['CUDA_VISIBLE_DEVICES']}", flush=True)
+      if os.environ.get("FAIL_RANK") == str(c.Get_rank()):
+          sys.exit(5)
+action: job
+replicas: 2
+distributed: {launcher: mpi, procs_per_worker: 2}
+resources: {cpu: 500m, mem: 1Gi, gpu: 1}
+YAML
+	id=$("$berth" run mpi.yaml --wait 2>out)
+	"$berth" logs "$id" --rank 0 >all 2>>out
+	want=$(printf 'rank 0 of 4: sum 10 worker 0 cuda 0\nrank 1 of 4: sum 10 worker 0 cuda 0\nrank 2 of 4: sum 10 worker 1 cuda 1\nrank 3 of 4: sum 10 worker 1 cuda 1')
+	if [ "$(field "$id" state)" = Succeeded ] && [ "$(grep '^rank' all | sort)" = "$want" ] &&
+		[ "$(states "$id")" = Succeeded,Succeeded ]; then
+		ok mpi-allreduce-ranks-in-their-workers
+	else
+		cat all >>out
+		fail mpi-allreduce-ranks-in-their-workers "$id: $(field "$id" state) [$(field "$id" reason)] [$(states "$id")]"
+	fi
+	# a rank that fails fails the run (mpirun's status, worker 0's), and stops the others
+	sed 's/^action: job/action: job\nenvs: {FAIL_RANK: "3"}/' mpi.yaml >mpifail.yaml
+	id=$("$berth" run mpifail.yaml --wait 2>out)
+	if [ "$(field "$id" state)" = Failed ] && field "$id" reason | grep -q '^worker 0 of 2: exit code' &&
+		! pgrep -f 'berth __mpi-worker' >/dev/null && ! pgrep -x orted >/dev/null; then
+		ok mpi-failing-rank-fails-run
+	else
+		"$berth" logs "$id" >>out
+		fail mpi-failing-rank-fails-run "$id: $(field "$id" state) [$(field "$id" reason)]"
+	fi
+	# a worker runs what carries its run's token alone
+	(
+		export BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1
+		BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-worker >stub.log 2>&1 &
+		sleep 0.3
+		BERTH_MPI_TOKEN=$(printf '%064d' 2) timeout 20 "$berth" __mpi-exec worker-1 touch "$tmp/pwned" >agent.log 2>&1
+		echo "agent $?" >>agent.log
+		kill %1 2>/dev/null
+		wait
+	)
+	if [ ! -e "$tmp/pwned" ] && grep -q 'agent 255' agent.log && grep -q 'a request was refused' stub.log; then
+		ok mpi-agent-without-token-refused
+	else
+		cat stub.log agent.log >out
+		fail mpi-agent-without-token-refused "a command ran, or no refusal said"
+	fi
+else
+	skip mpi "no mpirun or mpi4py for /usr/bin/python3: apt install openmpi-bin python3-mpi4py"
+fi

@@ -7,6 +7,8 @@
  *             PET_MASTER_PORT (torchrun reads its options from PET_*: the
  *             command is `torchrun train.py`, with no flags)
  *   jax:      JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID
+ *   mpi:      BERTH_MPI_SLOTS (the ranks in each worker: mpirun starts them and
+ *             numbers them, OMPI_COMM_WORLD_RANK ...)
  */
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +73,9 @@ int plan_worker_env(const berth_spec *s, const char *host, const char *port, ber
 		put(&e, "PET_NPROC_PER_NODE", num(&e, s->procs_per_worker.set ? s->procs_per_worker.v : 1));
 		put(&e, "PET_MASTER_ADDR", host);
 		put(&e, "PET_MASTER_PORT", ports);
+	} else if (!strcmp(launcher, "mpi")) {
+		/* the ranks are mpirun's to number (OMPI_COMM_WORLD_RANK ...) */
+		put(&e, "BERTH_MPI_SLOTS", num(&e, s->procs_per_worker.set ? s->procs_per_worker.v : 1));
 	} else if (!strcmp(launcher, "jax")) {
 		put(&e, "JAX_COORDINATOR_ADDRESS", coordinator);
 		put(&e, "JAX_NUM_PROCESSES", workers);

@@ -49,6 +49,7 @@ static const run_col run_cols[] = {
 	{"workers", C_INT, I(workers), 0, false},
 	{"worker_states", C_STR, I(worker_states), 0, true},
 	{"worker_env", C_BLOB, R(worker_env), R(worker_env_len), false},
+	{"launcher", C_STR, R(launcher), 0, false},
 	{"exit_code", C_I32, I(exit_code), 0, true},
 	{"signal", C_I32, I(signal), 0, true},
 	{"oom_killed", C_BOOL, I(oom_killed), 0, true},

@@ -148,6 +148,9 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN workers INTEGER NOT NULL DEFAULT 1;"
 	"ALTER TABLE runs ADD COLUMN worker_states TEXT;"
 	"ALTER TABLE runs ADD COLUMN worker_env BLOB;",
+	/* 9: how a distributed job's workers start (the local backend's MPI ranks
+	 * through its own agent) */
+	"ALTER TABLE runs ADD COLUMN launcher TEXT;",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */

@@ -36,6 +36,7 @@ typedef struct store_run {
 			        gets, where {rank} is its index and {port} the rendezvous
 			        port its supervisor picked; worker_env_len bytes */
 	size_t worker_env_len;
+	char *launcher;      /* a distributed job's distributed.launcher; NULL: none */
 	char *secret_env;    /* comma-separated secret names, resolved at start */
 	char *volumes;       /* per volume 6 NUL-terminated fields (local.c plan_volumes): */
 	size_t volumes_len;  /* KIND NAME SOURCE MOUNT_PATH LIFE SIZE; volumes_len bytes */

@@ -381,12 +381,13 @@ static void test_migration(void)
 			   " ALTER TABLE runs DROP COLUMN workers;"
 			   " ALTER TABLE runs DROP COLUMN worker_states;"
 			   " ALTER TABLE runs DROP COLUMN worker_env;"
+			   " ALTER TABLE runs DROP COLUMN launcher;"
 			   " PRAGMA user_version = 5"))
 		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "8");
+	CHECK_STR(sql, "9");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");

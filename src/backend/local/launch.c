@@ -242,6 +242,7 @@ int local_plan_launch(berth_backend *b, local_state *ls, const berth_run *run, s
 	r->volumes_len = vols.len;
 	r->volumes = vols.len ? berth_buf_detach(&vols) : NULL;
 	r->secret_env = secrets.len ? berth_buf_detach(&secrets) : NULL;
+	r->launcher = s->launcher.s ? berth_strdup(s->launcher.s) : NULL;
 	r->worker_env_len = workers.len;
 	r->worker_env = workers.len ? berth_buf_detach(&workers) : NULL;
 	berth_buf_release(&workers);

@@ -30,9 +30,11 @@
 #include <linux/capability.h>
 #include <seccomp.h>
 #include <sys/statvfs.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "backend/local/mpi.h"
 #include "backend/local/supervisor.h"
 #include "backend/local/supervisor_internal.h"
 #include "base/internal.h"
@@ -175,6 +177,33 @@ static int build_env(sup *s, size_t rank, bool volume_fallback)
 	for (size_t off = 0; off < s->secret_len; off += strlen(s->secret_values + off) + 1)
 		if (push_env(w, fmt("%s", s->secret_values + off)))
 			return -1;
+	if (s->mpi && push_env(w, fmt("BERTH_MPI_TOKEN=%s", s->mpi_token)))
+		return -1;
+	return 0;
+}
+
+/* Launcher mpi: the token of the run's MPI requests, and what each worker
+ * runs: berth's MPI worker, worker 0's with the command (mpi.h). */
+static int prepare_mpi(sup *s)
+{
+	unsigned char raw[32];
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return -1;
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(s->mpi_token + 2 * i, 3, "%02x", raw[i]);
+	size_t argc = 0;
+	while (s->argv[argc])
+		argc++;
+	s->mpi_argv[0] = "berth";
+	s->mpi_argv[1] = MPI_WORKER_VERB;
+	s->mpi_argv0 = berth_calloc(argc + 4, sizeof(char *));
+	if (!s->mpi_argv0)
+		return -1;
+	s->mpi_argv0[0] = "berth";
+	s->mpi_argv0[1] = MPI_WORKER_VERB;
+	s->mpi_argv0[2] = "--";
+	memcpy(s->mpi_argv0 + 3, s->argv, argc * sizeof(char *));
+	s->mpi = true;
 	return 0;
 }
 
@@ -355,7 +384,10 @@ static void become_command(sup *s, const sup_worker *w, int errp)
 	}
 	/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
 	close_from(3, errp, true);
-	execvpe(s->argv[0], s->argv, w->envp);
+	if (s->mpi) /* this binary, whatever path reaches it from here */
+		execve("/proc/self/exe", w == s->w ? s->mpi_argv0 : s->mpi_argv, w->envp);
+	else
+		execvpe(s->argv[0], s->argv, w->envp);
 	child_fail(errp, STEP_EXEC, errno);
 }
 
@@ -1158,6 +1190,10 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 	    open_secrets(s, files, lens, why))
 		return false;
 	s->port = r->worker_env ? local_free_port() : 0;
+	if (r->launcher && !strcmp(r->launcher, "mpi") && prepare_mpi(s)) {
+		berth_buf_printf(why, "cannot prepare the run's MPI workers: %s", strerror(errno));
+		return false;
+	}
 	for (size_t i = 0; i < s->nw; i++)
 		if (build_env(s, i, fallback)) {
 			berth_buf_printf(why, "out of memory");
@@ -1246,6 +1282,8 @@ static void release(sup *s, char **files, size_t *lens)
 	s->w = NULL;
 	s->nw = 0;
 	free(s->argv);
+	free(s->mpi_argv0);
+	memset(s->mpi_token, 0, sizeof(s->mpi_token));
 	free(s->tmp);
 	if (s->filter)
 		seccomp_release(s->filter);

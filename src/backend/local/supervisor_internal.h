@@ -41,6 +41,12 @@ typedef struct sup {
 	size_t nw;
 	int failed;          /* the worker whose failure ended the attempt; -1: none */
 	int port;            /* the rendezvous port of a distributed job's worker 0 */
+	/* launcher mpi: each worker runs berth's MPI worker (mpi.h), worker 0's
+	 * with the command; the token its requests carry */
+	bool mpi;
+	char **mpi_argv0;
+	char *mpi_argv[3];
+	char mpi_token[65];
 	volume *vols;
 	size_t nvols;
 	char **argv;
