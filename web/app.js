@@ -292,7 +292,8 @@ function runsView(main) {
     const t = text.value.trim().toLowerCase();
     const shown = items.filter((r) => !t || [r.id, r.name, r.profile || ''].some((x) => x.toLowerCase().includes(t)));
     body.replaceChildren(...shown.map((r) => h('tr', { 'data-run': r.id },
-      h('td', { 'data-label': 'Run' }, h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, r.name)),
+      h('td', { 'data-label': 'Run' }, h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, r.name),
+        r.workers > 1 ? [' ', h('span', { class: 'tag' }, `${r.workers} workers`)] : null),
       h('td', { 'data-label': 'State' }, stateBadge(r.state), r.reason ? h('div', { class: 'muted' }, r.reason) : null),
       h('td', { 'data-label': 'Profile' }, r.profile || '—'),
       h('td', { 'data-label': 'Resources' }, resourcesText(r)),
@@ -384,8 +385,13 @@ function runView(main, id) {
   const effective = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
   const objects = h('pre', { id: 'manifests' }, 'Loading…');
   const events = h('ol', { id: 'events' });
-  const abort = new AbortController();
-  onLeave(() => abort.abort());
+  const logOf = h('p', { class: 'muted', id: 'log-of', hidden: true });
+  const workers = h('section', { id: 'workers', 'aria-labelledby': 'workers-h', hidden: true });
+  let abort = null; // the log's stream
+  onLeave(() => abort && abort.abort());
+  let rank = -1; // whose log: a worker's, or -1 the run's (every worker's)
+  let wrows = null; // a distributed run's workers: [{tr, b: its log's button}]
+  let allB = null; // the button of every worker's log
   let run = null;
   let timer = null;
   let left = false;
@@ -412,6 +418,44 @@ function runView(main, id) {
       can('user') && !final ? h('button', { type: 'button', class: 'danger', id: 'stop', onclick: stop }, 'Stop') : null,
       can('user') ? h('a', { href: `#/new?from=${encodeURIComponent(run.id)}`, id: 'rerun' }, 'Re-run with changes') : null,
       can('user') && final ? h('button', { type: 'button', id: 'delete', onclick: del }, 'Delete') : null);
+    if (run.workers > 1) showWorkers();
+  };
+  // a distributed run: a row per worker with its state, its share of the run's GPUs
+  // (an equal count each, by index, as the backend splits them) and its log
+  const showWorkers = () => {
+    const n = run.workers;
+    if (!wrows) { // drawn once, then updated in place: a focused button stays
+      const toggle = (i, label, text) => h('button', { type: 'button', 'aria-pressed': String(i === rank), 'aria-label': label, onclick: () => showLog(i) }, text);
+      wrows = Array.from({ length: n }, (_, i) => {
+        const b = toggle(i, `Show log of worker ${i}`, 'Show log');
+        return { b, tr: h('tr', { 'data-rank': i }, h('th', { scope: 'row' }, String(i)), h('td'), h('td', { class: 'mono value' }), h('td', {}, b)) };
+      });
+      allB = toggle(-1, null, 'All workers');
+      fillWith(workers, h('h2', { id: 'workers-h' }, `Workers (${n})`),
+        h('div', { class: 'table-wrap' }, h('table', { class: 'workers' },
+          h('thead', {}, h('tr', {}, ...['Rank', 'State', 'GPUs', 'Log'].map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, wrows.map((w) => w.tr)))),
+        h('p', {}, allB));
+      workers.hidden = logOf.hidden = false;
+      showLog(rank, true);
+    }
+    const ids = run.gpu_ids ? String(run.gpu_ids).split(',') : [];
+    const each = Math.floor(ids.length / n);
+    wrows.forEach((w, i) => {
+      const s = (run.worker_states || [])[i] || (run.state === 'Pending' ? 'Pending' : ''); // gang: all wait
+      const [, st, gpus] = w.tr.children;
+      if (st.dataset.s !== s) { st.dataset.s = s; fillWith(st, s ? stateBadge(s) : h('span', { class: 'muted' }, 'unknown')); }
+      gpus.textContent = each ? ids.slice(i * each, (i + 1) * each).join(',') : '—';
+    });
+  };
+  const showLog = (i, quiet) => {
+    rank = i;
+    wrows.forEach((w, j) => w.b.setAttribute('aria-pressed', String(i === j)));
+    allB.setAttribute('aria-pressed', String(i < 0));
+    logOf.textContent = i < 0 ? 'Every worker\'s log, each line after its [rank N].' : `Worker ${i}'s log.`;
+    if (quiet) return;
+    t.select(0, false);
+    follow();
   };
   const stop = async (e) => {
     e.target.disabled = true;
@@ -446,23 +490,29 @@ function runView(main, id) {
     if (!FINAL.has(run.state)) timer = setTimeout(poll, 1000);
   };
   const follow = async () => {
+    if (abort) abort.abort();
+    const my = abort = new AbortController();
+    logs.textContent = '';
+    logs.dataset.rank = rank < 0 ? 'all' : rank;
+    delete logs.dataset.ended;
     try {
-      const res = await fetch(`/api/v1/runs/${encodeURIComponent(id)}/logs?follow=true`, {
-        headers: { Authorization: `Bearer ${session.token}` }, signal: abort.signal,
+      const res = await fetch(`/api/v1/runs/${encodeURIComponent(id)}/logs?follow=true${rank < 0 ? '' : `&rank=${rank}`}`, {
+        headers: { Authorization: `Bearer ${session.token}` }, signal: my.signal,
       });
+      if (my.signal.aborted) return;
       if (!res.ok) { logs.textContent = `(no log: status ${res.status})`; return; }
       const reader = res.body.getReader();
       const dec = new TextDecoder();
-      logs.textContent = '';
       for (;;) {
         const { value, done } = await reader.read();
+        if (my.signal.aborted) return;
         if (done) break;
         const atEnd = logs.scrollTop + logs.clientHeight >= logs.scrollHeight - 4;
         logs.append(dec.decode(value, { stream: true }));
         if (atEnd) logs.scrollTop = logs.scrollHeight;
       }
       logs.dataset.ended = 'true';
-      if (!logs.textContent) logs.textContent = '(the run wrote nothing)';
+      if (!logs.textContent) logs.textContent = `(${rank < 0 ? 'the run' : `worker ${rank}`} wrote nothing)`;
     } catch (e) {
       if (e.name !== 'AbortError') logs.textContent += `\n(log stream broken: ${e.message})`;
     }
@@ -480,12 +530,12 @@ function runView(main, id) {
     objects.replaceWith(h('p', { class: 'err', id: 'manifests' }, `No Kubernetes objects: ${msg}`));
   };
   const t = tabs('Run details', [
-    { id: 'logs', title: 'Logs', el: logs },
+    { id: 'logs', title: 'Logs', el: h('div', {}, logOf, logs) },
     { id: 'spec', title: 'Effective spec', el: effective },
     { id: 'objects', title: 'Kubernetes objects', el: objects },
     { id: 'events', title: 'Events', el: events },
   ]);
-  main.append(h('p', {}, h('a', { href: '#/runs' }, '← Runs')), title, buttons, h('div', { class: 'card' }, facts), t.el);
+  main.append(h('p', {}, h('a', { href: '#/runs' }, '← Runs')), title, buttons, h('div', { class: 'card' }, facts), workers, t.el);
   poll();
   follow();
   loadSpec();

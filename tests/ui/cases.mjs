@@ -158,6 +158,7 @@ export const cases = [
 			await until(t, 'Succeeded', 'hello from the form');
 			const logs = await page.textContent('#logs');
 			t.expect(logs.includes('GREETING=hi'), `the env did not reach the run: ${logs}`);
+			t.expect(await page.isHidden('#workers') && await page.isHidden('#log-of'), 'a run of one worker shows workers');
 			await t.step('succeeded-with-logs');
 			// the effective spec with each value's origin
 			await page.click('#tab-spec');
@@ -441,6 +442,74 @@ export const cases = [
 			t.expect(await page.isVisible('#panel-spec'), 'the tab did not show its panel');
 			const row = await page.textContent('#panel-spec');
 			t.expect(row.includes('cpu-small'), 'the profile picked with the keyboard is not in the effective spec');
+		},
+	},
+	{
+		// a distributed job on the local backend: two workers, each with its state, its
+		// share of the GPUs and its own log; its worker count in the list
+		name: 'distributed-run-workers',
+		timeout: 45000,
+		run: async (t) => {
+			const { page } = t;
+			const spec = {
+				name: 'dist', action: 'job', replicas: 2, resources: { gpu: 2 },
+				function: { command: ['sh', '-c', 'echo "I am $RANK of $WORLD_SIZE"; sleep 2; [ "$RANK" = 1 ] && exit 3; exit 0'] },
+			};
+			const c = await t.api('POST', '/api/v1/projects/demo/runs', { token: t.tokens.user, body: spec });
+			t.expect(c.status === 201 && c.json && c.json.workers === 2, `create: ${c.status} ${c.text.slice(0, 300)}`);
+			const id = c.json.id;
+			await signIn(t, t.tokens.user);
+			await page.waitForSelector(`tr[data-run="${id}"]`);
+			const cell = await page.textContent(`tr[data-run="${id}"] td[data-label="Run"]`);
+			t.expect(/\b2 workers$/.test(cell), `the list's row does not say "2 workers": ${cell}`);
+			const ones = await page.$$eval('tr[data-run] td[data-label="Run"]', (tds) => tds.map((td) => td.textContent));
+			t.expect(ones.filter((x) => /workers/.test(x)).length === 1, `runs of one worker say workers: ${ones.join(' | ')}`);
+			await t.step('in-the-list');
+			await page.click(`tr[data-run="${id}"] a`);
+			await until(t, 'Failed', null, 20000);
+			// each worker's row: rank, its state as the server has it, its GPUs
+			const rows = await waitFor(t, 'two workers with states', async () => {
+				const r = await page.$$eval('#workers tbody tr', (trs) => trs.map((tr) => [...tr.children].map((x) => x.textContent.trim())));
+				return r.length === 2 && r.every((x) => x[1] !== 'unknown') ? r : null;
+			});
+			const heads = await page.$$eval('#workers thead th[scope="col"]', (ths) => ths.map((x) => x.textContent));
+			t.expect(heads.join() === 'Rank,State,GPUs,Log', `the workers' headers: ${heads}`);
+			const rec = (await t.api('GET', `/api/v1/runs/${id}`, { token: t.tokens.user })).json;
+			t.expect(rec.worker_states[1] === 'Failed' && /^(Succeeded|Stopped)$/.test(rec.worker_states[0]), `worker_states: ${JSON.stringify(rec.worker_states)}`);
+			t.expect(rows[0][0] === '0' && rows[0][1] === rec.worker_states[0] && rows[0][2] === '0,1', `worker 0's row: ${rows[0]}`);
+			t.expect(rows[1][0] === '1' && rows[1][1] === 'Failed' && rows[1][2] === '2,3', `worker 1's row: ${rows[1]}`);
+			t.expect(await page.$('#workers tr[data-rank="1"] .state.Failed'), 'worker 1 has no Failed badge');
+			// every worker's log first, then worker 1's alone, by its button's name
+			const logOf = async (rank) => {
+				await page.waitForSelector(`#logs[data-rank="${rank}"][data-ended="true"]`);
+				return page.textContent('#logs');
+			};
+			const all = await logOf('all');
+			t.expect(all.includes('[rank 0] I am 0 of 2') && all.includes('[rank 1] I am 1 of 2'), `every worker's log: ${all}`);
+			await page.getByRole('button', { name: 'Show log of worker 1' }).click();
+			const one = await logOf('1');
+			t.expect(one.includes('I am 1 of 2') && !one.includes('[rank') && !/I am [^1]/.test(one), `worker 1's log: ${one}`);
+			t.expect(await page.getAttribute('#workers tr[data-rank="1"] button', 'aria-pressed') === 'true', 'worker 1\'s button is not pressed');
+			t.expect((await page.textContent('#log-of')).includes('Worker 1'), 'the log does not say whose it is');
+			await t.step('worker-1-log');
+			// the keyboard: worker 0's, then every worker's again
+			await page.focus('#workers tr[data-rank="0"] button');
+			await page.keyboard.press('Enter');
+			const zero = await logOf('0');
+			t.expect(zero.includes('I am 0 of 2') && !zero.includes('[rank') && !zero.includes('I am 1'), `worker 0's log: ${zero}`);
+			await page.keyboard.press('Tab');
+			await page.keyboard.press('Tab');
+			t.expect(await page.evaluate(() => document.activeElement.textContent) === 'All workers', 'Tab does not reach "All workers"');
+			await page.keyboard.press('Space');
+			t.expect((await logOf('all')).includes('[rank 1] I am 1 of 2'), 'every worker\'s log is not back');
+			// dark, on a phone: the same state colours, nothing wider than the screen
+			await page.emulateMedia({ colorScheme: 'dark' });
+			await page.setViewportSize({ width: 390, height: 844 });
+			const color = await page.$eval('#workers tr[data-rank="1"] .state', (e) => getComputedStyle(e).color);
+			t.expect(color === 'rgb(255, 138, 128)', `a failed worker's colour in dark mode: ${color}`);
+			const [sw, w] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+			t.expect(sw <= w, `the run is wider than the phone: ${sw} > ${w}`);
+			await t.step('dark-phone');
 		},
 	},
 	{
