@@ -308,12 +308,14 @@ class MLRunModifiers(unittest.TestCase):
         self.assertEqual(spec["function"]["command"][:2], ["python3", "-c"])
         envs = {e["name"]: e["value"] for e in spec["envs"]}
         self.assertEqual((envs["FUNCTION_FILE"], envs["FUNCTION_HANDLER"]), ("training.py", "train"))
-        # the server does not start MPI workers yet (a sibling change does): its refusal is
-        # the SDK's usual error, with the server's problem at the field
-        with self.assertRaises(berth.InvalidSpecError) as cm:
-            training.run()
-        self.assertEqual(cm.exception.problems[0].path, "distributed.launcher", str(cm.exception))
-        self.assertIn("mpi", str(cm.exception))
+        # it runs on the local backend (this server's machine declares 96 CPUs and 8 GPUs):
+        # mpirun on worker 0 calls train() in a rank of each worker, each worker with its GPU
+        if shutil.which("mpirun"):
+            run = training.run(wait=True, wait_timeout=60)
+            self.assertEqual(run.status, "Succeeded", run.reason)
+            self.assertEqual((run.workers, run.worker_states, run.gpu_ids),
+                             (2, ["Succeeded", "Succeeded"], "0,1"))
+            self.assertEqual(run.logs(rank=0).count("train epochs=1 lr=0.1"), 2, run.logs())
         # the three train_fn runs: my_training_function(dataset=my_data), on the local backend
         self.assertEqual(len(runs), 3, "the seed's three train_fn.run lines")
         for i, run in enumerate(runs):
@@ -485,13 +487,29 @@ class CodeToFunction(unittest.TestCase):
         self.assertEqual((spec["action"], spec["replicas"], spec["resources"]),
                          ("job", 2, {"cpu": {"requests": "1"}}))
         self.assertNotIn("distributed", spec)
-        # the local backend of this base refuses distributed jobs, and the SDK says so; the
-        # end-to-end test (each rank's output in run.logs(rank=N)) comes with the local
-        # backend's runtime for them (issue 22)
-        with self.assertRaises(berth.InvalidSpecError) as cm:
-            fn.run(params={"epochs": 1})
-        self.assertIn('run "workers" is a distributed job (2 workers): the local backend does not '
-                      'run those yet', str(cm.exception))
+        # two workers on the local backend, each calling the handler; each one's log apart
+        run = fn.run(params={"epochs": 2}, wait=True)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        self.assertEqual((run.workers, run.worker_states), (2, ["Succeeded", "Succeeded"]))
+        for rank in (0, 1):
+            self.assertIn("train epochs=2 lr=0.1", run.logs(rank=rank))
+        both = run.logs()
+        self.assertIn("[rank 0] train epochs=2", both)
+        self.assertIn("[rank 1] train epochs=2", both)
+        with self.assertRaises(ValueError):
+            run.logs(rank=2)
+
+    @unittest.skipUnless(shutil.which("mpirun"), "no mpirun: apt install openmpi-bin")
+    def test_mpijob_runs_its_ranks(self):
+        """kind mpijob: mpirun on worker 0 calls the handler in every rank of every worker."""
+        fn = self.project.code_to_function(self.path, name="mpi-workers", handler="train",
+                                           kind="mpijob")
+        fn.spec.replicas = 2
+        fn.with_requests(cpu="100m")
+        run = fn.run(params={"epochs": 3}, wait=True)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        # mpirun forwards every rank's output to worker 0's log
+        self.assertEqual(run.logs(rank=0).count("train epochs=3 lr=0.1"), 2, run.logs())
 
     def test_refused_before_any_request(self):
         """What is wrong is said on the client: the server here does not exist."""
