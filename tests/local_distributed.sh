@@ -274,3 +274,12 @@ YAML
 else
 	skip mpi "no mpirun or mpi4py for /usr/bin/python3: apt install openmpi-bin python3-mpi4py"
 fi
+
+# ---- a gang's demand past what an int64 holds is refused as never fitting, not wrapped ------------
+job huge 1000 'true' 'resources: {mem: 7Ei, cpu: "9000000000000", gpu: 9000000000000}'
+if ! "$berth" run huge.yaml >out 2>&1 && grep -q 'run "huge" can never run on this machine: resources.cpu.requests: 1000 workers together' out &&
+	! grep -qi 'runtime error' out; then
+	ok huge-gang-refused
+else
+	fail huge-gang-refused "$(head -3 out)"
+fi

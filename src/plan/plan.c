@@ -509,12 +509,13 @@ void plan_demand_of(plan_demand *out, const berth_run *run)
 		out->gpus = nonneg(berth_quantity_value(&q->q));
 	if ((q = plan_asked(&r->disk, 0, &which)) != NULL)
 		out->disk = nonneg(berth_quantity_value(&q->q));
-	/* a distributed job's workers start together: the run asks for all of them */
+	/* a distributed job's workers start together: the run asks for all of them
+	 * (past what an int64 holds: the most it holds, which nothing has) */
 	out->workers = plan_workers(&run->spec);
-	out->cpu_milli *= out->workers;
-	out->mem *= out->workers;
-	out->gpus *= out->workers;
-	out->disk *= out->workers;
+	int64_t *dims[] = {&out->cpu_milli, &out->mem, &out->gpus, &out->disk};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dims); i++)
+		if (__builtin_mul_overflow(*dims[i], out->workers, dims[i]))
+			*dims[i] = INT64_MAX;
 }
 
 static void gpu_rule(plan *p)
