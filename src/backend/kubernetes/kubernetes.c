@@ -138,6 +138,7 @@ typedef struct kpod {
 	bool ready, preempted, evicted, oom;
 	int exit_code;       /* -1: none */
 	int64_t started, finished;
+	int index;           /* a distributed job's worker (its completion index); -1: none */
 } kpod;
 
 #define VIEW_PODS 32
@@ -228,6 +229,13 @@ static void pod_read(kpod *p, const berth_node *obj)
 {
 	memset(p, 0, sizeof(*p));
 	p->exit_code = -1;
+	p->index = -1;
+	const char *ix = berth_node_text(berth_node_get(berth_node_at(obj, "metadata.annotations"),
+							"batch.kubernetes.io/job-completion-index"));
+	char *end;
+	long n = ix && *ix ? strtol(ix, &end, 10) : -1;
+	if (ix && *ix && !*end && n >= 0 && n < BERTH_WORKERS_MAX)
+		p->index = (int)n;
 	copy_str(p->name, sizeof(p->name), berth_node_text(berth_node_at(obj, "metadata.name")));
 	copy_str(p->created, sizeof(p->created), berth_node_text(berth_node_at(obj, "metadata.creationTimestamp")));
 	const berth_node *st = berth_node_get(obj, "status");
@@ -405,6 +413,29 @@ static const kpod *newest_pod(const kview *v)
 	return best;
 }
 
+/* A distributed job's workers' states, by index ("Running,Pending"): each
+ * one's newest pod's phase; Pending for one with no pod yet. NULL for a run
+ * of one worker, or out of memory. */
+static char *worker_states(const kview *v, int64_t workers)
+{
+	if (workers < 2)
+		return NULL;
+	berth_buf b = BERTH_BUF_INIT;
+	for (int64_t w = 0; w < workers; w++) {
+		const kpod *best = NULL;
+		for (size_t i = 0; i < v->npods; i++)
+			if (v->pods[i].index == w && (!best || strcmp(v->pods[i].created, best->created) > 0))
+				best = &v->pods[i];
+		const char *ph = best ? best->phase : "";
+		berth_state st = !strcmp(ph, "Running")	  ? BERTH_STATE_RUNNING
+				 : !strcmp(ph, "Succeeded") ? BERTH_STATE_SUCCEEDED
+				 : !strcmp(ph, "Failed")    ? BERTH_STATE_FAILED
+							    : BERTH_STATE_PENDING;
+		berth_buf_printf(&b, "%s%s", w ? "," : "", berth_state_name(st));
+	}
+	return b.failed ? (berth_buf_release(&b), NULL) : berth_buf_detach(&b);
+}
+
 /* Maps the view to a state and a one-line reason. */
 static berth_state view_state(const kview *v, bool stopping, char *reason, size_t len, const kpod **pod)
 {
@@ -533,7 +564,18 @@ static int record_view(berth_backend *b, const char *id, const kview *v, bool *e
 	    (!strcmp(reason, "waiting for its pod to be created") ||
 	     !strcmp(reason, "submitted to the cluster")))
 		copy_str(reason, sizeof(reason), i->reason);
-	bool changed = st != i->state || strcmp(reason, i->reason ? i->reason : "");
+	/* its workers' states, as long as their pods are seen (a final view
+	 * without them keeps what was last seen) */
+	char *ws = v->npods ? worker_states(v, i->workers) : NULL;
+	bool workers_changed = ws && strcmp(ws, i->worker_states ? i->worker_states : "");
+	if (workers_changed) {
+		free(i->worker_states);
+		i->worker_states = ws;
+	} else {
+		free(ws);
+	}
+	bool reason_changed = strcmp(reason, i->reason ? i->reason : "") != 0;
+	bool changed = st != i->state || reason_changed || workers_changed;
 	if (!changed) {
 		store_rollback(b->st);
 		store_run_free(r);
@@ -562,10 +604,10 @@ static int record_view(berth_backend *b, const char *id, const kview *v, bool *e
 		store_rollback(b->st);
 	else if (st != before)
 		store_event(b->st, id, berth_state_name(st), i->reason);
+	else if (reason_changed) /* the same state, a new reason (a worker's state alone: none) */
+		store_event(b->st, id, "Waiting", i->reason);
 	if (!rc && ended && berth_state_final(st))
 		*ended = true;
-	else
-		store_event(b->st, id, "Waiting", i->reason);
 	store_run_free(r);
 	return rc;
 }
