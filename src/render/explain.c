@@ -8,6 +8,8 @@
 
 #include "berth/explain.h"
 #include "plan/merge.h"
+#include "plan/node_fit.h"
+#include "plan/plan.h"
 #include "plan/policy_internal.h"
 #include "render/render_internal.h"
 
@@ -332,6 +334,25 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 	if (run->gpu_resource)
 		o_str(b, r, "gpu resource", run->gpu_resource);
 	o_strf(b, r, "pids max", "%lld", (long long)run->pids_max);
+	/* a distributed job's workers start together: what they ask in all */
+	plan_demand d;
+	plan_demand_of(&d, run);
+	if (d.workers > 1) {
+		char cpu[64], mem[32], disk[32], gpu[32];
+		local_format_cpu(cpu, sizeof(cpu), d.cpu_milli);
+		berth_format_size(mem, sizeof(mem), d.mem, 1);
+		berth_format_size(disk, sizeof(disk), d.disk, 1);
+		snprintf(gpu, sizeof(gpu), "%lld", (long long)d.gpus);
+		const char *dims[][2] = {{"cpu", cpu}, {"mem", mem}, {"gpu", gpu}, {"disk", disk}};
+		const int64_t asked[] = {d.cpu_milli, d.mem, d.gpus, d.disk};
+		char all[256] = "";
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(asked); i++)
+			if (asked[i])
+				snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s %s",
+					 all[0] ? ", " : ": ", dims[i][0], dims[i][1]);
+		o_strf(b, r, "workers", "%lld, started together%s%s", (long long)d.workers, all,
+		       all[0] ? " in all (resources are each worker's)" : "");
+	}
 	o_str(b, r, "status", berth_error_errors(problems) ? "refused" : "accepted");
 	if (run->profile && run->given) {
 		/* what the user wrote, where a profile may have replaced it */
