@@ -263,6 +263,27 @@ static void dec_kueue(dctx *c, const berth_node *n, void *dst, const void *arg)
 	decode_map(c, n, kueue_fields, BERTH_ARRAY_SIZE(kueue_fields), dst);
 }
 
+/* distributed.operator's values; "none" is an Indexed Job, as unset. */
+static const char *const dist_operators[] = {"none", "kubeflow", "jobset"};
+
+static void dec_operator(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_str *s = dst;
+	dec_str(c, n, dst, arg);
+	if (s->s && enum_value(c, s, dist_operators, BERTH_ARRAY_SIZE(dist_operators)) < 0)
+		s->s = NULL;
+}
+
+static const field distributed_fields[] = {
+	{"operator", dec_operator, offsetof(berth_policy, distributed.op), NULL},
+	{"ssh_auth_mount_path", dec_str, offsetof(berth_policy, distributed.ssh_auth_mount_path), NULL},
+};
+
+static void dec_distributed(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	decode_map(c, n, distributed_fields, BERTH_ARRAY_SIZE(distributed_fields), dst);
+}
+
 /* ---- profiles ---------------------------------------------------------------- */
 
 typedef struct profiles_dst {
@@ -399,6 +420,7 @@ static const field policy_fields[] = {
 	{"storage", dec_storage, 0, NULL},
 	{"cleanup", dec_cleanup, 0, NULL},
 	{"kueue", dec_kueue, 0, NULL},
+	{"distributed", dec_distributed, 0, NULL},
 	{"preemptible_nodes", dec_preemptible, 0, NULL},
 	{"priority_classes", dec_kvlist, offsetof(berth_policy, priority_classes), &kv_map},
 	{"profiles", dec_later, 0, NULL},
@@ -525,6 +547,16 @@ static void check_policy(dctx *c, berth_policy *p)
 		report_at(c, p->cleanup.ttl_after_finished.pos, "cleanup.ttl_after_finished", BERTH_ERANGE,
 			  "%lld is out of range (0 to %d seconds)", (long long)p->cleanup.ttl_after_finished.v,
 			  INT32_MAX);
+	/* where the MPI Operator mounts an MPIJob's SSH keys: a directory of the
+	 * image, whose parent is its user's home (the workers' sshd reads its
+	 * configuration there) */
+	const berth_str *ssh = &p->distributed.ssh_auth_mount_path;
+	if (ssh->s && (ssh->s[0] != '/' || !strcmp(ssh->s, "/") || (why = berth_check_printable(ssh->s)) ||
+		       strstr(ssh->s, "/../") || strstr(ssh->s, "//") ||
+		       (strlen(ssh->s) >= 3 && !strcmp(ssh->s + strlen(ssh->s) - 3, "/.."))))
+		report_at(c, ssh->pos, "distributed.ssh_auth_mount_path", BERTH_EINVALID,
+			  "%s is not a directory of the image: write an absolute path below its user's home, "
+			  "like /home/mpiuser/.ssh", QUOTE(ssh->s));
 	if (p->limits.pids.set && (p->limits.pids.v < 1 || p->limits.pids.v > PIDS_MAX))
 		report_at(c, p->limits.pids.pos, "limits.pids", BERTH_ERANGE,
 			  "%lld is out of range (1 to %lld, the kernel's largest number of processes)",

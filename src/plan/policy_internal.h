@@ -60,6 +60,14 @@ struct berth_policy {
 	struct {
 		berth_str local_queue;    /* the LocalQueue of a run's Job; may name {project} */
 	} kueue;
+	struct {
+		/* distributed.operator: what runs a distributed job's workers on a
+		 * cluster: "none" (or unset: an Indexed Job), "kubeflow" (the
+		 * Training Operator's PyTorchJob and the MPI Operator's MPIJob),
+		 * "jobset" (a JobSet) */
+		berth_str op;
+		berth_str ssh_auth_mount_path; /* an MPIJob's SSH keys, where its image's user reads them */
+	} distributed;
 	berth_spec preemptible;    /* preemptible_nodes: node_selector, tolerations */
 	berth_kvlist priority_classes; /* name in a spec -> PriorityClass object */
 	berth_profile *profiles;
