@@ -63,6 +63,10 @@ typedef struct berth_run {
 	const char *local_queue;     /* kueue.local_queue, {project} filled in: the Kueue
 					LocalQueue of its Job (a job or a cronjob's Jobs);
 					NULL: none */
+	const char *dist_operator;   /* distributed.operator: what runs a distributed job's
+					workers on a cluster, "kubeflow" or "jobset"; NULL:
+					none (an Indexed Job) */
+	const char *ssh_auth_mount_path; /* distributed.ssh_auth_mount_path (an MPIJob's) */
 	const berth_profile *profile;
 	const berth_spec *given;     /* the run spec as written, and the function layer when it ... */
 	const berth_spec *function;  /* ... is a registered function: what a profile may override */

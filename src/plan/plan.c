@@ -15,6 +15,7 @@
 
 #include "plan/merge.h"
 #include "plan/distributed.h"
+#include "plan/workload.h"
 #include "plan/plan.h"
 #include "base/names.h"
 #include "plan/policy_internal.h"
@@ -384,15 +385,12 @@ static void make_names(plan *p)
 	const char *base = r->spec.name.s ? r->spec.name.s
 			   : r->spec.function.name.s ? r->spec.function.name.s : "run";
 	/* a CronJob's name is at most 52 characters (its Jobs add 11); a
-	 * distributed Job's workers are <name>-<index> as host names (at most 63) */
+	 * distributed Job's workers are <name>-<index> as host names (at most
+	 * 63), an operator's <name>-worker-<index> and the like */
 	size_t max = r->spec.action == BERTH_ACTION_CRONJOB ? 52 : 63;
 	bool distributed = plan_distributed(&r->spec);
-	if (distributed) {
-		size_t digits = 1; /* of the last index, and its '-' */
-		for (int64_t w = plan_workers(&r->spec) - 1; w >= 10; w /= 10)
-			digits++;
-		max -= 1 + digits;
-	}
+	if (distributed)
+		max -= plan_worker_suffix(plan_workload_of(r), plan_workers(&r->spec));
 	size_t idlen = strlen(r->id), blen = strlen(base);
 	if (blen + 1 + idlen > max) {
 		blen = max - 1 - idlen;
@@ -1016,6 +1014,10 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 	r->function = opts ? opts->function : NULL;
 	r->namespace = policy->namespace.s;
 	r->local_queue = policy->kueue.local_queue.s;
+	r->dist_operator = policy->distributed.op.s && strcmp(policy->distributed.op.s, "none")
+				   ? policy->distributed.op.s : NULL;
+	r->ssh_auth_mount_path = policy->distributed.ssh_auth_mount_path.s ? policy->distributed.ssh_auth_mount_path.s
+									  : DIST_SSH_AUTH_DEFAULT;
 	r->ttl_after_finished = policy->cleanup.ttl_after_finished.set ? policy->cleanup.ttl_after_finished.v
 								       : -1;
 	r->origin_file[BERTH_ORIGIN_DEFAULT] = policy->file;

@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "berth/explain.h"
+#include "plan/distributed.h"
 #include "plan/merge.h"
 #include "plan/node_fit.h"
 #include "plan/plan.h"
 #include "plan/policy_internal.h"
+#include "plan/workload.h"
 #include "render/render_internal.h"
 
 typedef struct xctx {
@@ -307,6 +309,44 @@ static void run_table(berth_buf *out, const onode *doc)
 	}
 }
 
+/* What a distributed job is on a cluster: an Indexed Job, or the
+ * workload of the operator the policy names (distributed.operator). */
+static void workload_row(obuild *b, onode *r, const berth_run *run)
+{
+	plan_workload wl = plan_workload_of(run);
+	int64_t n = plan_workers(&run->spec);
+	const char *op = run->dist_operator ? run->dist_operator : "none";
+	const char *key = "kubernetes workload";
+	switch (wl) {
+	case WL_PLAIN:
+		return;
+	case WL_INDEXED:
+		if (!strcmp(op, "kubeflow"))
+			o_strf(b, r, key, "Job (Indexed, %lld workers) and a headless Service: launcher jax under "
+			       "distributed.operator kubeflow (the Training Operator berth renders for has no "
+			       "JAXJob; an Indexed Job needs no operator)", (long long)n);
+		else
+			o_strf(b, r, key, "Job (Indexed, %lld workers) and a headless Service", (long long)n);
+		return;
+	case WL_PYTORCHJOB:
+		o_strf(b, r, key, "PyTorchJob kubeflow.org/v1 (distributed.operator kubeflow): Master 1, Worker %lld",
+		       (long long)(n - 1));
+		return;
+	case WL_MPIJOB:
+		o_strf(b, r, key, "MPIJob kubeflow.org/v2beta1 (distributed.operator kubeflow): Launcher 1, Worker %lld",
+		       (long long)n);
+		return;
+	case WL_JOBSET:
+		o_strf(b, r, key, "JobSet jobset.x-k8s.io/v1alpha2 (distributed.operator jobset): one Indexed "
+		       "Job of %lld workers", (long long)n);
+		return;
+	case WL_NO_MPI:
+		o_strf(b, r, key, "(none: launcher mpi needs the MPI Operator on a cluster, and "
+		       "distributed.operator is %s; the local backend runs it)", op);
+		return;
+	}
+}
+
 int berth_explain(const berth_run *run, const berth_error *problems, berth_explain_format fmt,
 		  char **out, size_t *len, berth_error **err)
 {
@@ -329,6 +369,7 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 	else if (run->local_queue)
 		o_strf(b, r, "kueue LocalQueue", "(none: kueue.local_queue %s is for Jobs; a %s run is not queued)",
 		       run->local_queue, berth_action_name(run->spec.action));
+	workload_row(b, r, run);
 	if (run->priority_class_name)
 		o_str(b, r, "priorityClassName", run->priority_class_name);
 	if (run->gpu_resource)

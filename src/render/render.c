@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plan/distributed.h"
+#include "plan/workload.h"
 #include "plan/policy_internal.h"
 #include "render/emit.h"
 #include "render/render_internal.h"
@@ -20,11 +21,23 @@ struct berth_render {
 	size_t objects;
 };
 
+/* What a pod template is for: a plain pod (a Job's, an Indexed Job's, a
+ * JobSet's, a Deployment's), or one replica type of an operator's job. */
+typedef enum role {
+	ROLE_POD,
+	ROLE_MASTER,     /* a PyTorchJob's Master (rank 0) */
+	ROLE_WORKER,     /* a PyTorchJob's Workers (ranks 1 ..) */
+	ROLE_LAUNCHER,   /* an MPIJob's Launcher: mpirun */
+	ROLE_MPI_WORKER, /* an MPIJob's Workers: sshd, where mpirun starts the ranks */
+} role;
+
 typedef struct ctx {
 	obuild b;
 	const berth_run *run;
 	const berth_spec *s;
 	const char *workload_api, *workload_kind;
+	plan_workload wl;
+	role role;
 } ctx;
 
 static const char *const int_keys[] = {"weight", NULL};
@@ -95,6 +108,9 @@ static void resources(ctx *c, onode *container)
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rs); i++) {
 		if (!rs[i].r->limits.set || (i == 3 && (!rs[i].name || berth_quantity_sign(&rs[i].r->limits.q) <= 0)))
 			continue;
+		/* mpirun needs no GPU: the ranks on the workers have them */
+		if (i == 3 && c->role == ROLE_LAUNCHER)
+			continue;
 		if (!lim)
 			lim = o_map(&c->b, o, "limits");
 		o_qty(&c->b, lim, rs[i].name, &rs[i].r->limits.q);
@@ -113,24 +129,164 @@ const char *render_inputs_json(const berth_node *inputs, berth_arena *arena)
 	return out;
 }
 
+/* Whether name is a C identifier: what mpirun -x can pass on. */
+static bool env_name(const char *name)
+{
+	if (!name || !((*name >= 'A' && *name <= 'Z') || (*name >= 'a' && *name <= 'z') || *name == '_'))
+		return false;
+	for (const char *p = name + 1; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+/* An MPIJob's Launcher: mpirun starts the run's command once for every rank
+ * (slotsPerWorker on each worker, through the hostfile the MPI Operator
+ * gives it), and passes the run's variables on to them (-x: Open MPI, the
+ * MPI Operator's default implementation), for the ranks that ssh starts get
+ * only what mpirun gives them. */
+static void mpirun(ctx *c, onode *k)
+{
+	const berth_spec *s = c->s;
+	obuild *b = &c->b;
+	int64_t procs = s->procs_per_worker.set ? s->procs_per_worker.v : 1;
+	o_str(b, o_seq(b, k, "command"), NULL, "mpirun");
+	onode *args = o_seq(b, k, "args");
+	o_str(b, args, NULL, "-n");
+	o_strf(b, args, NULL, "%lld", (long long)(plan_workers(s) * procs));
+	const char *pass[] = {"BERTH_RUN_ID", "BERTH_WORKERS", s->inputs ? "BERTH_INPUTS" : NULL};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(pass); i++)
+		if (pass[i]) {
+			o_str(b, args, NULL, "-x");
+			o_str(b, args, NULL, pass[i]);
+		}
+	for (size_t i = 0; i < s->envs.n; i++)
+		if (env_name(s->envs.items[i].key.s)) {
+			o_str(b, args, NULL, "-x");
+			o_str(b, args, NULL, s->envs.items[i].key.s);
+		}
+	/* the secrets reach the launcher's environment by their names (envFrom) */
+	for (size_t i = 0; i < s->secrets.n; i++)
+		if (env_name(s->secrets.items[i].s)) {
+			o_str(b, args, NULL, "-x");
+			o_str(b, args, NULL, s->secrets.items[i].s);
+		}
+	for (size_t i = 0; i < s->function.command.n; i++)
+		o_str(b, args, NULL, s->function.command.items[i].s);
+	for (size_t i = 0; i < s->args.n; i++)
+		o_str(b, args, NULL, s->args.items[i].s);
+}
+
+/* An MPIJob's Worker: the SSH server mpirun reaches it through, as the MPI
+ * Operator's images run it: as root with its own configuration, as another
+ * user with the one in that user's home (the parent of sshAuthMountPath). */
+static void sshd(ctx *c, onode *k)
+{
+	obuild *b = &c->b;
+	const char *keys = c->run->ssh_auth_mount_path, *slash = strrchr(keys, '/');
+	o_str(b, o_seq(b, k, "command"), NULL, "/usr/sbin/sshd");
+	onode *args = o_seq(b, k, "args");
+	o_str(b, args, NULL, "-De");
+	if (strcmp(keys, "/root/.ssh") && slash) {
+		o_str(b, args, NULL, "-f");
+		o_strf(b, args, NULL, "%.*s/.sshd_config", (int)(slash - keys), keys);
+	}
+}
+
+/* Names the Training Operator sets in a PyTorchJob's containers itself
+ * (after the template's own: a variable of berth's cannot refer to them). */
+static bool set_by_training_operator(const char *name)
+{
+	static const char *const set[] = {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK",
+					  "PET_MASTER_ADDR", "PET_MASTER_PORT", "PET_NNODES",
+					  "PET_NODE_RANK", "PET_NPROC_PER_NODE", "PYTHONUNBUFFERED"};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(set); i++)
+		if (!strcmp(name, set[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A distributed job's variables (plan/distributed.c says which), as each
+ * workload can give them:
+ *   Indexed Job: worker 0 is <name>-0 in the headless Service <name>, the
+ *     index the Job's annotation of each pod;
+ *   JobSet: worker 0 is <name>-worker-0-0 in the JobSet's Service <name>,
+ *     the index its Indexed Job's, as above;
+ *   PyTorchJob: worker 0 is the Master, <name>-master-0 (the operator's
+ *     Service); the operator sets the rank variables and where the Master
+ *     is itself, so berth gives only what it does not;
+ *   MPIJob: mpirun gives each rank its own (OMPI_COMM_WORLD_RANK, ...):
+ *     berth gives the number of workers.
+ */
+static void worker_vars(ctx *c, onode *env)
+{
+	obuild *b = &c->b;
+	const char *name = c->run->name;
+	char host[300];
+	switch (c->wl) {
+	case WL_PLAIN:
+		return;
+	case WL_MPIJOB: {
+		onode *e = o_map(b, env, NULL);
+		o_str(b, e, "name", "BERTH_WORKERS");
+		o_strf(b, e, "value", "%lld", (long long)plan_workers(c->s));
+		return;
+	}
+	case WL_PYTORCHJOB:
+		snprintf(host, sizeof(host), "%s-master-0", name);
+		break;
+	case WL_JOBSET:
+		snprintf(host, sizeof(host), "%s-" JOBSET_REPLICATED_JOB "-0-0.%s", name, name);
+		break;
+	case WL_INDEXED:
+	case WL_NO_MPI:
+		snprintf(host, sizeof(host), "%s-0.%s", name, name);
+		break;
+	}
+	worker_env we[WORKER_ENV_MAX];
+	int nwe = plan_worker_env(c->s, host, NULL, b->arena, we);
+	if (nwe < 0)
+		b->failed = 1;
+	for (int i = 0; i < nwe; i++) {
+		if (c->wl == WL_PYTORCHJOB && (we[i].rank || set_by_training_operator(we[i].name)))
+			continue;
+		onode *e = o_map(b, env, NULL);
+		o_str(b, e, "name", we[i].name);
+		if (we[i].rank)
+			o_str(b, o_map(b, o_map(b, e, "valueFrom"), "fieldRef"), "fieldPath",
+			      "metadata.annotations['batch.kubernetes.io/job-completion-index']");
+		else
+			o_str(b, e, "value", we[i].value);
+	}
+}
+
 static void container(ctx *c, onode *containers)
 {
 	const berth_spec *s = c->s;
 	obuild *b = &c->b;
 	onode *k = o_map(b, containers, NULL);
-	o_str(b, k, "name", s->function.name.s ? s->function.name.s : "main");
+	/* the Training Operator finds a PyTorchJob's container by its name */
+	bool pytorch = c->role == ROLE_MASTER || c->role == ROLE_WORKER;
+	o_str(b, k, "name", pytorch ? PYTORCH_CONTAINER : s->function.name.s ? s->function.name.s : "main");
 	o_str(b, k, "image", s->function.image.s);
 	if (s->function.image_pull_policy.s)
 		o_str(b, k, "imagePullPolicy", s->function.image_pull_policy.s);
-	if (s->function.command.n) {
-		onode *cmd = o_seq(b, k, "command");
-		for (size_t i = 0; i < s->function.command.n; i++)
-			o_str(b, cmd, NULL, s->function.command.items[i].s);
-	}
-	if (s->args.n) {
-		onode *args = o_seq(b, k, "args");
-		for (size_t i = 0; i < s->args.n; i++)
-			o_str(b, args, NULL, s->args.items[i].s);
+	if (c->role == ROLE_LAUNCHER)
+		mpirun(c, k);
+	else if (c->role == ROLE_MPI_WORKER)
+		sshd(c, k);
+	else {
+		if (s->function.command.n) {
+			onode *cmd = o_seq(b, k, "command");
+			for (size_t i = 0; i < s->function.command.n; i++)
+				o_str(b, cmd, NULL, s->function.command.items[i].s);
+		}
+		if (s->args.n) {
+			onode *args = o_seq(b, k, "args");
+			for (size_t i = 0; i < s->args.n; i++)
+				o_str(b, args, NULL, s->args.items[i].s);
+		}
 	}
 	onode *env = o_seq(b, k, "env");
 	for (size_t i = 0; i < s->envs.n; i++) {
@@ -141,23 +297,7 @@ static void container(ctx *c, onode *containers)
 	onode *e = o_map(b, env, NULL);
 	o_str(b, e, "name", "BERTH_RUN_ID");
 	o_str(b, e, "value", c->run->id);
-	/* a distributed job's worker: its index is the Indexed Job's, worker 0
-	 * is <name>-0 in the headless Service <name> */
-	worker_env we[WORKER_ENV_MAX];
-	char host[300];
-	snprintf(host, sizeof(host), "%s-0.%s", c->run->name, c->run->name);
-	int nwe = plan_worker_env(s, host, NULL, b->arena, we);
-	if (nwe < 0)
-		b->failed = 1;
-	for (int i = 0; i < nwe; i++) {
-		e = o_map(b, env, NULL);
-		o_str(b, e, "name", we[i].name);
-		if (we[i].rank)
-			o_str(b, o_map(b, o_map(b, e, "valueFrom"), "fieldRef"), "fieldPath",
-			      "metadata.annotations['batch.kubernetes.io/job-completion-index']");
-		else
-			o_str(b, e, "value", we[i].value);
-	}
+	worker_vars(c, env);
 	if (s->inputs) {
 		const char *json = render_inputs_json(s->inputs, b->arena);
 		e = o_map(b, env, NULL);
@@ -170,6 +310,12 @@ static void container(ctx *c, onode *containers)
 	if (s->secrets.n) {
 		onode *ef = o_map(b, o_seq(b, k, "envFrom"), NULL);
 		o_str(b, o_map(b, ef, "secretRef"), "name", c->run->name);
+	}
+	if (pytorch) {
+		/* MASTER_PORT: the Training Operator reads it from the Master's port of this name */
+		onode *pm = o_map(b, o_seq(b, k, "ports"), NULL);
+		o_str(b, pm, "name", PYTORCH_PORT_NAME);
+		o_int(b, pm, "containerPort", s->dist_port.set ? s->dist_port.v : DIST_PORT_DEFAULT);
 	}
 	if (s->action == BERTH_ACTION_SERVE) {
 		onode *ports = NULL;
@@ -316,10 +462,12 @@ static void pod_template(ctx *c, onode *parent)
 	onode *t = o_map(b, parent, "template");
 	labels(c, o_map(b, t, "metadata"));
 	onode *pod = o_map(b, t, "spec");
-	/* a distributed job's workers are <name>-<index>.<name>: the headless Service */
-	if (plan_distributed(s))
+	/* an Indexed Job's workers are <name>-<index>.<name>: the headless
+	 * Service (a JobSet sets its pods' subdomain itself) */
+	if (c->wl == WL_INDEXED)
 		o_str(b, pod, "subdomain", r->name);
-	if (s->action == BERTH_ACTION_JOB || s->action == BERTH_ACTION_CRONJOB)
+	/* an operator's replicas have theirs in their replica spec */
+	if ((s->action == BERTH_ACTION_JOB || s->action == BERTH_ACTION_CRONJOB) && c->role == ROLE_POD)
 		o_str(b, pod, "restartPolicy", "Never");
 	if (r->priority_class_name)
 		o_str(b, pod, "priorityClassName", r->priority_class_name);
@@ -354,9 +502,10 @@ static void pod_template(ctx *c, onode *parent)
 	volumes(c, pod);
 }
 
-/* A Job queued through Kueue (kueue.local_queue): its LocalQueue in a
- * label of the Job's metadata md, and made suspended; Kueue resumes it
- * once the queue admits it. */
+/* A workload queued through Kueue (kueue.local_queue): its LocalQueue in a
+ * label of its metadata md, and made suspended (suspend in spec, a Job's,
+ * a JobSet's, or an operator's runPolicy); Kueue resumes it once the queue
+ * admits it, all its pods at once. */
 static void queued(ctx *c, onode *md, onode *spec)
 {
 	if (!c->run->local_queue)
@@ -379,8 +528,8 @@ static void job_spec(ctx *c, onode *spec)
 	if (c->s->timeout.set)
 		o_int(b, spec, "activeDeadlineSeconds", c->s->timeout.v);
 	/* the cluster's TTL controller removes a finished Job and its pods; the
-	 * run's record stays in berth */
-	if (c->run->ttl_after_finished >= 0)
+	 * run's record stays in berth (a JobSet's Job goes with its JobSet) */
+	if (c->run->ttl_after_finished >= 0 && c->wl != WL_JOBSET)
 		o_int(b, spec, "ttlSecondsAfterFinished", c->run->ttl_after_finished);
 	/* a pod evicted for preemption (spot reclaim, priority) is not a failure:
 	 * the Job starts another instead of counting it against backoffLimit */
@@ -390,6 +539,137 @@ static void job_spec(ctx *c, onode *spec)
 	o_str(b, cond, "type", "DisruptionTarget");
 	o_str(b, cond, "status", "True"); /* required by the API schema, though documented as a default */
 	pod_template(c, spec);
+}
+
+/* ---- the operators' workloads (docs/distributed.md, "Operators") -------------------- */
+
+/* A JobSet of one replicated Job, the Indexed Job berth renders without an
+ * operator; the JobSet makes the headless Service of its pods itself
+ * (network: <name>-worker-0-<index>.<name>, published before they are
+ * ready), and fails when its Job fails (no failurePolicy: no restarts). */
+static void jobset_spec(ctx *c, onode *md, onode *spec)
+{
+	obuild *b = &c->b;
+	queued(c, md, spec);
+	if (c->run->ttl_after_finished >= 0)
+		o_int(b, spec, "ttlSecondsAfterFinished", c->run->ttl_after_finished);
+	onode *net = o_map(b, spec, "network");
+	o_bool(b, net, "enableDNSHostnames", 1);
+	o_str(b, net, "subdomain", c->run->name);
+	o_bool(b, net, "publishNotReadyAddresses", 1);
+	onode *rj = o_map(b, o_seq(b, spec, "replicatedJobs"), NULL);
+	o_str(b, rj, "name", JOBSET_REPLICATED_JOB);
+	o_int(b, rj, "replicas", 1);
+	onode *jt = o_map(b, rj, "template");
+	labels(c, o_map(b, jt, "metadata"));
+	job_spec(c, o_map(b, jt, "spec"));
+}
+
+/* The runPolicy of a PyTorchJob or an MPIJob (the operators' RunPolicy):
+ * what a Job has in its spec. */
+static void run_policy(ctx *c, onode *md, onode *spec, const char *clean)
+{
+	obuild *b = &c->b;
+	onode *rp = o_map(b, spec, "runPolicy");
+	o_str(b, rp, "cleanPodPolicy", clean);
+	o_int(b, rp, "backoffLimit", c->s->retries.set ? c->s->retries.v : 0);
+	if (c->s->timeout.set)
+		o_int(b, rp, "activeDeadlineSeconds", c->s->timeout.v);
+	if (c->run->ttl_after_finished >= 0)
+		o_int(b, rp, "ttlSecondsAfterFinished", c->run->ttl_after_finished);
+	queued(c, md, rp);
+}
+
+/* One replica type of an operator's job, with its pod template. */
+static void replica(ctx *c, onode *specs, const char *type, int64_t n, const char *restart, role r)
+{
+	obuild *b = &c->b;
+	onode *rs = o_map(b, specs, type);
+	o_int(b, rs, "replicas", n);
+	o_str(b, rs, "restartPolicy", restart);
+	c->role = r;
+	pod_template(c, rs);
+	c->role = ROLE_POD;
+}
+
+/* With retries, a failed replica's container is started again in place
+ * (the operators count those restarts against backoffLimit); without, the
+ * first failure fails the job. */
+static const char *restart_policy(const ctx *c)
+{
+	return c->s->retries.set && c->s->retries.v > 0 ? "OnFailure" : "Never";
+}
+
+/* A PyTorchJob: worker 0 is the Master, the others Workers; the Training
+ * Operator tells each its rank and where the Master is. nprocPerNode is
+ * torchrun's processes in each worker (1 for env: one process a worker). */
+static void pytorchjob_spec(ctx *c, onode *md, onode *spec)
+{
+	obuild *b = &c->b;
+	const berth_spec *s = c->s;
+	int64_t n = plan_workers(s);
+	bool torchrun = s->launcher.s && !strcmp(s->launcher.s, "torchrun");
+	run_policy(c, md, spec, "None"); /* the pods stay, for their logs, until the run goes */
+	o_strf(b, spec, "nprocPerNode", "%lld",
+	       (long long)(torchrun && s->procs_per_worker.set ? s->procs_per_worker.v : 1));
+	onode *specs = o_map(b, spec, "pytorchReplicaSpecs");
+	replica(c, specs, "Master", 1, restart_policy(c), ROLE_MASTER);
+	if (n > 1)
+		replica(c, specs, "Worker", n - 1, restart_policy(c), ROLE_WORKER);
+}
+
+/* An MPIJob: the workers run sshd, and the Launcher mpirun, which starts
+ * procs_per_worker ranks on each (slotsPerWorker); the MPI Operator gives it
+ * the hostfile and the SSH keys. Once the Launcher has ended, the workers'
+ * pods that still run go (cleanPodPolicy Running): their sshd would run for
+ * ever. */
+static void mpijob_spec(ctx *c, onode *md, onode *spec)
+{
+	obuild *b = &c->b;
+	const berth_spec *s = c->s;
+	o_int(b, spec, "slotsPerWorker", s->procs_per_worker.set ? s->procs_per_worker.v : 1);
+	run_policy(c, md, spec, "Running");
+	o_str(b, spec, "sshAuthMountPath", c->run->ssh_auth_mount_path);
+	onode *specs = o_map(b, spec, "mpiReplicaSpecs");
+	replica(c, specs, "Launcher", 1, restart_policy(c), ROLE_LAUNCHER);
+	replica(c, specs, "Worker", plan_workers(s), "Never", ROLE_MPI_WORKER);
+}
+
+/* A run that cannot be rendered for a cluster, at the spec's value v (its
+ * origin's file and position). */
+static int refuse(const berth_run *run, berth_error **err, uint8_t origin, berth_pos pos, const char *path,
+		  const char *fmt, ...) BERTH_PRINTF(6, 7);
+static int refuse(const berth_run *run, berth_error **err, uint8_t origin, berth_pos pos, const char *path,
+		  const char *fmt, ...)
+{
+	const char *file = origin <= BERTH_ORIGIN_RULE ? run->origin_file[origin] : NULL;
+	berth_where w = {file ? file : run->spec.file ? run->spec.file : "<run>", file ? pos.line : 0,
+			 file ? pos.column : 0, path};
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = berth_problem_vadd(err, BERTH_EPOLICY, BERTH_ERROR, &w, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* What a cluster cannot run: launcher mpi without the MPI Operator (berth
+ * cannot start MPI ranks across pods: that takes the operator's launcher),
+ * and an MPIJob with no command for mpirun to start. */
+static int renderable(const berth_run *run, plan_workload wl, berth_error **err)
+{
+	const berth_spec *s = &run->spec;
+	if (wl == WL_NO_MPI)
+		return refuse(run, err, s->launcher.origin, s->launcher.pos, "distributed.launcher",
+			      "launcher \"mpi\" needs the MPI Operator on a cluster: berth cannot start MPI "
+			      "ranks across pods without its launcher, and the policy's distributed.operator is "
+			      "%s; set distributed.operator: kubeflow in the policy (with the MPI Operator "
+			      "installed), or use launcher torchrun, env or jax",
+			      run->dist_operator ? run->dist_operator : "none");
+	if (wl == WL_MPIJOB && !s->function.command.n)
+		return refuse(run, err, s->launcher.origin, s->launcher.pos, "distributed.launcher",
+			      "launcher \"mpi\" on a cluster needs function.command: the program mpirun "
+			      "starts in every rank (the workers run sshd, not the image's entrypoint)");
+	return 0;
 }
 
 /* ---- writing ---------------------------------------------------------------------- */
@@ -439,7 +719,13 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 		return berth_fail(err, BERTH_EMISSING, "%s: function.image: a run needs an image to render",
 				  run->spec.file ? run->spec.file : "<run>");
 	c.b.arena = arena;
-	c.workload_kind = workload_kind(c.s->action, &c.workload_api);
+	c.wl = plan_workload_of(run);
+	int rc = renderable(run, c.wl, err);
+	if (rc)
+		return rc;
+	c.workload_kind = plan_workload_kind(c.wl, &c.workload_api);
+	if (!c.workload_kind || c.wl == WL_INDEXED)
+		c.workload_kind = workload_kind(c.s->action, &c.workload_api);
 	const berth_spec *s = c.s;
 	obuild *b = &c.b;
 
@@ -484,7 +770,7 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 		o_qty(b, o_map(b, o_map(b, spec, "resources"), "requests"), "storage", &v->size.q);
 		objs[n++] = o;
 	}
-	if (plan_distributed(s)) {
+	if (c.wl == WL_INDEXED) {
 		/* the workers' names: headless, and there before they are ready
 		 * (they find each other to become ready); owned by the Job */
 		onode *o = object(&c, "v1", "Service", run->name, 1);
@@ -502,8 +788,16 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 	int hpa = s->min_replicas.set && s->max_replicas.set;
 	switch (s->action) {
 	case BERTH_ACTION_JOB:
-		queued(&c, o_get(w, "metadata"), spec);
-		job_spec(&c, spec);
+		if (c.wl == WL_JOBSET)
+			jobset_spec(&c, o_get(w, "metadata"), spec);
+		else if (c.wl == WL_PYTORCHJOB)
+			pytorchjob_spec(&c, o_get(w, "metadata"), spec);
+		else if (c.wl == WL_MPIJOB)
+			mpijob_spec(&c, o_get(w, "metadata"), spec);
+		else {
+			queued(&c, o_get(w, "metadata"), spec);
+			job_spec(&c, spec);
+		}
 		break;
 	case BERTH_ACTION_CRONJOB: {
 		o_str(b, spec, "schedule", s->schedule.s);
