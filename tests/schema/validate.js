@@ -8,7 +8,10 @@
 // Kubernetes object, or a `v1` `List` whose `items` are validated one by one.
 // Every object is looked up by apiVersion + kind (an unknown pair is an error),
 // constructed as its kubernetes-models class and validate()d.  Only GA
-// versions (v1, v2, ...) are accepted: alpha/beta ones count as unknown.
+// versions (v1, v2, ...) are accepted: alpha/beta ones count as unknown,
+// except the operators' resources berth renders (PyTorchJob kubeflow.org/v1,
+// MPIJob kubeflow.org/v2beta1, JobSet jobset.x-k8s.io/v1alpha2): those are
+// checked against crds/*.json and their embedded core types (see below).
 //
 // Strict mode (always on): the package's schemas do not set
 // additionalProperties:false, so a misspelled field would pass.  We run the
@@ -84,6 +87,95 @@ function modelFor(apiVersion, kind) {
   return res;
 }
 
+// ---- custom resources of operators ------------------------------------------
+//
+// kubernetes-models has no types for the operators' resources berth renders
+// (PyTorchJob, MPIJob, JobSet), and no npm package has them. Each has a JSON
+// schema of its own fields in crds/KIND.json, written by hand from the
+// operator's API reference (cited in its $comment), checked with ajv; the
+// objects it embeds that are core Kubernetes types (metadata, pod templates,
+// a JobSet's Job templates) are named in its "models" by JSON pointer (*: every
+// key of a map, every item of a list) and checked with kubernetes-models'
+// model of that type, strictly, as every other object.
+
+const CRD_DIR = path.join(__dirname, 'crds');
+let crds = null;
+
+function loadCrds() {
+  if (crds) return crds;
+  crds = new Map();
+  let Ajv;
+  try {
+    Ajv = require('ajv');
+  } catch (e) {
+    process.stderr.write(`validate.js: npm dependencies missing (${e.message.split('\n')[0]}); run scripts/deps-npm.sh\n`);
+    process.exit(2);
+  }
+  const ajv = new Ajv({ allErrors: true, strict: true });
+  for (const f of fs.readdirSync(CRD_DIR).filter((n) => n.endsWith('.json')).sort()) {
+    try {
+      addCrd(ajv, f);
+    } catch (e) {
+      process.stderr.write(`validate.js: crds/${f}: ${e.message.split('\n')[0]}\n`);
+      process.exit(2);
+    }
+  }
+  return crds;
+}
+
+function addCrd(ajv, f) {
+  const def = JSON.parse(fs.readFileSync(path.join(CRD_DIR, f), 'utf8'));
+  const models = Object.entries(def.models || {}).map(([ptr, ref]) => {
+    const [mod, name] = ref.split('#');
+    const cls = require(mod)[name];
+    if (typeof cls !== 'function' || typeof cls.prototype.validate !== 'function') {
+      throw new Error(`${ref} is not a kubernetes-models model`);
+    }
+    return { ptr, cls };
+  });
+  crds.set(`${def.apiVersion} ${def.kind}`, { validate: ajv.compile(def.schema), models });
+}
+
+// The values at JSON pointer ptr ("*": any key or index) of obj, with their paths.
+function atPointer(obj, ptr) {
+  let found = [{ at: '', v: obj }];
+  for (const part of ptr.split('/').slice(1)) {
+    const next = [];
+    for (const { at, v } of found) {
+      if (!isObj(v)) continue;
+      const keys = part === '*' ? Object.keys(v) : Object.prototype.hasOwnProperty.call(v, part) ? [part] : [];
+      for (const k of keys) next.push({ at: `${at}/${escapePtr(k)}`, v: v[k] });
+    }
+    found = next;
+  }
+  return found;
+}
+
+// A core type embedded at path `at`: the model's own checks and the strict
+// unknown-field check, each problem's path from the object's root.
+function validateModel(cls, value, at) {
+  if (!isObj(value) || Array.isArray(value)) return [`data${at} must be object`];
+  const model = new cls(value);
+  const t = tracker(model);
+  const problems = [];
+  try {
+    model.validate.call(t.proxy);
+  } catch (e) {
+    if (Array.isArray(e.errors) && e.errors.length) problems.push(...formatErrors(e.errors));
+    else problems.push(e.message || String(e));
+  }
+  return problems.concat(unknownFields(t.records)).map((p) => p.replace(/^data/, `data${at}`));
+}
+
+function validateCrd(crd, obj) {
+  const problems = [];
+  if (!crd.validate(obj)) problems.push(...formatErrors(crd.validate.errors));
+  for (const { ptr, cls } of crd.models) {
+    for (const { at, v } of atPointer(obj, ptr)) problems.push(...validateModel(cls, v, at));
+  }
+  return problems;
+}
+
 // ---- strict (unknown field) tracking ---------------------------------------
 
 function isObj(v) {
@@ -145,6 +237,8 @@ function unknownFields(records) {
 
 function validateObject(obj) {
   if (!isObj(obj) || Array.isArray(obj)) return [`not an object (${Array.isArray(obj) ? 'array' : obj === null ? 'null' : typeof obj})`];
+  const crd = loadCrds().get(`${obj.apiVersion} ${obj.kind}`);
+  if (crd) return validateCrd(crd, obj);
   const cls = modelFor(obj.apiVersion, obj.kind);
   if (typeof cls === 'string') return [cls];
   const model = new cls(obj);
@@ -164,6 +258,9 @@ function validateObject(obj) {
 }
 
 function errText(er) {
+  if (er.keyword === 'additionalProperties' && er.params && er.params.additionalProperty !== undefined) {
+    return `has unknown field ${JSON.stringify(er.params.additionalProperty)}`;
+  }
   if (er.keyword === 'required' && er.params && er.params.missingProperty) {
     return `must have required property ${JSON.stringify(er.params.missingProperty)}`;
   }
