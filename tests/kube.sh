@@ -553,6 +553,147 @@ else
 		"exit $rc, objects: $(objects | grep -c kw), stored: $stored"
 fi
 
+# ---- operators: a PyTorchJob, an MPIJob, a JobSet (distributed.operator) ---------------------------------
+printf 'distributed: {operator: kubeflow}\n' >kubeflow.yaml
+printf 'distributed: {operator: jobset}\n' >jobset.yaml
+printf 'distributed: {operator: kubeflow}\nkueue: {local_queue: team-a}\n' >kubeflow-kueue.yaml
+named_pod_status() { ctl status "{\"resource\":\"pods\",\"namespace\":\"ml\",\"name\":\"$1\",\"status\":$2}" >/dev/null; }
+pod_log() { ctl log "{\"namespace\":\"ml\",\"name\":\"$1\",\"text\":\"$2\\n\"}" >/dev/null; }
+finished='{"phase":"Succeeded","containerStatuses":[{"name":"pytorch","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+run_pods() { objects | sed -n "s#^Pod ml/\\($1-.*\\)#\\1#p" | sort | tr '\n' ' '; }
+spec ptj 'replicas: 3
+distributed: {launcher: torchrun, procs_per_worker: 2}
+' >ptj.yaml
+ctl requests '' DELETE >/dev/null
+run ptj.yaml --config kubeflow.yaml --run-id ko1
+rc=$?
+requests >req.txt
+if [ $rc = 0 ] && grep -q 'PATCH /apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/ptj-ko1?.* 201' req.txt &&
+	! grep -q 'PATCH /api/v1/namespaces/ml/services' req.txt; then
+	ok "kubeflow: run applies a PyTorchJob, and no Service of berth's"
+else fail "kubeflow: run applies a PyTorchJob, and no Service of berth's" "exit $rc, $(grep PATCH req.txt | tr '\n' '|')"; fi
+"$berth" get run ko1 -o json >"$tmp/out"
+check "kubeflow: the run's target is its PyTorchJob" grep -q "\"target\": \"PyTorchJob ml/ptj-ko1 on $api\"" "$tmp/out"
+check "kubeflow: the operator's pods, Master 1 and Worker 2" [ "$(run_pods ptj-ko1)" = "ptj-ko1-master-0 ptj-ko1-worker-0 ptj-ko1-worker-1 " ]
+check "kubeflow: Pending while its pods wait" wait_state ko1 'Pending|waiting for its pod to start'
+named_pod_status ptj-ko1-master-0 '{"phase":"Running","startTime":"2026-11-22T10:00:00Z"}'
+check "kubeflow: Running once a pod runs" wait_state ko1 'Running|'
+pod_log ptj-ko1-master-0 "rank 0 says"
+pod_log ptj-ko1-worker-0 "rank 1 says"
+pod_log ptj-ko1-worker-1 "rank 2 says"
+for p in ptj-ko1-worker-0 ptj-ko1-worker-1; do named_pod_status $p '{"phase":"Running"}'; done
+"$berth" logs ko1 >"$tmp/out" 2>&1
+check "kubeflow: logs are the Master's" grep -qx 'rank 0 says' "$tmp/out"
+ctl requests '' DELETE >/dev/null
+"$berth" logs ko1 --rank 2 >"$tmp/out" 2>&1
+if grep -qx 'rank 2 says' "$tmp/out" && requests | grep -q \
+	'pods?labelSelector=berth.dev/run=ko1,training.kubeflow.org/replica-type=worker,training.kubeflow.org/replica-index=1 '; then
+	ok "kubeflow: logs --rank 2 are Worker 1's, by the operator's replica type and index"
+else fail "kubeflow: logs --rank 2 are Worker 1's, by the operator's replica type and index" "$(cat "$tmp/out")"; fi
+"$berth" logs ko1 --rank 3 >"$tmp/out" 2>&1
+check "kubeflow: a rank past its workers is refused" grep -q 'rank 3' "$tmp/out"
+for p in ptj-ko1-worker-0 ptj-ko1-worker-1 ptj-ko1-master-0; do named_pod_status $p "$finished"; done
+check "kubeflow: Succeeded with the PyTorchJob's condition" wait_state ko1 'Succeeded|'
+check "kubeflow: the log kept in berth is the Master's" [ "$(cat "$BERTH_HOME/runs/ko1/log" 2>&1)" = "rank 0 says" ]
+spec ptf 'replicas: 2
+' >ptf.yaml
+run ptf.yaml --config kubeflow.yaml --run-id ko2
+named_pod_status ptf-ko2-worker-0 '{"phase":"Failed","containerStatuses":[{"name":"pytorch","state":{"terminated":{"exitCode":3,"reason":"Error"}}}]}'
+check "kubeflow: a failed Worker fails the run, in the operator's words" wait_state ko2 'Failed|*PyTorchJobFailed: PyTorchJob ml/ptf-ko2 is failed*'
+spec pts 'replicas: 2
+' >pts.yaml
+run pts.yaml --config kubeflow.yaml --run-id ko3
+ctl requests '' DELETE >/dev/null
+"$berth" stop ko3 --grace 0 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && requests | grep -q 'DELETE /apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/pts-ko3 .* Foreground' &&
+	! objects | grep -q pts-ko3 && wait_state ko3 'Stopped|*'; then
+	ok "kubeflow: stop deletes the PyTorchJob (foreground: its pods with it)"
+else fail "kubeflow: stop deletes the PyTorchJob (foreground: its pods with it)" "exit $rc, left: $(objects | grep -c pts-ko3)"; fi
+if "$berth" run ptj.yaml --config kubeflow.yaml --backend kubernetes --dry-run=server --run-id ko4 >"$tmp/out" 2>&1 &&
+	grep -q 'PyTorchJob ml/ptj-ko4 accepted (server dry run)' "$tmp/out"; then ok "kubeflow: --dry-run=server"
+else fail "kubeflow: --dry-run=server" "$(cat "$tmp/out")"; fi
+
+# an MPIJob: the Launcher's log is the ranks' output; rank N is Worker N
+spec mpi 'replicas: 2
+distributed: {launcher: mpi, procs_per_worker: 2}
+' >mpi.yaml
+run mpi.yaml --config kubeflow.yaml --run-id km1
+rc=$?
+launcher=$(run_pods mpi-km1 | tr ' ' '\n' | grep launcher)
+if [ $rc = 0 ] && objects | grep -q '^MPIJob ml/mpi-km1$' && [ -n "$launcher" ] &&
+	[ "$(run_pods mpi-km1 | tr ' ' '\n' | grep -c worker)" = 2 ]; then ok "kubeflow: mpi runs as an MPIJob, Launcher and 2 Workers"
+else fail "kubeflow: mpi runs as an MPIJob, Launcher and 2 Workers" "exit $rc, pods $(run_pods mpi-km1)"; fi
+pod_log "$launcher" "4 ranks say hello"
+pod_log mpi-km1-worker-1 "sshd of worker 1"
+pod_status km1 '{"phase":"Running"}'
+"$berth" logs km1 >"$tmp/out" 2>&1
+check "kubeflow: an MPIJob's log is its Launcher's" grep -qx '4 ranks say hello' "$tmp/out"
+"$berth" logs km1 --rank 1 >"$tmp/out" 2>&1
+check "kubeflow: an MPIJob's rank 1 is Worker 1 (the MPI Operator's role and index)" grep -qx 'sshd of worker 1' "$tmp/out"
+named_pod_status "$launcher" '{"phase":"Succeeded","containerStatuses":[{"name":"mpi","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
+check "kubeflow: an MPIJob succeeds with its Launcher" wait_state km1 'Succeeded|'
+
+# a JobSet: its Indexed Job's pods; the JobSet makes the workers' Service, not berth
+spec js 'replicas: 2
+distributed: {launcher: torchrun}
+' >js.yaml
+ctl requests '' DELETE >/dev/null
+run js.yaml --config jobset.yaml --run-id kj1
+rc=$?
+requests >req.txt
+if [ $rc = 0 ] && grep -q 'PATCH /apis/jobset.x-k8s.io/v1alpha2/namespaces/ml/jobsets/js-kj1?.* 201' req.txt &&
+	! grep -q 'PATCH /api/v1/namespaces/ml/services' req.txt; then ok "jobset: run applies a JobSet, and no Service of berth's"
+else fail "jobset: run applies a JobSet, and no Service of berth's" "exit $rc"; fi
+for pod in $(run_pods js-kj1); do
+	i=$(ctl objects '' GET | python3 -c "import json,sys; print([o for o in json.load(sys.stdin) if o['metadata']['name'] == '$pod'][0]['metadata']['labels']['batch.kubernetes.io/job-completion-index'])")
+	pod_log "$pod" "index $i"
+done
+pod_status kj1 '{"phase":"Running"}'
+"$berth" logs kj1 --rank 1 >"$tmp/out" 2>&1
+check "jobset: logs --rank 1 are the pod of completion index 1" grep -qx 'index 1' "$tmp/out"
+pod_status kj1 "$finished"
+check "jobset: Succeeded once the JobSet is Completed" wait_state kj1 'Succeeded|'
+
+# Kueue admits an operator's job whole: it waits suspended (runPolicy.suspend), with no pod
+run ptf.yaml --config kubeflow-kueue.yaml --run-id kq1
+if wait_state kq1 'Pending|suspended, waiting for Kueue (LocalQueue team-a), but the cluster has no Kueue*' &&
+	[ -z "$(run_pods ptf-kq1)" ]; then ok "kueue: a PyTorchJob waits suspended, and says why"
+else fail "kueue: a PyTorchJob waits suspended, and says why" "pods: $(run_pods ptf-kq1)"; fi
+
+# refusals: mpi with no MPI Operator; an operator whose API the cluster does not serve
+ctl requests '' DELETE >/dev/null
+run mpi.yaml --run-id kr1
+rc=$?
+if [ $rc = 2 ] && grep -q 'distributed.launcher: launcher "mpi" needs the MPI Operator on a cluster.*distributed.operator: kubeflow' "$tmp/out" &&
+	! requests | grep -q PATCH && ! "$berth" get run kr1 >/dev/null 2>&1; then
+	ok "mpi without an operator: refused naming the policy key, nothing applied or recorded"
+else fail "mpi without an operator: refused naming the policy key, nothing applied or recorded" "exit $rc"; fi
+ctl crds '{"absent": ["pytorchjobs", "mpijobs"]}' >/dev/null
+ctl requests '' DELETE >/dev/null
+run ptj.yaml --config kubeflow.yaml --run-id kr2
+rc=$?
+if [ $rc = 1 ] && grep -q "run \"ptj\": the cluster at $api does not serve PyTorchJob: the API has no kubeflow.org/v1, and the policy's distributed.operator kubeflow renders this run as one; install the Kubeflow Training Operator" "$tmp/out" &&
+	! requests | grep -q PATCH && ! "$berth" get run kr2 >/dev/null 2>&1; then
+	ok "an operator's API the cluster lacks: the run is refused before anything is applied"
+else fail "an operator's API the cluster lacks: the run is refused before anything is applied" "exit $rc"; fi
+"$berth" cluster check --config kubeflow.yaml >check.out 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q '^missing PyTorchJob API: the API has no kubeflow.org/v1; distributed.operator kubeflow renders torchrun and env jobs as PyTorchJobs' check.out &&
+	grep -q '^missing MPIJob API: the API has no kubeflow.org/v2beta1' check.out; then
+	ok "cluster check: an operator's missing API"
+else cp check.out "$tmp/out"; fail "cluster check: an operator's missing API" "exit $rc"; fi
+ctl crds '{"absent": []}' >/dev/null
+"$berth" cluster check --config kubeflow.yaml >check.out 2>&1
+if grep -q '^ok PyTorchJob API (kubeflow.org/v1, the Kubeflow Training Operator' check.out &&
+	grep -q '^ok MPIJob API (kubeflow.org/v2beta1, the MPI Operator' check.out && ! grep -q 'missing .* API' check.out; then
+	ok "cluster check: the operator's APIs served"
+else cp check.out "$tmp/out"; fail "cluster check: the operator's APIs served" "lines"; fi
+ctl crds '{"absent": ["jobsets"]}' >/dev/null
+"$berth" cluster check --config jobset.yaml >check.out 2>&1
+check "cluster check: JobSet's missing API" grep -q '^missing JobSet API: the API has no jobset.x-k8s.io/v1alpha2' check.out
+ctl crds '{"absent": []}' >/dev/null
+
 # ---- berth serve --backend kubernetes ---------------------------------------------------------------------
 admin=$("$berth" token create --project '*' --role admin 2>/dev/null | tail -1)
 start() {

@@ -20,6 +20,8 @@
 #   - berth cluster setup makes what the policy needs (its dry run applies with kubectl), and
 #     its ServiceAccount has the rights berth uses; a namespace per project gets a LimitRange
 #     that defaults and caps pods made around berth, or is taken away again;
+#   - a policy that names an operator this cluster does not run (distributed.operator): the
+#     run is refused before anything is applied, and berth cluster check says what is missing;
 #   - every example and seed runs, and comes to the state a table below says (Succeeded,
 #     Running, or Pending with the scheduler's words); berth stop leaves nothing of what had
 #     not ended, and cleanup.ttl_after_finished nothing of the jobs, in any namespace.
@@ -673,6 +675,37 @@ for _ in $(seq 60); do [ -z "$(leftovers dist2)" ] && break; sleep 0.5; done
 "$berth" stop dist1 >/dev/null 2>&1
 if [ "$(field dist2 state)" = Succeeded ] && [ -z "$(leftovers dist2)" ]; then ok distributed-ttl-leaves-nothing; else
 	fail distributed-ttl-leaves-nothing "$(field dist2 state); left: $(leftovers dist2 | tr '\n' ' ')"
+fi
+
+# ---- an operator the cluster does not run: refused, and berth cluster check says so ----------
+# (this control plane has no Training Operator, MPI Operator or JobSet: only their absence is
+# checked here; tests/kube.sh runs their workloads against the stand-in API server)
+printf 'namespace: ml-jobs\ndistributed: {operator: kubeflow}\n' >kubeflow-policy.yaml
+printf 'namespace: ml-jobs\ndistributed: {operator: jobset}\n' >jobset-policy.yaml
+"$berth" run dist.yaml --backend kubernetes --config kubeflow-policy.yaml --run-id op1 >/dev/null 2>out
+status=$?
+if [ $status = 1 ] && grep -q 'does not serve PyTorchJob: the API has no kubeflow.org/v1, and the policy.s distributed.operator kubeflow renders this run as one; install the Kubeflow Training Operator' out &&
+	! "$berth" get run op1 >/dev/null 2>&1 && [ -z "$(leftovers op1)" ]; then
+	ok operator-absent-run-refused
+else
+	fail operator-absent-run-refused "exit $status"
+fi
+"$berth" run dist.yaml --backend kubernetes --config jobset-policy.yaml --run-id op2 >/dev/null 2>out
+status=$?
+if [ $status = 1 ] && grep -q 'does not serve JobSet: the API has no jobset.x-k8s.io/v1alpha2' out &&
+	! "$berth" get run op2 >/dev/null 2>&1 && [ -z "$(leftovers op2)" ]; then
+	ok operator-absent-jobset-refused
+else
+	fail operator-absent-jobset-refused "exit $status"
+fi
+"$berth" cluster check --config kubeflow-policy.yaml >check.out 2>out
+status=$?
+if [ $status = 1 ] && grep -q '^missing PyTorchJob API: the API has no kubeflow.org/v1; distributed.operator kubeflow renders torchrun and env jobs as PyTorchJobs' check.out &&
+	grep -q '^missing MPIJob API: the API has no kubeflow.org/v2beta1' check.out; then
+	ok operator-absent-cluster-check
+else
+	cp check.out "$tmp/out"
+	fail operator-absent-cluster-check "exit $status"
 fi
 
 # ---- every example and seed, run for real ---------------------------------------------------

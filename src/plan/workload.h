@@ -31,9 +31,12 @@ typedef enum plan_workload {
  * which the Training Operator reads MASTER_PORT from. */
 #define PYTORCH_CONTAINER "pytorch"
 #define PYTORCH_PORT_NAME "pytorchjob-port"
-/* The labels the operators give their pods: replica type and index. */
+/* The labels the operators give their pods: the Training Operator a
+ * PyTorchJob's replica type (master, worker) and index; the MPI Operator an
+ * MPIJob's role (launcher, worker) and a worker's index. */
 #define KUBEFLOW_REPLICA_TYPE "training.kubeflow.org/replica-type"
 #define KUBEFLOW_REPLICA_INDEX "training.kubeflow.org/replica-index"
+#define KUBEFLOW_JOB_ROLE "training.kubeflow.org/job-role"
 
 /* The workload of run r. */
 plan_workload plan_workload_of(const berth_run *r);

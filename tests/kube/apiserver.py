@@ -5,9 +5,11 @@ It speaks enough of the real wire protocol to catch real client mistakes:
 HTTPS with client-certificate or bearer-token auth, HTTP/1.1 keep-alive,
 server-side apply (and nothing else) for writes, real Status objects for every
 error, lists, deletes with garbage collection, chunked watches with replay,
-bookmarks and expiry, and pod logs with follow. Two toy controllers (Job ->
-one Pod, Deployment -> N Pods) make objects move; tests steer the rest through
-the unauthenticated /_test/ endpoints (see README.md next to this file).
+bookmarks and expiry, and pod logs with follow. Toy controllers (Job -> one
+Pod, Deployment -> N Pods, and the operators' PyTorchJob, MPIJob and JobSet ->
+their pods, labelled as the operators label them) make objects move; tests
+steer the rest through the unauthenticated /_test/ endpoints (see README.md
+next to this file), which can also take an operator's API away.
 
   python3 apiserver.py --cert server.pem --key server.key --client-ca ca.pem \
       --token TOKEN --port-file FILE [--port 0] [--log requests.jsonl] \
@@ -51,7 +53,12 @@ RES = {
     'jobs': ('batch', 'v1', 'Job'),
     'cronjobs': ('batch', 'v1', 'CronJob'),
     'horizontalpodautoscalers': ('autoscaling', 'v2', 'HorizontalPodAutoscaler'),
+    # the operators' custom resources (served unless /_test/crds takes them away)
+    'pytorchjobs': ('kubeflow.org', 'v1', 'PyTorchJob'),
+    'mpijobs': ('kubeflow.org', 'v2beta1', 'MPIJob'),
+    'jobsets': ('jobset.x-k8s.io', 'v1alpha2', 'JobSet'),
 }
+OPERATOR_RES = ('pytorchjobs', 'mpijobs', 'jobsets')
 VERSION = {'major': '1', 'minor': '30', 'gitVersion': 'v1.30.0-berth-standin',
            'platform': 'linux/amd64'}
 REASONS = {400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound',
@@ -350,6 +357,40 @@ def validate(res, obj):
             c.append(required('spec.schedule'))
         validate_pod_spec(c, 'spec.jobTemplate.spec.template.spec',
                           dig(spec, 'jobTemplate', 'spec', 'template', 'spec'), True)
+    if res == 'pytorchjobs':   # the Training Operator's webhook
+        specs = spec.get('pytorchReplicaSpecs') or {}
+        if not specs:
+            c.append(required('spec.pytorchReplicaSpecs'))
+        for rt, rs in specs.items():
+            p = f'spec.pytorchReplicaSpecs[{rt}]'
+            if rt not in ('Master', 'Worker'):
+                c.append(('FieldValueNotSupported', p, f'Unsupported value: {gofmt(rt)}: supported values: '
+                          '"Master", "Worker"'))
+            tspec = dig(rs, 'template', 'spec')
+            validate_pod_spec(c, f'{p}.template.spec', tspec, False)
+            if not any(ct.get('name') == 'pytorch' for ct in (tspec or {}).get('containers') or []):
+                c.append(required(f'{p}.template.spec.containers', 'must have a container named pytorch'))
+            if rt == 'Master' and rs.get('replicas', 1) != 1:
+                c.append(invalid_value(f'{p}.replicas', rs.get('replicas'), 'must be 1'))
+    if res == 'mpijobs':       # the MPI Operator's validation
+        specs = spec.get('mpiReplicaSpecs') or {}
+        if 'Launcher' not in specs:
+            c.append(required('spec.mpiReplicaSpecs[Launcher]', 'must have Launcher replica spec'))
+        for rt, rs in specs.items():
+            p = f'spec.mpiReplicaSpecs[{rt}]'
+            validate_pod_spec(c, f'{p}.template.spec', dig(rs, 'template', 'spec'), False)
+            if rs.get('restartPolicy') not in ('Never', 'OnFailure'):
+                c.append(('FieldValueNotSupported', f'{p}.restartPolicy', f'Unsupported value: '
+                          f'{gofmt(rs.get("restartPolicy", ""))}: supported values: "Never", "OnFailure"'))
+            if rt == 'Launcher' and rs.get('replicas') != 1:
+                c.append(invalid_value(f'{p}.replicas', rs.get('replicas'), 'must be 1'))
+    if res == 'jobsets':
+        rjs = spec.get('replicatedJobs') or []
+        if not rjs:
+            c.append(required('spec.replicatedJobs'))
+        for i, rj in enumerate(rjs):
+            validate_pod_spec(c, f'spec.replicatedJobs[{i}].template.spec.template.spec',
+                              dig(rj, 'template', 'spec', 'template', 'spec'), True)
     if res == 'deployments':
         sel, tl = spec.get('selector'), dig(spec, 'template', 'metadata', 'labels') or {}
         if not sel:
@@ -498,6 +539,7 @@ class Store:
             self.gone_http = False
             self.faults, self.requests, self.logs = [], [], {}
             self.namespaces = {}    # name -> Namespace (a project's, made by berth; nothing in it)
+            self.absent = set()     # operators' resources the API does not serve (/_test/crds)
             for w in self.watchers:
                 w.closed = True
             self.watchers = set()
@@ -634,13 +676,117 @@ def sync_deployment(dep):
         S.write('MODIFIED', 'deployments', dep)
 
 
+def suspended(res, obj):
+    spec = obj.get('spec') or {}
+    return bool(dig(spec, 'runPolicy', 'suspend') if res in ('pytorchjobs', 'mpijobs') else spec.get('suspend'))
+
+
+def operator_pods(res, obj):
+    """[(name, labels, annotations, template)] of the pods an operator makes for obj."""
+    md, spec = obj['metadata'], obj.get('spec') or {}
+    name, out = md['name'], []
+
+    def tmpl_labels(t):
+        return dict(dig(t, 'metadata', 'labels') or {})
+    if res == 'pytorchjobs':   # the Training Operator: <name>-master-0, <name>-worker-<i>
+        for rt, rs in sorted((spec.get('pytorchReplicaSpecs') or {}).items()):
+            t = rs.get('template') or {}
+            for i in range(rs.get('replicas', 1)):
+                lb = {**tmpl_labels(t), 'training.kubeflow.org/job-name': name,
+                      'training.kubeflow.org/operator-name': 'pytorchjob-controller',
+                      'training.kubeflow.org/replica-type': rt.lower(),
+                      'training.kubeflow.org/replica-index': str(i)}
+                if rt == 'Master':
+                    lb['training.kubeflow.org/job-role'] = 'master'
+                out.append((f'{name}-{rt.lower()}-{i}', lb, {}, t))
+    elif res == 'mpijobs':     # the MPI Operator: its Launcher's Job's pod, <name>-worker-<i>
+        for rt, rs in sorted((spec.get('mpiReplicaSpecs') or {}).items()):
+            t = rs.get('template') or {}
+            for i in range(rs.get('replicas', 1)):
+                lb = {**tmpl_labels(t), 'training.kubeflow.org/job-name': name,
+                      'training.kubeflow.org/operator-name': 'mpi-operator',
+                      'training.kubeflow.org/job-role': rt.lower()}
+                if rt == 'Worker':
+                    lb['training.kubeflow.org/replica-index'] = str(i)
+                pod = f'{name}-worker-{i}' if rt == 'Worker' else f'{name}-launcher-{rand(SUFFIX_CHARS, 5)}'
+                out.append((pod, lb, {}, t))
+    elif res == 'jobsets':     # JobSet's Indexed Jobs: <name>-<rjob>-<job>-<index>-xxxxx
+        for rj in spec.get('replicatedJobs') or []:
+            for j in range(rj.get('replicas', 1)):
+                jspec = dig(rj, 'template', 'spec') or {}
+                t = jspec.get('template') or {}
+                for i in range(jspec.get('completions', 1)):
+                    lb = {**tmpl_labels(t), 'jobset.sigs.k8s.io/jobset-name': name,
+                          'jobset.sigs.k8s.io/replicatedjob-name': rj.get('name', ''),
+                          'jobset.sigs.k8s.io/job-index': str(j),
+                          'batch.kubernetes.io/job-completion-index': str(i)}
+                    out.append((f"{name}-{rj.get('name')}-{j}-{i}-{rand(SUFFIX_CHARS, 5)}", lb,
+                                {'batch.kubernetes.io/job-completion-index': str(i)}, t))
+    return out
+
+
+def sync_operator(res, obj):
+    """An operator: once it is not suspended, the pods of obj, and condition Created."""
+    if suspended(res, obj) or dig(obj, 'status', 'startTime'):
+        return
+    for name, labels, ann, t in operator_pods(res, obj):
+        t = copy.deepcopy(t)
+        if ann:
+            t.setdefault('metadata', {}).setdefault('annotations', {}).update(ann)
+        create_pod(obj, name, labels, t)
+    t = now()
+    st = {'startTime': t}
+    if res != 'jobsets':
+        st['conditions'] = [{'type': 'Created', 'status': 'True', 'reason': f"{RES[res][2]}Created",
+                             'message': f"{RES[res][2]} {obj['metadata']['name']} is created.",
+                             'lastUpdateTime': t, 'lastTransitionTime': t}]
+    obj['status'] = {**(obj.get('status') or {}), **st}
+    S.write('MODIFIED', res, obj)
+
+
+def operator_pod_changed(res, obj):
+    """How the operators end their jobs: a PyTorchJob with its Master, or any replica failing; an
+    MPIJob with its Launcher; a JobSet when every pod has succeeded, or one has failed."""
+    st = obj.setdefault('status', {})
+    final = {'Succeeded', 'Completed', 'Failed'}
+    if any(c.get('type') in final and c.get('status') == 'True' for c in st.get('conditions') or []):
+        return
+    pods = [o for r, o in S.owned(obj['metadata']['uid'], obj['metadata']['namespace']) if r == 'pods']
+    phase = {p['metadata']['name']: dig(p, 'status', 'phase') for p in pods}
+    kind, name, t = RES[res][2], obj['metadata']['name'], now()
+    role = lambda p: dig(p, 'metadata', 'labels', 'training.kubeflow.org/job-role')
+    failed = [n for n, ph in phase.items() if ph == 'Failed']
+    if res == 'jobsets':
+        done = pods and all(ph == 'Succeeded' for ph in phase.values())
+        ok = ('Completed', 'AllJobsCompleted', 'jobset completed successfully')
+        bad = ('Failed', 'FailedJobs', 'jobset failed due to one or more job failures')
+    else:
+        lead = 'master' if res == 'pytorchjobs' else 'launcher'
+        done = any(role(p) == lead and phase[p['metadata']['name']] == 'Succeeded' for p in pods)
+        if res == 'mpijobs':   # its workers' sshd does not end: only the Launcher's end counts
+            failed = [p['metadata']['name'] for p in pods if role(p) == 'launcher' and
+                      phase[p['metadata']['name']] == 'Failed']
+        ok = ('Succeeded', f'{kind}Succeeded', f'{kind} {obj["metadata"]["namespace"]}/{name} successfully completed.')
+        bad = ('Failed', f'{kind}Failed', f'{kind} {obj["metadata"]["namespace"]}/{name} is failed because '
+               f'{len(failed)} replica(s) failed.')
+    if done or failed:
+        ctype, reason, msg = ok if done else bad
+        st.setdefault('conditions', []).append({'type': ctype, 'status': 'True', 'reason': reason,
+                                                'message': msg, 'lastTransitionTime': t})
+        if done:
+            st['completionTime'] = t
+        S.write('MODIFIED', res, obj)
+
+
 def pod_changed(pod):
-    """React to a pod's new status: finish its Job, refresh its Deployment."""
+    """React to a pod's new status: finish its Job (or an operator's), refresh its Deployment."""
     for ref in pod['metadata'].get('ownerReferences') or []:
         res, owner = S.by_uid(ref.get('uid'))
         phase = dig(pod, 'status', 'phase')
         if res == 'jobs' and phase in ('Succeeded', 'Failed'):
             job_pod_finished(owner, phase)
+        elif res in OPERATOR_RES:
+            operator_pod_changed(res, owner)
         elif res == 'deployments':
             sync_deployment(owner)
 
@@ -691,7 +837,8 @@ def parse_path(path):
         if not m:
             return None
         g, v, ns, res, name, sub = m.groups()
-    if RES.get(res, (None, None))[:2] != (g, v) or (sub and (res, sub) != ('pods', 'log')):
+    if RES.get(res, (None, None))[:2] != (g, v) or (sub and (res, sub) != ('pods', 'log')) or \
+            res in S.absent:
         return None
     return res, ns, name, sub
 
@@ -702,17 +849,22 @@ def discovery(path, port):
     if path == '/api':
         return {'kind': 'APIVersions', 'versions': ['v1'], 'serverAddressByClientCIDRs': [
             {'clientCIDR': '0.0.0.0/0', 'serverAddress': f'127.0.0.1:{port}'}]}
-    gvs = sorted({api_version(r) for r in RES})
+    served = [r for r in RES if r not in S.absent]
+    gvs = sorted({api_version(r) for r in served})
     if path == '/apis':
+        groups = {}
+        for gv in gvs:
+            if '/' in gv:
+                groups.setdefault(gv.split('/')[0], []).append(gv)
         return {'kind': 'APIGroupList', 'apiVersion': 'v1', 'groups': [
-            {'name': gv.split('/')[0], 'versions': [{'groupVersion': gv, 'version': gv.split('/')[1]}],
-             'preferredVersion': {'groupVersion': gv, 'version': gv.split('/')[1]}}
-            for gv in gvs if '/' in gv]}
+            {'name': g, 'versions': [{'groupVersion': gv, 'version': gv.split('/')[1]} for gv in vs],
+             'preferredVersion': {'groupVersion': vs[0], 'version': vs[0].split('/')[1]}}
+            for g, vs in sorted(groups.items())]}
     gv = path[6:] if path.startswith('/apis/') else path[5:] if path.startswith('/api/') else ''
     if gv in gvs and ('/' in gv) == path.startswith('/apis/'):
         verbs = ['delete', 'deletecollection', 'get', 'list', 'patch', 'watch']
         resources = [{'name': r, 'singularName': k.lower(), 'namespaced': True, 'kind': k,
-                      'verbs': verbs} for r, (g, v, k) in RES.items() if api_version(r) == gv]
+                      'verbs': verbs} for r, (g, v, k) in RES.items() if api_version(r) == gv and r in served]
         if gv == 'v1':
             resources.append({'name': 'pods/log', 'singularName': '', 'namespaced': True,
                               'kind': 'Pod', 'verbs': ['get']})
@@ -1073,6 +1225,8 @@ class Handler(BaseHTTPRequestHandler):
                 result = copy.deepcopy(obj)    # the reply shows the object before controllers act
                 if res == 'jobs':
                     sync_job(obj)
+                elif res in OPERATOR_RES:
+                    sync_operator(res, obj)
                 elif res == 'deployments':
                     sync_deployment(obj)
         self.send_json(200 if old else 201, result)
@@ -1259,6 +1413,12 @@ class Handler(BaseHTTPRequestHandler):
         if (m, path) == ('POST', '/_test/gone-mode'):
             S.gone_http = bool(b.get('http', True))
             return {'http': S.gone_http}
+        if (m, path) == ('POST', '/_test/crds'):
+            absent = set(b.get('absent') or [])
+            if not absent <= set(OPERATOR_RES):
+                raise bad_request(f'only the operators\' resources can be absent: {", ".join(OPERATOR_RES)}')
+            S.absent = absent
+            return {'absent': sorted(absent)}
         if (m, path) == ('POST', '/_test/fail'):
             S.faults.append(dict(b, times=int(b.get('times', 1))))
             return {'faults': len(S.faults)}

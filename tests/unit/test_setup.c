@@ -274,6 +274,26 @@ static void project_without_a_namespace(void)
 	berth_policy_free(p);
 }
 
+/* distributed.operator: berth's rights on the operator's workloads join the
+ * Role (and the ClusterRole of a namespace per project); none without it. */
+static void operator_rights(void)
+{
+	char *j = setup_json("distributed: {operator: kubeflow}\n", "team-a");
+	CHECK_HAS(j, "{\"apiGroups\":[\"kubeflow.org\"],\"resources\":[\"pytorchjobs\",\"mpijobs\"],\"verbs\":[\"get\","
+		     "\"list\",\"watch\",\"create\",\"patch\",\"update\",\"delete\",\"deletecollection\"]}");
+	CHECK_HAS(j, "\"resources\":[\"pytorchjobs/finalizers\",\"mpijobs/finalizers\"],\"verbs\":[\"update\"]");
+	CHECK_HASNT(j, "jobsets");
+	free(j);
+	j = setup_json("namespace: \"ml-{project}\"\ndistributed: {operator: jobset}\n", "default");
+	CHECK_HAS(j, "{\"apiGroups\":[\"jobset.x-k8s.io\"],\"resources\":[\"jobsets\"]");
+	CHECK_HASNT(j, "kubeflow.org");
+	free(j);
+	j = setup_json("distributed: {operator: none}\n", "team-a");
+	CHECK_HASNT(j, "kubeflow.org");
+	CHECK_HASNT(j, "jobset.x-k8s.io");
+	free(j);
+}
+
 T_MAIN(T(deploy_files_are_the_example_policys), T(priority_class_values), T(namespace_of_the_context),
        T(namespace_per_project), T(limit_range_only_what_is_set), T(policy_strings_are_values),
-       T(names_stay_in_their_comments), T(project_without_a_namespace))
+       T(names_stay_in_their_comments), T(project_without_a_namespace), T(operator_rights))

@@ -195,6 +195,92 @@ static void check_kueue(kube *api, berth_buf *report, int *problems, const berth
 	check_right(api, report, problems, ns, &wright);
 }
 
+int kube_served(kube *api, const char *gv, const char *plural, char *why, size_t len)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/apis/%s", gv);
+	kube_reply rep;
+	memset(&rep, 0, sizeof(rep));
+	berth_error *e = NULL;
+	int out = -1;
+	if (kube_request(api, "GET", path, NULL, NULL, 0, &rep, &e)) {
+		const berth_problem *p = berth_error_get(e, 0);
+		snprintf(why, len, "%s", p ? p->message : "the cluster cannot be asked");
+	} else if (rep.status == 404) {
+		snprintf(why, len, "the API has no %s", gv);
+		out = 0;
+	} else if (rep.status != 200) {
+		snprintf(why, len, "%s (HTTP %ld)", rep.status == 403 ? "this identity may not read the API's "
+			 "resources" : "the API refused to list its resources", rep.status);
+	} else {
+		berth_arena *a = berth_arena_new();
+		const berth_node *root = NULL;
+		if (a && !berth_json_root(a, "the API's resources", rep.body, rep.len, &root, NULL)) {
+			const berth_node *items = berth_node_get(root, "resources");
+			out = 0;
+			for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len && !out; i++) {
+				const char *name = berth_node_text(berth_node_get(items->u.items[i], "name"));
+				out = name && !strcmp(name, plural);
+			}
+			if (!out)
+				snprintf(why, len, "%s has no %s", gv, plural);
+		} else
+			snprintf(why, len, "the list of %s's resources is not JSON", gv);
+		berth_arena_free(a);
+	}
+	berth_error_free(e);
+	kube_reply_free(&rep);
+	return out;
+}
+
+const kube_operator_kind *kube_operator_kinds(const char *op, size_t *n)
+{
+	static const kube_operator_kind kubeflow[] = {
+		{"PyTorchJob", "kubeflow.org", "kubeflow.org/v1", "pytorchjobs",
+		 "the Kubeflow Training Operator (v1.7 or later)", "torchrun and env jobs"},
+		{"MPIJob", "kubeflow.org", "kubeflow.org/v2beta1", "mpijobs", "the MPI Operator (v0.4 or later)",
+		 "mpi jobs"},
+	};
+	static const kube_operator_kind jobset[] = {
+		{"JobSet", "jobset.x-k8s.io", "jobset.x-k8s.io/v1alpha2", "jobsets", "JobSet",
+		 "distributed jobs but mpi"},
+	};
+	*n = 0;
+	if (op && !strcmp(op, "kubeflow"))
+		return *n = BERTH_ARRAY_SIZE(kubeflow), kubeflow;
+	if (op && !strcmp(op, "jobset"))
+		return *n = BERTH_ARRAY_SIZE(jobset), jobset;
+	return NULL;
+}
+
+/*
+ * distributed.operator: the API of each workload it renders, and berth's
+ * rights on it in the runs' namespace ns. Without it, the API refuses every
+ * distributed job of that kind (berth refuses it first, naming what is
+ * missing).
+ */
+static void check_operator(kube *api, berth_buf *report, int *problems, const berth_policy *p,
+			   const char *ns)
+{
+	size_t n;
+	const char *op = p->distributed.op.s;
+	const kube_operator_kind *k = kube_operator_kinds(op, &n);
+	for (size_t i = 0; i < n; i++) {
+		char why[300] = "";
+		int e = kube_served(api, k[i].api, k[i].plural, why, sizeof(why));
+		if (e > 0)
+			line(report, problems, false, "ok %s API (%s, %s)", k[i].kind, k[i].api, k[i].installer);
+		else if (e == 0)
+			line(report, problems, true, "missing %s API: %s; distributed.operator %s renders %s as %ss, "
+			     "which this cluster would refuse: install %s, or change distributed.operator in the "
+			     "policy", k[i].kind, why, op, k[i].runs, k[i].kind, k[i].installer);
+		else
+			line(report, problems, false, "unknown %s API (%s): %s", k[i].kind, k[i].api, why);
+		const struct right r = {k[i].group, k[i].plural, NULL, {"create", "patch", "delete", "get", "list", "watch"}};
+		check_right(api, report, problems, ns, &r);
+	}
+}
+
 /* Whether a node offers the extended resource (allocatable): 1, 0, -1. */
 static int offered(kube *api, const char *resource, char *why, size_t len)
 {
@@ -304,6 +390,7 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report)
 			line(report, &problems, false, "unknown GPU resource %s: %s", gpus[i], why);
 	}
 	check_kueue(api, report, &problems, p, ns);
+	check_operator(api, report, &problems, p, ns);
 	check_rights(api, report, &problems, ns);
 	berth_buf_release(&nsbuf);
 	return problems;

@@ -18,6 +18,7 @@ typedef struct kube_state {
 	kube *api;
 	int64_t swept;  /* when its last sweep was (ms), 0: none yet */
 	char priority_class[254]; /* the last PriorityClass found on the cluster */
+	char served[64];          /* the last operator's kind found served there */
 } kube_state;
 
 #define KUBE(b) ((kube_state *)backend_state((b), &kube_backend_ops))
@@ -54,6 +55,22 @@ int kube_check(kube *api, const berth_policy *p, berth_buf *report);
 /* check.c: whether PriorityClass name is on the cluster: 1 yes, 0 no, -1
  * when it cannot be told (an identity that may not read it). */
 int kube_priority_class_exists(kube *api, const char *name);
+
+/* check.c: whether the cluster serves the resource plural in group version
+ * gv ("kubeflow.org/v1"): 1 yes, 0 no (*why says which is missing: the
+ * group version, or the resource in it), -1 when it cannot be told (why). */
+int kube_served(kube *api, const char *gv, const char *plural, char *why, size_t len);
+
+/* A workload of an operator the policy may name (distributed.operator). */
+typedef struct kube_operator_kind {
+	const char *kind, *group, *api, *plural;
+	const char *installer; /* what installs it: "the Kubeflow Training Operator ..." */
+	const char *runs;     /* the runs it is rendered for */
+} kube_operator_kind;
+
+/* check.c: the workloads of distributed.operator op (n of them; none for
+ * "none" or NULL). */
+const kube_operator_kind *kube_operator_kinds(const char *op, size_t *n);
 
 /* setup.c: the GPU resources policy p offers into out, its default type
  * first; how many. */

@@ -27,6 +27,7 @@
 #include "backend/kubernetes/kueue.h"
 #include "base/names.h"
 #include "plan/policy_internal.h"
+#include "plan/workload.h"
 #include "render/render_internal.h"
 #include "base/seal.h"
 #include "spec/yaml.h"
@@ -48,6 +49,15 @@ static const kres kinds[] = {
 };
 #define POD_KIND (&kinds[BERTH_ARRAY_SIZE(kinds) - 1])
 
+/* The operators' workloads of a distributed job (distributed.operator,
+ * docs/distributed.md): custom resources that a cluster may not serve, so
+ * they are asked for by name only, never listed for every run. */
+static const kres operator_kinds[] = {
+	{"PyTorchJob", "kubeflow.org/v1", "pytorchjobs", false},
+	{"MPIJob", "kubeflow.org/v2beta1", "mpijobs", false},
+	{"JobSet", "jobset.x-k8s.io/v1alpha2", "jobsets", false},
+};
+
 const kres *kres_in(const kres *table, size_t n, const char *kind)
 {
 	for (size_t i = 0; kind && i < n; i++)
@@ -58,13 +68,19 @@ const kres *kres_in(const kres *table, size_t n, const char *kind)
 
 static const kres *kres_of(const char *kind)
 {
-	return kres_in(kinds, BERTH_ARRAY_SIZE(kinds), kind);
+	const kres *r = kres_in(kinds, BERTH_ARRAY_SIZE(kinds), kind);
+	return r ? r : kres_in(operator_kinds, BERTH_ARRAY_SIZE(operator_kinds), kind);
+}
+
+static bool is_operator_kind(const kres *r)
+{
+	return r >= operator_kinds && r < operator_kinds + BERTH_ARRAY_SIZE(operator_kinds);
 }
 
 static bool is_workload(const kres *r)
 {
 	return r && (!strcmp(r->kind, "Job") || !strcmp(r->kind, "CronJob") ||
-		     !strcmp(r->kind, "Deployment"));
+		     !strcmp(r->kind, "Deployment") || is_operator_kind(r));
 }
 
 void kpath(berth_buf *b, const kres *r, const char *ns, const char *name)
@@ -145,6 +161,7 @@ typedef struct kpod {
 #define VIEW_CLAIMS 8
 typedef struct kview {
 	berth_action action;
+	const char *kind;      /* its kind: Job, CronJob, Deployment, or an operator's */
 	const char *workload;  /* its name */
 	bool seen, gone;       /* the workload was read; it is not there */
 	bool complete, failed;
@@ -173,7 +190,7 @@ typedef struct kview {
  * Events after the fact (seconds later when it is busy), and the TTL
  * controller may take a finished Job before its Completed Event is written. */
 #define GONE_GRACE_MS 10000
-#define GONE_UNTOLD "its Job is gone from the cluster, and its Events do not say yet how it ended"
+#define GONE_UNTOLD "its %s is gone from the cluster, and its Events do not say yet how it ended"
 /* A wait watches this long, then asks for the Events of a run that waits. */
 #define WAIT_SLICE_MS 5000
 /* A server sweeps at its start and then this often. */
@@ -305,6 +322,27 @@ static void pod_read(kpod *p, const berth_node *obj)
 			 sreason && smsg ? ": " : "", smsg ? smsg : "");
 }
 
+/*
+ * An operator's workload: a PyTorchJob and an MPIJob end with their
+ * condition Succeeded or Failed (Created, Running, Restarting say nothing
+ * berth's pods do not), a JobSet with Completed or Failed.
+ */
+static void operator_read(kview *v, const berth_node *conds)
+{
+	const berth_node *c = NULL;
+	bool jobset = !strcmp(v->kind, "JobSet");
+	if (cond_true(conds, jobset ? "Completed" : "Succeeded", NULL)) {
+		v->complete = true;
+	} else if (cond_true(conds, "Failed", &c)) {
+		const char *r = berth_node_text(berth_node_get(c, "reason"));
+		const char *m = berth_node_text(berth_node_get(c, "message"));
+		v->failed = true;
+		snprintf(v->reason, sizeof(v->reason), "%s%s%s", r ? r : "Failed", m ? ": " : "", m ? m : "");
+		if (!v->finished)
+			v->finished = rfc3339_ms(berth_node_text(berth_node_get(c, "lastTransitionTime")));
+	}
+}
+
 static void workload_read(kview *v, const berth_node *obj)
 {
 	v->seen = true;
@@ -321,6 +359,10 @@ static void workload_read(kview *v, const berth_node *obj)
 	switch (v->action) {
 	case BERTH_ACTION_JOB:
 		kueue_job_read(&v->kueue, obj);
+		if (strcmp(v->kind, "Job")) {
+			operator_read(v, conds);
+			break;
+		}
 		if (cond_true(conds, "Complete", NULL) || cond_true(conds, "SuccessCriteriaMet", NULL))
 			v->complete = true;
 		else if (cond_true(conds, "Failed", &c) || cond_true(conds, "FailureTarget", &c)) {
@@ -448,20 +490,19 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 		/* a finished Job that the cluster's TTL controller removed
 		 * (cleanup.ttl_after_finished): its end, as its Events tell it */
 		if (v->complete) {
-			copy_str(reason, len, "its Job was removed by the cluster after it finished");
+			snprintf(reason, len, "its %s was removed by the cluster after it finished", v->kind);
 			return BERTH_STATE_SUCCEEDED;
 		}
 		if (v->failed) {
-			snprintf(reason, len, "%.450s; its Job was removed by the cluster since", v->reason);
+			snprintf(reason, len, "%.450s; its %s was removed by the cluster since", v->reason, v->kind);
 			return BERTH_STATE_FAILED;
 		}
 		if (v->action == BERTH_ACTION_JOB && v->gone_since &&
 		    store_now_ms() - v->gone_since < GONE_GRACE_MS) {
-			copy_str(reason, len, GONE_UNTOLD);
+			snprintf(reason, len, GONE_UNTOLD, v->kind);
 			return v->was == BERTH_STATE_RUNNING ? BERTH_STATE_RUNNING : BERTH_STATE_PENDING;
 		}
-		snprintf(reason, len, "its %s was deleted from the cluster outside berth", v->action ==
-			 BERTH_ACTION_JOB ? "Job" : v->action == BERTH_ACTION_CRONJOB ? "CronJob" : "Deployment");
+		snprintf(reason, len, "its %s was deleted from the cluster outside berth", v->kind);
 		return BERTH_STATE_FAILED;
 	}
 	if (v->complete)
@@ -469,7 +510,7 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 	if (v->failed) {
 		/* the pod's own reason says more than BackoffLimitExceeded */
 		if (p && (p->oom || p->evicted || p->preempted || p->exit_code > 0) && p->reason[0])
-			snprintf(reason, len, "%.300s (the Job: %.250s)", p->reason, v->reason);
+			snprintf(reason, len, "%.300s (the %s: %.250s)", p->reason, v->kind, v->reason);
 		else
 			copy_str(reason, len, v->reason);
 		return BERTH_STATE_FAILED;
@@ -492,9 +533,12 @@ static berth_state view_state(const kview *v, bool stopping, char *reason, size_
 		running = running && (v->ready > 0 || (p && p->ready));
 	if (v->said_of_claim && !running)
 		copy_str(reason, len, v->said);
+	else if (p && p->reason[0] && (p->preempted || p->evicted) &&
+		 (!strcmp(v->kind, "PyTorchJob") || !strcmp(v->kind, "MPIJob")))
+		copy_str(reason, len, p->reason); /* no pod failure policy there: its operator may not */
 	else if (p && p->reason[0] && (p->preempted || p->evicted))
 		snprintf(reason, len, "%s; its %s starts it again", p->reason,
-			 v->action == BERTH_ACTION_JOB ? "Job" : "Deployment");
+			 !strcmp(v->kind, "JobSet") ? "Job" : v->kind);
 	else if (p && p->reason[0])
 		copy_str(reason, len, p->reason);
 	else if (v->reason[0])
@@ -637,15 +681,17 @@ static void gone_since(berth_backend *b, const char *id, kview *v)
 	store_event_row *ev = NULL;
 	size_t n = 0;
 	berth_error *e = NULL;
+	char untold[200];
+	snprintf(untold, sizeof(untold), GONE_UNTOLD, v->kind);
 	v->gone_since = store_now_ms();
 	v->was = BERTH_STATE_PENDING;
 	if (!store_run_get(b->st, id, &r, &e)) {
 		v->was = r->info.state;
-		if (r->info.reason && !strcmp(r->info.reason, GONE_UNTOLD)) {
+		if (r->info.reason && !strcmp(r->info.reason, untold)) {
 			v->gone_since = 1;
 			if (!store_event_list(b->st, id, &ev, &n, &e))
 				for (size_t i = n; i-- > 0;)
-					if (ev[i].message && !strcmp(ev[i].message, GONE_UNTOLD)) {
+					if (ev[i].message && !strcmp(ev[i].message, untold)) {
 						v->gone_since = ev[i].time;
 						break;
 					}
@@ -757,14 +803,44 @@ static int run_target(berth_backend *b, const char *id, store_run **r, target *t
 	return rc;
 }
 
-/* How a Job that is gone ended, from its Events (kept an hour by the API
- * server): Completed, or BackoffLimitExceeded / DeadlineExceeded with their
- * words; nothing when they do not say. */
+/* The reasons of the Events that tell how a workload of kind ended:
+ * a Job's (the Job controller's), the operators' (kind + Succeeded or
+ * Failed: the Training Operator's and the MPI Operator's), a JobSet's (its
+ * conditions' reasons). */
+static bool event_says(const char *kind, const char *reason, bool success)
+{
+	static const char *const job_ok[] = {"Completed"};
+	static const char *const job_fail[] = {"BackoffLimitExceeded", "DeadlineExceeded"};
+	static const char *const jobset_ok[] = {"AllJobsCompleted"};
+	static const char *const jobset_fail[] = {"FailedJobs", "ReachedMaxRestarts", "FailJobSetAction"};
+	const char *const *list;
+	size_t n;
+	if (!strcmp(kind, "Job"))
+		list = success ? job_ok : job_fail, n = success ? 1 : 2;
+	else if (!strcmp(kind, "JobSet"))
+		list = success ? jobset_ok : jobset_fail, n = success ? 1 : 3;
+	else {
+		/* the MPI Operator says its Launcher's failure in the Job's words */
+		size_t k = strlen(kind);
+		return (!strncmp(reason, kind, k) && !strcmp(reason + k, success ? "Succeeded" : "Failed")) ||
+		       (!success && (!strncmp(reason, "BackoffLimitExceeded", 20) ||
+				     !strncmp(reason, "DeadlineExceeded", 16)));
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(reason, list[i]))
+			return true;
+	return false;
+}
+
+/* How a Job (or an operator's workload) that is gone ended, from its Events
+ * (kept an hour by the API server): Completed, or BackoffLimitExceeded /
+ * DeadlineExceeded with their words (event_says); nothing when they do not
+ * say. */
 static void read_outcome(berth_backend *b, const target *t, kview *v)
 {
 	berth_buf path = BERTH_BUF_INIT;
-	berth_buf_printf(&path, "/api/v1/namespaces/%s/events?fieldSelector=involvedObject.kind%%3DJob%%2C"
-			 "involvedObject.name%%3D%s&limit=100", t->ns, t->name);
+	berth_buf_printf(&path, "/api/v1/namespaces/%s/events?fieldSelector=involvedObject.kind%%3D%s%%2C"
+			 "involvedObject.name%%3D%s&limit=100", t->ns, t->res->kind, t->name);
 	kube_reply rep;
 	memset(&rep, 0, sizeof(rep));
 	berth_error *e = NULL;
@@ -778,9 +854,9 @@ static void read_outcome(berth_backend *b, const target *t, kview *v)
 		for (size_t i = 0; items && items->kind == BERTH_NODE_SEQ && i < items->len; i++) {
 			const char *r = berth_node_text(berth_node_get(items->u.items[i], "reason"));
 			const char *m = berth_node_text(berth_node_get(items->u.items[i], "message"));
-			if (r && !strcmp(r, "Completed"))
+			if (r && event_says(t->res->kind, r, true))
 				v->complete = true;
-			else if (r && (!strcmp(r, "BackoffLimitExceeded") || !strcmp(r, "DeadlineExceeded"))) {
+			else if (r && event_says(t->res->kind, r, false)) {
 				v->failed = true;
 				snprintf(v->reason, sizeof(v->reason), "%s%s%.400s", r, m ? ": " : "", m ? m : "");
 			}
@@ -918,6 +994,7 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 	f.id = id;
 	f.t = &t;
 	f.view.action = action_of(r->info.action);
+	f.view.kind = t.res->kind;
 	f.view.workload = t.name;
 	f.stopping = r->stop_requested;
 	f.until_final = until_final;
@@ -1279,6 +1356,27 @@ static int kube_admit(berth_backend *b, const berth_run *run, berth_error **err)
 					run->base_name, kube_cfg(ks->api)->server, pc,
 					run->spec.priority_class.s ? run->spec.priority_class.s : "?");
 	}
+	/* an operator's workload on a cluster that does not serve it: the API
+	 * would refuse it with a bare 404; refused now, with what is missing */
+	const char *api = NULL, *kind = plan_workload_kind(plan_workload_of(run), &api);
+	const kres *res = kind ? kres_of(kind) : NULL;
+	if (!rc && res && is_operator_kind(res) && strcmp(ks->served, kind)) {
+		size_t n;
+		const kube_operator_kind *k = kube_operator_kinds(run->dist_operator, &n);
+		while (n && strcmp(k->kind, kind))
+			k++, n--;
+		char why[300] = "";
+		int there = kube_served(ks->api, api, res->plural, why, sizeof(why));
+		if (there > 0)
+			copy_str(ks->served, sizeof(ks->served), kind);
+		else if (!there)
+			rc = berth_fail(err, BERTH_ECONFLICT,
+					"run \"%s\": the cluster at %s does not serve %s: %s, and the policy's "
+					"distributed.operator %s renders this run as one; install %s there, or change "
+					"distributed.operator in the policy (berth cluster check says what else is "
+					"missing)", run->base_name, kube_cfg(ks->api)->server, kind, why,
+					run->dist_operator, n ? k->installer : "its operator");
+	}
 	return rc;
 }
 
@@ -1378,9 +1476,35 @@ static int kube_dry_run(berth_backend *b, const berth_run *run, berth_buf *repor
 	return rc ? rc : apply_run(b, run, true, report, where, sizeof(where), err);
 }
 
-/* The run's newest pod into *out; 1 when it has none. */
-/* The newest pod of run id (of its worker rank, when rank >= 0: the Indexed
- * Job's label of a pod's index); 1 when it has none. */
+/*
+ * Which of a run's pods is worker rank (< 0: the run's own log), as a label
+ * selector after its run's label:
+ *   Job, JobSet (Indexed Jobs): the pod's completion index; the newest pod;
+ *   PyTorchJob: rank 0 the Master, rank r Worker r-1 (the Training
+ *     Operator's replica type and index); the Master;
+ *   MPIJob: rank r Worker r (the MPI Operator's role and index; its log is
+ *     sshd's); the Launcher, whose mpirun prints every rank's output.
+ */
+static void rank_selector(char *buf, size_t len, const char *id, int rank, const kres *res)
+{
+	int n = snprintf(buf, len, RUN_LABEL "=%s", id);
+	size_t at = n > 0 && (size_t)n < len ? (size_t)n : len - 1;
+	const char *kind = res ? res->kind : "Job";
+	if (!strcmp(kind, "PyTorchJob") && rank >= 0)
+		snprintf(buf + at, len - at, "," KUBEFLOW_REPLICA_TYPE "=%s," KUBEFLOW_REPLICA_INDEX "=%d",
+			 rank ? "worker" : "master", rank ? rank - 1 : 0);
+	else if (!strcmp(kind, "PyTorchJob"))
+		snprintf(buf + at, len - at, "," KUBEFLOW_REPLICA_TYPE "=master");
+	else if (!strcmp(kind, "MPIJob") && rank >= 0)
+		snprintf(buf + at, len - at, "," KUBEFLOW_JOB_ROLE "=worker," KUBEFLOW_REPLICA_INDEX "=%d", rank);
+	else if (!strcmp(kind, "MPIJob"))
+		snprintf(buf + at, len - at, "," KUBEFLOW_JOB_ROLE "=launcher");
+	else if (rank >= 0)
+		snprintf(buf + at, len - at, ",batch.kubernetes.io/job-completion-index=%d", rank);
+}
+
+/* The newest pod of run id (of its worker rank, when rank >= 0: see
+ * rank_selector); 1 when it has none. */
 static int newest_run_pod(berth_backend *b, const char *id, int rank, const target *t, kpod *out,
 			  berth_error **err)
 {
@@ -1388,11 +1512,8 @@ static int newest_run_pod(berth_backend *b, const char *id, int rank, const targ
 	if (!f)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	char selector[300];
-	if (rank >= 0)
-		snprintf(selector, sizeof(selector), RUN_LABEL "=%s,batch.kubernetes.io/job-completion-index=%d",
-			 id, rank);
-	else
-		snprintf(selector, sizeof(selector), RUN_LABEL "=%s", id);
+	rank_selector(selector, sizeof(selector), id, rank, t->res);
+	f->view.kind = t->res->kind;
 	berth_buf ppath = BERTH_BUF_INIT;
 	kpath(&ppath, POD_KIND, t->ns, NULL);
 	kube_watch w = {.path = ppath.data, .selector = selector, .event = on_pod, .ctx = f};
@@ -1892,6 +2013,12 @@ static void kube_sweep(berth_backend *b)
 		int64_t now = store_now_ms();
 		for (size_t r = 0; r < BERTH_ARRAY_SIZE(kinds); r++)
 			sweep_list(b, &kinds[r], t.ns, now, ids, &nids);
+		/* and the workloads of the policy's operator (not of every cluster) */
+		size_t nop;
+		const kube_operator_kind *op = kube_operator_kinds(b->policy->distributed.op.s, &nop);
+		for (size_t r = 0; r < nop; r++)
+			if (kres_of(op[r].kind))
+				sweep_list(b, kres_of(op[r].kind), t.ns, now, ids, &nids);
 		for (size_t r = 0; r < nids; r++) {
 			target rt;
 			if (!sweepable(b, ids[r], now, &rt))

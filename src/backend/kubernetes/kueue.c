@@ -24,7 +24,11 @@
 void kueue_job_read(kueue_view *k, const berth_node *job)
 {
 	memset(k, 0, sizeof(*k));
+	/* a Job's and a JobSet's spec.suspend, a PyTorchJob's or an MPIJob's
+	 * spec.runPolicy.suspend */
 	const char *s = berth_node_text(berth_node_at(job, "spec.suspend"));
+	if (!s)
+		s = berth_node_text(berth_node_at(job, "spec.runPolicy.suspend"));
 	k->suspended = s && !strcmp(s, "true");
 	const char *q = berth_node_text(berth_node_get(berth_node_at(job, "metadata.labels"), KUEUE_QUEUE_LABEL));
 	/* a label's value is at most 63 characters; a longer one is not Kueue's */
@@ -107,7 +111,8 @@ void kueue_workload_map(const berth_node *wl, kueue_view *k)
 }
 
 /* Whether Workload wl is the Job's: owned by the Job with uid (by kind and
- * name when the uid is not known). */
+ * name when the uid is not known: a Job, or an operator's job that Kueue
+ * admits as one Workload). */
 static bool owned_by(const berth_node *wl, const char *job, const char *uid)
 {
 	const berth_node *refs = berth_node_at(wl, "metadata.ownerReferences");
@@ -116,7 +121,9 @@ static bool owned_by(const berth_node *wl, const char *job, const char *uid)
 		const char *u = berth_node_text(berth_node_get(ref, "uid"));
 		const char *kind = berth_node_text(berth_node_get(ref, "kind"));
 		const char *n = berth_node_text(berth_node_get(ref, "name"));
-		if (*uid ? u && !strcmp(u, uid) : kind && n && !strcmp(kind, "Job") && !strcmp(n, job))
+		bool jobkind = kind && (!strcmp(kind, "Job") || !strcmp(kind, "PyTorchJob") ||
+					!strcmp(kind, "MPIJob") || !strcmp(kind, "JobSet"));
+		if (*uid ? u && !strcmp(u, uid) : jobkind && n && !strcmp(n, job))
 			return true;
 	}
 	return false;

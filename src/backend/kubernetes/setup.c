@@ -449,6 +449,31 @@ static const rule run_rules[] = {
 	{"kueue.x-k8s.io", {"workloads", "localqueues"}, {"get", "list"}},
 };
 
+/* With distributed.operator: the operators' workloads, as berth's own
+ * (the finalizers: blockOwnerDeletion of the Secret's and claims' owner). */
+static const rule kubeflow_rules[] = {
+	{"kubeflow.org", {"pytorchjobs", "mpijobs"}, EVERY_VERB},
+	{"kubeflow.org", {"pytorchjobs/finalizers", "mpijobs/finalizers"}, {"update"}},
+};
+static const rule jobset_rules[] = {
+	{"jobset.x-k8s.io", {"jobsets"}, EVERY_VERB},
+	{"jobset.x-k8s.io", {"jobsets/finalizers"}, {"update"}},
+};
+
+/* The rights of runs under policy p into out (at least those of run_rules
+ * and two more); how many. */
+static size_t runs_rules(const berth_policy *p, rule *out)
+{
+	size_t n = BERTH_ARRAY_SIZE(run_rules);
+	memcpy(out, run_rules, sizeof(run_rules));
+	const char *op = p->distributed.op.s;
+	const rule *extra = op && !strcmp(op, "kubeflow") ? kubeflow_rules
+			    : op && !strcmp(op, "jobset") ? jobset_rules : NULL;
+	for (size_t i = 0; extra && i < 2; i++)
+		out[n++] = extra[i];
+	return n;
+}
+
 /* What berth does to make a project's namespace on its first run (get: is
  * it there; delete: the rollback). */
 static const rule ns_rules[] = {
@@ -495,6 +520,8 @@ static int build(setup *s, const berth_policy *p, const char *ns, berth_error **
 {
 	obuild *b = &s->b;
 	bool per_project = p->namespace.s && strstr(p->namespace.s, "{project}");
+	rule rules[BERTH_ARRAY_SIZE(run_rules) + 2];
+	size_t nrules = runs_rules(p, rules);
 	priority_classes(s, p);
 	add(s, berth_object(b, "Namespace", BERTH_NS, NULL),
 	    "berth's own namespace: its ServiceAccount, and berth serve\n"
@@ -507,7 +534,7 @@ static int build(setup *s, const berth_policy *p, const char *ns, berth_error **
 	    "The identity berth uses on the cluster: berth serve runs as it; for a berth\n"
 	    "elsewhere, give it a token of it (kubectl create token berth -n berth).");
 	if (!per_project) {
-		add(s, role(b, "Role", RUNS_ROLE, ns, run_rules, BERTH_ARRAY_SIZE(run_rules)),
+		add(s, role(b, "Role", RUNS_ROLE, ns, rules, nrules),
 		    "What berth does with the objects of runs in namespace %s%s\n"
 		    "(docs/kubernetes.md, \"The identity\").", line_of(s, ns),
 		    p->namespace.s ? "" : " (the kubeconfig\ncontext's: the policy names no namespace)");
@@ -515,7 +542,7 @@ static int build(setup *s, const berth_policy *p, const char *ns, berth_error **
 		    "Gives the Role berth-runs to berth's ServiceAccount.");
 		return b->failed ? berth_fail(err, BERTH_ENOMEM, "out of memory") : 0;
 	}
-	add(s, role(b, "ClusterRole", RUNS_ROLE, NULL, run_rules, BERTH_ARRAY_SIZE(run_rules)),
+	add(s, role(b, "ClusterRole", RUNS_ROLE, NULL, rules, nrules),
 	    "What berth does with the objects of runs in a project's namespace (the\n"
 	    "policy's namespace names {project}), given there by a RoleBinding berth-runs.");
 	add(s, role(b, "ClusterRole", NS_ROLE, NULL, ns_rules, BERTH_ARRAY_SIZE(ns_rules)),
