@@ -578,6 +578,11 @@ check "kubeflow: the operator's pods, Master 1 and Worker 2" [ "$(run_pods ptj-k
 check "kubeflow: Pending while its pods wait" wait_state ko1 'Pending|waiting for its pod to start'
 named_pod_status ptj-ko1-master-0 '{"phase":"Running","startTime":"2026-11-22T10:00:00Z"}'
 check "kubeflow: Running once a pod runs" wait_state ko1 'Running|'
+wstates() { "$berth" get run "$1" -o json 2>/dev/null | python3 -c 'import json, sys; print(",".join(json.load(sys.stdin).get("worker_states") or []))'; }
+check "kubeflow: worker 0 is the Master in the run's worker_states" [ "$(wstates ko1)" = "Running,Pending,Pending" ]
+named_pod_status ptj-ko1-worker-1 '{"phase":"Running"}'
+wait_state ko1 'Running|' >/dev/null
+check "kubeflow: worker 2 is Worker 1 (replica type and index)" [ "$(wstates ko1)" = "Running,Pending,Running" ]
 pod_log ptj-ko1-master-0 "rank 0 says"
 pod_log ptj-ko1-worker-0 "rank 1 says"
 pod_log ptj-ko1-worker-1 "rank 2 says"
@@ -631,6 +636,7 @@ pod_status km1 '{"phase":"Running"}'
 check "kubeflow: an MPIJob's log is its Launcher's" grep -qx '4 ranks say hello' "$tmp/out"
 "$berth" logs km1 --rank 1 >"$tmp/out" 2>&1
 check "kubeflow: an MPIJob's rank 1 is Worker 1 (the MPI Operator's role and index)" grep -qx 'sshd of worker 1' "$tmp/out"
+check "kubeflow: an MPIJob's worker_states are its Workers' (not its Launcher's)" [ "$(wstates km1)" = "Running,Running" ]
 named_pod_status "$launcher" '{"phase":"Succeeded","containerStatuses":[{"name":"mpi","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
 check "kubeflow: an MPIJob succeeds with its Launcher" wait_state km1 'Succeeded|'
 

@@ -154,7 +154,7 @@ typedef struct kpod {
 	bool ready, preempted, evicted, oom;
 	int exit_code;       /* -1: none */
 	int64_t started, finished;
-	int index;           /* a distributed job's worker (its completion index); -1: none */
+	int index;           /* a distributed job's worker (pod_worker); -1: none */
 } kpod;
 
 #define VIEW_PODS 32
@@ -242,17 +242,39 @@ static bool permanent(const char *reason, const char *message)
 	       !strstr(message, "serviceaccount");
 }
 
+/*
+ * The worker a pod is of a distributed job, -1 for none: an Indexed Job's
+ * (a JobSet's too) pod its completion index (an annotation); an operator's
+ * pod by the operator's labels (rank_selector reads them the same way): a
+ * PyTorchJob's Master is worker 0, its Worker i worker i + 1; an MPIJob's
+ * Worker i is worker i, and its Launcher none.
+ */
+static int pod_worker(const berth_node *obj)
+{
+	const berth_node *labels = berth_node_at(obj, "metadata.labels");
+	const char *ix = berth_node_text(berth_node_get(berth_node_at(obj, "metadata.annotations"),
+							"batch.kubernetes.io/job-completion-index"));
+	const char *type = berth_node_text(berth_node_get(labels, KUBEFLOW_REPLICA_TYPE));
+	const char *role = berth_node_text(berth_node_get(labels, KUBEFLOW_JOB_ROLE));
+	int add = 0;
+	if (!ix && type) { /* a PyTorchJob's */
+		ix = berth_node_text(berth_node_get(labels, KUBEFLOW_REPLICA_INDEX));
+		add = !strcmp(type, "worker") ? 1 : !strcmp(type, "master") ? 0 : -1;
+	} else if (!ix && role && !strcmp(role, "worker")) { /* an MPIJob's */
+		ix = berth_node_text(berth_node_get(labels, KUBEFLOW_REPLICA_INDEX));
+	}
+	char *end;
+	long n = ix && *ix && add >= 0 ? strtol(ix, &end, 10) : -1;
+	if (n < 0 || *end || n + add >= BERTH_WORKERS_MAX)
+		return -1;
+	return (int)n + add;
+}
+
 static void pod_read(kpod *p, const berth_node *obj)
 {
 	memset(p, 0, sizeof(*p));
 	p->exit_code = -1;
-	p->index = -1;
-	const char *ix = berth_node_text(berth_node_get(berth_node_at(obj, "metadata.annotations"),
-							"batch.kubernetes.io/job-completion-index"));
-	char *end;
-	long n = ix && *ix ? strtol(ix, &end, 10) : -1;
-	if (ix && *ix && !*end && n >= 0 && n < BERTH_WORKERS_MAX)
-		p->index = (int)n;
+	p->index = pod_worker(obj);
 	copy_str(p->name, sizeof(p->name), berth_node_text(berth_node_at(obj, "metadata.name")));
 	copy_str(p->created, sizeof(p->created), berth_node_text(berth_node_at(obj, "metadata.creationTimestamp")));
 	const berth_node *st = berth_node_get(obj, "status");
