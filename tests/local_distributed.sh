@@ -255,17 +255,27 @@ YAML
 		"$berth" logs "$id" >>out
 		fail mpi-failing-rank-fails-run "$id: $(field "$id" state) [$(field "$id" reason)]"
 	fi
-	# a worker runs what carries its run's token alone
+	# a worker runs what carries its run's token alone: a request with another token,
+	# sent to the name the worker listens on (as /proc/net/unix lists it), is refused
+	# (an agent with another token would not even find that name: it is keyed by the token)
 	(
 		export BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1
 		BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-worker >stub.log 2>&1 &
-		sleep 0.3
-		BERTH_MPI_TOKEN=$(printf '%064d' 2) timeout 20 "$berth" __mpi-exec worker-1 touch "$tmp/pwned" >agent.log 2>&1
-		echo "agent $?" >>agent.log
+		for _ in $(seq 50); do grep -q '@berth-mpi/abcdefghij/1/' /proc/net/unix && break; sleep 0.1; done
+		name=$(grep -o '@berth-mpi/abcdefghij/1/[0-9a-f]*' /proc/net/unix | head -1)
+		/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect("\0" + sys.argv[1][1:])
+req = b"2" * 64 + b"\0" + ("touch " + sys.argv[2]).encode()
+s.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(__import__("array").array("i", [0, 1, 2])))])
+print("answer", len(s.recv(16)))' "$name" "$tmp/pwned" >agent.log 2>&1
+		echo "name $name" >>agent.log
 		kill %1 2>/dev/null
 		wait
 	)
-	if [ ! -e "$tmp/pwned" ] && grep -q 'agent 255' agent.log && grep -q 'a request was refused' stub.log; then
+	if [ ! -e "$tmp/pwned" ] && grep -q 'answer 0' agent.log &&
+		grep -q 'name @berth-mpi/abcdefghij/1/' agent.log && grep -q 'a request was refused' stub.log; then
 		ok mpi-agent-without-token-refused
 	else
 		cat stub.log agent.log >out

@@ -410,4 +410,42 @@ else
 	skip supervisor-not-dumpable "needs root and setpriv"
 fi
 
+# ---- 8. distributed jobs: another user's process cannot take a worker's MPI socket ---------------------------
+# A run's id is there to see (its cgroups, berth/ID.RANK, are listed to every user), and
+# an abstract socket's name belongs to whoever binds it first: the names a worker listens
+# on cannot be known before it binds them.
+if $root && command -v mpirun >/dev/null && command -v setpriv >/dev/null; then
+	cat >squat.yaml <<'EOF'
+function: {name: squat, command: [sh, -c, 'echo "rank $OMPI_COMM_WORLD_RANK in worker $BERTH_WORKER"']}
+action: job
+replicas: 2
+distributed: {launcher: mpi}
+EOF
+	sid=squatted$$
+	setpriv --reuid 1000 --regid 1000 --clear-groups /usr/bin/python3 -c '
+import socket, sys, time
+held = []
+for name in ["berth-mpi/%s/%d" % (sys.argv[1], r) for r in range(4)] + ["berth-mpi/%s/1/" % sys.argv[1]]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.bind("\0" + name)
+    s.listen(1)
+    held.append(s)
+print("bound", flush=True)
+time.sleep(60)' "$sid" >squatter.out 2>&1 &
+	squatter=$!
+	for _ in $(seq 50); do grep -q bound squatter.out && break; sleep 0.1; done
+	"$berth" run squat.yaml --run-id "$sid" --wait >out 2>&1
+	"$berth" logs "$sid" >>out 2>&1
+	kill "$squatter" 2>/dev/null
+	wait "$squatter" 2>/dev/null
+	if grep -q bound squatter.out && [ "$(field "$sid" state)" = Succeeded ] &&
+		grep -q 'rank 1 in worker 1' out; then
+		ok mpi-socket-not-squattable
+	else
+		fail mpi-socket-not-squattable "$(field "$sid" state) [$(field "$sid" reason)]"
+	fi
+else
+	skip mpi-socket-not-squattable "needs root, setpriv and mpirun"
+fi
+
 victim_intact && ok host-untouched || fail host-untouched "$victim changed"

@@ -11,11 +11,16 @@
  * that worker's cgroup with its GPUs, and answers their exit status, which
  * the agent exits with.
  *
- * The socket's name is no secret (/proc/net/unix lists it): a request carries
- * the run's token (BERTH_MPI_TOKEN, 32 random bytes in hex, in the workers'
- * environment alone), and comes from a process of the same uid
- * (SO_PEERCRED), both ways. The token is kept from what the workers start,
- * mpirun excepted (it starts the agent).
+ * A bound socket's name is no secret (/proc/net/unix lists it), but no one
+ * can know it before it is bound: it ends with a tag of the worker's rank
+ * keyed by the run's token (BLAKE2b), so a process of another user that
+ * learns the run's id (its cgroups, berth/ID.RANK, are there to list) cannot
+ * take a worker's name first, and learns no other worker's name, nor the
+ * token, from one it sees. A request carries the run's token
+ * (BERTH_MPI_TOKEN, 32 random bytes in hex, in the workers' environment
+ * alone), and comes from a process of the same uid (SO_PEERCRED), both ways.
+ * The token is kept from what the workers start, mpirun excepted (it starts
+ * the agent).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +39,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include "backend/local/mpi.h"
 #include "base/internal.h"
@@ -63,12 +70,23 @@ static long env_num(const char *name, long lo, long hi)
 	return v && *v && !*end && n >= lo && n <= hi ? n : -1;
 }
 
-/* The abstract socket of worker rank of run id. */
-static socklen_t worker_addr(struct sockaddr_un *a, const char *id, long rank)
+/* The abstract socket of worker rank of run id: berth-mpi/ID/RANK/TAG, TAG
+ * the rank keyed by the run's token (TOKEN_LEN bytes), which no one without
+ * the token can tell before the worker binds it. */
+static socklen_t worker_addr(struct sockaddr_un *a, const char *id, long rank, const char *token)
 {
+	char msg[48];
+	unsigned char tag[16];
+	char hex[2 * sizeof(tag) + 1];
+	int mlen = snprintf(msg, sizeof(msg), "berth-mpi worker %ld", rank);
+	if (sodium_init() < 0)
+		abort();
+	crypto_generichash(tag, sizeof(tag), (const unsigned char *)msg, (unsigned long long)mlen,
+			   (const unsigned char *)token, TOKEN_LEN);
+	sodium_bin2hex(hex, sizeof(hex), tag, sizeof(tag));
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
-	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "berth-mpi/%s/%ld", id, rank);
+	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "berth-mpi/%s/%ld/%s", id, rank, hex);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
@@ -123,7 +141,7 @@ int berth_local_mpi_exec(int argc, char **argv)
 		return 255;
 	}
 	struct sockaddr_un a;
-	socklen_t alen = worker_addr(&a, id, rank);
+	socklen_t alen = worker_addr(&a, id, rank, token);
 	int fd = -1;
 	for (int waited = 0;; waited += 50) {
 		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -342,7 +360,7 @@ int berth_local_mpi_worker(int argc, char **argv)
 	setenv("OMPI_MCA_oob_tcp_if_include", "lo", 0);
 	signal(SIGPIPE, SIG_IGN);
 	struct sockaddr_un a;
-	socklen_t alen = worker_addr(&a, id, rank);
+	socklen_t alen = worker_addr(&a, id, rank, token);
 	int lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, alen) || listen(lfd, 8)) {
 		say("worker %ld cannot listen for mpirun: %s", rank, strerror(errno));
