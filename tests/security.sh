@@ -448,4 +448,83 @@ else
 	skip mpi-socket-not-squattable "needs root, setpriv and mpirun"
 fi
 
+# a worker's server against requests of its own user that are not mpirun's agent's: the fds a
+# malformed one carries are not kept, a peer that sends nothing does not hold it, an agent
+# that goes leaves no daemon behind nor a worker spinning, and the agent takes worker-N alone
+mpi_stub() { # starts a worker 1 of run abcdefghij with token 1: its pid in $stub, its name in $name
+	BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 \
+		BERTH_MPI_TOKEN=$(printf '%064d' 1) "$berth" __mpi-worker >stub.log 2>&1 &
+	stub=$!
+	name=
+	for _ in $(seq 50); do
+		name=$(grep -o '@berth-mpi/abcdefghij/1/[0-9a-f]*' /proc/net/unix | head -1)
+		[ -n "$name" ] && break
+		sleep 0.1
+	done
+}
+agent() { BERTH_RUN_ID=abcdefghij BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-exec "$@"; }
+mpi_stub
+fds0=$(ls /proc/$stub/fd 2>/dev/null | wc -l)
+/usr/bin/python3 -c '
+import array, socket, sys
+for n in (2, 4, 1, 3):
+    for _ in range(40):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect("\0" + sys.argv[1][1:])
+        s.sendmsg([b"x" * 10], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2, 0][:n]))])
+        s.close()' "$name" >out 2>&1
+sleep 0.5
+fds1=$(ls /proc/$stub/fd 2>/dev/null | wc -l)
+if [ -n "$name" ] && [ "$fds1" -gt 0 ] && [ "$fds1" = "$fds0" ]; then
+	ok mpi-worker-keeps-no-fd-of-a-refused-request
+else
+	fail mpi-worker-keeps-no-fd-of-a-refused-request "fds $fds0, then $fds1 after 160 malformed requests"
+fi
+# a peer that connects and sends nothing, then the agent
+/usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect("\0" + sys.argv[1][1:])
+time.sleep(30)' "$name" >/dev/null 2>&1 &
+silent=$!
+sleep 0.3
+t0=$(date +%s)
+got=$(agent worker-1 echo served 2>>out)
+took=$(($(date +%s) - t0))
+kill "$silent" 2>/dev/null
+wait "$silent" 2>/dev/null
+if [ "$got" = served ] && [ "$took" -lt 15 ]; then
+	ok mpi-worker-not-held-by-a-silent-peer
+else
+	fail mpi-worker-not-held-by-a-silent-peer "[$got] after ${took}s"
+fi
+kill "$stub" 2>/dev/null
+wait "$stub" 2>/dev/null
+# the agent killed while its command (which ignores SIGTERM) runs
+mpi_stub
+BERTH_RUN_ID=abcdefghij BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 1 "$berth" __mpi-exec worker-1 \
+	"trap '' TERM; echo \$\$ >$tmp/daemon.pid; exec sleep 63" >>out 2>&1
+running() { [ -n "$(awk '$3 != "Z"' "/proc/$1/stat" 2>/dev/null)" ]; } # not a zombie
+for _ in $(seq 100); do running "$stub" || break; sleep 0.1; done
+ticks=$(awk '{print $14 + $15}' "/proc/$stub/stat" 2>/dev/null)
+daemon=$(cat daemon.pid 2>/dev/null)
+if [ -n "$daemon" ] && ! running "$stub" && ! running "$daemon"; then
+	ok mpi-worker-ends-the-command-of-a-gone-agent
+else
+	fail mpi-worker-ends-the-command-of-a-gone-agent "worker $stub or its command [$daemon] still there after 10 s (cpu ticks $ticks)"
+	kill "$stub" 2>/dev/null
+	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
+fi
+wait "$stub" 2>/dev/null
+# worker-N: digits alone
+mpi_stub
+if ! agent worker-+1 touch "$tmp/pwned" >out 2>&1 && ! agent 'worker- 1' touch "$tmp/pwned" >>out 2>&1 &&
+	! agent worker- touch "$tmp/pwned" >>out 2>&1 && [ "$(grep -c usage: out)" = 3 ] && [ ! -e "$tmp/pwned" ]; then
+	ok mpi-agent-takes-worker-digits-alone
+else
+	fail mpi-agent-takes-worker-digits-alone "$(head -3 out)"
+fi
+kill "$stub" 2>/dev/null
+wait "$stub" 2>/dev/null
+
 victim_intact && ok host-untouched || fail host-untouched "$victim changed"
