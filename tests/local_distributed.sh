@@ -112,6 +112,33 @@ else
 	cat r0 r1 >>out
 	fail worker-cgroups "$(field "$id" enforcement)"
 fi
+# a spec's envs that name berth's variables: one value each, berth's, whatever reads it
+# (getenv in C and Python takes the first of a name given twice, a shell the last)
+cat >dup.yaml <<'EOF'
+name: dup
+function:
+  command:
+    - /usr/bin/python3
+    - -c
+    - |
+      import os, subprocess
+      env = open("/proc/self/environ", "rb").read().split(b"\0")
+      twice = sorted({e.split(b"=")[0].decode() for e in env if e and sum(x.split(b"=")[0] == e.split(b"=")[0] for x in env) > 1})
+      sh = subprocess.run(["sh", "-c", "echo $RANK $WORLD_SIZE $BERTH_WORKER $CUDA_VISIBLE_DEVICES"], capture_output=True, text=True).stdout.split()
+      e = os.environ
+      print("py", e["RANK"], e["WORLD_SIZE"], e["BERTH_WORKER"], e["CUDA_VISIBLE_DEVICES"], "sh", *sh, "twice", twice, "mine", e["MINE"])
+action: job
+replicas: 2
+resources: {gpu: 1}
+envs: {RANK: "9", WORLD_SIZE: "7", BERTH_WORKER: "5", CUDA_VISIBLE_DEVICES: "3", MINE: kept}
+EOF
+id=$("$berth" run dup.yaml --wait 2>out)
+if "$berth" logs "$id" --rank 1 2>>out | grep -qx "py 1 2 1 1 sh 1 2 1 1 twice \[\] mine kept"; then
+	ok spec-envs-do-not-shadow-berths
+else
+	"$berth" logs "$id" >>out 2>&1
+	fail spec-envs-do-not-shadow-berths "$id: $(field "$id" state)"
+fi
 # the spec's port, when it names one
 job port 2 'echo "$MASTER_PORT $BERTH_COORDINATOR"' 'distributed: {port: 29555}'
 id=$("$berth" run port.yaml --wait 2>out)

@@ -151,6 +151,57 @@ static char *worker_gpus(const char *ids, size_t rank, size_t nw)
 	return b.len && !b.failed ? berth_buf_detach(&b) : (berth_buf_release(&b), NULL);
 }
 
+/* One entry a name, the last one given, in the order they were given. The
+ * environment is the caller's variables, then the spec's envs, then what
+ * berth sets (BERTH_RUN_ID, a distributed job's WORLD_SIZE, RANK ..., the GPU
+ * variables, secrets, the MPI token): a later one is meant over an earlier,
+ * as a container's env list is read on Kubernetes. Left twice in envp, each
+ * program would pick its own: getenv (C, Python) the first, a shell the last,
+ * so that a spec's RANK or CUDA_VISIBLE_DEVICES was what python saw and berth's
+ * what sh saw. An entry dropped that this worker allocated is freed. */
+static int env_last_wins(sup_worker *w, const store_run *r)
+{
+	size_t n = w->nenv, cap = 16;
+	while (cap < 2 * n)
+		cap <<= 1;
+	size_t *slot = berth_calloc(cap, sizeof(*slot)); /* index + 1 of a name kept; 0: free */
+	bool *drop = berth_calloc(n ? n : 1, sizeof(*drop));
+	if (!slot || !drop) {
+		free(slot);
+		free(drop);
+		return -1;
+	}
+	for (size_t i = n; i-- > 0;) {
+		const char *e = w->envp[i];
+		size_t len = strcspn(e, "=");
+		uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+		for (size_t k = 0; k < len; k++)
+			h = (h ^ (unsigned char)e[k]) * 1099511628211ULL;
+		size_t at = (size_t)h & (cap - 1);
+		for (; slot[at]; at = (at + 1) & (cap - 1)) {
+			const char *kept = w->envp[slot[at] - 1];
+			if (!strncmp(kept, e, len) && kept[len] == e[len]) {
+				drop[i] = true;
+				break;
+			}
+		}
+		if (!drop[i])
+			slot[at] = i + 1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!drop[i])
+			w->envp[k++] = w->envp[i];
+		else if (w->envp[i] < r->env || w->envp[i] >= r->env + r->env_len)
+			free(w->envp[i]);
+	}
+	w->envp[k] = NULL;
+	w->nenv = k;
+	free(slot);
+	free(drop);
+	return 0;
+}
+
 static int build_env(sup *s, size_t rank, bool volume_fallback)
 {
 	const store_run *r = s->r;
@@ -179,7 +230,7 @@ static int build_env(sup *s, size_t rank, bool volume_fallback)
 			return -1;
 	if (s->mpi && push_env(w, fmt("BERTH_MPI_TOKEN=%s", s->mpi_token)))
 		return -1;
-	return 0;
+	return env_last_wins(w, r);
 }
 
 /* Launcher mpi: the token of the run's MPI requests, and what each worker
