@@ -312,6 +312,22 @@ else
 	skip mpi "no mpirun or mpi4py for /usr/bin/python3: apt install openmpi-bin python3-mpi4py"
 fi
 
+# ---- many workers: the supervisor's fds (a log, a pipe, a cgroup each) past a shell's ulimit -n --------
+# 150 workers under a soft limit of 128 open files (the hard one as it is): the supervisor
+# raises its own, and each worker gets the caller's back
+job many 150 'echo "files $(ulimit -n)"'
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -ge 600 ]; then
+	id=$(ulimit -Sn 128 && "$berth" run many.yaml --wait 2>out)
+	if [ "$(field "$id" state)" = Succeeded ] && [ "$("$berth" logs "$id" | grep -c 'files 128$')" = 150 ]; then
+		ok many-workers-past-ulimit-n
+	else
+		fail many-workers-past-ulimit-n "$id: $(field "$id" state) [$(field "$id" reason)]"
+	fi
+else
+	skip many-workers-past-ulimit-n "hard limit of open files $hard"
+fi
+
 # ---- a gang's demand past what an int64 holds is refused as never fitting, not wrapped ------------
 job huge 1000 'true' 'resources: {mem: 7Ei, cpu: "9000000000000", gpu: 9000000000000}'
 if ! "$berth" run huge.yaml >out 2>&1 && grep -q 'run "huge" can never run on this machine: resources.cpu.requests: 1000 workers together' out &&

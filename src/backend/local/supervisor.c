@@ -433,6 +433,9 @@ static void become_command(sup *s, const sup_worker *w, int errp)
 		if (setrlimit(RLIMIT_FSIZE, &rl))
 			child_fail(errp, STEP_RLIMIT, errno);
 	}
+	/* the open files limit its starter had, not the supervisor's */
+	if (s->nofile_raised && setrlimit(RLIMIT_NOFILE, &s->nofile))
+		child_fail(errp, STEP_RLIMIT, errno);
 	/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
 	close_from(3, errp, true);
 	if (s->mpi) /* this binary, whatever path reaches it from here */
@@ -1203,6 +1206,36 @@ static void make_cgroups(sup *s, const char *id)
 	berth_error_free(e);
 }
 
+/* The supervisor holds fds for each worker while the run runs (its log, its
+ * init's status pipe, its cgroup's directory on v2) and a few of its own: a
+ * job of 1000 workers needs some 3000, past the 1024 that most shells give.
+ * Its soft limit is raised to what it needs (its hard limit too, with
+ * CAP_SYS_RESOURCE); the run's processes get the starter's back. false with
+ * why when no limit it may have is enough. */
+#define FDS_EACH 3
+#define FDS_OWN 64
+static bool enough_fds(sup *s, berth_buf *why)
+{
+	rlim_t need = (rlim_t)s->nw * FDS_EACH + FDS_OWN;
+	if (getrlimit(RLIMIT_NOFILE, &s->nofile))
+		return true; /* nothing known: as it was */
+	if (s->nofile.rlim_cur == RLIM_INFINITY || s->nofile.rlim_cur >= need)
+		return true;
+	struct rlimit raised = {need, s->nofile.rlim_max};
+	if (raised.rlim_max != RLIM_INFINITY && raised.rlim_max < need)
+		raised.rlim_max = need; /* as root alone */
+	if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+		s->nofile_raised = true;
+		return true;
+	}
+	berth_buf_printf(why, "cannot prepare the run: its %zu workers need %llu open files in its "
+			 "supervisor, past the hard limit %llu (ulimit -Hn; with CAP_SYS_RESOURCE, as "
+			 "root has it, berth raises it)", s->nw, (unsigned long long)need,
+			 (unsigned long long)(s->nofile.rlim_max == RLIM_INFINITY ? s->nofile.rlim_cur
+										   : s->nofile.rlim_max));
+	return false;
+}
+
 /* Everything the run's processes start with: argv, the log, the volumes,
  * the seccomp filter, namespaces, the work dir, secrets and the environment.
  * false with why when the run cannot start. */
@@ -1404,15 +1437,17 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	}
 	for (size_t i = 0; i < s.nw; i++)
 		s.w[i] = (sup_worker){.statp = -1, .cgfd = -1, .log = -1};
-	make_cgroups(&s, id);
-	char **files = NULL;
-	size_t *lens = NULL;
 	berth_buf why = BERTH_BUF_INIT;
 	bool all = s.nw == (s.r->info.workers > 1 ? (size_t)s.r->info.workers : 1);
 	if (!all)
 		berth_buf_printf(&why, "cannot prepare the run: its %lld workers: out of memory",
 				 (long long)s.r->info.workers);
-	if (all && prepare(&s, &files, &lens, &why)) {
+	/* before the cgroups, which hold an fd each on v2 */
+	bool fds = all && enough_fds(&s, &why);
+	make_cgroups(&s, id);
+	char **files = NULL;
+	size_t *lens = NULL;
+	if (fds && prepare(&s, &files, &lens, &why)) {
 		run_attempts(&s, &set, (const char *const *)files, lens);
 	} else {
 		s.r->info.state = BERTH_STATE_FAILED;

@@ -9,6 +9,7 @@
 
 #include <seccomp.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "backend/local/local.h"
 
@@ -53,6 +54,9 @@ typedef struct sup {
 	char *secret_values; /* NAME=VALUE\0..., wiped at the end */
 	size_t secret_len;
 	sigset_t run_mask;   /* the signal mask the command starts with */
+	struct rlimit nofile; /* the open files the command starts with (the supervisor's
+			       * own are raised for a distributed job's many workers) */
+	bool nofile_raised;
 	scmp_filter_ctx filter; /* the seccomp filter of the run's processes; NULL: none */
 	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
 	bool disk_watch;     /* the run has a disk limit or a sized volume */
