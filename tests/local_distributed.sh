@@ -191,6 +191,24 @@ if [ "$(field "$id" state)" = Failed ] && [ "$(field "$id" reason)" = "worker 1 
 else
 	fail failing-rank-fails-run "$id: $(field "$id" state) [$(field "$id" reason)] [$(states "$id")] ${took}s"
 fi
+# an OOM kill says which worker had it: the worker whose process was killed (its command
+# went on) fails, and a worker that fails otherwise is not called OOMKilled for another's
+if [ "$(field "$id" enforcement)" = rlimits ]; then
+	skip oom-names-its-worker "no writable cgroup tree here"
+else
+	hog='/usr/bin/python3 -c "b\"x\" * (200 << 20)"'
+	job oomchild 2 "if [ \"\$RANK\" = 1 ]; then $hog; fi; exit 0" 'resources: {mem: {limits: 64Mi}}'
+	job oomother 2 "if [ \"\$RANK\" = 1 ]; then $hog; exec sleep 60; fi; sleep 1; exit 3" 'resources: {mem: {limits: 64Mi}}'
+	a=$("$berth" run oomchild.yaml --wait 2>out)
+	b=$("$berth" run oomother.yaml --wait 2>>out)
+	if [ "$(field "$a" reason)" = "worker 1 of 2: OOMKilled: the memory limit 64Mi was reached" ] &&
+		[ "$(states "$a")" = Succeeded,Failed ] && [ "$(field "$b" reason)" = "worker 0 of 2: exit code 3" ] &&
+		[ "$(field "$b" oom_killed)" = false ] && [ "$(states "$b")" = Failed,Stopped ]; then
+		ok oom-names-its-worker
+	else
+		fail oom-names-its-worker "$a [$(field "$a" reason)] [$(states "$a")]; $b [$(field "$b" reason)] [$(states "$b")]"
+	fi
+fi
 # retries start every worker again
 job flaky 2 'echo try; [ "$RANK" = 0 ] || exit 1' 'retries: 1'
 id=$("$berth" run flaky.yaml --wait 2>out)

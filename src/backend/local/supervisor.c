@@ -954,8 +954,11 @@ static bool record_start(sup *s)
 }
 
 /* Each worker's state in the record ("Running,Failed"): running ones while
- * the attempt runs, else how each ended. */
-static void set_worker_states(sup *s, bool running)
+ * the attempt runs, else how each ended (one with an OOM kill failed, as the
+ * run does, even when its command went on and exited 0); which: the worker
+ * whose OOM kill says how the run ended (failed, even if stopped after it),
+ * else SIZE_MAX. */
+static void set_worker_states(sup *s, bool running, size_t which)
 {
 	store_run *r = s->r;
 	if (s->nw < 2)
@@ -963,10 +966,11 @@ static void set_worker_states(sup *s, bool running)
 	berth_buf b = BERTH_BUF_INIT;
 	for (size_t i = 0; i < s->nw; i++) {
 		const sup_worker *w = &s->w[i];
-		berth_state st = running		 ? BERTH_STATE_RUNNING
-				 : !failed_status(w->status) ? BERTH_STATE_SUCCEEDED
-				 : w->stopped && (int)i != s->failed ? BERTH_STATE_STOPPED
-								      : BERTH_STATE_FAILED;
+		bool failed = failed_status(w->status) || w->oomed;
+		berth_state st = running	    ? BERTH_STATE_RUNNING
+				 : !failed	    ? BERTH_STATE_SUCCEEDED
+				 : w->stopped && (int)i != s->failed && i != which ? BERTH_STATE_STOPPED
+										     : BERTH_STATE_FAILED;
 		berth_buf_printf(&b, "%s%s", i ? "," : "", berth_state_name(st));
 	}
 	free(r->info.worker_states);
@@ -1012,14 +1016,20 @@ static int start_workers(sup *s, const char *const *files, const size_t *lens, b
 static bool attempt_outcome(sup *s, enum ending end)
 {
 	store_run *r = s->r;
-	/* the first worker that failed says how the run ended; else worker 0 */
-	size_t which = s->failed >= 0 ? (size_t)s->failed : 0;
-	int status = s->w[which].status;
-	bool oom = false;
+	/* the first worker that failed says how the run ended; else the first
+	 * with an OOM kill; else worker 0. An OOM kill is that worker's: one in
+	 * another worker (stopped, or ended after it) is not why the run failed */
 	for (size_t i = 0; i < s->nw; i++)
-		if (oom_kills(s, &s->w[i], true) > s->w[i].ooms && (oom = true) && s->failed < 0)
+		s->w[i].oomed = oom_kills(s, &s->w[i], true) > s->w[i].ooms;
+	size_t which = s->failed >= 0 ? (size_t)s->failed : 0;
+	for (size_t i = 0; s->failed < 0 && i < s->nw; i++)
+		if (s->w[i].oomed) {
 			which = i;
-	set_worker_states(s, false);
+			break;
+		}
+	int status = s->w[which].status;
+	bool oom = s->w[which].oomed;
+	set_worker_states(s, false, oom ? which : SIZE_MAX);
 	r->info.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	r->info.oom_killed = oom;
@@ -1091,7 +1101,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		}
 		berth_buf_release(&why);
 		r->pid = s->w[0].child;
-		set_worker_states(s, true);
+		set_worker_states(s, true, SIZE_MAX);
 		/* the waiter hears that the run started (one byte; the close says it
 		 * ended): one this process was forked from opens its store now */
 		if (s->done_fd >= 0 && r->info.attempts == 1) {

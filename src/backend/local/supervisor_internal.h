@@ -29,6 +29,7 @@ typedef struct sup_worker {
 	bool ended;
 	bool stopped;        /* sent SIGTERM by berth (a stop, the timeout, another's failure) */
 	uint64_t ooms;       /* its cgroup's OOM kills when the attempt started */
+	bool oomed;          /* ... and more when it ended: a process of it was OOM-killed */
 	cg_stats stats;      /* its cgroup's, as last read */
 	bool have_stats;     /* ... when the last attempt had ended (its usage) */
 } sup_worker;
