@@ -218,6 +218,20 @@ else
 	fail retries-restart-every-worker "$id: attempts $(field "$id" attempts)"
 fi
 
+# ---- disk: resources.disk is each worker's, as the machine's disk it asks for (N x) -------------------
+# 3 workers of 10Mi: 6MB of log each fits; 16MB each (two files of 8MB, under the 10Mi a
+# file may reach) is over the 30Mi of the three, and evicted
+job diskok 3 'head -c 6000000 /dev/zero; sleep 2' 'resources: {disk: 10Mi}'
+job diskover 3 'head -c 8000000 /dev/zero >/tmp/a$RANK; head -c 8000000 /dev/zero >/tmp/b$RANK; sleep 5' 'resources: {disk: 10Mi}'
+a=$("$berth" run diskok.yaml --wait 2>out)
+b=$("$berth" run diskover.yaml --wait 2>>out)
+if [ "$(field "$a" state)" = Succeeded ] && [ "$(field "$b" state)" = Failed ] &&
+	field "$b" reason | grep -q '^Evicted: ephemeral storage: the run used .*, over its disk limit 30Mi, 3 workers of 10Mi'; then
+	ok disk-limit-is-each-workers
+else
+	fail disk-limit-is-each-workers "$a $(field "$a" state) [$(field "$a" reason)]; $b $(field "$b" state) [$(field "$b" reason)]"
+fi
+
 # ---- stop stops every worker ------------------------------------------------------------------------
 job stopme 2 'echo up; exec sleep 62'
 id=$("$berth" run stopme.yaml 2>out)

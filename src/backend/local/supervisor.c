@@ -727,11 +727,23 @@ static char *disk_over(sup *s)
 			return fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
 		}
 	}
-	if (r->disk_limit > 0 && total > r->disk_limit) {
+	/* resources.disk is each worker's, as the machine's disk it asks for is
+	 * (N x), and as each pod's ephemeral storage is on a cluster: the
+	 * workers share a log dir, a work dir and a /tmp, which hold N times it */
+	int64_t limit = r->disk_limit;
+	if (s->nw > 1 && __builtin_mul_overflow(limit, (int64_t)s->nw, &limit))
+		limit = INT64_MAX;
+	if (r->disk_limit > 0 && total > limit) {
+		char each[80] = "";
 		berth_format_size(a, sizeof(a), total, 1);
-		berth_format_size(b, sizeof(b), r->disk_limit, 1);
-		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
-			   "(its log, work dir, /tmp and volumes)", a, b);
+		berth_format_size(b, sizeof(b), limit, 1);
+		if (s->nw > 1) {
+			char one[32];
+			berth_format_size(one, sizeof(one), r->disk_limit, 1);
+			snprintf(each, sizeof(each), ", %zu workers of %s", s->nw, one);
+		}
+		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s%s "
+			   "(its log, work dir, /tmp and volumes)", a, b, each);
 	}
 	return NULL;
 }
