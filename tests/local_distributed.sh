@@ -318,7 +318,7 @@ YAML
 	# sent to the name the worker listens on (as /proc/net/unix lists it), is refused
 	# (an agent with another token would not even find that name: it is keyed by the token)
 	(
-		export BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1
+		export BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 TMPDIR=$tmp
 		BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-worker >stub.log 2>&1 &
 		for _ in $(seq 50); do grep -q '@berth-mpi/abcdefghij/1/' /proc/net/unix && break; sleep 0.1; done
 		name=$(grep -o '@berth-mpi/abcdefghij/1/[0-9a-f]*' /proc/net/unix | head -1)

@@ -448,11 +448,45 @@ else
 	skip mpi-socket-not-squattable "needs root, setpriv and mpirun"
 fi
 
+# berth not root: the workers' /tmp is the machine's, where another user makes the name of a
+# worker's Open MPI session directory first (a directory of its own, or a link to one open to
+# all): the run neither fails nor puts its daemons' files there
+if $root && command -v mpirun >/dev/null && command -v setpriv >/dev/null; then
+	nr=$tmp/nr
+	mkdir -p "$nr" && cp "$berth" "$nr/berth" && chown -R 1000:1000 "$nr" && chmod 755 "$tmp"
+	pubtmp=$tmp/pubtmp
+	mkdir -p "$pubtmp/trap" && chmod 1777 "$pubtmp" && chmod 777 "$pubtmp/trap"
+	# worker 0's name a link to a directory open to all, worker 1's a directory of root's
+	for name in berth-ompi berth-ompi-1000; do
+		ln -s "$pubtmp/trap" "$pubtmp/$name-0"
+		mkdir -m 700 "$pubtmp/$name-1"
+	done
+	cat >"$tmp/nrmpi.yaml" <<EOF
+function: {name: nrmpi, command: [sh, -c, 'echo "rank \$OMPI_COMM_WORLD_RANK in worker \$BERTH_WORKER"']}
+action: job
+replicas: 2
+distributed: {launcher: mpi}
+envs: {TMPDIR: $pubtmp}
+EOF
+	chmod 644 "$tmp/nrmpi.yaml"
+	asuser() { setpriv --reuid 1000 --regid 1000 --clear-groups env -u BERTH_CONFIG HOME="$nr" BERTH_HOME="$nr/home" "$@"; }
+	id=$(cd "$nr" && asuser "$nr/berth" run "$tmp/nrmpi.yaml" --wait 2>"$tmp/out")
+	st=$(cd "$nr" && asuser "$nr/berth" get run "$id" -o json | sed -n 's/^ *"state": "\(.*\)",\{0,1\}$/\1/p')
+	(cd "$nr" && asuser "$nr/berth" logs "$id") >>out 2>&1
+	if [ "$st" = Succeeded ] && grep -q 'rank 1 in worker 1' out && [ -z "$(ls -A "$pubtmp/trap")" ]; then
+		ok mpi-session-dir-not-taken
+	else
+		ls -la "$pubtmp" "$pubtmp/trap" >>out 2>&1
+		fail mpi-session-dir-not-taken "$id: $st"
+	fi
+else
+	skip mpi-session-dir-not-taken "needs root, setpriv and mpirun"
+fi
 # a worker's server against requests of its own user that are not mpirun's agent's: the fds a
 # malformed one carries are not kept, a peer that sends nothing does not hold it, an agent
 # that goes leaves no daemon behind nor a worker spinning, and the agent takes worker-N alone
 mpi_stub() { # starts a worker 1 of run abcdefghij with token 1: its pid in $stub, its name in $name
-	BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 \
+	TMPDIR=$tmp BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 \
 		BERTH_MPI_TOKEN=$(printf '%064d' 1) "$berth" __mpi-worker >stub.log 2>&1 &
 	stub=$!
 	name=

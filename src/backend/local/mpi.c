@@ -288,12 +288,24 @@ static const char *tmp_dir(void)
 
 /* Open MPI's session directories of a worker's daemon, apart from the
  * others': they share one machine and, in one run, one /tmp, where two
- * daemons of one job making the same directory race. */
+ * daemons of one job making the same directory race. The directory is this
+ * user's, 0700: where /tmp is the machine's (berth not root), a name that is
+ * there already and not so (another user's, a link, open to others) was
+ * made by someone else, to fail the run or to read and change what its
+ * daemons keep there; a fresh one is made instead. */
 static void own_session_dir(long rank)
 {
 	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s/berth-ompi-%ld", tmp_dir(), rank);
-	if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+	struct stat st;
+	snprintf(dir, sizeof(dir), "%s/berth-ompi-%ld-%ld", tmp_dir(), (long)geteuid(), rank);
+	bool ok = mkdir(dir, 0700) == 0 ||
+		  (errno == EEXIST && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		   st.st_uid == geteuid() && !(st.st_mode & 077));
+	if (!ok) {
+		snprintf(dir, sizeof(dir), "%s/berth-ompi-%ld-%ld-XXXXXX", tmp_dir(), (long)geteuid(), rank);
+		ok = mkdtemp(dir) != NULL;
+	}
+	if (ok)
 		setenv("OMPI_MCA_orte_tmpdir_base", dir, 1);
 }
 
