@@ -314,6 +314,24 @@ YAML
 		"$berth" logs "$id" >>out
 		fail mpi-failing-rank-fails-run "$id: $(field "$id" state) [$(field "$id" reason)]"
 	fi
+	# mpirun that ends well without asking every worker for a daemon (here its --version, as a
+	# command starting with - is its option): the run ends as mpirun did, the others stopped
+	cat >mpiversion.yaml <<'YAML'
+name: mpiversion
+function: {command: ["--version"]}
+action: job
+replicas: 2
+distributed: {launcher: mpi}
+timeout: 30
+YAML
+	t0=$(date +%s)
+	id=$("$berth" run mpiversion.yaml --wait 2>out)
+	took=$(($(date +%s) - t0))
+	if [ "$(field "$id" state)" = Succeeded ] && [ "$(states "$id")" = Succeeded,Stopped ] && [ "$took" -lt 30 ]; then
+		ok mpi-run-ends-with-mpirun
+	else
+		fail mpi-run-ends-with-mpirun "$id: $(field "$id" state) [$(field "$id" reason)] [$(states "$id")] ${took}s"
+	fi
 	# a worker runs what carries its run's token alone: a request with another token,
 	# sent to the name the worker listens on (as /proc/net/unix lists it), is refused
 	# (an agent with another token would not even find that name: it is keyed by the token)

@@ -801,13 +801,24 @@ static bool reap_workers(sup *s, enum ending end, int64_t *kill_at)
 	return true;
 }
 
+/* Launcher mpi: the run ends as mpirun does, on worker 0. When it has ended
+ * well, the others are given this long to end with their daemons, then
+ * stopped: a worker that mpirun never asked for a daemon (its command was
+ * --version, or mpirun chose not to) would wait for one for ever. */
+#define MPI_OTHERS_MS 5000
+
 /* Waits for the workers' commands, with the timeout and stop requests. */
 static enum ending wait_workers(sup *s, const sigset_t *set, int64_t deadline)
 {
 	enum ending end = END_EXIT;
 	int64_t kill_at = -1, disk_at = s->disk_watch ? store_now_ms() + DISK_CHECK_MS : -1;
+	int64_t others_at = -1;
 	for (;;) {
 		int64_t now = store_now_ms(), wait = 5000;
+		if (s->mpi && s->nw > 1 && others_at < 0 && s->w[0].ended && s->failed < 0 && end == END_EXIT)
+			others_at = now + MPI_OTHERS_MS;
+		if (others_at > 0)
+			wait = others_at - now < wait ? others_at - now : wait;
 		if (disk_at > 0)
 			wait = disk_at - now < wait ? disk_at - now : wait;
 		if (deadline > 0 && end == END_EXIT)
@@ -864,6 +875,13 @@ static enum ending wait_workers(sup *s, const sigset_t *set, int64_t deadline)
 				event(s, "Killing", why);
 			}
 			continue;
+		}
+		if (others_at > 0 && now >= others_at && end == END_EXIT && !failing) {
+			others_at = 0; /* once */
+			event(s, "Killing", "worker 0 ended (mpirun): SIGTERM sent to the others, SIGKILL "
+					    "after the grace period");
+			stop_workers(s);
+			kill_at = now + s->r->grace * 1000;
 		}
 		if (deadline > 0 && now >= deadline && end == END_EXIT && !failing) {
 			end = END_TIMEOUT;
