@@ -163,7 +163,10 @@ fi
 
 # ---- logs: a rank past the workers is refused -------------------------------------------------------
 if ! "$berth" logs "$id" --rank 2 >out 2>&1 && grep -q "run $id has 2 workers: there is no rank 2" out &&
-	! "$berth" logs "$id" --rank x >out 2>&1 && grep -q 'rank takes a worker' out; then
+	! "$berth" logs "$id" --rank x >out 2>&1 && grep -q 'rank takes a worker' out &&
+	! "$berth" logs "$id" --rank +1 >out 2>&1 && grep -q 'rank takes a worker' out &&
+	! "$berth" logs "$id" --rank=' 1' >out 2>&1 && grep -q 'rank takes a worker' out &&
+	! "$berth" logs "$id" --rank -0 >out 2>&1 && grep -q 'rank takes a worker' out; then
 	ok logs-rank-checked
 else
 	fail logs-rank-checked "$id"
