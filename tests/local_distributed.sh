@@ -246,6 +246,44 @@ else
 	fail stop-stops-every-worker "$id: $(field "$id" state) [$(states "$id")]"
 fi
 
+# ---- kill -9 of the supervisor, berth not root (no cgroup, no pid namespace): recovery kills -------
+# every worker's processes, not worker 0's group alone (each worker's first process dies with
+# the supervisor, PR_SET_PDEATHSIG; what it started lives on in a group no one names)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nr=$tmp/nr
+	mkdir -p "$nr/pids" && cp "$berth" "$nr/berth" && chown -R 1000:1000 "$nr" && chmod 755 "$tmp"
+	cat >"$nr/orphans.yaml" <<EOF
+name: orphans
+function: {command: [sh, -c, 'sleep 300 & echo \$! >$nr/pids/\$RANK; wait']}
+action: job
+replicas: 3
+EOF
+	chmod 644 "$nr/orphans.yaml"
+	asuser() { setpriv --reuid 1000 --regid 1000 --clear-groups env -u BERTH_CONFIG HOME="$nr" BERTH_HOME="$nr/home" "$@"; }
+	id=$(cd "$nr" && asuser "$nr/berth" run "$nr/orphans.yaml" 2>"$tmp/out")
+	for _ in $(seq 50); do [ "$(ls "$nr/pids" | wc -l)" = 3 ] && break; sleep 0.1; done
+	sup=$(pgrep -o -f "__supervise $id")
+	[ -n "$sup" ] && kill -9 "$sup"
+	sleep 0.3
+	st=$(cd "$nr" && asuser "$nr/berth" get run "$id" -o json | sed -n 's/^ *"state": "\(.*\)",\{0,1\}$/\1/p')
+	sleep 0.3
+	left=
+	for f in "$nr"/pids/*; do
+		p=$(cat "$f")
+		if [ -n "$(awk '$3 != "Z"' "/proc/$p/stat" 2>/dev/null)" ]; then
+			left="$left worker ${f##*/} ($p)"
+			kill -9 "$p"
+		fi
+	done
+	if [ -n "$sup" ] && [ "$st" = Failed ] && [ "$(ls "$nr/pids" | wc -l)" = 3 ] && [ -z "$left" ]; then
+		ok supervisor-killed-no-cgroup-every-worker-stopped
+	else
+		fail supervisor-killed-no-cgroup-every-worker-stopped "$id ($sup): $st, left:$left"
+	fi
+else
+	skip supervisor-killed-no-cgroup-every-worker-stopped "needs root (to run berth as another user) and setpriv"
+fi
+
 # ---- gang admission: all workers start together, or none does ----------------------------------
 cat >blocker.yaml <<'EOF'
 name: blocker

@@ -1191,6 +1191,11 @@ static int become_supervisor(sigset_t *set, sigset_t *run_mask, int done_fd)
 	sigdelset(run_mask, SIGHUP);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* the leader of its own session, whose id is its pid: recovery finds
+	 * the run's processes by it when the run had no cgroup (one exec'd by
+	 * a spawner is in that spawner's session, led by a pid gone since) */
+	if (getsid(0) != getpid())
+		setsid();
 	/* the pipe to the process that started it and waits (berth run --wait):
 	 * closed once the run is done; kept from the run's processes */
 	const char *df = done_fd >= 0 ? NULL : getenv("BERTH_DONE_FD");
