@@ -42,8 +42,9 @@ int cmd_logs(int argc, char **argv)
 		else if (!strcmp(argv[i], "--rank") || !strncmp(argv[i], "--rank=", 7)) {
 			const char *v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : NULL;
 			char *end = NULL;
-			rank = v ? strtol(v, &end, 10) : -1;
-			if (!v || !*v || *end || rank < 0 || rank >= BERTH_WORKERS_MAX) {
+			/* digits alone: strtol takes a sign and leading spaces too */
+			rank = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
+			if (!v || !*v || rank < 0 || *end || rank >= BERTH_WORKERS_MAX) {
 				cli_error("logs: --rank takes a worker's index, 0 to %d", BERTH_WORKERS_MAX - 1);
 				return 2;
 			}

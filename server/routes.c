@@ -572,8 +572,9 @@ static int get_logs(req *r)
 	long rank = -1;
 	if (rk) {
 		char *end;
-		rank = strtol(rk, &end, 10);
-		if (!*rk || *end || rank < 0 || rank >= BERTH_WORKERS_MAX)
+		/* digits alone: strtol takes a sign and leading spaces too */
+		rank = *rk >= '0' && *rk <= '9' ? strtol(rk, &end, 10) : -1;
+		if (rank < 0 || *end || rank >= BERTH_WORKERS_MAX)
 			return reply_fail(r, 400, "usage", "rank: a worker's index, 0 to %d (\"%.32s\" given)",
 					  BERTH_WORKERS_MAX - 1, rk);
 		berth_run_info *info = NULL;

@@ -112,6 +112,33 @@ else
 	cat r0 r1 >>out
 	fail worker-cgroups "$(field "$id" enforcement)"
 fi
+# a spec's envs that name berth's variables: one value each, berth's, whatever reads it
+# (getenv in C and Python takes the first of a name given twice, a shell the last)
+cat >dup.yaml <<'EOF'
+name: dup
+function:
+  command:
+    - /usr/bin/python3
+    - -c
+    - |
+      import os, subprocess
+      env = open("/proc/self/environ", "rb").read().split(b"\0")
+      twice = sorted({e.split(b"=")[0].decode() for e in env if e and sum(x.split(b"=")[0] == e.split(b"=")[0] for x in env) > 1})
+      sh = subprocess.run(["sh", "-c", "echo $RANK $WORLD_SIZE $BERTH_WORKER $CUDA_VISIBLE_DEVICES"], capture_output=True, text=True).stdout.split()
+      e = os.environ
+      print("py", e["RANK"], e["WORLD_SIZE"], e["BERTH_WORKER"], e["CUDA_VISIBLE_DEVICES"], "sh", *sh, "twice", twice, "mine", e["MINE"])
+action: job
+replicas: 2
+resources: {gpu: 1}
+envs: {RANK: "9", WORLD_SIZE: "7", BERTH_WORKER: "5", CUDA_VISIBLE_DEVICES: "3", MINE: kept}
+EOF
+id=$("$berth" run dup.yaml --wait 2>out)
+if "$berth" logs "$id" --rank 1 2>>out | grep -qx "py 1 2 1 1 sh 1 2 1 1 twice \[\] mine kept"; then
+	ok spec-envs-do-not-shadow-berths
+else
+	"$berth" logs "$id" >>out 2>&1
+	fail spec-envs-do-not-shadow-berths "$id: $(field "$id" state)"
+fi
 # the spec's port, when it names one
 job port 2 'echo "$MASTER_PORT $BERTH_COORDINATOR"' 'distributed: {port: 29555}'
 id=$("$berth" run port.yaml --wait 2>out)
@@ -136,7 +163,10 @@ fi
 
 # ---- logs: a rank past the workers is refused -------------------------------------------------------
 if ! "$berth" logs "$id" --rank 2 >out 2>&1 && grep -q "run $id has 2 workers: there is no rank 2" out &&
-	! "$berth" logs "$id" --rank x >out 2>&1 && grep -q 'rank takes a worker' out; then
+	! "$berth" logs "$id" --rank x >out 2>&1 && grep -q 'rank takes a worker' out &&
+	! "$berth" logs "$id" --rank +1 >out 2>&1 && grep -q 'rank takes a worker' out &&
+	! "$berth" logs "$id" --rank=' 1' >out 2>&1 && grep -q 'rank takes a worker' out &&
+	! "$berth" logs "$id" --rank -0 >out 2>&1 && grep -q 'rank takes a worker' out; then
 	ok logs-rank-checked
 else
 	fail logs-rank-checked "$id"
@@ -164,6 +194,24 @@ if [ "$(field "$id" state)" = Failed ] && [ "$(field "$id" reason)" = "worker 1 
 else
 	fail failing-rank-fails-run "$id: $(field "$id" state) [$(field "$id" reason)] [$(states "$id")] ${took}s"
 fi
+# an OOM kill says which worker had it: the worker whose process was killed (its command
+# went on) fails, and a worker that fails otherwise is not called OOMKilled for another's
+if [ "$(field "$id" enforcement)" = rlimits ]; then
+	skip oom-names-its-worker "no writable cgroup tree here"
+else
+	hog='/usr/bin/python3 -c "b\"x\" * (200 << 20)"'
+	job oomchild 2 "if [ \"\$RANK\" = 1 ]; then $hog; fi; exit 0" 'resources: {mem: {limits: 64Mi}}'
+	job oomother 2 "if [ \"\$RANK\" = 1 ]; then $hog; exec sleep 60; fi; sleep 1; exit 3" 'resources: {mem: {limits: 64Mi}}'
+	a=$("$berth" run oomchild.yaml --wait 2>out)
+	b=$("$berth" run oomother.yaml --wait 2>>out)
+	if [ "$(field "$a" reason)" = "worker 1 of 2: OOMKilled: the memory limit 64Mi was reached" ] &&
+		[ "$(states "$a")" = Succeeded,Failed ] && [ "$(field "$b" reason)" = "worker 0 of 2: exit code 3" ] &&
+		[ "$(field "$b" oom_killed)" = false ] && [ "$(states "$b")" = Failed,Stopped ]; then
+		ok oom-names-its-worker
+	else
+		fail oom-names-its-worker "$a [$(field "$a" reason)] [$(states "$a")]; $b [$(field "$b" reason)] [$(states "$b")]"
+	fi
+fi
 # retries start every worker again
 job flaky 2 'echo try; [ "$RANK" = 0 ] || exit 1' 'retries: 1'
 id=$("$berth" run flaky.yaml --wait 2>out)
@@ -171,6 +219,20 @@ if [ "$(field "$id" attempts)" = 2 ] && [ "$("$berth" logs "$id" --rank 0 | grep
 	ok retries-restart-every-worker
 else
 	fail retries-restart-every-worker "$id: attempts $(field "$id" attempts)"
+fi
+
+# ---- disk: resources.disk is each worker's, as the machine's disk it asks for (N x) -------------------
+# 3 workers of 10Mi: 6MB of log each fits; 16MB each (two files of 8MB, under the 10Mi a
+# file may reach) is over the 30Mi of the three, and evicted
+job diskok 3 'head -c 6000000 /dev/zero; sleep 2' 'resources: {disk: 10Mi}'
+job diskover 3 'head -c 8000000 /dev/zero >/tmp/a$RANK; head -c 8000000 /dev/zero >/tmp/b$RANK; sleep 5' 'resources: {disk: 10Mi}'
+a=$("$berth" run diskok.yaml --wait 2>out)
+b=$("$berth" run diskover.yaml --wait 2>>out)
+if [ "$(field "$a" state)" = Succeeded ] && [ "$(field "$b" state)" = Failed ] &&
+	field "$b" reason | grep -q '^Evicted: ephemeral storage: the run used .*, over its disk limit 30Mi, 3 workers of 10Mi'; then
+	ok disk-limit-is-each-workers
+else
+	fail disk-limit-is-each-workers "$a $(field "$a" state) [$(field "$a" reason)]; $b $(field "$b" state) [$(field "$b" reason)]"
 fi
 
 # ---- stop stops every worker ------------------------------------------------------------------------
@@ -182,6 +244,44 @@ if [ "$(field "$id" state)" = Stopped ] && [ "$(states "$id")" = Stopped,Stopped
 	ok stop-stops-every-worker
 else
 	fail stop-stops-every-worker "$id: $(field "$id" state) [$(states "$id")]"
+fi
+
+# ---- kill -9 of the supervisor, berth not root (no cgroup, no pid namespace): recovery kills -------
+# every worker's processes, not worker 0's group alone (each worker's first process dies with
+# the supervisor, PR_SET_PDEATHSIG; what it started lives on in a group no one names)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nr=$tmp/nr
+	mkdir -p "$nr/pids" && cp "$berth" "$nr/berth" && chown -R 1000:1000 "$nr" && chmod 755 "$tmp"
+	cat >"$nr/orphans.yaml" <<EOF
+name: orphans
+function: {command: [sh, -c, 'sleep 300 & echo \$! >$nr/pids/\$RANK; wait']}
+action: job
+replicas: 3
+EOF
+	chmod 644 "$nr/orphans.yaml"
+	asuser() { setpriv --reuid 1000 --regid 1000 --clear-groups env -u BERTH_CONFIG HOME="$nr" BERTH_HOME="$nr/home" "$@"; }
+	id=$(cd "$nr" && asuser "$nr/berth" run "$nr/orphans.yaml" 2>"$tmp/out")
+	for _ in $(seq 50); do [ "$(ls "$nr/pids" | wc -l)" = 3 ] && break; sleep 0.1; done
+	sup=$(pgrep -o -f "__supervise $id")
+	[ -n "$sup" ] && kill -9 "$sup"
+	sleep 0.3
+	st=$(cd "$nr" && asuser "$nr/berth" get run "$id" -o json | sed -n 's/^ *"state": "\(.*\)",\{0,1\}$/\1/p')
+	sleep 0.3
+	left=
+	for f in "$nr"/pids/*; do
+		p=$(cat "$f")
+		if [ -n "$(awk '$3 != "Z"' "/proc/$p/stat" 2>/dev/null)" ]; then
+			left="$left worker ${f##*/} ($p)"
+			kill -9 "$p"
+		fi
+	done
+	if [ -n "$sup" ] && [ "$st" = Failed ] && [ "$(ls "$nr/pids" | wc -l)" = 3 ] && [ -z "$left" ]; then
+		ok supervisor-killed-no-cgroup-every-worker-stopped
+	else
+		fail supervisor-killed-no-cgroup-every-worker-stopped "$id ($sup): $st, left:$left"
+	fi
+else
+	skip supervisor-killed-no-cgroup-every-worker-stopped "needs root (to run berth as another user) and setpriv"
 fi
 
 # ---- gang admission: all workers start together, or none does ----------------------------------
@@ -255,17 +355,45 @@ YAML
 		"$berth" logs "$id" >>out
 		fail mpi-failing-rank-fails-run "$id: $(field "$id" state) [$(field "$id" reason)]"
 	fi
-	# a worker runs what carries its run's token alone
+	# mpirun that ends well without asking every worker for a daemon (here its --version, as a
+	# command starting with - is its option): the run ends as mpirun did, the others stopped
+	cat >mpiversion.yaml <<'YAML'
+name: mpiversion
+function: {command: ["--version"]}
+action: job
+replicas: 2
+distributed: {launcher: mpi}
+timeout: 30
+YAML
+	t0=$(date +%s)
+	id=$("$berth" run mpiversion.yaml --wait 2>out)
+	took=$(($(date +%s) - t0))
+	if [ "$(field "$id" state)" = Succeeded ] && [ "$(states "$id")" = Succeeded,Stopped ] && [ "$took" -lt 30 ]; then
+		ok mpi-run-ends-with-mpirun
+	else
+		fail mpi-run-ends-with-mpirun "$id: $(field "$id" state) [$(field "$id" reason)] [$(states "$id")] ${took}s"
+	fi
+	# a worker runs what carries its run's token alone: a request with another token,
+	# sent to the name the worker listens on (as /proc/net/unix lists it), is refused
+	# (an agent with another token would not even find that name: it is keyed by the token)
 	(
-		export BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1
+		export BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 TMPDIR=$tmp
 		BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-worker >stub.log 2>&1 &
-		sleep 0.3
-		BERTH_MPI_TOKEN=$(printf '%064d' 2) timeout 20 "$berth" __mpi-exec worker-1 touch "$tmp/pwned" >agent.log 2>&1
-		echo "agent $?" >>agent.log
+		for _ in $(seq 50); do grep -q '@berth-mpi/abcdefghij/1/' /proc/net/unix && break; sleep 0.1; done
+		name=$(grep -o '@berth-mpi/abcdefghij/1/[0-9a-f]*' /proc/net/unix | head -1)
+		/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect("\0" + sys.argv[1][1:])
+req = b"2" * 64 + b"\0" + ("touch " + sys.argv[2]).encode()
+s.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(__import__("array").array("i", [0, 1, 2])))])
+print("answer", len(s.recv(16)))' "$name" "$tmp/pwned" >agent.log 2>&1
+		echo "name $name" >>agent.log
 		kill %1 2>/dev/null
 		wait
 	)
-	if [ ! -e "$tmp/pwned" ] && grep -q 'agent 255' agent.log && grep -q 'a request was refused' stub.log; then
+	if [ ! -e "$tmp/pwned" ] && grep -q 'answer 0' agent.log &&
+		grep -q 'name @berth-mpi/abcdefghij/1/' agent.log && grep -q 'a request was refused' stub.log; then
 		ok mpi-agent-without-token-refused
 	else
 		cat stub.log agent.log >out
@@ -273,6 +401,22 @@ YAML
 	fi
 else
 	skip mpi "no mpirun or mpi4py for /usr/bin/python3: apt install openmpi-bin python3-mpi4py"
+fi
+
+# ---- many workers: the supervisor's fds (a log, a pipe, a cgroup each) past a shell's ulimit -n --------
+# 150 workers under a soft limit of 128 open files (the hard one as it is): the supervisor
+# raises its own, and each worker gets the caller's back
+job many 150 'echo "files $(ulimit -n)"'
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -ge 600 ]; then
+	id=$(ulimit -Sn 128 && "$berth" run many.yaml --wait 2>out)
+	if [ "$(field "$id" state)" = Succeeded ] && [ "$("$berth" logs "$id" | grep -c 'files 128$')" = 150 ]; then
+		ok many-workers-past-ulimit-n
+	else
+		fail many-workers-past-ulimit-n "$id: $(field "$id" state) [$(field "$id" reason)]"
+	fi
+else
+	skip many-workers-past-ulimit-n "hard limit of open files $hard"
 fi
 
 # ---- a gang's demand past what an int64 holds is refused as never fitting, not wrapped ------------

@@ -410,4 +410,155 @@ else
 	skip supervisor-not-dumpable "needs root and setpriv"
 fi
 
+# ---- 8. distributed jobs: another user's process cannot take a worker's MPI socket ---------------------------
+# A run's id is there to see (its cgroups, berth/ID.RANK, are listed to every user), and
+# an abstract socket's name belongs to whoever binds it first: the names a worker listens
+# on cannot be known before it binds them.
+if $root && command -v mpirun >/dev/null && command -v setpriv >/dev/null; then
+	cat >squat.yaml <<'EOF'
+function: {name: squat, command: [sh, -c, 'echo "rank $OMPI_COMM_WORLD_RANK in worker $BERTH_WORKER"']}
+action: job
+replicas: 2
+distributed: {launcher: mpi}
+EOF
+	sid=squatted$$
+	setpriv --reuid 1000 --regid 1000 --clear-groups /usr/bin/python3 -c '
+import socket, sys, time
+held = []
+for name in ["berth-mpi/%s/%d" % (sys.argv[1], r) for r in range(4)] + ["berth-mpi/%s/1/" % sys.argv[1]]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.bind("\0" + name)
+    s.listen(1)
+    held.append(s)
+print("bound", flush=True)
+time.sleep(60)' "$sid" >squatter.out 2>&1 &
+	squatter=$!
+	for _ in $(seq 50); do grep -q bound squatter.out && break; sleep 0.1; done
+	"$berth" run squat.yaml --run-id "$sid" --wait >out 2>&1
+	"$berth" logs "$sid" >>out 2>&1
+	kill "$squatter" 2>/dev/null
+	wait "$squatter" 2>/dev/null
+	if grep -q bound squatter.out && [ "$(field "$sid" state)" = Succeeded ] &&
+		grep -q 'rank 1 in worker 1' out; then
+		ok mpi-socket-not-squattable
+	else
+		fail mpi-socket-not-squattable "$(field "$sid" state) [$(field "$sid" reason)]"
+	fi
+else
+	skip mpi-socket-not-squattable "needs root, setpriv and mpirun"
+fi
+
+# berth not root: the workers' /tmp is the machine's, where another user makes the name of a
+# worker's Open MPI session directory first (a directory of its own, or a link to one open to
+# all): the run neither fails nor puts its daemons' files there
+if $root && command -v mpirun >/dev/null && command -v setpriv >/dev/null; then
+	nr=$tmp/nr
+	mkdir -p "$nr" && cp "$berth" "$nr/berth" && chown -R 1000:1000 "$nr" && chmod 755 "$tmp"
+	pubtmp=$tmp/pubtmp
+	mkdir -p "$pubtmp/trap" && chmod 1777 "$pubtmp" && chmod 777 "$pubtmp/trap"
+	# worker 0's name a link to a directory open to all, worker 1's a directory of root's
+	for name in berth-ompi berth-ompi-1000; do
+		ln -s "$pubtmp/trap" "$pubtmp/$name-0"
+		mkdir -m 700 "$pubtmp/$name-1"
+	done
+	cat >"$tmp/nrmpi.yaml" <<EOF
+function: {name: nrmpi, command: [sh, -c, 'echo "rank \$OMPI_COMM_WORLD_RANK in worker \$BERTH_WORKER"']}
+action: job
+replicas: 2
+distributed: {launcher: mpi}
+envs: {TMPDIR: $pubtmp}
+EOF
+	chmod 644 "$tmp/nrmpi.yaml"
+	asuser() { setpriv --reuid 1000 --regid 1000 --clear-groups env -u BERTH_CONFIG HOME="$nr" BERTH_HOME="$nr/home" "$@"; }
+	id=$(cd "$nr" && asuser "$nr/berth" run "$tmp/nrmpi.yaml" --wait 2>"$tmp/out")
+	st=$(cd "$nr" && asuser "$nr/berth" get run "$id" -o json | sed -n 's/^ *"state": "\(.*\)",\{0,1\}$/\1/p')
+	(cd "$nr" && asuser "$nr/berth" logs "$id") >>out 2>&1
+	if [ "$st" = Succeeded ] && grep -q 'rank 1 in worker 1' out && [ -z "$(ls -A "$pubtmp/trap")" ]; then
+		ok mpi-session-dir-not-taken
+	else
+		ls -la "$pubtmp" "$pubtmp/trap" >>out 2>&1
+		fail mpi-session-dir-not-taken "$id: $st"
+	fi
+else
+	skip mpi-session-dir-not-taken "needs root, setpriv and mpirun"
+fi
+# a worker's server against requests of its own user that are not mpirun's agent's: the fds a
+# malformed one carries are not kept, a peer that sends nothing does not hold it, an agent
+# that goes leaves no daemon behind nor a worker spinning, and the agent takes worker-N alone
+mpi_stub() { # starts a worker 1 of run abcdefghij with token 1: its pid in $stub, its name in $name
+	TMPDIR=$tmp BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 \
+		BERTH_MPI_TOKEN=$(printf '%064d' 1) "$berth" __mpi-worker >stub.log 2>&1 &
+	stub=$!
+	name=
+	for _ in $(seq 50); do
+		name=$(grep -o '@berth-mpi/abcdefghij/1/[0-9a-f]*' /proc/net/unix | head -1)
+		[ -n "$name" ] && break
+		sleep 0.1
+	done
+}
+agent() { BERTH_RUN_ID=abcdefghij BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-exec "$@"; }
+mpi_stub
+fds0=$(ls /proc/$stub/fd 2>/dev/null | wc -l)
+/usr/bin/python3 -c '
+import array, socket, sys
+for n in (2, 4, 1, 3):
+    for _ in range(40):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect("\0" + sys.argv[1][1:])
+        s.sendmsg([b"x" * 10], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2, 0][:n]))])
+        s.close()' "$name" >out 2>&1
+sleep 0.5
+fds1=$(ls /proc/$stub/fd 2>/dev/null | wc -l)
+if [ -n "$name" ] && [ "$fds1" -gt 0 ] && [ "$fds1" = "$fds0" ]; then
+	ok mpi-worker-keeps-no-fd-of-a-refused-request
+else
+	fail mpi-worker-keeps-no-fd-of-a-refused-request "fds $fds0, then $fds1 after 160 malformed requests"
+fi
+# a peer that connects and sends nothing, then the agent
+/usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect("\0" + sys.argv[1][1:])
+time.sleep(30)' "$name" >/dev/null 2>&1 &
+silent=$!
+sleep 0.3
+t0=$(date +%s)
+got=$(agent worker-1 echo served 2>>out)
+took=$(($(date +%s) - t0))
+kill "$silent" 2>/dev/null
+wait "$silent" 2>/dev/null
+if [ "$got" = served ] && [ "$took" -lt 15 ]; then
+	ok mpi-worker-not-held-by-a-silent-peer
+else
+	fail mpi-worker-not-held-by-a-silent-peer "[$got] after ${took}s"
+fi
+kill "$stub" 2>/dev/null
+wait "$stub" 2>/dev/null
+# the agent killed while its command (which ignores SIGTERM) runs
+mpi_stub
+BERTH_RUN_ID=abcdefghij BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 1 "$berth" __mpi-exec worker-1 \
+	"trap '' TERM; echo \$\$ >$tmp/daemon.pid; exec sleep 63" >>out 2>&1
+running() { [ -n "$(awk '$3 != "Z"' "/proc/$1/stat" 2>/dev/null)" ]; } # not a zombie
+for _ in $(seq 100); do running "$stub" || break; sleep 0.1; done
+ticks=$(awk '{print $14 + $15}' "/proc/$stub/stat" 2>/dev/null)
+daemon=$(cat daemon.pid 2>/dev/null)
+if [ -n "$daemon" ] && ! running "$stub" && ! running "$daemon"; then
+	ok mpi-worker-ends-the-command-of-a-gone-agent
+else
+	fail mpi-worker-ends-the-command-of-a-gone-agent "worker $stub or its command [$daemon] still there after 10 s (cpu ticks $ticks)"
+	kill "$stub" 2>/dev/null
+	[ -n "$daemon" ] && kill -9 "$daemon" 2>/dev/null
+fi
+wait "$stub" 2>/dev/null
+# worker-N: digits alone
+mpi_stub
+if ! agent worker-+1 touch "$tmp/pwned" >out 2>&1 && ! agent 'worker- 1' touch "$tmp/pwned" >>out 2>&1 &&
+	! agent worker- touch "$tmp/pwned" >>out 2>&1 && [ "$(grep -c usage: out)" = 3 ] && [ ! -e "$tmp/pwned" ]; then
+	ok mpi-agent-takes-worker-digits-alone
+else
+	fail mpi-agent-takes-worker-digits-alone "$(head -3 out)"
+fi
+kill "$stub" 2>/dev/null
+wait "$stub" 2>/dev/null
+
 victim_intact && ok host-untouched || fail host-untouched "$victim changed"

@@ -233,6 +233,32 @@ s2=$(call -t "$usera" DELETE "/api/v1/runs/$id")
 s3=$(call -t "$usera" GET "/api/v1/runs/$id")
 if [ "$s1$s2$s3" = 403204404 ] && [ ! -d "$BERTH_HOME/runs/$id" ]; then ok delete; else fail delete "viewer $s1, user $s2, after $s3"; fi
 
+# a distributed run's logs by worker (?rank=N): one worker's; a rank past the workers 404,
+# one that is not digits alone 400; another project's run 404 as without rank
+printf 'project: alpha\nfunction:\n  name: ranks\n  image: busybox\n  command: [sh, -c, %s]\naction: job\nreplicas: 2\n' \
+	"'echo \"w\$RANK\"'" >ranks.yaml
+call -t "$usera" POST /api/v1/projects/alpha/runs --data-binary @ranks.yaml >/dev/null
+rid=$(json 'd["id"]' <body 2>/dev/null)
+rfinal=$(tok=$usera wait_final "$rid")
+s1=$(call -t "$viewa" GET "/api/v1/runs/$rid/logs?rank=1")
+b1=$(cat body)
+s2=$(call -t "$viewa" GET "/api/v1/runs/$rid/logs?rank=2")
+bad=
+for q in -1 %2B1 %201 0x1 '' 1e0 1000000000 99999999999999999999 1.0; do
+	st=$(call -t "$viewa" GET "/api/v1/runs/$rid/logs?rank=$q")
+	[ "$st" = 400 ] || bad="$bad [$q] $st"
+done
+s3=$(call -t "$adminb" GET "/api/v1/runs/$rid/logs")
+s4=$(call -t "$adminb" GET "/api/v1/runs/$rid/logs?rank=1")
+b4=$(cat body)
+s5=$(call -t "$adminb" GET "/api/v1/runs/$rid/logs?rank=x")
+if [ "$rfinal" = Succeeded ] && [ "$s1" = 200 ] && [ "$b1" = w1 ] && [ "$s2" = 404 ] && [ -z "$bad" ] &&
+	[ "$s3$s4$s5" = 404404404 ] && ! echo "$b4" | grep -q w1; then
+	ok logs-rank
+else
+	fail logs-rank "$rid $rfinal: rank 1 $s1 [$b1], rank 2 $s2,$bad; other project $s3 $s4 $s5"
+fi
+
 # stop: a long run, stopped and waited for; delete refused while it runs
 spec sleeper 'sleep 3600.5' alpha >sleeper.yaml
 call -t "$usera" POST /api/v1/runs --data-binary @sleeper.yaml >/dev/null
@@ -280,7 +306,7 @@ tid=$(json 'd["id"]' <body)
 curl -s -N -H "Authorization: Bearer $usera" "$url/api/v1/runs/$tid/logs?follow=true" >follow.txt
 if [ "$(cat follow.txt)" = "$(printf 'tick 1\ntick 2\ntick 3')" ]; then ok logs-follow; else fail logs-follow "$(cat follow.txt)"; fi
 
-# paging: every run once, newest first (10 runs of alpha by now)
+# paging: every run once, newest first (11 runs of alpha by now)
 for i in 1 2 3 4; do call -t "$usera" POST /api/v1/runs --data-binary @hello.yaml >/dev/null; done
 seen="" after=""
 for _ in 1 2 3 4 5 6 7 8; do
@@ -290,7 +316,7 @@ for _ in 1 2 3 4 5 6 7 8; do
 	[ -n "$after" ] || break
 done
 all=$(call -t "$usera" GET "/api/v1/projects/alpha/runs?limit=1000" >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body)
-if [ "$(echo $seen)" = "$all" ] && [ "$(echo $all | wc -w)" = 10 ]; then ok paging; else fail paging "pages '$seen' vs '$all'"; fi
+if [ "$(echo $seen)" = "$all" ] && [ "$(echo $all | wc -w)" = 11 ]; then ok paging; else fail paging "pages '$seen' vs '$all'"; fi
 s1=$(call -t "$adminb" GET "/api/v1/runs")
 if [ "$s1" = 200 ] && [ "$(json 'len(d["items"])' <body)" = 0 ]; then ok list-only-own-projects; else fail list-only-own-projects "$s1 $(head -c 200 body)"; fi
 

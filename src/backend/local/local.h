@@ -109,7 +109,8 @@ int local_free_port(void);
 void local_worker_log(char *buf, size_t len, int64_t rank);
 
 /* procs.c: kills every process a run left (each worker's cgroup, its process
- * group) and removes its cgroups. files.c: removes the volumes that live with
+ * group, the processes of its supervisor's session where it had no cgroup) and
+ * removes its cgroups. files.c: removes the volumes that live with
  * the run. */
 void local_kill_leftovers(cg_version cgv, const char *cg_root, const store_run *r);
 void local_cleanup_volumes(const char *home, const store_run *r);

@@ -11,11 +11,16 @@
  * that worker's cgroup with its GPUs, and answers their exit status, which
  * the agent exits with.
  *
- * The socket's name is no secret (/proc/net/unix lists it): a request carries
- * the run's token (BERTH_MPI_TOKEN, 32 random bytes in hex, in the workers'
- * environment alone), and comes from a process of the same uid
- * (SO_PEERCRED), both ways. The token is kept from what the workers start,
- * mpirun excepted (it starts the agent).
+ * A bound socket's name is no secret (/proc/net/unix lists it), but no one
+ * can know it before it is bound: it ends with a tag of the worker's rank
+ * keyed by the run's token (BLAKE2b), so a process of another user that
+ * learns the run's id (its cgroups, berth/ID.RANK, are there to list) cannot
+ * take a worker's name first, and learns no other worker's name, nor the
+ * token, from one it sees. A request carries the run's token
+ * (BERTH_MPI_TOKEN, 32 random bytes in hex, in the workers' environment
+ * alone), and comes from a process of the same uid (SO_PEERCRED), both ways.
+ * The token is kept from what the workers start, mpirun excepted (it starts
+ * the agent).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "backend/local/mpi.h"
 #include "base/internal.h"
 #include "berth/run.h"
@@ -42,6 +49,8 @@
 #define TOKEN_LEN 64          /* hex */
 #define REQUEST_MAX (64 * 1024) /* token, NUL, the words */
 #define CONNECT_WAIT_MS 30000 /* a worker's server may start after mpirun asks */
+#define REQUEST_WAIT_S 5      /* an agent sends its request as it connects */
+#define HANGUP_GRACE_MS 5000  /* a daemon whose agent is gone: SIGTERM, then SIGKILL */
 
 static void say(const char *fmt, ...) BERTH_PRINTF(1, 2);
 static void say(const char *fmt, ...)
@@ -63,12 +72,23 @@ static long env_num(const char *name, long lo, long hi)
 	return v && *v && !*end && n >= lo && n <= hi ? n : -1;
 }
 
-/* The abstract socket of worker rank of run id. */
-static socklen_t worker_addr(struct sockaddr_un *a, const char *id, long rank)
+/* The abstract socket of worker rank of run id: berth-mpi/ID/RANK/TAG, TAG
+ * the rank keyed by the run's token (TOKEN_LEN bytes), which no one without
+ * the token can tell before the worker binds it. */
+static socklen_t worker_addr(struct sockaddr_un *a, const char *id, long rank, const char *token)
 {
+	char msg[48];
+	unsigned char tag[16];
+	char hex[2 * sizeof(tag) + 1];
+	int mlen = snprintf(msg, sizeof(msg), "berth-mpi worker %ld", rank);
+	if (sodium_init() < 0)
+		abort();
+	crypto_generichash(tag, sizeof(tag), (const unsigned char *)msg, (unsigned long long)mlen,
+			   (const unsigned char *)token, TOKEN_LEN);
+	sodium_bin2hex(hex, sizeof(hex), tag, sizeof(tag));
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
-	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "berth-mpi/%s/%ld", id, rank);
+	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "berth-mpi/%s/%ld/%s", id, rank, hex);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
@@ -106,7 +126,8 @@ int berth_local_mpi_exec(int argc, char **argv)
 		i++;
 	long rank = -1;
 	char *end;
-	if (i < argc && !strncmp(argv[i], "worker-", 7))
+	/* worker-N, N digits alone (strtol takes a sign and spaces too) */
+	if (i < argc && !strncmp(argv[i], "worker-", 7) && argv[i][7] >= '0' && argv[i][7] <= '9')
 		rank = strtol(argv[i] + 7, &end, 10);
 	if (!token || rank < 0 || rank >= BERTH_WORKERS_MAX || *end || i + 1 >= argc) {
 		say("usage: berth %s worker-N WORDS... (mpirun's agent in a distributed job's worker, "
@@ -123,7 +144,7 @@ int berth_local_mpi_exec(int argc, char **argv)
 		return 255;
 	}
 	struct sockaddr_un a;
-	socklen_t alen = worker_addr(&a, id, rank);
+	socklen_t alen = worker_addr(&a, id, rank, token);
 	int fd = -1;
 	for (int waited = 0;; waited += 50) {
 		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -179,29 +200,53 @@ int berth_local_mpi_exec(int argc, char **argv)
 /* ---- the worker ---------------------------------------------------------------------------- */
 
 /* A request served: the command's process group and the connection that
- * waits for its status. */
+ * waits for its status (-1 once its agent is gone), and when the command,
+ * sent SIGTERM then, is killed (0: not yet asked). */
 typedef struct served {
 	pid_t pid;
 	int conn;
+	int64_t kill_at;
 } served;
 
-/* Reads one request from conn and starts it; 0 with *out, -1 refused. */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads one request from conn and starts it; 0 with *out, -1 refused. Every
+ * fd a request carries is closed here, whatever it is (a request of 2 or 4
+ * fds kept them in the worker, until it had none left for mpirun's), and a
+ * peer that sends nothing holds the worker REQUEST_WAIT_S at most. */
 static int serve(int conn, const char *token, served *out)
 {
 	char *buf = malloc(REQUEST_MAX + 1);
-	int fds[3] = {-1, -1, -1};
+	int fds[3] = {-1, -1, -1}, got[4], ngot = 0;
 	union {
-		char b[CMSG_SPACE(sizeof(fds))];
+		char b[CMSG_SPACE(sizeof(got))]; /* room for one fd too many: told apart */
 		struct cmsghdr align;
 	} ctl;
+	memset(&ctl, 0, sizeof(ctl));
 	struct iovec iov = {buf, REQUEST_MAX};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
 			   .msg_controllen = sizeof(ctl.b)};
-	ssize_t n = buf && same_uid(conn) ? recvmsg(conn, &m, MSG_CMSG_CLOEXEC) : -1;
-	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(fds)))
-		memcpy(fds, CMSG_DATA(c), sizeof(fds));
+	struct timeval wait = {REQUEST_WAIT_S, 0};
+	ssize_t n = buf && same_uid(conn) &&
+			    setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)) == 0
+		    ? recvmsg(conn, &m, MSG_CMSG_CLOEXEC)
+		    : -1;
+	int cmsgs = 0;
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
+		cmsgs++;
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t j = 0; j < k && ngot < (int)BERTH_ARRAY_SIZE(got); j++)
+			memcpy(&got[ngot++], CMSG_DATA(c) + j * sizeof(int), sizeof(int));
+	}
+	if (cmsgs == 1 && ngot == 3)
+		memcpy(fds, got, sizeof(fds));
 	bool ok = n > TOKEN_LEN + 1 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && fds[2] >= 0 &&
 		  buf[TOKEN_LEN] == 0 && token_ok(buf, token);
 	pid_t pid = -1;
@@ -216,9 +261,8 @@ static int serve(int conn, const char *token, served *out)
 			_exit(127);
 		}
 	}
-	for (int k = 0; k < 3; k++)
-		if (fds[k] >= 0)
-			close(fds[k]);
+	for (int k = 0; k < ngot; k++)
+		close(got[k]);
 	free(buf);
 	if (pid < 0) {
 		if (!ok)
@@ -226,7 +270,7 @@ static int serve(int conn, const char *token, served *out)
 		return -1;
 	}
 	setpgid(pid, pid);
-	*out = (served){pid, conn};
+	*out = (served){pid, conn, 0};
 	return 0;
 }
 
@@ -244,12 +288,24 @@ static const char *tmp_dir(void)
 
 /* Open MPI's session directories of a worker's daemon, apart from the
  * others': they share one machine and, in one run, one /tmp, where two
- * daemons of one job making the same directory race. */
+ * daemons of one job making the same directory race. The directory is this
+ * user's, 0700: where /tmp is the machine's (berth not root), a name that is
+ * there already and not so (another user's, a link, open to others) was
+ * made by someone else, to fail the run or to read and change what its
+ * daemons keep there; a fresh one is made instead. */
 static void own_session_dir(long rank)
 {
 	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s/berth-ompi-%ld", tmp_dir(), rank);
-	if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+	struct stat st;
+	snprintf(dir, sizeof(dir), "%s/berth-ompi-%ld-%ld", tmp_dir(), (long)geteuid(), rank);
+	bool ok = mkdir(dir, 0700) == 0 ||
+		  (errno == EEXIST && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		   st.st_uid == geteuid() && !(st.st_mode & 077));
+	if (!ok) {
+		snprintf(dir, sizeof(dir), "%s/berth-ompi-%ld-%ld-XXXXXX", tmp_dir(), (long)geteuid(), rank);
+		ok = mkdtemp(dir) != NULL;
+	}
+	if (ok)
 		setenv("OMPI_MCA_orte_tmpdir_base", dir, 1);
 }
 
@@ -342,7 +398,7 @@ int berth_local_mpi_worker(int argc, char **argv)
 	setenv("OMPI_MCA_oob_tcp_if_include", "lo", 0);
 	signal(SIGPIPE, SIG_IGN);
 	struct sockaddr_un a;
-	socklen_t alen = worker_addr(&a, id, rank);
+	socklen_t alen = worker_addr(&a, id, rank, token);
 	int lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, alen) || listen(lfd, 8)) {
 		say("worker %ld cannot listen for mpirun: %s", rank, strerror(errno));
@@ -351,7 +407,7 @@ int berth_local_mpi_worker(int argc, char **argv)
 	pid_t mpirun = rank == 0 ? start_mpirun(argv + cmd, argc - cmd, workers, slots, token) : 0;
 	if (mpirun < 0)
 		return 127;
-	served s = {-1, -1};
+	served s = {-1, -1, 0};
 	int result = -1, mpirun_status = -1;
 	for (;;) {
 		int st;
@@ -361,10 +417,12 @@ int berth_local_mpi_worker(int argc, char **argv)
 				mpirun_status = exit_of(st);
 			if (w == s.pid) {
 				int code = exit_of(st);
-				ssize_t sent = send(s.conn, &code, sizeof(code), MSG_NOSIGNAL);
-				(void)sent;
-				close(s.conn);
-				s = (served){-1, -1};
+				if (s.conn >= 0) {
+					ssize_t sent = send(s.conn, &code, sizeof(code), MSG_NOSIGNAL);
+					(void)sent;
+					close(s.conn);
+				}
+				s = (served){-1, -1, 0};
 				result = code;
 			}
 		}
@@ -385,8 +443,18 @@ int berth_local_mpi_worker(int argc, char **argv)
 			if (conn >= 0 && (s.pid > 0 || result >= 0 || serve(conn, token, &s)))
 				close(conn);
 		}
-		/* the agent gone (mpirun stopped it): so is its command */
-		if (n > 0 && s.conn >= 0 && (p[1].revents & (POLLHUP | POLLERR | POLLIN)))
+		/* the agent gone (mpirun stopped it): so is its command, SIGTERM
+		 * once, and SIGKILL after a grace period (the connection, which
+		 * stays readable, is no longer polled: no busy loop) */
+		if (n > 0 && s.conn >= 0 && (p[1].revents & (POLLHUP | POLLERR | POLLIN))) {
 			kill(-s.pid, SIGTERM);
+			close(s.conn);
+			s.conn = -1;
+			s.kill_at = now_ms() + HANGUP_GRACE_MS;
+		}
+		if (s.pid > 0 && s.kill_at > 0 && now_ms() >= s.kill_at) {
+			kill(-s.pid, SIGKILL);
+			s.kill_at = 0;
+		}
 	}
 }

@@ -4,6 +4,7 @@
  * distributed job's workers' cgroup names and their rendezvous port.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -81,6 +82,40 @@ int local_free_port(void)
 	return port;
 }
 
+/* SIGKILL to every process of session sid, that of a supervisor gone (its
+ * start time start): each of its run's processes, every worker's, is in it
+ * but those that made a session of their own. A session is named by its
+ * leader's pid, which is not given again while a process of the session
+ * lives; a process of that pid there now (another start time) is another's,
+ * and so may its session be: nothing is killed then. */
+static void kill_session(int64_t sid, int64_t start)
+{
+	int64_t now = sid > 1 ? local_proc_start_of((pid_t)sid, true) : 0;
+	if (sid <= 1 || (now >= 0 && now != start) || sid == (int64_t)getsid(0))
+		return;
+	for (int round = 0; round < 10; round++) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+		int found = 0;
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] < '1' || de->d_name[0] > '9')
+				continue;
+			pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+			int64_t session;
+			if (pid != (pid_t)sid && local_proc_fields(pid, false, 6, 1, &session) == 0 && session == sid) {
+				kill(pid, SIGKILL);
+				found++;
+			}
+		}
+		if (d)
+			closedir(d);
+		if (!found)
+			return;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 void local_kill_leftovers(cg_version cgv, const char *cg_root, const store_run *r)
 {
 	int64_t workers = r->info.workers > 1 ? r->info.workers : 1;
@@ -104,4 +139,10 @@ void local_kill_leftovers(cg_version cgv, const char *cg_root, const store_run *
 	}
 	if (!opened && r->pid > 0 && getpgid((pid_t)r->pid) == (pid_t)r->pid)
 		kill(-(pid_t)r->pid, SIGKILL);
+	/* without a cgroup, worker 0's process group is not all: every worker
+	 * has its own, and one whose first process is gone (killed with its
+	 * supervisor, reaped) leaves its children in a group no one names;
+	 * they are all in the supervisor's session */
+	if (!opened && r->supervisor_pid > 0)
+		kill_session(r->supervisor_pid, r->supervisor_start);
 }

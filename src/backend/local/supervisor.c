@@ -151,6 +151,57 @@ static char *worker_gpus(const char *ids, size_t rank, size_t nw)
 	return b.len && !b.failed ? berth_buf_detach(&b) : (berth_buf_release(&b), NULL);
 }
 
+/* One entry a name, the last one given, in the order they were given. The
+ * environment is the caller's variables, then the spec's envs, then what
+ * berth sets (BERTH_RUN_ID, a distributed job's WORLD_SIZE, RANK ..., the GPU
+ * variables, secrets, the MPI token): a later one is meant over an earlier,
+ * as a container's env list is read on Kubernetes. Left twice in envp, each
+ * program would pick its own: getenv (C, Python) the first, a shell the last,
+ * so that a spec's RANK or CUDA_VISIBLE_DEVICES was what python saw and berth's
+ * what sh saw. An entry dropped that this worker allocated is freed. */
+static int env_last_wins(sup_worker *w, const store_run *r)
+{
+	size_t n = w->nenv, cap = 16;
+	while (cap < 2 * n)
+		cap <<= 1;
+	size_t *slot = berth_calloc(cap, sizeof(*slot)); /* index + 1 of a name kept; 0: free */
+	bool *drop = berth_calloc(n ? n : 1, sizeof(*drop));
+	if (!slot || !drop) {
+		free(slot);
+		free(drop);
+		return -1;
+	}
+	for (size_t i = n; i-- > 0;) {
+		const char *e = w->envp[i];
+		size_t len = strcspn(e, "=");
+		uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+		for (size_t k = 0; k < len; k++)
+			h = (h ^ (unsigned char)e[k]) * 1099511628211ULL;
+		size_t at = (size_t)h & (cap - 1);
+		for (; slot[at]; at = (at + 1) & (cap - 1)) {
+			const char *kept = w->envp[slot[at] - 1];
+			if (!strncmp(kept, e, len) && kept[len] == e[len]) {
+				drop[i] = true;
+				break;
+			}
+		}
+		if (!drop[i])
+			slot[at] = i + 1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!drop[i])
+			w->envp[k++] = w->envp[i];
+		else if (w->envp[i] < r->env || w->envp[i] >= r->env + r->env_len)
+			free(w->envp[i]);
+	}
+	w->envp[k] = NULL;
+	w->nenv = k;
+	free(slot);
+	free(drop);
+	return 0;
+}
+
 static int build_env(sup *s, size_t rank, bool volume_fallback)
 {
 	const store_run *r = s->r;
@@ -179,7 +230,7 @@ static int build_env(sup *s, size_t rank, bool volume_fallback)
 			return -1;
 	if (s->mpi && push_env(w, fmt("BERTH_MPI_TOKEN=%s", s->mpi_token)))
 		return -1;
-	return 0;
+	return env_last_wins(w, r);
 }
 
 /* Launcher mpi: the token of the run's MPI requests, and what each worker
@@ -382,6 +433,9 @@ static void become_command(sup *s, const sup_worker *w, int errp)
 		if (setrlimit(RLIMIT_FSIZE, &rl))
 			child_fail(errp, STEP_RLIMIT, errno);
 	}
+	/* the open files limit its starter had, not the supervisor's */
+	if (s->nofile_raised && setrlimit(RLIMIT_NOFILE, &s->nofile))
+		child_fail(errp, STEP_RLIMIT, errno);
 	/* the run gets its stdin, stdout and stderr, and no other fd of berth's */
 	close_from(3, errp, true);
 	if (s->mpi) /* this binary, whatever path reaches it from here */
@@ -673,11 +727,23 @@ static char *disk_over(sup *s)
 			return fmt("Evicted: volume \"%s\" used %s, over its size %s", v->name, a, b);
 		}
 	}
-	if (r->disk_limit > 0 && total > r->disk_limit) {
+	/* resources.disk is each worker's, as the machine's disk it asks for is
+	 * (N x), and as each pod's ephemeral storage is on a cluster: the
+	 * workers share a log dir, a work dir and a /tmp, which hold N times it */
+	int64_t limit = r->disk_limit;
+	if (s->nw > 1 && __builtin_mul_overflow(limit, (int64_t)s->nw, &limit))
+		limit = INT64_MAX;
+	if (r->disk_limit > 0 && total > limit) {
+		char each[80] = "";
 		berth_format_size(a, sizeof(a), total, 1);
-		berth_format_size(b, sizeof(b), r->disk_limit, 1);
-		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s "
-			   "(its log, work dir, /tmp and volumes)", a, b);
+		berth_format_size(b, sizeof(b), limit, 1);
+		if (s->nw > 1) {
+			char one[32];
+			berth_format_size(one, sizeof(one), r->disk_limit, 1);
+			snprintf(each, sizeof(each), ", %zu workers of %s", s->nw, one);
+		}
+		return fmt("Evicted: ephemeral storage: the run used %s, over its disk limit %s%s "
+			   "(its log, work dir, /tmp and volumes)", a, b, each);
 	}
 	return NULL;
 }
@@ -735,13 +801,24 @@ static bool reap_workers(sup *s, enum ending end, int64_t *kill_at)
 	return true;
 }
 
+/* Launcher mpi: the run ends as mpirun does, on worker 0. When it has ended
+ * well, the others are given this long to end with their daemons, then
+ * stopped: a worker that mpirun never asked for a daemon (its command was
+ * --version, or mpirun chose not to) would wait for one for ever. */
+#define MPI_OTHERS_MS 5000
+
 /* Waits for the workers' commands, with the timeout and stop requests. */
 static enum ending wait_workers(sup *s, const sigset_t *set, int64_t deadline)
 {
 	enum ending end = END_EXIT;
 	int64_t kill_at = -1, disk_at = s->disk_watch ? store_now_ms() + DISK_CHECK_MS : -1;
+	int64_t others_at = -1;
 	for (;;) {
 		int64_t now = store_now_ms(), wait = 5000;
+		if (s->mpi && s->nw > 1 && others_at < 0 && s->w[0].ended && s->failed < 0 && end == END_EXIT)
+			others_at = now + MPI_OTHERS_MS;
+		if (others_at > 0)
+			wait = others_at - now < wait ? others_at - now : wait;
 		if (disk_at > 0)
 			wait = disk_at - now < wait ? disk_at - now : wait;
 		if (deadline > 0 && end == END_EXIT)
@@ -798,6 +875,13 @@ static enum ending wait_workers(sup *s, const sigset_t *set, int64_t deadline)
 				event(s, "Killing", why);
 			}
 			continue;
+		}
+		if (others_at > 0 && now >= others_at && end == END_EXIT && !failing) {
+			others_at = 0; /* once */
+			event(s, "Killing", "worker 0 ended (mpirun): SIGTERM sent to the others, SIGKILL "
+					    "after the grace period");
+			stop_workers(s);
+			kill_at = now + s->r->grace * 1000;
 		}
 		if (deadline > 0 && now >= deadline && end == END_EXIT && !failing) {
 			end = END_TIMEOUT;
@@ -900,8 +984,11 @@ static bool record_start(sup *s)
 }
 
 /* Each worker's state in the record ("Running,Failed"): running ones while
- * the attempt runs, else how each ended. */
-static void set_worker_states(sup *s, bool running)
+ * the attempt runs, else how each ended (one with an OOM kill failed, as the
+ * run does, even when its command went on and exited 0); which: the worker
+ * whose OOM kill says how the run ended (failed, even if stopped after it),
+ * else SIZE_MAX. */
+static void set_worker_states(sup *s, bool running, size_t which)
 {
 	store_run *r = s->r;
 	if (s->nw < 2)
@@ -909,10 +996,11 @@ static void set_worker_states(sup *s, bool running)
 	berth_buf b = BERTH_BUF_INIT;
 	for (size_t i = 0; i < s->nw; i++) {
 		const sup_worker *w = &s->w[i];
-		berth_state st = running		 ? BERTH_STATE_RUNNING
-				 : !failed_status(w->status) ? BERTH_STATE_SUCCEEDED
-				 : w->stopped && (int)i != s->failed ? BERTH_STATE_STOPPED
-								      : BERTH_STATE_FAILED;
+		bool failed = failed_status(w->status) || w->oomed;
+		berth_state st = running	    ? BERTH_STATE_RUNNING
+				 : !failed	    ? BERTH_STATE_SUCCEEDED
+				 : w->stopped && (int)i != s->failed && i != which ? BERTH_STATE_STOPPED
+										     : BERTH_STATE_FAILED;
 		berth_buf_printf(&b, "%s%s", i ? "," : "", berth_state_name(st));
 	}
 	free(r->info.worker_states);
@@ -958,14 +1046,20 @@ static int start_workers(sup *s, const char *const *files, const size_t *lens, b
 static bool attempt_outcome(sup *s, enum ending end)
 {
 	store_run *r = s->r;
-	/* the first worker that failed says how the run ended; else worker 0 */
-	size_t which = s->failed >= 0 ? (size_t)s->failed : 0;
-	int status = s->w[which].status;
-	bool oom = false;
+	/* the first worker that failed says how the run ended; else the first
+	 * with an OOM kill; else worker 0. An OOM kill is that worker's: one in
+	 * another worker (stopped, or ended after it) is not why the run failed */
 	for (size_t i = 0; i < s->nw; i++)
-		if (oom_kills(s, &s->w[i], true) > s->w[i].ooms && (oom = true) && s->failed < 0)
+		s->w[i].oomed = oom_kills(s, &s->w[i], true) > s->w[i].ooms;
+	size_t which = s->failed >= 0 ? (size_t)s->failed : 0;
+	for (size_t i = 0; s->failed < 0 && i < s->nw; i++)
+		if (s->w[i].oomed) {
 			which = i;
-	set_worker_states(s, false);
+			break;
+		}
+	int status = s->w[which].status;
+	bool oom = s->w[which].oomed;
+	set_worker_states(s, false, oom ? which : SIZE_MAX);
 	r->info.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	r->info.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	r->info.oom_killed = oom;
@@ -1037,7 +1131,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		}
 		berth_buf_release(&why);
 		r->pid = s->w[0].child;
-		set_worker_states(s, true);
+		set_worker_states(s, true, SIZE_MAX);
 		/* the waiter hears that the run started (one byte; the close says it
 		 * ended): one this process was forked from opens its store now */
 		if (s->done_fd >= 0 && r->info.attempts == 1) {
@@ -1097,6 +1191,11 @@ static int become_supervisor(sigset_t *set, sigset_t *run_mask, int done_fd)
 	sigdelset(run_mask, SIGHUP);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* the leader of its own session, whose id is its pid: recovery finds
+	 * the run's processes by it when the run had no cgroup (one exec'd by
+	 * a spawner is in that spawner's session, led by a pid gone since) */
+	if (getsid(0) != getpid())
+		setsid();
 	/* the pipe to the process that started it and waits (berth run --wait):
 	 * closed once the run is done; kept from the run's processes */
 	const char *df = done_fd >= 0 ? NULL : getenv("BERTH_DONE_FD");
@@ -1150,6 +1249,36 @@ static void make_cgroups(sup *s, const char *id)
 			 e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message : "no cgroup tree: rlimits only");
 	}
 	berth_error_free(e);
+}
+
+/* The supervisor holds fds for each worker while the run runs (its log, its
+ * init's status pipe, its cgroup's directory on v2) and a few of its own: a
+ * job of 1000 workers needs some 3000, past the 1024 that most shells give.
+ * Its soft limit is raised to what it needs (its hard limit too, with
+ * CAP_SYS_RESOURCE); the run's processes get the starter's back. false with
+ * why when no limit it may have is enough. */
+#define FDS_EACH 3
+#define FDS_OWN 64
+static bool enough_fds(sup *s, berth_buf *why)
+{
+	rlim_t need = (rlim_t)s->nw * FDS_EACH + FDS_OWN;
+	if (getrlimit(RLIMIT_NOFILE, &s->nofile))
+		return true; /* nothing known: as it was */
+	if (s->nofile.rlim_cur == RLIM_INFINITY || s->nofile.rlim_cur >= need)
+		return true;
+	struct rlimit raised = {need, s->nofile.rlim_max};
+	if (raised.rlim_max != RLIM_INFINITY && raised.rlim_max < need)
+		raised.rlim_max = need; /* as root alone */
+	if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+		s->nofile_raised = true;
+		return true;
+	}
+	berth_buf_printf(why, "cannot prepare the run: its %zu workers need %llu open files in its "
+			 "supervisor, past the hard limit %llu (ulimit -Hn; with CAP_SYS_RESOURCE, as "
+			 "root has it, berth raises it)", s->nw, (unsigned long long)need,
+			 (unsigned long long)(s->nofile.rlim_max == RLIM_INFINITY ? s->nofile.rlim_cur
+										   : s->nofile.rlim_max));
+	return false;
 }
 
 /* Everything the run's processes start with: argv, the log, the volumes,
@@ -1353,15 +1482,17 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	}
 	for (size_t i = 0; i < s.nw; i++)
 		s.w[i] = (sup_worker){.statp = -1, .cgfd = -1, .log = -1};
-	make_cgroups(&s, id);
-	char **files = NULL;
-	size_t *lens = NULL;
 	berth_buf why = BERTH_BUF_INIT;
 	bool all = s.nw == (s.r->info.workers > 1 ? (size_t)s.r->info.workers : 1);
 	if (!all)
 		berth_buf_printf(&why, "cannot prepare the run: its %lld workers: out of memory",
 				 (long long)s.r->info.workers);
-	if (all && prepare(&s, &files, &lens, &why)) {
+	/* before the cgroups, which hold an fd each on v2 */
+	bool fds = all && enough_fds(&s, &why);
+	make_cgroups(&s, id);
+	char **files = NULL;
+	size_t *lens = NULL;
+	if (fds && prepare(&s, &files, &lens, &why)) {
 		run_attempts(&s, &set, (const char *const *)files, lens);
 	} else {
 		s.r->info.state = BERTH_STATE_FAILED;

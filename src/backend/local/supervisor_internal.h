@@ -9,6 +9,7 @@
 
 #include <seccomp.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "backend/local/local.h"
 
@@ -28,6 +29,7 @@ typedef struct sup_worker {
 	bool ended;
 	bool stopped;        /* sent SIGTERM by berth (a stop, the timeout, another's failure) */
 	uint64_t ooms;       /* its cgroup's OOM kills when the attempt started */
+	bool oomed;          /* ... and more when it ended: a process of it was OOM-killed */
 	cg_stats stats;      /* its cgroup's, as last read */
 	bool have_stats;     /* ... when the last attempt had ended (its usage) */
 } sup_worker;
@@ -53,6 +55,9 @@ typedef struct sup {
 	char *secret_values; /* NAME=VALUE\0..., wiped at the end */
 	size_t secret_len;
 	sigset_t run_mask;   /* the signal mask the command starts with */
+	struct rlimit nofile; /* the open files the command starts with (the supervisor's
+			       * own are raised for a distributed job's many workers) */
+	bool nofile_raised;
 	scmp_filter_ctx filter; /* the seccomp filter of the run's processes; NULL: none */
 	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
 	bool disk_watch;     /* the run has a disk limit or a sized volume */
