@@ -235,6 +235,18 @@ else
 	fail disk-limit-is-each-workers "$a $(field "$a" state) [$(field "$a" reason)]; $b $(field "$b" state) [$(field "$b" reason)]"
 fi
 
+# ---- a worker that ends while the others run: its state at once ------------------------------------
+job early 2 '[ "$RANK" = 1 ] && exit 0; exec sleep 3'
+id=$("$berth" run early.yaml 2>out)
+for _ in $(seq 50); do [ "$(states "$id")" = Running,Succeeded ] && break; sleep 0.1; done
+mid=$(states "$id")
+"$berth" stop "$id" >/dev/null 2>&1
+if [ "$mid" = Running,Succeeded ]; then
+	ok worker-state-as-it-ends
+else
+	fail worker-state-as-it-ends "$id: [$mid]"
+fi
+
 # ---- stop stops every worker ------------------------------------------------------------------------
 job stopme 2 'echo up; exec sleep 62'
 id=$("$berth" run stopme.yaml 2>out)

@@ -769,10 +769,14 @@ static bool failed_status(int st)
 /* Reaps what ended; true when every worker's command has. The first worker
  * that fails stops the others (a distributed job ends with its first failing
  * worker, as a Job with backoffLimit 0 does): *kill_at is then set. */
+static void set_worker_states(sup *s, bool running, size_t which);
+static int save(sup *s);
+
 static bool reap_workers(sup *s, enum ending end, int64_t *kill_at)
 {
 	pid_t pid;
 	int st;
+	size_t ended = 0;
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
 		for (size_t i = 0; i < s->nw; i++) {
 			sup_worker *w = &s->w[i];
@@ -780,6 +784,7 @@ static bool reap_workers(sup *s, enum ending end, int64_t *kill_at)
 				continue;
 			w->status = command_status(w, st);
 			w->ended = true;
+			ended++;
 			signal_worker(w, SIGKILL); /* its main process is gone: so is the rest */
 			/* one berth stopped is not the one that failed */
 			if (!failed_status(w->status) || s->failed >= 0 || w->stopped)
@@ -795,10 +800,15 @@ static bool reap_workers(sup *s, enum ending end, int64_t *kill_at)
 			}
 			break;
 		}
+	size_t left = 0;
 	for (size_t i = 0; i < s->nw; i++)
-		if (!s->w[i].ended)
-			return false;
-	return true;
+		left += !s->w[i].ended;
+	/* a worker that ended while others run: its state in the record now */
+	if (ended && left && s->nw > 1) {
+		set_worker_states(s, true, SIZE_MAX);
+		save(s);
+	}
+	return left == 0;
 }
 
 /* Launcher mpi: the run ends as mpirun does, on worker 0. When it has ended
@@ -983,11 +993,11 @@ static bool record_start(sup *s)
 	return true;
 }
 
-/* Each worker's state in the record ("Running,Failed"): running ones while
- * the attempt runs, else how each ended (one with an OOM kill failed, as the
- * run does, even when its command went on and exited 0); which: the worker
- * whose OOM kill says how the run ended (failed, even if stopped after it),
- * else SIZE_MAX. */
+/* Each worker's state in the record ("Running,Failed"): with running (the
+ * attempt runs), a worker that has not ended is Running; one that has, how it
+ * ended (one with an OOM kill failed, as the run does, even when its command
+ * went on and exited 0); which: the worker whose OOM kill says how the run
+ * ended (failed, even if stopped after it), else SIZE_MAX. */
 static void set_worker_states(sup *s, bool running, size_t which)
 {
 	store_run *r = s->r;
@@ -997,7 +1007,7 @@ static void set_worker_states(sup *s, bool running, size_t which)
 	for (size_t i = 0; i < s->nw; i++) {
 		const sup_worker *w = &s->w[i];
 		bool failed = failed_status(w->status) || w->oomed;
-		berth_state st = running	    ? BERTH_STATE_RUNNING
+		berth_state st = running && !w->ended ? BERTH_STATE_RUNNING
 				 : !failed	    ? BERTH_STATE_SUCCEEDED
 				 : w->stopped && (int)i != s->failed && i != which ? BERTH_STATE_STOPPED
 										     : BERTH_STATE_FAILED;
