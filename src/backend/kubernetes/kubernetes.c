@@ -180,6 +180,14 @@ typedef struct kview {
 	kueue_view kueue;      /* a Job: suspended, its LocalQueue, what Kueue says */
 	int64_t gone_since;    /* a Job gone, its end untold: since when berth knows it gone */
 	berth_state was;       /* ... and the run's state until then */
+	int worker_filter;     /* rank + 1 of the worker whose pods alone are kept (its
+				  log); 0: every pod */
+	/* each worker's newest pod, by index, past the VIEW_PODS kept whole: its
+	 * creation and phase (empty: none seen) */
+	struct {
+		char created[40];
+		char phase[16];
+	} workers[BERTH_WORKERS_MAX];
 } kview;
 
 /* A refusal seen this long is the run's end, not a wait (the controllers
@@ -436,6 +444,16 @@ static void view_pod(kview *v, const char *type, const berth_node *obj)
 	const char *name = berth_node_text(berth_node_at(obj, "metadata.name"));
 	if (!name)
 		return;
+	kpod seen;
+	pod_read(&seen, obj);
+	if (v->worker_filter && seen.index != v->worker_filter - 1)
+		return;
+	/* a worker's state: its newest pod's (a deleted one's last phase stays) */
+	if (seen.index >= 0 && seen.index < BERTH_WORKERS_MAX && strcmp(type, "DELETED") &&
+	    strcmp(seen.created, v->workers[seen.index].created) >= 0) {
+		copy_str(v->workers[seen.index].created, sizeof(v->workers[0].created), seen.created);
+		copy_str(v->workers[seen.index].phase, sizeof(v->workers[0].phase), seen.phase);
+	}
 	size_t i = 0;
 	while (i < v->npods && strcmp(v->pods[i].name, name))
 		i++;
@@ -452,7 +470,7 @@ static void view_pod(kview *v, const char *type, const berth_node *obj)
 				i = k;
 	} else if (i == v->npods)
 		v->npods++;
-	pod_read(&v->pods[i], obj);
+	v->pods[i] = seen;
 	/* the claims it mounts: their Events say why a pod that needs them waits */
 	const berth_node *vols = berth_node_at(obj, "spec.volumes");
 	for (size_t k = 0; vols && vols->kind == BERTH_NODE_SEQ && k < vols->len; k++) {
@@ -485,12 +503,8 @@ static char *worker_states(const kview *v, int64_t workers)
 	if (workers < 2)
 		return NULL;
 	berth_buf b = BERTH_BUF_INIT;
-	for (int64_t w = 0; w < workers; w++) {
-		const kpod *best = NULL;
-		for (size_t i = 0; i < v->npods; i++)
-			if (v->pods[i].index == w && (!best || strcmp(v->pods[i].created, best->created) > 0))
-				best = &v->pods[i];
-		const char *ph = best ? best->phase : "";
+	for (int64_t w = 0; w < workers && w < BERTH_WORKERS_MAX; w++) {
+		const char *ph = v->workers[w].phase;
 		berth_state st = !strcmp(ph, "Running")	  ? BERTH_STATE_RUNNING
 				 : !strcmp(ph, "Succeeded") ? BERTH_STATE_SUCCEEDED
 				 : !strcmp(ph, "Failed")    ? BERTH_STATE_FAILED
@@ -1521,8 +1535,8 @@ static void rank_selector(char *buf, size_t len, const char *id, int rank, const
 		snprintf(buf + at, len - at, "," KUBEFLOW_JOB_ROLE "=worker," KUBEFLOW_REPLICA_INDEX "=%d", rank);
 	else if (!strcmp(kind, "MPIJob"))
 		snprintf(buf + at, len - at, "," KUBEFLOW_JOB_ROLE "=launcher");
-	else if (rank >= 0)
-		snprintf(buf + at, len - at, ",batch.kubernetes.io/job-completion-index=%d", rank);
+	/* an Indexed Job's pod: its index is an annotation on every version (a
+	 * label only from 1.28): newest_run_pod keeps that worker's pods */
 }
 
 /* The newest pod of run id (of its worker rank, when rank >= 0: see
@@ -1536,6 +1550,9 @@ static int newest_run_pod(berth_backend *b, const char *id, int rank, const targ
 	char selector[300];
 	rank_selector(selector, sizeof(selector), id, rank, t->res);
 	f->view.kind = t->res->kind;
+	const char *kind = t->res ? t->res->kind : "Job";
+	if (rank >= 0 && strcmp(kind, "PyTorchJob") && strcmp(kind, "MPIJob"))
+		f->view.worker_filter = rank + 1;
 	berth_buf ppath = BERTH_BUF_INIT;
 	kpath(&ppath, POD_KIND, t->ns, NULL);
 	kube_watch w = {.path = ppath.data, .selector = selector, .event = on_pod, .ctx = f};
