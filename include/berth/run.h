@@ -43,7 +43,10 @@ typedef struct berth_run_opts {
 	const char *const *secrets;  /* the secret names the project has ... */
 	size_t nsecrets;
 	bool check_secrets;          /* ... checked only when true (a secret store is given) */
-	const berth_usage *usage;    /* NULL: the project runs nothing else */
+	const berth_usage *usage;    /* what the project's admitted runs hold; NULL: nothing */
+	bool quota_refuses;          /* a run over its quota's headroom is refused (a backend
+					with no queue for quotas: kubernetes); false: it is
+					planned, with quota_wait saying why it would wait */
 	const berth_spec *function;  /* the registered function a spec names (function: NAME):
 					its spec is the function layer; NULL: the spec's own */
 } berth_run_opts;
@@ -83,6 +86,10 @@ typedef struct berth_run {
 	const berth_kv *spot_labels; /* preemptible_nodes.node_selector, when the mode uses it ... */
 	size_t nspot_labels;
 	const char *spot_operator;   /* ... ANDed into each required affinity term: "In" or "NotIn" */
+	const char *quota_wait;      /* "waiting for quota: gpu 4 of 4 in use" when the run
+					needs more than its project's quota has free on the
+					usage it was planned against (it waits for it, in the
+					queue of the local backend); NULL: it fits */
 	berth_note *notes;
 	size_t nnotes;
 	struct berth_arena *arena;   /* internal */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend/record.h"
+#include "plan/plan.h"
 #include "backend/runtime.h"
 #include "base/internal.h"
 #include "base/names.h"
@@ -310,11 +311,7 @@ int berth_backend_usage(berth_backend *b, const char *project, berth_usage *out,
 	int rc = store_usage(b->st, project, sum, err);
 	if (rc)
 		return rc;
-	out->cpu = berth_quantity_from_int(sum[0] / 1000, BERTH_QUANTITY_DECIMAL_SI);
-	out->cpu.nanos = (int32_t)(sum[0] % 1000) * 1000000; /* millicores */
-	out->mem = berth_quantity_from_int(sum[1], BERTH_QUANTITY_BINARY_SI);
-	out->gpu = berth_quantity_from_int(sum[2], BERTH_QUANTITY_DECIMAL_SI);
-	out->runs = sum[3];
+	plan_usage_of(out, sum[0], sum[1], sum[2], sum[3]);
 	return 0;
 }
 

@@ -27,6 +27,9 @@ typedef struct submit_check {
 
 typedef struct backend_ops {
 	const char *kind;
+	/* a run over its project's quota waits in this kind's queue until the quota
+	 * has room (false: it is refused, as no queue of berth's holds it) */
+	bool queues_quota;
 	/* makes the kind's state (backend_state); primary: the kind new runs of
 	 * this handle go to, which may connect at once and fail the open. Unless
 	 * the handle is passive, also what the kind does on every open (recover,

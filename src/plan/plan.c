@@ -885,11 +885,57 @@ void berth_usage_add(berth_usage *u, const berth_run *run)
 	u->runs++;
 }
 
+void plan_usage_of(berth_usage *u, int64_t cpu_milli, int64_t mem, int64_t gpus, int64_t runs)
+{
+	memset(u, 0, sizeof(*u));
+	u->cpu = berth_quantity_from_int(cpu_milli / 1000, BERTH_QUANTITY_DECIMAL_SI);
+	u->cpu.nanos = (int32_t)(cpu_milli % 1000) * 1000000; /* millicores */
+	u->mem = berth_quantity_from_int(mem, BERTH_QUANTITY_BINARY_SI);
+	u->gpu = berth_quantity_from_int(gpus, BERTH_QUANTITY_DECIMAL_SI);
+	u->runs = runs;
+}
+
+int plan_quota_wait(const berth_quota *q, const berth_usage *used, const berth_usage *need,
+		    char *buf, size_t len)
+{
+	const berth_qty *quota[3] = {&q->cpu, &q->mem, &q->gpu};
+	const berth_quantity *u[3] = {&used->cpu, &used->mem, &used->gpu};
+	const berth_quantity *n[3] = {&need->cpu, &need->mem, &need->gpu};
+	static const char *const names[3] = {"cpu", "mem", "gpu"};
+	size_t at = 0;
+	int waits = 0;
+	buf[0] = 0;
+	at = (size_t)snprintf(buf, len, "waiting for quota:");
+	for (int i = 0; i < 3; i++) {
+		berth_quantity all;
+		if (!quota[i]->set || berth_quantity_sign(n[i]) <= 0)
+			continue;
+		if (berth_quantity_add(&all, u[i], n[i]) >= 0 && berth_quantity_cmp(&all, &quota[i]->q) <= 0)
+			continue;
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s %s %s of %s in use", waits ? ";" : "",
+					       names[i], Q(*u[i]), Q(quota[i]->q));
+		waits = 1;
+	}
+	if (q->runs.set && used->runs + need->runs > q->runs.v) {
+		if (at < len)
+			snprintf(buf + at, len - at, "%s runs %lld of %lld in use", waits ? ";" : "",
+				 (long long)used->runs, (long long)q->runs.v);
+		waits = 1;
+	}
+	return waits;
+}
+
+/* The project's quota: a run whose own demand is over the whole quota is
+ * refused (it can never fit); one over what the quota has free on the usage
+ * given waits for it (quota_wait), or is refused where the backend cannot
+ * queue it (opts.quota_refuses). */
 static void quota_rule(plan *p)
 {
 	berth_run *r = p->run;
 	const berth_quota *q = berth_policy_quota(p->pol, r->spec.project.s);
 	const berth_usage *u = p->opts ? p->opts->usage : NULL;
+	bool refuses = p->opts && p->opts->quota_refuses;
 	if (!q)
 		return;
 	const char *project = r->spec.project.s;
@@ -900,6 +946,7 @@ static void quota_rule(plan *p)
 	const berth_quantity *used[3] = {u ? &u->cpu : NULL, u ? &u->mem : NULL, u ? &u->gpu : NULL};
 	static const char *const names[3] = {"cpu", "mem", "gpu"};
 	char path[64];
+	bool never = false;
 	for (int i = 0; i < 3; i++) {
 		berth_quantity total, all;
 		if (!quota[i]->set || !need[i]->set)
@@ -912,29 +959,46 @@ static void quota_rule(plan *p)
 		if (berth_quantity_cmp(&all, &quota[i]->q) <= 0)
 			continue;
 		snprintf(path, sizeof(path), "resources.%s", names[i]);
-		if (used[i] && berth_quantity_sign(used[i]) > 0)
-			refuse(p, BERTH_EPOLICY, need[i]->origin, need[i]->pos, path,
-			       "the run needs %s %s, and project \"%s\" already uses %s of its quota of %s "
-			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(*used[i]), Q(quota[i]->q),
-			       q->project.s, names[i], POLICY_AT(p, quota[i]->pos));
-		else
+		if (berth_quantity_cmp(&total, &quota[i]->q) > 0) {
+			never = true;
 			refuse(p, BERTH_EPOLICY, need[i]->origin, need[i]->pos, path,
 			       "the run needs %s %s, more than project \"%s\"'s whole quota of %s "
 			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(quota[i]->q), q->project.s,
 			       names[i], POLICY_AT(p, quota[i]->pos));
+		} else if (refuses) {
+			refuse(p, BERTH_EPOLICY, need[i]->origin, need[i]->pos, path,
+			       "the run needs %s %s, and project \"%s\" already uses %s of its quota of %s "
+			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(*used[i]), Q(quota[i]->q),
+			       q->project.s, names[i], POLICY_AT(p, quota[i]->pos));
+		}
 	}
 	int64_t had = u ? u->runs - u->in_request : 0, before = u ? u->in_request : 0;
-	if (q->runs.set && had + before + 1 > q->runs.v && before)
+	if (q->runs.set && q->runs.v < 1) {
+		never = true;
+		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
+		       "project \"%s\" may have %lld active run%s and has %lld already (quotas.%s.runs, %s)",
+		       project, (long long)q->runs.v, q->runs.v == 1 ? "" : "s", (long long)had,
+		       q->project.s, POLICY_AT(p, q->runs.pos));
+	} else if (refuses && q->runs.set && had + before + 1 > q->runs.v && before)
 		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
 		       "project \"%s\" may have %lld active run%s: it has %lld, and this request adds "
 		       "%lld before this one (quotas.%s.runs, %s)", project, (long long)q->runs.v,
 		       q->runs.v == 1 ? "" : "s", (long long)had, (long long)before, q->project.s,
 		       POLICY_AT(p, q->runs.pos));
-	else if (q->runs.set && had + 1 > q->runs.v)
+	else if (refuses && q->runs.set && had + 1 > q->runs.v)
 		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
 		       "project \"%s\" may have %lld active run%s and has %lld already (quotas.%s.runs, %s)",
 		       project, (long long)q->runs.v, q->runs.v == 1 ? "" : "s", (long long)had,
 		       q->project.s, POLICY_AT(p, q->runs.pos));
+	if (never || refuses || !u)
+		return;
+	berth_usage alone;
+	char why[512];
+	memset(&alone, 0, sizeof(alone));
+	berth_usage_add(&alone, r);
+	if (plan_quota_wait(q, u, &alone, why, sizeof(why)) &&
+	    !(r->quota_wait = berth_arena_strdup(r->arena, why)))
+		p->nomem = 1;
 }
 
 /* ---- secrets ------------------------------------------------------------------------------- */

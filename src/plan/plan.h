@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "berth/run.h"
+#include "plan/policy_internal.h"
 
 /* The quantity a resource asks for: the request, else the limit (GPUs: the
  * limit, else the request), as Kubernetes takes a limit given without a
@@ -25,5 +26,15 @@ typedef struct plan_demand {
 } plan_demand;
 
 void plan_demand_of(plan_demand *out, const berth_run *run);
+
+/* A usage from the store's sums: millicores, bytes, GPUs, runs. */
+void plan_usage_of(berth_usage *u, int64_t cpu_milli, int64_t mem, int64_t gpus, int64_t runs);
+
+/* Whether a run that counts need (berth_usage_add of it alone) fits project
+ * quota q on top of used (what its project's admitted runs hold): 0 when it
+ * does; else 1, with "waiting for quota: gpu 4 of 4 in use; runs 3 of 3 in
+ * use" (each dimension that does not fit, its use and its quota) in buf. */
+int plan_quota_wait(const berth_quota *q, const berth_usage *used, const berth_usage *need,
+		    char *buf, size_t len);
 
 #endif

@@ -395,6 +395,10 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 		       all[0] ? " in all (resources are each worker's)" : "");
 	}
 	o_str(b, r, "status", berth_error_errors(problems) ? "refused" : "accepted");
+	/* accepted, but over what its project's quota has free now: it would be queued */
+	if (!berth_error_errors(problems) && run->quota_wait)
+		o_strf(b, r, "quota", "would wait for quota:%s",
+		       run->quota_wait + strlen("waiting for quota:"));
 	if (run->profile && run->given) {
 		/* what the user wrote, where a profile may have replaced it */
 		x.run = NULL;

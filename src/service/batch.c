@@ -183,6 +183,7 @@ static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, ber
 		ro.nsecrets = nnames;
 		ro.check_secrets = true;
 		ro.usage = quota ? &usage : NULL;
+		ro.quota_refuses = !batch->b->ops->queues_quota;
 		rc = berth_run_plan(&batch->runs[i], s, batch->b->policy, &ro, err);
 	}
 	for (size_t k = 0; k < nnames; k++)

@@ -833,11 +833,14 @@ int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err
 {
 	sqlite3_stmt *st;
 	store_arg arg = STORE_S(project);
-	/* the queue index (state first) reaches the active runs only */
+	/* the queue index (state first) reaches the active runs only; what holds a
+	 * quota: a run admitted (Running), or applied to a cluster (a Pending run
+	 * of the local backend waits in its queue and holds nothing) */
 	int rc = store_prepare_args(s,
 			      "SELECT TOTAL(quota_cpu_milli), TOTAL(quota_mem), TOTAL(quota_gpus), COUNT(*)"
 			      " FROM runs"
-			      " WHERE state IN (0, 1) AND project = ?1",
+			      " WHERE state IN (0, 1) AND project = ?1"
+			      " AND (state = 1 OR backend <> 'local')",
 			      &arg, 1, &st, err);
 	if (rc)
 		return rc;

@@ -171,7 +171,8 @@ int store_queued(store *s, const char *backend);
 /* What the running runs of backend hold: the sums of cpu_milli, mem, gpus and
  * disk, and their GPU ids joined with commas (*gpu_ids NULL when none). */
 int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids, berth_error **err);
-/* What the project's Pending and Running runs ask for: cpu milli, mem, gpus, runs. */
+/* What the project's runs that hold its quota count (Running ones; Pending ones of a
+ * cluster, applied there; not a local queued one): cpu milli, mem, gpus, runs. */
 int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err);
 
 /* Functions registered in a project: a spec, run by its name. */

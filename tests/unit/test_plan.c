@@ -70,8 +70,19 @@ static void test_quota_counts_usage(void)
 	berth_error_free(err);
 	err = NULL;
 
+	/* over the quota's headroom, it is accepted and would wait, with every
+	 * dimension that does not fit, its use and its quota */
 	berth_usage u = {.cpu = berth_quantity_from_int(3, BERTH_QUANTITY_DECIMAL_SI), .runs = 2};
 	o.usage = &u;
+	CHECK_INT(berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err), 0);
+	CHECK_INT(berth_error_errors(err), 0);
+	CHECK_STR(run->quota_wait, "waiting for quota: cpu 3 of 4 in use; runs 2 of 2 in use");
+	berth_run_free(run);
+	berth_error_free(err);
+	err = NULL;
+
+	/* where no queue holds it (kubernetes), refused as it is */
+	o.quota_refuses = true;
 	CHECK_INT(berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err), -BERTH_EPOLICY);
 	CHECK_INT(berth_error_errors(err), 2);
 	CHECKF(has_problem(err, "already uses 3 of its quota of 4"), "cpu usage not named");

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "plan/distributed.h"
+#include "plan/plan.h"
 #include "backend/local/local.h"
 #include "berth/explain.h"
 #include "base/internal.h"
@@ -318,6 +319,62 @@ static char *wait_reason(const freecap *f, const local_node *node, const store_r
 		return NULL;
 	}
 	return berth_buf_detach(&b);
+}
+
+/* What each project's admitted runs hold in one pass of the queue: read from
+ * the store (its Running runs) at the first queued run of the project, then
+ * kept up to date with what the pass admits. */
+typedef struct quota_pass {
+	struct {
+		const char *project;
+		berth_usage used;
+	} *p;
+	size_t n;
+} quota_pass;
+
+/* Whether r fits its project's quota (1), with the reason it waits in why
+ * when it does not (0); a negative code when the store cannot be read. */
+static int quota_fits(berth_backend *b, quota_pass *qp, const store_run *r, char *why, size_t len,
+		      berth_usage **used_out, berth_error **err)
+{
+	const char *project = r->info.project ? r->info.project : "default";
+	const berth_quota *q = berth_policy_quota(b->policy, project);
+	*used_out = NULL;
+	if (!q)
+		return 1;
+	size_t k = 0;
+	while (k < qp->n && strcmp(qp->p[k].project, project))
+		k++;
+	if (k == qp->n) {
+		void *grown = berth_realloc(qp->p, (qp->n + 1) * sizeof(*qp->p));
+		if (!grown)
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		qp->p = grown;
+		int64_t sum[4];
+		int rc = store_usage(b->st, project, sum, err);
+		if (rc)
+			return rc;
+		qp->p[k].project = project;
+		plan_usage_of(&qp->p[k].used, sum[0], sum[1], sum[2], sum[3]);
+		qp->n++;
+	}
+	berth_usage need;
+	plan_usage_of(&need, r->quota_cpu_milli, r->quota_mem, r->quota_gpus, 1);
+	*used_out = &qp->p[k].used;
+	return !plan_quota_wait(q, &qp->p[k].used, &need, why, len);
+}
+
+/* Adds what admitted run r holds of its quota to used. */
+static void quota_take(berth_usage *used, const store_run *r)
+{
+	berth_usage need;
+	if (!used)
+		return;
+	plan_usage_of(&need, r->quota_cpu_milli, r->quota_mem, r->quota_gpus, 1);
+	berth_quantity_add(&used->cpu, &used->cpu, &need.cpu);
+	berth_quantity_add(&used->mem, &used->mem, &need.mem);
+	berth_quantity_add(&used->gpu, &used->gpu, &need.gpu);
+	used->runs++;
 }
 
 /* Double fork: the supervisor belongs to no terminal and to no process that
@@ -885,27 +942,45 @@ static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfres
 		goto out;
 	}
 	int64_t now = store_now_ms();
+	quota_pass qp = {NULL, 0};
 	for (size_t i = 0; i < npending; i++) {
 		store_run *r = pending[i];
-		if (!fits(&f, r)) {
-			char *why = wait_reason(&f, &LOCAL(b)->node, r);
+		/* its project's quota first (as Kueue admits before the scheduler
+		 * places), then the machine: in priority order, each run that fits both */
+		char qwhy[512];
+		berth_usage *qused = NULL;
+		int qfit = quota_fits(b, &qp, r, qwhy, sizeof(qwhy), &qused, err);
+		if (qfit < 0) {
+			rc = qfit;
+			free(qp.p);
+			goto out;
+		}
+		if (!qfit || !fits(&f, r)) {
+			char *why = qfit ? wait_reason(&f, &LOCAL(b)->node, r) : berth_strdup(qwhy);
 			if (why && (!r->info.reason || strcmp(why, r->info.reason))) {
 				free(r->info.reason);
 				r->info.reason = why;
-				if (!nfresh && (rc = store_run_update(b->st, r, err)))
+				if (!nfresh && (rc = store_run_update(b->st, r, err))) {
+					free(qp.p);
 					goto out;
+				}
 			} else
 				free(why);
 			continue;
 		}
 		if (place(&f, r, now)) {
+			free(qp.p);
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (!nfresh && (rc = store_run_update(b->st, r, err)))
+		quota_take(qused, r);
+		if (!nfresh && (rc = store_run_update(b->st, r, err))) {
+			free(qp.p);
 			goto out;
+		}
 		admitted[nadmitted++] = r->info.id;
 	}
+	free(qp.p);
 	for (size_t i = 0; i < nfresh; i++) {
 		if ((rc = store_run_insert(b->st, fresh[i], err)))
 			goto out;
@@ -1367,6 +1442,7 @@ static int local_forget(berth_backend *b, const char *id, berth_error **err)
 
 const backend_ops local_backend_ops = {
 	.kind = "local",
+	.queues_quota = true,
 	.open = local_open,
 	.close = local_close,
 	.reconcile = local_reconcile,
