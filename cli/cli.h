@@ -134,12 +134,14 @@ int cmd_get(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_secrets(int argc, char **argv);
+int cmd_quota(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_supervise(int argc, char **argv); /* hidden: berth __supervise ID */
 extern const char usage_validate[], usage_render[], usage_explain[], usage_profiles[];
 extern const char usage_run[], usage_get[], usage_logs[], usage_stop[], usage_secrets[];
+extern const char usage_quota[];
 extern const char usage_serve[], usage_token[], usage_cluster[];
 
 /* Last, after every system header of the files that include this one:

@@ -28,6 +28,7 @@ static const cli_verb verbs[] = {
 	{"logs", cmd_logs, "print or follow a run's output", usage_logs, 1},
 	{"stop", cmd_stop, "stop runs", usage_stop, 1},
 	{"secrets", cmd_secrets, "set, list and remove the project's secrets", usage_secrets, 1},
+	{"quota", cmd_quota, "show a project's quota: used, quota, free", usage_quota, 1},
 	{"serve", cmd_serve, "serve the REST API (runs, functions, secrets, metrics)", usage_serve, 0},
 	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 0},
 	{"validate", cmd_validate, "check run specs without running them", usage_validate, 0},

@@ -138,8 +138,15 @@ static int get_metrics(req *r)
 	berth_error_free(err);
 	if (rc)
 		return reply_fail(r, 503, "io", "the store is unavailable");
+	char *quota = NULL;
+	STORE(r, rc, berth_backend_quota_metrics(srv_backend(r->srv), &quota, &err));
+	berth_error_free(err);
+	if (rc)
+		return reply_fail(r, 503, "io", "the store is unavailable");
 	sbuf b = {0};
 	metrics_format(&b, counts, counts[BERTH_STATE_PENDING]);
+	sb_puts(&b, quota);
+	free(quota);
 	if (b.failed) {
 		sb_free(&b);
 		return reply_fail(r, 500, "out-of-memory", "out of memory");
@@ -727,6 +734,46 @@ static int get_secrets(req *r)
 	return reply_json(r, 200, &b);
 }
 
+/* The project's quota, its use and headroom: every resource, the quota and free
+ * null where the quota does not limit it. */
+static int get_quota(req *r)
+{
+	berth_quota_state q;
+	berth_error *err = NULL;
+	int ret, rc;
+	const char *project = req_param(r, "project");
+	STORE(r, rc, berth_backend_quota(srv_backend(r->srv), project, &q, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	sbuf b = {0};
+	sb_puts(&b, "{\"project\": ");
+	sb_json(&b, project);
+	sb_puts(&b, ", \"quota_of\": ");
+	if (q.quota_of[0])
+		sb_json(&b, q.quota_of);
+	else
+		sb_puts(&b, "null");
+	sb_printf(&b, ", \"waiting\": %lld, \"resources\": [", (long long)q.waiting);
+	for (int i = 0; i < 4; i++) {
+		const berth_quota_use *u = &q.res[i];
+		sb_printf(&b, "%s{\"resource\": \"%s\", \"used\": ", i ? ", " : "", u->resource);
+		sb_json(&b, u->used);
+		sb_puts(&b, ", \"quota\": ");
+		if (u->limited)
+			sb_json(&b, u->quota);
+		else
+			sb_puts(&b, "null");
+		sb_puts(&b, ", \"free\": ");
+		if (u->limited)
+			sb_json(&b, u->free);
+		else
+			sb_puts(&b, "null");
+		sb_puts(&b, "}");
+	}
+	sb_puts(&b, "]}");
+	return reply_json(r, 200, &b);
+}
+
 static int put_secret(req *r)
 {
 	int ret = 0;
@@ -791,6 +838,8 @@ const route routes[] = {
 	 "one function", 0},
 	{"DELETE", "/api/v1/projects/{project}/functions/{name}", delete_function, SCOPE_PROJECT, U,
 	 "delete a function", 0},
+	{"GET", "/api/v1/projects/{project}/quota", get_quota, SCOPE_PROJECT, V,
+	 "the project's quota, its use and headroom", 0},
 	{"GET", "/api/v1/projects/{project}/secrets", get_secrets, SCOPE_PROJECT, V, "secret names", 0},
 	{"PUT", "/api/v1/projects/{project}/secrets/{name}", put_secret, SCOPE_PROJECT, A,
 	 "set a secret", G},

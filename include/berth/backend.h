@@ -154,6 +154,34 @@ int berth_backend_secret_names(berth_backend *b, const char *project, char ***na
 			       berth_error **err);
 int berth_backend_usage(berth_backend *b, const char *project, berth_usage *out, berth_error **err);
 
+/* One resource of a project's quota: what the project's admitted runs use of
+ * it (Running ones; on a cluster, Pending ones too), the quota and what is
+ * free, in the canonical form ("500m", "4Gi", "3"); quota and free are ""
+ * when the quota does not limit it. The values are in cores, bytes, GPUs and
+ * runs (for metrics). */
+typedef struct berth_quota_use {
+	const char *resource;   /* "cpu", "mem", "gpu", "runs" */
+	bool limited;
+	char used[48], quota[48], free[48];
+	double used_value, quota_value;
+} berth_quota_use;
+
+typedef struct berth_quota_state {
+	char quota_of[128];     /* the quotas entry in force: the project's own or "default";
+				   "": the project has no quota */
+	berth_quota_use res[4]; /* cpu, mem, gpu, runs */
+	int64_t waiting;        /* its runs that wait for quota */
+} berth_quota_state;
+
+/* The quota of project, its use and its headroom. */
+int berth_backend_quota(berth_backend *b, const char *project, berth_quota_state *out,
+			berth_error **err);
+
+/* Appends the quota gauges of every project of the store that has a quota, in
+ * the Prometheus text format: berth_quota_used and berth_quota_limit by
+ * project and resource (cores, bytes, GPUs, runs). NUL-terminated; free() it. */
+int berth_backend_quota_metrics(berth_backend *b, char **out, berth_error **err);
+
 /*
  * Submits a planned run. spec_text is the spec as written (kept with the
  * run). Refused at once, with the reason, when the run can never run here:

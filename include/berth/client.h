@@ -100,6 +100,11 @@ int berth_client_secret_names(berth_client *c, const char *project, char ***name
 int berth_client_secret_delete(berth_client *c, const char *project, const char *name,
 			       berth_error **err);
 
+/* A project's quota, its use and headroom (GET /api/v1/projects/{p}/quota). */
+struct berth_quota_state;
+int berth_client_quota(berth_client *c, const char *project, struct berth_quota_state *out,
+		       berth_error **err);
+
 /* The server's profiles as the JSON it sends (GET /api/v1/profiles),
  * NUL-terminated; free() it. */
 int berth_client_profiles(berth_client *c, char **json, size_t *len, berth_error **err);

@@ -3,6 +3,7 @@
  * kinds of the registry over one runtime and sends each operation on a run
  * to the kind it was submitted to. Nothing here knows a kind by its name.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "backend/record.h"
@@ -315,3 +316,102 @@ int berth_backend_usage(berth_backend *b, const char *project, berth_usage *out,
 	return 0;
 }
 
+
+int berth_backend_quota(berth_backend *b, const char *project, berth_quota_state *out,
+			berth_error **err)
+{
+	memset(out, 0, sizeof(*out));
+	int64_t sum[4];
+	int rc = store_usage(b->st, project, sum, err);
+	if (!rc)
+		rc = store_quota_waiting(b->st, project, &out->waiting, err);
+	if (rc)
+		return rc;
+	const berth_quota *q = berth_policy_quota(b->policy, project);
+	snprintf(out->quota_of, sizeof(out->quota_of), "%s", q ? q->project.s : "");
+	static const char *const names[4] = {"cpu", "mem", "gpu", "runs"};
+	const berth_qty *lim[3] = {q ? &q->cpu : NULL, q ? &q->mem : NULL, q ? &q->gpu : NULL};
+	int64_t quota[4] = {0};
+	bool set[4] = {false};
+	for (int i = 0; i < 3; i++)
+		if (lim[i] && lim[i]->set) {
+			set[i] = true;
+			quota[i] = i == 0 ? berth_quantity_milli(&lim[i]->q) : berth_quantity_value(&lim[i]->q);
+		}
+	if (q && q->runs.set) {
+		set[3] = true;
+		quota[3] = q->runs.v;
+	}
+	int64_t free_[4];
+	for (int i = 0; i < 4; i++)
+		free_[i] = quota[i] > sum[i] ? quota[i] - sum[i] : 0;
+	berth_usage u, f;
+	plan_usage_of(&u, sum[0], sum[1], sum[2], sum[3]);
+	plan_usage_of(&f, free_[0], free_[1], free_[2], free_[3]);
+	const berth_quantity *uq[3] = {&u.cpu, &u.mem, &u.gpu}, *fq[3] = {&f.cpu, &f.mem, &f.gpu};
+	for (int i = 0; i < 4; i++) {
+		berth_quota_use *r = &out->res[i];
+		r->resource = names[i];
+		r->limited = set[i];
+		double scale = i == 0 ? 1000.0 : 1.0;
+		r->used_value = (double)sum[i] / scale;
+		r->quota_value = (double)quota[i] / scale;
+		if (i < 3)
+			berth_quantity_format(uq[i], r->used, sizeof(r->used));
+		else
+			snprintf(r->used, sizeof(r->used), "%lld", (long long)sum[i]);
+		if (!set[i])
+			continue;
+		if (i < 3) {
+			/* the quota as the policy writes it; free in the used one's form */
+			berth_quantity_format(&lim[i]->q, r->quota, sizeof(r->quota));
+			berth_quantity_format(fq[i], r->free, sizeof(r->free));
+		} else {
+			snprintf(r->quota, sizeof(r->quota), "%lld", (long long)quota[i]);
+			snprintf(r->free, sizeof(r->free), "%lld", (long long)free_[i]);
+		}
+	}
+	return 0;
+}
+
+int berth_backend_quota_metrics(berth_backend *b, char **out, berth_error **err)
+{
+	*out = NULL;
+	store_project *list = NULL;
+	size_t n = 0;
+	int rc = store_project_list(b->st, NULL, 0, true, &list, &n, err);
+	if (rc)
+		return rc;
+	berth_buf used = BERTH_BUF_INIT, lim = BERTH_BUF_INIT;
+	berth_buf_puts(&used, "# HELP berth_quota_used What a project's admitted runs hold of its quota "
+		       "(cpu in cores, mem in bytes, gpu, runs).\n# TYPE berth_quota_used gauge\n");
+	berth_buf_puts(&lim, "# HELP berth_quota_limit A project's quota (cpu in cores, mem in bytes, "
+		       "gpu, runs).\n# TYPE berth_quota_limit gauge\n");
+	for (size_t i = 0; i < n && !rc; i++) {
+		berth_quota_state q;
+		if (!berth_policy_quota(b->policy, list[i].name))
+			continue;
+		if ((rc = berth_backend_quota(b, list[i].name, &q, err)))
+			break;
+		for (int k = 0; k < 4; k++) {
+			if (!q.res[k].limited)
+				continue;
+			/* a project name is [a-z0-9-]: nothing to escape in a label */
+			berth_buf_printf(&used, "berth_quota_used{project=\"%s\",resource=\"%s\"} %.17g\n",
+					 list[i].name, q.res[k].resource, q.res[k].used_value);
+			berth_buf_printf(&lim, "berth_quota_limit{project=\"%s\",resource=\"%s\"} %.17g\n",
+					 list[i].name, q.res[k].resource, q.res[k].quota_value);
+		}
+	}
+	store_project_list_free(list, n);
+	if (!rc) {
+		berth_buf_append(&used, lim.data ? lim.data : "", lim.len);
+		if (used.failed)
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		else
+			*out = berth_buf_detach(&used);
+	}
+	berth_buf_release(&used);
+	berth_buf_release(&lim);
+	return rc;
+}

@@ -5,6 +5,7 @@
  * berth_run_info records and berth_error problems.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1051,6 +1052,65 @@ int berth_client_profiles(berth_client *c, char **json, size_t *len, berth_error
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+static void copy_text(char *dst, size_t len, const berth_node *n)
+{
+	const char *s = n && n->kind == BERTH_NODE_SCALAR ? berth_node_text(n) : NULL;
+	snprintf(dst, len, "%s", s && strcmp(s, "null") ? s : "");
+}
+
+int berth_client_quota(berth_client *c, const char *project, berth_quota_state *out,
+		       berth_error **err)
+{
+	memset(out, 0, sizeof(*out));
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	if (!project || !*project)
+		return berth_fail(err, BERTH_EARG, "no project given");
+	berth_buf_puts(&t, "/api/v1/projects/");
+	put_escaped(&t, c->h, project);
+	berth_buf_puts(&t, "/quota");
+	int ret = nomem_target(&t, err);
+	if (ret) {
+		berth_buf_release(&t);
+		return ret;
+	}
+	request rq = {"GET", t.data, NULL, 0, NULL, NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	if (ret < 0)
+		return ret;
+	const berth_node *root, *items;
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else if ((ret = parse_json(arena, r.body.data ? r.body.data : "", r.body.len, &root, err)) >= 0) {
+		ret = 0;
+		items = root->kind == BERTH_NODE_MAP ? berth_node_get(root, "resources") : NULL;
+		if (!items || items->kind != BERTH_NODE_SEQ) {
+			ret = berth_fail(err, BERTH_ETYPE, "%s is not a quota", REPLY_NAME);
+		} else {
+			copy_text(out->quota_of, sizeof(out->quota_of), berth_node_get(root, "quota_of"));
+			const berth_node *w = berth_node_get(root, "waiting");
+			out->waiting = w && berth_node_text(w) ? strtoll(berth_node_text(w), NULL, 10) : 0;
+			static const char *const names[4] = {"cpu", "mem", "gpu", "runs"};
+			for (size_t i = 0; i < items->len && i < 4; i++) {
+				const berth_node *it = items->u.items[i];
+				berth_quota_use *u = &out->res[i];
+				u->resource = names[i];
+				if (it->kind != BERTH_NODE_MAP)
+					continue;
+				copy_text(u->used, sizeof(u->used), berth_node_get(it, "used"));
+				copy_text(u->quota, sizeof(u->quota), berth_node_get(it, "quota"));
+				copy_text(u->free, sizeof(u->free), berth_node_get(it, "free"));
+				u->limited = u->quota[0] != 0;
+			}
+		}
+	}
+	berth_arena_free(arena);
+	berth_buf_release(&r.body);
+	return ret;
 }
 
 /* ---- profiles as berth profiles prints them ------------------------------------------- */

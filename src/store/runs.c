@@ -853,6 +853,14 @@ int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err
 	return rc;
 }
 
+int store_quota_waiting(store *s, const char *project, int64_t *n, berth_error **err)
+{
+	*n = 0;
+	store_arg args[] = {STORE_I(BERTH_STATE_PENDING), STORE_S(project)};
+	return store_select_int(s, "SELECT COUNT(*) FROM runs WHERE state = ?1 AND project = ?2"
+				" AND reason LIKE 'waiting for quota:%'", args, 2, n, err);
+}
+
 /* ---- events ------------------------------------------------------------------------ */
 
 int store_event(store *s, const char *run_id, const char *kind, const char *message)

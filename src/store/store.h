@@ -174,6 +174,8 @@ int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids,
 /* What the project's runs that hold its quota count (Running ones; Pending ones of a
  * cluster, applied there; not a local queued one): cpu milli, mem, gpus, runs. */
 int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err);
+/* How many of the project's runs wait for its quota (Pending, "waiting for quota: ..."). */
+int store_quota_waiting(store *s, const char *project, int64_t *n, berth_error **err);
 
 /* Functions registered in a project: a spec, run by its name. */
 typedef struct store_function {
