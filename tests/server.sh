@@ -678,16 +678,17 @@ else
 fi
 stop_server
 
-# ---- one request, one answer: a spec of several documents is planned, quota-checked and
-# stored as one, and refused whole; authorization comes before any lookup
+# ---- quotas queue (as Kueue does): a sweep over a project's quota is accepted whole, what
+# does not fit waits with the reason and starts in priority order as the quota frees; a run
+# that needs more than the whole quota is refused; the quota's use in the API and /metrics
 cp policy.yaml policy.saved
 cat >policy.yaml <<'EOF2'
 local:
   capacity: {cpu: "4", mem: 2Gi}
   grace_period: 1
-quotas:
-  q: {cpu: "1", runs: 3}
-  r: {cpu: "3"}
+  priority_values: {urgent: 1000}
+# q: a sweep's project; r: a deployment's
+quotas: {q: {cpu: "1", runs: 3}, r: {cpu: "3"}}
 EOF2
 start --insecure-local
 qspec() { # N CPU: N documents of project q, each asking CPU
@@ -697,43 +698,82 @@ qspec() { # N CPU: N documents of project q, each asking CPU
 	done
 }
 count_q() { call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null; json 'len(d["items"])' <body 2>/dev/null || echo 0; }
-qspec 5 100m >q5.yaml
-s1=$(call POST /api/v1/runs --data-binary @q5.yaml)
-m1=$(json 'd["error"]["problems"][0]["text"]' <body 2>/dev/null)
-n1=$(count_q)
-qspec 4 400m >q4.yaml
-s2=$(call POST /api/v1/runs --data-binary @q4.yaml)
-m2=$(json '" ".join(p["text"] for p in d["error"]["problems"])' <body 2>/dev/null)
-n2=$(count_q)
-qspec 2 400m >q2.yaml
-s3=$(call POST /api/v1/runs --data-binary @q2.yaml)
-s4=$(call POST /api/v1/runs --data-binary @q2.yaml)
-n4=$(count_q)
-if [ "$s1" = 422 ] && [ "$n1" = 0 ] && echo "$m1" | grep -q 'may have 3 active runs: it has 0, and this request adds 3 before this one' &&
-	[ "$s2" = 422 ] && [ "$n2" = 0 ] && echo "$m2" | grep -q 'quota of 1' &&
-	[ "$s3" = 201 ] && [ "$s4" = 422 ] && [ "$n4" = 2 ]; then
-	ok quota-per-request
+# five runs under runs: 3: the first three sleep 1, 2 and 3 s, the fourth (no priority) and the
+# fifth (high) wait; the fifth starts first, when the first frees its place
+for i in 1 2 3 4 5; do
+	[ "$i" = 1 ] || echo ---
+	printf 'project: q\nname: w%s\nfunction: {name: w, command: [sleep, "%s"]}\nresources: {cpu: 100m, mem: 16Mi}\n' "$i" "$([ "$i" -le 3 ] && echo "$i" || echo 0.2)"
+	[ "$i" = 5 ] && echo 'priority_class: urgent'
+done >sweep.yaml
+s1=$(call POST /api/v1/runs --data-binary @sweep.yaml)
+states=$(call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null; json '" ".join(sorted(r["state"] for r in d["items"]))' <body)
+reasons=$(json '"|".join(sorted(set(r.get("reason", "") for r in d["items"] if r["state"] == "Pending")))' <body)
+call GET /api/v1/projects/q/quota >/dev/null
+quota=$(json '" ".join("%s=%s/%s/%s" % (x["resource"], x["used"], x["quota"], x["free"]) for x in d["resources"]) + " waiting=%d" % d["waiting"]' <body)
+curl -s "$url/metrics" >metrics.txt
+for _ in $(seq 100); do
+	call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null
+	[ "$(json 'all(r["state"] == "Succeeded" for r in d["items"])' <body)" = True ] && break
+	sleep 0.1
+done
+order=$(json '" ".join(r["name"].split("-")[0] for r in sorted(d["items"], key=lambda r: (r["started"], r["name"])) if r["name"][:2] in ("w4", "w5"))' <body)
+done5=$(json 'sum(r["state"] == "Succeeded" for r in d["items"])' <body)
+if [ "$s1" = 201 ] && [ "$states" = "Pending Pending Running Running Running" ] &&
+	[ "$reasons" = "waiting for quota: runs 3 of 3 in use" ] &&
+	[ "$quota" = "cpu=300m/1/700m mem=48Mi/None/None gpu=0/None/None runs=3/3/0 waiting=2" ] &&
+	[ "$done5" = 5 ] && [ "$order" = "w5 w4" ]; then
+	ok quota-queues-sweep
 else
-	fail quota-per-request "5 runs of a quota of 3: $s1 ($n1 stored: $m1); 1.6 cpu of 1: $s2 ($n2 stored: $m2); 0.8 then 0.8 more: $s3, $s4 ($n4 stored)"
+	fail quota-queues-sweep "$s1; $states; $reasons; $quota; $done5 done; order $order"
+fi
+if grep -qx 'berth_quota_used{project="q",resource="runs"} 3' metrics.txt &&
+	grep -qx 'berth_quota_limit{project="q",resource="runs"} 3' metrics.txt &&
+	grep -qx 'berth_quota_used{project="q",resource="cpu"} 0.3' metrics.txt &&
+	grep -qx 'berth_quota_limit{project="q",resource="cpu"} 1' metrics.txt; then
+	ok quota-metrics
+else
+	fail quota-metrics "$(grep berth_quota metrics.txt | tr '\n' ' ')"
+fi
+# a run that needs more than the whole quota can never fit it: refused, nothing stored
+qspec 1 2 >qbig.yaml
+n0=$(count_q)
+s2=$(call POST /api/v1/runs --data-binary @qbig.yaml)
+m2=$(json 'd["error"]["problems"][0]["text"]' <body 2>/dev/null)
+if [ "$s2" = 422 ] && [ "$(count_q)" = "$n0" ] && echo "$m2" | grep -q "the run needs 2 cpu, more than project \"q\"'s whole quota of 1"; then
+	ok quota-whole-refused
+else
+	fail quota-whole-refused "$s2 ($m2)"
+fi
+# validate says it would wait, before anything is created
+qspec 2 400m >q2.yaml
+qspec 4 100m >q4.yaml
+call POST /api/v1/runs --data-binary @q4.yaml >/dev/null
+qspec 1 100m >q1.yaml
+call POST /api/v1/projects/q/validate --data-binary @q1.yaml >/dev/null
+if grep -q 'would wait for quota: runs 3 of 3 in use' body; then
+	ok quota-validate-would-wait
+else
+	fail quota-validate-would-wait "$(head -c 600 body)"
 fi
 stop_project q
 # a deployment counts its replicas in the usage as it does in the check: two of 2 x 1 cpu
-# do not fit a quota of 3, sent together or one after the other
+# do not fit a quota of 3 together: the second waits
 dep() { printf 'project: r\nname: %s\naction: deploy\nreplicas: 2\nfunction: {name: d, command: [sleep, "3600.5"]}\nresources: {cpu: "1", mem: 16Mi}\n' "$1"; }
 dep d1 >d1.yaml
 dep d2 >d2.yaml
 s1=$(call POST /api/v1/runs --data-binary @d1.yaml)
 s2=$(call POST /api/v1/runs --data-binary @d2.yaml)
-m2=$(json 'd["error"]["problems"][0]["text"]' <body 2>/dev/null)
-if [ "$s1$s2" = 201422 ] && echo "$m2" | grep -q 'already uses 2 of its quota of 3'; then
+st2=$(json 'd["state"] + ": " + d.get("reason", "")' <body 2>/dev/null)
+if [ "$s1$s2" = 201201 ] && [ "$st2" = "Pending: waiting for quota: cpu 2 of 3 in use" ]; then
 	ok quota-counts-replicas
 else
-	fail quota-counts-replicas "first $s1, second $s2 ($m2)"
+	fail quota-counts-replicas "first $s1, second $s2 ($st2)"
 fi
 stop_project r
 stop_server
-# two processes on one store (this server and berth run) cannot both pass the quota: it is
-# checked again inside the transaction that stores the runs (each holds it 2 s here)
+# two processes on one store (this server and berth run) cannot both take the quota: it is
+# checked in the transaction that admits the runs (each holds it 2 s here); what does not
+# fit waits
 BERTH_TEST_COMMIT_DELAY_MS=2000 start --insecure-local
 qspec 2 100m >qa.yaml
 qspec 1 100m | sed 's/name: q1/name: qb/' >qb.yaml
@@ -746,11 +786,12 @@ cli1=$!
 BERTH_TEST_COMMIT_DELAY_MS=2000 "$berth" run --config policy.yaml qc.yaml >qc.out 2>&1 &
 cli2=$!
 wait "$poster" "$cli1" "$cli2"
-active=$(call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null; json 'len([r for r in d["items"] if r["state"] in ("Pending", "Running")])' <body)
-if [ "$active" -le 3 ] && [ "$active" -ge 2 ] && grep -q 'may have 3 active runs' qb.out qc.out qa.out; then
+running=$(call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null; json 'len([r for r in d["items"] if r["state"] == "Running"])' <body)
+pending=$(json 'len([r for r in d["items"] if r["state"] == "Pending"])' <body)
+if [ "$running" = 3 ] && [ "$pending" = 1 ] && grep -q 'waiting for quota: runs 3 of 3 in use' qb.out qc.out; then
 	ok quota-across-processes
 else
-	fail quota-across-processes "$active active runs of a quota of 3 (server $(cat qa.status), cli: $(cat qb.out qc.out | tr '\n' ' '))"
+	fail quota-across-processes "$running running, $pending pending of a quota of 3 (server $(cat qa.status), cli: $(cat qb.out qc.out | tr '\n' ' '))"
 fi
 stop_project q
 stop_server

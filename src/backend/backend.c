@@ -397,9 +397,9 @@ int berth_backend_quota_metrics(berth_backend *b, char **out, berth_error **err)
 			if (!q.res[k].limited)
 				continue;
 			/* a project name is [a-z0-9-]: nothing to escape in a label */
-			berth_buf_printf(&used, "berth_quota_used{project=\"%s\",resource=\"%s\"} %.17g\n",
+			berth_buf_printf(&used, "berth_quota_used{project=\"%s\",resource=\"%s\"} %.15g\n",
 					 list[i].name, q.res[k].resource, q.res[k].used_value);
-			berth_buf_printf(&lim, "berth_quota_limit{project=\"%s\",resource=\"%s\"} %.17g\n",
+			berth_buf_printf(&lim, "berth_quota_limit{project=\"%s\",resource=\"%s\"} %.15g\n",
 					 list[i].name, q.res[k].resource, q.res[k].quota_value);
 		}
 	}
