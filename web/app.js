@@ -285,6 +285,15 @@ function runsView(main) {
   const body = h('tbody');
   const status = h('p', { class: 'muted', role: 'status', 'aria-live': 'polite' });
   const more = h('button', { type: 'button', hidden: true }, 'Load more');
+  // the project's quota: used of quota per resource it limits, and the runs waiting for it
+  const quota = h('p', { class: 'muted quota', 'data-quota': '' });
+  const loadQuota = async () => {
+    const r = await api('GET', `/api/v1/projects/${encodeURIComponent(session.project)}/quota`);
+    if (r.status !== 200 || !r.data || !r.data.quota_of) { quota.hidden = true; return; }
+    const parts = r.data.resources.filter((x) => x.quota !== null).map((x) => `${x.resource} ${x.used} of ${x.quota} (${x.free} free)`);
+    quota.hidden = false;
+    quota.textContent = `Quota: ${parts.join(', ')}` + (r.data.waiting ? `; ${r.data.waiting} waiting for quota` : '');
+  };
   let items = [];
   let next = null;
 
@@ -311,6 +320,7 @@ function runsView(main) {
     items = append ? items.concat(r.data.items) : r.data.items;
     next = r.data.next || null;
     show();
+    loadQuota();
   };
   state.addEventListener('change', () => { items = []; load(false); });
   text.addEventListener('input', show);
@@ -320,6 +330,7 @@ function runsView(main) {
 
   main.append(
     h('h1', {}, `Runs of ${session.project}`),
+    quota,
     h('div', { class: 'filters' },
       h('div', { class: 'field' }, h('label', { for: 'f-state' }, 'State'), state),
       h('div', { class: 'field' }, h('label', { for: 'f-text' }, 'Filter'), text),
