@@ -170,7 +170,7 @@ export const cases = [
 			// 100m and 71Mi (64Mi x 1.1, whole Mi), never "cpu 0.1" or "70.4Mi"
 			t.expect(/71Mi/.test(ratio) && /mem_limit_ratio 1\.1,/.test(ratio), `the memory limit row: ${ratio}`);
 			const facts = await page.textContent('dl.facts');
-			t.expect(/cpu 100m\b/.test(facts) && /mem 71Mi\b/.test(facts) && !/cpu 0\.1\b/.test(facts), `the run's facts: ${facts}`);
+			t.expect(/cpu 100m\b/.test(facts) && /Limitsmem 71Mi/.test(facts) && !/cpu 0\.1\b/.test(facts), `the run's facts: ${facts}`);
 			await t.step('effective-spec');
 			await page.click('#tab-objects');
 			const objs = await page.textContent('#manifests');
