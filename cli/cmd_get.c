@@ -45,14 +45,9 @@ static void table(berth_run_info **list, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const berth_run_info *r = list[i];
 		char cpu[32], mem[32], a[32];
-		if (r->cpu_milli % 1000)
-			snprintf(cpu, sizeof(cpu), "%lldm", (long long)r->cpu_milli);
-		else
-			snprintf(cpu, sizeof(cpu), "%lld", (long long)(r->cpu_milli / 1000));
-		if (r->mem >= (1LL << 30) && r->mem % (1LL << 30) == 0)
-			snprintf(mem, sizeof(mem), "%lldGi", (long long)(r->mem >> 30));
-		else
-			snprintf(mem, sizeof(mem), "%lldMi", (long long)((r->mem + (1 << 20) - 1) >> 20));
+		/* the spelling of the record and of every other face */
+		berth_format_cpu(cpu, sizeof(cpu), r->cpu_milli);
+		berth_format_bytes(mem, sizeof(mem), r->mem);
 		age(a, sizeof(a), r->created);
 		printf("%-12s %-28s %-9s %-10s %-6s %-7s %-4lld %-5s %s\n", r->id, r->name,
 		       berth_state_name(r->state),

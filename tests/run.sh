@@ -4,7 +4,7 @@
 # With TIERs, only those (make check: unit golden render cli). Tiers: unit
 # (unit binaries), golden (tests/golden/*/, tests/data/render/*/), render
 # (merge, policy rules, objects), cli, local (the local backend), security
-# (hostile specs and runs against it), server, load (the server under load and
+# (hostile specs and runs against it), server (and tests/faces.sh: one run, every face, the same numbers), load (the server under load and
 # abuse), kube (the kubernetes backend against a stand-in API server), kube-real
 # (the same against a real control plane, ../shared/k8s, when there), sdk (the
 # Python SDK), ui (the web UI in a browser), schema (rendered objects against
@@ -112,7 +112,11 @@ for t in $tiers; do
 			"$here/local_distributed.sh" "$bt/berth"
 		;;
 	security) tier "security (hostile specs and runs against the local backend)" 80 "$here/security.sh" "$bt/berth" ;;
-	server) tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth" ;;
+	server)
+		tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth"
+		tier "one run, every face, the same numbers (explain, get, table, API, client, SDK, cgroup)" 40 \
+			"$here/faces.sh" "$bt/berth"
+		;;
 	load) tier "load and abuse (berth serve: streams held, floods, caps; loopback, bounded)" 80 "$here/load.sh" "$bt/berth" ;;
 	kube) tier "kubernetes backend (a stand-in API server over TLS)" 80 "$here/kube.sh" "$bt/berth" ;;
 	kube-real) tier "kubernetes backend on a real control plane (../shared/k8s: kube-apiserver, controllers, scheduler 1.26)" 80 \

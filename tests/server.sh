@@ -597,7 +597,7 @@ h=$(json 'd["status"] + " " + d["disk"] + " " + str(d["disk_free"] > 0)' <body 2
 if [ "$st" = 200 ] && [ "$h" = "ok ok True" ]; then ok healthz-disk-ok; else fail healthz-disk-ok "$st $h"; fi
 stop_server
 
-# then a data dir that is really full: a tmpfs of 8 MiB (its default reserve: 1%, 81.9Ki),
+# then a data dir that is really full: a tmpfs of 8 MiB (its default reserve: 1%, 83886 bytes: exact, never a rounded "81.9Ki"),
 # filled by a file
 small=$tmp/small
 mkdir -p "$small"
@@ -624,8 +624,8 @@ else
 	s5=$(call POST /api/v1/runs --data-binary @full.yaml)
 	final=$(wait_final "$(json 'd["id"]' <body 2>/dev/null)")
 	if [ "$s1$s2$s3$s4$s5" = 507503200200201 ] && [ "$final" = Succeeded ] &&
-		[ "$m1" = "the data dir $small/home has 32Ki free, under the reserve of 81.9Ki: nothing new is accepted until space is freed" ] &&
-		[ "$h2" = "degraded, 32Ki free under BERTH_HOME, under the reserve of 81.9Ki: nothing new is accepted" ]; then
+		[ "$m1" = "the data dir $small/home has 32Ki free, under the reserve of 83886: nothing new is accepted until space is freed" ] &&
+		[ "$h2" = "degraded, 32Ki free under BERTH_HOME, under the reserve of 83886: nothing new is accepted" ]; then
 		ok disk-full-tmpfs
 	else
 		fail disk-full-tmpfs "full: post $s1 ($m1), healthz $s2 ($h2), list $s3; freed: healthz $s4, post $s5 ($final)"

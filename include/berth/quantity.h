@@ -129,9 +129,28 @@ int berth_quantity_ceil(berth_quantity *out, const berth_quantity *q);
  */
 size_t berth_quantity_format(const berth_quantity *q, char *buf, size_t len);
 
-/* A number of bytes for people, in binary (Ki, Mi, ...) or decimal (k, M, ...)
- * units, cut to a tenth ("23.4Gi", "512"): for reasons and messages, not a
- * canonical quantity. A negative count is written as 0. */
+/*
+ * The one spelling of a number every face of berth prints (records, tables,
+ * explain, reasons, errors, the API, the UI), exact and as Kubernetes writes it:
+ *  - berth_format_bytes: a count of bytes in the largest binary suffix that
+ *    divides it exactly ("1127Mi", "2Gi", "1536Mi"), else plain bytes
+ *    ("1000", "1181116007"); a negative count is written as 0;
+ *  - berth_format_cpu: millicores as whole cores when whole ("2"), else
+ *    millicores ("100m", "1500m");
+ *  - berth_format_size: bytes exactly, binary as berth_format_bytes, or with
+ *    the largest decimal suffix that divides them (binary 0: "1500k", "2G").
+ * They return the length written, or needed (as snprintf).
+ */
+size_t berth_format_bytes(char *buf, size_t len, int64_t bytes);
+size_t berth_format_cpu(char *buf, size_t len, int64_t milli);
+
+/*
+ * A quantity as a plain decimal number, for what is not a quantity of
+ * anything but a number (a ratio: mem_limit_ratio 1.1, not "1100m"), or a
+ * value as the user would have written it ("0.5" GPUs): "1.1", "0.5", "2".
+ */
+size_t berth_quantity_decimal(const berth_quantity *q, char *buf, size_t len);
+
 void berth_format_size(char *buf, size_t len, int64_t bytes, int binary);
 
 /* The value as a count of milliunits (CPU millicores), rounded up (toward

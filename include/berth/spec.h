@@ -61,6 +61,11 @@ typedef struct berth_qty {
 	berth_pos pos;
 	bool set;
 	uint8_t origin;
+	/* the value as written ("0.5", "1.1"), for messages that quote the user
+	 * or print a ratio as written; NULL unless decoded from a document (a
+	 * value a rule computes has none), and stale once q is changed: check
+	 * that it still reads as q (berth_qty_written) */
+	const char *text;
 } berth_qty;
 
 typedef struct berth_strlist {
@@ -234,6 +239,14 @@ void berth_spec_set_free(berth_spec_set *set);
 const char *berth_action_name(berth_action a);
 const char *berth_preemption_name(berth_preemption p);
 const char *berth_volume_type_name(berth_volume_type t);
+
+/*
+ * A quantity as its user wrote it, for a message about the value itself
+ * ("0.5 is not a whole number of GPUs", "mem_limit_ratio 1.1"): q->text when
+ * it still reads as q->q, else q's canonical form, written into buf (at
+ * least BERTH_QUANTITY_STR_MAX bytes). Returns buf or q->text.
+ */
+const char *berth_qty_written(const berth_qty *q, char *buf);
 
 #ifdef __cplusplus
 }

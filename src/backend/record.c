@@ -169,22 +169,23 @@ static void info_node(obuild *b, onode *m, const berth_run_info *i)
 	o_time(b, m, "created", i->created);
 	o_time(b, m, "started", i->started);
 	o_time(b, m, "finished", i->finished);
+	/* exact, as every face writes them: "150m", "1127Mi" (never "0.15", "1.1Gi") */
 	onode *res = o_map(b, m, "resources"), *req = o_map(b, res, "requests");
-	local_format_cpu(q, sizeof(q), i->cpu_milli);
+	berth_format_cpu(q, sizeof(q), i->cpu_milli);
 	o_strf(b, req, "cpu", "%s", q);
-	berth_format_size(q, sizeof(q), i->mem, 1);
+	berth_format_bytes(q, sizeof(q), i->mem);
 	o_strf(b, req, "mem", "%s", q);
 	o_int(b, req, "gpu", i->gpus);
-	berth_format_size(q, sizeof(q), i->disk, 1);
+	berth_format_bytes(q, sizeof(q), i->disk);
 	o_strf(b, req, "disk", "%s", q);
 	if (i->cpu_limit_milli || i->mem_limit) {
 		onode *lim = o_map(b, res, "limits");
 		if (i->cpu_limit_milli) {
-			local_format_cpu(q, sizeof(q), i->cpu_limit_milli);
+			berth_format_cpu(q, sizeof(q), i->cpu_limit_milli);
 			o_strf(b, lim, "cpu", "%s", q);
 		}
 		if (i->mem_limit) {
-			berth_format_size(q, sizeof(q), i->mem_limit, 1);
+			berth_format_bytes(q, sizeof(q), i->mem_limit);
 			o_strf(b, lim, "mem", "%s", q);
 		}
 	}

@@ -373,22 +373,11 @@ int local_node_detect(local_node *out, berth_arena *arena, const char *data_dir,
 
 /* ---- admission ----------------------------------------------------------------------- */
 
-/* Millicores as CPUs: "2", "0.5", "1.25". */
+/* CPUs as every face writes them (berth_format_cpu): "2", "500m", "1250m". */
 void local_format_cpu(char *buf, size_t len, int64_t milli)
 {
-	int64_t whole = milli / 1000, frac = milli % 1000;
-	if (!frac) {
-		snprintf(buf, len, "%" PRId64, whole);
-		return;
-	}
-	int digits = 3;
-	while (frac % 10 == 0) {
-		frac /= 10;
-		digits--;
-	}
-	snprintf(buf, len, "%" PRId64 ".%0*" PRId64, whole, digits, frac);
+	berth_format_cpu(buf, len, milli);
 }
-
 /* Bytes, readably, in binary (Ki, Mi, ...) or decimal (k, M, ...) units,
  * rounded down to a tenth so as never to overstate: "23.4Gi". */
 static const char *finish(berth_buf *b, berth_arena *arena)
@@ -430,8 +419,9 @@ static const char *over_capacity(const local_node *node, const berth_run *run, b
 		case 0:
 			local_format_cpu(a, sizeof(a), want[i]);
 			local_format_cpu(h, sizeof(h), dims[i].have);
-			berth_buf_printf(&b, "%s %s asked, the machine has %s", a,
-					 want[i] == 1000 ? "CPU" : "CPUs", h);
+			/* "64 CPUs asked", "2500m asked": millicores need no noun */
+			berth_buf_printf(&b, "%s%s asked, the machine has %s", a,
+					 want[i] % 1000 ? "" : want[i] == 1000 ? " CPU" : " CPUs", h);
 			break;
 		case 2:
 			berth_buf_printf(&b, "%" PRId64 " %s asked, the machine has %" PRId64, want[i],

@@ -41,8 +41,8 @@ int local_node_detect(local_node *out, berth_arena *arena, const char *data_dir,
 int local_node_label(local_node *n, berth_arena *arena, const char *key,
 		     const char *value);
 
-/* Millicores as CPUs ("2", "0.5", "1.25"): for reasons and records (sizes:
- * berth_format_size). */
+/* Millicores as CPUs ("2", "500m", "1250m"): berth_format_cpu, the one
+ * spelling of every face (sizes: berth_format_bytes). */
 void local_format_cpu(char *buf, size_t len, int64_t milli);
 
 

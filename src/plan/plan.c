@@ -32,6 +32,8 @@ typedef struct plan {
 } plan;
 
 #define Q(q) qfmt(&(q), (char[BERTH_QUANTITY_STR_MAX]){0})
+/* a ratio is a number, not a quantity: "1.1" as written, never "1100m" */
+#define RATIO(r) berth_qty_written(&(r), (char[BERTH_QUANTITY_STR_MAX]){0})
 
 static const char *qfmt(const berth_quantity *q, char *buf)
 {
@@ -580,7 +582,7 @@ static void mem_ratio_rule(plan *p)
 	mem->limits.pos = ratio->pos;
 	mem->limits.origin = BERTH_ORIGIN_RULE;
 	note(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s, rounded up to a whole %s (%s)",
-	     Q(mem->requests.q), Q(ratio->q), binary ? "Mi" : "byte", POLICY_AT(p, ratio->pos));
+	     Q(mem->requests.q), RATIO(*ratio), binary ? "Mi" : "byte", POLICY_AT(p, ratio->pos));
 }
 
 /* requests above limits once layers are merged (each layer alone was checked) */

@@ -380,9 +380,9 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 	plan_demand_of(&d, run);
 	if (d.workers > 1) {
 		char cpu[64], mem[32], disk[32], gpu[32];
-		local_format_cpu(cpu, sizeof(cpu), d.cpu_milli);
-		berth_format_size(mem, sizeof(mem), d.mem, 1);
-		berth_format_size(disk, sizeof(disk), d.disk, 1);
+		berth_format_cpu(cpu, sizeof(cpu), d.cpu_milli);
+		berth_format_bytes(mem, sizeof(mem), d.mem);
+		berth_format_bytes(disk, sizeof(disk), d.disk);
 		snprintf(gpu, sizeof(gpu), "%lld", (long long)d.gpus);
 		const char *dims[][2] = {{"cpu", cpu}, {"mem", mem}, {"gpu", gpu}, {"disk", disk}};
 		const int64_t asked[] = {d.cpu_milli, d.mem, d.gpus, d.disk};

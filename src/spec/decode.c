@@ -226,6 +226,7 @@ void dec_qty(dctx *c, const berth_node *n, void *dst, const void *arg)
 		report(c, n->pos, (berth_code)-ret, "%s", msg);
 		return;
 	}
+	out->text = berth_arena_strndup(c->arena, n->u.text, n->len); /* NULL: only unquoted */
 	out->pos = n->pos;
 	out->set = true;
 }

@@ -591,20 +591,55 @@ int64_t berth_quantity_value(const berth_quantity *q)
 	return saturate(div_ceil(to_nanos(q), NANO));
 }
 
-void berth_format_size(char *buf, size_t len, int64_t bytes, int binary)
+/* bytes / base^k for the largest k (up to 6) that divides them exactly */
+static size_t format_exact(char *buf, size_t len, int64_t bytes, uint64_t base,
+			   const char *const suffix[7])
 {
-	static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-	static const char *const dec[] = {"", "k", "M", "G", "T", "P", "E"};
-	uint64_t base = binary ? 1024 : 1000, unit = 1, v = bytes < 0 ? 0 : (uint64_t)bytes;
+	uint64_t v = bytes < 0 ? 0 : (uint64_t)bytes;
 	size_t i = 0;
-	while (i + 1 < BERTH_ARRAY_SIZE(bin) && v / unit >= base) {
-		unit *= base;
+	while (v && i + 1 < 7 && v % base == 0) {
+		v /= base;
 		i++;
 	}
-	uint64_t whole = v / unit, tenths = (v % unit) * 10 / unit; /* (v % unit) * 10 < 2^64 */
-	const char *suffix = binary ? bin[i] : dec[i];
-	if (tenths)
-		snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%s", whole, tenths, suffix);
+	int n = snprintf(buf, len, "%" PRIu64 "%s", v, suffix[i]);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+size_t berth_format_bytes(char *buf, size_t len, int64_t bytes)
+{
+	static const char *const bin[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+	return format_exact(buf, len, bytes, 1024, bin);
+}
+
+size_t berth_format_cpu(char *buf, size_t len, int64_t milli)
+{
+	int n = milli % 1000 ? snprintf(buf, len, "%" PRId64 "m", milli)
+			     : snprintf(buf, len, "%" PRId64, milli / 1000);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+size_t berth_quantity_decimal(const berth_quantity *q, char *buf, size_t len)
+{
+	i128 v = to_nanos(q);
+	u128 m = (u128)(v < 0 ? -v : v);
+	uint64_t whole = (uint64_t)(m / NANO), frac = (uint64_t)(m % NANO);
+	int digits = 9, n;
+	while (frac && frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	if (frac)
+		n = snprintf(buf, len, "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "", whole, digits, frac);
 	else
-		snprintf(buf, len, "%" PRIu64 "%s", whole, suffix);
+		n = snprintf(buf, len, "%s%" PRIu64, v < 0 ? "-" : "", whole);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+void berth_format_size(char *buf, size_t len, int64_t bytes, int binary)
+{
+	static const char *const dec[] = {"", "k", "M", "G", "T", "P", "E"};
+	if (binary)
+		berth_format_bytes(buf, len, bytes);
+	else
+		format_exact(buf, len, bytes, 1000, dec);
 }

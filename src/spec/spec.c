@@ -41,11 +41,37 @@ static void dec_resource(dctx *c, const berth_node *n, void *dst, const void *ar
 	dec_qty(c, n, arg ? &r->limits : &r->requests, NULL);
 }
 
+/* Memory and disk are whole bytes: a fraction ("0.0001Ki", which Kubernetes
+ * would print as "102400u") is rounded up, as the kubelet does, and said. */
+static void whole_bytes(dctx *c, berth_qty *q, const char *which)
+{
+	if (!q->set || berth_quantity_sign(&q->q) <= 0 || berth_quantity_is_integer(&q->q))
+		return;
+	berth_quantity up;
+	if (berth_quantity_ceil(&up, &q->q) < 0)
+		return;
+	char was[BERTH_QUANTITY_STR_MAX], now[BERTH_QUANTITY_STR_MAX], path[160];
+	snprintf(path, sizeof(path), "%s.%s", c->path.data ? c->path.data : "", which);
+	berth_format_bytes(now, sizeof(now), berth_quantity_value(&up));
+	warn_at(c, q->pos, path, "%s is not a whole number of bytes: %s is used",
+		berth_qty_written(q, was), now);
+	q->q = berth_quantity_from_int(berth_quantity_value(&up), BERTH_QUANTITY_BINARY_SI);
+	q->text = NULL;
+}
+
+static void dec_bytes(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_resource *r = dst;
+	dec_resource(c, n, dst, arg);
+	whole_bytes(c, &r->requests, "requests");
+	whole_bytes(c, &r->limits, "limits");
+}
+
 static const field resources_fields[] = {
 	{"cpu", dec_resource, offsetof(berth_resources, cpu), NULL},
-	{"mem", dec_resource, offsetof(berth_resources, mem), NULL},
+	{"mem", dec_bytes, offsetof(berth_resources, mem), NULL},
 	{"gpu", dec_resource, offsetof(berth_resources, gpu), "gpu"},
-	{"disk", dec_resource, offsetof(berth_resources, disk), NULL},
+	{"disk", dec_bytes, offsetof(berth_resources, disk), NULL},
 	{"gpu_type", dec_str, offsetof(berth_resources, gpu_type), NULL},
 };
 
@@ -474,4 +500,15 @@ void berth_spec_set_free(berth_spec_set *set)
 		return;
 	berth_arena_free(set->arena);
 	free(set);
+}
+
+const char *berth_qty_written(const berth_qty *q, char *buf)
+{
+	berth_quantity as_written;
+	if (q->text && strlen(q->text) < BERTH_QUANTITY_STR_MAX &&
+	    berth_quantity_parse(&as_written, q->text, strlen(q->text), NULL) == 0 &&
+	    berth_quantity_cmp(&as_written, &q->q) == 0)
+		return q->text;
+	berth_quantity_format(&q->q, buf, BERTH_QUANTITY_STR_MAX);
+	return buf;
 }

@@ -53,7 +53,7 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 		else if (gpu && !berth_quantity_is_integer(&q[i]->q))
 			AT(c, q[i]->pos, path, BERTH_EINVALID,
 			   "%s is not a whole number of GPUs (GPUs cannot be shared or split)",
-			   qstr(&q[i]->q, a));
+			   berth_qty_written(q[i], a)); /* "0.5" as the user wrote it, not "500m" */
 	}
 	if (r->requests.set && r->limits.set && berth_quantity_sign(&r->requests.q) >= 0 &&
 	    berth_quantity_cmp(&r->requests.q, &r->limits.q) > 0) {

@@ -166,6 +166,11 @@ export const cases = [
 			t.expect(/100m/.test(row) && /run spec/.test(row), `cpu request row: ${row}`);
 			const ratio = await page.textContent('#panel-spec tr[data-field="resources.mem.limits"]');
 			t.expect(/policy rule/.test(ratio), `the memory limit does not say it is the policy's: ${ratio}`);
+			// one spelling in every face (issue 23): the run's facts say what the spec says,
+			// 100m and 71Mi (64Mi x 1.1, whole Mi), never "cpu 0.1" or "70.4Mi"
+			t.expect(/71Mi/.test(ratio) && /mem_limit_ratio 1\.1,/.test(ratio), `the memory limit row: ${ratio}`);
+			const facts = await page.textContent('dl.facts');
+			t.expect(/cpu 100m\b/.test(facts) && /Limitsmem 71Mi/.test(facts) && !/cpu 0\.1\b/.test(facts), `the run's facts: ${facts}`);
 			await t.step('effective-spec');
 			await page.click('#tab-objects');
 			const objs = await page.textContent('#manifests');
@@ -177,7 +182,7 @@ export const cases = [
 			await page.click('#nav a[data-nav="runs"]');
 			await page.waitForSelector(`tr[data-run="${id}"]`);
 			const line = await page.textContent(`tr[data-run="${id}"]`);
-			t.expect(/Succeeded/.test(line) && /cpu 0\.1\b/.test(line) && /mem 64Mi/.test(line), `the list's row: ${line}`);
+			t.expect(/Succeeded/.test(line) && /cpu 100m\b/.test(line) && /mem 64Mi/.test(line), `the list's row: ${line}`);
 			await t.step('in-the-list');
 		},
 	},

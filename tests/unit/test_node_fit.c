@@ -148,12 +148,12 @@ static void test_capacity(void)
 	EXPECT(NULL, "resources: {cpu: '64'}\n", NULL,
 	       "resources.cpu.requests: 64 CPUs asked, the machine has 2");
 	EXPECT(NULL, "resources: {cpu: 2500m}\n", NULL,
-	       "resources.cpu.requests: 2.5 CPUs asked, the machine has 2");
+	       "resources.cpu.requests: 2500m asked, the machine has 2");
 	EXPECT(NULL, "resources: {mem: 300Gi}\n", NULL,
-	       "resources.mem.requests: 300Gi asked, the machine has 23.4Gi");
-	/* a decimal request: the machine in decimal units too */
+	       "resources.mem.requests: 300Gi asked, the machine has 25125558682");
+	/* exact: never a rounded "23.4Gi" or "25.1G" (kubectl says 24536678Ki too) */
 	EXPECT(NULL, "resources: {mem: 30G}\n", NULL,
-	       "resources.mem.requests: 30G asked, the machine has 25.1G");
+	       "resources.mem.requests: 30G asked, the machine has 25125558682");
 	EXPECT(NULL, "resources: {gpu: 2}\n", NULL,
 	       "resources.gpu.limits: 2 GPUs asked, the machine has 0");
 	EXPECT(NULL, "resources: {disk: 100Gi}\n", NULL,
@@ -178,7 +178,7 @@ static void test_capacity(void)
 		CHECK(why == NULL);
 		n.cpu_milli = 500;
 		CHECK(!local_node_admits(&n, run, f.arena, &why));
-		CHECK_STR(why, "resources.cpu.requests: 1 CPU asked, the machine has 0.5");
+		CHECK_STR(why, "resources.cpu.requests: 1 CPU asked, the machine has 500m");
 	}
 	done(&f);
 }

@@ -959,7 +959,8 @@ static void test_format_buffer(void)
 	CHECK_STR(fmt(&q), "-8Ei");
 }
 
-/* sizes for people: cut (not rounded) to a tenth, binary or decimal, 0 for a negative count */
+/* sizes, exactly (issue 23: "1.1Gi" was 1127Mi cut to a tenth): the largest
+ * suffix that divides the count, else plain bytes; 0 for a negative count */
 static void test_format_size(void)
 {
 	static const struct {
@@ -968,20 +969,61 @@ static void test_format_size(void)
 		const char *want;
 	} rows[] = {
 		{0, 1, "0"}, {512, 1, "512"}, {1023, 1, "1023"}, {1024, 1, "1Ki"},
-		{3355443, 1, "3.1Mi"}, {(int64_t)1024 * 1024 * 1024 - 1, 1, "1023.9Mi"},
-		{10485760, 1, "10Mi"}, {1500, 0, "1.5k"}, {-5, 1, "0"},
-		{INT64_MAX, 1, "7.9Ei"},
+		{3355443, 1, "3355443"}, {(int64_t)1024 * 1024 * 1024 - 1, 1, "1073741823"},
+		{10485760, 1, "10Mi"}, {1181745152, 1, "1127Mi"}, {1610612736, 1, "1536Mi"},
+		{2147483648, 1, "2Gi"}, {1500, 0, "1500"}, {1500000, 0, "1500k"},
+		{2000000000, 0, "2G"}, {-5, 1, "0"}, {INT64_MAX, 1, "9223372036854775807"},
+		{(int64_t)1 << 62, 1, "4Ei"},
 	};
 	char buf[32];
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
 		berth_format_size(buf, sizeof(buf), rows[i].bytes, rows[i].binary);
 		CHECK_STR(buf, rows[i].want);
+		if (rows[i].binary) {
+			CHECK_INT(berth_format_bytes(buf, sizeof(buf), rows[i].bytes), strlen(rows[i].want));
+			CHECK_STR(buf, rows[i].want);
+		}
 	}
 	berth_format_size(buf, 4, 10485760, 1); /* cut to the buffer, still a string */
 	CHECK_STR(buf, "10M");
+	/* a byte count reads back as the same quantity */
+	berth_quantity q;
+	CHECK_INT(berth_quantity_parse(&q, "1127Mi", 6, NULL), 0);
+	berth_format_bytes(buf, sizeof(buf), berth_quantity_value(&q));
+	CHECK_STR(buf, "1127Mi");
+}
+
+/* CPUs: whole cores when whole, else millicores, as Kubernetes writes them */
+static void test_format_cpu(void)
+{
+	static const struct {
+		int64_t milli;
+		const char *want;
+	} rows[] = {{0, "0"}, {100, "100m"}, {150, "150m"}, {1000, "1"}, {1500, "1500m"},
+		    {32000, "32"}, {1, "1m"}};
+	char buf[32];
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
+		CHECK_INT(berth_format_cpu(buf, sizeof(buf), rows[i].milli), strlen(rows[i].want));
+		CHECK_STR(buf, rows[i].want);
+	}
+}
+
+/* a ratio (mem_limit_ratio) or a user's number: a plain decimal, never "1100m" */
+static void test_decimal(void)
+{
+	static const char *const rows[][2] = {{"1.1", "1.1"}, {"1.10", "1.1"}, {"0.5", "0.5"},
+					      {"500m", "0.5"}, {"2", "2"}, {"1e3", "1000"},
+					      {"-1.25", "-1.25"}, {"1n", "0.000000001"}};
+	char buf[48];
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
+		berth_quantity q;
+		CHECK_INT(berth_quantity_parse(&q, rows[i][0], strlen(rows[i][0]), NULL), 0);
+		berth_quantity_decimal(&q, buf, sizeof(buf));
+		CHECK_STR(buf, rows[i][1]);
+	}
 }
 
 T_MAIN(T(test_canonical), T(test_binary_readback), T(test_values), T(test_reject), T(test_message_truncation), T(test_long_inputs),
        T(test_not_terminated), T(test_message_buffer), T(test_error_object), T(test_cmp),
        T(test_sign_integer), T(test_add), T(test_mul), T(test_ceil), T(test_milli_value),
-       T(test_from_int), T(test_format_buffer), T(test_format_size))
+       T(test_from_int), T(test_format_buffer), T(test_format_size), T(test_format_cpu), T(test_decimal))
