@@ -202,6 +202,43 @@ static berth_str builtin_str(const char *s)
 	return v;
 }
 
+/*
+ * A value of the user's that the profile replaced (merge_profile): kept for
+ * explain, and named by a warning at the user's value, the profile's place
+ * second. The seeds: "the requirements defined in the template have priority
+ * over those defined by the user and are not overwritten".
+ */
+static void overridden(void *ctx, const berth_override *o)
+{
+	plan *p = ctx;
+	berth_run *r = p->run;
+	berth_override *all = berth_arena_alloc(r->arena, (r->noverrides + 1) * sizeof(*all));
+	if (!all) {
+		p->nomem = 1;
+		return;
+	}
+	if (r->noverrides)
+		memcpy(all, r->overrides, r->noverrides * sizeof(*all));
+	all[r->noverrides++] = *o;
+	r->overrides = all;
+	const char *id = r->profile->id.s;
+	const char *at = WHERE(r->profile->file, o->by_pos);
+	char what[320];
+	if (o->ident)
+		snprintf(what, sizeof(what), "toleration \"%s\"", o->ident);
+	else if (!strncmp(o->path, "volumes.", 8))
+		snprintf(what, sizeof(what), "volume \"%s\"", o->path + 8);
+	else
+		snprintf(what, sizeof(what), "%s", o->value ? o->value : "the value");
+	if (strcmp(o->by, o->path))
+		warn(p, o->origin, o->pos, o->path,
+		     "%s from %s is overridden by profile \"%s\", which decides %s whole, requests and "
+		     "limits (%s)", what, WHO(p, o->origin), id, o->by, at);
+	else
+		warn(p, o->origin, o->pos, o->path, "%s from %s is overridden by profile \"%s\" (%s)", what,
+		     WHO(p, o->origin), id, at);
+}
+
 static int merge_layers(plan *p)
 {
 	berth_run *r = p->run;
@@ -242,7 +279,7 @@ static int merge_layers(plan *p)
 	if (!ret)
 		ret = merge_layer(r->arena, &r->spec, &run, BERTH_ORIGIN_RUN);
 	if (!ret && r->profile)
-		ret = merge_layer(r->arena, &r->spec, &r->profile->spec, BERTH_ORIGIN_PROFILE);
+		ret = merge_profile(r->arena, &r->spec, &r->profile->spec, overridden, p);
 	r->spec.file = s->file;
 	r->spec.doc = s->doc;
 	r->spec.pos = s->pos;
