@@ -616,6 +616,17 @@ static void mem_ratio_rule(plan *p)
 	mem->limits.set = true;
 	mem->limits.pos = ratio->pos;
 	mem->limits.origin = BERTH_ORIGIN_RULE;
+	/* a derived limit is capped at the platform's: it never refuses a request the
+	 * platform allows (a request over it is refused as the user's, by limits_rule) */
+	const berth_qty *cap = &p->pol->limits.mem;
+	if (cap->set && berth_quantity_cmp(&lim, &cap->q) > 0 &&
+	    berth_quantity_cmp(&mem->requests.q, &cap->q) <= 0) {
+		mem->limits.q = cap->q;
+		note(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s (%s) = %s, capped "
+		     "at the platform's limit of %s (limits.mem, %s)", Q(mem->requests.q), Q(ratio->q),
+		     POLICY_AT(p, ratio->pos), Q(lim), Q(cap->q), POLICY_AT(p, cap->pos));
+		return;
+	}
 	note(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s, rounded up to a whole %s (%s)",
 	     Q(mem->requests.q), Q(ratio->q), binary ? "Mi" : "byte", POLICY_AT(p, ratio->pos));
 }
@@ -881,6 +892,12 @@ static void limits_rule(plan *p)
 		const berth_qty *v = peak(res);
 		if (!lim[i]->set || !v || berth_quantity_cmp(&v->q, &lim[i]->q) <= 0)
 			continue;
+		/* a value a rule derived (a limit by mem_limit_ratio, a request from its
+		 * limit) is refused as the value it came from, that someone wrote */
+		const berth_qty *src = v == &res->limits ? &res->requests : &res->limits;
+		if (v->origin == BERTH_ORIGIN_RULE && src->set && src->origin != BERTH_ORIGIN_RULE &&
+		    berth_quantity_cmp(&src->q, &lim[i]->q) > 0)
+			v = src;
 		snprintf(path, sizeof(path), "resources.%s.%s", resources[i].name,
 			 v == &res->limits ? "limits" : "requests");
 		refuse(p, BERTH_EPOLICY, v->origin, v->pos, path,
