@@ -31,6 +31,8 @@ cat >policy.yaml <<'EOF'
 local:
   capacity: {cpu: "2", mem: 2Gi}
   grace_period: 1
+profiles:
+  - {id: tiny, resources: {mem: 48Mi}}
 EOF
 
 # stop_project P: every run of project P stopped, and waited for (anonymous: --insecure-local)
@@ -195,6 +197,20 @@ if [ "$st" = 200 ] && [ "$(json 'd["problems"][0]["severity"]' <body)" = warning
 	ok validate-warnings-in-body
 else
 	fail validate-warnings-in-body "status $st: $(head -c 400 body)"
+fi
+# a profile decides the resources it sets whole: the user's values it overrides are
+# named in the create answer's warnings, at the user's place (issue 23)
+{ spec tiny true alpha; printf 'profile: tiny\n'; } | sed 's/mem: 32Mi/mem: {requests: 16Mi, limits: 24Mi}/' >tiny.yaml
+st=$(call -t "$usera" POST '/api/v1/runs?file=tiny.yaml' --data-binary @tiny.yaml)
+warned=$(json '"\n".join(w["text"] for w in d["warnings"])' <body 2>/dev/null)
+tid=$(json 'd["id"]' <body 2>/dev/null)
+# gone again, so that the project's runs are those the tests below count
+[ -n "$tid" ] && tok=$usera wait_final "$tid" >/dev/null && call -t "$usera" DELETE "/api/v1/runs/$tid" >/dev/null
+if [ "$st" = 201 ] && grep -q 'tiny.yaml:6:[0-9]*: warning: resources.mem.requests: 16Mi from the run spec is overridden by profile "tiny"' <<<"$warned" &&
+	grep -q 'resources.mem.limits: 24Mi from the run spec is overridden by profile "tiny", which decides resources.mem whole' <<<"$warned"; then
+	ok create-warns-profile-overrides
+else
+	fail create-warns-profile-overrides "status $st: $(head -c 600 body)"
 fi
 # the UI's page and files: compiled in, no token, and a policy that forbids anything
 # from elsewhere

@@ -770,7 +770,7 @@ function newRunView(main, params) {
           field('Command', input('command', 'function.command', { tag: 'textarea', class: 'code', spellcheck: 'false' }), 'One argument per line, e.g. python, train.py.'),
           field('Arguments', input('args', 'args', { tag: 'textarea', class: 'code', spellcheck: 'false' }), 'One per line.'))),
       h('fieldset', {}, h('legend', {}, 'Hardware profile'),
-        h('p', { class: 'hint muted' }, 'A profile wins every field it sets; what it would override of yours is shown on it.'),
+        h('p', { class: 'hint muted' }, 'A profile wins every field it sets, and a resource it sets whole; what it would override of yours is shown on it.'),
         profileBox),
       h('fieldset', {}, h('legend', {}, 'Resources'),
         h('div', { class: 'grid' },

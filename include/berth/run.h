@@ -5,7 +5,10 @@
  *
  * The merge goes, lowest to highest: built-in defaults < policy defaults <
  * function < run spec < profile. A profile wins every field it sets and only
- * those; maps merge key by key (node_selector, labels), lists with an
+ * those, but for a resource (cpu, mem, gpu, disk): a profile that sets its
+ * requests or its limits decides it whole, and what the lower layers set of
+ * it is dropped (each value of the user's so replaced is a berth_override,
+ * and a warning); maps merge key by key (node_selector, labels), lists with an
  * identity by identity (envs by name, volumes by name, tolerations by key and
  * effect, secrets by name); other lists and scalars are replaced whole. Then,
  * in order: the GPU rule, mem_limit_ratio, preemption mode, priority class,
@@ -57,6 +60,21 @@ typedef struct berth_note {
 	const char *text;   /* "requests 32Gi x defaults.mem_limit_ratio 1.1 (config.yaml:4:20)" */
 } berth_note;
 
+/* A value of the user's (the run spec's, the function's) that the profile
+ * replaced or dropped: shown by explain, named by a warning. */
+typedef struct berth_override {
+	const char *path;   /* as explain names the field: "resources.mem.limits", "envs.B",
+			       "volumes.data", "service.ports", "tolerations" */
+	const char *ident;  /* a toleration's "key:effect" (explain's identity); else NULL */
+	const char *value;  /* the user's value as text ("2Gi", "\"a\""); NULL for a list item
+			       or a tree */
+	uint8_t origin;     /* BERTH_ORIGIN_RUN or BERTH_ORIGIN_FUNCTION */
+	berth_pos pos;      /* where the user wrote it */
+	const char *by;     /* the profile's field that decides it: "resources.mem" (a whole
+			       resource), else path */
+	berth_pos by_pos;   /* where the profile writes it (in the profile's file) */
+} berth_override;
+
 typedef struct berth_run {
 	berth_spec spec;             /* the effective spec; every value's origin is set */
 	const char *id;              /* the run id: [a-z0-9] and inner '-', at most 24 */
@@ -92,6 +110,8 @@ typedef struct berth_run {
 					queue of the local backend); NULL: it fits */
 	berth_note *notes;
 	size_t nnotes;
+	berth_override *overrides;   /* what the profile replaced of the user's, in table order */
+	size_t noverrides;
 	struct berth_arena *arena;   /* internal */
 } berth_run;
 

@@ -27,6 +27,8 @@ typedef struct merge_field {
 	merge_kind kind;
 	size_t off;         /* in berth_spec */
 	size_t aux;
+	int group;          /* a resource, 1 to 4 (cpu, mem, gpu, disk), whose requests
+			       and limits a profile decides whole; 0: none */
 } merge_field;
 
 extern const merge_field merge_fields[];
@@ -38,5 +40,20 @@ int merge_field_get(const berth_spec *s, const merge_field *f, berth_pos *pos, u
 /* Merges every field src sets into dst, as origin; dst's arrays are
  * reallocated in a (src is not changed). 0 or -BERTH_ENOMEM. */
 int merge_layer(berth_arena *a, berth_spec *dst, const berth_spec *src, uint8_t origin);
+
+/* Called for each value of the user's layers (function, run spec) that
+ * merge_profile replaces or drops. */
+typedef void (*merge_override_fn)(void *ctx, const berth_override *o);
+
+/*
+ * Merges a profile into dst (as BERTH_ORIGIN_PROFILE). A profile that sets a
+ * resource's requests or limits decides that resource whole: what dst has of
+ * it (requests, limits and, for GPUs, gpu_type) is dropped first, so the
+ * user's parts of it do not survive. Every other field merges as merge_layer
+ * merges it. Each value of the user's replaced, and not by an equal one, is
+ * passed to cb. 0 or -BERTH_ENOMEM.
+ */
+int merge_profile(berth_arena *a, berth_spec *dst, const berth_spec *profile, merge_override_fn cb,
+		  void *ctx);
 
 #endif

@@ -204,6 +204,43 @@ static berth_str builtin_str(const char *s)
 	return v;
 }
 
+/*
+ * A value of the user's that the profile replaced (merge_profile): kept for
+ * explain, and named by a warning at the user's value, the profile's place
+ * second. The seeds: "the requirements defined in the template have priority
+ * over those defined by the user and are not overwritten".
+ */
+static void overridden(void *ctx, const berth_override *o)
+{
+	plan *p = ctx;
+	berth_run *r = p->run;
+	berth_override *all = berth_arena_alloc(r->arena, (r->noverrides + 1) * sizeof(*all));
+	if (!all) {
+		p->nomem = 1;
+		return;
+	}
+	if (r->noverrides)
+		memcpy(all, r->overrides, r->noverrides * sizeof(*all));
+	all[r->noverrides++] = *o;
+	r->overrides = all;
+	const char *id = r->profile->id.s;
+	const char *at = WHERE(r->profile->file, o->by_pos);
+	char what[320];
+	if (o->ident)
+		snprintf(what, sizeof(what), "toleration \"%s\"", o->ident);
+	else if (!strncmp(o->path, "volumes.", 8))
+		snprintf(what, sizeof(what), "volume \"%s\"", o->path + 8);
+	else
+		snprintf(what, sizeof(what), "%s", o->value ? o->value : "the value");
+	if (strcmp(o->by, o->path))
+		warn(p, o->origin, o->pos, o->path,
+		     "%s from %s is overridden by profile \"%s\", which decides %s whole, requests and "
+		     "limits (%s)", what, WHO(p, o->origin), id, o->by, at);
+	else
+		warn(p, o->origin, o->pos, o->path, "%s from %s is overridden by profile \"%s\" (%s)", what,
+		     WHO(p, o->origin), id, at);
+}
+
 static int merge_layers(plan *p)
 {
 	berth_run *r = p->run;
@@ -244,7 +281,7 @@ static int merge_layers(plan *p)
 	if (!ret)
 		ret = merge_layer(r->arena, &r->spec, &run, BERTH_ORIGIN_RUN);
 	if (!ret && r->profile)
-		ret = merge_layer(r->arena, &r->spec, &r->profile->spec, BERTH_ORIGIN_PROFILE);
+		ret = merge_profile(r->arena, &r->spec, &r->profile->spec, overridden, p);
 	r->spec.file = s->file;
 	r->spec.doc = s->doc;
 	r->spec.pos = s->pos;
@@ -581,6 +618,17 @@ static void mem_ratio_rule(plan *p)
 	mem->limits.set = true;
 	mem->limits.pos = ratio->pos;
 	mem->limits.origin = BERTH_ORIGIN_RULE;
+	/* a derived limit is capped at the platform's: it never refuses a request the
+	 * platform allows (a request over it is refused as the user's, by limits_rule) */
+	const berth_qty *cap = &p->pol->limits.mem;
+	if (cap->set && berth_quantity_cmp(&lim, &cap->q) > 0 &&
+	    berth_quantity_cmp(&mem->requests.q, &cap->q) <= 0) {
+		mem->limits.q = cap->q;
+		note(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s (%s) = %s, capped "
+		     "at the platform's limit of %s (limits.mem, %s)", Q(mem->requests.q), Q(ratio->q),
+		     POLICY_AT(p, ratio->pos), Q(lim), Q(cap->q), POLICY_AT(p, cap->pos));
+		return;
+	}
 	note(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s, rounded up to a whole %s (%s)",
 	     Q(mem->requests.q), RATIO(*ratio), binary ? "Mi" : "byte", POLICY_AT(p, ratio->pos));
 }
@@ -846,6 +894,12 @@ static void limits_rule(plan *p)
 		const berth_qty *v = peak(res);
 		if (!lim[i]->set || !v || berth_quantity_cmp(&v->q, &lim[i]->q) <= 0)
 			continue;
+		/* a value a rule derived (a limit by mem_limit_ratio, a request from its
+		 * limit) is refused as the value it came from, that someone wrote */
+		const berth_qty *src = v == &res->limits ? &res->requests : &res->limits;
+		if (v->origin == BERTH_ORIGIN_RULE && src->set && src->origin != BERTH_ORIGIN_RULE &&
+		    berth_quantity_cmp(&src->q, &lim[i]->q) > 0)
+			v = src;
 		snprintf(path, sizeof(path), "resources.%s.%s", resources[i].name,
 			 v == &res->limits ? "limits" : "requests");
 		refuse(p, BERTH_EPOLICY, v->origin, v->pos, path,

@@ -624,6 +624,89 @@ static void check_policy(dctx *c, berth_policy *p)
 	}
 }
 
+/* ---- what the limits leave usable ---------------------------------------------------- */
+
+#define QF(q) qf(&(q), (char[BERTH_QUANTITY_STR_MAX]){0})
+
+static const char *qf(const berth_quantity *q, char *buf)
+{
+	berth_quantity_format(q, buf, BERTH_QUANTITY_STR_MAX);
+	return buf;
+}
+
+static const char *fit_names[4] = {"cpu", "mem", "gpu", "disk"};
+
+/* The resource i (cpu, mem, gpu, disk) of s. */
+static const berth_resource *fit_res(const berth_spec *s, size_t i)
+{
+	const berth_resource *r[4] = {&s->resources.cpu, &s->resources.mem, &s->resources.gpu,
+				      &s->resources.disk};
+	return r[i];
+}
+
+/*
+ * The resources of one fragment (the defaults, or a profile, whose place is
+ * at) against the policy's limits: a value over a limit is an error, since
+ * every run it applies to would be refused; a memory limit that
+ * mem_limit_ratio would take over limits.mem is a warning (it is capped).
+ */
+static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec *s, const char *prefix,
+			       const char *what, const char *file)
+{
+	const berth_qty *lim[4] = {&p->limits.cpu, &p->limits.mem, &p->limits.gpu, &p->limits.disk};
+	char path[96], at[512];
+	for (size_t i = 0; i < 4; i++) {
+		const berth_resource *res = fit_res(s, i);
+		const berth_qty *v[2] = {&res->requests, &res->limits};
+		static const char *const which[2] = {"requests", "limits"};
+		if (!lim[i]->set)
+			continue;
+		snprintf(at, sizeof(at), "%s:%u:%u", p->file, lim[i]->pos.line, lim[i]->pos.column);
+		for (int k = 0; k < 2; k++) {
+			if (!v[k]->set || berth_quantity_cmp(&v[k]->q, &lim[i]->q) <= 0)
+				continue;
+			c->file = file;
+			snprintf(path, sizeof(path), "%s.resources.%s.%s", prefix, fit_names[i], which[k]);
+			report_at(c, v[k]->pos, path, BERTH_EPOLICY,
+				  "%s %s is over the platform's limit of %s per run (limits.%s, %s): every run "
+				  "%s would be refused", fit_names[i], QF(v[k]->q), QF(lim[i]->q), fit_names[i],
+				  at, what);
+		}
+		berth_quantity derived;
+		if (i != 1 || !p->mem_limit_ratio.set || !res->requests.set || res->limits.set ||
+		    berth_quantity_cmp(&res->requests.q, &lim[i]->q) > 0 ||
+		    berth_mem_limit_by_ratio(&res->requests.q, &p->mem_limit_ratio.q, &derived) < 0 ||
+		    berth_quantity_cmp(&derived, &lim[i]->q) <= 0)
+			continue;
+		c->file = file;
+		snprintf(path, sizeof(path), "%s.resources.mem.requests", prefix);
+		warn_at(c, res->requests.pos, path,
+			"mem %s x defaults.mem_limit_ratio %s (%s:%u:%u) is %s, over the platform's limit of "
+			"%s per run (limits.mem, %s): the memory limit of every run %s is capped at %s",
+			QF(res->requests.q), QF(p->mem_limit_ratio.q), p->file, p->mem_limit_ratio.pos.line,
+			p->mem_limit_ratio.pos.column, QF(derived), QF(lim[i]->q), at, what, QF(lim[i]->q));
+	}
+}
+
+/* The defaults and every profile (profiles.d's too) against the limits. */
+static void check_fit(dctx *c, const berth_policy *p)
+{
+	const char *file = c->file;
+	char prefix[48], what[320];
+	check_fragment_fit(c, p, &p->defaults, "defaults",
+			   "that leaves it to the policy's defaults", p->file);
+	for (size_t i = 0; i < p->nprofiles; i++) {
+		const berth_profile *pr = &p->profiles[i];
+		size_t index = 0; /* its index in its own file */
+		for (size_t j = 0; j < i; j++)
+			index += p->profiles[j].file == pr->file;
+		snprintf(prefix, sizeof(prefix), "profiles[%zu]", index);
+		snprintf(what, sizeof(what), "with profile %s", QUOTE(pr->id.s));
+		check_fragment_fit(c, p, &pr->spec, prefix, what, pr->file);
+	}
+	c->file = file;
+}
+
 /* Parses one file of the policy: the main one (main != 0) or a profiles.d file. */
 static void decode_file(dctx *c, berth_policy *p, const char *name, const char *data, size_t len,
 			int main_file)
@@ -673,6 +756,7 @@ static int cmp_str(const void *a, const void *b)
 
 static int finish(dctx *c, berth_policy *p, berth_policy **out, berth_error **err)
 {
+	check_fit(c, p);
 	berth_buf_release(&c->path);
 	if (err)
 		berth_error_sort(*err);

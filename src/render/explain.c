@@ -45,6 +45,20 @@ static const onode *replaced(const xctx *x, const char *path, const char *ident)
 	return last;
 }
 
+/* Whether the plan says the profile replaced the user's value at path (a
+ * toleration: of that identity; service.ports, replaced whole: any port). */
+static int overrode(const berth_run *run, const char *path, const char *ident)
+{
+	for (size_t i = 0; run && run->profile && i < run->noverrides; i++) {
+		const berth_override *o = &run->overrides[i];
+		size_t n = strlen(o->path);
+		if (ident ? o->ident && !strcmp(o->ident, ident)
+			  : !o->ident && !strncmp(o->path, path, n) && (!path[n] || path[n] == '['))
+			return 1;
+	}
+	return 0;
+}
+
 static void row_id(xctx *x, const char *path, const char *value, uint8_t origin, berth_pos pos,
 		   const char *ident)
 {
@@ -66,12 +80,13 @@ static void row_id(xctx *x, const char *path, const char *value, uint8_t origin,
 	const char *note = x->run ? berth_run_note(x->run, path) : NULL;
 	if (note)
 		o_str(b, r, "note", note);
-	const onode *was = origin == BERTH_ORIGIN_PROFILE ? replaced(x, path, ident) : NULL;
+	const onode *was = !x->layer && overrode(x->run, path, ident) ? replaced(x, path, ident) : NULL;
 	if (was) {
 		onode *o = o_map(b, r, "overrides");
 		for (const onode *c = was->first; c; c = c->next)
 			if (strcmp(c->key, "path") && strcmp(c->key, "ident"))
 				o_str(b, o, c->key, c->s);
+		o_strf(b, o, "by", "profile \"%s\"", x->run->profile->id.s);
 	}
 }
 
@@ -240,9 +255,9 @@ static void table(berth_buf *out, const onode *rows)
 		const onode *was = o_get(r, "overrides");
 		if (was) {
 			const onode *wat = o_get(was, "at");
-			berth_buf_printf(out, ", overrides %s %s%s%s%s", o_get(was, "origin")->s,
+			berth_buf_printf(out, "; %s %s%s%s%s overridden by %s", o_get(was, "origin")->s,
 					 o_get(was, "value")->s, wat ? " (" : "", wat ? wat->s : "",
-					 wat ? ")" : "");
+					 wat ? ")" : "", o_get(was, "by")->s);
 		}
 		berth_buf_puts(out, "\n");
 	}

@@ -243,7 +243,7 @@ static void test_overrides_of_each_layer(void)
 	/* cpu: both layers set it, the run spec's 2 is what the profile's 8 replaced */
 	CHECKF(json && strstr(json, "\"value\": \"8\",\n      \"origin\": \"profile\",\n      \"at\": \"policy.yaml:9:40\",\n"
 				    "      \"overrides\": {\n        \"value\": \"2\",\n        \"origin\": \"run spec\",\n"
-				    "        \"at\": \"spec.yaml:3:19\"\n"),
+				    "        \"at\": \"spec.yaml:3:19\",\n        \"by\": \"profile \\\"gpu\\\"\"\n"),
 	       "cpu:\n%s", json ? json : "(null)");
 	/* gpu and env A: only the function set them */
 	CHECKF(json && strstr(json, "\"overrides\": {\n        \"value\": \"2\",\n        \"origin\": \"function\""),

@@ -671,6 +671,21 @@ class Runs(unittest.TestCase):
         run = fn.run(wait=True)
         self.assertEqual(run.status, "Succeeded")
 
+    def test_profile_overrides_are_warned(self):
+        """A profile decides the resources it sets whole: each value of the user's it
+        overrides comes back as a BerthWarning naming it (issue 23), and the run runs."""
+        fn = self.project.new_function("small", image="python:3.11", command=["true"])
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", berth.BerthWarning)
+            run = fn.run(profile="cpu-small", resources={"mem": {"requests": "1Gi", "limits": "2Gi"}},
+                         wait=True)
+        texts = [str(w.message) for w in seen if issubclass(w.category, berth.BerthWarning)]
+        for part in ("requests: 1Gi", "limits: 2Gi"):
+            self.assertTrue(any("resources.mem." + part + " from the run spec is overridden by profile "
+                                "\"cpu-small\"" in t for t in texts), texts)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        self.assertEqual(field(run, "resources.mem.requests"), ("4Gi", "profile"))
+
     def test_profiles_and_secrets(self):
         berth.connect(S["url"], S["admin"])
         ids = [p["id"] for p in berth.get_profiles()]
