@@ -112,7 +112,11 @@ for t in $tiers; do
 			"$here/local_distributed.sh" "$bt/berth"
 		;;
 	security) tier "security (hostile specs and runs against the local backend)" 80 "$here/security.sh" "$bt/berth" ;;
-	server) tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth" ;;
+	server)
+		tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth"
+		tier "one check everywhere (validate, explain, render, run --dry-run, the server's validate)" 40 \
+			"$here/differential.sh" "$bt/berth"
+		;;
 	load) tier "load and abuse (berth serve: streams held, floods, caps; loopback, bounded)" 80 "$here/load.sh" "$bt/berth" ;;
 	kube) tier "kubernetes backend (a stand-in API server over TLS)" 80 "$here/kube.sh" "$bt/berth" ;;
 	kube-real) tier "kubernetes backend on a real control plane (../shared/k8s: kube-apiserver, controllers, scheduler 1.26)" 80 \

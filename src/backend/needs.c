@@ -28,10 +28,20 @@ int backend_needs(const char *kind, const local_node *node, const berth_run *run
 	const berth_spec *s = &run->spec;
 	size_t errors = berth_error_errors(*err), before = berth_error_count(*err);
 	if (kind && !strcmp(kind, "kubernetes")) {
-		if (!s->function.image.s)
+		if (!s->function.image.s) {
 			missing(err, run, "function.image",
 				"needs an image on Kubernetes: the cluster pulls it and runs "
 				"function.command in it, or its entrypoint");
+		} else {
+			/* what only the objects say (a launcher the policy's operator
+			 * cannot run, mpirun without a command): the objects are made,
+			 * and dropped */
+			berth_render *rd = berth_render_new(BERTH_FORMAT_YAML);
+			if (!rd)
+				return berth_fail(err, BERTH_ENOMEM, "out of memory");
+			berth_render_add(rd, run, err);
+			berth_render_free(rd);
+		}
 	} else {
 		if (s->action == BERTH_ACTION_CRONJOB) {
 			berth_where w = {s->action_name.origin <= BERTH_ORIGIN_RULE &&
