@@ -32,6 +32,7 @@ typedef struct cli_plan_opts {
 	char *secret_copy;
 	int check_secrets;    /* secret_names come from a store: check them */
 	const berth_usage *usage; /* the project's active runs, for quotas */
+	const char *backend;  /* --backend KIND: what it needs is checked (berth_run_needs) */
 } cli_plan_opts;
 
 /* Takes argv[*i] and its value if it is the flag name ("--x V" or "--x=V"): 1
@@ -49,7 +50,9 @@ int cli_plan_open(cli_plan_opts *o, const char *path, berth_policy **policy, ber
 void cli_plan_release(cli_plan_opts *o);
 /* Reads the shared flags and the one SPEC argument; -1 after a usage error. */
 int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, const char **spec);
-/* Plans the index-th run of a file (see berth_run_plan). */
+/* Plans the index-th run of a file (see berth_run_plan), then, with
+ * o->backend, checks what that backend needs of it (berth_run_needs): the
+ * problems of both in *err. */
 int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec *spec, size_t index,
 		 berth_run **run, berth_error **err);
 /* -o table|yaml|json of explain and profiles (NULL: table); -1 (reported) else. */

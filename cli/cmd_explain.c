@@ -10,12 +10,15 @@
 
 const char usage_explain[] =
 	"usage: berth explain SPEC|- [--config POLICY] [--run-id ID] [-o table|yaml|json]\n"
-	"                     [--secrets LIST]\n"
+	"                     [--secrets LIST] [--backend local|kubernetes]\n"
 	"\n"
 	"Shows the effective spec of each run of SPEC once merged with the platform\n"
 	"policy: every value, where it came from (built-in, policy default, function,\n"
 	"run spec, profile, policy rule) and the file and line it is written at; then\n"
-	"why the run is refused, if it is.\n"
+	"why the run is refused, if it is. With --backend, also what that backend\n"
+	"needs of the run (an image on Kubernetes; a command on the local backend,\n"
+	"and that the run can ever fit this machine: \"can never fit here: ...\"),\n"
+	"checked as 'berth run' checks it, before anything is created.\n"
 	"\n"
 	"exit status: 0 every run accepted, 2 a run is refused or an input is invalid,\n"
 	"1 anything else.\n";

@@ -39,6 +39,13 @@ int cmd_render(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if (cli_plan_args("render", &o, argc, argv, &path) < 0)
 		return 2;
+	if (o.backend && strcmp(o.backend, "kubernetes")) {
+		cli_error("render: the objects are Kubernetes'; --backend takes only \"kubernetes\"");
+		return 2;
+	}
+	/* what a cluster needs of each run (its image) is checked as validate
+	 * --backend kubernetes checks it */
+	o.backend = "kubernetes";
 	if (o.output && !strcmp(o.output, "json"))
 		fmt = BERTH_FORMAT_JSON;
 	else if (o.output && strcmp(o.output, "yaml")) {

@@ -11,7 +11,7 @@
 
 const char usage_run[] =
 	"usage: berth run SPEC|- [--config POLICY] [--backend local|kubernetes] [--run-id ID]\n"
-	"                 [--kubeconfig FILE] [--context NAME] [--dry-run=server]\n"
+	"                 [--kubeconfig FILE] [--context NAME] [--dry-run[=client|server]]\n"
 	"                 [--wait] [--follow]\n"
 	"       berth run SPEC|- --server URL [--token TOKEN] [--wait] [--follow]\n"
 	"\n"
@@ -35,6 +35,10 @@ const char usage_run[] =
 	"  --kubeconfig FILE, --context NAME\n"
 	"                   the cluster (default: $KUBECONFIG, ~/.kube/config and its\n"
 	"                   current context, else the pod's service account)\n"
+	"  --dry-run[=client] plans and checks each run as it would be submitted (the\n"
+	"                   policy, the project's secrets and quota, what the backend\n"
+	"                   needs: a command and this machine's capacity on the local\n"
+	"                   backend, an image on Kubernetes); nothing is created\n"
 	"  --dry-run=server the API server validates every object; nothing is created\n"
 	"  --run-id ID      the run id (default: random)\n"
 	"  --wait           wait until the runs end\n"
@@ -148,10 +152,11 @@ int cmd_run(int argc, char **argv)
 				return 2;
 			backend_flag = "--backend";
 		} else if (cli_is_flag(argv[i], "--dry-run")) {
-			dry_run = argv[i][9] == '=' ? argv[i] + 10 : "server";
-			if (strcmp(dry_run, "server")) {
-				cli_error("run: --dry-run takes \"server\" (the API server validates the "
-					  "objects); for a dry run on this machine use 'berth render'");
+			dry_run = argv[i][9] == '=' ? argv[i] + 10 : "client";
+			if (strcmp(dry_run, "server") && strcmp(dry_run, "client")) {
+				cli_error("run: --dry-run takes \"client\" (berth checks every run; the "
+					  "default) or \"server\" (the API server validates the objects), "
+					  "not \"%s\"", dry_run);
 				return 2;
 			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -205,6 +210,18 @@ int cmd_run(int argc, char **argv)
 	/* every run is planned, and checked against this machine, before any starts */
 	berth_batch_opts bo = {.file = strcmp(path, "-") ? path : "<stdin>", .run_id = c.plan.run_id};
 	int ret = berth_batch_plan(&batch, c.b, text, len, &bo, &err);
+	if (dry_run && !strcmp(dry_run, "client")) {
+		/* planned and checked as a submission would be; nothing is stored */
+		status = cli_report(err);
+		if (!ret) {
+			size_t nr = berth_batch_count(batch);
+			printf("%s: valid (%zu run%s) for the %s backend; nothing was created\n",
+			       bo.file, nr, nr == 1 ? "" : "s", kind ? kind : "local");
+			status = 0;
+		} else
+			status = status ? status : 1;
+		goto out;
+	}
 	if (!ret && dry_run) {
 		char *report = NULL;
 		ret = berth_batch_dry_run(batch, &report, &err);

@@ -1,5 +1,7 @@
 /*
- * cmd_validate.c - berth validate FILE...: parse and check run specs.
+ * cmd_validate.c - berth validate FILE...: parse and check run specs; with
+ * --config or --backend, plan them and check what the backend needs, as
+ * explain, render, run --dry-run and the server's validate do.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,31 +10,69 @@
 #include "cli.h"
 
 const char usage_validate[] =
-	"usage: berth validate [-q] FILE...\n"
+	"usage: berth validate [-q] [--config POLICY] [--backend local|kubernetes]\n"
+	"                      [--secrets LIST] FILE...\n"
 	"\n"
 	"Checks run specs (YAML or JSON, one run per document) without running\n"
 	"them, and reports every problem at once as FILE:LINE:COL: PATH: message.\n"
 	"'-' reads standard input.\n"
 	"\n"
-	"  -q, --quiet   print nothing for valid files\n"
+	"With --config or --backend, each run is also merged with the platform policy\n"
+	"and checked as 'berth explain' and 'berth run --dry-run' check it: with\n"
+	"--backend, what that backend needs (an image on Kubernetes; on the local\n"
+	"backend a command, and that the run can ever fit this machine).\n"
 	"\n"
-	"exit status: 0 all valid, 2 a spec is invalid, 1 a file cannot be read.\n";
+	"  -q, --quiet      print nothing for valid files\n"
+	"  --config POLICY  the platform policy (default: $BERTH_CONFIG, then\n"
+	"                   /etc/berth/config.yaml, else built-in defaults)\n"
+	"  --backend KIND   the backend that will run it: local or kubernetes\n"
+	"  --secrets LIST   the project's secret names (a,b,c): unknown ones are refused\n"
+	"\n"
+	"exit status: 0 all valid, 2 a spec is invalid or refused, 1 a file cannot be read.\n";
+
+/* Plans every run of set; its problems reported; the exit status. */
+static int plan_all(cli_plan_opts *o, const berth_policy *policy, const berth_spec_set *set)
+{
+	int status = 0;
+	for (size_t i = 0; i < berth_spec_set_count(set); i++) {
+		berth_run *run = NULL;
+		berth_error *err = NULL;
+		int ret = cli_plan_run(o, policy, berth_spec_set_get(set, i), i, &run, &err);
+		int st = cli_report(err);
+		if (ret < 0 && !status)
+			status = st ? st : 2;
+		berth_error_free(err);
+		berth_run_free(run);
+	}
+	return status;
+}
 
 int cmd_validate(int argc, char **argv)
 {
 	int quiet = 0, status = 0, nfiles = 0, stdin_used = 0;
+	cli_plan_opts o;
+	memset(&o, 0, sizeof(o));
 
 	for (int i = 1; i < argc; i++) {
+		int r = 0, start = i;
 		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
 			quiet = 1;
-		else if (argv[i][0] == '-' && argv[i][1] != '\0' && strcmp(argv[i], "--") != 0) {
-			cli_error("validate: unknown option \"%s\" (see 'berth help validate')", argv[i]);
-			return 2;
-		} else if (!strcmp(argv[i], "--")) {
+		else if (!strcmp(argv[i], "--")) {
 			argv[i] = NULL;
 			for (int j = i + 1; j < argc; j++)
 				nfiles++;
 			break;
+		} else if ((r = cli_flag(argc, argv, &i, "--config", &o.config)) ||
+			   (r = cli_flag(argc, argv, &i, "--backend", &o.backend)) ||
+			   (r = cli_flag(argc, argv, &i, "--secrets", &o.secrets))) {
+			if (r < 0)
+				return 2;
+			/* the flag and its value are not files */
+			for (int k = start; k <= i; k++)
+				argv[k] = (char *)"\x01";
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			cli_error("validate: unknown option \"%s\" (see 'berth help validate')", argv[i]);
+			return 2;
 		} else {
 			nfiles++;
 		}
@@ -41,21 +81,35 @@ int cmd_validate(int argc, char **argv)
 		cli_error("validate: no file given (use '-' for standard input)");
 		return 2;
 	}
+	if (o.backend && strcmp(o.backend, "local") && strcmp(o.backend, "kubernetes")) {
+		cli_error("validate: --backend takes local or kubernetes, not \"%s\"", o.backend);
+		return 2;
+	}
+	berth_policy *policy = NULL;
+	bool plan = o.config || o.backend || o.secrets;
+	if (plan && (status = cli_plan_load(&o, &policy))) {
+		cli_plan_release(&o);
+		return status;
+	}
 	for (int i = 1, after_dashes = 0; i < argc; i++) {
 		if (!argv[i]) {
 			after_dashes = 1;
 			continue;
 		}
-		if (!after_dashes && argv[i][0] == '-' && argv[i][1] != '\0')
+		if (!after_dashes && ((argv[i][0] == '-' && argv[i][1] != '\0') ||
+				      !strcmp(argv[i], "\x01")))
 			continue;
 		if (!strcmp(argv[i], "-") && stdin_used++) {
 			cli_error("validate: standard input given twice");
-			return 2;
+			status = 2;
+			break;
 		}
 		berth_spec_set *set = NULL;
 		berth_error *err = NULL;
 		int ret = berth_spec_parse_file(&set, argv[i], &err);
 		int st = cli_report(err);
+		if (ret >= 0 && plan && (st = plan_all(&o, policy, set)))
+			ret = -1;
 		if (ret < 0) {
 			if (st == 0)
 				st = 1;
@@ -69,5 +123,7 @@ int cmd_validate(int argc, char **argv)
 		berth_error_free(err);
 		berth_spec_set_free(set);
 	}
+	berth_policy_free(policy);
+	cli_plan_release(&o);
 	return status;
 }

@@ -109,6 +109,8 @@ int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, con
 	*spec = NULL;
 	for (int i = 1; i < argc; i++) {
 		int r = cli_plan_flag(o, argc, argv, &i);
+		if (!r)
+			r = cli_flag(argc, argv, &i, "--backend", &o->backend);
 		if (r < 0)
 			return -1;
 		if (r)
@@ -145,7 +147,13 @@ int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec 
 	ro.nsecrets = o->nsecret_names;
 	ro.check_secrets = o->secrets != NULL || o->check_secrets;
 	ro.usage = o->usage;
-	return berth_run_plan(run, spec, policy, &ro, err);
+	int rc = berth_run_plan(run, spec, policy, &ro, err);
+	/* what the backend needs: every problem at once, also of a refused run */
+	if (o->backend && *run && rc != -BERTH_ENOMEM && rc != -BERTH_EARG && rc != -BERTH_EIO) {
+		int r2 = berth_run_needs(*run, o->backend, policy, err);
+		rc = rc ? rc : r2;
+	}
+	return rc;
 }
 
 /* -o table|yaml|json of explain and profiles (NULL: table). */

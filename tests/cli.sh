@@ -181,3 +181,26 @@ printf 'profiles:\n  - {id: tiny, resources: {mem: 48Mi}}\n' >"$tmp/tiny-policy.
 printf 'function: {name: t, command: ["true"]}\nprofile: tiny\nresources:\n  mem: {requests: 16Mi, limits: 24Mi}\n' >"$tmp/tiny.yaml"
 check run-warns-profile-overrides 0 'tiny.yaml:4:33: warning: resources.mem.limits: 24Mi from the run spec is overridden by profile "tiny", which decides resources.mem whole, requests and limits \(.*tiny-policy.yaml:2:33\)' -- \
 	"$berth" run "$tmp/tiny.yaml" --config "$tmp/tiny-policy.yaml" --wait
+
+# ---- issue 23, finding 3: what validate and explain accept, render and run accept too --------
+printf 'function: {name: noimg, command: [python]}\n' >"$tmp/noimg.yaml"
+printf 'function: {name: nocmd, image: python:3.11}\n' >"$tmp/nocmd.yaml"
+printf 'function: {name: big, image: b, command: ["true"]}\nresources: {cpu: "4000", mem: 100Ti, gpu: 64}\n' >"$tmp/big.yaml"
+check validate-kubernetes-needs-image 2 'noimg.yaml:1:18: function.image: run "noimg" needs an image on Kubernetes' -- \
+	"$berth" validate --backend kubernetes "$tmp/noimg.yaml"
+check render-needs-image-at-position 2 'noimg.yaml:1:18: function.image: run "noimg" needs an image' -- \
+	"$berth" render "$tmp/noimg.yaml"
+check validate-local-needs-command 2 'nocmd.yaml:1:18: function.command: run "nocmd" needs a command on the local backend' -- \
+	"$berth" validate --backend local "$tmp/nocmd.yaml"
+check explain-local-needs-command 2 'function.command: run "nocmd" needs a command' -- \
+	"$berth" explain --backend local "$tmp/nocmd.yaml"
+check dry-run-local-needs-command 2 'nocmd.yaml:1:18: function.command: run "nocmd" needs a command' -- \
+	"$berth" run --dry-run "$tmp/nocmd.yaml"
+check dry-run-creates-nothing 0 'valid \(1 run\) for the local backend; nothing was created' -- \
+	sh -c "export BERTH_HOME=$tmp/dry-home; $berth run --dry-run $root/examples/local.yaml && test -z \"\$($berth get runs -o json | grep '\"id\"')\""
+# every reason a run can never fit, each at its field, in every face
+for v in "validate --backend local" "explain --backend local" "run --dry-run"; do
+	check "never-fit-every-reason-${v%% *}" 2 \
+		'big.yaml:2:19: resources.cpu.requests: run "big" can never fit here: 4000 CPUs.*big.yaml:2:31: resources.mem.requests: run "big" can never fit here: 100Ti.*big.yaml:2:43: resources.gpu.limits: run "big" can never fit here: 64 GPUs' -- \
+		bash -o pipefail -c "$berth $v $tmp/big.yaml 2>&1 | tr '\\n' ' '"
+done

@@ -159,11 +159,11 @@ fi
 spec huge 'true' 'resources: {cpu: "64"}'
 "$berth" run huge.yaml >out 2>&1
 st=$?
-if [ $st = 2 ] && grep -q 'can never run on this machine: resources.cpu.requests: 64 CPUs asked, the machine has 2' out &&
+if [ $st = 2 ] && grep -q '^huge.yaml:[0-9]*:[0-9]*: resources.cpu.requests: run "huge" can never fit here: 64 CPUs asked, the machine has 2' out &&
 	[ -z "$("$berth" get runs | grep huge)" ]; then ok refused-capacity; else fail refused-capacity "status $st"; fi
 spec label 'true' 'node_selector: {zone: cloud}'
 "$berth" run label.yaml >out 2>&1
-if [ $? = 2 ] && grep -q 'node_selector: the node has "zone=lab", the run asks "zone=cloud"' out; then
+if [ $? = 2 ] && grep -q 'node_selector: run "label" can never fit here: the node has "zone=lab", the run asks "zone=cloud"' out; then
 	ok refused-label
 else fail refused-label "-"; fi
 cat >taint.yaml <<'EOF'
@@ -514,7 +514,7 @@ printf 'function: {name: nocmd, image: busybox}\n%s\n' "$tol" >nocmd.yaml
 printf 'function: {name: c, image: b, command: ["true"]}\naction: cronjob\nschedule: "0 * * * *"\n%s\n' "$tol" >cron.yaml
 spec cm 'true' 'volumes: [{volume_type: config_map, name: conf, mount_path: /etc/conf, spec: {name: app-conf}}]'
 check run-missing-file 1 'cannot open nope.yaml' -- "$berth" run nope.yaml
-check run-no-command 2 'function.command: the local backend runs the command on this machine' -- "$berth" run nocmd.yaml
+check run-no-command 2 '^nocmd.yaml:1:18: function.command: run "nocmd" needs a command on the local backend, which runs it on this machine' -- "$berth" run nocmd.yaml
 check run-cronjob 2 'action "cronjob" needs a scheduler' -- "$berth" run cron.yaml
 check run-configmap-missing 2 'config_map "app-conf" does not exist on this machine' -- "$berth" run cm.yaml
 check run-secrets-flag 2 'run: --secrets is not an option of run' -- "$berth" run hello.yaml --secrets a

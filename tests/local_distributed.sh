@@ -318,7 +318,7 @@ fi
 # one that can never fit is refused, and nothing is recorded
 job big 3 'true' 'resources: {cpu: "1"}'
 if ! "$berth" run big.yaml >out 2>&1 &&
-	grep -q 'run "big" can never run on this machine: resources.cpu.requests: 3 workers together: 3 CPUs asked, the machine has 2' out &&
+	grep -q 'resources.cpu.requests: run "big" can never fit here: 3 workers together: 3 CPUs asked, the machine has 2' out &&
 	! "$berth" get runs | grep -q ' big-'; then
 	ok never-fitting-gang-refused
 else
@@ -433,7 +433,7 @@ fi
 
 # ---- a gang's demand past what an int64 holds is refused as never fitting, not wrapped ------------
 job huge 1000 'true' 'resources: {mem: 7Ei, cpu: "9000000000000", gpu: 9000000000000}'
-if ! "$berth" run huge.yaml >out 2>&1 && grep -q 'run "huge" can never run on this machine: resources.cpu.requests: 1000 workers together' out &&
+if ! "$berth" run huge.yaml >out 2>&1 && grep -q 'resources.cpu.requests: run "huge" can never fit here: 1000 workers together' out &&
 	! grep -qi 'runtime error' out; then
 	ok huge-gang-refused
 else

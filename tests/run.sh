@@ -116,6 +116,8 @@ for t in $tiers; do
 		tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth"
 		tier "one run, every face, the same numbers (explain, get, table, API, client, SDK, cgroup)" 40 \
 			"$here/faces.sh" "$bt/berth"
+		tier "one check everywhere (validate, explain, render, run --dry-run, the server's validate)" 40 \
+			"$here/differential.sh" "$bt/berth"
 		;;
 	load) tier "load and abuse (berth serve: streams held, floods, caps; loopback, bounded)" 80 "$here/load.sh" "$bt/berth" ;;
 	kube) tier "kubernetes backend (a stand-in API server over TLS)" 80 "$here/kube.sh" "$bt/berth" ;;

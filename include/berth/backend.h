@@ -141,6 +141,25 @@ int berth_backend_check(berth_backend *b, char **report, berth_error **err);
  */
 int berth_backend_setup(berth_backend *b, bool dry_run, char **out, berth_error **err);
 
+/*
+ * What the backend kind (NULL: the default, local) needs of a planned run and
+ * cannot have, checked without creating or connecting to anything: the one
+ * check validate, explain, render, run --dry-run, run and the server's
+ * validate and runs routes make. Each is a problem at the user's field (the
+ * file and position of the value, or of the function when it lacks one):
+ *  - kubernetes: function.image (the cluster pulls it);
+ *  - local: function.command (the local backend runs it, and does not read
+ *    the image's entrypoint), action cronjob, and every way the run can never
+ *    fit this machine (each resource over its capacity, the node selector,
+ *    the required affinity, the taints), each "can never fit here: ...".
+ * The local machine is detected as `berth run` detects it (the data dir of
+ * $BERTH_HOME for its free disk), with the policy's local capacity, labels
+ * and taints over it. Returns 0, or a negative berth_code with the problems
+ * added to *err.
+ */
+int berth_run_needs(const berth_run *run, const char *kind, const berth_policy *policy,
+		    berth_error **err);
+
 /* The kind new runs go to when none is named ("local"). */
 const char *berth_backend_default_kind(void);
 

@@ -15,7 +15,7 @@
 #include "base/internal.h"
 #include "plan/policy_internal.h"
 
-static char *default_home(void)
+char *backend_default_home(void)
 {
 	const char *h = getenv("BERTH_HOME");
 	if (h && *h)
@@ -46,7 +46,7 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	if (!b)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	bool failed = false;
-	b->home = opts && opts->home ? dup_opt(opts->home, &failed) : default_home();
+	b->home = opts && opts->home ? dup_opt(opts->home, &failed) : backend_default_home();
 	b->exe = dup_opt(opts && opts->exe ? opts->exe : "/proc/self/exe", &failed);
 	b->arena = berth_arena_new();
 	b->policy = opts ? opts->policy : NULL;

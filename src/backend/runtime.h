@@ -14,6 +14,7 @@
 #include "base/arena.h"
 #include "base/internal.h"
 #include "berth/backend.h"
+#include "plan/node_fit.h"
 #include "store/store.h"
 
 /* Called by a backend's submit inside the write transaction that stores the
@@ -38,6 +39,10 @@ typedef struct backend_ops {
 	void (*close)(berth_backend *b);
 	/* refuses a run that can never run on this backend, creating nothing */
 	int (*admit)(berth_backend *b, const berth_run *run, berth_error **err);
+	/* optional: what the kind needs of a run and it lacks, each a problem at
+	 * the user's field (backend_needs), asking nothing of where it runs:
+	 * checked when a batch is planned */
+	int (*needs)(berth_backend *b, const berth_run *run, berth_error **err);
 	/* submits n runs of one spec text, all or none: when one cannot be
 	 * submitted, none is left behind; out (may be NULL) gets n records;
 	 * check (may be NULL) is asked in the transaction that stores them */
@@ -125,6 +130,16 @@ void backend_state_set(berth_backend *b, const backend_ops *kind, void *state);
 
 /* The runtime alone, without any kind (a local run's supervisor, which
  * opens its own kind with it): the data dir made, the store open. */
+/* The data dir when none is given: $BERTH_HOME, else ~/.berth (malloc'd; NULL: out of memory). */
+char *backend_default_home(void);
+
+/* What kind ("local" or "kubernetes") needs of a planned run that it cannot
+ * have, each a problem at the user's field (berth_run_needs): node is the
+ * local machine (the local kind; NULL: not checked). Returns 0, or the code of
+ * the first problem, negated. */
+int backend_needs(const char *kind, const local_node *node, const berth_run *run,
+		  berth_arena *arena, berth_error **err);
+
 int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, berth_error **err);
 void backend_runtime_close(berth_backend *b);
 

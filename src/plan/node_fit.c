@@ -24,6 +24,7 @@
 
 #include "plan/node_fit.h"
 #include "plan/plan.h"
+#include "plan/policy_internal.h"
 
 #include "base/internal.h"
 
@@ -387,8 +388,13 @@ static const char *finish(berth_buf *b, berth_arena *arena)
 	return s ? s : "out of memory";
 }
 
-/* The reason when a resource asks more than the node has, or NULL. */
-static const char *over_capacity(const local_node *node, const berth_run *run, berth_arena *arena)
+/* The resources of a run, in the order they are checked. */
+#define NDIMS 4
+
+/* The reason when resource i (cpu, mem, gpu, disk) asks more than the node
+ * has, or NULL; *asked (may be NULL): the value asked, for its place. */
+static const char *over_capacity_dim(const local_node *node, const berth_run *run, size_t i,
+				     berth_arena *arena, const berth_qty **asked)
 {
 	const berth_resources *r = &run->spec.resources;
 	const struct {
@@ -396,7 +402,7 @@ static const char *over_capacity(const local_node *node, const berth_run *run, b
 		const berth_resource *res;
 		int gpu;
 		int64_t have;
-	} dims[] = {
+	} dims[NDIMS] = {
 		{"cpu", &r->cpu, 0, node->cpu_milli},
 		{"mem", &r->mem, 0, node->mem},
 		{"gpu", &r->gpu, 1, node->gpus},
@@ -404,43 +410,57 @@ static const char *over_capacity(const local_node *node, const berth_run *run, b
 	};
 	plan_demand d;
 	plan_demand_of(&d, run);
-	const int64_t want[] = {d.cpu_milli, d.mem, d.gpus, d.disk};
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(dims); i++) {
-		if (want[i] <= dims[i].have)
-			continue;
-		const char *which;
-		const berth_qty *q = plan_asked(dims[i].res, dims[i].gpu, &which);
-		char a[BERTH_QUANTITY_STR_MAX + 8], h[64];
-		berth_buf b = BERTH_BUF_INIT;
-		berth_buf_printf(&b, "resources.%s.%s: ", dims[i].name, which);
-		if (d.workers > 1) /* each worker's, times the workers, which start together */
-			berth_buf_printf(&b, "%lld workers together: ", (long long)d.workers);
-		switch (i) {
-		case 0:
-			local_format_cpu(a, sizeof(a), want[i]);
-			local_format_cpu(h, sizeof(h), dims[i].have);
-			/* "64 CPUs asked", "2500m asked": millicores need no noun */
-			berth_buf_printf(&b, "%s%s asked, the machine has %s", a,
-					 want[i] % 1000 ? "" : want[i] == 1000 ? " CPU" : " CPUs", h);
-			break;
-		case 2:
-			berth_buf_printf(&b, "%" PRId64 " %s asked, the machine has %" PRId64, want[i],
-					 want[i] == 1 ? "GPU" : "GPUs", dims[i].have);
-			break;
-		default:
-			if (q)
-				berth_quantity_format(&q->q, a, sizeof(a));
-			else
-				berth_format_size(a, sizeof(a), want[i], 1);
-			berth_format_size(h, sizeof(h), dims[i].have,
-				  !q || q->q.format == BERTH_QUANTITY_BINARY_SI);
-			berth_buf_printf(&b, "%s asked, the machine has %s%s", a, h,
-					 i == 3 ? " free" : "");
-			break;
-		}
-		return finish(&b, arena);
+	const int64_t want[NDIMS] = {d.cpu_milli, d.mem, d.gpus, d.disk};
+	if (want[i] <= dims[i].have)
+		return NULL;
+	const char *which;
+	const berth_qty *q = plan_asked(dims[i].res, dims[i].gpu, &which);
+	if (asked)
+		*asked = q;
+	char a[BERTH_QUANTITY_STR_MAX + 8], h[64];
+	berth_buf b = BERTH_BUF_INIT;
+	berth_buf_printf(&b, "resources.%s.%s: ", dims[i].name, which);
+	if (d.workers > 1) /* each worker's, times the workers, which start together */
+		berth_buf_printf(&b, "%lld workers together: ", (long long)d.workers);
+	switch (i) {
+	case 0:
+		local_format_cpu(a, sizeof(a), want[i]);
+		local_format_cpu(h, sizeof(h), dims[i].have);
+		/* "64 CPUs asked", "2500m asked": millicores need no noun */
+		berth_buf_printf(&b, "%s%s asked, the machine has %s", a,
+				 want[i] % 1000 ? "" : want[i] == 1000 ? " CPU" : " CPUs", h);
+		break;
+	case 2:
+		berth_buf_printf(&b, "%" PRId64 " %s asked, the machine has %" PRId64, want[i],
+				 want[i] == 1 ? "GPU" : "GPUs", dims[i].have);
+		break;
+	default:
+		if (q)
+			berth_quantity_format(&q->q, a, sizeof(a));
+		else
+			berth_format_size(a, sizeof(a), want[i], 1);
+		berth_format_size(h, sizeof(h), dims[i].have,
+			  !q || q->q.format == BERTH_QUANTITY_BINARY_SI);
+		berth_buf_printf(&b, "%s asked, the machine has %s%s", a, h,
+				 i == 3 ? " free" : "");
+		break;
 	}
-	return NULL;
+	return finish(&b, arena);
+}
+
+/* Every resource the run asks more of than the node has, "; " between them,
+ * or NULL. */
+static const char *over_capacity(const local_node *node, const berth_run *run, berth_arena *arena)
+{
+	berth_buf b = BERTH_BUF_INIT;
+	for (size_t i = 0; i < NDIMS; i++) {
+		const char *why = over_capacity_dim(node, run, i, arena, NULL);
+		if (why)
+			berth_buf_printf(&b, "%s%s", b.len ? "; " : "", why);
+	}
+	if (!b.len && !b.failed)
+		return NULL;
+	return finish(&b, arena);
 }
 
 static const berth_kv *label(const local_node *node, const char *key)
@@ -709,4 +729,90 @@ bool local_node_admits(const local_node *node, const berth_run *run, berth_arena
 	if (reason)
 		*reason = why;
 	return why == NULL;
+}
+
+/* A problem of a run that can never be scheduled on node: reason is
+ * "PATH: why", at origin's file and pos. */
+static void never(berth_error **err, const berth_run *run, uint8_t origin, berth_pos pos,
+		  const char *reason)
+{
+	const char *file = origin <= BERTH_ORIGIN_RULE ? run->origin_file[origin] : NULL;
+	const char *colon = strstr(reason, ": ");
+	char path[128] = "";
+	if (colon && (size_t)(colon - reason) < sizeof(path)) {
+		memcpy(path, reason, (size_t)(colon - reason));
+		path[colon - reason] = '\0';
+		reason = colon + 2;
+	}
+	berth_where w = {file ? file : run->spec.file ? run->spec.file : "<run>",
+			 file ? pos.line : 0, file ? pos.column : 0, *path ? path : NULL};
+	berth_problem_add(err, BERTH_EPOLICY, BERTH_ERROR, &w, "run \"%s\" can never fit here: %s",
+			  run->base_name, reason);
+}
+
+int local_node_refuse(const local_node *node, const berth_run *run, berth_arena *arena,
+		      berth_error **err)
+{
+	const berth_spec *s = &run->spec;
+	int n = 0;
+	for (size_t i = 0; i < NDIMS; i++) {
+		const berth_qty *q = NULL;
+		const char *why = over_capacity_dim(node, run, i, arena, &q);
+		if (why) {
+			never(err, run, q ? q->origin : BERTH_ORIGIN_UNSET,
+			      q ? q->pos : (berth_pos){0, 0}, why);
+			n++;
+		}
+	}
+	const char *why = selector_mismatch(node, run, arena);
+	if (why) {
+		const berth_kv *kv = s->node_selector.n ? &s->node_selector.items[0] : NULL;
+		/* the key the reason names, when it is one of them */
+		for (size_t i = 0; i < s->node_selector.n; i++)
+			if (s->node_selector.items[i].key.s &&
+			    strstr(why, s->node_selector.items[i].key.s)) {
+				kv = &s->node_selector.items[i];
+				break;
+			}
+		never(err, run, kv ? kv->origin : BERTH_ORIGIN_UNSET,
+		      kv ? kv->key.pos : (berth_pos){0, 0}, why);
+		n++;
+	}
+	if ((why = affinity_mismatch(node, run, arena))) {
+		never(err, run, s->affinity ? s->affinity_origin : BERTH_ORIGIN_RULE, s->affinity_pos,
+		      why);
+		n++;
+	}
+	if ((why = taint_untolerated(node, run, arena))) {
+		never(err, run, s->ntolerations ? s->tolerations[0].origin : BERTH_ORIGIN_UNSET,
+		      s->tolerations_pos, why);
+		n++;
+	}
+	return n;
+}
+
+int local_node_from_policy(local_node *n, berth_arena *arena, const berth_policy *p)
+{
+	if (p->local.cpu.set)
+		n->cpu_milli = berth_quantity_milli(&p->local.cpu.q);
+	if (p->local.mem.set)
+		n->mem = berth_quantity_value(&p->local.mem.q);
+	if (p->local.gpu.set)
+		n->gpus = berth_quantity_value(&p->local.gpu.q);
+	if (p->local.disk.set)
+		n->disk = berth_quantity_value(&p->local.disk.q);
+	for (size_t i = 0; i < p->local.labels.n; i++)
+		if (local_node_label(n, arena, p->local.labels.items[i].key.s,
+				     p->local.labels.items[i].value.s))
+			return -1;
+	if (p->local.taints.n) {
+		n->taints = berth_arena_alloc(arena, p->local.taints.n * sizeof(berth_toleration));
+		if (!n->taints)
+			return -1;
+		n->ntaints = 0;
+		for (size_t i = 0; i < p->local.taints.n; i++)
+			if (!berth_taint_parse(p->local.taints.items[i].s, &n->taints[n->ntaints], arena))
+				n->ntaints++;
+	}
+	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "base/arena.h"
+#include "berth/policy.h"
 #include "berth/run.h"
 
 typedef struct local_node {
@@ -68,5 +69,18 @@ void local_format_cpu(char *buf, size_t len, int64_t milli);
  */
 bool local_node_admits(const local_node *node, const berth_run *run,
 		       berth_arena *arena, const char **reason);
+
+/*
+ * The same checks, each failing one a problem at the user's field (the value's
+ * own file and position, the run spec's or the policy's): every resource over
+ * capacity, then the first node_selector, affinity and taint that does not
+ * match ("resources.mem.requests: run \"x\" can never fit here: 512Gi
+ * asked, the machine has 62.7Gi"). Returns how many were added.
+ */
+int local_node_refuse(const local_node *node, const berth_run *run, berth_arena *arena,
+		      berth_error **err);
+
+/* Applies the policy's local section (capacity, labels, taints) to a detected node. */
+int local_node_from_policy(local_node *n, berth_arena *arena, const berth_policy *p);
 
 #endif

@@ -186,6 +186,13 @@ static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, ber
 		ro.quota_refuses = !batch->b->ops->queues_quota;
 		rc = berth_run_plan(&batch->runs[i], s, batch->b->policy, &ro, err);
 	}
+	/* what the backend that will run it needs: every problem, also of a run
+	 * the policy refused */
+	if (batch->runs[i] && batch->b->ops->needs &&
+	    rc != -BERTH_ENOMEM && rc != -BERTH_EIO && rc != -BERTH_EARG) {
+		int r2 = batch->b->ops->needs(batch->b, batch->runs[i], err);
+		rc = rc ? rc : r2;
+	}
 	for (size_t k = 0; k < nnames; k++)
 		free(names[k]);
 	free(names);

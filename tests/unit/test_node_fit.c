@@ -158,9 +158,10 @@ static void test_capacity(void)
 	       "resources.gpu.limits: 2 GPUs asked, the machine has 0");
 	EXPECT(NULL, "resources: {disk: 100Gi}\n", NULL,
 	       "resources.disk.requests: 100Gi asked, the machine has 50Gi free");
-	/* cpu is checked first */
+	/* every resource over capacity is named, cpu first (issue 23) */
 	EXPECT(NULL, "resources: {cpu: '3', mem: 300Gi}\n", NULL,
-	       "resources.cpu.requests: 3 CPUs asked, the machine has 2");
+	       "resources.cpu.requests: 3 CPUs asked, the machine has 2; "
+	       "resources.mem.requests: 300Gi asked, the machine has 25125558682");
 	/* exactly the capacity fits */
 	EXPECT(NULL, "resources: {cpu: '2', mem: 23Gi, disk: 50Gi}\n", NULL, NULL);
 

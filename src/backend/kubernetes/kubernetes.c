@@ -1369,13 +1369,17 @@ static int delete_run_objects(berth_backend *b, const char *id, const target *t,
 	return rc;
 }
 
+static int kube_needs(berth_backend *b, const berth_run *run, berth_error **err)
+{
+	return backend_needs("kubernetes", NULL, run, NULL, err);
+}
+
 static int kube_admit(berth_backend *b, const berth_run *run, berth_error **err)
 {
-	if (!run->spec.function.image.s)
-		return berth_fail(err, BERTH_EMISSING,
-				  "run \"%s\": function.image: a run on Kubernetes needs an image",
-				  run->base_name);
-	int rc = kube_connect(b, err);
+	int rc = kube_needs(b, run, err);
+	if (rc)
+		return rc;
+	rc = kube_connect(b, err);
 	/* the API refuses every pod that names a PriorityClass it does not have:
 	 * refused now, with what fixes it, rather than failed a little later */
 	const char *pc = run->priority_class_name;
@@ -2114,6 +2118,7 @@ const backend_ops kube_backend_ops = {
 	.close = kube_backend_close,
 	.reconcile = kube_reconcile,
 	.admit = kube_admit,
+	.needs = kube_needs,
 	.submit = kube_submit,
 	.stop = kube_stop,
 	.logs = kube_logs,

@@ -100,27 +100,8 @@ static int node_from_policy(berth_backend *b, berth_error **err)
 {
 	const berth_policy *p = b->policy;
 	local_state *ls = LOCAL(b);
-	if (p->local.cpu.set)
-		ls->node.cpu_milli = berth_quantity_milli(&p->local.cpu.q);
-	if (p->local.mem.set)
-		ls->node.mem = berth_quantity_value(&p->local.mem.q);
-	if (p->local.gpu.set)
-		ls->node.gpus = berth_quantity_value(&p->local.gpu.q);
-	if (p->local.disk.set)
-		ls->node.disk = berth_quantity_value(&p->local.disk.q);
-	for (size_t i = 0; i < p->local.labels.n; i++)
-		if (local_node_label(&ls->node, b->arena, p->local.labels.items[i].key.s,
-				     p->local.labels.items[i].value.s))
-			return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (p->local.taints.n) {
-		ls->node.taints = berth_arena_alloc(b->arena, p->local.taints.n * sizeof(berth_toleration));
-		if (!ls->node.taints)
-			return berth_fail(err, BERTH_ENOMEM, "out of memory");
-		for (size_t i = 0; i < p->local.taints.n; i++)
-			if (!berth_taint_parse(p->local.taints.items[i].s, &ls->node.taints[ls->node.ntaints],
-					       b->arena))
-				ls->node.ntaints++;
-	}
+	if (local_node_from_policy(&ls->node, b->arena, p))
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	ls->grace_s = p->local.grace_period.set ? (int)p->local.grace_period.v : BACKEND_GRACE_S;
 	ls->keep_volumes = p->local.keep_volumes.set && p->local.keep_volumes.v;
 	return 0;
@@ -1019,13 +1000,21 @@ out:
 
 /* ---- submit ---------------------------------------------------------------------- */
 
+/* The command, the action and the machine's capacity, labels and taints: every
+ * reason it can never run here, each at the user's field. */
+static int local_needs(berth_backend *b, const berth_run *run, berth_error **err)
+{
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	int rc = backend_needs("local", &LOCAL(b)->node, run, arena, err);
+	berth_arena_free(arena);
+	return rc;
+}
+
 static int local_admit(berth_backend *b, const berth_run *run, berth_error **err)
 {
-	const char *why = NULL;
-	if (!local_node_admits(&LOCAL(b)->node, run, b->arena, &why))
-		return berth_fail(err, BERTH_EPOLICY, "run \"%s\" can never run on this machine: %s",
-				  run->base_name, why ? why : "it does not fit");
-	return 0;
+	return local_needs(b, run, err);
 }
 
 /* The record of one run to submit: planned for this machine, not stored. */
@@ -1447,6 +1436,7 @@ const backend_ops local_backend_ops = {
 	.close = local_close,
 	.reconcile = local_reconcile,
 	.admit = local_admit,
+	.needs = local_needs,
 	.submit = local_submit,
 	.stop = local_stop,
 	.logs = local_logs,
