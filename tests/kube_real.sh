@@ -402,13 +402,22 @@ fi
 if grep -q '^ok rights to create namespaces$' check.out; then ok setup-identity-makes-namespaces; else
 	fail setup-identity-makes-namespaces "$(tr '\n' '|' <check.out)"
 fi
-# a namespace whose LimitRange the API refuses (a default request over the max) is taken away
-# again, and the run is refused with the API's words
+# a policy whose LimitRange the API would refuse (a default request over the max) is refused
+# when it is loaded, at its place, before any namespace is made (issue 23: a default over a
+# limit could only ever refuse runs); a ratio that would take the default limit over the max
+# gets a LimitRange capped at it, which the API takes
 cat >bad-limits.yaml <<'EOF2'
 namespace: "ml-{project}"
 defaults:
   resources: {cpu: "2"}
 limits: {cpu: "1"}
+EOF2
+cat >ratio-limits.yaml <<'EOF2'
+namespace: "ml-{project}"
+defaults:
+  resources: {mem: 64Mi}
+  mem_limit_ratio: 4
+limits: {mem: 128Mi}
 EOF2
 sed 's/^name: train$/project: rollback\nname: train/; s/cpu: "1"/cpu: 500m/' job.yaml >rollback.yaml
 "$berth" run rollback.yaml --backend kubernetes --config bad-limits.yaml --run-id rb1 >/dev/null 2>out
@@ -418,11 +427,17 @@ for _ in $(seq 20); do
 	api GET /api/v1/namespaces/ml-rollback | python3 -c 'import json,sys; o=json.load(sys.stdin); sys.exit(0 if o.get("code") == 404 or o.get("metadata",{}).get("deletionTimestamp") else 1)' && { gone=1; break; }
 	sleep 0.5
 done
-if [ $status = 2 ] && grep -q 'the LimitRange of namespace ml-rollback, which is taken away again.*default request value 2 is greater than' out && [ -n "$gone" ]; then
-	ok project-limit-range-refused-takes-namespace
+sed 's/^name: train$/project: ratio\nname: train/; s/cpu: "1"/cpu: 500m/; s/mem: 1Gi/mem: 64Mi/' job.yaml >ratio.yaml
+"$berth" run ratio.yaml --backend kubernetes --config ratio-limits.yaml --run-id rt1 --wait >/dev/null 2>ratio.out
+rstatus=$?
+lr=$(api GET /api/v1/namespaces/ml-ratio/limitranges/berth-limits | python3 -c 'import json,sys; l=json.load(sys.stdin)["spec"]["limits"][0]; print(l["max"]["memory"], l["default"]["memory"])' 2>/dev/null)
+if [ $status = 2 ] && grep -q 'bad-limits.yaml:3:.*defaults.resources.cpu.requests: cpu 2 is over the platform.s limit of 1 per run' out &&
+	[ -n "$gone" ] && [ $rstatus = 0 ] && [ "$lr" = "128Mi 128Mi" ]; then
+	ok project-limit-range-consistent-with-limits
 else
-	fail project-limit-range-refused-takes-namespace "exit $status, namespace gone: ${gone:-no}"
+	fail project-limit-range-consistent-with-limits "exit $status, namespace ml-rollback gone or never made: ${gone:-no}; ratio run exit $rstatus, LimitRange [$lr]; $(head -c 300 ratio.out)"
 fi
+"$berth" stop rt1 >/dev/null 2>&1
 # ... also when nothing followed the run until its Job was gone: its end is read from the Job's
 # Events, not taken for a deletion outside berth
 "$berth" run job.yaml --backend kubernetes --config ttl-policy.yaml --run-id ttl2 >/dev/null 2>out

@@ -169,6 +169,15 @@ static void namespace_per_project(void)
 	CHECK_INT(count(j, "\"kind\":\"LimitRange\""), 2);
 	CHECK_HASNT(j, "ml-default");
 	free(j);
+	/* a ratio that would take the default over the platform's limit: the
+	 * default limit is capped at it, as the plan caps a run's (else the API
+	 * refuses the LimitRange: default greater than max) */
+	j = setup_json("namespace: \"ml-{project}\"\n"
+		       "defaults:\n  resources: {mem: 4Gi}\n  mem_limit_ratio: 1.5\n"
+		       "limits: {mem: 5Gi}\nquotas:\n  vision: {runs: 3}\n", "default");
+	CHECK_HAS(j, "\"max\":{\"memory\":\"5Gi\"},\"default\":{\"memory\":\"5Gi\"},"
+		     "\"defaultRequest\":{\"memory\":\"4Gi\"}");
+	free(j);
 }
 
 /* Only what the policy sets: a default request alone is a defaultRequest

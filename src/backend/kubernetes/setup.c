@@ -170,7 +170,9 @@ static onode *project_limits(obuild *b, const berth_policy *p, const char *ns)
 			r->lim = &def->limits.q;
 		else if (def == &d->mem && def->requests.set && p->mem_limit_ratio.set &&
 			 !berth_mem_limit_by_ratio(&def->requests.q, &p->mem_limit_ratio.q, &r->own_lim))
-			r->lim = &r->own_lim; /* what defaults.mem_limit_ratio gives a run */
+			/* what defaults.mem_limit_ratio gives a run: capped at the
+			 * platform's limit, as the plan caps it */
+			r->lim = r->max && berth_quantity_cmp(&r->own_lim, r->max) > 0 ? r->max : &r->own_lim;
 		if (!gpu && def && def->requests.set)
 			r->req = &def->requests.q;
 		if (r->max && !r->lim) {
