@@ -910,18 +910,27 @@ function newRunView(main, params) {
     for (const p of problems) {
       const el = mode === 'form' ? target(p.path) : null;
       if (el) fieldError(el, p.message);
-      const where = mode === 'yaml' && p.line ? `line ${p.line}:${p.column} ` : '';
-      const text = `${where}${p.path ? `${p.path}: ` : ''}${p.message}`;
+      // a position is the user's YAML only when it is in the text the UI sent (ui.yaml);
+      // else it is the policy file's, said as such and never a line of the YAML tab
+      const mine = p.line && (!p.file || p.file === 'ui.yaml');
+      const where = mode === 'yaml' && mine ? `line ${p.line}:${p.column} ` : '';
+      const policy = p.line && !mine ? ` (policy file line ${p.line}:${p.column})` : '';
+      const text = `${where}${p.path ? `${p.path}: ` : ''}${p.message}${policy}`;
       items.push(h('li', {}, el ? h('button', { type: 'button', class: 'link', onclick: () => el.focus() }, text)
-        : mode === 'yaml' && p.line ? h('button', { type: 'button', class: 'link', onclick: () => goLine(p.line, p.column) }, text) : text));
+        : mode === 'yaml' && mine ? h('button', { type: 'button', class: 'link', onclick: () => goLine(p.line, p.column) }, text) : text));
     }
     const box = problems.length
       ? h('div', { class: 'problems', role: 'alert' }, h('strong', {}, problems.length === 1 ? '1 problem' : `${problems.length} problems`), h('ul', {}, items))
       : h('div', { class: 'ok-box' }, 'The server accepts this spec.');
     const warn = (warnings || []).length ? h('ul', { class: 'warn' }, ...warnings.map((w) => h('li', {}, `warning: ${w.path ? `${w.path}: ` : ''}${w.message}`))) : null;
-    summary.replaceChildren(box, warn || '');
-    yamlProblems.replaceChildren(box.cloneNode(true), warn ? warn.cloneNode(true) : '');
-    for (const b of $$('button', yamlProblems)) b.addEventListener('click', () => { const m = /^line (\d+):(\d+)/.exec(b.textContent); if (m) goLine(+m[1], +m[2]); });
+    // one box: under the YAML in its tab, else above Create
+    if (mode === 'yaml') {
+      summary.replaceChildren();
+      yamlProblems.replaceChildren(box, warn || '');
+    } else {
+      yamlProblems.replaceChildren();
+      summary.replaceChildren(box, warn || '');
+    }
   }
   function goLine(line, col) {
     const ls = yamlEl.value.split('\n');
@@ -1007,7 +1016,7 @@ function newRunView(main, params) {
       go(`#/runs/${encodeURIComponent(run.id)}`);
     } else if (r.status === 422) {
       showProblems(r.data.error.problems || [{ message: errorText(r) }], []);
-      const first = $('[aria-invalid="true"]', mode === 'form' ? formEl : yamlProblems) || $('#summary button');
+      const first = $('[aria-invalid="true"]', mode === 'form' ? formEl : yamlProblems) || $('#summary button') || $('button', yamlProblems);
       if (first) first.focus();
     } else {
       showProblems([{ message: errorText(r) }], []);

@@ -294,7 +294,17 @@ export const cases = [
 			await page.waitForSelector('#yaml-problems .problems');
 			const p = await page.textContent('#yaml-problems');
 			t.expect(/line \d+:\d+ resources\.cpu/.test(p), `the YAML problem: ${p}`);
+			// shown once (issue 23): under the YAML, not again above Create
+			t.expect(await page.locator('.problems').count() === 1, `${await page.locator('.problems').count()} problem boxes`);
+			t.expect(!(await page.textContent('#summary')).trim(), `the summary: ${await page.textContent('#summary')}`);
 			await t.step('yaml-problem');
+			// a position in the policy file is the policy's, never a line of this YAML
+			await page.fill('#yaml', yaml.replace(/^labels:/m, 'profile: spot-a10\nlabels:'));
+			await waitFor(t, 'the profile problems', async () => /policy file line/.test(await page.textContent('#yaml-problems')));
+			const q = await page.textContent('#yaml-problems');
+			t.expect(/node_selector: .*\(policy file line \d+:\d+\)/.test(q) && !/line \d+:\d+ node_selector/.test(q), `the policy's position: ${q}`);
+			t.expect(await page.locator('.problems').count() === 1, 'the problems shown twice');
+			await t.step('yaml-policy-position');
 		},
 	},
 	{

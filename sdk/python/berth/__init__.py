@@ -16,15 +16,15 @@
 Only the standard library is used. See sdk/python/README.md.
 """
 
-from .core import (FINAL, RUN_FIELDS, Client, Function, FunctionSpec, Project, Run, mount_configmap,
-                   mount_pvc, mount_secret)
+from .core import (FINAL, RUN_FIELDS, Client, Function, FunctionSpec, Project, Run, Verdict,
+                   mount_configmap, mount_pvc, mount_secret)
 from .errors import (AuthError, BerthError, BerthWarning, ConflictError, ForbiddenError,
                      InvalidSpecError, NotFoundError, Problem)
 
 __version__ = "0.1.0"
 __all__ = [
     "connect", "get_profiles", "get_or_create_project", "code_to_function", "Client", "Project",
-    "Function", "FunctionSpec", "Run", "mount_pvc", "mount_configmap", "mount_secret", "BerthError",
+    "Function", "FunctionSpec", "Run", "Verdict", "mount_pvc", "mount_configmap", "mount_secret", "BerthError",
     "InvalidSpecError", "NotFoundError", "AuthError", "ForbiddenError", "ConflictError",
     "BerthWarning", "Problem", "RUN_FIELDS", "FINAL",
 ]

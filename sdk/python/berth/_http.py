@@ -4,10 +4,11 @@ server's error body turned into exceptions (standard library only)."""
 import http.client
 import json
 import os
+import sys
 import urllib.parse
 import warnings
 
-from .errors import BerthWarning, error_from_reply
+from .errors import BerthWarning, Problem, error_from_reply
 
 USER_AGENT = "berth-python/0.1"
 
@@ -56,9 +57,13 @@ class Transport:
         return "/" + "/".join(urllib.parse.quote(str(s), safe="") for s in segments) + \
             Transport.query(**query)
 
-    def request(self, method, path, body=None, content_type="application/json", raw=False):
+    def request(self, method, path, body=None, content_type="application/json", raw=False,
+                source=None):
         """Sends one request; returns the decoded JSON (or text when raw), None for 204.
-        Raises a BerthError for any status >= 400."""
+        Raises a BerthError for any status >= 400. source (errors.Source) is what a spec
+        sent is: the problems and warnings of the answer are named in the user's words,
+        and an answer's structured warnings (or validate's problems) are also in its
+        "_problems"."""
         data = None
         if body is not None:
             data = body if isinstance(body, (bytes, str)) else json.dumps(body)
@@ -83,14 +88,27 @@ class Transport:
                 self._conn.close()
                 self._conn = None
                 raise ConnectionError(f"cannot reach the berth server at {self.url}: {e}") from None
-        for w in resp.headers.get_all("Berth-Warning") or ():
-            warnings.warn(w, BerthWarning, stacklevel=4)
         if resp.status >= 400:
-            raise error_from_reply(resp.status, payload)
+            raise error_from_reply(resp.status, payload, source)
+        d = None
+        if payload and not raw:
+            d = json.loads(payload.decode("utf-8", "replace"))
+        found = None
+        if source is not None and isinstance(d, dict):
+            found = d.get("warnings") if isinstance(d.get("warnings"), list) else d.get("problems")
+            if isinstance(found, list) and all(isinstance(w, dict) for w in found):
+                d["_problems"] = [Problem(w, source) for w in found]
+            else:
+                found = None
+        if found is not None:
+            for p in d["_problems"]:
+                warnings.warn(p.text, BerthWarning, stacklevel=_caller_level())
+        else:
+            for w in resp.headers.get_all("Berth-Warning") or ():
+                warnings.warn(w, BerthWarning, stacklevel=_caller_level())
         if resp.status == 204 or not payload:
             return None
-        text = payload.decode("utf-8", "replace")
-        return text if raw else json.loads(text)
+        return payload.decode("utf-8", "replace") if raw else d
 
     def stream(self, path, write):
         """A GET whose text body goes to write(str) as it arrives (a followed log)."""
@@ -112,6 +130,16 @@ class Transport:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+def _caller_level():
+    """The stacklevel of warnings.warn that names the user's line: the first frame
+    outside this package."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f, level = f.f_back, level + 1
+    return level
 
 
 def env_url():

@@ -14,7 +14,7 @@ import time
 
 from . import _code
 from ._http import Transport, env_token, env_url
-from .errors import ConflictError, ForbiddenError
+from .errors import ConflictError, ForbiddenError, InvalidSpecError, Source, call_text, path_steps
 
 # every field of a run spec (runspec.md section 1) that func.run() takes
 RUN_FIELDS = (
@@ -35,6 +35,12 @@ def _check_fields(what, given, known):
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise TypeError(f"{what}() got an unexpected keyword argument {k!r}{hint}; "
                             f"it takes: {', '.join(known)}")
+
+
+def _call(_name, *args, **kwargs):
+    """"with_limits(mem='32Gb')": a call as the user wrote it, keywords not None."""
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items() if v is not None]
+    return f"{_name}({', '.join(parts)})"
 
 
 def _plain(v):
@@ -108,6 +114,34 @@ def _list_runs(client, path, limit=None, **query):
             return runs[:limit] if limit else runs
 
 
+class Verdict:
+    """What Project.validate says of a spec: valid (bool), problems (Problems: the
+    errors when refused, else the warnings) and runs (each document's effective spec,
+    when valid). True when valid."""
+
+    def __init__(self, valid, problems, runs):
+        self.valid = valid
+        self.problems = list(problems)
+        self.runs = runs
+
+    def __bool__(self):
+        return self.valid
+
+    @property
+    def errors(self):
+        return [p for p in self.problems if p.severity != "warning"]
+
+    @property
+    def warnings(self):
+        return [p for p in self.problems if p.severity == "warning"]
+
+    def __repr__(self):
+        return "Verdict(%s, %r)" % ("valid" if self.valid else "refused", self.problems)
+
+    def __str__(self):
+        return "\n".join(["valid" if self.valid else "refused"] + ["  " + p.text for p in self.problems])
+
+
 class Project:
     """A project: its functions, runs and secrets."""
 
@@ -132,6 +166,10 @@ class Project:
                 fn._function[k] = _plain([v] if k == "command" and isinstance(v, str) else v)
         for k, v in fields.items():
             fn._fields[k] = _plain(v)
+            fn._set_by[k] = ("new_function", {k: v})
+        for k in ("image", "command", "args", "image_pull_policy"):
+            if k in fn._function:
+                fn._set_by["function." + k] = _call("new_function", **{k: fn._function[k]})
         fn.save()
         return fn
 
@@ -207,16 +245,48 @@ class Project:
     def delete_function(self, name):
         self.client._t.request("DELETE", self._path("functions", name))
 
-    def run(self, spec, file=None):
+    def _send(self, route, spec, file, call, source=None):
+        """POSTs a spec (a dict, or YAML/JSON text) to runs or validate, with what the
+        server's problems are named by: the text's own lines, or the dict's keys (or
+        source, a func.run's keywords)."""
+        text = isinstance(spec, str)
+        name = file or "spec.yaml"
+        body = spec if text else _plain(spec)
+        if source is not None:
+            source.file = name
+        elif text:
+            source = Source(name, text=True)
+        else:
+            source = Source(name, call=call, fields=body)
+        return self.client._t.request("POST", self._path(route, file=name), body,
+                                      content_type="application/yaml" if text
+                                      else "application/json", source=source)
+
+    def run(self, spec, file=None, _source=None):
         """Submits a run spec given as a dict, or as YAML/JSON text; returns the Run
-        (a list of Runs for several documents)."""
-        body = spec if isinstance(spec, str) else _plain(spec)
-        d = self.client._t.request("POST", self._path("runs", file=file), body,
-                                   content_type="application/yaml" if isinstance(spec, str)
-                                   else "application/json")
+        (a list of Runs for several documents). file names the text in problems."""
+        d = self._send("runs", spec, file, "project.run", _source)
         if "items" in d:
             return [Run(self.client, r) for r in d["items"]]
         return Run(self.client, d)
+
+    def validate(self, spec, file=None):
+        """Checks a run spec (a dict, or YAML/JSON text) as a run of it would be, and
+        creates nothing (the server's validate route: berth validate). Returns a
+        Verdict: valid, problems (errors and warnings, each in the user's words, as
+        InvalidSpecError's) and runs (each document's effective spec)."""
+        try:
+            d = self._send("validate", spec, file, "project.validate")
+        except InvalidSpecError as e:
+            return Verdict(False, e.problems, [])
+        return Verdict(True, d.get("_problems", []), d.get("runs") or [])
+
+    def explain(self, spec, file=None):
+        """The effective spec of each document of a run spec, with each value's origin
+        (berth explain -o json); raises InvalidSpecError when it is refused."""
+        d = self._send("validate", spec, file, "project.explain")
+        runs = d.get("runs") or []
+        return runs[0] if len(runs) == 1 else runs
 
     def list_runs(self, state=None, limit=None):
         """The project's runs, newest first."""
@@ -254,6 +324,7 @@ class FunctionSpec:
             self._fn._fields.pop(name, None)
         else:
             self._fn._fields[name] = value
+            self._fn._mark(name, f"spec.{name} = {value!r}")
         self._fn._dirty = True
 
 
@@ -268,7 +339,40 @@ class Function:
         self._function = dict(fn) if isinstance(fn, dict) else {}
         self._function["name"] = name
         self._dirty = False
+        # field path -> what set it in this session: a modifier's call text
+        # ("with_limits(mem='32Gb')") or ("new_function", {keyword: value}), to name it
+        # in the server's problems of that field
+        self._set_by = {}
         self.spec = FunctionSpec(self)
+
+    def _mark(self, path, by):
+        """Records that by (a modifier's call) set the field at path, and what it set
+        below it (a value set again is set by the last one)."""
+        for k in [k for k in self._set_by if k == path or k.startswith(path + ".")
+                  or k.startswith(path + "[")]:
+            del self._set_by[k]
+        self._set_by[path] = by
+
+    def _set_by_of(self, path):
+        """The modifier that set the field at path (or the nearest field above it, or
+        one below it, or a sibling of a resource: a request derived from a limit);
+        None when none of this session did."""
+        steps = path_steps(path)
+        keys = {tuple(path_steps(k)): k for k in self._set_by}
+        found = None
+        for n in range(len(steps), 0, -1):
+            if tuple(steps[:n]) in keys:
+                found = keys[tuple(steps[:n])]
+                break
+        if found is None:
+            below = [k for t, k in keys.items() if t[:len(steps)] == tuple(steps)]
+            if not below and len(steps) >= 3 and steps[0] == "resources":
+                below = [k for t, k in keys.items() if t[:2] == tuple(steps[:2])]
+            found = below[-1] if below else None
+        if found is None:
+            return None
+        by = self._set_by[found]
+        return call_text(by[0], by[1], path) if isinstance(by, tuple) else by
 
     def __repr__(self):
         return f"Function({self.project.name!r}, {self.name!r})"
@@ -299,7 +403,8 @@ class Function:
 
     def save(self):
         """Registers the function (again): what run() does when it was changed."""
-        self.project.client._t.request("POST", self.project._path("functions"), self.to_dict())
+        self.project.client._t.request("POST", self.project._path("functions", file="function.yaml"),
+                                       self.to_dict(), source=Source("function.yaml", function=self))
         self._dirty = False
         return self
 
@@ -307,7 +412,9 @@ class Function:
 
     # ---- modifiers (MLRun's names) -------------------------------------------------------
 
-    def _resource(self, name, kind, value):
+    def _resource(self, name, kind, value, by=None):
+        if by:
+            self._mark(f"resources.{name}.{kind}", by)
         res = self._fields.setdefault("resources", {})
         cur = res.get(name)
         if not isinstance(cur, dict):
@@ -319,31 +426,35 @@ class Function:
     def with_limits(self, mem=None, cpu=None, gpus=None, gpu_type=None):
         """Limits: memory, CPU, and GPUs (always limits) of an optional type."""
         if mem is not None:
-            self._resource("mem", "limits", mem)
+            self._resource("mem", "limits", mem, _call("with_limits", mem=mem))
         if cpu is not None:
-            self._resource("cpu", "limits", cpu)
+            self._resource("cpu", "limits", cpu, _call("with_limits", cpu=cpu))
         if gpus is not None:
-            self.gpus(gpus, gpu_type)
+            self.gpus(gpus, gpu_type, _by=_call("with_limits", gpus=gpus, gpu_type=gpu_type))
         elif gpu_type is not None:
             self._fields.setdefault("resources", {})["gpu_type"] = gpu_type
+            self._mark("resources.gpu_type", _call("with_limits", gpu_type=gpu_type))
         self._dirty = True
         return self
 
     def with_requests(self, mem=None, cpu=None):
         """Requests: memory and CPU."""
         if mem is not None:
-            self._resource("mem", "requests", mem)
+            self._resource("mem", "requests", mem, _call("with_requests", mem=mem))
         if cpu is not None:
-            self._resource("cpu", "requests", cpu)
+            self._resource("cpu", "requests", cpu, _call("with_requests", cpu=cpu))
         return self
 
-    def gpus(self, gpus, gpu_type=None):
+    def gpus(self, gpus, gpu_type=None, _by=None):
         """GPUs (a limit, which Kubernetes makes the request too); gpu_type an extended
         resource name (default: the platform's, e.g. nvidia.com/gpu)."""
+        by = _by or _call("gpus", gpus, gpu_type=gpu_type)
         res = self._fields.setdefault("resources", {})
         res["gpu"] = str(gpus)
+        self._mark("resources.gpu", by)
         if gpu_type is not None:
             res["gpu_type"] = gpu_type
+            self._mark("resources.gpu_type", by)
         self._dirty = True
         return self
 
@@ -357,12 +468,14 @@ class Function:
                      ("tolerations", tolerations)):
             if v is not None:
                 self._fields[k] = _plain(v)
+                self._mark(k, _call("with_node_selection", **{k: v}))
         self._dirty = True
         return self
 
     def with_preemption_mode(self, mode):
         """allow | constrain | prevent | none (spot and preemptible nodes)."""
         self._fields["preemption_mode"] = getattr(mode, "value", mode)
+        self._mark("preemption_mode", _call("with_preemption_mode", mode=self._fields["preemption_mode"]))
         self._dirty = True
         return self
 
@@ -372,24 +485,33 @@ class Function:
             self._fields.pop("priority_class", None)
         else:
             self._fields["priority_class"] = name
+            self._mark("priority_class", _call("with_priority_class", name=name))
         self._dirty = True
         return self
 
     def set_env(self, name, value):
         envs = [e for e in self._fields.get("envs", []) if e.get("name") != name]
         self._fields["envs"] = envs + [{"name": name, "value": str(value)}]
+        self._mark(f"envs[{len(envs)}]", _call("set_env", name, value))
         self._dirty = True
         return self
 
     def apply(self, modifier):
         """Applies a modifier: mount_pvc(...), mount_configmap(...), mount_secret(...)."""
-        modifier(self)
+        self._applying = getattr(modifier, "_call", None)
+        try:
+            modifier(self)
+        finally:
+            self._applying = None
         self._dirty = True
         return self
 
     def _add_volume(self, volume):
         vols = [v for v in self._fields.get("volumes", []) if v.get("name") != volume["name"]]
         self._fields["volumes"] = vols + [volume]
+        by = getattr(self, "_applying", None)
+        if by:
+            self._mark(f"volumes[{len(vols)}]", f"apply({by})")
         self._dirty = True
 
     # ---- run ---------------------------------------------------------------------------------
@@ -419,7 +541,8 @@ class Function:
             if v is not None:
                 spec[k] = _plain(v)
         spec.setdefault("project", self.project.name)
-        run = self.project.run(spec)
+        shown = {k: v for k, v in dict(fields, action=action).items() if v is not None}
+        run = self.project.run(spec, _source=Source(None, call="func.run", fields=shown, function=self))
         if wait:
             for r in run if isinstance(run, list) else [run]:
                 r.wait(wait_timeout)
@@ -428,10 +551,12 @@ class Function:
 
 # ---- volume modifiers (MLRun's names) -------------------------------------------------------
 
-def _mount(volume):
-    """A modifier that adds one volume to a function (func.apply(...))."""
+def _mount(volume, call):
+    """A modifier that adds one volume to a function (func.apply(...)); call is how the
+    user wrote it, to name it in a problem of that volume."""
     def modify(fn):
         fn._add_volume(volume)
+    modify._call = call
     return modify
 
 
@@ -440,7 +565,9 @@ def mount_pvc(pvc_name=None, volume_name="pipeline", volume_mount_path="/mnt/pip
     if not pvc_name:
         raise ValueError("mount_pvc: pvc_name is required")
     return _mount({"volume_type": "shared_volume", "name": volume_name,
-                   "mount_path": volume_mount_path, "spec": {"claim_name": pvc_name}})
+                   "mount_path": volume_mount_path, "spec": {"claim_name": pvc_name}},
+                  _call("mount_pvc", pvc_name=pvc_name, volume_name=volume_name,
+                        volume_mount_path=volume_mount_path))
 
 
 def mount_configmap(configmap_name, mount_path, volume_name="configmap", items=None):
@@ -448,7 +575,8 @@ def mount_configmap(configmap_name, mount_path, volume_name="configmap", items=N
     if items is not None:
         raise TypeError("mount_configmap: items are not supported; the whole ConfigMap is mounted")
     return _mount({"volume_type": "config_map", "name": volume_name, "mount_path": mount_path,
-                   "spec": {"name": configmap_name}})
+                   "spec": {"name": configmap_name}},
+                  _call("mount_configmap", configmap_name, mount_path, volume_name=volume_name))
 
 
 def mount_secret(secret_name, mount_path, volume_name="secret", items=None):
@@ -456,7 +584,8 @@ def mount_secret(secret_name, mount_path, volume_name="secret", items=None):
     if items is not None:
         raise TypeError("mount_secret: items are not supported; the secret is one file")
     return _mount({"volume_type": "secret", "name": volume_name, "mount_path": mount_path,
-                   "spec": {"name": secret_name}})
+                   "spec": {"name": secret_name}},
+                  _call("mount_secret", secret_name, mount_path, volume_name=volume_name))
 
 
 # ---- runs ------------------------------------------------------------------------------------

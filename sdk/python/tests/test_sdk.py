@@ -603,10 +603,103 @@ class Errors(unittest.TestCase):
         paths = sorted(p.path for p in e.problems)
         self.assertEqual(paths, ["resources.cpu", "resources.mem"])
         for p in e.problems:
-            self.assertGreater(p.line, 0)
-            self.assertGreater(p.column, 0)
+            # no position in the JSON the SDK sent: the user never wrote that text
+            self.assertIsNone(p.line)
+            self.assertIsNone(p.column)
             self.assertIn("is not a quantity", p.message)
         self.assertIn("32Gb", str(e))
+
+
+class UserWords(unittest.TestCase):
+    """Errors name what the user wrote (issue 23, finding 5): the call and its keyword
+    path, the modifier that set a function's field, the user's own YAML lines; a
+    position in the policy file is the policy's, never the user's."""
+
+    def setUp(self):
+        self.project = client().project("words")
+        self.fn = self.project.new_function("w", image="python:3.11", command=["true"])
+
+    def assertNoInventedFile(self, text):
+        for name in ("spec.yaml", "function.yaml", "function w:1", ":1:"):
+            self.assertNotIn(name, text)
+
+    def test_run_keyword_path(self):
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            self.fn.run(resources={"mem": "32Gb", "cpu": "1"})
+        e = cm.exception
+        self.assertTrue(str(e).startswith("func.run(resources={'mem': '32Gb'}): resources.mem: "
+                                          "\"32Gb\" is not a quantity"), str(e))
+        self.assertEqual(e.problems[0].where, "func.run(resources={'mem': '32Gb'})")
+        self.assertNoInventedFile(str(e))
+
+    def test_list_item_keyword_path(self):
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            self.fn.run(volumes=[{"volume_type": "empty_dir", "name": "a", "mount_path": "/a"},
+                                 {"volume_type": "empty_dir", "name": "b", "mount_path": "rel"}])
+        self.assertIn("func.run(volumes=[..., {'mount_path': 'rel'}]): volumes[1].mount_path: ",
+                      str(cm.exception))
+        self.assertNoInventedFile(str(cm.exception))
+
+    def test_modifier_named(self):
+        fn = self.project.new_function("mod", image="python:3.11", command=["true"])
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            fn.with_requests(cpu="1").with_limits(mem="32Gb").run()
+        e = cm.exception
+        self.assertTrue(str(e).startswith("function mod: with_limits(mem='32Gb'): "
+                                          "resources.mem.limits: \"32Gb\" is not a quantity"), str(e))
+        self.assertNoInventedFile(str(e))
+        # the function's stored layer, checked at the run: the modifier still named
+        fn = self.project.new_function("big", image="python:3.11", command=["true"])
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            fn.with_limits(mem="2Ti").run()
+        self.assertIn("function big: with_limits(mem='2Ti'): resources.mem.limits: ", str(cm.exception))
+        self.assertNoInventedFile(str(cm.exception))
+        # new_function's own keywords
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            self.project.new_function("nf", image="python:3.11", command=["true"],
+                                      resources={"cpu": "zz"})
+        self.assertIn("function nf: new_function(resources={'cpu': 'zz'}): resources.cpu: ",
+                      str(cm.exception))
+
+    def test_function_without_modifier(self):
+        self.project.client._t.request(
+            "POST", self.project._path("functions"),
+            {"function": {"name": "stored", "image": "python:3.11", "command": ["true"]},
+             "node_selector": {"zone": "mars"}})
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            self.project.get_function("stored").run()
+        self.assertIn("function stored: node_selector: ", str(cm.exception))
+        self.assertNoInventedFile(str(cm.exception))
+
+    def test_policy_position_is_the_policy_s(self):
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            self.fn.run(profile="spot-a10")
+        probs = [p for p in cm.exception.problems if p.path == "node_selector"]
+        self.assertTrue(probs, cm.exception.problems)
+        p = probs[0]
+        self.assertTrue(p.in_policy)
+        self.assertRegex(p.text, r"^func\.run\(\): node_selector: .*\(policy file line \d+:\d+\)$")
+        self.assertNoInventedFile(str(cm.exception))
+
+    def test_warnings_in_user_words(self):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", berth.BerthWarning)
+            self.fn.run(profile="cpu-small", resources={"mem": "1Gi"}, wait=True)
+        texts = [str(w.message) for w in seen if issubclass(w.category, berth.BerthWarning)]
+        self.assertTrue(any(t.startswith("func.run(resources={'mem': '1Gi'}): warning: "
+                                         "resources.mem.requests: 1Gi from the run spec is "
+                                         "overridden") for t in texts), texts)
+        for t in texts:
+            self.assertNoInventedFile(t)
+        # the warning names the user's line
+        self.assertTrue(all(w.filename == __file__ for w in seen
+                            if issubclass(w.category, berth.BerthWarning)))
+
+    def test_yaml_text_keeps_its_lines(self):
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            self.project.run("function: {name: y, image: a, command: [x]}\nresources: {mem: 1Gb}\n",
+                             file="mine.yaml")
+        self.assertTrue(str(cm.exception).startswith("mine.yaml:2:18: resources.mem: "), str(cm.exception))
 
     def test_policy_refusal(self):
         with self.assertRaises(berth.InvalidSpecError) as cm:
@@ -635,6 +728,70 @@ class Errors(unittest.TestCase):
             client(S["other"]).project("errors").list_runs()
         with self.assertRaises(berth.NotFoundError):
             client().get_run("nosuchrun")
+
+
+class ValidateAsTheCLI(unittest.TestCase):
+    """project.validate(spec) says what `berth validate --backend local` says of the
+    same spec with the same policy and store: the verdict and each problem (one check,
+    everywhere: issue 23); project.explain gives the effective spec."""
+
+    SPECS = {
+        "valid.yaml": "project: same\nfunction: {name: v, image: python:3.11, command: [\"true\"]}\n"
+                      "resources: {cpu: \"1\", mem: 1Gi}\n",
+        "invalid.yaml": "project: same\nfunction: {name: v, image: python:3.11, command: [\"true\"]}\n"
+                        "resources: {mem: 32Gb}\nvolumes: [{volume_type: empty_dir, name: a, "
+                        "mount_path: rel}]\n",
+        "never-fits.yaml": "project: same\nfunction: {name: v, image: python:3.11, command: [\"true\"]}\n"
+                           "profile: spot-a10\n",
+        "over-quota.yaml": "project: same\nfunction: {name: v, image: python:3.11, command: [\"true\"]}\n"
+                           "resources: {gpu: \"12\"}\n",
+    }
+
+    def cli(self, name, text):
+        path = os.path.join(S["tmp"], name)
+        with open(path, "w") as f:
+            f.write(text)
+        cfg = os.path.join(S["tmp"], "policy", "config.yaml")
+        p = subprocess.run([BIN, "validate", name, "--backend", "local", "--config", cfg],
+                           cwd=S["tmp"], env=S["env"], capture_output=True, text=True, timeout=60)
+        errors = [l for l in p.stderr.splitlines()
+                  if l and ": warning: " not in l and not l.startswith("berth: ")]
+        return {0: True, 2: False}.get(p.returncode, p.returncode), errors
+
+    def test_same_verdict_and_problems(self):
+        project = client().project("same")
+        for name, text in self.SPECS.items():
+            with self.subTest(spec=name):
+                valid, errors = self.cli(name, text)
+                verdict = project.validate(text, file=name)
+                self.assertEqual(verdict.valid, valid, (verdict, errors))
+                self.assertEqual(sorted("%s:%s:%s: %s: %s" % (p.file, p.line, p.column, p.path, p.message)
+                                        for p in verdict.errors), sorted(errors))
+                for p in verdict.errors:  # the user's lines as theirs, the policy's as the policy's
+                    self.assertEqual(p.text.startswith(name + ":"), not p.in_policy, p.text)
+                if name != "valid.yaml":
+                    self.assertTrue(errors)
+                # the same spec as a dict: the same paths and messages, named by its keys
+                doc = project.client._t.request("POST", Transport_path("parse"), text,
+                                                content_type="application/yaml")[0]
+                verdict = project.validate(doc)
+                self.assertEqual(verdict.valid, valid)
+                self.assertEqual(sorted(p.message for p in verdict.errors),
+                                 sorted(l.split(": ", 2)[2] for l in errors))
+                for p in verdict.errors:
+                    self.assertNotIn("spec.yaml", p.text)
+                    if not p.in_policy:
+                        self.assertTrue(p.text.startswith("project.validate("), p.text)
+        # explain: the effective spec, each value's origin
+        eff = project.explain(self.SPECS["valid.yaml"])
+        origins = {f["path"]: f.get("origin") for f in eff["fields"]}
+        self.assertEqual(origins["resources.cpu.requests"], "run spec")
+        with self.assertRaises(berth.InvalidSpecError):
+            project.explain(self.SPECS["invalid.yaml"])
+
+
+def Transport_path(*rest):
+    return "/api/v1/" + "/".join(rest)
 
 
 class Runs(unittest.TestCase):
