@@ -4,30 +4,9 @@
 # Prints "ok NAME" / "FAIL NAME" / "skip NAME (why)" per check.
 #   tests/local.sh BERTH
 set -u
-berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-tmp=$(mktemp -d)
-export BERTH_HOME=$tmp/home
-unset BERTH_CONFIG BERTH_CGROUP_ROOT BERTH_GPU_DIR
-cleanup() {
-	# nothing a test started may outlive it
-	for id in $("$berth" get runs --state Running -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
-		"$berth" stop "$id" --grace 0 >/dev/null 2>&1
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cd "$tmp" || exit 1
-
-ok() { echo "ok local $1"; }
-fail() {
-	echo "FAIL local $1: $2"
-	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
-}
-# field ID KEY: a scalar of `berth get run ID -o json`
-field() {
-	"$berth" get run "$1" -o json |
-		sed -n -e "s/^ *\"$2\": \"\(.*\)\",\{0,1\}$/\1/p" -e "s/^ *\"$2\": \([0-9a-z.-]*\),\{0,1\}$/\1/p"
-}
+tier=local
+# shellcheck source=tests/local_lib.sh
+. "$(dirname "$0")/local_lib.sh"
 
 cat >policy.yaml <<'EOF'
 local:

@@ -5,29 +5,9 @@
 # run, stop. Prints "ok NAME" / "FAIL NAME" / "skip NAME (why)" per check.
 #   tests/local_distributed.sh BERTH
 set -u
-berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-tmp=$(mktemp -d)
-export BERTH_HOME=$tmp/home
-unset BERTH_CONFIG BERTH_CGROUP_ROOT BERTH_GPU_DIR
-cleanup() {
-	for id in $("$berth" get runs --state Running -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
-		"$berth" stop "$id" --grace 0 >/dev/null 2>&1
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cd "$tmp" || exit 1
-
-ok() { echo "ok local-distributed $1"; }
-skip() { echo "skip local-distributed $1 ($2)"; }
-fail() {
-	echo "FAIL local-distributed $1: $2"
-	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -20
-}
-field() {
-	"$berth" get run "$1" -o json |
-		sed -n -e "s/^ *\"$2\": \"\(.*\)\",\{0,1\}$/\1/p" -e "s/^ *\"$2\": \([0-9a-z.-]*\),\{0,1\}$/\1/p"
-}
+tier=local-distributed
+# shellcheck source=tests/local_lib.sh
+. "$(dirname "$0")/local_lib.sh"
 # the states of a run's workers, comma-separated
 states() {
 	"$berth" get run "$1" -o json | python3 -c \
