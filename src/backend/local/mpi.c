@@ -322,11 +322,13 @@ static int write_hostfile(char *path, size_t len, long workers, long slots)
 	return f && fclose(f) == 0 ? 0 : -1;
 }
 
-/* Starts mpirun with the command on worker 0: the pid, or -1. */
-static pid_t start_mpirun(char **cmd, int ncmd, long workers, long slots, const char *token)
+/* Starts mpirun with the command on worker 0, its hostfile written at
+ * hostfile (the worker removes it when mpirun ends): the pid, or -1. */
+static pid_t start_mpirun(char **cmd, int ncmd, long workers, long slots, const char *token,
+			  char hostfile[static 4096])
 {
-	char hostfile[4096], np[32], agent[64];
-	if (write_hostfile(hostfile, sizeof(hostfile), workers, slots)) {
+	char np[32], agent[64];
+	if (write_hostfile(hostfile, 4096, workers, slots)) {
 		say("cannot write the hostfile: %s", strerror(errno));
 		return -1;
 	}
@@ -404,9 +406,13 @@ int berth_local_mpi_worker(int argc, char **argv)
 		say("worker %ld cannot listen for mpirun: %s", rank, strerror(errno));
 		return 255;
 	}
-	pid_t mpirun = rank == 0 ? start_mpirun(argv + cmd, argc - cmd, workers, slots, token) : 0;
-	if (mpirun < 0)
+	char hostfile[4096] = "";
+	pid_t mpirun = rank == 0 ? start_mpirun(argv + cmd, argc - cmd, workers, slots, token, hostfile) : 0;
+	if (mpirun < 0) {
+		if (hostfile[0])
+			unlink(hostfile);
 		return 127;
+	}
 	served s = {-1, -1, 0};
 	int result = -1, mpirun_status = -1;
 	for (;;) {
@@ -431,6 +437,7 @@ int berth_local_mpi_worker(int argc, char **argv)
 		if (rank == 0 && mpirun_status >= 0) {
 			if (s.pid > 0)
 				kill(-s.pid, SIGTERM);
+			unlink(hostfile);
 			return mpirun_status;
 		}
 		if (rank > 0 && result >= 0)
