@@ -169,7 +169,7 @@ t0=$(date +%s)
 id=$("$berth" run failing.yaml --wait 2>out)
 took=$(($(date +%s) - t0))
 if [ "$(field "$id" state)" = Failed ] && [ "$(field "$id" reason)" = "worker 1 of 2: exit code 3" ] &&
-	[ "$(states "$id")" = Stopped,Failed ] && [ "$took" -lt 20 ] && ! pgrep -f 'sleep 61' >/dev/null; then
+	[ "$(states "$id")" = Stopped,Failed ] && [ "$took" -lt 20 ] && [ -z "$(run_procs "$id")" ]; then
 	ok failing-rank-fails-run
 else
 	fail failing-rank-fails-run "$id: $(field "$id" state) [$(field "$id" reason)] [$(states "$id")] ${took}s"
@@ -232,7 +232,7 @@ job stopme 2 'echo up; exec sleep 62'
 id=$("$berth" run stopme.yaml 2>out)
 for _ in $(seq 50); do [ "$(states "$id")" = Running,Running ] && break; sleep 0.1; done
 "$berth" stop "$id" >>out 2>&1
-if [ "$(field "$id" state)" = Stopped ] && [ "$(states "$id")" = Stopped,Stopped ] && ! pgrep -f 'sleep 62' >/dev/null; then
+if [ "$(field "$id" state)" = Stopped ] && [ "$(states "$id")" = Stopped,Stopped ] && [ -z "$(run_procs "$id")" ]; then
 	ok stop-stops-every-worker
 else
 	fail stop-stops-every-worker "$id: $(field "$id" state) [$(states "$id")]"
@@ -341,7 +341,7 @@ YAML
 	sed 's/^action: job/action: job\nenvs: {FAIL_RANK: "3"}/' mpi.yaml >mpifail.yaml
 	id=$("$berth" run mpifail.yaml --wait 2>out)
 	if [ "$(field "$id" state)" = Failed ] && field "$id" reason | grep -q '^worker 0 of 2: exit code' &&
-		! pgrep -f 'berth __mpi-worker' >/dev/null && ! pgrep -x orted >/dev/null; then
+		[ -z "$(run_procs "$id")" ]; then
 		ok mpi-failing-rank-fails-run
 	else
 		"$berth" logs "$id" >>out
@@ -369,10 +369,10 @@ YAML
 	# sent to the name the worker listens on (as /proc/net/unix lists it), is refused
 	# (an agent with another token would not even find that name: it is keyed by the token)
 	(
-		export BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 TMPDIR=$tmp
+		export BERTH_RUN_ID=$fakeid BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 TMPDIR=$tmp
 		BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-worker >stub.log 2>&1 &
-		for _ in $(seq 50); do grep -q '@berth-mpi/abcdefghij/1/' /proc/net/unix && break; sleep 0.1; done
-		name=$(grep -o '@berth-mpi/abcdefghij/1/[0-9a-f]*' /proc/net/unix | head -1)
+		for _ in $(seq 50); do grep -q "@berth-mpi/$fakeid/1/" /proc/net/unix && break; sleep 0.1; done
+		name=$(grep -o "@berth-mpi/$fakeid/1/[0-9a-f]*" /proc/net/unix | head -1)
 		/usr/bin/python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -385,7 +385,7 @@ print("answer", len(s.recv(16)))' "$name" "$tmp/pwned" >agent.log 2>&1
 		wait
 	)
 	if [ ! -e "$tmp/pwned" ] && grep -q 'answer 0' agent.log &&
-		grep -q 'name @berth-mpi/abcdefghij/1/' agent.log && grep -q 'a request was refused' stub.log; then
+		grep -q "name @berth-mpi/$fakeid/1/" agent.log && grep -q 'a request was refused' stub.log; then
 		ok mpi-agent-without-token-refused
 	else
 		cat stub.log agent.log >out

@@ -28,3 +28,11 @@ field() {
 	"$berth" get run "$1" -o json |
 		sed -n -e "s/^ *\"$2\": \"\(.*\)\",\{0,1\}$/\1/p" -e "s/^ *\"$2\": \([0-9a-z.-]*\),\{0,1\}$/\1/p"
 }
+# a run id of this script's own, for what it starts by hand (an MPI worker): no other
+# test run on this machine at the same time takes its names
+fakeid=t$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')
+# run_procs ID: the processes of run ID (their environment names it), whatever other
+# runs, of this script or of another at the same time, have running
+run_procs() {
+	grep -lsz "^BERTH_RUN_ID=$1\$" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
+}

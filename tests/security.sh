@@ -8,6 +8,9 @@
 set -u
 berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tmp=$(mktemp -d)
+# a run id of this script's own for the MPI workers it starts by hand (another test run
+# at the same time takes other names)
+fakeid=t$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')
 export BERTH_HOME=$tmp/home
 unset BERTH_CONFIG BERTH_CGROUP_ROOT BERTH_GPU_DIR
 victim=$tmp/victim # a host directory no run may touch
@@ -485,18 +488,18 @@ fi
 # a worker's server against requests of its own user that are not mpirun's agent's: the fds a
 # malformed one carries are not kept, a peer that sends nothing does not hold it, an agent
 # that goes leaves no daemon behind nor a worker spinning, and the agent takes worker-N alone
-mpi_stub() { # starts a worker 1 of run abcdefghij with token 1: its pid in $stub, its name in $name
-	TMPDIR=$tmp BERTH_RUN_ID=abcdefghij BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 \
+mpi_stub() { # starts a worker 1 of run $fakeid with token 1: its pid in $stub, its name in $name
+	TMPDIR=$tmp BERTH_RUN_ID=$fakeid BERTH_WORKERS=2 BERTH_MPI_SLOTS=1 BERTH_WORKER=1 \
 		BERTH_MPI_TOKEN=$(printf '%064d' 1) "$berth" __mpi-worker >stub.log 2>&1 &
 	stub=$!
 	name=
 	for _ in $(seq 50); do
-		name=$(grep -o '@berth-mpi/abcdefghij/1/[0-9a-f]*' /proc/net/unix | head -1)
+		name=$(grep -o "@berth-mpi/$fakeid/1/[0-9a-f]*" /proc/net/unix | head -1)
 		[ -n "$name" ] && break
 		sleep 0.1
 	done
 }
-agent() { BERTH_RUN_ID=abcdefghij BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-exec "$@"; }
+agent() { BERTH_RUN_ID=$fakeid BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 20 "$berth" __mpi-exec "$@"; }
 mpi_stub
 fds0=$(ls /proc/$stub/fd 2>/dev/null | wc -l)
 /usr/bin/python3 -c '
@@ -536,7 +539,7 @@ kill "$stub" 2>/dev/null
 wait "$stub" 2>/dev/null
 # the agent killed while its command (which ignores SIGTERM) runs
 mpi_stub
-BERTH_RUN_ID=abcdefghij BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 1 "$berth" __mpi-exec worker-1 \
+BERTH_RUN_ID=$fakeid BERTH_MPI_TOKEN=$(printf '%064d' 1) timeout 1 "$berth" __mpi-exec worker-1 \
 	"trap '' TERM; echo \$\$ >$tmp/daemon.pid; exec sleep 63" >>out 2>&1
 running() { [ -n "$(awk '$3 != "Z"' "/proc/$1/stat" 2>/dev/null)" ]; } # not a zombie
 for _ in $(seq 100); do running "$stub" || break; sleep 0.1; done
