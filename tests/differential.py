@@ -30,6 +30,9 @@ def errors_of_lines(text):
     return [l for l in text.splitlines() if l and ": warning: " not in l and not l.startswith("berth: ")]
 
 
+FREE_DISK = re.compile(r"(the machine has )[0-9]+[A-Za-z]*( free)")
+
+
 def verdict(rc):
     return "valid" if rc == 0 else "refused" if rc == 2 else "error %d" % rc
 
@@ -127,6 +130,11 @@ for cwd, policy, specs in groups:
         rc, out, err = cli(["render", spec, "--secrets=", "--run-id", "t1"] + config, cwd)
         kfaces["render"] = (verdict(rc), errors_of_lines(err))
         bad = []
+        # the machine's free disk is read when each face asks: it moves between two faces
+        # while anything else writes to the disk, and is not what they could disagree on
+        for fs in (faces, kfaces):
+            for f, v in fs.items():
+                fs[f] = (v[0], [FREE_DISK.sub(r"\1N\2", e) for e in v[1]])
         for label, fs in (("local", faces), ("kubernetes", kfaces)):
             first = next(iter(fs))
             for f, v in fs.items():
