@@ -114,6 +114,16 @@ if [ "$s1$s2$s3$s4$s5$s6" = 403403403403403403 ] && grep -q '"forbidden"' body; 
 else
 	fail auth-403-roles-and-projects "viewer run $s1, other project $s2, user secret $s3, other list $s4, project $s5, policy $s6"
 fi
+# a project's quota: its viewer reads it; another project's token does not; a name that is
+# no project's is refused as such
+s1=$(call -t "$viewa" GET /api/v1/projects/alpha/quota)
+s2=$(call -t "$usera" GET /api/v1/projects/beta/quota)
+s3=$(call -t "$admin" GET /api/v1/projects/Bad_Name/quota)
+if [ "$s1$s2" = 200403 ] && [ "${s3:0:1}" = 4 ]; then
+	ok quota-route-scoped
+else
+	fail quota-route-scoped "own viewer $s1, other project $s2, bad name $s3"
+fi
 s1=$(call -t "$admin" GET /api/v1/nothing)
 s2=$(call -t "$admin" DELETE /api/v1/projects)
 allow=$(curl -s -D - -o /dev/null -X DELETE -H "Authorization: Bearer $admin" "$url/api/v1/projects" | tr -d '\r' | sed -n 's/^Allow: //p')
