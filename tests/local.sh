@@ -551,6 +551,27 @@ else
 	echo "skip local nonroot (needs root to act as uid 1000)"
 fi
 
+# ---- berth quota: what a project's running runs use of its quota, and what waits ------------------
+qh=$tmp/quota-home
+printf 'quotas:\n  qp: {cpu: "1", runs: 1}\n' >quota-policy.yaml
+printf 'project: qp\nfunction: {name: q, command: [sh, -c, "exec sleep 3041"]}\nresources: {cpu: 300m}\n' >q.yaml
+q1=$(BERTH_HOME=$qh "$berth" run q.yaml --config quota-policy.yaml 2>/dev/null)
+q2=$(BERTH_HOME=$qh "$berth" run q.yaml --config quota-policy.yaml 2>/dev/null)
+BERTH_HOME=$qh "$berth" quota --project qp --config quota-policy.yaml >quota.out 2>&1
+qs=$?
+BERTH_HOME=$qh "$berth" quota --project nope --config quota-policy.yaml >none.out 2>&1
+BERTH_HOME=$qh "$berth" quota --bogus >bad.out 2>&1
+qb=$?
+BERTH_HOME=$qh "$berth" stop "$q1" "$q2" --grace 0 >/dev/null 2>&1
+if [ $qs = 0 ] && grep -Eq '^cpu +300m +1 +700m$' quota.out && grep -Eq '^runs +1 +1 +0$' quota.out &&
+	grep -qx '1 run waiting for quota' quota.out && grep -qx 'project "nope" has no quota' none.out &&
+	[ $qb = 2 ] && grep -q 'quota: unknown option "--bogus"' bad.out; then
+	ok quota-cli
+else
+	cat quota.out none.out bad.out >out
+	fail quota-cli "exit $qs, bogus $qb"
+fi
+
 # ---- the supervisors said nothing (no crash, no sanitizer report) ------------------------------------
 if cat "$BERTH_HOME"/runs/*/supervisor.log "$tmp"/nonroot/home/runs/*/supervisor.log 2>/dev/null | grep -q .; then
 	cat "$BERTH_HOME"/runs/*/supervisor.log "$tmp"/nonroot/home/runs/*/supervisor.log >out 2>/dev/null
