@@ -17,8 +17,10 @@ const char usage_explain[] =
 	"run spec, profile, policy rule) and the file and line it is written at; then\n"
 	"why the run is refused, if it is. With --backend, also what that backend\n"
 	"needs of the run (an image on Kubernetes; a command on the local backend,\n"
-	"and that the run can ever fit this machine: \"can never fit here: ...\"),\n"
-	"checked as 'berth run' checks it, before anything is created.\n"
+	"that the run can ever fit this machine: \"can never fit here: ...\", and,\n"
+	"from the runs of this machine's data dir, whether it would wait for its\n"
+	"project's quota), checked as 'berth run' checks it, before anything is\n"
+	"created. Without --backend, the spec and the policy alone are checked.\n"
 	"\n"
 	"exit status: 0 every run accepted, 2 a run is refused or an input is invalid,\n"
 	"1 anything else.\n";
@@ -31,6 +33,7 @@ int cmd_explain(int argc, char **argv)
 	berth_policy *policy = NULL;
 	berth_spec_set *set = NULL;
 	berth_error *err = NULL;
+	berth_backend *b = NULL;
 	int status;
 
 	memset(&o, 0, sizeof(o));
@@ -39,12 +42,27 @@ int cmd_explain(int argc, char **argv)
 		return 2;
 	if ((status = cli_plan_open(&o, path, &policy, &set)))
 		goto out;
+	/* the local backend: what its projects' runs hold of their quotas, read
+	 * without scheduling anything */
+	berth_backend_opts bo = {.policy = policy, .passive = true};
+	if (o.backend && !strcmp(o.backend, "local") && berth_backend_open(&b, "local", &bo, &err)) {
+		status = cli_report(err);
+		goto out;
+	}
+	bool accepted = true;
 	for (size_t i = 0; i < berth_spec_set_count(set); i++) {
 		berth_run *run = NULL;
 		berth_error *problems = NULL, *e2 = NULL;
 		char *data = NULL;
 		size_t len;
-		int ret = cli_plan_run(&o, policy, berth_spec_set_get(set, i), i, &run, &problems);
+		const berth_spec *spec = berth_spec_set_get(set, i);
+		berth_usage usage;
+		o.usage = NULL;
+		if (b && !berth_backend_usage(b, spec->project.s ? spec->project.s : "default", &usage,
+					      &problems))
+			o.usage = &usage;
+		int ret = problems ? -1 : cli_plan_run(&o, policy, spec, i, &run, &problems);
+		accepted = accepted && ret >= 0;
 		if (!run) {
 			status = cli_report(problems);
 		} else {
@@ -61,7 +79,12 @@ int cmd_explain(int argc, char **argv)
 		berth_error_free(problems);
 		berth_error_free(e2);
 	}
+	if (!o.backend && accepted && !status)
+		fputs("explain: the spec and the policy are checked; --backend local (where 'berth "
+		      "run' runs it) or --backend kubernetes also checks what that backend needs\n",
+		      stderr);
 out:
+	berth_backend_close(b);
 	berth_error_free(err);
 	berth_spec_set_free(set);
 	berth_policy_free(policy);

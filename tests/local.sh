@@ -562,7 +562,23 @@ qs=$?
 BERTH_HOME=$qh "$berth" quota --project nope --config quota-policy.yaml >none.out 2>&1
 BERTH_HOME=$qh "$berth" quota --bogus >bad.out 2>&1
 qb=$?
+# explain --backend local reads the same use: a third run would wait, a run of
+# another project would not; without --backend it says what it did not check
+BERTH_HOME=$qh "$berth" explain q.yaml --backend local --config quota-policy.yaml >qx.out 2>&1
+qxs=$?
+sed 's/^project: qp/project: other/' q.yaml >q-other.yaml
+BERTH_HOME=$qh "$berth" explain q-other.yaml --backend local --config quota-policy.yaml >qo.out 2>&1
+BERTH_HOME=$qh "$berth" explain q.yaml --config quota-policy.yaml >qn.out 2>&1
 BERTH_HOME=$qh "$berth" stop "$q1" "$q2" --grace 0 >/dev/null 2>&1
+if [ $qxs = 0 ] && grep -qx 'status: accepted' qx.out &&
+	grep -qx 'quota: would wait for quota: runs 1 of 1 in use' qx.out &&
+	! grep -q 'would wait' qo.out && ! grep -q 'would wait' qn.out &&
+	grep -q 'explain: the spec and the policy are checked; --backend local' qn.out; then
+	ok quota-explain
+else
+	cat qx.out qo.out qn.out >out
+	fail quota-explain "exit $qxs"
+fi
 if [ $qs = 0 ] && grep -Eq '^cpu +300m +1 +700m$' quota.out && grep -Eq '^runs +1 +1 +0$' quota.out &&
 	grep -qx '1 run waiting for quota' quota.out && grep -qx 'project "nope" has no quota' none.out &&
 	[ $qb = 2 ] && grep -q 'quota: unknown option "--bogus"' bad.out; then
