@@ -61,12 +61,18 @@ typedef struct berth_qty {
 	berth_pos pos;
 	bool set;
 	uint8_t origin;
+	/* the layer whose file pos is in, when not origin's: a request a rule
+	 * derives from a limit stays at the limit someone wrote (BERTH_QTY_AT) */
+	uint8_t at;
 	/* the value as written ("0.5", "1.1"), for messages that quote the user
 	 * or print a ratio as written; NULL unless decoded from a document (a
 	 * value a rule computes has none), and stale once q is changed: check
 	 * that it still reads as q (berth_qty_written) */
 	const char *text;
 } berth_qty;
+
+/* The layer whose file a qty's pos points into. */
+#define BERTH_QTY_AT(qty) ((qty)->at ? (qty)->at : (qty)->origin)
 
 typedef struct berth_strlist {
 	berth_str *items;

@@ -759,7 +759,7 @@ int local_node_refuse(const local_node *node, const berth_run *run, berth_arena 
 		const berth_qty *q = NULL;
 		const char *why = over_capacity_dim(node, run, i, arena, &q);
 		if (why) {
-			never(err, run, q ? q->origin : BERTH_ORIGIN_UNSET,
+			never(err, run, q ? BERTH_QTY_AT(q) : BERTH_ORIGIN_UNSET,
 			      q ? q->pos : (berth_pos){0, 0}, why);
 			n++;
 		}

@@ -505,6 +505,7 @@ static void derive_resources(plan *p)
 		else
 			note(p, path, "= limits %s (%s)", Q(res->limits.q), why);
 		res->requests = res->limits;
+		res->requests.at = BERTH_QTY_AT(&res->limits);
 		res->requests.origin = BERTH_ORIGIN_RULE;
 	}
 }
@@ -610,7 +611,7 @@ static void mem_ratio_rule(plan *p)
 	berth_quantity lim;
 	int binary = mem->requests.q.format == BERTH_QUANTITY_BINARY_SI;
 	if (berth_mem_limit_by_ratio(&mem->requests.q, &ratio->q, &lim)) {
-		refuse(p, BERTH_ERANGE, mem->requests.origin, mem->requests.pos, "resources.mem.requests",
+		refuse(p, BERTH_ERANGE, BERTH_QTY_AT(&mem->requests), mem->requests.pos, "resources.mem.requests",
 		       "%s x mem_limit_ratio is too large", Q(mem->requests.q));
 		return;
 	}
@@ -644,7 +645,7 @@ static void check_requests(plan *p)
 		    berth_quantity_cmp(&res->requests.q, &res->limits.q) <= 0)
 			continue;
 		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
-		refuse(p, BERTH_EINVALID, res->requests.origin, res->requests.pos, path,
+		refuse(p, BERTH_EINVALID, BERTH_QTY_AT(&res->requests), res->requests.pos, path,
 		       "requests %s from %s are more than limits %s from %s (%s)", Q(res->requests.q),
 		       WHO(p, res->requests.origin), Q(res->limits.q), WHO(p, res->limits.origin),
 		       WHERE(r->origin_file[res->limits.origin], res->limits.pos));
@@ -902,7 +903,7 @@ static void limits_rule(plan *p)
 			v = src;
 		snprintf(path, sizeof(path), "resources.%s.%s", resources[i].name,
 			 v == &res->limits ? "limits" : "requests");
-		refuse(p, BERTH_EPOLICY, v->origin, v->pos, path,
+		refuse(p, BERTH_EPOLICY, BERTH_QTY_AT(v), v->pos, path,
 		       "%s from %s is over the platform's limit of %s per run (limits.%s, %s)", Q(v->q),
 		       WHO(p, v->origin), Q(lim[i]->q), resources[i].name, POLICY_AT(p, lim[i]->pos));
 	}
@@ -1017,12 +1018,12 @@ static void quota_rule(plan *p)
 		snprintf(path, sizeof(path), "resources.%s", names[i]);
 		if (berth_quantity_cmp(&total, &quota[i]->q) > 0) {
 			never = true;
-			refuse(p, BERTH_EPOLICY, need[i]->origin, need[i]->pos, path,
+			refuse(p, BERTH_EPOLICY, BERTH_QTY_AT(need[i]), need[i]->pos, path,
 			       "the run needs %s %s, more than project \"%s\"'s whole quota of %s "
 			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(quota[i]->q), q->project.s,
 			       names[i], POLICY_AT(p, quota[i]->pos));
 		} else if (refuses) {
-			refuse(p, BERTH_EPOLICY, need[i]->origin, need[i]->pos, path,
+			refuse(p, BERTH_EPOLICY, BERTH_QTY_AT(need[i]), need[i]->pos, path,
 			       "the run needs %s %s, and project \"%s\" already uses %s of its quota of %s "
 			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(*used[i]), Q(quota[i]->q),
 			       q->project.s, names[i], POLICY_AT(p, quota[i]->pos));

@@ -123,6 +123,31 @@ static void test_quota_counts_every_worker(void)
 	berth_policy_free(p);
 }
 
+/* A request a rule derives from a limit is refused at the limit someone
+ * wrote, in that one's file: the function's, not the policy's (the server's
+ * stored functions), nor without a position. */
+static void test_derived_request_at_its_limit(void)
+{
+	berth_policy *p = policy();
+	static const char fn[] = "function: {name: f, image: i, command: [x]}\nresources:\n  cpu: {limits: '16'}\n";
+	berth_spec_set *f = NULL;
+	CHECK_INT(berth_spec_parse(&f, "function.yaml", fn, sizeof(fn) - 1, NULL), 0);
+	berth_spec_set *s = specs("function: f\n");
+	berth_run *run = NULL;
+	berth_error *err = NULL;
+	berth_run_opts o = {.run_id = "d1", .function = berth_spec_set_get(f, 0)};
+	CHECK_INT(berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err), -BERTH_EPOLICY);
+	const berth_problem *q = berth_error_count(err) ? berth_error_get(err, 0) : NULL;
+	CHECKF(q && q->file && !strcmp(q->file, "function.yaml") && q->line == 3 && q->column == 18,
+	       "refused at %s:%u:%u: %s", q && q->file ? q->file : "-", q ? q->line : 0,
+	       q ? q->column : 0, q ? q->message : "no problem");
+	berth_run_free(run);
+	berth_error_free(err);
+	berth_spec_set_free(s);
+	berth_spec_set_free(f);
+	berth_policy_free(p);
+}
+
 static void test_secrets_need_a_store(void)
 {
 	berth_spec_set *s = specs(spec_text);
@@ -444,4 +469,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_policy_defaults), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_secrets_need_a_store), T(test_allocation_failures))
+T_MAIN(T(test_policy_defaults), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))
