@@ -164,7 +164,14 @@ static void error_json(sbuf *b, int status, const char *code, const char *messag
 	sb_json(b, code);
 	sb_puts(b, ", \"message\": ");
 	sb_json(b, message);
-	if (err && berth_error_count(err) && (status == 422 || status == 413)) {
+	/* every problem, where the input was wrong (422, 413) or one names a
+	 * place in it (404 a function the spec names, 409 ...): a client shows
+	 * them at its own fields, never "FILE:LINE:COL" as text */
+	bool placed = false;
+	for (size_t i = 0; err && !placed && i < berth_error_count(err); i++)
+		placed = berth_error_get(err, i)->file != NULL;
+	if (err && berth_error_count(err) &&
+	    (status == 422 || status == 413 || (status >= 400 && status < 500 && placed))) {
 		sb_puts(b, ", \"problems\": [");
 		for (size_t i = 0; i < berth_error_count(err); i++) {
 			if (i)

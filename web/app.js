@@ -1014,12 +1014,12 @@ function newRunView(main, params) {
       const run = r.data.items ? r.data.items[0] : r.data;
       flash(`Run ${run.name} created${r.data.items ? ` (and ${r.data.items.length - 1} more)` : ''}.`);
       go(`#/runs/${encodeURIComponent(run.id)}`);
-    } else if (r.status === 422) {
-      showProblems(r.data.error.problems || [{ message: errorText(r) }], []);
+    } else {
+      // the problems at their fields and lines (422, a 404 function the spec names, ...)
+      const problems = r.data && r.data.error && r.data.error.problems;
+      showProblems(problems && problems.length ? problems : [{ message: errorText(r) }], []);
       const first = $('[aria-invalid="true"]', mode === 'form' ? formEl : yamlProblems) || $('#summary button') || $('button', yamlProblems);
       if (first) first.focus();
-    } else {
-      showProblems([{ message: errorText(r) }], []);
     }
   };
   formEl.addEventListener('submit', submit);
