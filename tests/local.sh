@@ -420,6 +420,9 @@ db.executescript("DROP INDEX runs_queue; CREATE INDEX runs_queue ON runs(state, 
                  "ALTER TABLE runs DROP COLUMN quota_gpus;"
                  "ALTER TABLE runs DROP COLUMN workers; ALTER TABLE runs DROP COLUMN worker_states;"
                  "ALTER TABLE runs DROP COLUMN worker_env; ALTER TABLE runs DROP COLUMN launcher;"
+                 "ALTER TABLE runs DROP COLUMN quota_of; ALTER TABLE runs DROP COLUMN qlim_cpu_milli;"
+                 "ALTER TABLE runs DROP COLUMN qlim_mem; ALTER TABLE runs DROP COLUMN qlim_gpus;"
+                 "ALTER TABLE runs DROP COLUMN qlim_runs;"
                  "DROP TABLE project_uids; PRAGMA user_version = 3;")
 db.close()
 PY
@@ -432,7 +435,7 @@ cols = [r[2] for r in db.execute("PRAGMA index_info(runs_queue)")]
 print(v, ",".join(cols))
 PY
 )
-if [ "$n3" = 1 ] && [ "$v" = 9 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
+if [ "$n3" = 1 ] && [ "$v" = 10 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
 	ok store-migrated-from-schema-3
 else
 	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"
@@ -451,6 +454,9 @@ db.executescript("ALTER TABLE runs DROP COLUMN pids_max; ALTER TABLE runs DROP C
                  "ALTER TABLE runs DROP COLUMN quota_gpus;"
                  "ALTER TABLE runs DROP COLUMN workers; ALTER TABLE runs DROP COLUMN worker_states;"
                  "ALTER TABLE runs DROP COLUMN worker_env; ALTER TABLE runs DROP COLUMN launcher;"
+                 "ALTER TABLE runs DROP COLUMN quota_of; ALTER TABLE runs DROP COLUMN qlim_cpu_milli;"
+                 "ALTER TABLE runs DROP COLUMN qlim_mem; ALTER TABLE runs DROP COLUMN qlim_gpus;"
+                 "ALTER TABLE runs DROP COLUMN qlim_runs;"
                  "DROP TABLE project_uids; PRAGMA user_version = 4;")
 cols = [r[1] for r in db.execute("PRAGMA table_info(runs)") if r[1] not in ("id", "state", "volumes")]
 db.execute("INSERT INTO runs (id, state, volumes, %s) SELECT 'legacyq1', 0, ?, %s FROM runs LIMIT 1"
@@ -569,7 +575,17 @@ qxs=$?
 sed 's/^project: qp/project: other/' q.yaml >q-other.yaml
 BERTH_HOME=$qh "$berth" explain q-other.yaml --backend local --config quota-policy.yaml >qo.out 2>&1
 BERTH_HOME=$qh "$berth" explain q.yaml --config quota-policy.yaml >qn.out 2>&1
+# a command given no policy runs the queue too: the waiting run keeps the quota it was
+# accepted under (schema 10), it does not start because this command knows no quota
+BERTH_HOME=$qh BERTH_CONFIG= "$berth" get runs >/dev/null 2>&1
+q2state=$(BERTH_HOME=$qh BERTH_CONFIG= field "$q2" state)
+q2reason=$(BERTH_HOME=$qh BERTH_CONFIG= field "$q2" reason)
 BERTH_HOME=$qh "$berth" stop "$q1" "$q2" --grace 0 >/dev/null 2>&1
+if [ "$q2state" = Pending ] && [ "$q2reason" = "waiting for quota: runs 1 of 1 in use" ]; then
+	ok quota-held-whoever-runs-the-queue
+else
+	fail quota-held-whoever-runs-the-queue "the waiting run: $q2state ($q2reason)"
+fi
 if [ $qxs = 0 ] && grep -qx 'status: accepted' qx.out &&
 	grep -qx 'quota: would wait for quota: runs 1 of 1 in use' qx.out &&
 	! grep -q 'would wait' qo.out && ! grep -q 'would wait' qn.out &&

@@ -109,11 +109,21 @@ int record_new(const berth_policy *policy, const berth_run *run, const char *spe
 	r->quota_cpu_milli = berth_quantity_milli(&quota.cpu);
 	r->quota_mem = berth_quantity_value(&quota.mem);
 	r->quota_gpus = berth_quantity_value(&quota.gpu);
+	/* and the quota it is accepted under, which holds it while it waits */
+	const berth_quota *q = berth_policy_quota(policy, i->project);
+	int64_t lim[4] = {-1, -1, -1, -1};
+	if (q)
+		plan_quota_limits(q, lim);
+	r->quota_of = berth_strdup(q ? q->project.s : "");
+	r->qlim_cpu_milli = lim[0];
+	r->qlim_mem = lim[1];
+	r->qlim_gpus = lim[2];
+	r->qlim_runs = lim[3];
 	r->spec = dup_or_null(spec_text);
 	size_t elen;
 	berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &i->effective, &elen, NULL);
 	r->doc = (int64_t)s->doc;
-	if (!i->id || !i->name || !i->project || !i->backend || !i->action)
+	if (!i->id || !i->name || !i->project || !i->backend || !i->action || !r->quota_of)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	return 0;
 }

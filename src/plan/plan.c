@@ -952,6 +952,27 @@ void plan_usage_of(berth_usage *u, int64_t cpu_milli, int64_t mem, int64_t gpus,
 	u->runs = runs;
 }
 
+void plan_quota_limits(const berth_quota *q, int64_t lim[4])
+{
+	lim[0] = q->cpu.set ? berth_quantity_milli(&q->cpu.q) : -1;
+	lim[1] = q->mem.set ? berth_quantity_value(&q->mem.q) : -1;
+	lim[2] = q->gpu.set ? berth_quantity_value(&q->gpu.q) : -1;
+	lim[3] = q->runs.set ? q->runs.v : -1;
+}
+
+void plan_quota_from(berth_quota *q, const char *name, const int64_t lim[4])
+{
+	berth_usage u;
+	plan_usage_of(&u, lim[0] > 0 ? lim[0] : 0, lim[1] > 0 ? lim[1] : 0, lim[2] > 0 ? lim[2] : 0, 0);
+	memset(q, 0, sizeof(*q));
+	q->project.s = name;
+	q->cpu = (berth_qty){.q = u.cpu, .set = lim[0] >= 0};
+	q->mem = (berth_qty){.q = u.mem, .set = lim[1] >= 0};
+	q->gpu = (berth_qty){.q = u.gpu, .set = lim[2] >= 0};
+	q->runs.v = lim[3];
+	q->runs.set = lim[3] >= 0;
+}
+
 int plan_quota_wait(const berth_quota *q, const berth_usage *used, const berth_usage *need,
 		    char *buf, size_t len)
 {

@@ -30,6 +30,12 @@ void plan_demand_of(plan_demand *out, const berth_run *run);
 /* A usage from the store's sums: millicores, bytes, GPUs, runs. */
 void plan_usage_of(berth_usage *u, int64_t cpu_milli, int64_t mem, int64_t gpus, int64_t runs);
 
+/* A quota as numbers a store keeps (millicores, bytes, GPUs, runs; -1 where
+ * it sets none), and back: the limits of q into lim, or into *q the quota
+ * named name with limits lim. */
+void plan_quota_limits(const berth_quota *q, int64_t lim[4]);
+void plan_quota_from(berth_quota *q, const char *name, const int64_t lim[4]);
+
 /* Whether a run that counts need (berth_usage_add of it alone) fits project
  * quota q on top of used (what its project's admitted runs hold): 0 when it
  * does; else 1, with "waiting for quota: gpu 4 of 4 in use; runs 3 of 3 in

@@ -85,6 +85,11 @@ static const run_col run_cols[] = {
 	{"quota_cpu_milli", C_INT, R(quota_cpu_milli), 0, false},
 	{"quota_mem", C_INT, R(quota_mem), 0, false},
 	{"quota_gpus", C_INT, R(quota_gpus), 0, false},
+	{"quota_of", C_STR, R(quota_of), 0, false},
+	{"qlim_cpu_milli", C_INT, R(qlim_cpu_milli), 0, false},
+	{"qlim_mem", C_INT, R(qlim_mem), 0, false},
+	{"qlim_gpus", C_INT, R(qlim_gpus), 0, false},
+	{"qlim_runs", C_INT, R(qlim_runs), 0, false},
 };
 #undef I
 #undef R

@@ -151,6 +151,14 @@ static const char *const migrations[] = {
 	/* 9: how a distributed job's workers start (the local backend's MPI ranks
 	 * through its own agent) */
 	"ALTER TABLE runs ADD COLUMN launcher TEXT;",
+	/* 10: the quota a run was accepted under, which it waits for: every berth
+	 * command that runs the queue holds it to the same quota, whatever policy
+	 * that command was given (its runs of before are held by the queue's) */
+	"ALTER TABLE runs ADD COLUMN quota_of TEXT;"
+	"ALTER TABLE runs ADD COLUMN qlim_cpu_milli INTEGER NOT NULL DEFAULT -1;"
+	"ALTER TABLE runs ADD COLUMN qlim_mem INTEGER NOT NULL DEFAULT -1;"
+	"ALTER TABLE runs ADD COLUMN qlim_gpus INTEGER NOT NULL DEFAULT -1;"
+	"ALTER TABLE runs ADD COLUMN qlim_runs INTEGER NOT NULL DEFAULT -1;",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */

@@ -47,6 +47,12 @@ typedef struct store_run {
 	/* what the run counts against its project's quota (berth_usage_add: cpu and
 	 * mem requests and gpu limits, times its pods): millicores, bytes, gpus */
 	int64_t quota_cpu_milli, quota_mem, quota_gpus;
+	/* the quota it was accepted under, which it waits for whoever runs the
+	 * queue: the policy's quotas entry (the project's or "default"), "" none,
+	 * NULL not recorded (a run of an older berth: the queue's policy holds it);
+	 * its limits in the units above and runs, -1 where it sets none */
+	char *quota_of;
+	int64_t qlim_cpu_milli, qlim_mem, qlim_gpus, qlim_runs;
 	int64_t timeout;     /* seconds; 0: none */
 	int64_t retries;
 	bool restart;        /* serve: started again whenever it exits */

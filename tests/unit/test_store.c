@@ -382,12 +382,17 @@ static void test_migration(void)
 			   " ALTER TABLE runs DROP COLUMN worker_states;"
 			   " ALTER TABLE runs DROP COLUMN worker_env;"
 			   " ALTER TABLE runs DROP COLUMN launcher;"
+			   " ALTER TABLE runs DROP COLUMN quota_of;"
+			   " ALTER TABLE runs DROP COLUMN qlim_cpu_milli;"
+			   " ALTER TABLE runs DROP COLUMN qlim_mem;"
+			   " ALTER TABLE runs DROP COLUMN qlim_gpus;"
+			   " ALTER TABLE runs DROP COLUMN qlim_runs;"
 			   " PRAGMA user_version = 5"))
 		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "9");
+	CHECK_STR(sql, "10");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
@@ -399,6 +404,8 @@ static void test_migration(void)
 	CHECK_INT(store_run_get(s, "old1", &old, &err), 0);
 	CHECK(old && !strcmp(old->info.project, "p"));
 	CHECK(old && old->info.workers == 1); /* a run from before distributed jobs: one worker */
+	/* a run from before quotas were recorded: its quota is the queue's policy's */
+	CHECK(old && old->quota_of == NULL && old->qlim_cpu_milli == -1 && old->qlim_runs == -1);
 	store_run_free(old);
 	store_close(s);
 	/* from a berth that knows more */

@@ -319,7 +319,14 @@ static int quota_fits(berth_backend *b, quota_pass *qp, const store_run *r, char
 		      berth_usage **used_out, berth_error **err)
 {
 	const char *project = r->info.project ? r->info.project : "default";
-	const berth_quota *q = berth_policy_quota(b->policy, project);
+	/* the quota it was accepted under; a run of an older berth: the policy's */
+	berth_quota recorded;
+	const berth_quota *q = &recorded;
+	if (r->quota_of && r->quota_of[0]) {
+		const int64_t lim[4] = {r->qlim_cpu_milli, r->qlim_mem, r->qlim_gpus, r->qlim_runs};
+		plan_quota_from(&recorded, r->quota_of, lim);
+	} else
+		q = r->quota_of ? NULL : berth_policy_quota(b->policy, project);
 	*used_out = NULL;
 	if (!q)
 		return 1;
