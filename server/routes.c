@@ -378,6 +378,65 @@ static int post_runs(req *r)
 	return ret;
 }
 
+/* A number argument from 0 to max (def when absent); -1 (answered 400) when bad. */
+static int64_t num_arg(req *r, const char *name, int64_t def, int64_t max, int *ret)
+{
+	const char *v = req_arg(r, name);
+	char *end;
+	if (!v)
+		return def;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	if (*end || !*v || errno || n < 0 || n > max) {
+		*ret = reply_fail(r, 400, "usage", "%s \"%s\" is not a number from 0 to %lld", name,
+				  v, (long long)max);
+		return -1;
+	}
+	return n;
+}
+
+/* ?watch=true&rv=N: what changed in the projects after version rv (the list's
+ * "rv", or the last answer's), answered as soon as something did, else when
+ * timeout (seconds, default 30) is up, the connection suspended meanwhile
+ * (stream.c): {"rv", "items" (the runs changed, as they are now), "deleted"
+ * (ids)}. 410 when rv is older than the deletions kept: list again. */
+static int watch_runs(req *r, const char *const *projects, size_t np)
+{
+	int ret = 0;
+	int64_t since = num_arg(r, "rv", -1, INT64_MAX, &ret);
+	int64_t timeout = since < 0 ? -1 : num_arg(r, "timeout", 30, 300, &ret);
+	if (ret)
+		return ret;
+	if (since < 0)
+		return reply_fail(r, 400, "usage", "a watch needs rv: the \"rv\" of a list of the runs, "
+				  "or of the watch's last answer");
+	berth_error *err = NULL;
+	berth_run_changes c;
+	int rc;
+	STORE(r, rc, berth_run_changes_since(srv_backend(r->srv), projects, np, since, 500, &c, &err));
+	if (failed(r, rc, err, &ret))
+		return ret;
+	if (!c.n && !c.ndeleted && timeout && !stream_watch_over(r)) {
+		int64_t seen = c.rv;
+		berth_run_changes_free(&c);
+		return stream_watch(r, seen, timeout * 1000);
+	}
+	sbuf b = {0};
+	sb_printf(&b, "{\"rv\": \"%lld\", \"items\": ", (long long)c.rv);
+	if (c.n)
+		run_json(&b, c.runs, c.n, true);
+	else
+		sb_puts(&b, "[]");
+	sb_puts(&b, ", \"deleted\": [");
+	for (size_t i = 0; i < c.ndeleted; i++) {
+		sb_puts(&b, i ? ", " : "");
+		sb_json(&b, c.deleted[i]);
+	}
+	sb_puts(&b, "]}");
+	berth_run_changes_free(&c);
+	return reply_json(r, 200, &b);
+}
+
 static int get_runs(req *r)
 {
 	const char *project = req_param(r, "project");
@@ -410,16 +469,25 @@ static int get_runs(req *r)
 	size_t np = project ? 1 : r->who->all ? 0 : r->who->nprojects;
 	if (!project && !r->who->all && !np)
 		return reply_text_json(r, 200, "{\"items\": ", NULL, 0, "}");
+	if (flag_arg(r, "watch")) {
+		if (s || l || a)
+			return reply_fail(r, 400, "usage", "a watch takes rv and timeout, not state, "
+					  "limit or after: it tells every change of the projects' runs");
+		return watch_runs(r, projects, np);
+	}
 	berth_run_info **infos = NULL;
 	size_t n = 0;
-	int64_t next = 0;
+	int64_t next = 0, rv = 0;
 	int rc;
-	STORE(r, rc, berth_run_page(srv_backend(r->srv), projects, np, state, after, limit,
-					  &infos, &n, &next, &err));
+	/* the version before the page: a watch from it misses nothing after it */
+	STORE(r, rc, berth_run_version(srv_backend(r->srv), &rv, &err));
+	if (!rc)
+		STORE(r, rc, berth_run_page(srv_backend(r->srv), projects, np, state, after, limit,
+						  &infos, &n, &next, &err));
 	if (failed(r, rc, err, &ret))
 		return ret;
 	sbuf b = {0};
-	sb_puts(&b, "{\"items\": ");
+	sb_printf(&b, "{\"rv\": \"%lld\", \"items\": ", (long long)rv);
 	if (n)
 		run_json(&b, infos, n, true);
 	else

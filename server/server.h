@@ -200,6 +200,13 @@ int stream_wait(req *r, const char *id, int64_t timeout_ms);
 /* How the wait of r ended: 0 final, -BERTH_ETIMEOUT the time is up (*err NULL),
  * else the library's error (*err, the caller frees it). */
 int stream_waited(req *r, berth_error **err);
+/* Waits until the store's version is past since or timeout_ms passes (from
+ * the first call for r): the connection is suspended meanwhile, and the
+ * route's handler is called again (r->stream set), to answer or to call this
+ * again with the version it saw. 503 (answered) when max streams are open. */
+int stream_watch(req *r, int64_t since, int64_t timeout_ms);
+/* Whether r's watch has had its time. */
+bool stream_watch_over(req *r);
 /* Whether the client of r's stream went away (or the server stops). */
 bool stream_gone(req *r);
 /* The request is over (the daemon's completed callback): the stream's thread

@@ -1,7 +1,8 @@
 /*
  * stream.c - answers that wait without holding a worker thread: a run's log
- * being sent (GET .../logs, ?follow=true until the run ends) and a stop that
- * waits for the run's end (POST .../stop?wait=true).
+ * being sent (GET .../logs, ?follow=true until the run ends), a stop that
+ * waits for the run's end (POST .../stop?wait=true), and a watch of runs
+ * (GET .../runs?watch=true) that waits for a change.
  *
  * What blocks runs on a thread of the stream's own, with a passive backend
  * handle (berth_backend_logs and berth_backend_wait block). A log's thread
@@ -21,6 +22,12 @@
  * only when its writer says so; a quiet run's log thread stays until the run
  * writes or ends, and counts against the cap until then).
  *
+ * A watch has no thread: its connection is suspended until the store's
+ * version (berth_run_version) passes the one it saw, or its time is up; the
+ * watcher thread reads the version at each look while watches are open (one
+ * small read for all of them: nothing else while nothing changes), resumes
+ * those, and the route's handler is called again to answer, or to watch on.
+ *
  * Locks: the list's (S.lock), then a stream's own (s->mu). libmicrohttpd's
  * suspend is called under a stream's lock, from its callbacks as it asks;
  * resume is called under none of ours. A stream marked suspended is resumed
@@ -38,12 +45,13 @@
 #include "server.h"
 
 #define RING_SIZE (64 * 1024)  /* bytes of a log held for its client */
-#define WATCH_MS 500           /* how often the clients' sockets are looked at */
+#define WATCH_MS 250           /* how often the clients' sockets (and the store's
+				  version, for watches) are looked at */
 #define WAIT_SLICE_MS 1000     /* a wait looks whether its client left this often */
 #define STOP_MS 2000           /* how long streams_stop waits for the threads */
 #define STREAMS_DEFAULT 1024
 
-typedef enum kind { LOGS, WAIT } kind;
+typedef enum kind { LOGS, WAIT, WATCH } kind;
 
 struct stream {
 	kind kind;
@@ -68,6 +76,8 @@ struct stream {
 	/* a wait: how it ended */
 	int rc;
 	berth_error *err;
+	/* a watch: resumed when the store's version passes since, or at deadline */
+	int64_t since, deadline;
 	stream *prev, *next;            /* in S.head while the request is open */
 };
 
@@ -79,6 +89,9 @@ static struct {
 	unsigned open, max;             /* streams alive, and the cap */
 	unsigned threads;               /* streams' threads running */
 	bool started, stopping;
+	unsigned watches;               /* WATCH streams open */
+	char *home;                     /* the data dir whose version watches wait on */
+	const berth_policy *policy;
 	pthread_t watcher;
 	struct pollfd *fds;             /* the watcher's, max of each */
 	stream **polled;
@@ -288,6 +301,8 @@ void stream_end(req *r)
 		return;
 	r->stream = NULL;
 	pthread_mutex_lock(&S.lock);
+	if (s->kind == WATCH)
+		S.watches--;
 	if (s->prev)
 		s->prev->next = s->next;
 	else
@@ -505,11 +520,84 @@ int stream_waited(req *r, berth_error **err)
 	return rc;
 }
 
+/* ---- watches ----------------------------------------------------------------------------- */
+
+int stream_watch(req *r, int64_t since, int64_t timeout_ms)
+{
+	stream *s = r->stream;
+	if (!s) {
+		int ret;
+		if (!(s = stream_new(r, WATCH, "", &ret)))
+			return ret;
+		thread_over(); /* a watch has none */
+		s->deadline = now_ms() + timeout_ms;
+		pthread_mutex_lock(&S.lock);
+		if (!S.home)
+			S.home = strdup(s->home);
+		S.policy = s->policy;
+		S.watches++;
+		pthread_mutex_unlock(&S.lock);
+		attach(r, s);
+	}
+	pthread_mutex_lock(&s->mu);
+	s->since = since;
+	s->suspended = true;
+	MHD_suspend_connection(r->conn);
+	pthread_mutex_unlock(&s->mu);
+	return MHD_YES;
+}
+
+bool stream_watch_over(req *r)
+{
+	return r->stream && now_ms() >= r->stream->deadline;
+}
+
+/* Under S.lock, which it lets go while it reads: resumes the watches that
+ * the store's version passed, or whose time is up. */
+static void watches_look(berth_backend **vb)
+{
+	const char *home = S.home;
+	const berth_policy *policy = S.policy;
+	pthread_mutex_unlock(&S.lock);
+	int64_t version = -1;
+	berth_error *err = NULL;
+	berth_backend_opts bo = {.home = home, .policy = policy, .passive = true};
+	if (!*vb && home && berth_backend_open(vb, NULL, &bo, &err))
+		*vb = NULL;
+	if (*vb && berth_run_version(*vb, &version, &err))
+		version = -1; /* a store it cannot read: the watches end at their time */
+	berth_error_free(err);
+	int64_t now = now_ms();
+	pthread_mutex_lock(&S.lock);
+	size_t n = 0;
+	for (stream *s = S.head; s && n < S.max; s = s->next) {
+		if (s->kind != WATCH)
+			continue;
+		pthread_mutex_lock(&s->mu);
+		if (s->suspended && (version > s->since || now >= s->deadline)) {
+			s->refs++;
+			S.polled[n++] = s;
+		}
+		pthread_mutex_unlock(&s->mu);
+	}
+	pthread_mutex_unlock(&S.lock);
+	for (size_t i = 0; i < n; i++) {
+		pthread_mutex_lock(&S.polled[i]->mu);
+		struct MHD_Connection *c = resumable(S.polled[i]);
+		pthread_mutex_unlock(&S.polled[i]->mu);
+		if (c)
+			MHD_resume_connection(c);
+		put(S.polled[i]);
+	}
+	pthread_mutex_lock(&S.lock);
+}
+
 /* ---- the watcher of the clients, start and stop ------------------------------------------ */
 
 static void *watch(void *arg)
 {
 	(void)arg;
+	berth_backend *vb = NULL; /* this thread's own handle on the store, for its version */
 	pthread_mutex_lock(&S.lock);
 	while (!S.stopping) {
 		struct timespec until = after_ms(WATCH_MS);
@@ -517,6 +605,8 @@ static void *watch(void *arg)
 			;
 		if (S.stopping)
 			break;
+		if (S.watches)
+			watches_look(&vb);
 		/* a socket is not closed before its request's stream_end, which takes
 		 * S.lock: every fd here is the stream's while it is held */
 		size_t n = 0, hung = 0;
@@ -542,6 +632,7 @@ static void *watch(void *arg)
 		pthread_mutex_lock(&S.lock);
 	}
 	pthread_mutex_unlock(&S.lock);
+	berth_backend_close(vb);
 	return NULL;
 }
 
@@ -612,7 +703,9 @@ unsigned streams_stop(void)
 	pthread_mutex_unlock(&S.lock);
 	free(S.fds);
 	free(S.polled);
+	free(S.home);
 	S.fds = NULL;
 	S.polled = NULL;
+	S.home = NULL;
 	return left;
 }

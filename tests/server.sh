@@ -346,6 +346,63 @@ if [ "$(echo $seen)" = "$all" ] && [ "$(echo $all | wc -w)" = 11 ]; then ok pagi
 s1=$(call -t "$adminb" GET "/api/v1/runs")
 if [ "$s1" = 200 ] && [ "$(json 'len(d["items"])' <body)" = 0 ]; then ok list-only-own-projects; else fail list-only-own-projects "$s1 $(head -c 200 body)"; fi
 
+# ---- a watch of a project's runs: a change answers at once, nothing holds a worker thread --
+call -t "$viewa" GET /api/v1/projects/alpha/runs >/dev/null
+rv0=$(json 'd["rv"]' <body)
+# more watches than the server has worker threads, all waiting: it still answers
+wpids=()
+for i in $(seq 12); do
+	curl -s -o "w$i.json" -H "Authorization: Bearer $viewa" \
+		"$url/api/v1/projects/alpha/runs?watch=true&rv=$rv0&timeout=20" &
+	wpids+=($!)
+done
+curl -s -o wbeta.json -H "Authorization: Bearer $adminb" \
+	"$url/api/v1/projects/beta/runs?watch=true&rv=$rv0&timeout=2" &
+wpids+=($!)
+sleep 0.5
+t0=$(date +%s%N)
+hs=$(call GET /healthz)
+t1=$(date +%s%N)
+call -t "$usera" POST /api/v1/runs --data-binary @hello.yaml >/dev/null
+wid=$(json 'd["id"]' <body)
+t2=$(date +%s%N)
+wait "${wpids[@]:0:12}"
+t3=$(date +%s%N)
+wait "${wpids[12]}"
+got=$(json '" ".join(r["id"] for r in d["items"])' <w1.json 2>/dev/null)
+rv1=$(json 'd["rv"]' <w1.json 2>/dev/null)
+same=$(for i in $(seq 12); do json '" ".join(r["id"] for r in d["items"])' <"w$i.json" 2>/dev/null; done | sort -u | wc -l)
+bgot=$(json 'len(d["items"])' <wbeta.json 2>/dev/null)
+# what comes after: nothing within its timeout (an empty answer, the same rv), then a delete
+t4=$(date +%s%N)
+call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true&rv=$rv1&timeout=1" >/dev/null
+t5=$(date +%s%N)
+quiet=$(json 'len(d["items"]), len(d["deleted"]), d["rv"]' <body)
+call -t "$usera" POST "/api/v1/runs/$wid/stop?grace=0&wait=true" >/dev/null
+call -t "$usera" DELETE "/api/v1/runs/$wid" >/dev/null
+call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true&rv=$rv1&timeout=5" >/dev/null
+deleted=$(json '" ".join(d["deleted"])' <body)
+if [ "$hs" = 200 ] && [ $(((t1 - t0) / 1000000)) -lt 1000 ] && [ "$got" = "$wid" ] && [ "$same" = 1 ] &&
+	[ $(((t3 - t2) / 1000000)) -lt 2000 ] && [ "$bgot" = 0 ] && [ "$quiet" = "0 0 $rv1" ] &&
+	[ $(((t5 - t4) / 1000000)) -ge 900 ] && [ "$deleted" = "$wid" ]; then
+	ok watch-runs
+else
+	fail watch-runs "healthz $hs in $(((t1 - t0) / 1000000)) ms; watch got '$got' ($same distinct answers) $(((t3 - t2) / 1000000)) ms after the create; beta saw $bgot; quiet: $quiet in $(((t5 - t4) / 1000000)) ms; deleted '$deleted'"
+fi
+s1=$(call -t "$adminb" GET "/api/v1/projects/alpha/runs?watch=true&rv=0&timeout=1")
+s2=$(call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true")
+s3=$(call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true&rv=-1")
+s4=$(call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true&rv=0&timeout=301")
+s5=$(call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true&rv=0&state=Running")
+python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); db.execute('UPDATE rv SET v = v + 20000'); db.commit()" "$BERTH_HOME/berth.db"
+s6=$(call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true&rv=$rv1&timeout=1")
+gone=$(json 'd["error"]["code"]' <body 2>/dev/null)
+if [ "$s1$s2$s3$s4$s5$s6" = 403400400400400410 ] && [ "$gone" = gone ]; then
+	ok watch-refusals
+else
+	fail watch-refusals "other project $s1, no rv $s2, rv -1 $s3, timeout 301 $s4, with state $s5, an old rv $s6 ($gone)"
+fi
+
 # the spec as submitted, for submitting it again (the UI's re-run): the run's own
 # document of a stream
 { spec first 'echo 1' alpha; echo '---'; spec second 'echo 2' alpha; } >two.yaml

@@ -49,6 +49,7 @@ typedef enum berth_code {
 	BERTH_EFORBIDDEN = 18, /* the credentials do not allow it */
 	BERTH_ENOSPC = 19,    /* the disk (the data dir's, or the store's) is full */
 	BERTH_ETIMEOUT = 20,  /* the time given to wait for something ran out */
+	BERTH_EGONE = 21,     /* what was asked for is no longer kept (a watch's old version) */
 } berth_code;
 
 typedef enum berth_severity {

@@ -71,6 +71,22 @@ int berth_run_delete(berth_backend *b, const char *id, berth_error **err);
 int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int state,
 		   int64_t after, int64_t limit, berth_run_info ***out, size_t *count,
 		   int64_t *next, berth_error **err);
+/* The store's version: it grows with every change to a run (created,
+ * changed, deleted), by any process, as Kubernetes' resourceVersion does. */
+int berth_run_version(berth_backend *b, int64_t *rv, berth_error **err);
+/* What changed in the given projects (n 0: all) after version since. */
+typedef struct berth_run_changes {
+	berth_run_info **runs;  /* the runs changed, as they are now, oldest change first */
+	size_t n;
+	char **deleted;         /* the ids of the runs deleted */
+	size_t ndeleted;
+	int64_t rv;             /* the version to ask from next */
+} berth_run_changes;
+/* At most limit runs (<= 0: all); BERTH_EGONE when since is older than the
+ * deletions the store keeps (list the runs again, then watch from then). */
+int berth_run_changes_since(berth_backend *b, const char *const *projects, size_t n,
+			    int64_t since, int64_t limit, berth_run_changes *out, berth_error **err);
+void berth_run_changes_free(berth_run_changes *c);
 /* The Kubernetes objects of a run (as berth render prints them), planned
  * again from the spec it was submitted with, under its id: byte-stable for
  * the same policy and function. */

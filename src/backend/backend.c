@@ -269,6 +269,46 @@ int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int 
 	return 0;
 }
 
+int berth_run_version(berth_backend *b, int64_t *rv, berth_error **err)
+{
+	return store_version(b->st, rv, err);
+}
+
+int berth_run_changes_since(berth_backend *b, const char *const *projects, size_t n,
+			    int64_t since, int64_t limit, berth_run_changes *out, berth_error **err)
+{
+	memset(out, 0, sizeof(*out));
+	store_run **list;
+	size_t cnt;
+	int rc = store_run_changes(b->st, projects, n, since, limit, &list, &cnt, &out->deleted,
+				   &out->ndeleted, &out->rv, err);
+	if (rc)
+		return rc;
+	out->runs = berth_calloc(cnt ? cnt : 1, sizeof(*out->runs));
+	for (size_t i = 0; out->runs && i < cnt; i++)
+		if (!(out->runs[i] = record_info_take(list[i]))) {
+			berth_run_info_list_free(out->runs, i);
+			out->runs = NULL;
+		}
+	store_run_list_free(list, cnt);
+	if (!out->runs) {
+		berth_run_changes_free(out);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	out->n = cnt;
+	return 0;
+}
+
+void berth_run_changes_free(berth_run_changes *c)
+{
+	if (c->runs)
+		berth_run_info_list_free(c->runs, c->n);
+	for (size_t i = 0; i < c->ndeleted; i++)
+		free(c->deleted[i]);
+	free(c->deleted);
+	memset(c, 0, sizeof(*c));
+}
+
 /* ---- secrets and usage ---------------------------------------------------------------- */
 
 int berth_backend_secret_names(berth_backend *b, const char *project, char ***names, size_t *n,

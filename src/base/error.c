@@ -278,6 +278,7 @@ static const char *const code_names[] = {
 	[BERTH_EFORBIDDEN] = "forbidden",
 	[BERTH_ENOSPC] = "insufficient-storage",
 	[BERTH_ETIMEOUT] = "timeout",
+	[BERTH_EGONE] = "gone",
 };
 
 const char *berth_code_name(berth_code code)
@@ -321,6 +322,7 @@ int berth_code_http_status(berth_code code)
 	case BERTH_EFORBIDDEN: return 403;
 	case BERTH_ENOSPC: return 507;
 	case BERTH_ETIMEOUT: return 504;
+	case BERTH_EGONE: return 410;
 	default: return is_input_code(code) ? 422 : 500;
 	}
 }

@@ -272,7 +272,7 @@ static void select_head(store *s, berth_buf *sql)
 	if (run_sql(s))
 		sql->failed = -BERTH_ENOMEM;
 	berth_buf_puts(sql, s->cols ? s->cols : "");
-	berth_buf_puts(sql, ", rowid FROM runs ");
+	berth_buf_puts(sql, ", rowid, rv FROM runs ");
 }
 
 /* The runs of sql (select_head's columns); bind fills its parameters. */
@@ -308,6 +308,7 @@ static int select_runs(store *s, berth_buf *sql, int (*bind)(sqlite3_stmt *, con
 			if (read_col(st, (int)i, r, &run_cols[i]))
 				goto oom;
 		r->seq = sqlite3_column_int64(st, (int)BERTH_ARRAY_SIZE(run_cols));
+		r->rv = sqlite3_column_int64(st, (int)BERTH_ARRAY_SIZE(run_cols) + 1);
 	}
 	if (step != SQLITE_DONE) {
 		rc = store_db_fail(s, err, "reading runs");
@@ -577,6 +578,112 @@ int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n,
 	*out = all;
 	*n = cnt;
 	return 0;
+}
+
+/* ---- changes (a watch) ------------------------------------------------------------ */
+
+int store_version(store *s, int64_t *rv, berth_error **err)
+{
+	return store_select_int(s, "SELECT v FROM rv", NULL, 0, rv, err);
+}
+
+typedef struct changes_args {
+	const char *const *projects;
+	size_t n;
+	int64_t since, upto, limit;
+} changes_args;
+
+/* ?1 since, ?2 the limit or upto, ?3... the projects */
+static int bind_changes(sqlite3_stmt *st, const void *ctx)
+{
+	const changes_args *a = ctx;
+	int rc = sqlite3_bind_int64(st, 1, a->since);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 2, a->limit ? a->limit : a->upto);
+	for (size_t i = 0; rc == SQLITE_OK && i < a->n; i++)
+		rc = sqlite3_bind_text(st, (int)i + 3, a->projects[i], -1, SQLITE_STATIC);
+	return rc;
+}
+
+/* " AND project IN (?3, ...)" of a's projects */
+static void projects_in(berth_buf *sql, const changes_args *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		berth_buf_printf(sql, "%s?%zu", i ? ", " : " AND project IN (", i + 3);
+	if (a->n)
+		berth_buf_puts(sql, ")");
+}
+
+int store_run_changes(store *s, const char *const *projects, size_t nprojects, int64_t since,
+		      int64_t limit, store_run ***runs, size_t *n, char ***deleted, size_t *ndeleted,
+		      int64_t *rv, berth_error **err)
+{
+	*runs = NULL;
+	*deleted = NULL;
+	*n = *ndeleted = 0;
+	/* the version first: a change after it is in what is read, or after *rv */
+	int rc = store_version(s, rv, err);
+	if (rc)
+		return rc;
+	if (since < *rv - STORE_TOMBSTONES)
+		return berth_fail(err, BERTH_EGONE,
+				  "version %lld is too old to watch from (the store is at %lld and "
+				  "keeps the deletions of the last %d versions): list the runs again",
+				  (long long)since, (long long)*rv, STORE_TOMBSTONES);
+	changes_args a = {projects, nprojects, since, *rv, limit > 0 ? limit : -1};
+	/* from the rv index: a watch reads what changed since it looked, no more */
+	berth_buf sql = BERTH_BUF_INIT;
+	select_head(s, &sql);
+	berth_buf_puts(&sql, "WHERE rv > ?1");
+	projects_in(&sql, &a);
+	berth_buf_puts(&sql, " ORDER BY rv LIMIT ?2");
+	rc = select_runs(s, &sql, bind_changes, &a, runs, n, err);
+	berth_buf_release(&sql);
+	if (rc)
+		return rc;
+	/* a full page: the next one starts after its last run; else after all it
+	 * read (changed after the version was: every lower version is in it too,
+	 * versions being given in the order of the writes) */
+	if ((limit > 0 && *n == (size_t)limit) || (*n && (*runs)[*n - 1]->rv > *rv))
+		*rv = (*runs)[*n - 1]->rv;
+	a.limit = 0;
+	a.upto = *rv;
+	berth_buf_puts(&sql, "SELECT id FROM tombstones WHERE rv > ?1 AND rv <= ?2");
+	projects_in(&sql, &a);
+	berth_buf_puts(&sql, " ORDER BY rv");
+	sqlite3_stmt *st = NULL;
+	rc = prepare(s, &sql, &st, err);
+	berth_buf_release(&sql);
+	if (!rc && bind_changes(st, &a) != SQLITE_OK)
+		rc = store_db_fail(s, err, "binding a query");
+	size_t cap = 0;
+	int step = SQLITE_DONE;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		char **grown = store_grow(*deleted, sizeof(**deleted), *ndeleted, &cap);
+		if (!grown) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		*deleted = grown;
+		if (store_col_text(st, 0, &grown[*ndeleted]) || !grown[*ndeleted])
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		else
+			++*ndeleted;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_db_fail(s, err, "reading deleted runs");
+	if (st)
+		store_stmt_put(s, st);
+	if (rc) {
+		store_run_list_free(*runs, *n);
+		for (size_t i = 0; i < *ndeleted; i++)
+			free((*deleted)[i]);
+		free(*deleted);
+		*runs = NULL;
+		*deleted = NULL;
+		*n = *ndeleted = 0;
+	}
+	return rc;
 }
 
 int store_run_query_plan(store *s, const store_query *q, char **out, berth_error **err)

@@ -159,6 +159,26 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN qlim_mem INTEGER NOT NULL DEFAULT -1;"
 	"ALTER TABLE runs ADD COLUMN qlim_gpus INTEGER NOT NULL DEFAULT -1;"
 	"ALTER TABLE runs ADD COLUMN qlim_runs INTEGER NOT NULL DEFAULT -1;",
+	/* 11: a version that grows with every change to a run, as Kubernetes'
+	 * resourceVersion does: each run keeps the one of its last change (rv),
+	 * a deleted run leaves a tombstone for a while, and a watch asks what
+	 * changed after the version it saw (store_run_changes). Kept by triggers,
+	 * so that every writer (a server, a supervisor, a berth command) keeps it */
+	"CREATE TABLE rv (v INTEGER NOT NULL);"
+	"INSERT INTO rv (v) VALUES (0);"
+	"ALTER TABLE runs ADD COLUMN rv INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX runs_rv ON runs(rv);"
+	"CREATE TABLE tombstones (rv INTEGER PRIMARY KEY, id TEXT NOT NULL, project TEXT NOT NULL);"
+	"CREATE TRIGGER runs_rv_insert AFTER INSERT ON runs BEGIN"
+	" UPDATE rv SET v = v + 1;"
+	" UPDATE runs SET rv = (SELECT v FROM rv) WHERE rowid = NEW.rowid; END;"
+	"CREATE TRIGGER runs_rv_update AFTER UPDATE ON runs WHEN NEW.rv = OLD.rv BEGIN"
+	" UPDATE rv SET v = v + 1;"
+	" UPDATE runs SET rv = (SELECT v FROM rv) WHERE rowid = NEW.rowid; END;"
+	"CREATE TRIGGER runs_rv_delete AFTER DELETE ON runs BEGIN"
+	" UPDATE rv SET v = v + 1;"
+	" INSERT INTO tombstones (rv, id, project) SELECT v, OLD.id, OLD.project FROM rv;"
+	" DELETE FROM tombstones WHERE rv <= (SELECT v FROM rv) - " STORE_TOMBSTONES_TEXT "; END;",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */

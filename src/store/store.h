@@ -64,6 +64,7 @@ typedef struct store_run {
 	char *cgroup;        /* the cgroup's name, when one was made */
 	int64_t doc;         /* the index of its document in spec */
 	int64_t seq;         /* the row's place in the store: the order of submission */
+	int64_t rv;          /* the store's version at its last change (store_run_changes) */
 } store_run;
 
 /* A handle is one SQLite connection: one thread uses it at a time. Handles
@@ -126,6 +127,20 @@ int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n,
  * spaces a level ("SEARCH runs USING INDEX runs_state (state=? AND rowid<?)").
  * For tests and benchmarks; *out is the caller's to free. */
 int store_run_query_plan(store *s, const store_query *q, char **out, berth_error **err);
+/* The store's version: one more at every change to a run, by anyone. */
+int store_version(store *s, int64_t *rv, berth_error **err);
+/* What changed in the given projects (nprojects 0: all) after version since,
+ * oldest change first: the runs changed (as they are now), at most limit, and
+ * the ids of the runs deleted. *rv is the version to ask from next: the last
+ * run's when limit was reached, else the store's (read before the changes,
+ * so that nothing after it is missed). BERTH_EGONE when since is older than
+ * the deletions kept (STORE_TOMBSTONES versions): list again. */
+int store_run_changes(store *s, const char *const *projects, size_t nprojects, int64_t since,
+		      int64_t limit, store_run ***runs, size_t *n, char ***deleted, size_t *ndeleted,
+		      int64_t *rv, berth_error **err);
+#define STORE_TOMBSTONES 10000
+#define STORE_TOMBSTONES_TEXT "10000"
+
 void store_run_free(store_run *r);
 void store_run_list_free(store_run **list, size_t n);
 
