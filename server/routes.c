@@ -138,15 +138,21 @@ static int get_metrics(req *r)
 	berth_error_free(err);
 	if (rc)
 		return reply_fail(r, 503, "io", "the store is unavailable");
-	char *quota = NULL;
+	char *quota = NULL, *usage = NULL;
 	STORE(r, rc, berth_backend_quota_metrics(srv_backend(r->srv), &quota, &err));
+	if (!rc)
+		STORE(r, rc, berth_backend_usage_metrics(srv_backend(r->srv), &usage, &err));
 	berth_error_free(err);
-	if (rc)
+	if (rc) {
+		free(quota);
 		return reply_fail(r, 503, "io", "the store is unavailable");
+	}
 	sbuf b = {0};
 	metrics_format(&b, counts, counts[BERTH_STATE_PENDING]);
 	sb_puts(&b, quota);
+	sb_puts(&b, usage);
 	free(quota);
+	free(usage);
 	if (b.failed) {
 		sb_free(&b);
 		return reply_fail(r, 500, "out-of-memory", "out of memory");
@@ -720,6 +726,22 @@ static int get_events(req *r)
 	return answer(r, rc, err, out, len, NULL, true);
 }
 
+/* ?after=MS: the samples after that time (a page's last "t"), for a chart that follows */
+static int get_usage(req *r)
+{
+	int ret = 0;
+	int64_t after = num_arg(r, "after", 0, INT64_MAX, &ret);
+	if (ret)
+		return ret;
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int rc;
+	STORE(r, rc, berth_run_usage(srv_backend(r->srv), req_param(r, "id"), after,
+					BERTH_FORMAT_JSON, &out, &len, &err));
+	return answer(r, rc, err, out, len, NULL, true);
+}
+
 /* ---- functions ------------------------------------------------------------------------- */
 
 static int get_functions(req *r)
@@ -899,6 +921,7 @@ const route routes[] = {
 	{"GET", "/api/v1/runs/{id}/manifests", get_manifests, SCOPE_RUN, V, "Kubernetes objects", 0},
 	{"GET", "/api/v1/runs/{id}/source", get_source, SCOPE_RUN, V, "the spec as submitted", 0},
 	{"GET", "/api/v1/runs/{id}/events", get_events, SCOPE_RUN, V, "a run's events", 0},
+	{"GET", "/api/v1/runs/{id}/usage", get_usage, SCOPE_RUN, V, "a run's use over time", 0},
 	{"GET", "/api/v1/projects/{project}/functions", get_functions, SCOPE_PROJECT, V, "functions", 0},
 	{"POST", "/api/v1/projects/{project}/functions", post_function, SCOPE_PROJECT, U,
 	 "register a function", G},

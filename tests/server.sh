@@ -651,6 +651,49 @@ else
 	fail serve-flag-errors "exits $r1 $r2 $r3"
 fi
 
+# ---- usage over time: the supervisor samples each worker (CPU, memory, and GPUs through
+# nvidia-smi: a fake one here), the API serves the series, /metrics the last sample ------------
+mkdir -p fakebin
+cat >fakebin/nvidia-smi <<'SH'
+#!/bin/sh
+case "$1" in
+-L) printf 'GPU 0: Fake (UUID: GPU-0)\nGPU 1: Fake (UUID: GPU-1)\n' ;;
+--query-gpu=*) printf '0, 37, 1024\n1, 50, 2048\n' ;;
+*) exit 2 ;;
+esac
+SH
+chmod +x fakebin/nvidia-smi
+cp policy.yaml policy.before-usage
+printf 'local:\n  capacity: {cpu: "2", mem: 2Gi, gpu: "2"}\n' >policy.yaml
+PATH=$tmp/fakebin:$PATH BERTH_SAMPLE_MS=200 start --insecure-local
+printf 'function: {name: burn, command: [python3, -c, "import time\\nx = bytearray(40 << 20)\\nt = time.time()\\nwhile time.time() - t < 2.5: pass"]}\nresources: {cpu: "1", gpu: 1}\n' >burn.yaml
+call POST /api/v1/runs --data-binary @burn.yaml >/dev/null
+bid=$(json 'd["id"]' <body 2>/dev/null)
+sleep 1.5
+call GET /metrics >/dev/null
+cp body usage-metrics.txt
+final=$(wait_final "$bid")
+s1=$(call GET "/api/v1/runs/$bid/usage")
+cp body usage.json
+read -r n busy mem gpu gmem ranks < <(json 'len(d["items"]), max(x["cpu_milli"] for x in d["items"]), max(x["mem_bytes"] for x in d["items"]), d["items"][-1].get("gpu_util"), d["items"][-1].get("gpu_mem_bytes"), len(set(x["rank"] for x in d["items"]))' <usage.json 2>/dev/null | tr -d '(),')
+last=$(json 'd["items"][-1]["t"]' <usage.json 2>/dev/null)
+s2=$(call GET "/api/v1/runs/$bid/usage?after=$last")
+after=$(json 'len(d["items"])' <body 2>/dev/null)
+s3=$(call GET "/api/v1/runs/$bid/usage?after=x")
+s4=$(call GET "/api/v1/runs/nosuchrun/usage")
+if [ "$final" = Succeeded ] && [ "$s1$s2$s3$s4" = 200200400404 ] && [ "${n:-0}" -ge 5 ] &&
+	[ "${busy:-0}" -ge 300 ] && [ "${mem:-0}" -ge $((40 << 20)) ] && [ "$gpu" = 37 ] &&
+	[ "$gmem" = $((1024 << 20)) ] && [ "$ranks" = 1 ] && [ "$after" = 0 ] &&
+	grep -q "^berth_run_cpu_cores{project=\"default\",run=\"$bid\",rank=\"0\"} [0-9]" usage-metrics.txt &&
+	grep -q "^berth_run_gpu_utilization_percent{project=\"default\",run=\"$bid\",rank=\"0\"} 37$" usage-metrics.txt; then
+	ok usage-over-time
+else
+	cp usage.json out
+	fail usage-over-time "$final; usage $s1: $n samples, cpu max ${busy}m, mem max $mem, gpu $gpu% $gmem, ranks $ranks; after the last $s2 ($after); bad after $s3; no run $s4"
+fi
+stop_server
+cp policy.before-usage policy.yaml
+
 # ---- a full data dir: what adds data is refused (507) before the store is touched, /healthz
 # says so (503), reads, stops and deletes go on. First a reserve over what any disk has.
 spec full 'echo done' >full.yaml

@@ -61,6 +61,12 @@ int berth_function_delete(berth_backend *b, const char *project, const char *nam
 /* [{time, kind, message}] of one run, oldest first. */
 int berth_run_events(berth_backend *b, const char *id, berth_format fmt, char **out, size_t *len,
 		     berth_error **err);
+/* [{time, t (ms), rank, cpu, cpu_milli, mem, mem_bytes, gpu_util (percent),
+ * gpu_mem_bytes}] of one run, oldest first, after after_ms (0: all): each
+ * worker's use as its supervisor sampled it (CPU over the interval before,
+ * memory in use; GPU where nvidia-smi is there). */
+int berth_run_usage(berth_backend *b, const char *id, int64_t after_ms, berth_format fmt, char **out,
+		    size_t *len, berth_error **err);
 /* Forgets a final run: its record, events and files. BERTH_ECONFLICT while
  * it is Pending or Running (stop it first). */
 int berth_run_delete(berth_backend *b, const char *id, berth_error **err);

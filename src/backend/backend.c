@@ -414,6 +414,62 @@ int berth_backend_quota(berth_backend *b, const char *project, berth_quota_state
 	return 0;
 }
 
+/* A label value of the Prometheus text format: \\, \" and \\n escaped. */
+static void label_value(berth_buf *b, const char *v)
+{
+	for (; *v; v++)
+		if (*v == '\\' || *v == '"')
+			berth_buf_printf(b, "\\%c", *v);
+		else if (*v == '\n')
+			berth_buf_puts(b, "\\n");
+		else
+			berth_buf_append(b, v, 1);
+}
+
+int berth_backend_usage_metrics(berth_backend *b, char **out, berth_error **err)
+{
+	*out = NULL;
+	store_sample_of *list = NULL;
+	size_t n = 0;
+	int rc = store_sample_latest(b->st, &list, &n, err);
+	if (rc)
+		return rc;
+	static const struct {
+		const char *name, *help;
+	} m[] = {
+		{"berth_run_cpu_cores", "CPU a Running run's worker used over its last sample's interval, in cores."},
+		{"berth_run_memory_bytes", "Memory a Running run's worker had in use at its last sample."},
+		{"berth_run_gpu_utilization_percent", "The mean utilization of a Running run's worker's GPUs at its last sample."},
+		{"berth_run_gpu_memory_bytes", "GPU memory a Running run's worker had in use at its last sample."},
+	};
+	berth_buf o = BERTH_BUF_INIT;
+	for (size_t k = 0; k < BERTH_ARRAY_SIZE(m); k++) {
+		berth_buf_printf(&o, "# HELP %s %s\n# TYPE %s gauge\n", m[k].name, m[k].help, m[k].name);
+		for (size_t i = 0; i < n; i++) {
+			const store_sample *x = &list[i].x;
+			if (k >= 2 && x->gpu_util < 0)
+				continue;
+			berth_buf_printf(&o, "%s{project=\"", m[k].name);
+			label_value(&o, list[i].project);
+			berth_buf_puts(&o, "\",run=\"");
+			label_value(&o, list[i].id);
+			berth_buf_printf(&o, "\",rank=\"%lld\"} ", (long long)x->rank);
+			if (k == 0)
+				berth_buf_printf(&o, "%.3f\n", (double)x->cpu_milli / 1000.0);
+			else
+				berth_buf_printf(&o, "%lld\n", (long long)(k == 1 ? x->mem : k == 2 ? x->gpu_util
+											 : x->gpu_mem));
+		}
+	}
+	store_sample_of_free(list, n);
+	if (o.failed) {
+		berth_buf_release(&o);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	*out = berth_buf_detach(&o);
+	return 0;
+}
+
 int berth_backend_quota_metrics(berth_backend *b, char **out, berth_error **err)
 {
 	*out = NULL;

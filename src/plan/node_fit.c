@@ -26,6 +26,7 @@
 #include "plan/plan.h"
 #include "plan/policy_internal.h"
 
+#include "base/capture.h"
 #include "base/internal.h"
 
 /* ---- detection ----------------------------------------------------------------------- */
@@ -181,62 +182,16 @@ static int64_t nvidia_smi_gpus(void)
 {
 	static char arg0[] = "nvidia-smi", arg1[] = "-L";
 	char *argv[] = {arg0, arg1, NULL};
-	int fds[2];
+	char out[16384];
 	int64_t n = 0;
-	if (pipe2(fds, O_CLOEXEC) != 0)
+	if (capture_output(argv, out, sizeof(out)) < 0)
 		return 0;
-	posix_spawn_file_actions_t fa;
-	if (posix_spawn_file_actions_init(&fa) != 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return 0;
+	for (const char *line = out; *line;) {
+		n += strncmp(line, "GPU ", 4) == 0;
+		const char *nl = strchr(line, '\n');
+		line = nl ? nl + 1 : line + strlen(line);
 	}
-	pid_t pid;
-	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (rc == 0)
-		rc = posix_spawnp(&pid, "nvidia-smi", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		return 0;
-	}
-	FILE *f = fdopen(fds[0], "r");
-	if (f) {
-		char line[512];
-		int bol = 1; /* at the beginning of a line */
-		while (fgets(line, sizeof(line), f)) {
-			if (bol && strncmp(line, "GPU ", 4) == 0)
-				n++;
-			bol = strchr(line, '\n') != NULL;
-		}
-		fclose(f);
-	} else {
-		close(fds[0]);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	return n;
-}
-
-/* Whether an executable name is on $PATH (no process is started to find out). */
-static bool on_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-	for (const char *p = path; p && *p;) {
-		size_t len = strcspn(p, ":");
-		if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name) < (int)sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return true;
-		p += len + (p[len] == ':');
-	}
-	return false;
 }
 
 static int64_t count_gpus(const char *gpu_dir)
@@ -253,7 +208,7 @@ static int64_t count_gpus(const char *gpu_dir)
 	}
 	/* without a driver directory, nvidia-smi is asked: only when it is there
 	 * (starting a process costs milliseconds on every start of berth) */
-	return n || driver || !on_path("nvidia-smi") ? n : nvidia_smi_gpus();
+	return n || driver || !capture_on_path("nvidia-smi") ? n : nvidia_smi_gpus();
 }
 
 /* Free bytes under path, or under its nearest existing parent. */

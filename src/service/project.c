@@ -226,6 +226,45 @@ int berth_run_events(berth_backend *b, const char *id, berth_format fmt, char **
 	return rc;
 }
 
+int berth_run_usage(berth_backend *b, const char *id, int64_t after_ms, berth_format fmt, char **out,
+		    size_t *len, berth_error **err)
+{
+	store_run *r = NULL;
+	int rc = store_run_get(b->st, id, &r, err);
+	store_run_free(r);
+	if (rc)
+		return rc;
+	store_sample *list;
+	size_t n;
+	if ((rc = store_sample_list(b->st, id, after_ms, &list, &n, err)))
+		return rc;
+	obuild ob = {.arena = berth_arena_new()};
+	onode *seq = ob.arena ? o_root(&ob, O_SEQ) : NULL;
+	for (size_t i = 0; seq && i < n; i++) {
+		const store_sample *x = &list[i];
+		onode *m = o_map(&ob, seq, NULL);
+		o_time(&ob, m, "time", x->t);
+		o_int(&ob, m, "t", x->t);
+		o_int(&ob, m, "rank", x->rank);
+		/* exact numbers, and the quantities' canonical form */
+		char q[48];
+		berth_format_cpu(q, sizeof(q), x->cpu_milli);
+		o_strf(&ob, m, "cpu", "%s", q); /* o_str keeps the pointer: a copy */
+		o_int(&ob, m, "cpu_milli", x->cpu_milli);
+		berth_format_bytes(q, sizeof(q), x->mem);
+		o_strf(&ob, m, "mem", "%s", q);
+		o_int(&ob, m, "mem_bytes", x->mem);
+		if (x->gpu_util >= 0) {
+			o_int(&ob, m, "gpu_util", x->gpu_util);
+			o_int(&ob, m, "gpu_mem_bytes", x->gpu_mem);
+		}
+	}
+	rc = service_output(&ob, seq, fmt, out, len, err);
+	berth_arena_free(ob.arena);
+	free(list);
+	return rc;
+}
+
 int berth_run_delete(berth_backend *b, const char *id, berth_error **err)
 {
 	/* what a finished run left outside the store (its Job and pods on a

@@ -825,6 +825,8 @@ int store_run_delete(store *s, const char *id, berth_error **err)
 	store_arg arg = STORE_S(id);
 	rc = store_exec_args(s, "DELETE FROM events WHERE run_id = ?1", &arg, 1, err);
 	if (rc >= 0)
+		rc = store_exec_args(s, "DELETE FROM samples WHERE run_id = ?1", &arg, 1, err);
+	if (rc >= 0)
 		rc = store_exec_args(s, "DELETE FROM runs WHERE id = ?1", &arg, 1, err);
 	if (rc >= 0) {
 		int released = store_db_exec(s, "RELEASE run_delete", err);

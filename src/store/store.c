@@ -179,6 +179,11 @@ static const char *const migrations[] = {
 	" UPDATE rv SET v = v + 1;"
 	" INSERT INTO tombstones (rv, id, project) SELECT v, OLD.id, OLD.project FROM rv;"
 	" DELETE FROM tombstones WHERE rv <= (SELECT v FROM rv) - " STORE_TOMBSTONES_TEXT "; END;",
+	/* 12: each worker's use over time, as its supervisor samples it (samples.c) */
+	"CREATE TABLE samples (run_id TEXT NOT NULL, rank INTEGER NOT NULL, t INTEGER NOT NULL,"
+	" cpu_milli INTEGER NOT NULL, mem INTEGER NOT NULL, gpu_util INTEGER NOT NULL,"
+	" gpu_mem INTEGER NOT NULL);"
+	"CREATE INDEX samples_run ON samples(run_id, t);",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */

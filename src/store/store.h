@@ -141,6 +141,30 @@ int store_run_changes(store *s, const char *const *projects, size_t nprojects, i
 #define STORE_TOMBSTONES 10000
 #define STORE_TOMBSTONES_TEXT "10000"
 
+/* ---- samples (samples.c): a worker's use over time ---- */
+
+typedef struct store_sample {
+	int64_t rank, t;          /* the worker; milliseconds since the epoch */
+	int64_t cpu_milli, mem;   /* CPU since the sample before, in millicores; bytes in use */
+	int64_t gpu_util, gpu_mem; /* percent (mean of its GPUs), bytes; -1: not known */
+} store_sample;
+/* At most STORE_SAMPLES a worker: past it, store_sample_add keeps every other
+ * one (the older half of the detail goes) and says so (1): the sampler then
+ * samples half as often. */
+#define STORE_SAMPLES 720
+int store_sample_add(store *s, const char *run_id, const store_sample *x, berth_error **err);
+/* run_id's samples after t (ms; 0: all), oldest first. */
+int store_sample_list(store *s, const char *run_id, int64_t after, store_sample **out, size_t *n,
+		      berth_error **err);
+/* The last sample of each worker of every Running run, with its run's id and
+ * project (for /metrics). */
+typedef struct store_sample_of {
+	char *id, *project;
+	store_sample x;
+} store_sample_of;
+int store_sample_latest(store *s, store_sample_of **out, size_t *n, berth_error **err);
+void store_sample_of_free(store_sample_of *list, size_t n);
+
 void store_run_free(store_run *r);
 void store_run_list_free(store_run **list, size_t n);
 

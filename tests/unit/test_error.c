@@ -455,7 +455,7 @@ static void test_code_http_status(void)
 		{BERTH_EMISSING, 422},   {BERTH_EDUPLICATE, 422}, {BERTH_ETOOBIG, 413},
 		{BERTH_EPOLICY, 422},    {BERTH_EARG, 400},       {BERTH_EINTERNAL, 500},
 		{BERTH_ENOTFOUND, 404},  {BERTH_ECONFLICT, 409},  {BERTH_EAUTH, 401},
-		{BERTH_EFORBIDDEN, 403}, {BERTH_ENOSPC, 507}, {BERTH_ETIMEOUT, 504}, {(berth_code)99, 500},
+		{BERTH_EFORBIDDEN, 403}, {BERTH_ENOSPC, 507}, {BERTH_ETIMEOUT, 504}, {BERTH_EGONE, 410}, {(berth_code)99, 500},
 	};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++)
 		CHECKF(berth_code_http_status(rows[i].code) == rows[i].status, "code %d: http %d, want %d",
@@ -489,7 +489,8 @@ static void test_code_names(void)
 		{BERTH_EFORBIDDEN, "forbidden"},
 		{BERTH_ENOSPC, "insufficient-storage"},
 		{BERTH_ETIMEOUT, "timeout"},
-		{(berth_code)21, "unknown"},
+		{BERTH_EGONE, "gone"},
+		{(berth_code)22, "unknown"},
 		{(berth_code)-1, "unknown"},
 	};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++)

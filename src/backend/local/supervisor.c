@@ -822,9 +822,13 @@ static enum ending wait_workers(sup *s, const sigset_t *set, int64_t deadline)
 {
 	enum ending end = END_EXIT;
 	int64_t kill_at = -1, disk_at = s->disk_watch ? store_now_ms() + DISK_CHECK_MS : -1;
-	int64_t others_at = -1;
+	int64_t others_at = -1, sample_at = sup_sample_start(s, store_now_ms());
 	for (;;) {
 		int64_t now = store_now_ms(), wait = 5000;
+		if (sample_at > 0 && now >= sample_at && end == END_EXIT)
+			sample_at = sup_sample(s, now);
+		if (sample_at > 0)
+			wait = sample_at - now < wait ? sample_at - now : wait;
 		if (s->mpi && s->nw > 1 && others_at < 0 && s->w[0].ended && s->failed < 0 && end == END_EXIT)
 			others_at = now + MPI_OTHERS_MS;
 		if (others_at > 0)

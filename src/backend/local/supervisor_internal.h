@@ -32,6 +32,8 @@ typedef struct sup_worker {
 	bool oomed;          /* ... and more when it ended: a process of it was OOM-killed */
 	cg_stats stats;      /* its cgroup's, as last read */
 	bool have_stats;     /* ... when the last attempt had ended (its usage) */
+	uint64_t sample_cpu_ns; /* its CPU time at its last sample (sampler.c) */
+	int64_t sample_t;    /* ... and when (ms); 0: not sampled this attempt */
 } sup_worker;
 
 typedef struct sup {
@@ -66,11 +68,20 @@ typedef struct sup {
 	berth_buf notes;     /* events noted before the store is written: KIND\0MESSAGE\0... */
 	bool recorded;       /* this supervisor is in the record (pid and start time) */
 	int done_fd;         /* the pipe to the process that waits for the run; -1: none */
+	int64_t sample_ms;   /* how often its workers' use is sampled (sampler.c); 0: never */
+	bool sample_gpus;    /* a worker has GPUs and nvidia-smi is on PATH */
 } sup;
 
 /* supervisor.c: an event of the run, written with the record of its start
  * (or of its end, when it never starts). */
 void sup_note(sup *s, const char *kind, const char *message);
+
+/* sampler.c: at the start of an attempt, how often to sample
+ * (BERTH_SAMPLE_MS, default 5 s; 0: never) and when first (ms; -1: never);
+ * then each worker's CPU, memory and GPU use into the store, returning when
+ * to sample next. */
+int64_t sup_sample_start(sup *s, int64_t now);
+int64_t sup_sample(sup *s, int64_t now);
 
 /* mounts.c: the gid the run's processes have. */
 int64_t sup_run_gid(const store_run *r);

@@ -1,0 +1,133 @@
+/*
+ * samples.c - each worker's use over time (store.h): what a run's supervisor
+ * samples of its cgroups and GPUs, kept to STORE_SAMPLES a worker by thinning
+ * the older detail, read back as a series or as each worker's last sample.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+
+int store_sample_add(store *s, const char *run_id, const store_sample *x, berth_error **err)
+{
+	store_arg args[] = {STORE_S(run_id),	     STORE_I(x->rank),	   STORE_I(x->t),
+			    STORE_I(x->cpu_milli),   STORE_I(x->mem),	   STORE_I(x->gpu_util),
+			    STORE_I(x->gpu_mem)};
+	int rc = store_exec_args(s,
+				 "INSERT INTO samples (run_id, rank, t, cpu_milli, mem, gpu_util, gpu_mem)"
+				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+				 args, 7, err);
+	if (rc < 0)
+		return rc;
+	int64_t n = 0;
+	rc = store_select_int(s, "SELECT COUNT(*) FROM samples WHERE run_id = ?1 AND rank = ?2", args,
+			      2, &n, err);
+	if (rc < 0 || n <= STORE_SAMPLES)
+		return rc < 0 ? rc : 0;
+	/* every other one goes, the last kept: the series keeps its span and shape */
+	rc = store_exec_args(s,
+			     "DELETE FROM samples WHERE rowid IN (SELECT rowid FROM"
+			     " (SELECT rowid, row_number() OVER (ORDER BY t DESC) AS k FROM samples"
+			     " WHERE run_id = ?1 AND rank = ?2) WHERE k % 2 = 0)",
+			     args, 2, err);
+	return rc < 0 ? rc : 1;
+}
+
+static void sample_read(sqlite3_stmt *st, int at, store_sample *x)
+{
+	x->rank = sqlite3_column_int64(st, at);
+	x->t = sqlite3_column_int64(st, at + 1);
+	x->cpu_milli = sqlite3_column_int64(st, at + 2);
+	x->mem = sqlite3_column_int64(st, at + 3);
+	x->gpu_util = sqlite3_column_int64(st, at + 4);
+	x->gpu_mem = sqlite3_column_int64(st, at + 5);
+}
+
+int store_sample_list(store *s, const char *run_id, int64_t after, store_sample **out, size_t *n,
+		      berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	store_arg args[] = {STORE_S(run_id), STORE_I(after)};
+	int rc = store_prepare_args(s,
+				    "SELECT rank, t, cpu_milli, mem, gpu_util, gpu_mem FROM samples"
+				    " WHERE run_id = ?1 AND t > ?2 ORDER BY t, rank",
+				    args, 2, &st, err);
+	if (rc)
+		return rc;
+	size_t cap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		store_sample *grown = store_grow(*out, sizeof(**out), *n, &cap);
+		if (!grown) {
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		*out = grown;
+		sample_read(st, 0, &grown[(*n)++]);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_db_fail(s, err, "reading samples");
+	store_stmt_put(s, st);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int store_sample_latest(store *s, store_sample_of **out, size_t *n, berth_error **err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	store_arg arg = STORE_I(BERTH_STATE_RUNNING);
+	/* the newest sample of each worker of the Running runs (runs_state, then
+	 * samples_run from each run's newest end) */
+	int rc = store_prepare_args(s,
+				    "SELECT r.id, r.project, x.rank, MAX(x.t), x.cpu_milli, x.mem,"
+				    " x.gpu_util, x.gpu_mem FROM runs r JOIN samples x ON x.run_id = r.id"
+				    " WHERE r.state = ?1 GROUP BY r.id, x.rank ORDER BY r.id, x.rank",
+				    &arg, 1, &st, err);
+	if (rc)
+		return rc;
+	size_t cap = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		store_sample_of *grown = store_grow(*out, sizeof(**out), *n, &cap);
+		if (grown)
+			*out = grown;
+		store_sample_of *o = grown ? &grown[*n] : NULL;
+		if (o) {
+			memset(o, 0, sizeof(*o));
+			sample_read(st, 2, &o->x);
+		}
+		if (!o || store_col_text(st, 0, &o->id) || store_col_text(st, 1, &o->project)) {
+			if (o)
+				(*n)++; /* what it holds is freed with the rest */
+			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+			break;
+		}
+		(*n)++;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_db_fail(s, err, "reading samples");
+	store_stmt_put(s, st);
+	if (rc) {
+		store_sample_of_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+void store_sample_of_free(store_sample_of *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(list[i].id);
+		free(list[i].project);
+	}
+	free(list);
+}
