@@ -128,12 +128,13 @@ int cmd_get(int argc, char **argv)
 	berth_run_info **list = NULL, *single = NULL;
 	size_t n = 0;
 	int rc;
+	berth_run_filter f = {project, state, NULL, 0};
 	if (remote)
 		rc = one ? berth_client_get(cl, id, &single, &err)
-			 : berth_client_list(cl, project, state, &list, &n, &err);
+			 : berth_client_list(cl, &f, &list, &n, &err);
 	else
 		rc = one ? berth_backend_get(c.b, id, &single, &err)
-			 : berth_backend_list(c.b, project, state, &list, &n, &err);
+			 : berth_backend_list(c.b, &f, &list, &n, &err);
 	if (rc) {
 		status = cli_report(err);
 	} else if (!strcmp(output, "table")) {

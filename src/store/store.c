@@ -179,6 +179,8 @@ static const char *const migrations[] = {
 	" UPDATE rv SET v = v + 1;"
 	" INSERT INTO tombstones (rv, id, project) SELECT v, OLD.id, OLD.project FROM rv;"
 	" DELETE FROM tombstones WHERE rv <= (SELECT v FROM rv) - " STORE_TOMBSTONES_TEXT "; END;",
+	/* 12: a run's labels, "key=value,key=value", which label selectors match */
+	"ALTER TABLE runs ADD COLUMN labels TEXT;",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */

@@ -284,7 +284,7 @@ static void test_every_operation_reaches_its_kind(void)
 
 	/* list brings kinds that can be behind up to date */
 	berth_run_info **list = NULL;
-	CHECK_INT(berth_backend_list(b, NULL, -1, &list, &n, &err), 0);
+	CHECK_INT(berth_backend_list(b, NULL, &list, &n, &err), 0);
 	CHECK_INT(calls.reconcile, 1);
 	CHECK_INT(n, 1);
 	berth_run_info_list_free(list, n);
@@ -356,7 +356,7 @@ static void test_refused_by_the_kind(void)
 	err = NULL;
 	berth_run_info **list = NULL;
 	size_t n = 9;
-	CHECK_INT(berth_backend_list(b, NULL, -1, &list, &n, &err), 0);
+	CHECK_INT(berth_backend_list(b, NULL, &list, &n, &err), 0);
 	CHECK_INT(n, 0); /* nothing was stored */
 	berth_run_info_list_free(list, n);
 	berth_batch_free(batch);
