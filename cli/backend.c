@@ -31,6 +31,7 @@ int cli_backend_open(cli_backend *c, const char *kind)
 				.kubeconfig = c->kubeconfig,
 				.context = c->context,
 				.waits = c->waits,
+				.passive = c->passive,
 				/* one thread: a supervisor it waits for is a fork of it */
 				.fork_supervisors = true};
 	if (berth_backend_open(&c->b, kind, &o, &err)) {

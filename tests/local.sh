@@ -502,7 +502,7 @@ check run-missing-file 1 'cannot open nope.yaml' -- "$berth" run nope.yaml
 check run-no-command 2 '^nocmd.yaml:1:18: function.command: run "nocmd" needs a command on the local backend, which runs it on this machine' -- "$berth" run nocmd.yaml
 check run-cronjob 2 'action "cronjob" needs a scheduler' -- "$berth" run cron.yaml
 check run-configmap-missing 2 'config_map "app-conf" does not exist on this machine' -- "$berth" run cm.yaml
-check run-secrets-flag 2 'run: --secrets is not an option of run' -- "$berth" run hello.yaml --secrets a
+check run-secrets-flag 2 'run: unknown option "--secrets"' -- "$berth" run hello.yaml --secrets a
 check run-bad-backend 2 'backend "cloud" is not one of local' -- "$berth" run hello.yaml --backend cloud
 check logs-unknown 2 'no run "nope"' -- "$berth" logs nope
 check stop-unknown 2 'no run "nope"' -- "$berth" stop nope

@@ -48,9 +48,9 @@ static int term(const char *text, const char *t, size_t n, selector_term *out, b
 		skip = 2;
 	const char *k = trim(t, &kn);
 	if (!op && (memchr(k, '(', kn) || memchr(k, ' ', kn)))
-		return berth_fail(err, BERTH_EARG, "label selector \"%s\": \"%.*s\": only equality-based "
-				  "terms are read (key=value, key!=value, key, !key), not set-based ones",
-				  text, (int)n, t);
+		return berth_fail(err, BERTH_EARG, "label selector \"%s\": \"%.*s\" is not a term: "
+				  "only equality-based ones are read (key=value, key!=value, key, !key), "
+				  "not set-based ones (in, notin)", text, (int)n, t);
 	if (kn >= sizeof(key))
 		return berth_fail(err, BERTH_EARG, "label selector \"%s\": the key \"%.40s...\" is too long",
 				  text, k);

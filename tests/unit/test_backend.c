@@ -217,7 +217,18 @@ static void test_registry(void)
 	CHECK(b == NULL);
 	const berth_problem *p = berth_error_get(err, 0);
 	CHECK(p && strstr(p->message, "local, kubernetes, fake"));
+	CHECK(p && !strstr(p->message, "did you mean"));
 	berth_error_free(err);
+	/* a near one is named, and the names are the registry's (berth_backend_kind_name) */
+	err = NULL;
+	CHECK_INT(berth_backend_open(&b, "kubernets", &o, &err), -BERTH_EARG);
+	p = berth_error_get(err, 0);
+	CHECK_STR(p ? p->message : "", "backend \"kubernets\" is not one of local, kubernetes, fake; "
+				       "did you mean \"kubernetes\"?");
+	berth_error_free(err);
+	CHECK_STR(berth_backend_kind_name(0), "local");
+	CHECK_STR(berth_backend_kind_name(2), "fake");
+	CHECK(berth_backend_kind_name(3) == NULL);
 	teardown();
 }
 
