@@ -857,7 +857,8 @@ int berth_client_list(berth_client *c, const berth_run_filter *f, berth_run_info
 			all = grown;
 			cap = want;
 		}
-		memcpy(all + count, list, got * sizeof(*all));
+		if (got) /* an empty page: no list to copy to (a selector that holds none) */
+			memcpy(all + count, list, got * sizeof(*all));
 		count += got;
 		free(list);
 		/* a cursor that does not move, or an empty page, ends the walk */

@@ -331,6 +331,9 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn, const char 
 		return answer(conn, 201, "{\"items\": [" RUN_A ", " RUN_A "]}",
 			      "x.yaml:3:7: warning: image: not pulled");
 	}
+	const char *sel = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "labelSelector");
+	if (!strcmp(url, "/api/v1/runs") && sel && !strcmp(sel, "team=none"))
+		return answer(conn, 200, "{\"items\": []}", NULL);
 	if (!strcmp(url, "/api/v1/runs") && !after)
 		return answer(conn, 200, "{\"items\": [" RUN_A "], \"next\": \"c1\"}", NULL);
 	if (!strcmp(url, "/api/v1/runs"))
@@ -477,6 +480,12 @@ static void test_http(void)
 	CHECK_INT(berth_client_list(c, &lim, &runs, &n, &err), 0);
 	CHECK_INT(n, 2);
 	CHECK_STR(seen.last_query, "/api/v1/runs limit=1&labelSelector=team=a b,tier!=dev&after=c1");
+	berth_run_info_list_free(runs, n);
+	/* none selected: an empty list, not a failure */
+	berth_run_filter none = {NULL, -1, "team=none", 0};
+	runs = NULL;
+	CHECK_INT(berth_client_list(c, &none, &runs, &n, &err), 0);
+	CHECK(runs != NULL && n == 0);
 	berth_run_info_list_free(runs, n);
 
 	/* stop, logs */
