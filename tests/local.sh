@@ -478,6 +478,95 @@ if grep -q ' hello-' out && ! grep -q ' oom-' out && "$berth" get runs -o json |
 	ok get
 else fail get "-"; fi
 
+# ---- get as kubectl users know it (issue 24): labels, sorting, a limit, aligned columns,
+# colours on a terminal, a watch, run ids completed ------------------------------------------
+kh=$tmp/kubectl-home
+kspec() { # kspec FILE NAME LABELS CMD
+	printf 'name: %s\nlabels: {%s}\nfunction: {name: f, command: [sh, -c, "%s"]}\nresources: {cpu: 50m, mem: 16Mi}\n%s\n' \
+		"$2" "$3" "$4" 'tolerations: [{key: dedicated, operator: Exists}]' >"$1"
+}
+kspec ka.yaml a "team: a, tier: gpu" true
+kspec kb.yaml b-run-with-a-name-longer-than-the-old-column-of-twenty-eight "team: b" true
+kspec kc.yaml c "" "exit 1"
+ka=$(BERTH_HOME=$kh "$berth" run ka.yaml --wait 2>/dev/null)
+kb=$(BERTH_HOME=$kh "$berth" run kb.yaml --wait 2>/dev/null)
+kc=$(BERTH_HOME=$kh "$berth" run kc.yaml --wait 2>/dev/null)
+kget() { BERTH_HOME=$kh "$berth" get "$@" 2>&1 | tr '\n' ' ' | sed 's/ $//'; }
+kcheck() { # NAME WANT GET-ARGS...
+	local name=$1 want=$2 got
+	shift 2
+	got=$(kget "$@")
+	if [ "$got" = "$want" ]; then ok "$name"; else fail "$name" "get $* gave '$got', want '$want'"; fi
+}
+kcheck get-name-newest-first "$kc $kb $ka" runs -o name
+kcheck get-selector-equal "$ka" runs -l team=a -o name
+kcheck get-selector-double-equal "$ka" runs -l team==a -o name
+kcheck get-selector-not-equal "$kc $kb" runs -l 'team!=a' -o name
+kcheck get-selector-exists "$kb $ka" runs -l team -o name
+kcheck get-selector-not-exists "$kc" runs -l '!team' -o name
+kcheck get-selector-and "$ka" runs --selector 'tier=gpu,team=a' -o name
+kcheck get-selector-and-state "$kb" runs -l team --state Succeeded --limit 1 -o name
+kcheck get-sort-by-name "$ka $kb $kc" runs --sort-by name -o name
+kcheck get-sort-by-created "$ka $kb $kc" runs --sort-by created -o name
+kcheck get-sort-by-state "$kb $ka $kc" runs --sort-by state -o name
+kcheck get-limit "$kc $kb" runs --limit 2 -o name
+kcheck get-sort-then-limit "$ka" runs --sort-by name --limit 1 -o name
+check get-selector-refused 2 'label selector "team in \(a": "team in \(a" is not a term' -- \
+	env BERTH_HOME="$kh" "$berth" get runs -l 'team in (a'
+if BERTH_HOME=$kh "$berth" get run "$ka" | grep -A2 '^labels:' | tr -d ' \n' | grep -q '^labels:team:atier:gpu$'; then
+	ok get-run-labels
+else fail get-run-labels "$(BERTH_HOME=$kh "$berth" get run "$ka")"; fi
+# the columns: as wide as their widest cell, three spaces apart; nothing after the last cell
+BERTH_HOME=$kh "$berth" get runs >table.out 2>&1
+cols=$(python3 - table.out <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+starts = []
+for l in lines:
+    # each cell starts after 3 blanks (or at 0): the start of STATE, PROFILE, CPU in every line
+    cells, pos, i = [], [], 0
+    while i < len(l):
+        if l[i] != ' ' and (i == 0 or l[i-3:i] == '   '):
+            pos.append(i)
+        i += 1
+    starts.append(tuple(pos[2:5]))
+print(len(set(starts)), len(lines))
+PY
+)
+if [ "$cols" = "1 4" ] && ! grep -q ' $' table.out && grep -q "^$kb   b-run-with-a-name-longer-than-the-old-column-of-[a-z-]*-$kb   Succeeded" table.out &&
+	grep -q "^$kc .*Failed .*exit code 1$" table.out; then
+	ok get-table-aligned
+else fail get-table-aligned "columns: $cols"; cp table.out out; fi
+# the state in colour on a terminal only, and never with NO_COLOR
+if command -v script >/dev/null; then
+	script -qec "env BERTH_HOME=$kh $berth get runs" /dev/null >tty.out 2>&1
+	NO_COLOR=1 script -qec "env BERTH_HOME=$kh $berth get runs" /dev/null >notty.out 2>&1
+	if grep -q $'\e\\[32mSucceeded\e\\[0m' tty.out && grep -q $'\e\\[31mFailed' tty.out &&
+		! grep -q $'\e' notty.out && grep -q Succeeded notty.out && ! grep -q $'\e' table.out; then
+		ok get-state-colours
+	else fail get-state-colours "$(cat -v tty.out | head -3)"; fi
+else
+	skip get-state-colours "script is not installed"
+fi
+# --watch: the table, then a line for each change, until it is stopped
+kspec kw.yaml watched "team: w" "sleep 1"
+BERTH_HOME=$kh timeout 8 "$berth" get runs -w -l team=w >watch.out 2>&1 &
+wpid=$!
+sleep 1
+kw=$(BERTH_HOME=$kh "$berth" run kw.yaml 2>/dev/null)
+BERTH_HOME=$kh "$berth" run ka.yaml >/dev/null 2>&1 # not selected: not shown
+wait $wpid
+wst=$?
+if [ $wst = 124 ] && [ "$(head -1 watch.out | awk '{print $1, $2, $3}')" = "ID NAME STATE" ] &&
+	grep -qE "^$kw +watched-$kw +(Pending|Running)" watch.out && grep -qE "^$kw +watched-$kw +Succeeded" watch.out &&
+	[ "$(grep -c "^$kw" watch.out)" -le 3 ] && [ "$(wc -l <watch.out)" -le 4 ]; then
+	ok get-watch
+else fail get-watch "exit $wst: $(cat watch.out)"; fi
+# run ids are completed from the store, as get lists them
+mkdir -p bin && ln -sf "$berth" bin/berth
+comp=$(PATH=$tmp/bin:$PATH BERTH_HOME=$kh bash -c 'source <(berth completion bash); COMP_LINE="berth logs "; COMP_POINT=11; _berth; echo "${COMPREPLY[*]}"')
+if [ "$comp" = "$(kget runs -o name)" ] && [ -n "$comp" ]; then ok completion-run-ids; else fail completion-run-ids "'$comp'"; fi
+
 # ---- a signal ends the run: reported with its name --------------------------------------------
 spec killed 'kill -9 $$'
 id=$("$berth" run killed.yaml --wait 2>out)
