@@ -201,6 +201,8 @@ void cli_backend_close(cli_backend *c);
 const char *cli_flag_value(const char *verb, int argc, char **argv, int *i, const char *name);
 /* Whether arg is the flag name, alone or as "name=VALUE". */
 int cli_is_flag(const char *arg, const char *name);
+/* Sleeps ms milliseconds (a signal that is caught does not cut it short). */
+void cli_pause_ms(int ms);
 /* A berth_log_write: the chunk on standard output, flushed. */
 int cli_print_chunk(void *ctx, const char *data, size_t len);
 /* "run ID (NAME): STATE: REASON" on standard error. */

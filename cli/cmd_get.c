@@ -358,13 +358,6 @@ static void seen_free(seen_set *s)
 	free(s->v);
 }
 
-static void pause_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 /* How many of the newest runs each look of a watch reads: the runs submitted
  * since the last look are among them. The runs it has seen unfinished are
  * read one by one (they are few), however old. */
@@ -547,7 +540,7 @@ int cmd_get(int argc, char **argv)
 		for (size_t i = 0; i < n && !status; i++)
 			status = seen_note(&s, list[i]) < 0;
 		while (!status) {
-			pause_ms(src.cl ? 2000 : 1000);
+			cli_pause_ms(src.cl ? 2000 : 1000);
 			status = watch_look(&src, &f, one ? id : NULL, &s, &o);
 		}
 		seen_free(&s);

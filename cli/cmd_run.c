@@ -67,12 +67,6 @@ const cli_args args_run = {
 
 /* ---- against a server -------------------------------------------------------------- */
 
-static void pause_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
 /* Asks the server for the run until it is final. */
 static int remote_wait(berth_client *c, const char *id, berth_run_info **out, berth_error **err)
 {
@@ -85,7 +79,7 @@ static int remote_wait(berth_client *c, const char *id, berth_run_info **out, be
 			return 0;
 		}
 		berth_run_info_free(i);
-		pause_ms(delay);
+		cli_pause_ms(delay);
 	}
 }
 
