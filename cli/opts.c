@@ -36,12 +36,6 @@ const cli_opt *cli_opt_find(const cli_opt *opts, const char *arg)
 	return NULL;
 }
 
-/* The closest of the candidates to s, NULL when none is close; at most 64. */
-static const char *closest(const char *s, const char *const *cand, size_t n)
-{
-	return berth_suggest(s, cand, n < 64 ? n : 64);
-}
-
 const char *cli_suggest_opt(const cli_opt *opts, const char *arg)
 {
 	const char *cand[64];
@@ -55,13 +49,8 @@ const char *cli_suggest_opt(const cli_opt *opts, const char *arg)
 		if (o->alias)
 			cand[n++] = o->alias;
 	}
-	/* "-follow" and "follow" mean "--follow" too */
-	const char *bare = name + strspn(name, "-");
-	const char *hint = closest(name, cand, n);
-	for (size_t i = 0; !hint && *bare && i < n; i++)
-		if (!strcmp(cand[i] + strspn(cand[i], "-"), bare))
-			hint = cand[i];
-	return hint;
+	/* berth_suggest ignores '-': "-follow" is "--follow" */
+	return berth_suggest(name, cand, n);
 }
 
 const char *cli_suggest_value(const cli_opt *o, const char *v)
@@ -70,7 +59,7 @@ const char *cli_suggest_value(const cli_opt *o, const char *v)
 	size_t n = 0;
 	for (const char *c; n < 64 && (c = cli_opt_value(o, n));)
 		cand[n++] = c;
-	return closest(v, cand, n);
+	return berth_suggest(v, cand, n);
 }
 
 int cli_value_ok(const cli_opt *o, const char *v)
@@ -126,7 +115,7 @@ static int check_word(const char *verb, const cli_word *words, const char *arg)
 		return 0;
 	for (const cli_word *w = words; w->name && n < 32; w++)
 		cand[n++] = w->name;
-	const char *hint = closest(arg, cand, n);
+	const char *hint = berth_suggest(arg, cand, n);
 	/* without a hint, the verb says what it takes */
 	if (!hint)
 		return 0;
