@@ -363,7 +363,8 @@ static void seen_free(seen_set *s)
  * read one by one (they are few), however old. */
 #define WATCH_NEWEST 100
 
-/* Prints what changed since the last look, oldest change first; an exit status. */
+/* Prints what changed since the last look, oldest change first (o NULL: notes
+ * it only); an exit status. */
 static int watch_look(source *src, const berth_run_filter *f, const char *id, seen_set *s,
 		      out_opts *o)
 {
@@ -417,7 +418,7 @@ static int watch_look(source *src, const berth_run_filter *f, const char *id, se
 		if (r)
 			changed[nchanged++] = list[i];
 	}
-	if (nchanged)
+	if (nchanged && o)
 		status = print_runs(o, changed, nchanged, true);
 	goto out;
 fail:
@@ -539,6 +540,9 @@ int cmd_get(int argc, char **argv)
 		seen_set s = {NULL, 0, 0};
 		for (size_t i = 0; i < n && !status; i++)
 			status = seen_note(&s, list[i]) < 0;
+		/* what a look reads and the table did not show (past --limit) is not new */
+		if (!status)
+			status = watch_look(&src, &f, one ? id : NULL, &s, NULL);
 		while (!status) {
 			cli_pause_ms(src.cl ? 2000 : 1000);
 			status = watch_look(&src, &f, one ? id : NULL, &s, &o);

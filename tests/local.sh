@@ -565,6 +565,9 @@ if [ $wst = 124 ] && [ "$(head -1 watch.out | awk '{print $1, $2, $3}')" = "ID N
 	[ "$(grep -c "^$kw" watch.out)" -le 3 ] && [ "$(wc -l <watch.out)" -le 4 ]; then
 	ok get-watch
 else fail get-watch "exit $wst: $(cat watch.out)"; fi
+# ... and the runs past --limit, which the table did not show, are no change
+BERTH_HOME=$kh timeout 3 "$berth" get runs -w --limit 1 >watch.out 2>&1
+if [ $? = 124 ] && [ "$(wc -l <watch.out)" = 2 ]; then ok get-watch-limit; else fail get-watch-limit "$(cat watch.out)"; fi
 # run ids are completed from the store, as get lists them
 mkdir -p bin && ln -sf "$berth" bin/berth
 comp=$(PATH=$tmp/bin:$PATH BERTH_HOME=$kh bash -c 'source <(berth completion bash); COMP_LINE="berth logs "; COMP_POINT=11; _berth; echo "${COMPREPLY[*]}"')
