@@ -215,10 +215,18 @@ static int cmp_i64(int64_t a, int64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* By the key, then in the order they came (newest first: their index). */
+/* A run and its place in the list (newest first), which breaks ties: qsort
+ * is not stable. */
+typedef struct ranked {
+	berth_run_info *r;
+	size_t at;
+} ranked;
+
+/* By the key, then in the order they came. */
 static int by_key(const void *x, const void *y)
 {
-	const berth_run_info *a = *(berth_run_info *const *)x, *b = *(berth_run_info *const *)y;
+	const ranked *p = x, *q = y;
+	const berth_run_info *a = p->r, *b = q->r;
 	const char *k = sort_key;
 	int c = !strcmp(k, "name")      ? cmp_str(a->name, b->name)
 		: !strcmp(k, "id")      ? cmp_str(a->id, b->id)
@@ -232,19 +240,24 @@ static int by_key(const void *x, const void *y)
 		: !strcmp(k, "gpu")     ? cmp_i64(b->gpus, a->gpus)
 		: !strcmp(k, "priority") ? cmp_i64(b->priority, a->priority)
 					: 0;
-	return c;
+	return c ? c : p->at < q->at ? -1 : p->at > q->at;
 }
 
-/* A stable sort by key (qsort is not: the list's order breaks ties). */
-static void sort_runs(berth_run_info **list, size_t n, const char *key)
+/* Sorts by key (one of sort_keys), keeping the list's order among equals;
+ * -1 out of memory. */
+static int sort_runs(berth_run_info **list, size_t n, const char *key)
 {
+	ranked *v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (ranked){list[i], i};
 	sort_key = key;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && by_key(&list[j - 1], &list[j]) > 0; j--) {
-			berth_run_info *t = list[j];
-			list[j] = list[j - 1];
-			list[j - 1] = t;
-		}
+	qsort(v, n, sizeof(*v), by_key);
+	for (size_t i = 0; i < n; i++)
+		list[i] = v[i].r;
+	free(v);
+	return 0;
 }
 
 /* ---- output ---------------------------------------------------------------------------- */
@@ -531,8 +544,11 @@ int cmd_get(int argc, char **argv)
 		status = status ? status : 1;
 		goto out;
 	}
-	if (sort)
-		sort_runs(list, n, sort);
+	if (sort && sort_runs(list, n, sort)) {
+		cli_error("out of memory");
+		status = 1;
+		goto out;
+	}
 	for (; f.limit > 0 && (int64_t)n > f.limit; n--)
 		berth_run_info_free(list[n - 1]);
 	status = print_runs(&o, list, n, false);
