@@ -388,12 +388,15 @@ static void test_migration(void)
 			   " ALTER TABLE runs DROP COLUMN qlim_gpus;"
 			   " ALTER TABLE runs DROP COLUMN qlim_runs;"
 			   " ALTER TABLE runs DROP COLUMN labels;"
+			   " DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update;"
+			   " DROP TRIGGER runs_rv_delete; DROP INDEX runs_rv;"
+			   " ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
 			   " PRAGMA user_version = 5"))
 		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "11");
+	CHECK_STR(sql, "12");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
