@@ -489,7 +489,8 @@ static void test_code_names(void)
 		{BERTH_EFORBIDDEN, "forbidden"},
 		{BERTH_ENOSPC, "insufficient-storage"},
 		{BERTH_ETIMEOUT, "timeout"},
-		{(berth_code)21, "unknown"},
+		{BERTH_EGONE, "gone"},
+		{(berth_code)22, "unknown"},
 		{(berth_code)-1, "unknown"},
 	};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++)
