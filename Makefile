@@ -7,6 +7,7 @@
 #   make valgrind   the unit tests under valgrind (no sanitizers)
 #   make fuzz       longer fuzz runs (FUZZ_SECONDS each, default 60)
 #   make demo       the main job on the local backend (see README)
+#   make man        build/berth.1, the manual page (berth help --man)
 
 CC       ?= cc
 PKGS     := libfyaml sqlite3 libsodium libseccomp libmicrohttpd libcurl
@@ -46,8 +47,13 @@ B  := build
 BT := build/test
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all test check fuzz fuzz-build valgrind demo examples clean bench
+.PHONY: all test check fuzz fuzz-build valgrind demo examples clean bench man
 all: $(B)/berth $(B)/libberth.a
+
+# the manual page, made of the verbs' help (berth help --man): man -l build/berth.1
+man: $(B)/berth.1
+$(B)/berth.1: $(B)/berth
+	$(B)/berth help --man > $@.tmp && mv $@.tmp $@
 
 # ---- optimised build ------------------------------------------------------
 $(B)/obj/%.o: %.c | $(B)

@@ -174,7 +174,7 @@ static int measure(berth_backend *b, const list_case *c, long long n, result *ou
 		int64_t next = 0;
 		berth_error *err = NULL;
 		double t0 = now();
-		int rc = berth_run_page(b, c->np ? projects + 1 : NULL, c->np, c->state, after, LIMIT,
+		int rc = berth_run_page(b, c->np ? projects + 1 : NULL, c->np, c->state, NULL, after, LIMIT,
 					&infos, &got, &next, &err);
 		t[reps++] = now() - t0;
 		berth_run_info_list_free(infos, got);

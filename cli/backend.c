@@ -3,9 +3,11 @@
  * this machine: the backend they open (--config, --kubeconfig, --context),
  * their flags' values, and how they print a run's state and output.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -31,6 +33,7 @@ int cli_backend_open(cli_backend *c, const char *kind)
 				.kubeconfig = c->kubeconfig,
 				.context = c->context,
 				.waits = c->waits,
+				.passive = c->passive,
 				/* one thread: a supervisor it waits for is a fork of it */
 				.fork_supervisors = true};
 	if (berth_backend_open(&c->b, kind, &o, &err)) {
@@ -67,6 +70,13 @@ int cli_is_flag(const char *arg, const char *name)
 {
 	size_t n = strlen(name);
 	return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
+}
+
+void cli_pause_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 int cli_print_chunk(void *ctx, const char *data, size_t len)

@@ -4,16 +4,98 @@
 #ifndef BERTH_CLI_H
 #define BERTH_CLI_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "berth/berth.h"
 #include "berth/client.h"
+
+/* ---- the grammar of a verb (cli/opts.c) ------------------------------------------ */
+
+/* What a value or an argument is, for completion. */
+typedef enum cli_kind {
+	CLI_ANY = 0, /* anything: nothing to complete */
+	CLI_FILE,    /* a file */
+	CLI_RUN,     /* a run's id */
+	CLI_VERB,    /* one of berth's verbs */
+} cli_kind;
+
+/* cli_opt.flags */
+#define CLI_EQ 1u     /* the value is optional, and only after '=' (--dry-run[=server]) */
+#define CLI_ICASE 2u  /* its values in any case (--state running) */
+#define CLI_HIDDEN 4u /* for tests: neither completed nor suggested */
+
+/* One option of a verb. A verb's table ends with an entry whose name is NULL. */
+typedef struct cli_opt {
+	const char *name;            /* "--follow" */
+	const char *alias;           /* "-f"; NULL: none */
+	const char *arg;             /* the value's name in help ("SECONDS"); NULL: a switch */
+	const char *const *values;   /* the values it takes, NULL-terminated; NULL: any */
+	const char *(*value_at)(size_t i); /* or these, from the library (NULL past the last) */
+	cli_kind kind;               /* what the value is */
+	unsigned flags;
+} cli_opt;
+
+/* A word the first argument of a verb may be ("get run ID"), and what the
+ * arguments after it are. A verb's list ends with an entry whose name is NULL. */
+typedef struct cli_word {
+	const char *name;
+	cli_kind arg;
+} cli_word;
+
+typedef struct cli_args {
+	const cli_opt *opts;
+	const cli_word *words; /* NULL: the first argument is free */
+	cli_kind arg;          /* what its arguments are (with words: see each word's) */
+} cli_args;
+
+/* The shared options, for the tables */
+#define CLI_OPT_SERVER {.name = "--server", .arg = "URL"}, {.name = "--token", .arg = "TOKEN"}
+#define CLI_OPT_CLUSTER                                                                    \
+	{.name = "--kubeconfig", .arg = "FILE", .kind = CLI_FILE}, {.name = "--context", .arg = "NAME"}
+#define CLI_OPT_CONFIG {.name = "--config", .arg = "POLICY", .kind = CLI_FILE}
+#define CLI_OPT_BACKEND {.name = "--backend", .arg = "KIND", .value_at = berth_backend_kind_name}
+#define CLI_VALUES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Checks argv (argv[0] the verb) against a before the verb reads it: every
+ * option is one of the verb's (else "unknown option", with the closest as a
+ * did-you-mean), has its value, and a value one of those it takes; the first
+ * argument one of a->words when it is close to one. "-ojson" becomes
+ * "-o=json" in argv. Up to "--". 0, or -1 (reported). */
+int cli_args_check(const char *verb, const cli_args *a, int argc, char **argv);
+/* The parser of a verb whose command line cli_args_check passed: the option
+ * at argv[*i], its value in *value (after '=', or the next argument, which *i
+ * then passes; NULL for a switch), or NULL when argv[*i] is an argument. */
+const cli_opt *cli_opt_next(const cli_args *a, int argc, char **argv, int *i, const char **value);
+/* The option arg ("--x", "--x=V", an alias) names in opts; NULL when none. */
+const cli_opt *cli_opt_find(const cli_opt *opts, const char *arg);
+/* The i-th value of o; NULL past the last (or when o takes any). */
+const char *cli_opt_value(const cli_opt *o, size_t i);
+/* Whether v is one of o's values (or o takes any). */
+int cli_value_ok(const cli_opt *o, const char *v);
+/* 0 when v is one of o's values, else -1 after "VERB: AS takes a, b or c,
+ * not "v"; did you mean "b"?" (AS: the option as written, up to '='). */
+int cli_value_check(const char *verb, const cli_opt *o, const char *as, const char *v);
+/* The option of opts, or the value of o, closest to arg; NULL when none is. */
+const char *cli_suggest_opt(const cli_opt *opts, const char *arg);
+const char *cli_suggest_value(const cli_opt *o, const char *v);
+const cli_word *cli_word_find(const cli_word *words, const char *arg);
 
 typedef struct cli_verb {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
-	const char *usage; /* full help text */
-	int server;        /* takes --server and --token */
+	const char *usage;      /* full help text */
+	int server;             /* takes --server and --token */
+	const cli_args *args;   /* its grammar; NULL: not checked */
 } cli_verb;
+
+/* The options berth takes before its verb (complete.c). */
+extern const cli_args cli_global_args;
+/* The verbs, in the order of 'berth help' (main.c); hidden ones are not in it. */
+extern const cli_verb cli_verbs[];
+extern const size_t cli_nverbs;
+const cli_verb *cli_verb_find(const char *name);
 
 /* Prints every problem of err to stderr, one per line; returns the exit status. */
 int cli_report(const berth_error *err);
@@ -102,6 +184,7 @@ typedef struct cli_backend {
 	const char *kubeconfig, *context; /* --kubeconfig, --context */
 	const char *cluster_flag;         /* the first of them given */
 	bool waits;                       /* --wait or --follow: berth_backend_opts.waits */
+	bool passive;                     /* berth_backend_opts.passive: reads only */
 } cli_backend;
 
 /* --kubeconfig FILE and --context NAME: which cluster the kubernetes runs are
@@ -118,10 +201,17 @@ void cli_backend_close(cli_backend *c);
 const char *cli_flag_value(const char *verb, int argc, char **argv, int *i, const char *name);
 /* Whether arg is the flag name, alone or as "name=VALUE". */
 int cli_is_flag(const char *arg, const char *name);
+/* Sleeps ms milliseconds (a signal that is caught does not cut it short). */
+void cli_pause_ms(int ms);
 /* A berth_log_write: the chunk on standard output, flushed. */
 int cli_print_chunk(void *ctx, const char *data, size_t len);
 /* "run ID (NAME): STATE: REASON" on standard error. */
 void cli_say_state(const berth_run_info *i);
+/* The runs f keeps, as 'berth get runs' lists them: from the server srv says
+ * (its flags, else $BERTH_SERVER), else from this machine's store, read
+ * passively (completion: nothing is scheduled, no cluster is asked). 0, or an
+ * exit status (reported). */
+int cli_list_runs(cli_server *srv, const berth_run_filter *f, berth_run_info ***out, size_t *n);
 /* Reads a spec or a secret's value whole ('-': standard input), capped at
  * 4 MiB; NULL when it cannot. */
 char *cli_read_file(const char *path, size_t *len);
@@ -142,10 +232,27 @@ int cmd_serve(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_supervise(int argc, char **argv); /* hidden: berth __supervise ID */
+int cmd_completion(int argc, char **argv);
+int cmd_complete(int argc, char **argv);  /* hidden: berth __complete WORD... */
 extern const char usage_validate[], usage_render[], usage_explain[], usage_profiles[];
 extern const char usage_run[], usage_get[], usage_logs[], usage_stop[], usage_secrets[];
 extern const char usage_quota[];
-extern const char usage_serve[], usage_token[], usage_cluster[];
+extern const char usage_serve[], usage_token[], usage_cluster[], usage_completion[];
+extern const cli_args args_validate, args_render, args_explain, args_profiles, args_run;
+extern const cli_args args_get, args_logs, args_stop, args_secrets, args_quota, args_serve;
+extern const cli_args args_token, args_cluster, args_completion;
+
+/* The man page of berth (troff), from the verbs' summaries and help (cli/man.c). */
+void cli_man(FILE *out);
+
+/* ---- colours (cli/main.c) ------------------------------------------------------------ */
+
+/* Whether to colour what goes to f: a terminal, and $NO_COLOR unset or empty
+ * (no-color.org), and $TERM not "dumb". */
+bool cli_color(FILE *f);
+/* The escape that colours a run state ("" when none), and the one that ends it. */
+const char *cli_state_color(berth_state s);
+#define CLI_COLOR_END "\033[0m"
 
 /* Last, after every system header of the files that include this one:
  * strcpy, sprintf, atoi... are compile errors in the CLI as in libberth. */

@@ -36,6 +36,16 @@ const char usage_cluster[] =
 	"  --config FILE    the platform policy (default: $BERTH_CONFIG, else built-in)\n"
 	CLI_CLUSTER_HELP;
 
+const cli_args args_cluster = {
+	.opts = (const cli_opt[]){
+		{.name = "--dry-run"},
+		CLI_OPT_CONFIG,
+		CLI_OPT_CLUSTER,
+		{0},
+	},
+	.words = (const cli_word[]){{"check", CLI_ANY}, {"setup", CLI_ANY}, {NULL, CLI_ANY}},
+};
+
 /* check: its report, and the exit status. */
 static int check(cli_backend *c)
 {

@@ -25,6 +25,19 @@ const char usage_explain[] =
 	"exit status: 0 every run accepted, 2 a run is refused or an input is invalid,\n"
 	"1 anything else.\n";
 
+const cli_args args_explain = {
+	.opts = (const cli_opt[]){
+		CLI_OPT_CONFIG,
+		{.name = "--run-id", .arg = "ID"},
+		{.name = "--output", .alias = "-o", .arg = "FORMAT",
+		 .values = CLI_VALUES("table", "yaml", "json")},
+		{.name = "--secrets", .arg = "LIST"},
+		CLI_OPT_BACKEND,
+		{0},
+	},
+	.arg = CLI_FILE,
+};
+
 int cmd_explain(int argc, char **argv)
 {
 	cli_plan_opts o;

@@ -19,6 +19,18 @@ const char usage_logs[] =
 	CLI_CLUSTER_HELP
 	CLI_SERVER_HELP;
 
+const cli_args args_logs = {
+	.opts = (const cli_opt[]){
+		{.name = "--follow", .alias = "-f"},
+		{.name = "--rank", .arg = "N"},
+		CLI_OPT_CONFIG,
+		CLI_OPT_CLUSTER,
+		CLI_OPT_SERVER,
+		{0},
+	},
+	.arg = CLI_RUN,
+};
+
 int cmd_logs(int argc, char **argv)
 {
 	cli_backend c;

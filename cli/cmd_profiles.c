@@ -18,6 +18,16 @@ const char usage_profiles[] =
 	"\n"
 	CLI_SERVER_HELP;
 
+const cli_args args_profiles = {
+	.opts = (const cli_opt[]){
+		CLI_OPT_CONFIG,
+		{.name = "--output", .alias = "-o", .arg = "FORMAT",
+		 .values = CLI_VALUES("table", "yaml", "json")},
+		CLI_OPT_SERVER,
+		{0},
+	},
+};
+
 /* berth profiles with a server: its JSON as is, else printed as a local policy's. */
 static int profiles_remote(const cli_server *s, berth_explain_format fmt)
 {

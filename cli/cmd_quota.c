@@ -20,6 +20,15 @@ const char usage_quota[] =
 	"\n"
 	CLI_SERVER_HELP;
 
+const cli_args args_quota = {
+	.opts = (const cli_opt[]){
+		{.name = "--project", .arg = "P"},
+		CLI_OPT_CONFIG,
+		CLI_OPT_SERVER,
+		{0},
+	},
+};
+
 int cmd_quota(int argc, char **argv)
 {
 	cli_backend c;

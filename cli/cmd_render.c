@@ -25,6 +25,18 @@ const char usage_render[] =
 	"exit status: 0 rendered, 2 a spec, the policy or a flag is invalid or a run\n"
 	"is refused, 1 anything else.\n";
 
+const cli_args args_render = {
+	.opts = (const cli_opt[]){
+		CLI_OPT_CONFIG,
+		{.name = "--run-id", .arg = "ID"},
+		{.name = "--output", .alias = "-o", .arg = "FORMAT", .values = CLI_VALUES("yaml", "json")},
+		{.name = "--secrets", .arg = "LIST"},
+		CLI_OPT_BACKEND,
+		{0},
+	},
+	.arg = CLI_FILE,
+};
+
 int cmd_render(int argc, char **argv)
 {
 	cli_plan_opts o;

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 
@@ -49,13 +48,23 @@ const char usage_run[] =
 	"flag is invalid or a run is refused, 1 anything else (with --wait: a run\n"
 	"did not succeed).\n";
 
-/* ---- against a server -------------------------------------------------------------- */
+const cli_args args_run = {
+	.opts = (const cli_opt[]){
+		CLI_OPT_CONFIG,
+		CLI_OPT_BACKEND,
+		CLI_OPT_CLUSTER,
+		{.name = "--dry-run", .arg = "MODE", .values = CLI_VALUES("client", "server"),
+		 .flags = CLI_EQ},
+		{.name = "--run-id", .arg = "ID"},
+		{.name = "--wait"},
+		{.name = "--follow", .alias = "-f"},
+		CLI_OPT_SERVER,
+		{0},
+	},
+	.arg = CLI_FILE,
+};
 
-static void pause_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
+/* ---- against a server -------------------------------------------------------------- */
 
 /* Asks the server for the run until it is final. */
 static int remote_wait(berth_client *c, const char *id, berth_run_info **out, berth_error **err)
@@ -69,7 +78,7 @@ static int remote_wait(berth_client *c, const char *id, berth_run_info **out, be
 			return 0;
 		}
 		berth_run_info_free(i);
-		pause_ms(delay);
+		cli_pause_ms(delay);
 	}
 }
 
@@ -152,13 +161,8 @@ int cmd_run(int argc, char **argv)
 				return 2;
 			backend_flag = "--backend";
 		} else if (cli_is_flag(argv[i], "--dry-run")) {
+			/* client or server (main checked it: args_run) */
 			dry_run = argv[i][9] == '=' ? argv[i] + 10 : "client";
-			if (strcmp(dry_run, "server") && strcmp(dry_run, "client")) {
-				cli_error("run: --dry-run takes \"client\" (berth checks every run; the "
-					  "default) or \"server\" (the API server validates the objects), "
-					  "not \"%s\"", dry_run);
-				return 2;
-			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			cli_error("run: unknown option \"%s\" (see 'berth help run')", argv[i]);
 			return 2;
@@ -167,12 +171,6 @@ int cmd_run(int argc, char **argv)
 			return 2;
 		} else
 			path = argv[i];
-	}
-	if (c.plan.secrets || c.plan.output) {
-		cli_error("run: %s is not an option of run (the project's secrets are checked in its "
-			  "store; see 'berth help run')", c.plan.secrets ? "--secrets" : "-o");
-		cli_plan_release(&c.plan);
-		return 2;
 	}
 	if (!path) {
 		cli_error("run: no spec given (use '-' for standard input)");

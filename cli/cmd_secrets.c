@@ -23,6 +23,17 @@ const char usage_secrets[] =
 	"\n"
 	CLI_SERVER_HELP;
 
+const cli_args args_secrets = {
+	.opts = (const cli_opt[]){
+		{.name = "--project", .arg = "P"},
+		{.name = "--from-file", .arg = "FILE", .kind = CLI_FILE},
+		CLI_OPT_SERVER,
+		{0},
+	},
+	.words = (const cli_word[]){{"set", CLI_ANY}, {"list", CLI_ANY}, {"rm", CLI_ANY},
+				    {NULL, CLI_ANY}},
+};
+
 int cmd_secrets(int argc, char **argv)
 {
 	cli_backend c;

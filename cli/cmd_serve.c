@@ -47,6 +47,24 @@ const char usage_serve[] =
 	"\n"
 	"Stops on SIGINT or SIGTERM; runs go on.\n";
 
+const cli_args args_serve = {
+	.opts = (const cli_opt[]){
+		{.name = "--listen", .arg = "HOST:PORT"},
+		CLI_OPT_CONFIG,
+		CLI_OPT_BACKEND,
+		CLI_OPT_CLUSTER,
+		{.name = "--insecure-local"},
+		{.name = "--max-body", .arg = "BYTES"},
+		{.name = "--threads", .arg = "N"},
+		{.name = "--max-connections", .arg = "N"},
+		{.name = "--max-per-ip", .arg = "N"},
+		{.name = "--idle-timeout", .arg = "SECONDS"},
+		{.name = "--max-streams", .arg = "N"},
+		{.name = "--routes", .flags = CLI_HIDDEN},
+		{0},
+	},
+};
+
 static int parse_count(const char *flag, const char *v, unsigned long long max,
 		       unsigned long long *out)
 {

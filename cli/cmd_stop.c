@@ -19,6 +19,17 @@ const char usage_stop[] =
 	CLI_CLUSTER_HELP
 	CLI_SERVER_HELP;
 
+const cli_args args_stop = {
+	.opts = (const cli_opt[]){
+		{.name = "--grace", .arg = "SECONDS"},
+		CLI_OPT_CONFIG,
+		CLI_OPT_CLUSTER,
+		CLI_OPT_SERVER,
+		{0},
+	},
+	.arg = CLI_RUN,
+};
+
 int cmd_stop(int argc, char **argv)
 {
 	cli_backend c;

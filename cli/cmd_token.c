@@ -19,6 +19,18 @@ const char usage_token[] =
 	"registers functions; admin also manages secrets, reads the policy and, with\n"
 	"'*', creates projects. 'create' prints the token once: only its hash is kept.\n";
 
+const cli_args args_token = {
+	.opts = (const cli_opt[]){
+		{.name = "--project", .arg = "P"},
+		{.name = "--role", .arg = "ROLE", .values = CLI_VALUES("admin", "user", "viewer")},
+		{.name = "--description", .arg = "TEXT"},
+		{.name = "--output", .alias = "-o", .arg = "FORMAT", .values = CLI_VALUES("yaml", "json")},
+		{0},
+	},
+	.words = (const cli_word[]){{"create", CLI_ANY}, {"list", CLI_ANY}, {"revoke", CLI_ANY},
+				    {NULL, CLI_ANY}},
+};
+
 static int open_store(berth_backend **b)
 {
 	berth_error *err = NULL;
@@ -92,7 +104,8 @@ int cmd_token(int argc, char **argv)
 		berth_format fmt = BERTH_FORMAT_YAML;
 		for (int i = 2; i < argc; i++) {
 			const char *v = NULL;
-			if (cli_flag(argc, argv, &i, "-o", &v) > 0 && !strcmp(v, "json"))
+			if ((cli_flag(argc, argv, &i, "-o", &v) > 0 ||
+			     cli_flag(argc, argv, &i, "--output", &v) > 0) && !strcmp(v, "json"))
 				fmt = BERTH_FORMAT_JSON;
 			else if (!v || strcmp(v, "yaml")) {
 				cli_error("token list: -o yaml or -o json");

@@ -30,6 +30,17 @@ const char usage_validate[] =
 	"\n"
 	"exit status: 0 all valid, 2 a spec is invalid or refused, 1 a file cannot be read.\n";
 
+const cli_args args_validate = {
+	.opts = (const cli_opt[]){
+		{.name = "--quiet", .alias = "-q"},
+		CLI_OPT_CONFIG,
+		CLI_OPT_BACKEND,
+		{.name = "--secrets", .arg = "LIST"},
+		{0},
+	},
+	.arg = CLI_FILE,
+};
+
 /* Plans every run of set; its problems reported; the exit status. */
 static int plan_all(cli_plan_opts *o, const berth_policy *policy, const berth_spec_set *set)
 {
@@ -79,10 +90,6 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (nfiles == 0) {
 		cli_error("validate: no file given (use '-' for standard input)");
-		return 2;
-	}
-	if (o.backend && strcmp(o.backend, "local") && strcmp(o.backend, "kubernetes")) {
-		cli_error("validate: --backend takes local or kubernetes, not \"%s\"", o.backend);
 		return 2;
 	}
 	berth_policy *policy = NULL;

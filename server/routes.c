@@ -476,9 +476,10 @@ static int get_runs(req *r)
 	if (!project && !r->who->all && !np)
 		return reply_text_json(r, 200, "{\"items\": ", NULL, 0, "}");
 	if (flag_arg(r, "watch")) {
-		if (s || l || a)
+		if (s || l || a || req_arg(r, "labelSelector"))
 			return reply_fail(r, 400, "usage", "a watch takes rv and timeout, not state, "
-					  "limit or after: it tells every change of the projects' runs");
+					  "labelSelector, limit or after: it tells every change of the "
+					  "projects' runs");
 		return watch_runs(r, projects, np);
 	}
 	berth_run_info **infos = NULL;
@@ -488,8 +489,9 @@ static int get_runs(req *r)
 	/* the version before the page: a watch from it misses nothing after it */
 	STORE(r, rc, berth_run_version(srv_backend(r->srv), &rv, &err));
 	if (!rc)
-		STORE(r, rc, berth_run_page(srv_backend(r->srv), projects, np, state, after, limit,
-						  &infos, &n, &next, &err));
+		STORE(r, rc, berth_run_page(srv_backend(r->srv), projects, np, state,
+					    req_arg(r, "labelSelector"), after, limit, &infos, &n,
+					    &next, &err));
 	if (failed(r, rc, err, &ret))
 		return ret;
 	sbuf b = {0};

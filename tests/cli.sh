@@ -204,3 +204,126 @@ for v in "validate --backend local" "explain --backend local" "run --dry-run"; d
 		'big.yaml:2:19: resources.cpu.requests: run "big" can never fit here: 4000 CPUs.*big.yaml:2:31: resources.mem.requests: run "big" can never fit here: 100Ti.*big.yaml:2:43: resources.gpu.limits: run "big" can never fit here: 64 GPUs' -- \
 		bash -o pipefail -c "$berth $v $tmp/big.yaml 2>&1 | tr '\\n' ' '"
 done
+
+# ---- issue 24: a kubectl user's habits ---------------------------------------------------
+# did-you-mean, from each verb's grammar (cli/opts.c): verbs, options, words, enumerated values
+check dym-verb 2 '^berth: unknown verb "gte"; did you mean "get"\?$' -- "$berth" gte runs
+check dym-help-verb 2 'no verb "lgos"; did you mean "logs"\?' -- "$berth" help lgos
+check dym-global-option 2 'unknown option "--verison"; did you mean "--version"\?' -- "$berth" --verison
+check dym-option 2 '^berth: run: unknown option "--folow"; did you mean "--follow"\?$' -- "$berth" run --folow x.yaml
+check dym-option-with-value 2 'get: unknown option "--sort"; did you mean "--sort-by"\?' -- "$berth" get runs --sort=name
+check dym-option-single-dash 2 'unknown option "-follow"; did you mean "--follow"\?' -- "$berth" logs x -follow
+check dym-backend 2 'run: --backend takes local or kubernetes, not "kubernets"; did you mean "kubernetes"\?' -- \
+	"$berth" run x.yaml --backend kubernets
+check dym-output 2 'get: -o takes table, yaml, json or name, not "jsn"; did you mean "json"\?' -- "$berth" get runs -o jsn
+check dym-dry-run 2 'run: --dry-run takes client or server, not "sever"; did you mean "server"\?' -- "$berth" run x.yaml --dry-run=sever
+check dym-sort-by 2 'did you mean "name"\?' -- "$berth" get runs --sort-by nmae
+check dym-role 2 'token: --role takes admin, user or viewer, not "viewr"; did you mean "viewer"\?' -- \
+	"$berth" token create --project p --role viewr
+check dym-word 2 'get: unknown argument "rnus"; did you mean "runs"\?' -- "$berth" get rnus
+check dym-shell 2 'completion: unknown argument "bsh"; did you mean "bash"\?' -- "$berth" completion bsh
+check dym-none-when-far 2 '^berth: run: unknown option "--zzzzzz" \(see .berth help run.\)$' -- "$berth" run --zzzzzz x.yaml
+check switch-takes-no-value 2 'run: --wait takes no value' -- "$berth" run x.yaml --wait=yes
+check option-needs-value 2 'option --sort-by needs a value' -- "$berth" get runs --sort-by
+check state-any-case 0 '^ID +NAME' -- env BERTH_HOME="$tmp/home" "$berth" get runs --state running
+check short-option-joined 0 '^\[\]$' -- env BERTH_HOME="$tmp/empty-home" "$berth" get runs -ojson
+check after-dashdash-no-check 1 'cannot open "--folow"' -- "$berth" validate -- --folow
+# every option of every verb's table is one its parser reads (the table and the parser
+# agree): each is given alone, after each word of its verb (an option of one of them is
+# enough), where nothing runs (a run that is not there, a dry run, no cluster); a verb's
+# options in the background, the verbs side by side
+drift_verb() { # VERB: "VERB:OPTION" for each option its parser does not read
+	local v=$1 o h read after val help first tail=() heads=("") args
+	case $v in serve) tail=(--routes) ;; esac
+	case $v in get) heads=("run nosuch") ;; secrets) heads=(list) ;; token) heads=(create list) ;;
+		cluster) heads=("setup --dry-run" check) ;; esac
+	help=$("$berth" help "$v")
+	first=$("$berth" __complete "$v" "")
+	for o in $("$berth" __complete "$v" -); do
+		# an option takes a value when what may follow it is not what may follow the verb
+		after=$("$berth" __complete "$v" "$o" "")
+		val=$(grep -v '^:' <<<"$after" | head -1)
+		args=("$o")
+		if [ "$after" != "$first" ] || grep -qE -- "$o [A-Z]|$o, [-a-z]+ [A-Z]" <<<"$help"; then
+			args+=("${val:-x}")
+		fi
+		read=0
+		for h in "${heads[@]}"; do
+			# shellcheck disable=SC2086
+			KUBECONFIG=/nonexistent BERTH_HOME=$tmp/drift-home timeout 10 "$berth" "$v" $h "${args[@]}" \
+				"${tail[@]}" </dev/null 2>&1 | grep -q "unknown option .*(see 'berth help" || read=1
+		done
+		[ $read = 1 ] || echo " $v:$o"
+	done
+}
+verbs=$("$berth" __complete "")
+for v in $verbs; do
+	case $v in help | version | completion) continue ;; esac
+	drift_verb "$v" >"$tmp/drift.$v" &
+done
+wait
+drift=$(cat "$tmp"/drift.* 2>/dev/null | tr -d '\n')
+if [ -z "$drift" ] && [ -n "$verbs" ] && [ "$(ls "$tmp"/drift.* | wc -l)" -ge 12 ]; then
+	echo "ok cli grammar-and-parsers-agree"
+else echo "FAIL cli grammar-and-parsers-agree:$drift"; fi
+
+# completion: the bash script, sourced in bash, answers COMPREPLY from the same grammar
+mkdir -p "$tmp/bin" && ln -sf "$berth" "$tmp/bin/berth"
+"$berth" completion bash >"$tmp/berth.bash"
+comp() { # comp LINE: the candidates bash would offer at the end of LINE, space-separated
+	PATH=$tmp/bin:$PATH BERTH_HOME=$tmp/home bash -c 'source "$1"; COMP_LINE=$2; COMP_POINT=${#2}
+		COMP_WORDBREAKS=${COMP_WORDBREAKS:-"'"'"'><=;|&(:"}; _berth; echo "${COMPREPLY[*]}"' _ "$tmp/berth.bash" "$1"
+}
+compcheck() { # NAME LINE WANT: the candidates, exactly
+	local got
+	got=$(comp "$2")
+	if [ "$got" = "$3" ]; then echo "ok cli completion-$1"; else echo "FAIL cli completion-$1: '$2' gave '$got', want '$3'"; fi
+}
+compcheck verbs "berth s" "stop secrets serve"
+compcheck words "berth get " "runs run"
+compcheck options "berth get runs --so" "--sort-by"
+compcheck option-values "berth run x.yaml --backend " "local kubernetes"
+compcheck option-value-prefix "berth run --backend k" "kubernetes"
+compcheck option-equals "berth run --dry-run=s" "server"
+compcheck output "berth get runs -o j" "json"
+compcheck global-options "berth --v" "--version"
+compcheck help-verbs "berth help ex" "explain"
+compcheck shells "berth completion z" "zsh"
+compcheck files "berth validate $g/001-seed001-resources/sp" "$g/001-seed001-resources/spec.yaml"
+compcheck after-value "berth get runs --project demo --st" "--state"
+compcheck unknown-verb "berth frob " ""
+check completion-no-shell 2 'say which shell: bash, zsh or fish' -- "$berth" completion
+check completion-bash-syntax 0 EMPTY -- bash -n "$tmp/berth.bash"
+for sh in zsh fish; do
+	if command -v $sh >/dev/null; then
+		check completion-$sh-syntax 0 EMPTY -- sh -c "$berth completion $sh >$tmp/berth.$sh && $sh -n $tmp/berth.$sh"
+	else
+		echo "skip cli completion-$sh-syntax ($sh is not installed)"
+	fi
+done
+check completion-zsh-calls-berth 0 '__complete' -- "$berth" completion zsh
+check completion-fish-calls-berth 0 '__complete' -- "$berth" completion fish
+
+# the man page: made of the same help, and troff reads it without a warning
+"$berth" help --man >"$tmp/berth.1"
+missing=
+for v in $("$berth" __complete ""); do
+	grep -q "^\.SS $v\$" "$tmp/berth.1" || missing+=" $v"
+done
+if [ -z "$missing" ] && grep -q '^\.SH SYNOPSIS' "$tmp/berth.1" && grep -q '^berth get runs \[\\-l SELECTOR\]' "$tmp/berth.1"; then
+	echo "ok cli man-page-has-every-verb"
+else echo "FAIL cli man-page-has-every-verb (missing:$missing)"; fi
+if command -v groff >/dev/null; then
+	check man-page-renders 0 '^ +berth get runs \[-l SELECTOR\]' -- sh -c "groff -man -Tutf8 -ww $tmp/berth.1 2>$tmp/groff.err | col -b; test ! -s $tmp/groff.err"
+else
+	echo "skip cli man-page-renders (groff is not installed)"
+fi
+
+# colours: on a terminal, never with NO_COLOR, never in a pipe
+if command -v script >/dev/null; then
+	check color-error-on-tty 2 $'\e\\[1;31mberth:' -- script -qec "$berth gte" /dev/null
+	check color-no-color 0 EMPTY -- sh -c "NO_COLOR=1 script -qec '$berth gte' /dev/null | grep -q \$(printf '\\033') && echo coloured; true"
+	check color-not-in-pipe 0 EMPTY -- sh -c "$berth gte 2>&1 | grep -q \$(printf '\\033') && echo coloured; true"
+else
+	echo "skip cli colours (script is not installed)"
+fi

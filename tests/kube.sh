@@ -535,7 +535,7 @@ if "$berth" run nope.yaml --backend kubernetes --kubeconfig insecure.config --ru
 else fail "insecure-skip-tls-verify" "exit"; fi
 "$berth" run nope.yaml --backend kubernetes --dry-run=bogus >"$tmp/out" 2>&1
 rc=$?
-if [ $rc = 2 ] && grep -q -- '--dry-run takes "client"' "$tmp/out"; then ok "--dry-run=bogus refused"; else fail "--dry-run=bogus refused" "exit $rc"; fi
+if [ $rc = 2 ] && grep -q -- '--dry-run takes client or server, not "bogus"' "$tmp/out"; then ok "--dry-run=bogus refused"; else fail "--dry-run=bogus refused" "exit $rc"; fi
 "$berth" logs k1 --kubeconfig "$KUBECONFIG" --server http://127.0.0.1:1 >"$tmp/out" 2>&1
 rc=$?
 if [ $rc = 2 ] && grep -q -- '--kubeconfig' "$tmp/out"; then ok "--kubeconfig with --server refused"; else fail "--kubeconfig with --server refused" "exit $rc"; fi

@@ -422,10 +422,10 @@ db.executescript("DROP INDEX runs_queue; CREATE INDEX runs_queue ON runs(state, 
                  "ALTER TABLE runs DROP COLUMN worker_env; ALTER TABLE runs DROP COLUMN launcher;"
                  "ALTER TABLE runs DROP COLUMN quota_of; ALTER TABLE runs DROP COLUMN qlim_cpu_milli;"
                  "ALTER TABLE runs DROP COLUMN qlim_mem; ALTER TABLE runs DROP COLUMN qlim_gpus;"
-                 "ALTER TABLE runs DROP COLUMN qlim_runs;"
+                 "ALTER TABLE runs DROP COLUMN qlim_runs; ALTER TABLE runs DROP COLUMN labels;"
                  "DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update; DROP TRIGGER runs_rv_delete;"
-                 "DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv;"
-                 "DROP TABLE tombstones; DROP TABLE samples;"
+                 "DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
+                 "DROP TABLE samples;"
                  "DROP TABLE project_uids; PRAGMA user_version = 3;")
 db.close()
 PY
@@ -438,7 +438,7 @@ cols = [r[2] for r in db.execute("PRAGMA index_info(runs_queue)")]
 print(v, ",".join(cols))
 PY
 )
-if [ "$n3" = 1 ] && [ "$v" = 12 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
+if [ "$n3" = 1 ] && [ "$v" = 13 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
 	ok store-migrated-from-schema-3
 else
 	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"
@@ -459,10 +459,10 @@ db.executescript("ALTER TABLE runs DROP COLUMN pids_max; ALTER TABLE runs DROP C
                  "ALTER TABLE runs DROP COLUMN worker_env; ALTER TABLE runs DROP COLUMN launcher;"
                  "ALTER TABLE runs DROP COLUMN quota_of; ALTER TABLE runs DROP COLUMN qlim_cpu_milli;"
                  "ALTER TABLE runs DROP COLUMN qlim_mem; ALTER TABLE runs DROP COLUMN qlim_gpus;"
-                 "ALTER TABLE runs DROP COLUMN qlim_runs;"
+                 "ALTER TABLE runs DROP COLUMN qlim_runs; ALTER TABLE runs DROP COLUMN labels;"
                  "DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update; DROP TRIGGER runs_rv_delete;"
-                 "DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv;"
-                 "DROP TABLE tombstones; DROP TABLE samples;"
+                 "DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
+                 "DROP TABLE samples;"
                  "DROP TABLE project_uids; PRAGMA user_version = 4;")
 cols = [r[1] for r in db.execute("PRAGMA table_info(runs)") if r[1] not in ("id", "state", "volumes")]
 db.execute("INSERT INTO runs (id, state, volumes, %s) SELECT 'legacyq1', 0, ?, %s FROM runs LIMIT 1"
@@ -483,6 +483,101 @@ if grep -q ' hello-' out && ! grep -q ' oom-' out && "$berth" get runs -o json |
 	"$berth" get run nope >out 2>&1; [ $? = 2 ] && grep -q 'no run "nope"' out; then
 	ok get
 else fail get "-"; fi
+
+# ---- get as kubectl users know it (issue 24): labels, sorting, a limit, aligned columns,
+# colours on a terminal, a watch, run ids completed ------------------------------------------
+kh=$tmp/kubectl-home
+kspec() { # kspec FILE NAME LABELS CMD
+	printf 'name: %s\nlabels: {%s}\nfunction: {name: f, command: [sh, -c, "%s"]}\nresources: {cpu: 50m, mem: 16Mi}\n%s\n' \
+		"$2" "$3" "$4" 'tolerations: [{key: dedicated, operator: Exists}]' >"$1"
+}
+kspec ka.yaml a "team: a, tier: gpu" true
+kspec kb.yaml b-run-with-a-name-longer-than-the-old-column-of-twenty-eight "team: b" true
+kspec kc.yaml c "" "exit 1"
+ka=$(BERTH_HOME=$kh "$berth" run ka.yaml --wait 2>/dev/null)
+kb=$(BERTH_HOME=$kh "$berth" run kb.yaml --wait 2>/dev/null)
+kc=$(BERTH_HOME=$kh "$berth" run kc.yaml --wait 2>/dev/null)
+kget() { BERTH_HOME=$kh "$berth" get "$@" 2>&1 | tr '\n' ' ' | sed 's/ $//'; }
+kcheck() { # NAME WANT GET-ARGS...
+	local name=$1 want=$2 got
+	shift 2
+	got=$(kget "$@")
+	if [ "$got" = "$want" ]; then ok "$name"; else fail "$name" "get $* gave '$got', want '$want'"; fi
+}
+kcheck get-name-newest-first "$kc $kb $ka" runs -o name
+kcheck get-selector-equal "$ka" runs -l team=a -o name
+kcheck get-selector-double-equal "$ka" runs -l team==a -o name
+kcheck get-selector-not-equal "$kc $kb" runs -l 'team!=a' -o name
+kcheck get-selector-exists "$kb $ka" runs -l team -o name
+kcheck get-selector-not-exists "$kc" runs -l '!team' -o name
+kcheck get-selector-and "$ka" runs --selector 'tier=gpu,team=a' -o name
+kcheck get-selector-and-state "$kb" runs -l team --state Succeeded --limit 1 -o name
+kcheck get-sort-by-name "$ka $kb $kc" runs --sort-by name -o name
+kcheck get-sort-by-created "$ka $kb $kc" runs --sort-by created -o name
+kcheck get-sort-by-state "$kb $ka $kc" runs --sort-by state -o name
+kcheck get-limit "$kc $kb" runs --limit 2 -o name
+kcheck get-sort-then-limit "$ka" runs --sort-by name --limit 1 -o name
+BERTH_HOME=$kh "$berth" get runs -l 'team in (a' >out 2>&1
+st=$?
+if [ $st = 2 ] && grep -q 'label selector "team in (a": "team in (a" is not a term' out; then
+	ok get-selector-refused
+else fail get-selector-refused "exit $st"; fi
+if BERTH_HOME=$kh "$berth" get run "$ka" | grep -A2 '^labels:' | tr -d ' \n' | grep -q '^labels:team:atier:gpu$'; then
+	ok get-run-labels
+else fail get-run-labels "$(BERTH_HOME=$kh "$berth" get run "$ka")"; fi
+# the columns: as wide as their widest cell, three spaces apart; nothing after the last cell
+BERTH_HOME=$kh "$berth" get runs >table.out 2>&1
+cols=$(python3 - table.out <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+starts = []
+for l in lines:
+    # each cell starts after 3 blanks (or at 0): the start of STATE, PROFILE, CPU in every line
+    cells, pos, i = [], [], 0
+    while i < len(l):
+        if l[i] != ' ' and (i == 0 or l[i-3:i] == '   '):
+            pos.append(i)
+        i += 1
+    starts.append(tuple(pos[2:5]))
+print(len(set(starts)), len(lines))
+PY
+)
+if [ "$cols" = "1 4" ] && ! grep -q ' $' table.out && grep -q "^$kb   b-run-with-a-name-longer-than-the-old-column-of-[a-z-]*-$kb   Succeeded" table.out &&
+	grep -q "^$kc .*Failed .*exit code 1$" table.out; then
+	ok get-table-aligned
+else fail get-table-aligned "columns: $cols"; cp table.out out; fi
+# the state in colour on a terminal only, and never with NO_COLOR
+if command -v script >/dev/null; then
+	script -qec "env BERTH_HOME=$kh $berth get runs" /dev/null >tty.out 2>&1
+	NO_COLOR=1 script -qec "env BERTH_HOME=$kh $berth get runs" /dev/null >notty.out 2>&1
+	if grep -q $'\e\\[32mSucceeded\e\\[0m' tty.out && grep -q $'\e\\[31mFailed' tty.out &&
+		! grep -q $'\e' notty.out && grep -q Succeeded notty.out && ! grep -q $'\e' table.out; then
+		ok get-state-colours
+	else fail get-state-colours "$(cat -v tty.out | head -3)"; fi
+else
+	skip get-state-colours "script is not installed"
+fi
+# --watch: the table, then a line for each change, until it is stopped
+kspec kw.yaml watched "team: w" "sleep 1"
+BERTH_HOME=$kh timeout 8 "$berth" get runs -w -l team=w >watch.out 2>&1 &
+wpid=$!
+sleep 1
+kw=$(BERTH_HOME=$kh "$berth" run kw.yaml 2>/dev/null)
+BERTH_HOME=$kh "$berth" run ka.yaml >/dev/null 2>&1 # not selected: not shown
+wait $wpid
+wst=$?
+if [ $wst = 124 ] && [ "$(head -1 watch.out | awk '{print $1, $2, $3}')" = "ID NAME STATE" ] &&
+	grep -qE "^$kw +watched-$kw +(Pending|Running)" watch.out && grep -qE "^$kw +watched-$kw +Succeeded" watch.out &&
+	[ "$(grep -c "^$kw" watch.out)" -le 3 ] && [ "$(wc -l <watch.out)" -le 4 ]; then
+	ok get-watch
+else fail get-watch "exit $wst: $(cat watch.out)"; fi
+# ... and the runs past --limit, which the table did not show, are no change
+BERTH_HOME=$kh timeout 3 "$berth" get runs -w --limit 1 >watch.out 2>&1
+if [ $? = 124 ] && [ "$(wc -l <watch.out)" = 2 ]; then ok get-watch-limit; else fail get-watch-limit "$(cat watch.out)"; fi
+# run ids are completed from the store, as get lists them
+mkdir -p bin && ln -sf "$berth" bin/berth
+comp=$(PATH=$tmp/bin:$PATH BERTH_HOME=$kh bash -c 'source <(berth completion bash); COMP_LINE="berth logs "; COMP_POINT=11; _berth; echo "${COMPREPLY[*]}"')
+if [ "$comp" = "$(kget runs -o name)" ] && [ -n "$comp" ]; then ok completion-run-ids; else fail completion-run-ids "'$comp'"; fi
 
 # ---- a signal ends the run: reported with its name --------------------------------------------
 spec killed 'kill -9 $$'
@@ -508,8 +603,8 @@ check run-missing-file 1 'cannot open nope.yaml' -- "$berth" run nope.yaml
 check run-no-command 2 '^nocmd.yaml:1:18: function.command: run "nocmd" needs a command on the local backend, which runs it on this machine' -- "$berth" run nocmd.yaml
 check run-cronjob 2 'action "cronjob" needs a scheduler' -- "$berth" run cron.yaml
 check run-configmap-missing 2 'config_map "app-conf" does not exist on this machine' -- "$berth" run cm.yaml
-check run-secrets-flag 2 'run: --secrets is not an option of run' -- "$berth" run hello.yaml --secrets a
-check run-bad-backend 2 'backend "cloud" is not one of local' -- "$berth" run hello.yaml --backend cloud
+check run-secrets-flag 2 'run: unknown option "--secrets"' -- "$berth" run hello.yaml --secrets a
+check run-bad-backend 2 'run: --backend takes local or kubernetes, not "cloud"' -- "$berth" run hello.yaml --backend cloud
 check logs-unknown 2 'no run "nope"' -- "$berth" logs nope
 check stop-unknown 2 'no run "nope"' -- "$berth" stop nope
 check stop-bad-grace 2 'grace takes seconds' -- "$berth" stop x --grace soon

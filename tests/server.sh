@@ -604,7 +604,8 @@ if [ "$s1" = 401 ] && [ $rc = 2 ] && grep -q "no token \"$rid\"" out; then ok to
 "$berth" token create --project a --role root 2>>out; r2=$?
 "$berth" token create --project Bad_Name --role user 2>>out; r3=$?
 "$berth" token create --project 2>>out; r4=$?
-if [ "$r1$r2$r3$r4" = 2222 ] && grep -q -- '--project P is needed' out && grep -q -- '--role must be' out &&
+if [ "$r1$r2$r3$r4" = 2222 ] && grep -q -- '--project P is needed' out &&
+	grep -q -- '--role takes admin, user or viewer, not "root"' out &&
 	grep -q 'project name "Bad_Name"' out && grep -q 'option --project needs a value' out; then
 	ok token-create-errors
 else
@@ -626,6 +627,47 @@ if [ $rc = 2 ] && diff cli.txt out >/dev/null; then ok cli-client-422-as-local; 
 BERTH_SERVER=$url BERTH_TOKEN=$viewa "$berth" run hello.yaml 2>out
 rc=$?
 if [ $rc != 0 ] && grep -q 'viewer' out; then ok cli-client-403; else fail cli-client-403 "exit $rc"; fi
+
+# ---- labels: kept with each run, selected as kubectl selects them (issue 24) -----------------
+for l in "la:team: a, tier: gpu" "lb:team: b" "lc:"; do
+	printf 'project: alpha\nname: %s\nlabels: {%s}\nfunction: {name: f, image: busybox, command: ["true"]}\nresources: {cpu: 50m, mem: 16Mi}\n' \
+		"${l%%:*}" "${l#*:}" >"${l%%:*}.yaml"
+	call -t "$usera" POST /api/v1/runs --data-binary @"${l%%:*}.yaml" >/dev/null
+	eval "${l%%:*}=\$(json 'd[\"id\"]' <body)"
+done
+ids() { call -t "$viewa" GET "$1" >/dev/null; json '" ".join(r["id"] for r in d["items"])' <body; }
+s1=$(ids "/api/v1/runs?labelSelector=team%3Da")
+s2=$(ids "/api/v1/projects/alpha/runs?labelSelector=team%21%3Da&limit=2")
+s3=$(ids "/api/v1/runs?project=alpha&labelSelector=tier%3Dgpu,team")
+s4=$(ids "/api/v1/runs?labelSelector=team%3Dnone")
+st=$(call -t "$viewa" GET "/api/v1/runs?labelSelector=team%20in%20(a)")
+if [ "$s1" = "$la" ] && [ "$s2" = "$lc $lb" ] && [ "$s3" = "$la" ] && [ -z "$s4" ] && [ "$st" = 400 ] &&
+	grep -q 'is not a term: only equality-based' body; then
+	ok runs-label-selector
+else fail runs-label-selector "'$s1' '$s2' '$s3' '$s4' $st"; fi
+call -t "$viewa" GET "/api/v1/runs/$la" >/dev/null
+if [ "$(json 'd["labels"]' <body)" = "{'team': 'a', 'tier': 'gpu'}" ]; then ok run-labels; else fail run-labels "$(cat body)"; fi
+# the CLI as a client: the selector and the limit go to the server, the sort is the CLI's
+g=$(BERTH_SERVER=$url BERTH_TOKEN=$viewa "$berth" get runs -l team -o name | tr '\n' ' ')
+n=$(BERTH_SERVER=$url BERTH_TOKEN=$viewa "$berth" get runs --limit 1 -o name | tr '\n' ' ')
+o=$(BERTH_SERVER=$url BERTH_TOKEN=$viewa "$berth" get runs -l team --sort-by name -o name | tr '\n' ' ')
+BERTH_SERVER=$url BERTH_TOKEN=$viewa "$berth" get runs -l 'a b' >out 2>&1
+rc=$?
+if [ "$g" = "$lb $la " ] && [ "$n" = "$lc " ] && [ "$o" = "$la $lb " ] && [ $rc = 2 ] &&
+	grep -q 'label selector "a b"' out; then
+	ok cli-client-get-selector-limit-sort
+else fail cli-client-get-selector-limit-sort "'$g' '$n' '$o' exit $rc"; fi
+# a watch through the server: the table, then the run that changes
+BERTH_SERVER=$url BERTH_TOKEN=$usera timeout 9 "$berth" get runs -w -l team=w >watch.out 2>&1 &
+wpid=$!
+sleep 1
+printf 'project: alpha\nname: watched\nlabels: {team: w}\nfunction: {name: f, image: busybox, command: [sh, -c, "sleep 1"]}\nresources: {cpu: 50m, mem: 16Mi}\n' >lw.yaml
+call -t "$usera" POST /api/v1/runs --data-binary @lw.yaml >/dev/null
+lw=$(json 'd["id"]' <body)
+wait $wpid
+if head -1 watch.out | grep -q '^ID ' && grep -qE "^$lw +watched-$lw +Succeeded" watch.out; then
+	ok cli-client-get-watch
+else fail cli-client-get-watch "$(cat watch.out)"; fi
 
 # ---- metrics -------------------------------------------------------------------------------
 call GET /metrics >/dev/null

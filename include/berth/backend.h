@@ -69,6 +69,9 @@ typedef struct berth_run_info {
 				    https://10.0.0.1:6443" (kubernetes); NULL on the local one */
 	char *effective;         /* the effective spec with origins when it was submitted
 				    (berth explain -o json) */
+	char *labels;            /* its labels (the spec's merged with the policy's), in
+				    their order, as "key=value,key=value" (keys and values
+				    never hold ',' or '='); NULL: none */
 } berth_run_info;
 
 void berth_run_info_free(berth_run_info *info);
@@ -80,6 +83,27 @@ int berth_run_check_rank(const berth_run_info *info, int rank, berth_error **err
 int berth_run_info_format(berth_run_info *const *infos, size_t n, bool list, berth_format fmt,
 			  char **out, size_t *len, berth_error **err);
 void berth_run_info_list_free(berth_run_info **list, size_t n);
+
+/*
+ * Which runs a list returns. A label selector is kubectl's equality-based
+ * one: terms joined by ',', each "key=value" (or "key==value": the run has
+ * the label with that value), "key!=value" (it has not: another value, or no
+ * such label), "key" (it has the label) or "!key" (it has not); every term
+ * must hold. At most 1024 bytes and 32 terms; keys are qualified names and
+ * values label values (BERTH_EARG with what is wrong otherwise).
+ */
+typedef struct berth_run_filter {
+	const char *project;  /* NULL: every project */
+	int state;            /* a berth_state; < 0: any */
+	const char *selector; /* NULL or "": any labels */
+	int64_t limit;        /* the newest limit runs; <= 0: all of them */
+} berth_run_filter;
+/* Every run: a filter that keeps them all. */
+#define BERTH_RUN_FILTER_ALL {NULL, -1, NULL, 0}
+
+/* The kinds of backend, in the order of the registry (the first is the
+ * default): "local", "kubernetes"; NULL past the last. */
+const char *berth_backend_kind_name(size_t i);
 
 typedef struct berth_backend berth_backend;
 
@@ -265,8 +289,8 @@ int berth_batch_dry_run(berth_batch *batch, char **report, berth_error **err);
 
 int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, berth_error **err);
 
-/* Runs, newest first; project and state filter when non-NULL / >= 0. */
-int berth_backend_list(berth_backend *b, const char *project, int state, berth_run_info ***out,
+/* Runs, newest first, that f keeps (NULL: every run). */
+int berth_backend_list(berth_backend *b, const berth_run_filter *f, berth_run_info ***out,
 		       size_t *n, berth_error **err);
 
 /* Stops a run: a queued one at once; a running one with SIGTERM to all its

@@ -74,9 +74,10 @@ int berth_client_submit(berth_client *c, const char *project, const char *file, 
 /* One run's record (BERTH_ENOTFOUND when there is none the token sees). */
 int berth_client_get(berth_client *c, const char *id, berth_run_info **out, berth_error **err);
 
-/* Runs, newest first, of project (NULL: every project the token sees) in
- * state (< 0: any), following the server's pages to the end. */
-int berth_client_list(berth_client *c, const char *project, int state, berth_run_info ***out,
+/* Runs, newest first, that f keeps (NULL: all; its project NULL: of every
+ * project the token sees), following the server's pages to the end or to
+ * f->limit runs. */
+int berth_client_list(berth_client *c, const berth_run_filter *f, berth_run_info ***out,
 		      size_t *n, berth_error **err);
 
 /* Asks the server to stop a run, after grace_s seconds between SIGTERM and

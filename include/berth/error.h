@@ -108,6 +108,11 @@ int berth_code_exit_status(berth_code code);
 /* HTTP status for a code: 422 invalid input, 413 too big, 500 internal... */
 int berth_code_http_status(berth_code code);
 
+/* Did-you-mean: the one of n candidates (NULL entries are skipped) closest
+ * to s by edit distance, ignoring case, '_' and '-' (a prefix of 3 or more
+ * counts as close), or NULL when none is close enough to suggest. */
+const char *berth_suggest(const char *s, const char *const *candidates, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

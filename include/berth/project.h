@@ -71,12 +71,13 @@ int berth_run_usage(berth_backend *b, const char *id, int64_t after_ms, berth_fo
  * it is Pending or Running (stop it first). */
 int berth_run_delete(berth_backend *b, const char *id, berth_error **err);
 /* One page of runs, newest first: of the given projects (n 0: all), in state
- * (< 0: any), submitted before the run with seq `after` (0: from the newest),
- * at most limit. *next receives the seq to pass as `after` for the next
- * page, 0 when this is the last. */
+ * (< 0: any), with the labels selector asks (NULL or "": any; the syntax of
+ * berth_run_filter), submitted before the run with seq `after` (0: from the
+ * newest), at most limit. *next receives the seq to pass as `after` for the
+ * next page, 0 when this is the last. */
 int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int state,
-		   int64_t after, int64_t limit, berth_run_info ***out, size_t *count,
-		   int64_t *next, berth_error **err);
+		   const char *selector, int64_t after, int64_t limit, berth_run_info ***out,
+		   size_t *count, int64_t *next, berth_error **err);
 /* The store's version: it grows with every change to a run (created,
  * changed, deleted), by any process, as Kubernetes' resourceVersion does. */
 int berth_run_version(berth_backend *b, int64_t *rv, berth_error **err);

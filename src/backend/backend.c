@@ -21,10 +21,15 @@ int berth_backend_open(berth_backend **out, const char *kind, const berth_backen
 	const backend_ops *ops = kind ? backend_kind(kind) : backend_kind_at(0);
 	if (!ops) {
 		berth_buf known = BERTH_BUF_INIT;
-		for (size_t i = 0; backend_kind_at(i); i++)
-			berth_buf_printf(&known, "%s%s", i ? ", " : "", backend_kind_at(i)->kind);
-		int rc = berth_fail(err, BERTH_EARG, "backend \"%s\" is not one of %s", kind,
-				    known.data ? known.data : "");
+		const char *names[BACKEND_KINDS_MAX] = {NULL};
+		for (size_t i = 0; backend_kind_at(i); i++) {
+			names[i] = backend_kind_at(i)->kind;
+			berth_buf_printf(&known, "%s%s", i ? ", " : "", names[i]);
+		}
+		const char *hint = berth_suggest(kind, names, BACKEND_KINDS_MAX);
+		int rc = berth_fail(err, BERTH_EARG, "backend \"%s\" is not one of %s%s%s%s", kind,
+				    known.data ? known.data : "", hint ? "; did you mean \"" : "",
+				    hint ? hint : "", hint ? "\"?" : "");
 		berth_buf_release(&known);
 		return rc;
 	}
@@ -191,9 +196,12 @@ int berth_backend_get(berth_backend *b, const char *id, berth_run_info **out, be
 	return record_get(b->st, id, out, err);
 }
 
-int berth_backend_list(berth_backend *b, const char *project, int state, berth_run_info ***out,
+int berth_backend_list(berth_backend *b, const berth_run_filter *f, berth_run_info ***out,
 		       size_t *n, berth_error **err)
 {
+	static const berth_run_filter all = BERTH_RUN_FILTER_ALL;
+	if (!f)
+		f = &all;
 	/* the unfinished runs of kinds whose records can be behind: asked first
 	 * (warnings for what cannot be) */
 	for (size_t i = 0; !b->cached && !b->passive && backend_kind_at(i); i++) {
@@ -201,7 +209,8 @@ int berth_backend_list(berth_backend *b, const char *project, int state, berth_r
 		if (k->refresh && backend_state(b, k))
 			k->reconcile(b, err);
 	}
-	return berth_run_page(b, &project, project ? 1 : 0, state, 0, 0, out, n, NULL, err);
+	return berth_run_page(b, &f->project, f->project ? 1 : 0, f->state, f->selector, 0,
+			      f->limit, out, n, NULL, err);
 }
 
 int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_run_info **out,
@@ -237,18 +246,22 @@ int backend_dry_run(berth_backend *b, const berth_run *run, berth_buf *report, b
 }
 
 int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int state,
-		   int64_t after, int64_t limit, berth_run_info ***out, size_t *count,
-		   int64_t *next, berth_error **err)
+		   const char *selector, int64_t after, int64_t limit, berth_run_info ***out,
+		   size_t *count, int64_t *next, berth_error **err)
 {
 	*out = NULL;
 	*count = 0;
 	if (next)
 		*next = 0;
+	label_selector labels;
+	int rc = selector_parse(selector, &labels, err);
 	store_query q = {.projects = projects, .nprojects = n, .state = state, .after = after,
-			 .limit = limit > 0 ? limit + 1 : 0};
+			 .limit = limit > 0 ? limit + 1 : 0, .labels = &labels};
 	store_run **list;
 	size_t cnt;
-	int rc = store_run_query(b->st, &q, &list, &cnt, err);
+	if (!rc)
+		rc = store_run_query(b->st, &q, &list, &cnt, err);
+	selector_release(&labels);
 	if (rc)
 		return rc;
 	/* one more than asked tells whether there is a next page */

@@ -39,7 +39,7 @@ void berth_run_info_free(berth_run_info *i)
 		return;
 	char *const strs[] = {i->id, i->name, i->project, i->backend, i->profile, i->image,
 			      i->action, i->reason, i->priority_class, i->gpu_ids, i->enforcement,
-			      i->log_path, i->target, i->effective, i->worker_states};
+			      i->log_path, i->target, i->effective, i->worker_states, i->labels};
 	for (size_t k = 0; k < BERTH_ARRAY_SIZE(strs); k++)
 		free(strs[k]);
 	free(i);
@@ -123,6 +123,17 @@ int record_new(const berth_policy *policy, const berth_run *run, const char *spe
 	size_t elen;
 	berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &i->effective, &elen, NULL);
 	r->doc = (int64_t)s->doc;
+	if (s->labels.n) {
+		berth_buf l = BERTH_BUF_INIT;
+		for (size_t k = 0; k < s->labels.n; k++)
+			berth_buf_printf(&l, "%s%s=%s", k ? "," : "", s->labels.items[k].key.s,
+					 s->labels.items[k].value.s ? s->labels.items[k].value.s : "");
+		if (l.failed) {
+			berth_buf_release(&l);
+			return berth_fail(err, BERTH_ENOMEM, "out of memory");
+		}
+		i->labels = berth_buf_detach(&l);
+	}
 	if (!i->id || !i->name || !i->project || !i->backend || !i->action || !r->quota_of)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	return 0;
@@ -175,6 +186,19 @@ static void info_node(obuild *b, onode *m, const berth_run_info *i)
 	o_opt(b, m, "profile", i->profile);
 	o_opt(b, m, "image", i->image);
 	o_opt(b, m, "priority_class", i->priority_class);
+	/* a map, as on Kubernetes; the record's "key=value,..." holds neither ',' nor '=' in them */
+	onode *labels = i->labels && *i->labels ? o_map(b, m, "labels") : NULL;
+	for (const char *p = i->labels; labels && *p;) {
+		size_t n = strcspn(p, ","), k = strcspn(p, "=");
+		k = k < n ? k : n;
+		const char *key = berth_arena_strndup(b->arena, p, k);
+		const char *value = berth_arena_strndup(b->arena, p + k + (k < n), n - k - (k < n));
+		if (key && value)
+			o_str(b, labels, key, value);
+		else
+			b->failed = 1;
+		p += n + (p[n] == ',');
+	}
 	o_int(b, m, "priority", i->priority);
 	o_time(b, m, "created", i->created);
 	o_time(b, m, "started", i->started);

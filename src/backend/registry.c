@@ -16,6 +16,12 @@ const backend_ops *backend_kind_at(size_t i)
 	return i < BACKEND_KINDS_MAX ? kinds[i] : NULL;
 }
 
+const char *berth_backend_kind_name(size_t i)
+{
+	const backend_ops *k = backend_kind_at(i);
+	return k ? k->kind : NULL;
+}
+
 const backend_ops *backend_kind(const char *name)
 {
 	for (size_t i = 0; name && i < BACKEND_KINDS_MAX && kinds[i]; i++)

@@ -288,28 +288,34 @@ static size_t fold(const char *s, char *out, size_t cap)
 	return n;
 }
 
+/* Edits from a to b: insertions, deletions, substitutions, and two
+ * neighbours swapped ("gte" is one edit from "get"; optimal string alignment) */
 static size_t distance(const char *a, size_t an, const char *b, size_t bn)
 {
-	size_t row[65];
+	size_t rows[3][65], *older = rows[0], *prev = rows[1], *row = rows[2];
 	if (an > 64 || bn > 64)
 		return SIZE_MAX;
 	for (size_t j = 0; j <= bn; j++)
-		row[j] = j;
+		prev[j] = j;
 	for (size_t i = 1; i <= an; i++) {
-		size_t prev = row[0];
 		row[0] = i;
 		for (size_t j = 1; j <= bn; j++) {
-			size_t cur = row[j];
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
+			size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
 			if (row[j - 1] + 1 < best)
 				best = row[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    older[j - 2] + 1 < best)
+				best = older[j - 2] + 1;
 			row[j] = best;
-			prev = cur;
 		}
+		size_t *t = older;
+		older = prev;
+		prev = row;
+		row = t;
 	}
-	return row[bn];
+	return prev[bn];
 }
 
 const char *berth_suggest(const char *s, const char *const *candidates, size_t n)

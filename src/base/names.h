@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "berth/error.h" /* berth_suggest, the did-you-mean of messages */
+
 const char *berth_check_dns_label(const char *s);      /* RFC 1123 label, <= 63 */
 const char *berth_check_dns_subdomain(const char *s);  /* RFC 1123 subdomain, <= 253 */
 const char *berth_check_qualified_name(const char *s); /* [prefix/]name: label keys */
@@ -25,9 +27,5 @@ const char *berth_check_secret_key(const char *s);     /* a Secret's key: a plat
 /* No control characters (bytes below 0x20, and 0x7f): for the strings that
  * reach a path or a name and have no stricter rule. */
 const char *berth_check_printable(const char *s);
-
-/* The candidate closest to s (edit distance, ignoring case, '_' and '-'),
- * or NULL when none is close enough to suggest. */
-const char *berth_suggest(const char *s, const char *const *candidates, size_t n);
 
 #endif

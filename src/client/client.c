@@ -15,6 +15,7 @@
 #include "berth/client.h"
 #include "render/emit.h"
 #include "base/internal.h"
+#include "base/names.h"
 #include "spec/yaml.h"
 
 #define REPLY_NAME "the server's reply"
@@ -372,7 +373,7 @@ static int http_error(berth_client *c, reply *r, berth_error **err)
 
 /* ---- runs from JSON --------------------------------------------------------------------- */
 
-typedef enum ftype { F_STR, F_I64, F_INT, F_BOOL, F_TIME, F_CPU, F_SIZE, F_STATE, F_NS } ftype;
+typedef enum ftype { F_STR, F_I64, F_INT, F_BOOL, F_TIME, F_CPU, F_SIZE, F_STATE, F_NS, F_LABELS } ftype;
 
 /* The keys of a Run (docs/api.md), as berth_run_info_format writes them. */
 static const struct field {
@@ -412,6 +413,7 @@ static const struct field {
 	{"target", F_STR, offsetof(berth_run_info, target), 0},
 	{"log", F_STR, offsetof(berth_run_info, log_path), 0},
 	{"effective", F_STR, offsetof(berth_run_info, effective), 0},
+	{"labels", F_LABELS, offsetof(berth_run_info, labels), 0},
 };
 
 /* The value at a dotted key path of map m, or NULL. */
@@ -498,10 +500,38 @@ static int parse_time(const char *s, int64_t *ms)
 	return 0;
 }
 
+/* {"key": "value", ...} as the record keeps labels: "key=value,key=value" */
+static int labels_value(char **out, const berth_node *v, const berth_where *w, berth_error **err)
+{
+	if (v->kind != BERTH_NODE_MAP)
+		return berth_problem_add(err, BERTH_ETYPE, BERTH_ERROR, w, "expected a map, not %s",
+					 berth_node_kind_name(v));
+	berth_buf b = BERTH_BUF_INIT;
+	for (size_t i = 0; i < v->len; i++) {
+		const char *k = berth_node_text(v->u.pairs[i].key);
+		const char *val = berth_node_text(v->u.pairs[i].value);
+		if (!k || !val || berth_check_qualified_name(k) || (*val && berth_check_label_value(val))) {
+			berth_buf_release(&b);
+			return berth_problem_add(err, BERTH_EINVALID, BERTH_ERROR, w,
+						 "\"%s\" is not a label", k ? k : "");
+		}
+		berth_buf_printf(&b, "%s%s=%s", i ? "," : "", k, val);
+	}
+	if (b.failed) {
+		berth_buf_release(&b);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	free(*out);
+	*out = v->len ? berth_buf_detach(&b) : NULL;
+	return 0;
+}
+
 static int field_value(berth_run_info *info, const struct field *f, const berth_node *v,
 		       const berth_where *w, berth_error **err)
 {
 	char *base = (char *)info + f->off;
+	if (f->type == F_LABELS)
+		return labels_value((char **)base, v, w, err);
 	const char *s = berth_node_text(v);
 	char msg[256];
 	if (!s && v && v->kind == BERTH_NODE_SCALAR) /* null: left out */
@@ -570,6 +600,8 @@ static int field_value(berth_run_info *info, const struct field *f, const berth_
 			*(int64_t *)base = q.units * 1000000000 + q.nanos;
 		return 0;
 	}
+	case F_LABELS: /* above */
+		break;
 	}
 	return 0;
 }
@@ -764,30 +796,39 @@ int berth_client_get(berth_client *c, const char *id, berth_run_info **out, bert
 /* Every run of a list, page by page with the cursor each page gives (each
  * page costs the server the same, however deep): pages of 1,000, the most a
  * server gives, so that 40,000 runs are 40 requests, not 400. */
-int berth_client_list(berth_client *c, const char *project, int state, berth_run_info ***out,
+int berth_client_list(berth_client *c, const berth_run_filter *f, berth_run_info ***out,
 		      size_t *n, berth_error **err)
 {
+	static const berth_run_filter every = BERTH_RUN_FILTER_ALL;
 	berth_run_info **all = NULL;
 	size_t count = 0, cap = 0;
 	char *after = NULL;
 	int ret = 0;
 	*out = NULL;
 	*n = 0;
-	if (state >= 0 && berth_state_parse(berth_state_name((berth_state)state)) < 0)
-		return berth_fail(err, BERTH_EARG, "%d is not a run state", state);
+	if (!f)
+		f = &every;
+	if (f->state >= 0 && berth_state_parse(berth_state_name((berth_state)f->state)) < 0)
+		return berth_fail(err, BERTH_EARG, "%d is not a run state", f->state);
 	for (int page = 0;; page++) {
 		berth_buf t = BERTH_BUF_INIT;
 		berth_run_info **list;
 		size_t got;
 		char *next;
 		reply r;
-		berth_buf_puts(&t, "/api/v1/runs?limit=1000");
-		if (project) {
+		/* the last page asks for what is left of the limit */
+		int64_t left = f->limit > 0 ? f->limit - (int64_t)count : 1000;
+		berth_buf_printf(&t, "/api/v1/runs?limit=%lld", (long long)(left < 1000 ? left : 1000));
+		if (f->project) {
 			berth_buf_puts(&t, "&project=");
-			put_escaped(&t, c->h, project);
+			put_escaped(&t, c->h, f->project);
 		}
-		if (state >= 0)
-			berth_buf_printf(&t, "&state=%s", berth_state_name((berth_state)state));
+		if (f->state >= 0)
+			berth_buf_printf(&t, "&state=%s", berth_state_name((berth_state)f->state));
+		if (f->selector && *f->selector) {
+			berth_buf_puts(&t, "&labelSelector=");
+			put_escaped(&t, c->h, f->selector);
+		}
 		if (after) {
 			berth_buf_puts(&t, "&after=");
 			put_escaped(&t, c->h, after);
@@ -816,14 +857,15 @@ int berth_client_list(berth_client *c, const char *project, int state, berth_run
 			all = grown;
 			cap = want;
 		}
-		memcpy(all + count, list, got * sizeof(*all));
+		if (got) /* an empty page: no list to copy to (a selector that holds none) */
+			memcpy(all + count, list, got * sizeof(*all));
 		count += got;
 		free(list);
 		/* a cursor that does not move, or an empty page, ends the walk */
 		int same = next && after && !strcmp(next, after);
 		free(after);
 		after = next;
-		if (!after || same || !got)
+		if (!after || same || !got || (f->limit > 0 && (int64_t)count >= f->limit))
 			break;
 	}
 	free(after);
@@ -831,6 +873,8 @@ int berth_client_list(berth_client *c, const char *project, int state, berth_run
 		berth_run_info_list_free(all, count);
 		return ret;
 	}
+	for (; f->limit > 0 && (int64_t)count > f->limit; count--)
+		berth_run_info_free(all[count - 1]);
 	if (!all && !(all = berth_calloc(1, sizeof(*all))))
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	*out = all;

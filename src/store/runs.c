@@ -90,6 +90,7 @@ static const run_col run_cols[] = {
 	{"qlim_mem", C_INT, R(qlim_mem), 0, false},
 	{"qlim_gpus", C_INT, R(qlim_gpus), 0, false},
 	{"qlim_runs", C_INT, R(qlim_runs), 0, false},
+	{"labels", C_STR, I(labels), 0, false},
 };
 #undef I
 #undef R
@@ -376,6 +377,8 @@ static int bind_query(sqlite3_stmt *st, const void *ctx)
 		rc = sqlite3_bind_text(st, next++, q->backend, -1, SQLITE_STATIC);
 	for (int i = 0; rc == SQLITE_OK && q->fit && i < 4; i++)
 		rc = sqlite3_bind_int64(st, next++, q->fit[i]);
+	for (size_t i = 0; rc == SQLITE_OK && q->labels && i < q->labels->n; i++)
+		rc = sqlite3_bind_text(st, next++, q->labels->terms[i].needle, -1, SQLITE_STATIC);
 	return rc;
 }
 
@@ -403,6 +406,13 @@ static void filters(berth_buf *sql, bool *any, const store_query *q)
 	if (q->fit) {
 		snprintf(cond, sizeof(cond), "cpu_milli <= ?%zu AND mem <= ?%zu AND gpus <= ?%zu"
 			 " AND disk <= ?%zu", next, next + 1, next + 2, next + 3);
+		where(sql, any, cond);
+		next += 4;
+	}
+	/* a term's needle (",key=value,", ",key=") among the labels between commas */
+	for (size_t i = 0; q->labels && i < q->labels->n; i++) {
+		snprintf(cond, sizeof(cond), "instr(',' || ifnull(labels, '') || ',', ?%zu) %s 0",
+			 next++, q->labels->terms[i].negate ? "=" : ">");
 		where(sql, any, cond);
 	}
 }

@@ -179,7 +179,9 @@ static const char *const migrations[] = {
 	" UPDATE rv SET v = v + 1;"
 	" INSERT INTO tombstones (rv, id, project) SELECT v, OLD.id, OLD.project FROM rv;"
 	" DELETE FROM tombstones WHERE rv <= (SELECT v FROM rv) - " STORE_TOMBSTONES_TEXT "; END;",
-	/* 12: each worker's use over time, as its supervisor samples it (samples.c) */
+	/* 12: a run's labels, "key=value,key=value", which label selectors match */
+	"ALTER TABLE runs ADD COLUMN labels TEXT;",
+	/* 13: each worker's use over time, as its supervisor samples it (samples.c) */
 	"CREATE TABLE samples (run_id TEXT NOT NULL, rank INTEGER NOT NULL, t INTEGER NOT NULL,"
 	" cpu_milli INTEGER NOT NULL, mem INTEGER NOT NULL, gpu_util INTEGER NOT NULL,"
 	" gpu_mem INTEGER NOT NULL);"

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/selector.h"
 #include "berth/backend.h"
 
 typedef struct store store;
@@ -115,6 +116,7 @@ typedef struct store_query {
 	const char *backend;         /* runs of this kind only; NULL: every kind */
 	const int64_t *fit;          /* cpu milli, mem, gpus, disk: only runs whose requests are
 					within these (that could start now); NULL: any */
+	const label_selector *labels;      /* only runs whose labels it selects; NULL: any */
 } store_query;
 /* Newest first, a page (limit, and after = the last seq of the page before) is
  * read from an index in the order it is shown, from its cursor on: it costs

@@ -217,7 +217,18 @@ static void test_registry(void)
 	CHECK(b == NULL);
 	const berth_problem *p = berth_error_get(err, 0);
 	CHECK(p && strstr(p->message, "local, kubernetes, fake"));
+	CHECK(p && !strstr(p->message, "did you mean"));
 	berth_error_free(err);
+	/* a near one is named, and the names are the registry's (berth_backend_kind_name) */
+	err = NULL;
+	CHECK_INT(berth_backend_open(&b, "kubernets", &o, &err), -BERTH_EARG);
+	p = berth_error_get(err, 0);
+	CHECK_STR(p ? p->message : "", "backend \"kubernets\" is not one of local, kubernetes, fake; "
+				       "did you mean \"kubernetes\"?");
+	berth_error_free(err);
+	CHECK_STR(berth_backend_kind_name(0), "local");
+	CHECK_STR(berth_backend_kind_name(2), "fake");
+	CHECK(berth_backend_kind_name(3) == NULL);
 	teardown();
 }
 
@@ -284,7 +295,7 @@ static void test_every_operation_reaches_its_kind(void)
 
 	/* list brings kinds that can be behind up to date */
 	berth_run_info **list = NULL;
-	CHECK_INT(berth_backend_list(b, NULL, -1, &list, &n, &err), 0);
+	CHECK_INT(berth_backend_list(b, NULL, &list, &n, &err), 0);
 	CHECK_INT(calls.reconcile, 1);
 	CHECK_INT(n, 1);
 	berth_run_info_list_free(list, n);
@@ -356,7 +367,7 @@ static void test_refused_by_the_kind(void)
 	err = NULL;
 	berth_run_info **list = NULL;
 	size_t n = 9;
-	CHECK_INT(berth_backend_list(b, NULL, -1, &list, &n, &err), 0);
+	CHECK_INT(berth_backend_list(b, NULL, &list, &n, &err), 0);
 	CHECK_INT(n, 0); /* nothing was stored */
 	berth_run_info_list_free(list, n);
 	berth_batch_free(batch);

@@ -70,6 +70,7 @@ static void test_roundtrip(void)
 	in[1]->mem_peak = 1773568;
 	in[1]->enforcement = strdup("cgroup v1");
 	in[1]->log_path = strdup("/var/lib/berth/runs/jqj9mbv70r/log");
+	in[1]->labels = strdup("team=vision,app.kubernetes.io/part-of=demo,empty=");
 
 	in[2] = info_new("f1", BERTH_STATE_FAILED);
 	in[2]->reason = strdup("OOMKilled \"quoted\" \\ \xc3\xa9");
@@ -97,6 +98,8 @@ static void test_roundtrip(void)
 		CHECK_STR(second, first);
 		free(second);
 		CHECK_STR(back[1]->log_path, in[1]->log_path);
+		CHECK_STR(back[1]->labels, in[1]->labels);
+		CHECK(back[0]->labels == NULL);
 		CHECK_INT(back[1]->created, in[1]->created);
 		CHECK_INT(back[1]->finished, in[1]->finished);
 		CHECK_INT(back[1]->cpu_milli, 2500);
@@ -328,6 +331,9 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn, const char 
 		return answer(conn, 201, "{\"items\": [" RUN_A ", " RUN_A "]}",
 			      "x.yaml:3:7: warning: image: not pulled");
 	}
+	const char *sel = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "labelSelector");
+	if (!strcmp(url, "/api/v1/runs") && sel && !strcmp(sel, "team=none"))
+		return answer(conn, 200, "{\"items\": []}", NULL);
 	if (!strcmp(url, "/api/v1/runs") && !after)
 		return answer(conn, 200, "{\"items\": [" RUN_A "], \"next\": \"c1\"}", NULL);
 	if (!strcmp(url, "/api/v1/runs"))
@@ -464,9 +470,22 @@ static void test_http(void)
 	err = NULL;
 
 	/* list follows the cursor */
-	CHECK_INT(berth_client_list(c, "demo", BERTH_STATE_RUNNING, &runs, &n, &err), 0);
+	berth_run_filter f = {"demo", BERTH_STATE_RUNNING, NULL, 0};
+	CHECK_INT(berth_client_list(c, &f, &runs, &n, &err), 0);
 	CHECK_INT(n, 3);
 	CHECK_STR(seen.last_query, "/api/v1/runs limit=1000&project=demo&state=Running&after=c1");
+	berth_run_info_list_free(runs, n);
+	/* a limit asks for what is left of it, and stops there; a selector goes as written */
+	berth_run_filter lim = {NULL, -1, "team=a b,tier!=dev", 2};
+	CHECK_INT(berth_client_list(c, &lim, &runs, &n, &err), 0);
+	CHECK_INT(n, 2);
+	CHECK_STR(seen.last_query, "/api/v1/runs limit=1&labelSelector=team=a b,tier!=dev&after=c1");
+	berth_run_info_list_free(runs, n);
+	/* none selected: an empty list, not a failure */
+	berth_run_filter none = {NULL, -1, "team=none", 0};
+	runs = NULL;
+	CHECK_INT(berth_client_list(c, &none, &runs, &n, &err), 0);
+	CHECK(runs != NULL && n == 0);
 	berth_run_info_list_free(runs, n);
 
 	/* stop, logs */

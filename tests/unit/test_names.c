@@ -321,6 +321,14 @@ static void test_suggest(void)
 	CHECK_STR(berth_suggest("pod_anti_affinity", aff_keys, 3), "podAntiAffinity");
 	CHECK_STR(berth_suggest("srve", with_nulls, 5), "serve");
 	CHECK_STR(berth_suggest("jb", with_nulls, 5), "job");
+	/* two neighbours swapped are one edit: the typo of a verb or a word */
+	static const char *const verbs[] = {"run", "get", "logs", "stop", "help"};
+	static const char *const words[] = {"runs", "run"};
+	CHECK_STR(berth_suggest("gte", verbs, 5), "get");
+	CHECK_STR(berth_suggest("lgos", verbs, 5), "logs");
+	CHECK_STR(berth_suggest("rnus", words, 2), "runs");
+	CHECK_STR(berth_suggest("porfile", spec_keys, ns), "profile");
+	CHECK(berth_suggest("teg", verbs, 5) == NULL); /* reversed is two swaps: too far */
 	CHECK(berth_suggest("zzz", spec_keys, ns) == NULL);
 	CHECK(berth_suggest("zzz", res_keys, 5) == NULL);
 	CHECK(berth_suggest("completely-different", spec_keys, ns) == NULL);

@@ -213,8 +213,8 @@ static int64_t walk(berth_backend *b, const char *what, const char *const *proje
 		berth_run_info **infos = NULL;
 		size_t n = 0;
 		int64_t next = -1;
-		if (!CHECKF(berth_run_page(b, projects, np, state, after, limit, &infos, &n, &next,
-					   &err) == 0, "%s: page %lld", what, (long long)pages))
+		if (!CHECKF(berth_run_page(b, projects, np, state, NULL, after, limit, &infos, &n,
+					   &next, &err) == 0, "%s: page %lld", what, (long long)pages))
 			break;
 		pages++;
 		CHECKF(next == 0 || (int64_t)n == limit, "%s: page %lld has %zu runs and a next",
@@ -387,6 +387,7 @@ static void test_migration(void)
 			   " ALTER TABLE runs DROP COLUMN qlim_mem;"
 			   " ALTER TABLE runs DROP COLUMN qlim_gpus;"
 			   " ALTER TABLE runs DROP COLUMN qlim_runs;"
+			   " ALTER TABLE runs DROP COLUMN labels;"
 			   " DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update;"
 			   " DROP TRIGGER runs_rv_delete; DROP INDEX runs_rv;"
 			   " ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
@@ -396,7 +397,7 @@ static void test_migration(void)
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "12");
+	CHECK_STR(sql, "13");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
@@ -410,6 +411,7 @@ static void test_migration(void)
 	CHECK(old && old->info.workers == 1); /* a run from before distributed jobs: one worker */
 	/* a run from before quotas were recorded: its quota is the queue's policy's */
 	CHECK(old && old->quota_of == NULL && old->qlim_cpu_milli == -1 && old->qlim_runs == -1);
+	CHECK(old && old->info.labels == NULL); /* and from before labels: none */
 	store_run_free(old);
 	store_close(s);
 	/* from a berth that knows more */
@@ -522,6 +524,102 @@ static void add_run(store *s, const char *id, const char *backend, berth_state s
 		       .uid = -1, .gid = -1, .fs_group = -1};
 	OK(store_run_insert(s, &r, &err), err);
 	berth_error_free(err);
+}
+
+/* The ids of the runs q selects with the label selector sel, newest first,
+ * as "a b c"; "error: MESSAGE" when sel is refused. */
+static char *selected(store *s, store_query q, const char *sel)
+{
+	static char out[256];
+	berth_error *err = NULL;
+	label_selector labels;
+	store_run **list = NULL;
+	size_t n = 0;
+	int rc = selector_parse(sel, &labels, &err);
+	q.labels = &labels;
+	if (!rc)
+		rc = store_run_query(s, &q, &list, &n, &err);
+	const berth_problem *p = rc ? berth_error_get(err, 0) : NULL;
+	snprintf(out, sizeof(out), "%s%s", p ? "error: " : "", p ? p->message : "");
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", i ? " " : "",
+			 list[i]->info.id);
+	store_run_list_free(list, n);
+	selector_release(&labels);
+	berth_error_free(err);
+	return out;
+}
+
+/* Label selectors: kubectl's equality-based terms, each of them held, also
+ * with a project and a state (the merge of runs_project's arms) and a page;
+ * a value is matched whole (team=a is not team=ab); != and !key select runs
+ * without the label; what is not a selector is refused with its reason. */
+static void test_labels(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	static const struct {
+		const char *id, *project, *labels;
+		berth_state state;
+	} runs[] = {
+		{"r1", "p", "team=a,tier=gpu", BERTH_STATE_SUCCEEDED},
+		{"r2", "p", "team=ab", BERTH_STATE_RUNNING},
+		{"r3", "q", "team=a,app.kubernetes.io/part-of=x", BERTH_STATE_RUNNING},
+		{"r4", "q", NULL, BERTH_STATE_SUCCEEDED},
+		{"r5", "p", "empty=,team=b", BERTH_STATE_SUCCEEDED},
+	};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		store_run r = {.info = {.id = (char *)runs[i].id, .name = "job",
+					.project = (char *)runs[i].project, .backend = "local",
+					.state = runs[i].state, .created = 1, .labels = (char *)runs[i].labels},
+			       .uid = -1, .gid = -1, .fs_group = -1};
+		OK(store_run_insert(s, &r, &err), err);
+	}
+	store_query all = {.state = -1};
+	CHECK_STR(selected(s, all, NULL), "r5 r4 r3 r2 r1");
+	CHECK_STR(selected(s, all, "team=a"), "r3 r1");
+	CHECK_STR(selected(s, all, "team==a"), "r3 r1");
+	CHECK_STR(selected(s, all, " team = a , tier=gpu "), "r1");
+	CHECK_STR(selected(s, all, "team!=a"), "r5 r4 r2");
+	CHECK_STR(selected(s, all, "team"), "r5 r3 r2 r1");
+	CHECK_STR(selected(s, all, "!team"), "r4");
+	CHECK_STR(selected(s, all, "empty="), "r5");
+	CHECK_STR(selected(s, all, "empty"), "r5");
+	CHECK_STR(selected(s, all, "app.kubernetes.io/part-of=x"), "r3");
+	CHECK_STR(selected(s, all, "team=c"), "");
+	/* a label is not found inside another's value ("=a," in "team=a,") */
+	CHECK_STR(selected(s, all, "tier=gpu,team"), "r1");
+	const char *const pq[] = {"p", "q"};
+	store_query projects = {.projects = pq, .nprojects = 2, .state = -1};
+	CHECK_STR(selected(s, projects, "team=a"), "r3 r1");
+	store_query one = {.projects = pq, .nprojects = 1, .state = BERTH_STATE_SUCCEEDED};
+	CHECK_STR(selected(s, one, "team"), "r5 r1");
+	store_query running = {.state = BERTH_STATE_RUNNING, .limit = 1};
+	CHECK_STR(selected(s, running, "team!=b"), "r3");
+	/* refused, with the reason */
+	CHECK_STR(selected(s, all, "team=a,,x=y"), "error: label selector \"team=a,,x=y\": an empty term");
+	CHECK_STR(selected(s, all, "Team Name=a"),
+		  "error: label selector \"Team Name=a\": the key \"Team Name\" must consist of "
+		  "letters, digits, '-', '_' and '.'");
+	CHECK(strstr(selected(s, all, "env in (a,b)"), "\"env in (a\" is not a term: only equality-based") != NULL);
+	CHECK(strstr(selected(s, all, "team=a=b"), "\"a=b\" is not a label value") != NULL);
+	CHECK(strstr(selected(s, all, "team=-a"), "the value \"-a\"") != NULL);
+	char many[200] = "";
+	for (int i = 0; i < 33; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%sk%d", i ? "," : "", i);
+	CHECK(strstr(selected(s, all, many), "more than 32 terms") != NULL);
+	char *longer = calloc(1100, 1);
+	if (longer) {
+		memset(longer, 'a', 1099);
+		CHECK_STR(selected(s, all, longer), "error: a label selector is at most 1024 bytes");
+		free(longer);
+	}
+out:
+	berth_error_free(err);
+	done(s, dir);
 }
 
 /* Projects by name: every one, or those a token names (each once, the
@@ -1038,5 +1136,5 @@ static void test_cleanup(void)
 }
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
-       T(test_projects), T(test_functions), T(test_events), T(test_tokens), T(test_run_records),
+       T(test_projects), T(test_functions), T(test_events), T(test_tokens), T(test_run_records), T(test_labels),
        T(test_data_version), T(test_stop_requested), T(test_alloc_failures), T(test_cleanup))
