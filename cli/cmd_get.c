@@ -98,6 +98,25 @@ static int source_list(source *s, const berth_run_filter *f, berth_run_info ***o
 	return s->cl ? berth_client_list(s->cl, f, out, n, err) : berth_backend_list(s->c.b, f, out, n, err);
 }
 
+/* Waits until a run may have changed after version *rv (the store's, or
+ * the server's watch; *rv < 0: reads the version now), a while at most. */
+static int source_wait(source *s, const char *project, int64_t *rv, berth_error **err)
+{
+	if (s->cl)
+		return berth_client_watch(s->cl, project, rv, 30, err);
+	/* this machine: the store's version, a small read four times a second */
+	for (int i = 0; i < 120; i++) {
+		int64_t now;
+		int rc = berth_run_version(s->c.b, &now, err);
+		if (rc || *rv < 0 || now != *rv) {
+			*rv = rc ? *rv : now;
+			return rc;
+		}
+		cli_pause_ms(250);
+	}
+	return 0;
+}
+
 static int source_get(source *s, const char *id, berth_run_info **out, berth_error **err)
 {
 	return s->cl ? berth_client_get(s->cl, id, out, err) : berth_backend_get(s->c.b, id, out, err);
@@ -554,15 +573,28 @@ int cmd_get(int argc, char **argv)
 	status = print_runs(&o, list, n, false);
 	if (watch && !status) {
 		seen_set s = {NULL, 0, 0};
+		int64_t rv = -1;
+		berth_error *werr = NULL;
 		for (size_t i = 0; i < n && !status; i++)
 			status = seen_note(&s, list[i]) < 0;
+		/* the version first: what changes after it is seen */
+		if (!status && source_wait(&src, f.project, &rv, &werr))
+			status = cli_report(werr) ? 2 : 1;
 		/* what a look reads and the table did not show (past --limit) is not new */
 		if (!status)
 			status = watch_look(&src, &f, one ? id : NULL, &s, NULL);
+		/* a look when the store's version moved (a server's watch answers
+		 * then): nothing is read while nothing changes */
 		while (!status) {
-			cli_pause_ms(src.cl ? 2000 : 1000);
-			status = watch_look(&src, &f, one ? id : NULL, &s, &o);
+			int64_t was = rv;
+			if (source_wait(&src, f.project, &rv, &werr)) {
+				status = cli_report(werr) ? 2 : 1;
+				break;
+			}
+			if (rv != was)
+				status = watch_look(&src, &f, one ? id : NULL, &s, &o);
 		}
+		berth_error_free(werr);
 		seen_free(&s);
 	}
 out:

@@ -80,6 +80,14 @@ int berth_client_get(berth_client *c, const char *id, berth_run_info **out, bert
 int berth_client_list(berth_client *c, const berth_run_filter *f, berth_run_info ***out,
 		      size_t *n, berth_error **err);
 
+/* Waits until a run of project (NULL: of every project the token sees)
+ * changes after version *rv, or timeout_s seconds pass (the server's watch,
+ * GET .../runs?watch=true): *rv becomes the version to wait from next. With
+ * *rv < 0, returns at once with the current version. BERTH_EGONE when *rv is
+ * too old (list again). */
+int berth_client_watch(berth_client *c, const char *project, int64_t *rv, int timeout_s,
+		       berth_error **err);
+
 /* Asks the server to stop a run, after grace_s seconds between SIGTERM and
  * SIGKILL (< 0: the server's default). With wait, returns once the run is
  * final; else once the stop is requested. */

@@ -796,6 +796,45 @@ int berth_client_get(berth_client *c, const char *id, berth_run_info **out, bert
 /* Every run of a list, page by page with the cursor each page gives (each
  * page costs the server the same, however deep): pages of 1,000, the most a
  * server gives, so that 40,000 runs are 40 requests, not 400. */
+int berth_client_watch(berth_client *c, const char *project, int64_t *rv, int timeout_s,
+		       berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	if (*rv < 0) /* a list's rv: its version now */
+		berth_buf_puts(&t, "/api/v1/runs?limit=1");
+	else
+		berth_buf_printf(&t, "/api/v1/runs?watch=true&rv=%lld&timeout=%d", (long long)*rv,
+				 timeout_s);
+	if (project) {
+		berth_buf_puts(&t, "&project=");
+		put_escaped(&t, c->h, project);
+	}
+	int ret = nomem_target(&t, err);
+	reply r;
+	if (!ret) {
+		request rq = {"GET", t.data, NULL, 0, NULL, NULL, NULL};
+		ret = send_request(c, &rq, &r, err);
+	}
+	berth_buf_release(&t);
+	if (ret < 0)
+		return ret;
+	berth_arena *a = berth_arena_new();
+	const berth_node *root = NULL;
+	ret = a ? parse_json(a, r.body.data ? r.body.data : "", r.body.len, &root, err)
+		: berth_fail(err, BERTH_ENOMEM, "out of memory");
+	const char *v = ret ? NULL : berth_node_text(lookup(root, "rv"));
+	char *end = NULL;
+	long long n = v ? strtoll(v, &end, 10) : -1;
+	if (!ret && (!v || *end || n < 0))
+		ret = berth_fail(err, BERTH_EIO, "the server's answer has no version (\"rv\"): is it an "
+				 "older berth?");
+	if (!ret)
+		*rv = n;
+	berth_arena_free(a);
+	berth_buf_release(&r.body);
+	return ret;
+}
+
 int berth_client_list(berth_client *c, const berth_run_filter *f, berth_run_info ***out,
 		      size_t *n, berth_error **err)
 {
