@@ -199,14 +199,17 @@ fi
 printf 's3cr3t-value-42\n' | "$berth" secrets set api-token >/dev/null 2>&1
 printf 'file-secret-77' >sec.txt
 "$berth" secrets set tls-key --from-file sec.txt >/dev/null 2>&1
-spec envs 'echo "MODE=$MODE"; tr "\\0" "\\n" </proc/$$/environ | sed -n "s/^api-token=/TOKEN=/p"; cat /etc/berth-test-secret/tls-key; echo' \
+# a secret reaches the shell as the variable its name makes (api-token: API_TOKEN), and by
+# that name only; a secret volume's file keeps the secret's name
+spec envs 'echo "MODE=$MODE"; echo "TOKEN=$API_TOKEN"; echo "as-is=$(tr "\\0" "\\n" </proc/$$/environ | grep -c "^api-token=")"; cat /etc/berth-test-secret/tls-key; echo' \
 	'envs: [{name: MODE, value: train}]
 secrets: [api-token]
 volumes:
 - {volume_type: secret, name: tls, mount_path: /etc/berth-test-secret, spec: {name: tls-key}}'
 id=$("$berth" run envs.yaml --wait 2>out)
 "$berth" logs "$id" >log
-if grep -qx 'MODE=train' log && grep -qx 'TOKEN=s3cr3t-value-42' log && grep -qx 'file-secret-77' log &&
+if grep -qx 'MODE=train' log && grep -qx 'TOKEN=s3cr3t-value-42' log && grep -qx 'as-is=0' log &&
+	grep -qx 'file-secret-77' log &&
 	! grep -rqa 's3cr3t-value-42\|file-secret-77' "$BERTH_HOME"/berth.db* &&
 	[ "$("$berth" secrets list)" = "$(printf 'api-token\ntls-key')" ] &&
 	[ "$(stat -c %a "$BERTH_HOME/secret.key")" = 600 ]; then
@@ -218,6 +221,12 @@ fi
 spec nosecret 'true' 'secrets: [missing-one]'
 "$berth" run nosecret.yaml >out 2>&1
 if [ $? = 2 ] && grep -q 'missing-one' out; then ok secret-unknown; else fail secret-unknown "-"; fi
+# two secrets that make one variable: refused at the second, naming both and the variable
+spec clash 'true' 'secrets: [api-token, API.token]'
+"$berth" run clash.yaml >out 2>&1
+if [ $? = 2 ] && grep -q '^clash.yaml:6:22: secrets\[1\]: secrets "API.token" and "api-token" (secrets\[0\]) both reach the processes as API_TOKEN' out; then
+	ok secret-env-clash
+else fail secret-env-clash "-"; fi
 
 # ---- volumes: files written in one run are visible at the mount path of the next ------------
 spec writer 'echo from-writer > /mnt/berth-test-shared/f; echo tmp > /mnt/berth-test-pvc/g' \

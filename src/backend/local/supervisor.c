@@ -38,6 +38,7 @@
 #include "backend/local/supervisor.h"
 #include "backend/local/supervisor_internal.h"
 #include "base/internal.h"
+#include "base/names.h"
 #include "base/seal.h"
 
 
@@ -104,13 +105,12 @@ static void flush_notes(sup *s)
 }
 
 /* A volume's path in the environment, where no mount namespace is allowed:
- * BERTH_VOLUME_<NAME>, the name upper-cased and '-' and '.' made '_'. */
+ * BERTH_VOLUME_<NAME>, the name as a variable's (upper-cased, '-' and '.'
+ * made '_'). */
 static char *volume_env(const volume *v)
 {
-	char *e = fmt("BERTH_VOLUME_%s=%s", v->name, v->source);
-	for (char *p = e ? e + 13 : NULL; p && *p != '='; p++)
-		*p = *p == '-' || *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-	return e;
+	char name[BERTH_ENV_NAME_MAX];
+	return fmt("BERTH_VOLUME_%s=%s", berth_env_name_from(v->name, name, sizeof(name)), v->source);
 }
 
 /* A distributed job's worker variable (store_run.worker_env) with {rank} and
@@ -303,7 +303,10 @@ static int open_secrets(sup *s, char ***files, size_t **lens, berth_buf *why)
 			berth_buf_printf(why, "%s", berth_error_get(e, 0)->message);
 			rc = -1;
 		} else {
-			berth_buf_printf(&vals, "%s=", name);
+			/* by the variable the secret's name makes: "my-secret-key" is
+			 * MY_SECRET_KEY, which a shell reads (the plan refused a clash) */
+			char env[BERTH_ENV_NAME_MAX];
+			berth_buf_printf(&vals, "%s=", berth_env_name_from(name, env, sizeof(env)));
 			berth_buf_append(&vals, value, vlen);
 			berth_buf_append(&vals, "", 1);
 		}
