@@ -200,7 +200,9 @@ static int get_whoami(req *r)
 	sbuf b = {0};
 	sb_puts(&b, "{\"token\": ");
 	sb_json(&b, r->who->token_id);
-	sb_printf(&b, ", \"role\": \"%s\", \"projects\": [", berth_role_name(r->who->role));
+	sb_printf(&b, ", \"role\": \"%s\", \"secret_writers\": \"%s\", \"projects\": [",
+		  berth_role_name(r->who->role),
+		  berth_role_name(berth_policy_secret_writers(srv_policy(r->srv))));
 	if (r->who->all)
 		sb_puts(&b, "\"*\"");
 	for (size_t i = 0; i < r->who->nprojects; i++) {
@@ -842,9 +844,24 @@ static int get_quota(req *r)
 	return reply_json(r, 200, &b);
 }
 
+/* Whether the token may set and delete the project's secrets: the role the
+ * policy's security.secret_writers names, in that project (the route asks for
+ * user at least; another project's token was refused before). 0, or answered. */
+static int may_write_secrets(req *r, int *ret)
+{
+	berth_error *err = NULL;
+	int rc = berth_principal_may(r->who, req_param(r, "project"),
+				     berth_policy_secret_writers(srv_policy(r->srv)), &err);
+	return failed(r, rc, err, ret);
+}
+
 static int put_secret(req *r)
 {
 	int ret = 0;
+	if (may_write_secrets(r, &ret)) {
+		explicit_bzero(r->body, r->len); /* a value refused is wiped as one taken */
+		return ret;
+	}
 	char *value = body_field(r, "value", &ret);
 	if (!value)
 		return ret;
@@ -861,7 +878,9 @@ static int put_secret(req *r)
 static int delete_secret(req *r)
 {
 	berth_error *err = NULL;
-	int rc;
+	int rc, ret;
+	if (may_write_secrets(r, &ret))
+		return ret;
 	STORE(r, rc, berth_backend_secret_delete(srv_backend(r->srv), req_param(r, "project"),
 							    req_param(r, "name"), &err));
 	return answer(r, rc, err, NULL, 0, NULL, false);
@@ -909,9 +928,10 @@ const route routes[] = {
 	{"GET", "/api/v1/projects/{project}/quota", get_quota, SCOPE_PROJECT, V,
 	 "the project's quota, its use and headroom", 0},
 	{"GET", "/api/v1/projects/{project}/secrets", get_secrets, SCOPE_PROJECT, V, "secret names", 0},
-	{"PUT", "/api/v1/projects/{project}/secrets/{name}", put_secret, SCOPE_PROJECT, A,
+	/* user at least; the handlers ask for the role of security.secret_writers */
+	{"PUT", "/api/v1/projects/{project}/secrets/{name}", put_secret, SCOPE_PROJECT, U,
 	 "set a secret", G},
-	{"DELETE", "/api/v1/projects/{project}/secrets/{name}", delete_secret, SCOPE_PROJECT, A,
+	{"DELETE", "/api/v1/projects/{project}/secrets/{name}", delete_secret, SCOPE_PROJECT, U,
 	 "delete a secret", 0},
 };
 const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

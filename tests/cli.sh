@@ -89,6 +89,12 @@ check profiles-none 0 '^no profiles defined$' -- env -u BERTH_CONFIG "$berth" pr
 check profiles-json 0 '"id": "4xh100"' -- "$berth" profiles --config "$pol" -o json
 check profiles-stray-arg 2 'unexpected argument "x.yaml"' -- "$berth" profiles x.yaml
 check profiles-bad-policy 2 'policy.yaml:2:1: defauts: unknown key' -- "$berth" profiles --config "$r/112-policy-errors/policy.yaml"
+# security.secret_writers: admin or user, checked when the policy is loaded, at its place
+printf 'security:\n  secret_writers: viewer\n' >"$tmp/writers.yaml"
+check policy-secret-writers-viewer 2 'writers.yaml:2:19: security.secret_writers: "viewer" is not one of admin, user' -- \
+	"$berth" profiles --config "$tmp/writers.yaml"
+printf 'security:\n  secret_writers: user\n' >"$tmp/writers.yaml"
+check policy-secret-writers-user 0 '^no profiles defined$' -- "$berth" profiles --config "$tmp/writers.yaml"
 # berth cluster check: its usage errors, and a kubeconfig that is not there (before any request)
 check cluster-no-subverb 2 "say 'cluster check'" -- "$berth" cluster
 check cluster-unknown-option 2 'cluster: unknown option "--bogus"' -- "$berth" cluster check --bogus

@@ -160,6 +160,9 @@ owners=$(json '" ".join(sorted(o["kind"] + ":" + ("ok" if o["metadata"].get("own
 check "owner references carry the Job's uid" [ "$owners" = "PersistentVolumeClaim:ok Secret:ok" ]
 value=$(json '[o for o in d if o["kind"] == "Secret"][0]["data"]["hf-token"]' <objs.json | base64 -d)
 check "the Secret holds the secret's value" [ "$value" = s3cr3t-value ]
+# hf-token reaches the container as HF_TOKEN (a shell reads it), from the Secret's hf-token key
+env=$(json '[e for e in [o for o in d if o["kind"] == "Job"][0]["spec"]["template"]["spec"]["containers"][0]["env"] if e["name"] == "HF_TOKEN"][0]["valueFrom"]["secretKeyRef"]' <objs.json 2>&1)
+check "the secret's variable HF_TOKEN reads its key" [ "$env" = "{'name': 'train-k1', 'key': 'hf-token'}" ]
 if ! grep -rq s3cr3t-value "$BERTH_HOME" && ! "$berth" get run k1 -o yaml | grep -q s3cr3t; then
 	ok "the value is not in berth's records"
 else fail "the value is not in berth's records" "found"; fi

@@ -448,7 +448,7 @@ s1=$(call -t "$admin" PUT /api/v1/projects/alpha/secrets/dbpass --data "{\"value
 s2=$(call -t "$viewa" GET /api/v1/projects/alpha/secrets)
 names=$(json '",".join(s["name"] for s in d["items"])' <body)
 want=$(printf %s "$value" | sha256sum | cut -d' ' -f1)
-printf 'project: alpha\nfunction:\n  name: usesecret\n  command: [sh, -c, "printf %%s \\"$dbpass\\" | sha256sum | cut -d\\" \\" -f1"]\nsecrets: [dbpass]\n' >usesecret.yaml
+printf 'project: alpha\nfunction:\n  name: usesecret\n  command: [sh, -c, "printf %%s \\"$DBPASS\\" | sha256sum | cut -d\\" \\" -f1"]\nsecrets: [dbpass]\n' >usesecret.yaml
 call -t "$usera" POST /api/v1/runs --data-binary @usesecret.yaml >/dev/null
 uid=$(json 'd["id"]' <body)
 final=$(tok=$usera wait_final "$uid")
@@ -637,6 +637,43 @@ else
 	fail metrics "$(head -20 body)"
 fi
 stop_server
+
+# ---- security.secret_writers: user: a project's users manage its secrets, and only its own -------
+cp policy.yaml policy.admin-writes.yaml
+printf 'security: {secret_writers: user}\n' >>policy.yaml
+start
+call -t "$admin" PUT /api/v1/projects/beta/secrets/betakey -d '{"value": "beta-only"}' >/dev/null
+s1=$(call -t "$usera" PUT /api/v1/projects/alpha/secrets/mine -d '{"value": "v1"}')
+s2=$(call -t "$usera" PUT /api/v1/projects/beta/secrets/mine -d '{"value": "v1"}')
+s3=$(call -t "$usera" DELETE /api/v1/projects/beta/secrets/betakey)
+s4=$(call -t "$viewa" PUT /api/v1/projects/alpha/secrets/mine -d '{"value": "v2"}')
+s5=$(call -t "$viewa" DELETE /api/v1/projects/alpha/secrets/mine)
+# the project in the path is one name: no way around it to beta's
+s6=$(call -t "$usera" PUT '/api/v1/projects/alpha%2F..%2Fbeta/secrets/mine' -d '{"value": "v1"}')
+s7=$(call -t "$usera" PUT '/api/v1/projects/%2A/secrets/mine' -d '{"value": "v1"}')
+call -t "$admin" GET /api/v1/projects/beta/secrets >/dev/null
+betanames=$(json '" ".join(s["name"] for s in d["items"])' <body)
+call -t "$usera" GET /api/v1/whoami >/dev/null
+writers=$(json 'd["secret_writers"]' <body)
+s8=$(call -t "$usera" DELETE /api/v1/projects/alpha/secrets/mine)
+if [ "$s1$s2$s3$s4$s5$s8" = 204403403403403204 ] && [ "${s6:0:1}${s7:0:1}" = 44 ] &&
+	[ "$betanames" = "betakey dbpassword" ] && [ "$writers" = user ]; then
+	ok secret-writers-user
+else
+	fail secret-writers-user "own $s1, beta $s2, beta delete $s3, viewer $s4/$s5, path tricks $s6 $s7, delete own $s8, beta holds '$betanames', whoami '$writers'"
+fi
+# the CLI as such a user: set, list, remove, and another project's refused
+printf 'cli-value' | BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" secrets set from-cli --project alpha 2>out; r1=$?
+BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" secrets list --project alpha >names 2>>out; r2=$?
+printf 'x' | BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" secrets set from-cli --project beta 2>>out; r3=$?
+BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" secrets rm from-cli --project alpha 2>>out; r4=$?
+if [ "$r1$r2$r4" = 000 ] && [ "$r3" != 0 ] && grep -qx from-cli names && grep -q 'no access to project "beta"' out; then
+	ok secret-writers-user-cli
+else
+	fail secret-writers-user-cli "set $r1, list $r2, other project $r3, rm $r4"
+fi
+stop_server
+mv policy.admin-writes.yaml policy.yaml
 
 # ---- insecure-local only on loopback ------------------------------------------------------------
 "$berth" serve --listen 0.0.0.0:0 --insecure-local 2>out
