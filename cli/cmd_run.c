@@ -49,6 +49,9 @@ const char usage_run[] =
 	"flag is invalid or a run is refused, 1 anything else (with --wait: a run\n"
 	"did not succeed).\n";
 
+/* --follow: the run's whole log, until it ends */
+static const berth_log_opts follow_all = {.rank = -1, .follow = true};
+
 /* ---- against a server -------------------------------------------------------------- */
 
 static void pause_ms(int ms)
@@ -102,7 +105,7 @@ static int run_remote(const cli_server *s, const char *name, const char *text, s
 	if (follow && n != 1)
 		cli_error("run: --follow follows one run; the server started %zu: waiting for them "
 			  "instead", n);
-	else if (follow && berth_client_logs(c, runs[0]->id, -1, true, cli_print_chunk, NULL, &err)) {
+	else if (follow && berth_client_logs(c, runs[0]->id, &follow_all, cli_print_chunk, NULL, &err)) {
 		status = cli_report(err);
 		goto out;
 	}
@@ -254,7 +257,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	berth_error_free(err);
 	err = NULL;
-	if (follow && berth_backend_logs(c.b, infos[0]->id, -1, 1, cli_print_chunk, NULL, &err)) {
+	if (follow && berth_backend_logs(c.b, infos[0]->id, &follow_all, cli_print_chunk, NULL, &err)) {
 		status = cli_report(err);
 		goto out;
 	}

@@ -638,34 +638,54 @@ static int stop_run(req *r)
 
 /* ---- logs: sent as a thread reads them, the connection suspended between (stream.c) ------- */
 
+/* ?NAME=N: digits alone (strtol takes a sign and leading spaces too), up to max;
+ * -1 when it is not one */
+static long long count_arg(const char *v, long long max)
+{
+	char *end;
+	errno = 0;
+	long long n = *v >= '0' && *v <= '9' ? strtoll(v, &end, 10) : -1;
+	return n < 0 || errno || *end || n > max ? -1 : n;
+}
+
 static int get_logs(req *r)
 {
 	/* HEAD: the headers a GET would have, and no reader (a HEAD a second must
 	 * not take a stream each) */
 	if (!strcmp(r->method, "HEAD"))
 		return reply(r, 200, "text/plain; charset=utf-8", NULL, 0);
-	/* ?rank=N: one worker's log, which is checked to be one before it streams */
-	const char *id = req_param(r, "id"), *rk = req_arg(r, "rank");
-	long rank = -1;
+	/* ?rank=N&tail=N&since=DURATION&timestamps=true&follow=true, each checked before
+	 * anything streams (an error after the first byte could not be told) */
+	const char *id = req_param(r, "id"), *rk = req_arg(r, "rank"), *tl = req_arg(r, "tail"),
+		   *sn = req_arg(r, "since");
+	berth_log_opts o = {.rank = -1, .follow = flag_arg(r, "follow"),
+			    .timestamps = flag_arg(r, "timestamps")};
+	if (tl && (o.tail = count_arg(tl, BERTH_LOG_TAIL_MAX)) < 0)
+		return reply_fail(r, 400, "usage", "tail: a number of lines, 0 to %d (\"%.32s\" given)",
+				  BERTH_LOG_TAIL_MAX, tl);
+	berth_error *err = NULL;
+	int rc, ret;
+	if (sn && berth_duration_parse(sn, &o.since_ms, &err)) {
+		ret = reply_fail(r, 400, "usage", "since: %s", berth_error_get(err, 0)->message);
+		berth_error_free(err);
+		return ret;
+	}
 	if (rk) {
-		char *end;
-		/* digits alone: strtol takes a sign and leading spaces too */
-		rank = *rk >= '0' && *rk <= '9' ? strtol(rk, &end, 10) : -1;
-		if (rank < 0 || *end || rank >= BERTH_WORKERS_MAX)
+		if ((o.rank = (int)count_arg(rk, BERTH_WORKERS_MAX - 1)) < 0)
 			return reply_fail(r, 400, "usage", "rank: a worker's index, 0 to %d (\"%.32s\" given)",
 					  BERTH_WORKERS_MAX - 1, rk);
+		/* one worker's log, which is checked to be one before it streams */
 		berth_run_info *info = NULL;
-		berth_error *err = NULL;
-		int rc, ret;
 		STORE(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
 		if (failed(r, rc, err, &ret))
 			return ret;
-		rc = berth_run_check_rank(info, (int)rank, &err);
+		err = NULL;
+		rc = berth_run_check_rank(info, o.rank, &err);
 		berth_run_info_free(info);
 		if (failed(r, rc, err, &ret))
 			return ret;
 	}
-	return stream_logs(r, id, (int)rank, flag_arg(r, "follow"));
+	return stream_logs(r, id, &o);
 }
 
 static int get_spec(req *r)

@@ -84,11 +84,12 @@ int berth_client_list(berth_client *c, const char *project, int state, berth_run
  * final; else once the stop is requested. */
 int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, berth_error **err);
 
-/* Calls write(ctx, data, len) with the run's log from the start, as the
- * bytes arrive; with follow, until the run ends. A nonzero return of write
- * stops (and the call returns 0). */
-int berth_client_logs(berth_client *c, const char *id, int rank, bool follow, berth_log_write write,
-		      void *ctx, berth_error **err);
+/* Calls write(ctx, data, len) with the run's log as o says (NULL: all of it,
+ * at once; see berth_backend_logs), as the bytes arrive; with o->follow,
+ * until the run ends. A nonzero return of write stops (and the call returns
+ * 0). */
+int berth_client_logs(berth_client *c, const char *id, const berth_log_opts *o,
+		      berth_log_write write, void *ctx, berth_error **err);
 
 /* The project's secrets (admin for set and delete). A value is sent as a
  * JSON string: it must be UTF-8 text without NUL bytes (BERTH_EARG). A

@@ -863,17 +863,39 @@ int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, b
 	return ret;
 }
 
-int berth_client_logs(berth_client *c, const char *id, int rank, bool follow, berth_log_write write,
-		      void *ctx, berth_error **err)
+int berth_client_logs(berth_client *c, const char *id, const berth_log_opts *o,
+		      berth_log_write write, void *ctx, berth_error **err)
 {
 	berth_buf t = BERTH_BUF_INIT;
 	reply r;
 	int ret;
-	char query[64];
-	snprintf(query, sizeof(query), "/logs%s%s", follow ? "?follow=true" : "", rank < 0 ? "" : follow ? "&" : "?");
-	if (rank >= 0)
-		snprintf(query + strlen(query), sizeof(query) - strlen(query), "rank=%d", rank);
-	if ((ret = run_target(c, &t, id, query, err)))
+	if (o && (o->tail < 0 || o->tail > BERTH_LOG_TAIL_MAX || o->since_ms < 0 ||
+		  o->since_ms > BERTH_DURATION_MAX_MS))
+		return berth_fail(err, BERTH_EARG, "tail or since out of range (berth_log_opts)");
+	/* ?follow=true&rank=N&tail=N&since=Nms&timestamps=true: what is not asked is not sent */
+	berth_buf q = BERTH_BUF_INIT;
+	if (o && o->follow)
+		berth_buf_puts(&q, "&follow=true");
+	if (o && o->rank >= 0)
+		berth_buf_printf(&q, "&rank=%d", o->rank);
+	if (o && o->tail > 0)
+		berth_buf_printf(&q, "&tail=%lld", (long long)o->tail);
+	if (o && o->since_ms > 0)
+		berth_buf_printf(&q, "&since=%lldms", (long long)o->since_ms);
+	if (o && o->timestamps)
+		berth_buf_puts(&q, "&timestamps=true");
+	if (q.len)
+		q.data[0] = '?';
+	berth_buf tail = BERTH_BUF_INIT;
+	berth_buf_printf(&tail, "/logs%s", q.len ? q.data : "");
+	berth_buf_release(&q);
+	if (tail.failed) {
+		berth_buf_release(&tail);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	ret = run_target(c, &t, id, tail.data, err);
+	berth_buf_release(&tail);
+	if (ret)
 		return ret;
 	request rq = {"GET", t.data, NULL, 0, NULL, write, ctx};
 	ret = send_request(c, &rq, &r, err);

@@ -476,11 +476,24 @@ static void test_http(void)
 	CHECK_INT(berth_client_stop(c, "a1", -1, false, &err), 0);
 	CHECK_STR(seen.last_query, "/api/v1/runs/a1/stop ");
 	berth_buf log = BERTH_BUF_INIT;
-	CHECK_INT(berth_client_logs(c, "a1", -1, true, collect, &log, &err), 0);
+	berth_log_opts lo = {.rank = -1, .follow = true};
+	CHECK_INT(berth_client_logs(c, "a1", &lo, collect, &log, &err), 0);
 	CHECK_STR(log.data, "line 1\nline 2\ndone\n");
 	CHECK_STR(seen.last_query, "/api/v1/runs/a1/logs follow=true");
 	berth_buf_release(&log);
-	CHECK_INT(berth_client_logs(c, "nope", -1, false, collect, &log, &err), -BERTH_ENOTFOUND);
+	/* what is asked goes as query parameters, the duration in ms; nothing else */
+	lo = (berth_log_opts){.rank = 2, .tail = 5, .since_ms = 90000, .timestamps = true};
+	CHECK_INT(berth_client_logs(c, "a1", &lo, collect, &log, &err), 0);
+	CHECK_STR(seen.last_query, "/api/v1/runs/a1/logs rank=2&tail=5&since=90000ms&timestamps=true");
+	berth_buf_release(&log);
+	CHECK_INT(berth_client_logs(c, "a1", NULL, collect, &log, &err), 0);
+	CHECK_STR(seen.last_query, "/api/v1/runs/a1/logs ");
+	berth_buf_release(&log);
+	lo = (berth_log_opts){.rank = -1, .tail = BERTH_LOG_TAIL_MAX + 1};
+	CHECK_INT(berth_client_logs(c, "a1", &lo, collect, &log, &err), -BERTH_EARG);
+	berth_error_free(err);
+	err = NULL;
+	CHECK_INT(berth_client_logs(c, "nope", NULL, collect, &log, &err), -BERTH_ENOTFOUND);
 	CHECK(log.len == 0);
 	berth_error_free(err);
 	err = NULL;
