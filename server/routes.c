@@ -511,8 +511,12 @@ static int post_validate(req *r)
 	berth_batch *batch = NULL;
 	berth_error *err = NULL;
 	int rc;
-	/* the parse needs no store */
+	/* the parse needs no store; without a project in the path, the token must see
+	 * the project of every document before anything of it is looked up (its
+	 * secrets, functions, quota), as for a create */
 	rc = berth_batch_parse(&batch, r->body, r->len, &o, &err);
+	for (size_t i = 0; !rc && !o.project && i < berth_batch_count(batch); i++)
+		rc = berth_principal_may(r->who, berth_batch_project(batch, i), BERTH_ROLE_VIEWER, &err);
 	if (!rc)
 		STORE(r, rc, berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err));
 	if (rc) {
@@ -927,6 +931,8 @@ const route routes[] = {
 	{"GET", "/api/v1/runs", get_runs, SCOPE_ANY, V, "list runs", 0},
 	{"POST", "/api/v1/projects/{project}/runs", post_runs, SCOPE_PROJECT, U, "create runs", G},
 	{"GET", "/api/v1/projects/{project}/runs", get_runs, SCOPE_PROJECT, V, "list runs", 0},
+	{"POST", "/api/v1/validate", post_validate, SCOPE_ANY, V,
+	 "plan runs without creating them (project from the spec)", 0},
 	{"POST", "/api/v1/projects/{project}/validate", post_validate, SCOPE_PROJECT, V,
 	 "plan runs without creating them", 0},
 	{"POST", "/api/v1/parse", post_parse, SCOPE_ANY, V, "a spec's documents as data", 0},

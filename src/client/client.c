@@ -904,6 +904,131 @@ int berth_client_logs(berth_client *c, const char *id, const berth_log_opts *o,
 	return ret;
 }
 
+int berth_client_delete(berth_client *c, const char *id, berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	int ret = run_target(c, &t, id, "", err);
+	if (ret)
+		return ret;
+	request rq = {"DELETE", t.data, NULL, 0, NULL, NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	berth_buf_release(&r.body);
+	return ret;
+}
+
+/* A GET of target whose body is handed over as it is: NUL-terminated, *len bytes. */
+static int get_body(berth_client *c, const char *target, char **out, size_t *len, berth_error **err)
+{
+	reply r;
+	*out = NULL;
+	*len = 0;
+	request rq = {"GET", target, NULL, 0, NULL, NULL, NULL};
+	int ret = send_request(c, &rq, &r, err);
+	if (ret < 0)
+		return ret;
+	*len = r.body.len;
+	berth_buf_puts(&r.body, ""); /* an empty body is "" too */
+	if (r.body.failed || !(*out = berth_buf_detach(&r.body))) {
+		berth_buf_release(&r.body);
+		*len = 0;
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* GET /api/v1/runs/{id}TAIL, the body as it is */
+static int get_run_body(berth_client *c, const char *id, const char *tail, char **out, size_t *len,
+			berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	*out = NULL;
+	*len = 0;
+	int ret = run_target(c, &t, id, tail, err);
+	if (!ret)
+		ret = get_body(c, t.data, out, len, err);
+	berth_buf_release(&t);
+	return ret;
+}
+
+int berth_client_events(berth_client *c, const char *id, char **json, size_t *len, berth_error **err)
+{
+	return get_run_body(c, id, "/events", json, len, err);
+}
+
+int berth_client_spec(berth_client *c, const char *id, char **json, size_t *len, berth_error **err)
+{
+	return get_run_body(c, id, "/spec", json, len, err);
+}
+
+static void free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+int berth_client_validate(berth_client *c, const char *project, const char *file, const char *text,
+			  size_t len, char ***runs, size_t *n, berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	reply r;
+	*runs = NULL;
+	*n = 0;
+	if (project) {
+		berth_buf_puts(&t, "/api/v1/projects/");
+		put_escaped(&t, c->h, project);
+		berth_buf_puts(&t, "/validate?file=");
+	} else
+		berth_buf_puts(&t, "/api/v1/validate?file=");
+	put_escaped(&t, c->h, file ? file : "spec.yaml");
+	int ret = nomem_target(&t, err);
+	if (ret)
+		return ret;
+	request rq = {"POST", t.data, text, len, "application/yaml", NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	if (ret < 0)
+		return ret;
+	/* {"problems": [warnings], "runs": [effective spec...]}: each run back as JSON text */
+	const berth_node *root, *list = NULL;
+	char **out = NULL;
+	size_t count = 0;
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else if (!(ret = parse_json(arena, r.body.data ? r.body.data : "", r.body.len, &root, err)) &&
+		 (!(list = berth_node_get(root, "runs")) || list->kind != BERTH_NODE_SEQ))
+		ret = berth_fail(err, BERTH_ETYPE, "%s has no list of runs", REPLY_NAME);
+	if (!ret && !(out = berth_calloc(list->len + 1, sizeof(*out))))
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	for (size_t i = 0; !ret && i < list->len; i++) {
+		obuild ob = {.arena = arena};
+		onode *doc = o_root(&ob, O_SEQ);
+		o_copy_typed(&ob, doc, NULL, list->u.items[i]);
+		berth_buf j = BERTH_BUF_INIT;
+		if (!ob.failed && doc->first)
+			emit_json(&j, doc->first, 0, 1);
+		berth_buf_puts(&j, "\n");
+		if (ob.failed || j.failed || !(out[count] = berth_buf_detach(&j))) {
+			berth_buf_release(&j);
+			ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		} else
+			count++;
+	}
+	berth_arena_free(arena);
+	berth_buf_release(&r.body);
+	if (ret < 0) {
+		free_list(out, count);
+		return ret;
+	}
+	header_warnings(c, err);
+	*runs = out;
+	*n = count;
+	return 0;
+}
+
 static int secret_target(berth_client *c, berth_buf *t, const char *project, const char *name,
 			 berth_error **err)
 {
@@ -1061,19 +1186,7 @@ int berth_client_secret_delete(berth_client *c, const char *project, const char 
 
 int berth_client_profiles(berth_client *c, char **json, size_t *len, berth_error **err)
 {
-	reply r;
-	*json = NULL;
-	*len = 0;
-	request rq = {"GET", "/api/v1/profiles", NULL, 0, NULL, NULL, NULL};
-	int ret = send_request(c, &rq, &r, err);
-	if (ret < 0)
-		return ret;
-	*len = r.body.len;
-	if (!(*json = berth_buf_detach(&r.body))) {
-		*len = 0;
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	}
-	return 0;
+	return get_body(c, "/api/v1/profiles", json, len, err);
 }
 
 static void copy_text(char *dst, size_t len, const berth_node *n)
