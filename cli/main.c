@@ -27,14 +27,17 @@ static const cli_verb verbs[] = {
 	{"get", cmd_get, "show runs and their state", usage_get, 1},
 	{"logs", cmd_logs, "print or follow a run's output", usage_logs, 1},
 	{"stop", cmd_stop, "stop runs", usage_stop, 1},
+	{"delete", cmd_delete, "forget ended runs (--force: stop them first)", usage_delete, 1},
+	{"describe", cmd_describe, "everything about a run on one page", usage_describe, 1},
+	{"events", cmd_events, "what happened to runs, oldest first", usage_events, 1},
 	{"secrets", cmd_secrets, "set, list and remove the project's secrets", usage_secrets, 1},
 	{"quota", cmd_quota, "show a project's quota: used, quota, free", usage_quota, 1},
 	{"serve", cmd_serve, "serve the REST API (runs, functions, secrets, metrics)", usage_serve, 0},
 	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 0},
-	{"validate", cmd_validate, "check run specs without running them", usage_validate, 0},
+	{"validate", cmd_validate, "check run specs without running them", usage_validate, 1},
 	{"render", cmd_render, "print the Kubernetes objects of runs", usage_render, 0},
 	{"explain", cmd_explain, "show the effective spec and where each value comes from",
-	 usage_explain, 0},
+	 usage_explain, 1},
 	{"profiles", cmd_profiles, "list the platform's hardware profiles", usage_profiles, 1},
 	{"cluster", cmd_cluster, "check or set up what a Kubernetes cluster needs for the policy",
 	 usage_cluster, 0},
@@ -55,9 +58,9 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"'berth help VERB' shows the options of a verb.\n"
-		"With --server URL (or $BERTH_SERVER), run, get, logs, stop, secrets and profiles\n"
-		"talk to a berth server instead of this machine; --token TOKEN (or $BERTH_TOKEN)\n"
-		"is its bearer token.\n"
+		"With --server URL (or $BERTH_SERVER), run, get, logs, stop, delete, describe,\n"
+		"events, validate, explain, secrets, quota and profiles talk to a berth server\n"
+		"instead of this machine; --token TOKEN (or $BERTH_TOKEN) is its bearer token.\n"
 		"exit status: 0 success, 2 invalid input (spec, policy, flags), 1 anything else.\n");
 }
 
