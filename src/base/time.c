@@ -42,7 +42,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-int64_t berth_time_parse(const char *s, size_t n, size_t *used)
+int berth_time_parse(const char *s, size_t n, int64_t *ms, size_t *used)
 {
 	const char *p = s, *end = s + n;
 	/* YYYY-MM-DDTHH:MM:SS: each number, then the character after it */
@@ -54,7 +54,9 @@ int64_t berth_time_parse(const char *s, size_t n, size_t *used)
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(parts); i++) {
 		if (digits(&p, end, parts[i].width, &v[i]))
 			return -1;
-		if (parts[i].sep && (p >= end || (*p != parts[i].sep && *p != (parts[i].sep | 0x20))))
+		/* (the date and the time apart by 'T', 't' or, as RFC 3339 allows, a space) */
+		if (parts[i].sep && (p >= end || (*p != parts[i].sep && *p != (parts[i].sep | 0x20) &&
+						  !(parts[i].sep == 'T' && *p == ' '))))
 			return -1;
 		p += parts[i].sep != 0;
 	}
@@ -85,7 +87,8 @@ int64_t berth_time_parse(const char *s, size_t n, size_t *used)
 	if (used)
 		*used = (size_t)(p - s);
 	int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - offset * 60;
-	return secs * 1000 + frac;
+	*ms = secs * 1000 + frac;
+	return 0;
 }
 
 int berth_duration_parse(const char *s, int64_t *ms, berth_error **err)

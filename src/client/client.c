@@ -428,74 +428,11 @@ static const berth_node *lookup(const berth_node *m, const char *path)
 	return m;
 }
 
-static int digits(const char **s, int n, int *v)
-{
-	*v = 0;
-	for (int i = 0; i < n; i++, (*s)++) {
-		if (**s < '0' || **s > '9')
-			return -1;
-		*v = *v * 10 + (**s - '0');
-	}
-	return 0;
-}
-
-static int expect(const char **s, char c)
-{
-	return **s == c ? ((*s)++, 0) : -1;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* "2026-11-22T13:08:57.039Z" (fraction optional, Z or +HH:MM) -> Unix ms. */
+/* "2026-11-22T13:08:57.039Z" (fraction optional, Z or +HH:MM), whole -> Unix ms. */
 static int parse_time(const char *s, int64_t *ms)
 {
-	int Y, M, D, h, m, sec, ofs = 0;
-	int64_t frac = 0;
-	if (digits(&s, 4, &Y) || expect(&s, '-') || digits(&s, 2, &M) || expect(&s, '-') ||
-	    digits(&s, 2, &D))
-		return -1;
-	if (*s != 'T' && *s != 't' && *s != ' ')
-		return -1;
-	s++;
-	if (digits(&s, 2, &h) || expect(&s, ':') || digits(&s, 2, &m) || expect(&s, ':') ||
-	    digits(&s, 2, &sec))
-		return -1;
-	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
-		return -1;
-	if (*s == '.') {
-		int n = 0;
-		for (s++; *s >= '0' && *s <= '9'; s++, n++)
-			if (n < 3)
-				frac = frac * 10 + (*s - '0');
-		if (!n)
-			return -1;
-		for (; n < 3; n++)
-			frac *= 10;
-	}
-	if (*s == 'Z' || *s == 'z') {
-		s++;
-	} else if (*s == '+' || *s == '-') {
-		int sign = *s++ == '-' ? -1 : 1, oh, om;
-		if (digits(&s, 2, &oh) || expect(&s, ':') || digits(&s, 2, &om))
-			return -1;
-		ofs = sign * (oh * 60 + om);
-	} else {
-		return -1;
-	}
-	if (*s)
-		return -1;
-	int64_t t = days_from_civil(Y, M, D) * 86400 + h * 3600 + m * 60 + sec - ofs * 60;
-	*ms = t * 1000 + frac;
-	return 0;
+	size_t used = 0, n = strlen(s);
+	return berth_time_parse(s, n, ms, &used) || used != n ? -1 : 0;
 }
 
 static int field_value(berth_run_info *info, const struct field *f, const berth_node *v,

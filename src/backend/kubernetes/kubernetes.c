@@ -1644,8 +1644,8 @@ static void keep_time(keeping *k, const char *data, size_t n, size_t *used)
 	if (i == n && k->nts < sizeof(k->ts))
 		return; /* its end comes in the next chunk */
 	size_t took = 0;
-	int64_t ms = berth_time_parse(k->ts, k->nts, &took);
-	bool is_time = ms >= 0 && took == k->nts && i < n && data[i] == ' ';
+	int64_t ms = 0;
+	bool is_time = !berth_time_parse(k->ts, k->nts, &ms, &took) && took == k->nts && i < n && data[i] == ' ';
 	k->line_ms = is_time ? ms : store_now_ms();
 	if (is_time)
 		*used = i + 1; /* and its space */
