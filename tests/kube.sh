@@ -356,6 +356,11 @@ else
 	cat live.since live.tail kept.since kept.ts kept.tail >"$tmp/out"
 	fail "logs --tail, --since, --timestamps: the pod's through the API, the kept log's from its times" "request: $q; old line at '$old_at'"
 fi
+# berth delete of the ended run: its kept log and its times go with it
+"$berth" delete run k43 >"$tmp/out" 2>&1
+if grep -qx 'run k43 (timed-k43) deleted' "$tmp/out" && [ ! -e "$BERTH_HOME/runs/k43" ]; then
+	ok "delete: the kept log and its times go"
+else ls -la "$BERTH_HOME/runs/k43" >>"$tmp/out" 2>&1; fail "delete: the kept log and its times go" "-"; fi
 
 # ---- stop: foreground deletion, nothing left ---------------------------------------------------------
 spec svc "action: serve

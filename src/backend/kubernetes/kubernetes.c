@@ -1595,6 +1595,8 @@ static void forget_kept_log(berth_backend *b, const char *id)
 	unlink(path);
 	if (!kept_log_path(b, id, "log.part", path, sizeof(path)))
 		unlink(path);
+	if (!kept_log_path(b, id, "log" LOG_TIMES_SUFFIX, path, sizeof(path)))
+		unlink(path);
 	if (!kept_log_path(b, id, NULL, path, sizeof(path)))
 		rmdir(path);
 }
