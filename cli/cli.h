@@ -138,6 +138,9 @@ int cli_backend_open(cli_backend *c, const char *kind);
 void cli_backend_close(cli_backend *c);
 /* A flag's value: argv[i+1], or after '='. NULL (reported) when missing. */
 const char *cli_flag_value(const char *verb, int argc, char **argv, int *i, const char *name);
+/* --grace SECONDS (0 to 86400) of stop and delete: 1 taken into *grace, 0
+ * another argument, -1 a missing or wrong value (reported). */
+int cli_grace_flag(const char *verb, int argc, char **argv, int *i, int *grace);
 /* Whether arg is the flag name, alone or as "name=VALUE". */
 int cli_is_flag(const char *arg, const char *name);
 /* A berth_log_write: the chunk on standard output, flushed. */

@@ -78,22 +78,15 @@ int cmd_delete(int argc, char **argv)
 		first = 2;
 	for (int i = first; i < argc; i++) {
 		int r = cli_target_flag(&t, argc, argv, &i);
+		if (!r)
+			r = cli_grace_flag("delete", argc, argv, &i, &grace);
 		if (r < 0)
 			goto usage;
 		if (r)
 			continue;
 		if (!strcmp(argv[i], "--force"))
 			force = true;
-		else if (cli_is_flag(argv[i], "--grace")) {
-			const char *v = cli_flag_value("delete", argc, argv, &i, "--grace");
-			char *end;
-			long g = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
-			if (!v || g < 0 || *end || g > 86400) {
-				cli_error("delete: --grace takes seconds, 0 to 86400");
-				goto usage;
-			}
-			grace = (int)g;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
+		else if (argv[i][0] == '-' && argv[i][1]) {
 			cli_error("delete: unknown option \"%s\" (see 'berth help delete')", argv[i]);
 			goto usage;
 		} else

@@ -37,20 +37,13 @@ int cmd_stop(int argc, char **argv)
 			r = cli_plan_flag(&c.plan, argc, argv, &i);
 		if (!r)
 			r = cli_cluster_flag(&c, argc, argv, &i);
+		if (!r)
+			r = cli_grace_flag("stop", argc, argv, &i, &grace);
 		if (r < 0)
 			goto usage;
 		if (r)
 			continue;
-		if (cli_is_flag(argv[i], "--grace")) {
-			const char *v = cli_flag_value("stop", argc, argv, &i, "--grace");
-			char *end;
-			long g = v ? strtol(v, &end, 10) : -1;
-			if (!v || *end || end == v || g < 0 || g > 86400) {
-				cli_error("stop: --grace takes seconds, 0 to 86400");
-				goto usage;
-			}
-			grace = (int)g;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
+		if (argv[i][0] == '-' && argv[i][1]) {
 			cli_error("stop: unknown option \"%s\" (see 'berth help stop')", argv[i]);
 			goto usage;
 		} else

@@ -628,27 +628,37 @@ static int nomem_target(berth_buf *t, berth_error **err)
 	return berth_fail(err, BERTH_ENOMEM, "out of memory");
 }
 
-int berth_client_submit(berth_client *c, const char *project, const char *file, const char *text,
-			size_t len, berth_run_info ***out, size_t *n, berth_error **err)
+/* POST of a spec text (as written) to /api/v1/projects/PROJECT/ROUTE, or to
+ * /api/v1/ROUTE without a project, named file in problems; the reply in *r
+ * (its body for the caller to release). */
+static int post_spec(berth_client *c, const char *route, const char *project, const char *file,
+		     const char *text, size_t len, reply *r, berth_error **err)
 {
 	berth_buf t = BERTH_BUF_INIT;
-	reply r;
 	int ret;
-	*out = NULL;
-	*n = 0;
 	if (project) {
 		berth_buf_puts(&t, "/api/v1/projects/");
 		put_escaped(&t, c->h, project);
-		berth_buf_puts(&t, "/runs?file=");
+		berth_buf_printf(&t, "/%s?file=", route);
 	} else {
-		berth_buf_puts(&t, "/api/v1/runs?file=");
+		berth_buf_printf(&t, "/api/v1/%s?file=", route);
 	}
 	put_escaped(&t, c->h, file ? file : "spec.yaml");
 	if ((ret = nomem_target(&t, err)))
 		return ret;
 	request rq = {"POST", t.data, text, len, "application/yaml", NULL, NULL};
-	ret = send_request(c, &rq, &r, err);
+	ret = send_request(c, &rq, r, err);
 	berth_buf_release(&t);
+	return ret;
+}
+
+int berth_client_submit(berth_client *c, const char *project, const char *file, const char *text,
+			size_t len, berth_run_info ***out, size_t *n, berth_error **err)
+{
+	reply r;
+	*out = NULL;
+	*n = 0;
+	int ret = post_spec(c, "runs", project, file, text, len, &r, err);
 	if (ret < 0)
 		return ret;
 	ret = runs_from_json(r.body.data ? r.body.data : "", r.body.len, out, n, NULL, err);
@@ -800,11 +810,26 @@ int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, b
 	return ret;
 }
 
-int berth_client_logs(berth_client *c, const char *id, const berth_log_opts *o,
-		      berth_log_write write, void *ctx, berth_error **err)
+/* METHOD /api/v1/runs/{id}TAIL without a body; what the reply holds goes to
+ * stream (NULL: dropped). */
+static int run_call(berth_client *c, const char *method, const char *id, const char *tail,
+		    berth_log_write stream, void *ctx, berth_error **err)
 {
 	berth_buf t = BERTH_BUF_INIT;
 	reply r;
+	int ret = run_target(c, &t, id, tail, err);
+	if (ret)
+		return ret;
+	request rq = {method, t.data, NULL, 0, NULL, stream, ctx};
+	ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	berth_buf_release(&r.body);
+	return ret;
+}
+
+int berth_client_logs(berth_client *c, const char *id, const berth_log_opts *o,
+		      berth_log_write write, void *ctx, berth_error **err)
+{
 	int ret;
 	if (o && (o->tail < 0 || o->tail > BERTH_LOG_TAIL_MAX || o->since_ms < 0 ||
 		  o->since_ms > BERTH_DURATION_MAX_MS))
@@ -830,29 +855,14 @@ int berth_client_logs(berth_client *c, const char *id, const berth_log_opts *o,
 		berth_buf_release(&tail);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
-	ret = run_target(c, &t, id, tail.data, err);
+	ret = run_call(c, "GET", id, tail.data, write, ctx, err);
 	berth_buf_release(&tail);
-	if (ret)
-		return ret;
-	request rq = {"GET", t.data, NULL, 0, NULL, write, ctx};
-	ret = send_request(c, &rq, &r, err);
-	berth_buf_release(&t);
-	berth_buf_release(&r.body);
 	return ret;
 }
 
 int berth_client_delete(berth_client *c, const char *id, berth_error **err)
 {
-	berth_buf t = BERTH_BUF_INIT;
-	reply r;
-	int ret = run_target(c, &t, id, "", err);
-	if (ret)
-		return ret;
-	request rq = {"DELETE", t.data, NULL, 0, NULL, NULL, NULL};
-	ret = send_request(c, &rq, &r, err);
-	berth_buf_release(&t);
-	berth_buf_release(&r.body);
-	return ret;
+	return run_call(c, "DELETE", id, "", NULL, NULL, err);
 }
 
 /* A GET of target whose body is handed over as it is: NUL-terminated, *len bytes. */
@@ -899,33 +909,20 @@ int berth_client_spec(berth_client *c, const char *id, char **json, size_t *len,
 	return get_run_body(c, id, "/spec", json, len, err);
 }
 
-static void free_list(char **list, size_t n)
+static void free_names(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
+		free(names[i]);
+	free(names);
 }
 
 int berth_client_validate(berth_client *c, const char *project, const char *file, const char *text,
 			  size_t len, char ***runs, size_t *n, berth_error **err)
 {
-	berth_buf t = BERTH_BUF_INIT;
 	reply r;
 	*runs = NULL;
 	*n = 0;
-	if (project) {
-		berth_buf_puts(&t, "/api/v1/projects/");
-		put_escaped(&t, c->h, project);
-		berth_buf_puts(&t, "/validate?file=");
-	} else
-		berth_buf_puts(&t, "/api/v1/validate?file=");
-	put_escaped(&t, c->h, file ? file : "spec.yaml");
-	int ret = nomem_target(&t, err);
-	if (ret)
-		return ret;
-	request rq = {"POST", t.data, text, len, "application/yaml", NULL, NULL};
-	ret = send_request(c, &rq, &r, err);
-	berth_buf_release(&t);
+	int ret = post_spec(c, "validate", project, file, text, len, &r, err);
 	if (ret < 0)
 		return ret;
 	/* {"problems": [warnings], "runs": [effective spec...]}: each run back as JSON text */
@@ -957,7 +954,7 @@ int berth_client_validate(berth_client *c, const char *project, const char *file
 	berth_arena_free(arena);
 	berth_buf_release(&r.body);
 	if (ret < 0) {
-		free_list(out, count);
+		free_names(out, count);
 		return ret;
 	}
 	header_warnings(c, err);
@@ -1025,13 +1022,6 @@ out:
 	berth_buf_release(&body);
 	berth_buf_release(&t);
 	return ret;
-}
-
-static void free_names(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 /* Appends the names of one page ([{"name"}...] or {"items": [...]}). */
