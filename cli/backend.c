@@ -66,6 +66,22 @@ const char *cli_flag_value(const char *verb, int argc, char **argv, int *i, cons
 	return argv[++*i];
 }
 
+int cli_grace_flag(const char *verb, int argc, char **argv, int *i, int *grace)
+{
+	if (!cli_is_flag(argv[*i], "--grace"))
+		return 0;
+	const char *v = cli_flag_value(verb, argc, argv, i, "--grace");
+	char *end = NULL;
+	/* digits alone: strtol takes a sign and leading spaces too */
+	long g = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
+	if (!v || g < 0 || *end || g > 86400) {
+		cli_error("%s: --grace takes seconds, 0 to 86400", verb);
+		return -1;
+	}
+	*grace = (int)g;
+	return 1;
+}
+
 int cli_is_flag(const char *arg, const char *name)
 {
 	size_t n = strlen(name);

@@ -115,6 +115,7 @@ typedef struct cli_plan_opts {
 	int check_secrets;    /* secret_names come from a store: check them */
 	const berth_usage *usage; /* the project's active runs, for quotas */
 	const char *backend;  /* --backend KIND: what it needs is checked (berth_run_needs) */
+	const char *project;  /* --project P (with a server): the project of every run */
 } cli_plan_opts;
 
 /* Takes argv[*i] and its value if it is the flag name ("--x V" or "--x=V"): 1
@@ -130,8 +131,11 @@ int cli_plan_load(cli_plan_opts *o, berth_policy **policy);
  * reports problems and returns an exit status (0: both read). */
 int cli_plan_open(cli_plan_opts *o, const char *path, berth_policy **policy, berth_spec_set **set);
 void cli_plan_release(cli_plan_opts *o);
-/* Reads the shared flags and the one SPEC argument; -1 after a usage error. */
-int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, const char **spec);
+/* Reads the shared flags and the one SPEC argument, and with srv (NULL: not
+ * taken) --server, --token and --project; -1 after a usage error. */
+struct cli_server;
+int cli_plan_args(const char *verb, cli_plan_opts *o, struct cli_server *srv, int argc, char **argv,
+		  const char **spec);
 /* Plans the index-th run of a file (see berth_run_plan), then, with
  * o->backend, checks what that backend needs of it (berth_run_needs): the
  * problems of both in *err. */
@@ -144,10 +148,11 @@ int cli_explain_format(const char *verb, const char *o, berth_explain_format *fm
 int cli_print_doc(int ret, char *data, size_t len, berth_error *err);
 
 /* Where run, get, logs, stop, secrets and profiles send their work (cli/client.c). */
-typedef struct cli_server {
+typedef struct cli_server cli_server;
+struct cli_server {
 	const char *url;   /* --server URL, else $BERTH_SERVER; "" or none: this machine */
 	const char *token; /* --token TOKEN, else $BERTH_TOKEN */
-} cli_server;
+};
 
 /* --server and --token given before the verb (main.c fills it). */
 extern cli_server cli_global_server;
@@ -162,6 +167,23 @@ int cli_server_flag(cli_server *s, int argc, char **argv, int *i);
 int cli_server_use(cli_server *s, const char *verb, const char *local_flag);
 /* Opens the client of s; reports problems and returns an exit status (0: open). */
 int cli_server_open(const cli_server *s, berth_client **c);
+
+/* What validate, explain and run --dry-run ask a server of a spec: it plans
+ * the runs as it would run them (its policy and backend, the project's
+ * secrets and quota) and creates nothing. */
+typedef enum cli_check_what { CLI_CHECK_VALIDATE, CLI_CHECK_EXPLAIN, CLI_CHECK_DRY_RUN } cli_check_what;
+typedef struct cli_check {
+	cli_check_what what;
+	const char *project;        /* --project P, or NULL: each spec's own */
+	berth_explain_format fmt;   /* explain's -o */
+	bool quiet;                 /* validate -q */
+} cli_check;
+/* Sends the spec text (len bytes, name in messages) to the server s and
+ * prints the answer as the local verb prints its own: the problems, then
+ * "NAME: valid (N runs)" (validate), each run's effective spec (explain), or
+ * that nothing was created (run --dry-run). Returns the exit status. */
+int cli_server_check(const cli_server *s, const cli_check *k, const char *name, const char *text,
+		     size_t len);
 
 /* The lines of a verb's help about --server and --token. */
 #define CLI_SERVER_HELP                                                                    \
@@ -199,6 +221,9 @@ int cli_backend_open(cli_backend *c, const char *kind);
 void cli_backend_close(cli_backend *c);
 /* A flag's value: argv[i+1], or after '='. NULL (reported) when missing. */
 const char *cli_flag_value(const char *verb, int argc, char **argv, int *i, const char *name);
+/* --grace SECONDS (0 to 86400) of stop and delete: 1 taken into *grace, 0
+ * another argument, -1 a missing or wrong value (reported). */
+int cli_grace_flag(const char *verb, int argc, char **argv, int *i, int *grace);
 /* Whether arg is the flag name, alone or as "name=VALUE". */
 int cli_is_flag(const char *arg, const char *name);
 /* Sleeps ms milliseconds (a signal that is caught does not cut it short). */
@@ -216,6 +241,45 @@ int cli_list_runs(cli_server *srv, const berth_run_filter *f, berth_run_info ***
  * 4 MiB; NULL when it cannot. */
 char *cli_read_file(const char *path, size_t *len);
 
+/* ---- delete, describe, events: runs here or on a server (cli/runs.c) ---- */
+
+/* Where a verb that reads or acts on runs works. */
+typedef struct cli_target {
+	cli_backend c;        /* this machine: --config, --kubeconfig, --context */
+	cli_server srv;       /* a server: --server, --token */
+	berth_client *cl;
+	int remote;           /* 1: the server's; 0: this machine's */
+} cli_target;
+/* Takes argv[*i] (and its value) if it is a flag of where the verb works:
+ * 1 taken, 0 not one, -1 a value is missing (reported). */
+int cli_target_flag(cli_target *t, int argc, char **argv, int *i);
+/* Opens the server's client or this machine's backend; an exit status. */
+int cli_target_open(cli_target *t, const char *verb);
+void cli_target_close(cli_target *t);
+int cli_target_get(cli_target *t, const char *id, berth_run_info **info, berth_error **err);
+/* A run's events as JSON (a list, or the server's {"items": [...]}); free() it. */
+int cli_target_events(cli_target *t, const char *id, char **json, size_t *len, berth_error **err);
+
+/* Events of one or more runs, for a table. */
+typedef struct cli_event {
+	const char *run, *time, *kind, *message;
+	size_t index; /* as recorded: the order of a tie */
+} cli_event;
+typedef struct cli_events {
+	cli_event *rows;
+	size_t n;
+	berth_doc **docs; /* what the rows point into */
+	size_t ndocs;
+} cli_events;
+/* Adds the events of run (json as cli_target_events gives it); -1 when it
+ * cannot be read (err, when a problem was found) or memory runs out. */
+int cli_events_add(cli_events *e, const char *run, const char *json, size_t len, berth_error **err);
+/* Oldest first; events of the same time in the order they were recorded. */
+void cli_events_sort(cli_events *e);
+/* TIME [RUN] KIND MESSAGE, oldest first, each line after indent. */
+void cli_events_print(cli_events *e, bool with_run, const char *indent);
+void cli_events_free(cli_events *e);
+
 /* ---- the verbs: cmd_<verb>() and usage_<verb>[] in cli/cmd_<verb>.c ---- */
 
 int cmd_validate(int argc, char **argv);
@@ -231,6 +295,9 @@ int cmd_quota(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 int cmd_supervise(int argc, char **argv); /* hidden: berth __supervise ID */
 int cmd_completion(int argc, char **argv);
 int cmd_complete(int argc, char **argv);  /* hidden: berth __complete WORD... */
@@ -241,6 +308,8 @@ extern const char usage_serve[], usage_token[], usage_cluster[], usage_completio
 extern const cli_args args_validate, args_render, args_explain, args_profiles, args_run;
 extern const cli_args args_get, args_logs, args_stop, args_secrets, args_quota, args_serve;
 extern const cli_args args_token, args_cluster, args_completion;
+extern const char usage_delete[], usage_describe[], usage_events[];
+extern const cli_args args_delete, args_describe, args_events;
 
 /* The man page of berth (troff), from the verbs' summaries and help (cli/man.c). */
 void cli_man(FILE *out);

@@ -60,3 +60,47 @@ int cli_server_open(const cli_server *s, berth_client **c)
 	berth_error_free(err);
 	return 0;
 }
+
+int cli_server_check(const cli_server *s, const cli_check *k, const char *name, const char *text,
+		     size_t len)
+{
+	berth_client *c = NULL;
+	berth_error *err = NULL;
+	char **runs = NULL;
+	size_t n = 0;
+	int status = cli_server_open(s, &c);
+	if (status)
+		return status;
+	if (berth_client_validate(c, k->project, name, text, len, &runs, &n, &err)) {
+		status = cli_report(err);
+		status = status ? status : 1;
+		goto out;
+	}
+	cli_report(err); /* warnings */
+	for (size_t i = 0; i < n && k->what == CLI_CHECK_EXPLAIN; i++) {
+		char *doc = NULL;
+		size_t dlen = 0;
+		berth_error *e = NULL;
+		if (i)
+			fputs(k->fmt == BERTH_EXPLAIN_YAML ? "---\n" : "\n", stdout);
+		int ret = berth_explain_json_format(runs[i], strlen(runs[i]), k->fmt, &doc, &dlen, &e);
+		int st = cli_print_doc(ret, doc, dlen, e);
+		berth_error_free(e);
+		if (st) {
+			status = st;
+			break;
+		}
+	}
+	if (k->what == CLI_CHECK_VALIDATE && !k->quiet)
+		printf("%s: valid (%zu run%s)\n", name, n, n == 1 ? "" : "s");
+	else if (k->what == CLI_CHECK_DRY_RUN)
+		printf("%s: valid (%zu run%s) for the server at %s (its policy and backend); nothing was "
+		       "created\n", name, n, n == 1 ? "" : "s", berth_client_url(c));
+out:
+	for (size_t i = 0; i < n; i++)
+		free(runs[i]);
+	free(runs);
+	berth_error_free(err);
+	berth_client_close(c);
+	return status;
+}

@@ -11,6 +11,8 @@
 const char usage_explain[] =
 	"usage: berth explain SPEC|- [--config POLICY] [--run-id ID] [-o table|yaml|json]\n"
 	"                     [--secrets LIST] [--backend local|kubernetes]\n"
+	"       berth explain SPEC|- --server URL [--token TOKEN] [--project P]\n"
+	"                     [-o table|yaml|json]\n"
 	"\n"
 	"Shows the effective spec of each run of SPEC once merged with the platform\n"
 	"policy: every value, where it came from (built-in, policy default, function,\n"
@@ -21,6 +23,12 @@ const char usage_explain[] =
 	"from the runs of this machine's data dir, whether it would wait for its\n"
 	"project's quota), checked as 'berth run' checks it, before anything is\n"
 	"created. Without --backend, the spec and the policy alone are checked.\n"
+	"\n"
+	"With a server (--server or $BERTH_SERVER), the server explains it: its policy\n"
+	"and its backend decide, with the project's secrets and quota (--project P: the\n"
+	"project of every run; default: each spec's own).\n"
+	"\n"
+	CLI_SERVER_HELP
 	"\n"
 	"exit status: 0 every run accepted, 2 a run is refused or an input is invalid,\n"
 	"1 anything else.\n";
@@ -33,6 +41,8 @@ const cli_args args_explain = {
 		 .values = CLI_VALUES("table", "yaml", "json")},
 		{.name = "--secrets", .arg = "LIST"},
 		CLI_OPT_BACKEND,
+		{.name = "--project", .arg = "P"},
+		CLI_OPT_SERVER,
 		{0},
 	},
 	.arg = CLI_FILE,
@@ -41,6 +51,7 @@ const cli_args args_explain = {
 int cmd_explain(int argc, char **argv)
 {
 	cli_plan_opts o;
+	cli_server srv = {NULL, NULL};
 	const char *path;
 	berth_explain_format fmt;
 	berth_policy *policy = NULL;
@@ -50,9 +61,25 @@ int cmd_explain(int argc, char **argv)
 	int status;
 
 	memset(&o, 0, sizeof(o));
-	if (cli_plan_args("explain", &o, argc, argv, &path) < 0 ||
+	if (cli_plan_args("explain", &o, &srv, argc, argv, &path) < 0 ||
 	    cli_explain_format("explain", o.output, &fmt) < 0)
 		return 2;
+	int remote = cli_server_use(&srv, "explain", o.config ? "--config" : o.backend ? "--backend"
+						    : o.secrets ? "--secrets" : o.run_id ? "--run-id" : NULL);
+	if (remote > 0) {
+		size_t len;
+		char *text = cli_read_file(path, &len);
+		cli_check k = {CLI_CHECK_EXPLAIN, o.project, fmt, false};
+		status = text ? cli_server_check(&srv, &k, strcmp(path, "-") ? path : "<stdin>", text, len) : 1;
+		free(text);
+		return status;
+	}
+	if (remote < 0 || o.project) {
+		if (!remote)
+			cli_error("explain: --project is for a server (give --server URL); a spec names its "
+				  "project");
+		return 2;
+	}
 	if ((status = cli_plan_open(&o, path, &policy, &set)))
 		goto out;
 	/* the local backend: what its projects' runs hold of their quotas, read

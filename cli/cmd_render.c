@@ -49,7 +49,7 @@ int cmd_render(int argc, char **argv)
 	int status;
 
 	memset(&o, 0, sizeof(o));
-	if (cli_plan_args("render", &o, argc, argv, &path) < 0)
+	if (cli_plan_args("render", &o, NULL, argc, argv, &path) < 0)
 		return 2;
 	if (o.backend && strcmp(o.backend, "kubernetes")) {
 		cli_error("render: the objects are Kubernetes'; --backend takes only \"kubernetes\"");

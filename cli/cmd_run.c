@@ -11,8 +11,9 @@
 const char usage_run[] =
 	"usage: berth run SPEC|- [--config POLICY] [--backend local|kubernetes] [--run-id ID]\n"
 	"                 [--kubeconfig FILE] [--context NAME] [--dry-run[=client|server]]\n"
+	"                 [--project P] [--wait] [--follow]\n"
+	"       berth run SPEC|- --server URL [--token TOKEN] [--project P] [--dry-run]\n"
 	"                 [--wait] [--follow]\n"
-	"       berth run SPEC|- --server URL [--token TOKEN] [--wait] [--follow]\n"
 	"\n"
 	"Merges each run of SPEC with the platform policy, checks it as 'berth render'\n"
 	"does, and starts it. On the local backend (the default) the function's command\n"
@@ -24,7 +25,9 @@ const char usage_run[] =
 	"\n"
 	"With a server (--server or $BERTH_SERVER) the spec is sent as written: the\n"
 	"server checks it against its own policy and runs it on its backend; its\n"
-	"problems are printed as local ones are.\n"
+	"problems are printed as local ones are. --dry-run asks the server to check it\n"
+	"as it would run it (its policy, the project's secrets and quota, what its\n"
+	"backend needs) and creates nothing.\n"
 	"\n"
 	"  --config POLICY  the platform policy (default: $BERTH_CONFIG, then\n"
 	"                   /etc/berth/config.yaml, else built-in defaults)\n"
@@ -40,6 +43,8 @@ const char usage_run[] =
 	"                   backend, an image on Kubernetes); nothing is created\n"
 	"  --dry-run=server the API server validates every object; nothing is created\n"
 	"  --run-id ID      the run id (default: random)\n"
+	"  --project P      the project of every run: a spec that names another one is\n"
+	"                   refused (default: each spec's own, else \"default\")\n"
 	"  --wait           wait until the runs end\n"
 	"  --follow, -f     print the log while it runs, then wait (one run)\n"
 	CLI_SERVER_HELP
@@ -58,11 +63,15 @@ const cli_args args_run = {
 		{.name = "--run-id", .arg = "ID"},
 		{.name = "--wait"},
 		{.name = "--follow", .alias = "-f"},
+		{.name = "--project", .arg = "P"},
 		CLI_OPT_SERVER,
 		{0},
 	},
 	.arg = CLI_FILE,
 };
+
+/* --follow: the run's whole log, until it ends */
+static const berth_log_opts follow_all = {.rank = -1, .follow = true};
 
 /* ---- against a server -------------------------------------------------------------- */
 
@@ -83,8 +92,8 @@ static int remote_wait(berth_client *c, const char *id, berth_run_info **out, be
 }
 
 /* berth run with a server: the spec goes as written; the server plans it. */
-static int run_remote(const cli_server *s, const char *name, const char *text, size_t len,
-		      int wait, int follow)
+static int run_remote(const cli_server *s, const char *project, const char *name, const char *text,
+		      size_t len, int wait, int follow)
 {
 	berth_client *c = NULL;
 	berth_run_info **runs = NULL;
@@ -93,7 +102,7 @@ static int run_remote(const cli_server *s, const char *name, const char *text, s
 	int status = cli_server_open(s, &c);
 	if (status)
 		return status;
-	if (berth_client_submit(c, NULL, name, text, len, &runs, &n, &err)) {
+	if (berth_client_submit(c, project, name, text, len, &runs, &n, &err)) {
 		status = cli_report(err);
 		status = status ? status : 1;
 		goto out;
@@ -111,7 +120,7 @@ static int run_remote(const cli_server *s, const char *name, const char *text, s
 	if (follow && n != 1)
 		cli_error("run: --follow follows one run; the server started %zu: waiting for them "
 			  "instead", n);
-	else if (follow && berth_client_logs(c, runs[0]->id, -1, true, cli_print_chunk, NULL, &err)) {
+	else if (follow && berth_client_logs(c, runs[0]->id, &follow_all, cli_print_chunk, NULL, &err)) {
 		status = cli_report(err);
 		goto out;
 	}
@@ -140,7 +149,7 @@ int cmd_run(int argc, char **argv)
 	cli_backend c;
 	cli_server srv = {NULL, NULL};
 	memset(&c, 0, sizeof(c));
-	const char *path = NULL, *kind = NULL, *backend_flag = NULL, *dry_run = NULL;
+	const char *path = NULL, *kind = NULL, *backend_flag = NULL, *dry_run = NULL, *project = NULL;
 	int wait = 0, follow = 0, status = 2;
 	for (int i = 1; i < argc; i++) {
 		int r = cli_plan_flag(&c.plan, argc, argv, &i);
@@ -156,7 +165,10 @@ int cmd_run(int argc, char **argv)
 			wait = 1;
 		else if (!strcmp(argv[i], "--follow") || !strcmp(argv[i], "-f"))
 			follow = 1;
-		else if (cli_is_flag(argv[i], "--backend")) {
+		else if (cli_is_flag(argv[i], "--project")) {
+			if (!(project = cli_flag_value("run", argc, argv, &i, "--project")))
+				return 2;
+		} else if (cli_is_flag(argv[i], "--backend")) {
 			if (!(kind = cli_flag_value("run", argc, argv, &i, "--backend")))
 				return 2;
 			backend_flag = "--backend";
@@ -176,9 +188,11 @@ int cmd_run(int argc, char **argv)
 		cli_error("run: no spec given (use '-' for standard input)");
 		return 2;
 	}
+	/* --dry-run (=client) asks a server too; =server asks a cluster's API server */
 	int remote = cli_server_use(&srv, "run", c.plan.config ? "--config"
 					       : backend_flag ? backend_flag
-					       : dry_run ? "--dry-run" : c.cluster_flag);
+					       : dry_run && !strcmp(dry_run, "server") ? "--dry-run=server"
+					       : c.cluster_flag);
 	if (remote > 0 && c.plan.run_id) {
 		cli_error("run: --run-id is not an option with a server, which picks run ids");
 		remote = -1;
@@ -193,7 +207,9 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	if (remote) {
 		const char *name = strcmp(path, "-") ? path : "<stdin>";
-		status = run_remote(&srv, name, text, len, wait, follow);
+		cli_check k = {CLI_CHECK_DRY_RUN, project, BERTH_EXPLAIN_TABLE, false};
+		status = dry_run ? cli_server_check(&srv, &k, name, text, len)
+				 : run_remote(&srv, project, name, text, len, wait, follow);
 		free(text);
 		cli_plan_release(&c.plan);
 		return status;
@@ -206,7 +222,8 @@ int cmd_run(int argc, char **argv)
 	if ((status = cli_backend_open(&c, kind)))
 		goto out;
 	/* every run is planned, and checked against this machine, before any starts */
-	berth_batch_opts bo = {.file = strcmp(path, "-") ? path : "<stdin>", .run_id = c.plan.run_id};
+	berth_batch_opts bo = {.file = strcmp(path, "-") ? path : "<stdin>", .run_id = c.plan.run_id,
+			       .project = project};
 	int ret = berth_batch_plan(&batch, c.b, text, len, &bo, &err);
 	if (dry_run && !strcmp(dry_run, "client")) {
 		/* planned and checked as a submission would be; nothing is stored */
@@ -252,7 +269,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	berth_error_free(err);
 	err = NULL;
-	if (follow && berth_backend_logs(c.b, infos[0]->id, -1, 1, cli_print_chunk, NULL, &err)) {
+	if (follow && berth_backend_logs(c.b, infos[0]->id, &follow_all, cli_print_chunk, NULL, &err)) {
 		status = cli_report(err);
 		goto out;
 	}

@@ -18,8 +18,9 @@ const char usage_secrets[] =
 	"volume of type secret). 'set' reads the value from standard input (or FILE),\n"
 	"never from the command line, where other users could see it. Values are\n"
 	"encrypted at rest in $BERTH_HOME and are never printed. With a server, they\n"
-	"are kept in the server's store (set and rm need an admin token), and a value\n"
-	"must be UTF-8 text.\n"
+	"are kept in the server's store, and a value must be UTF-8 text: set and rm\n"
+	"need an admin token of the project, or a user token where the server's\n"
+	"policy says security.secret_writers: user (docs/policy.md).\n"
 	"\n"
 	CLI_SERVER_HELP;
 

@@ -1,6 +1,7 @@
 /*
  * cmd_stop.c - berth stop ID...: stops runs and waits for their end.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,20 +48,13 @@ int cmd_stop(int argc, char **argv)
 			r = cli_plan_flag(&c.plan, argc, argv, &i);
 		if (!r)
 			r = cli_cluster_flag(&c, argc, argv, &i);
+		if (!r)
+			r = cli_grace_flag("stop", argc, argv, &i, &grace);
 		if (r < 0)
 			goto usage;
 		if (r)
 			continue;
-		if (cli_is_flag(argv[i], "--grace")) {
-			const char *v = cli_flag_value("stop", argc, argv, &i, "--grace");
-			char *end;
-			long g = v ? strtol(v, &end, 10) : -1;
-			if (!v || *end || end == v || g < 0 || g > 86400) {
-				cli_error("stop: --grace takes seconds, 0 to 86400");
-				goto usage;
-			}
-			grace = (int)g;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
+		if (argv[i][0] == '-' && argv[i][1]) {
 			cli_error("stop: unknown option \"%s\" (see 'berth help stop')", argv[i]);
 			goto usage;
 		} else
@@ -75,16 +69,28 @@ int cmd_stop(int argc, char **argv)
 		goto usage;
 	berth_client *cl = NULL;
 	int status = remote ? cli_server_open(&srv, &cl) : cli_backend_open(&c, NULL);
+	/* each run says what was done to it, whatever the grace: its end, or that it
+	 * had ended already */
 	for (int i = 0; !status && i < nids; i++) {
 		berth_error *err = NULL;
 		berth_run_info *info = NULL;
-		int rc = remote ? berth_client_stop(cl, ids[i], grace, true, &err)
-				: berth_backend_stop(c.b, ids[i], grace, &err);
+		int rc = remote ? berth_client_get(cl, ids[i], &info, &err)
+				: berth_backend_get(c.b, ids[i], &info, &err);
+		bool ended = !rc && berth_state_final(info->state);
+		berth_run_info_free(info);
+		info = NULL;
+		/* an ended run too: on a cluster, what is left of it goes */
+		if (!rc)
+			rc = remote ? berth_client_stop(cl, ids[i], grace, true, &err)
+				    : berth_backend_stop(c.b, ids[i], grace, &err);
 		if (!rc)
 			rc = remote ? berth_client_get(cl, ids[i], &info, &err)
 				    : berth_backend_get(c.b, ids[i], &info, &err);
 		if (rc)
 			status = cli_report(err);
+		else if (ended)
+			fprintf(stderr, "run %s (%s): had ended already (%s): nothing to stop\n", info->id,
+				info->name, berth_state_name(info->state));
 		else
 			cli_say_state(info);
 		berth_run_info_free(info);

@@ -4,6 +4,7 @@
  * explain, render, run --dry-run and the server's validate do.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "berth/berth.h"
@@ -12,6 +13,7 @@
 const char usage_validate[] =
 	"usage: berth validate [-q] [--config POLICY] [--backend local|kubernetes]\n"
 	"                      [--secrets LIST] FILE...\n"
+	"       berth validate [-q] --server URL [--token TOKEN] [--project P] FILE...\n"
 	"\n"
 	"Checks run specs (YAML or JSON, one run per document) without running\n"
 	"them, and reports every problem at once as FILE:LINE:COL: PATH: message.\n"
@@ -22,11 +24,16 @@ const char usage_validate[] =
 	"--backend, what that backend needs (an image on Kubernetes; on the local\n"
 	"backend a command, and that the run can ever fit this machine).\n"
 	"\n"
+	"With a server (--server or $BERTH_SERVER), the server checks each file as it\n"
+	"would run it: its policy and its backend decide, with the project's secrets\n"
+	"and quota (--project P: the project of every run; default: each spec's own).\n"
+	"\n"
 	"  -q, --quiet      print nothing for valid files\n"
 	"  --config POLICY  the platform policy (default: $BERTH_CONFIG, then\n"
 	"                   /etc/berth/config.yaml, else built-in defaults)\n"
 	"  --backend KIND   the backend that will run it: local or kubernetes\n"
 	"  --secrets LIST   the project's secret names (a,b,c): unknown ones are refused\n"
+	CLI_SERVER_HELP
 	"\n"
 	"exit status: 0 all valid, 2 a spec is invalid or refused, 1 a file cannot be read.\n";
 
@@ -36,6 +43,8 @@ const cli_args args_validate = {
 		CLI_OPT_CONFIG,
 		CLI_OPT_BACKEND,
 		{.name = "--secrets", .arg = "LIST"},
+		{.name = "--project", .arg = "P"},
+		CLI_OPT_SERVER,
 		{0},
 	},
 	.arg = CLI_FILE,
@@ -62,6 +71,7 @@ int cmd_validate(int argc, char **argv)
 {
 	int quiet = 0, status = 0, nfiles = 0, stdin_used = 0;
 	cli_plan_opts o;
+	cli_server srv = {NULL, NULL};
 	memset(&o, 0, sizeof(o));
 
 	for (int i = 1; i < argc; i++) {
@@ -75,7 +85,9 @@ int cmd_validate(int argc, char **argv)
 			break;
 		} else if ((r = cli_flag(argc, argv, &i, "--config", &o.config)) ||
 			   (r = cli_flag(argc, argv, &i, "--backend", &o.backend)) ||
-			   (r = cli_flag(argc, argv, &i, "--secrets", &o.secrets))) {
+			   (r = cli_flag(argc, argv, &i, "--secrets", &o.secrets)) ||
+			   (r = cli_flag(argc, argv, &i, "--project", &o.project)) ||
+			   (r = cli_server_flag(&srv, argc, argv, &i))) {
 			if (r < 0)
 				return 2;
 			/* the flag and its value are not files */
@@ -92,8 +104,17 @@ int cmd_validate(int argc, char **argv)
 		cli_error("validate: no file given (use '-' for standard input)");
 		return 2;
 	}
+	int remote = cli_server_use(&srv, "validate", o.config ? "--config" : o.backend ? "--backend"
+						     : o.secrets ? "--secrets" : NULL);
+	if (remote < 0)
+		return 2;
+	if (!remote && o.project) {
+		cli_error("validate: --project is for a server (give --server URL); a spec names its "
+			  "project");
+		return 2;
+	}
 	berth_policy *policy = NULL;
-	bool plan = o.config || o.backend || o.secrets;
+	bool plan = !remote && (o.config || o.backend || o.secrets);
 	if (plan && (status = cli_plan_load(&o, &policy))) {
 		cli_plan_release(&o);
 		return status;
@@ -110,6 +131,18 @@ int cmd_validate(int argc, char **argv)
 			cli_error("validate: standard input given twice");
 			status = 2;
 			break;
+		}
+		if (remote) {
+			/* the file as written: the server reads and plans it */
+			const char *name = strcmp(argv[i], "-") ? argv[i] : "<stdin>";
+			size_t len;
+			char *text = cli_read_file(argv[i], &len);
+			cli_check k = {CLI_CHECK_VALIDATE, o.project, BERTH_EXPLAIN_TABLE, quiet};
+			int st = text ? cli_server_check(&srv, &k, name, text, len) : 1;
+			free(text);
+			if (st && (st > status || status == 0))
+				status = st == 1 && status == 2 ? 2 : st;
+			continue;
 		}
 		berth_spec_set *set = NULL;
 		berth_error *err = NULL;

@@ -40,6 +40,11 @@ const cli_verb cli_verbs[] = {
 	{"get", cmd_get, "show runs and their state", usage_get, 1, &args_get},
 	{"logs", cmd_logs, "print or follow a run's output", usage_logs, 1, &args_logs},
 	{"stop", cmd_stop, "stop runs", usage_stop, 1, &args_stop},
+	{"delete", cmd_delete, "forget ended runs (--force: stop them first)", usage_delete, 1,
+	 &args_delete},
+	{"describe", cmd_describe, "everything about a run on one page", usage_describe, 1,
+	 &args_describe},
+	{"events", cmd_events, "what happened to runs, oldest first", usage_events, 1, &args_events},
 	{"secrets", cmd_secrets, "set, list and remove the project's secrets", usage_secrets, 1,
 	 &args_secrets},
 	{"quota", cmd_quota, "show a project's quota: used, quota, free", usage_quota, 1, &args_quota},
@@ -47,11 +52,11 @@ const cli_verb cli_verbs[] = {
 	 &args_serve},
 	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 0,
 	 &args_token},
-	{"validate", cmd_validate, "check run specs without running them", usage_validate, 0,
+	{"validate", cmd_validate, "check run specs without running them", usage_validate, 1,
 	 &args_validate},
 	{"render", cmd_render, "print the Kubernetes objects of runs", usage_render, 0, &args_render},
 	{"explain", cmd_explain, "show the effective spec and where each value comes from",
-	 usage_explain, 0, &args_explain},
+	 usage_explain, 1, &args_explain},
 	{"profiles", cmd_profiles, "list the platform's hardware profiles", usage_profiles, 1,
 	 &args_profiles},
 	{"cluster", cmd_cluster, "check or set up what a Kubernetes cluster needs for the policy",
@@ -76,9 +81,9 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"'berth help VERB' shows the options of a verb.\n"
-		"With --server URL (or $BERTH_SERVER), run, get, logs, stop, secrets and profiles\n"
-		"talk to a berth server instead of this machine; --token TOKEN (or $BERTH_TOKEN)\n"
-		"is its bearer token.\n"
+		"With --server URL (or $BERTH_SERVER), run, get, logs, stop, delete, describe,\n"
+		"events, validate, explain, secrets, quota and profiles talk to a berth server\n"
+		"instead of this machine; --token TOKEN (or $BERTH_TOKEN) is its bearer token.\n"
 		"exit status: 0 success, 2 invalid input (spec, policy, flags), 1 anything else.\n");
 }
 

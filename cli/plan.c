@@ -104,13 +104,18 @@ void cli_plan_release(cli_plan_opts *o)
 }
 
 /* Parses flags and the one SPEC argument; returns -1 after a usage error. */
-int cli_plan_args(const char *verb, cli_plan_opts *o, int argc, char **argv, const char **spec)
+int cli_plan_args(const char *verb, cli_plan_opts *o, cli_server *srv, int argc, char **argv,
+		  const char **spec)
 {
 	*spec = NULL;
 	for (int i = 1; i < argc; i++) {
 		int r = cli_plan_flag(o, argc, argv, &i);
 		if (!r)
 			r = cli_flag(argc, argv, &i, "--backend", &o->backend);
+		if (!r && srv)
+			r = cli_server_flag(srv, argc, argv, &i);
+		if (!r && srv)
+			r = cli_flag(argc, argv, &i, "--project", &o->project);
 		if (r < 0)
 			return -1;
 		if (r)

@@ -206,7 +206,9 @@ static int get_whoami(req *r)
 	sbuf b = {0};
 	sb_puts(&b, "{\"token\": ");
 	sb_json(&b, r->who->token_id);
-	sb_printf(&b, ", \"role\": \"%s\", \"projects\": [", berth_role_name(r->who->role));
+	sb_printf(&b, ", \"role\": \"%s\", \"secret_writers\": \"%s\", \"projects\": [",
+		  berth_role_name(r->who->role),
+		  berth_role_name(berth_policy_secret_writers(srv_policy(r->srv))));
 	if (r->who->all)
 		sb_puts(&b, "\"*\"");
 	for (size_t i = 0; i < r->who->nprojects; i++) {
@@ -517,8 +519,12 @@ static int post_validate(req *r)
 	berth_batch *batch = NULL;
 	berth_error *err = NULL;
 	int rc;
-	/* the parse needs no store */
+	/* the parse needs no store; without a project in the path, the token must see
+	 * the project of every document before anything of it is looked up (its
+	 * secrets, functions, quota), as for a create */
 	rc = berth_batch_parse(&batch, r->body, r->len, &o, &err);
+	for (size_t i = 0; !rc && !o.project && i < berth_batch_count(batch); i++)
+		rc = berth_principal_may(r->who, berth_batch_project(batch, i), BERTH_ROLE_VIEWER, &err);
 	if (!rc)
 		STORE(r, rc, berth_batch_plan_parsed(batch, srv_backend(r->srv), &o, &err));
 	if (rc) {
@@ -644,34 +650,54 @@ static int stop_run(req *r)
 
 /* ---- logs: sent as a thread reads them, the connection suspended between (stream.c) ------- */
 
+/* ?NAME=N: digits alone (strtol takes a sign and leading spaces too), up to max;
+ * -1 when it is not one */
+static long long count_arg(const char *v, long long max)
+{
+	char *end;
+	errno = 0;
+	long long n = *v >= '0' && *v <= '9' ? strtoll(v, &end, 10) : -1;
+	return n < 0 || errno || *end || n > max ? -1 : n;
+}
+
 static int get_logs(req *r)
 {
 	/* HEAD: the headers a GET would have, and no reader (a HEAD a second must
 	 * not take a stream each) */
 	if (!strcmp(r->method, "HEAD"))
 		return reply(r, 200, "text/plain; charset=utf-8", NULL, 0);
-	/* ?rank=N: one worker's log, which is checked to be one before it streams */
-	const char *id = req_param(r, "id"), *rk = req_arg(r, "rank");
-	long rank = -1;
+	/* ?rank=N&tail=N&since=DURATION&timestamps=true&follow=true, each checked before
+	 * anything streams (an error after the first byte could not be told) */
+	const char *id = req_param(r, "id"), *rk = req_arg(r, "rank"), *tl = req_arg(r, "tail"),
+		   *sn = req_arg(r, "since");
+	berth_log_opts o = {.rank = -1, .follow = flag_arg(r, "follow"),
+			    .timestamps = flag_arg(r, "timestamps")};
+	if (tl && (o.tail = count_arg(tl, BERTH_LOG_TAIL_MAX)) < 0)
+		return reply_fail(r, 400, "usage", "tail: a number of lines, 0 to %d (\"%.32s\" given)",
+				  BERTH_LOG_TAIL_MAX, tl);
+	berth_error *err = NULL;
+	int rc, ret;
+	if (sn && berth_duration_parse(sn, &o.since_ms, &err)) {
+		ret = reply_fail(r, 400, "usage", "since: %s", berth_error_get(err, 0)->message);
+		berth_error_free(err);
+		return ret;
+	}
 	if (rk) {
-		char *end;
-		/* digits alone: strtol takes a sign and leading spaces too */
-		rank = *rk >= '0' && *rk <= '9' ? strtol(rk, &end, 10) : -1;
-		if (rank < 0 || *end || rank >= BERTH_WORKERS_MAX)
+		if ((o.rank = (int)count_arg(rk, BERTH_WORKERS_MAX - 1)) < 0)
 			return reply_fail(r, 400, "usage", "rank: a worker's index, 0 to %d (\"%.32s\" given)",
 					  BERTH_WORKERS_MAX - 1, rk);
+		/* one worker's log, which is checked to be one before it streams */
 		berth_run_info *info = NULL;
-		berth_error *err = NULL;
-		int rc, ret;
 		STORE(r, rc, berth_backend_get(srv_backend(r->srv), id, &info, &err));
 		if (failed(r, rc, err, &ret))
 			return ret;
-		rc = berth_run_check_rank(info, (int)rank, &err);
+		err = NULL;
+		rc = berth_run_check_rank(info, o.rank, &err);
 		berth_run_info_free(info);
 		if (failed(r, rc, err, &ret))
 			return ret;
 	}
-	return stream_logs(r, id, (int)rank, flag_arg(r, "follow"));
+	return stream_logs(r, id, &o);
 }
 
 static int get_spec(req *r)
@@ -866,9 +892,24 @@ static int get_quota(req *r)
 	return reply_json(r, 200, &b);
 }
 
+/* Whether the token may set and delete the project's secrets: the role the
+ * policy's security.secret_writers names, in that project (the route asks for
+ * user at least; another project's token was refused before). 0, or answered. */
+static int may_write_secrets(req *r, int *ret)
+{
+	berth_error *err = NULL;
+	int rc = berth_principal_may(r->who, req_param(r, "project"),
+				     berth_policy_secret_writers(srv_policy(r->srv)), &err);
+	return failed(r, rc, err, ret);
+}
+
 static int put_secret(req *r)
 {
 	int ret = 0;
+	if (may_write_secrets(r, &ret)) {
+		explicit_bzero(r->body, r->len); /* a value refused is wiped as one taken */
+		return ret;
+	}
 	char *value = body_field(r, "value", &ret);
 	if (!value)
 		return ret;
@@ -885,7 +926,9 @@ static int put_secret(req *r)
 static int delete_secret(req *r)
 {
 	berth_error *err = NULL;
-	int rc;
+	int rc, ret;
+	if (may_write_secrets(r, &ret))
+		return ret;
 	STORE(r, rc, berth_backend_secret_delete(srv_backend(r->srv), req_param(r, "project"),
 							    req_param(r, "name"), &err));
 	return answer(r, rc, err, NULL, 0, NULL, false);
@@ -912,6 +955,8 @@ const route routes[] = {
 	{"GET", "/api/v1/runs", get_runs, SCOPE_ANY, V, "list runs", 0},
 	{"POST", "/api/v1/projects/{project}/runs", post_runs, SCOPE_PROJECT, U, "create runs", G},
 	{"GET", "/api/v1/projects/{project}/runs", get_runs, SCOPE_PROJECT, V, "list runs", 0},
+	{"POST", "/api/v1/validate", post_validate, SCOPE_ANY, V,
+	 "plan runs without creating them (project from the spec)", 0},
 	{"POST", "/api/v1/projects/{project}/validate", post_validate, SCOPE_PROJECT, V,
 	 "plan runs without creating them", 0},
 	{"POST", "/api/v1/parse", post_parse, SCOPE_ANY, V, "a spec's documents as data", 0},
@@ -934,9 +979,10 @@ const route routes[] = {
 	{"GET", "/api/v1/projects/{project}/quota", get_quota, SCOPE_PROJECT, V,
 	 "the project's quota, its use and headroom", 0},
 	{"GET", "/api/v1/projects/{project}/secrets", get_secrets, SCOPE_PROJECT, V, "secret names", 0},
-	{"PUT", "/api/v1/projects/{project}/secrets/{name}", put_secret, SCOPE_PROJECT, A,
+	/* user at least; the handlers ask for the role of security.secret_writers */
+	{"PUT", "/api/v1/projects/{project}/secrets/{name}", put_secret, SCOPE_PROJECT, U,
 	 "set a secret", G},
-	{"DELETE", "/api/v1/projects/{project}/secrets/{name}", delete_secret, SCOPE_PROJECT, A,
+	{"DELETE", "/api/v1/projects/{project}/secrets/{name}", delete_secret, SCOPE_PROJECT, U,
 	 "delete a secret", 0},
 };
 const size_t nroutes = sizeof(routes) / sizeof(routes[0]);

@@ -191,7 +191,7 @@ bool streams_full(void);
  * handle) and sent as it comes; with follow until the run is final. The
  * connection is suspended whenever nothing is there to send. Answers 503 with
  * Retry-After when max streams are open. */
-int stream_logs(req *r, const char *id, int rank, bool follow);
+int stream_logs(req *r, const char *id, const berth_log_opts *o);
 /* Waits, on a thread of its own, until run id is final or timeout_ms passes;
  * the connection is suspended meanwhile, and the route's handler is called
  * again when the wait is over (r->stream set): stream_waited says how it

@@ -67,8 +67,7 @@ struct stream {
 	char *id, *home, *backend;
 	const char *kubeconfig, *context; /* argv */
 	const berth_policy *policy;
-	bool follow;
-	int rank;            /* LOGS: one worker's log; -1: the run's */
+	berth_log_opts log; /* LOGS: what of the log (its rank, follow, tail, since, timestamps) */
 	int64_t timeout_ms;
 	/* a log: the ring */
 	char *ring;
@@ -368,7 +367,7 @@ static void *log_thread(void *arg)
 	berth_backend *b = NULL;
 	berth_error *err = NULL;
 	if (!open_own(s, &b, &err))
-		berth_backend_logs(b, s->id, s->rank, s->follow, log_write, s, &err);
+		berth_backend_logs(b, s->id, &s->log, log_write, s, &err);
 	/* an error ends the log where it is, as the end of the file does */
 	berth_error_free(err);
 	berth_backend_close(b);
@@ -420,14 +419,13 @@ static void log_free(void *cls)
 	put(s);
 }
 
-int stream_logs(req *r, const char *id, int rank, bool follow)
+int stream_logs(req *r, const char *id, const berth_log_opts *o)
 {
 	int ret;
 	stream *s = stream_new(r, LOGS, id, &ret);
 	if (!s)
 		return ret;
-	s->follow = follow;
-	s->rank = rank;
+	s->log = *o;
 	s->refs++; /* the response's, let go by log_free */
 	struct MHD_Response *resp =
 		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, log_read, s, log_free);

@@ -89,6 +89,12 @@ check profiles-none 0 '^no profiles defined$' -- env -u BERTH_CONFIG "$berth" pr
 check profiles-json 0 '"id": "4xh100"' -- "$berth" profiles --config "$pol" -o json
 check profiles-stray-arg 2 'unexpected argument "x.yaml"' -- "$berth" profiles x.yaml
 check profiles-bad-policy 2 'policy.yaml:2:1: defauts: unknown key' -- "$berth" profiles --config "$r/112-policy-errors/policy.yaml"
+# security.secret_writers: admin or user, checked when the policy is loaded, at its place
+printf 'security:\n  secret_writers: viewer\n' >"$tmp/writers.yaml"
+check policy-secret-writers-viewer 2 'writers.yaml:2:19: security.secret_writers: "viewer" is not one of admin, user' -- \
+	"$berth" profiles --config "$tmp/writers.yaml"
+printf 'security:\n  secret_writers: user\n' >"$tmp/writers.yaml"
+check policy-secret-writers-user 0 '^no profiles defined$' -- "$berth" profiles --config "$tmp/writers.yaml"
 # berth cluster check: its usage errors, and a kubeconfig that is not there (before any request)
 check cluster-no-subverb 2 "say 'cluster check'" -- "$berth" cluster
 check cluster-unknown-option 2 'cluster: unknown option "--bogus"' -- "$berth" cluster check --bogus
@@ -181,6 +187,36 @@ printf 'profiles:\n  - {id: tiny, resources: {mem: 48Mi}}\n' >"$tmp/tiny-policy.
 printf 'function: {name: t, command: ["true"]}\nprofile: tiny\nresources:\n  mem: {requests: 16Mi, limits: 24Mi}\n' >"$tmp/tiny.yaml"
 check run-warns-profile-overrides 0 'tiny.yaml:4:33: warning: resources.mem.limits: 24Mi from the run spec is overridden by profile "tiny", which decides resources.mem whole, requests and limits \(.*tiny-policy.yaml:2:33\)' -- \
 	"$berth" run "$tmp/tiny.yaml" --config "$tmp/tiny-policy.yaml" --wait
+
+# ---- issue 24: delete, describe, events, logs' options, the server's checks: their usage errors
+check help-delete 0 '^usage: berth delete \[run\] ID\.\.\. \[--force\]' -- "$berth" help delete
+check help-describe 0 '^usage: berth describe \[run\] ID' -- "$berth" help describe
+check help-events 0 '^usage: berth events \[ID\.\.\.\]' -- "$berth" help events
+check delete-no-id 2 'delete: no run id given' -- "$berth" delete run
+check delete-grace-without-force 2 'delete: --grace is for --force' -- "$berth" delete x --grace 3
+check delete-unknown-option 2 'delete: unknown option "--now"' -- "$berth" delete x --now
+check describe-no-id 2 'describe: no run id given' -- "$berth" describe
+check describe-two-ids 2 'describe: one run at a time' -- "$berth" describe run a b
+check events-bad-output 2 'events: -o takes table or json, not "yaml"' -- "$berth" events x -o yaml
+check events-ids-and-project 2 'events: --project picks the runs when no ID is given' -- "$berth" events x --project p
+check logs-tail-negative 2 'logs: --tail takes a number of lines, 0 to 10000000 \("-1" given\)' -- "$berth" logs x --tail -1
+check logs-tail-too-many 2 'logs: --tail takes a number of lines' -- "$berth" logs x --tail 10000001
+check logs-since-bad 2 'logs: --since: "5x" is not a duration' -- "$berth" logs x --since 5x
+check logs-since-too-long 2 'logs: --since: "401d" is over the longest duration, 400 days' -- "$berth" logs x --since 401d
+check logs-since-no-unit-after-unit 2 'is not a duration' -- "$berth" logs x --since 1h30
+check validate-project-without-server 2 'validate: --project is for a server' -- "$berth" validate --project p "$ex/train.yaml"
+check explain-project-without-server 2 'explain: --project is for a server' -- "$berth" explain "$ex/train.yaml" --project p
+check explain-server-and-config 2 'explain: --config is for this machine, not for a server' -- \
+	"$berth" explain "$ex/train.yaml" --server http://127.0.0.1:1 --config "$pol"
+check validate-server-unreachable 1 'cannot reach the berth server at http://127.0.0.1:1' -- \
+	"$berth" --server http://127.0.0.1:1 validate "$ex/train.yaml"
+check dry-run-server-with-a-server 2 'run: --dry-run=server is for this machine' -- \
+	"$berth" run "$ex/train.yaml" --dry-run=server --server http://127.0.0.1:1
+check render-no-server 2 'render: unknown option "--server"' -- "$berth" render "$ex/train.yaml" --server http://127.0.0.1:1
+# what describe and events read, and what delete refuses, on this machine
+check describe-unknown-run 2 'no run "nope"' -- "$berth" describe nope
+check events-unknown-run 2 'no run "nope"' -- "$berth" events nope
+check events-none 0 '^\(no events\)$' -- env BERTH_HOME="$tmp/no-runs" "$berth" events
 
 # ---- issue 23, finding 3: what validate and explain accept, render and run accept too --------
 printf 'function: {name: noimg, command: [python]}\n' >"$tmp/noimg.yaml"

@@ -161,7 +161,11 @@ n_before=$(pgrep -fc '^sleep 301[123]')
 "$berth" stop "$id" --grace 1 >out 2>&1
 sleep 0.2
 n_after=$(pgrep -fc '^sleep 301[123]')
-if [ "$n_before" = 3 ] && [ "$n_after" = 0 ] && [ "$(field "$id" state)" = Stopped ]; then
+# with a grace too, stop says what it did; a second stop says the run had ended
+"$berth" stop "$id" --grace 1 >>out 2>&1
+if [ "$n_before" = 3 ] && [ "$n_after" = 0 ] && [ "$(field "$id" state)" = Stopped ] &&
+	grep -qx "run $id (tree-$id): Stopped: stopped by berth stop" out &&
+	grep -qx "run $id (tree-$id): had ended already (Stopped): nothing to stop" out; then
 	ok stop-kills-tree
 else
 	pkill -f 'sleep 301[123]'
@@ -199,14 +203,17 @@ fi
 printf 's3cr3t-value-42\n' | "$berth" secrets set api-token >/dev/null 2>&1
 printf 'file-secret-77' >sec.txt
 "$berth" secrets set tls-key --from-file sec.txt >/dev/null 2>&1
-spec envs 'echo "MODE=$MODE"; tr "\\0" "\\n" </proc/$$/environ | sed -n "s/^api-token=/TOKEN=/p"; cat /etc/berth-test-secret/tls-key; echo' \
+# a secret reaches the shell as the variable its name makes (api-token: API_TOKEN), and by
+# that name only; a secret volume's file keeps the secret's name
+spec envs 'echo "MODE=$MODE"; echo "TOKEN=$API_TOKEN"; echo "as-is=$(tr "\\0" "\\n" </proc/$$/environ | grep -c "^api-token=")"; cat /etc/berth-test-secret/tls-key; echo' \
 	'envs: [{name: MODE, value: train}]
 secrets: [api-token]
 volumes:
 - {volume_type: secret, name: tls, mount_path: /etc/berth-test-secret, spec: {name: tls-key}}'
 id=$("$berth" run envs.yaml --wait 2>out)
 "$berth" logs "$id" >log
-if grep -qx 'MODE=train' log && grep -qx 'TOKEN=s3cr3t-value-42' log && grep -qx 'file-secret-77' log &&
+if grep -qx 'MODE=train' log && grep -qx 'TOKEN=s3cr3t-value-42' log && grep -qx 'as-is=0' log &&
+	grep -qx 'file-secret-77' log &&
 	! grep -rqa 's3cr3t-value-42\|file-secret-77' "$BERTH_HOME"/berth.db* &&
 	[ "$("$berth" secrets list)" = "$(printf 'api-token\ntls-key')" ] &&
 	[ "$(stat -c %a "$BERTH_HOME/secret.key")" = 600 ]; then
@@ -218,6 +225,12 @@ fi
 spec nosecret 'true' 'secrets: [missing-one]'
 "$berth" run nosecret.yaml >out 2>&1
 if [ $? = 2 ] && grep -q 'missing-one' out; then ok secret-unknown; else fail secret-unknown "-"; fi
+# two secrets that make one variable: refused at the second, naming both and the variable
+spec clash 'true' 'secrets: [api-token, API.token]'
+"$berth" run clash.yaml >out 2>&1
+if [ $? = 2 ] && grep -q '^clash.yaml:6:22: secrets\[1\]: secrets "API.token" and "api-token" (secrets\[0\]) both reach the processes as API_TOKEN' out; then
+	ok secret-env-clash
+else fail secret-env-clash "-"; fi
 
 # ---- volumes: files written in one run are visible at the mount path of the next ------------
 spec writer 'echo from-writer > /mnt/berth-test-shared/f; echo tmp > /mnt/berth-test-pvc/g' \
@@ -245,6 +258,85 @@ id=$("$berth" run slowlog.yaml 2>/dev/null)
 if [ "$(cat log)" = "$(printf 'first\nsecond')" ] && [ "$(field "$id" state)" = Succeeded ]; then
 	ok logs-follow
 else cp log out; fail logs-follow "$id"; fi
+
+# ---- logs --tail, --since, --timestamps: each line's time is when it was written -----------------
+# three lines 1.5 s apart, the last without its newline
+spec timed 'echo one; sleep 1.5; echo two; sleep 1.5; printf three'
+id=$("$berth" run timed.yaml --wait 2>/dev/null)
+"$berth" logs "$id" --timestamps >ts 2>&1
+# the times: RFC 3339 in UTC with ms, in order, about 1.5 s apart (the supervisor sees a
+# line within 0.1 s; another test run on the machine may slow it: 1.2 to 2.5 s)
+gaps=$(sed -n 's/^\([0-9T:.-]*Z\) .*/\1/p' ts | while read -r t; do date -d "$t" +%s%3N; done |
+	awk 'NR > 1 { printf "%s ", ($1 - prev >= 1200 && $1 - prev <= 2500) ? "ok" : $1 - prev } { prev = $1 }')
+if [ "$(sed 's/^[0-9T:.-]*Z //' ts | tr '\n' ' ')" = "one two three " ] && [ "$(wc -l <ts)" = 3 ] &&
+	grep -qE '^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{3}Z one$' ts &&
+	[ "$gaps" = "ok ok " ]; then
+	ok logs-timestamps
+else cp ts out; fail logs-timestamps "gaps: $gaps"; fi
+"$berth" logs "$id" --tail 2 >t2 2>&1
+"$berth" logs "$id" --tail 0 >t0 2>&1
+"$berth" logs "$id" --tail 9 >t9 2>&1
+if [ "$(cat t2)" = "$(printf 'two\nthree')" ] && [ "$(cat t9)" = "$(printf 'one\ntwo\nthree')" ] &&
+	[ "$(cat t0)" = "$(cat t9)" ]; then
+	ok logs-tail
+else cat t2 t0 t9 >out; fail logs-tail "-"; fi
+# --since: from the line written since then; the time the log ended is long past for a
+# short --since
+t_two=$(sed -n 's/^\([0-9T:.-]*Z\) two$/\1/p' ts)
+ago=$((($(date +%s%3N) - $(date -d "$t_two" +%s%3N) + 700) ))
+"$berth" logs "$id" --since "${ago}ms" >s2 2>&1
+"$berth" logs "$id" --since 1h --tail 1 --timestamps >s1 2>&1
+sleep 0.2
+"$berth" logs "$id" --since 100ms >s0 2>&1
+if [ "$(cat s2)" = "$(printf 'two\nthree')" ] && [ "$(tail -1 ts)" = "$(cat s1)" ] && [ ! -s s0 ]; then
+	ok logs-since
+else cat s2 s1 s0 >out; fail logs-since "since ${ago}ms"; fi
+# follow with --timestamps: lines come with their times as they are written
+spec followts 'echo a; sleep 0.5; echo b'
+id=$("$berth" run followts.yaml 2>/dev/null)
+"$berth" logs -f --timestamps "$id" >fts 2>&1
+if [ "$(sed 's/^[0-9T:.-]*Z //' fts | tr '\n' ' ')" = "a b " ]; then ok logs-follow-timestamps
+else cp fts out; fail logs-follow-timestamps "$id"; fi
+check() { # NAME WANT_STATUS PATTERN -- CMD...
+	local name=$1 want=$2 pat=$3
+	shift 4
+	"$@" >out 2>&1
+	local st=$?
+	if [ $st = "$want" ] && grep -qE -- "$pat" out; then ok "$name"; else fail "$name" "exit $st, want $want"; fi
+}
+check logs-bad-since 2 '--since: "2x" is not a duration' -- "$berth" logs "$id" --since 2x
+check logs-bad-tail 2 '--tail takes a number of lines, 0 to 10000000' -- "$berth" logs "$id" --tail -3
+
+# ---- describe, events, delete ----------------------------------------------------------------
+"$berth" describe run "$id" >desc 2>&1
+st=$?
+if [ $st = 0 ] && grep -q "^ID: *$id\$" desc && grep -q '^State: *Succeeded$' desc &&
+	grep -q "^Log: *.*/runs/$id/log ('berth logs $id')\$" desc &&
+	grep -q '^Resources (each value, and where it came from):$' desc &&
+	grep -q '^  function.command  .*function (followts.yaml:' desc &&
+	grep -qE '^  [0-9T:.-]+Z  Started +pid [0-9]+, attempt 1$' desc &&
+	grep -qE '^  [0-9T:.-]+Z  Succeeded' desc; then
+	ok describe
+else cp desc out; fail describe "exit $st"; fi
+"$berth" events "$id" >ev 2>&1
+"$berth" events "$id" -o json >evj 2>&1
+kinds=$(awk 'NR > 1 { print $2 }' ev | tr '\n' ' ')
+if [ "$kinds" = "Submitted Scheduled Started Succeeded " ] && head -1 ev | grep -q '^TIME  *KIND  *MESSAGE$' &&
+	python3 -c 'import json,sys; d=json.load(open("evj")); assert [e["kind"] for e in d["items"]] == ["Submitted", "Scheduled", "Started", "Succeeded"] and d["items"][0]["run"] == sys.argv[1]' "$id"; then
+	ok events
+else cat ev evj >out; fail events "kinds: $kinds"; fi
+spec holdon 'echo up; sleep 60'
+h=$("$berth" run holdon.yaml 2>/dev/null)
+check delete-running-refused 1 "delete: run \"$h\" is Running: stop it first \('berth stop $h'\), or give --force" -- "$berth" delete run "$h"
+st_after=$(field "$h" state)
+"$berth" delete "$h" "$id" --force --grace 0 >out 2>&1
+st=$?
+if [ "$st_after" = Running ] && [ $st = 0 ] && grep -qx "run $h (holdon-$h) stopped and deleted" out &&
+	grep -qx "run $id (followts-$id) deleted" out && [ ! -d "$BERTH_HOME/runs/$h" ] &&
+	! "$berth" get run "$id" >/dev/null 2>&1 && ! "$berth" get runs | grep -q "$h"; then
+	ok delete-force
+else fail delete-force "state before $st_after, exit $st"; fi
+check delete-gone 2 "no run \"$h\"" -- "$berth" delete "$h"
 
 # ---- timeout ------------------------------------------------------------------------------------
 spec slow 'sleep 30' 'timeout: 1'
@@ -587,14 +679,7 @@ if [ "$(field "$id" reason)" = "killed by signal 9 (SIGKILL)" ] && [ "$(field "$
 else fail killed-by-signal "$(field "$id" reason)"; fi
 
 # ---- refusals and mistakes: each with its message and exit status ------------------------------
-# check NAME WANT_STATUS PATTERN -- CMD...
-check() {
-	local name=$1 want=$2 pat=$3
-	shift 4
-	"$@" >out 2>&1
-	local st=$?
-	if [ $st = "$want" ] && grep -qE -- "$pat" out; then ok "$name"; else fail "$name" "exit $st, want $want"; fi
-}
+# (check NAME WANT_STATUS PATTERN -- CMD..., defined above)
 tol='tolerations: [{key: dedicated, operator: Exists}]'
 printf 'function: {name: nocmd, image: busybox}\n%s\n' "$tol" >nocmd.yaml
 printf 'function: {name: c, image: b, command: ["true"]}\naction: cronjob\nschedule: "0 * * * *"\n%s\n' "$tol" >cron.yaml

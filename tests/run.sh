@@ -36,6 +36,9 @@ trap 'rm -f "$log"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# validate, explain and the verbs that read runs ask a server when $BERTH_SERVER is set: the
+# tiers test this machine's berth unless a test names a server itself
+unset BERTH_SERVER BERTH_TOKEN
 if [ "$mode" = --valgrind ]; then
 	export BERTH_WRAP="valgrind -q --error-exitcode=99 --leak-check=full"
 fi

@@ -448,7 +448,7 @@ s1=$(call -t "$admin" PUT /api/v1/projects/alpha/secrets/dbpass --data "{\"value
 s2=$(call -t "$viewa" GET /api/v1/projects/alpha/secrets)
 names=$(json '",".join(s["name"] for s in d["items"])' <body)
 want=$(printf %s "$value" | sha256sum | cut -d' ' -f1)
-printf 'project: alpha\nfunction:\n  name: usesecret\n  command: [sh, -c, "printf %%s \\"$dbpass\\" | sha256sum | cut -d\\" \\" -f1"]\nsecrets: [dbpass]\n' >usesecret.yaml
+printf 'project: alpha\nfunction:\n  name: usesecret\n  command: [sh, -c, "printf %%s \\"$DBPASS\\" | sha256sum | cut -d\\" \\" -f1"]\nsecrets: [dbpass]\n' >usesecret.yaml
 call -t "$usera" POST /api/v1/runs --data-binary @usesecret.yaml >/dev/null
 uid=$(json 'd["id"]' <body)
 final=$(tok=$usera wait_final "$uid")
@@ -669,6 +669,113 @@ if head -1 watch.out | grep -q '^ID ' && grep -qE "^$lw +watched-$lw +Succeeded"
 	ok cli-client-get-watch
 else fail cli-client-get-watch "$(cat watch.out)"; fi
 
+# logs --tail, --since, --timestamps through the server: its query parameters, each checked
+# before the log streams
+spec three 'echo one; echo two; echo three' alpha >three.yaml
+tid=$(BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" run three.yaml --wait 2>/dev/null)
+export BERTH_SERVER=$url BERTH_TOKEN=$viewa
+t1=$("$berth" logs "$tid" --tail 1 2>&1)
+ts=$("$berth" logs "$tid" --tail 2 --timestamps 2>&1)
+sn=$("$berth" logs "$tid" --since 1h 2>&1 | wc -l)
+unset BERTH_SERVER BERTH_TOKEN
+s1=$(call -t "$viewa" GET "/api/v1/runs/$tid/logs?tail=x")
+s2=$(call -t "$viewa" GET "/api/v1/runs/$tid/logs?since=5x")
+m2=$(json 'd["error"]["message"]' <body)
+s3=$(call -t "$viewa" GET "/api/v1/runs/$tid/logs?since=401d")
+s4=$(call -t "$viewa" GET "/api/v1/runs/$tid/logs?tail=10000001")
+s5=$(call -t "$viewa" GET "/api/v1/runs/$tid/logs?tail=2&since=30m")
+if [ "$t1" = three ] && [ "$sn" = 3 ] && [ "$(printf '%s\n' "$ts" | sed 's/^[0-9T:.-]*Z //' | tr '\n' ' ')" = "two three " ] &&
+	printf '%s\n' "$ts" | grep -qE '^20[0-9-]{8}T[0-9:]{8}\.[0-9]{3}Z two$' &&
+	[ "$s1$s2$s3$s4$s5" = 400400400400200 ] && [ "$(cat body)" = "$(printf 'two\nthree')" ] &&
+	echo "$m2" | grep -q '^since: "5x" is not a duration'; then
+	ok cli-client-logs-tail-since-timestamps
+else
+	fail cli-client-logs-tail-since-timestamps "tail '$t1', since lines $sn, ts '$ts', API $s1 $s2 $s3 $s4 $s5 ($m2)"
+fi
+# describe and events through the server: the same page as on this machine
+export BERTH_SERVER=$url BERTH_TOKEN=$viewa
+"$berth" describe run "$tid" >desc 2>&1; r1=$?
+"$berth" events "$tid" >ev 2>&1; r2=$?
+"$berth" events "$tid" -o json >evj 2>&1
+unset BERTH_SERVER BERTH_TOKEN
+if [ "$r1$r2" = 00 ] && grep -q "^ID: *$tid\$" desc && grep -q '^Project: *alpha$' desc &&
+	grep -q '^  function.command  .*function (three.yaml:' desc && grep -q 'on the server' desc &&
+	grep -qE '^  [0-9T:.-]+Z  Succeeded' desc &&
+	[ "$(awk 'NR > 1 { print $2 }' ev | tr '\n' ' ')" = "Submitted Scheduled Started Succeeded " ] &&
+	python3 -c 'import json; d=json.load(open("evj")); assert d["items"][-1]["kind"] == "Succeeded"'; then
+	ok cli-client-describe-events
+else
+	cat desc ev >out
+	fail cli-client-describe-events "describe $r1, events $r2"
+fi
+# another project's run is as unknown as a run that is not there
+viewb=$("$berth" token create --project beta --role viewer 2>/dev/null)
+BERTH_SERVER=$url BERTH_TOKEN=$viewb "$berth" describe "$tid" >out 2>&1; r1=$?
+BERTH_SERVER=$url BERTH_TOKEN=$viewb "$berth" events "$tid" >>out 2>&1; r2=$?
+if [ "$r1$r2" = 22 ] && [ "$(grep -c "no run \"$tid\"" out)" = 2 ]; then ok cli-client-describe-other-project
+else fail cli-client-describe-other-project "describe $r1, events $r2"; fi
+
+# validate, explain and run --dry-run ask the server: its policy decides (profile tiny is the
+# server's alone), and nothing is created
+printf 'project: alpha\nprofile: tiny\nfunction: {name: p, image: busybox, command: ["true"]}\n' >tiny.yaml
+before=$(call -t "$admin" GET /api/v1/runs >/dev/null; json 'len(d["items"])' <body)
+export BERTH_SERVER=$url BERTH_TOKEN=$usera
+"$berth" validate tiny.yaml >v.out 2>&1; r1=$?
+"$berth" explain tiny.yaml >x.out 2>&1; r2=$?
+"$berth" run tiny.yaml --dry-run >d.out 2>&1; r3=$?
+"$berth" validate bad.yaml 2>v.bad; r4=$?
+"$berth" explain tiny.yaml -o json >xj.out 2>&1; r5=$?
+unset BERTH_SERVER BERTH_TOKEN
+after=$(call -t "$admin" GET /api/v1/runs >/dev/null; json 'len(d["items"])' <body)
+: >empty-policy.yaml
+if [ "$r1$r2$r3$r4$r5" = 00020 ] && [ "$before" = "$after" ] && grep -qx 'tiny.yaml: valid (1 run)' v.out &&
+	grep -q '^resources.mem.requests  *48Mi  *profile' x.out && grep -q '^status: accepted$' x.out &&
+	grep -qx "tiny.yaml: valid (1 run) for the server at $url (its policy and backend); nothing was created" d.out &&
+	diff cli.txt v.bad >/dev/null && python3 -c 'import json; json.load(open("xj.out"))' &&
+	! "$berth" validate --config empty-policy.yaml tiny.yaml >/dev/null 2>&1; then
+	ok cli-client-validate-explain-dry-run
+else
+	cat v.out x.out d.out >out
+	fail cli-client-validate-explain-dry-run "exits $r1 $r2 $r3 $r4 $r5, runs $before then $after"
+fi
+# the server checks the project of every document first: another project's spec is 403,
+# and --project P is the project of every run (a spec naming another is refused at its place)
+printf 'project: beta\nfunction: {name: p, image: busybox, command: ["true"]}\n' >beta.yaml
+printf 'function: {name: p, image: busybox, command: ["true"]}\n' >noproj.yaml
+export BERTH_SERVER=$url BERTH_TOKEN=$usera
+"$berth" validate beta.yaml >out 2>&1; r1=$?
+grep -q 'no access to project "beta"' out; g1=$?
+"$berth" validate --project alpha beta.yaml >out 2>&1; r2=$?
+grep -q '^beta.yaml:1:10: project: "beta" is not the project of this request' out; g2=$?
+pid=$("$berth" run noproj.yaml --project alpha --wait 2>/dev/null); r3=$?
+"$berth" run noproj.yaml --project beta >out 2>&1; r4=$?
+unset BERTH_SERVER BERTH_TOKEN
+call -t "$usera" GET "/api/v1/runs/$pid" >/dev/null
+if [ "$r1$g1$r2$g2$r3" = 10200 ] && [ "$r4" != 0 ] && [ "$(json 'd["project"]' <body)" = alpha ]; then
+	ok cli-client-project
+else
+	fail cli-client-project "validate beta $r1/$g1, --project alpha $r2/$g2, run --project alpha $r3 ($pid), beta $r4"
+fi
+
+# delete through the server: a running run is refused and left running; --force stops it first
+spec holdon 'sleep 60' alpha >holdon.yaml
+hid=$(BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" run holdon.yaml 2>/dev/null)
+export BERTH_SERVER=$url BERTH_TOKEN=$usera
+"$berth" delete run "$hid" >out 2>&1; r1=$?
+grep -q "is Running: stop it first" out; g1=$?
+BERTH_TOKEN=$viewa "$berth" delete "$tid" --force >>out 2>&1; r2=$?
+"$berth" delete "$hid" "$tid" --force --grace 0 >del.out 2>&1; r3=$?
+unset BERTH_SERVER BERTH_TOKEN
+s1=$(call -t "$usera" GET "/api/v1/runs/$hid")
+s2=$(call -t "$usera" GET "/api/v1/runs/$tid")
+if [ "$r1$g1$r3" = 100 ] && [ "$r2" != 0 ] && grep -qx "run $hid (holdon-$hid) stopped and deleted" del.out &&
+	grep -qx "run $tid (three-$tid) deleted" del.out && [ "$s1$s2" = 404404 ]; then
+	ok cli-client-delete
+else
+	cat del.out >>out
+	fail cli-client-delete "running $r1/$g1, viewer $r2, force $r3, then $s1 $s2"
+fi
+
 # ---- metrics -------------------------------------------------------------------------------
 call GET /metrics >/dev/null
 if grep -q '^berth_runs{state="Succeeded"} [1-9]' body && grep -q '^berth_queue_length ' body &&
@@ -679,6 +786,43 @@ else
 	fail metrics "$(head -20 body)"
 fi
 stop_server
+
+# ---- security.secret_writers: user: a project's users manage its secrets, and only its own -------
+cp policy.yaml policy.admin-writes.yaml
+printf 'security: {secret_writers: user}\n' >>policy.yaml
+start
+call -t "$admin" PUT /api/v1/projects/beta/secrets/betakey -d '{"value": "beta-only"}' >/dev/null
+s1=$(call -t "$usera" PUT /api/v1/projects/alpha/secrets/mine -d '{"value": "v1"}')
+s2=$(call -t "$usera" PUT /api/v1/projects/beta/secrets/mine -d '{"value": "v1"}')
+s3=$(call -t "$usera" DELETE /api/v1/projects/beta/secrets/betakey)
+s4=$(call -t "$viewa" PUT /api/v1/projects/alpha/secrets/mine -d '{"value": "v2"}')
+s5=$(call -t "$viewa" DELETE /api/v1/projects/alpha/secrets/mine)
+# the project in the path is one name: no way around it to beta's
+s6=$(call -t "$usera" PUT '/api/v1/projects/alpha%2F..%2Fbeta/secrets/mine' -d '{"value": "v1"}')
+s7=$(call -t "$usera" PUT '/api/v1/projects/%2A/secrets/mine' -d '{"value": "v1"}')
+call -t "$admin" GET /api/v1/projects/beta/secrets >/dev/null
+betanames=$(json '" ".join(s["name"] for s in d["items"])' <body)
+call -t "$usera" GET /api/v1/whoami >/dev/null
+writers=$(json 'd["secret_writers"]' <body)
+s8=$(call -t "$usera" DELETE /api/v1/projects/alpha/secrets/mine)
+if [ "$s1$s2$s3$s4$s5$s8" = 204403403403403204 ] && [ "${s6:0:1}${s7:0:1}" = 44 ] &&
+	[ "$betanames" = "betakey dbpassword" ] && [ "$writers" = user ]; then
+	ok secret-writers-user
+else
+	fail secret-writers-user "own $s1, beta $s2, beta delete $s3, viewer $s4/$s5, path tricks $s6 $s7, delete own $s8, beta holds '$betanames', whoami '$writers'"
+fi
+# the CLI as such a user: set, list, remove, and another project's refused
+printf 'cli-value' | BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" secrets set from-cli --project alpha 2>out; r1=$?
+BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" secrets list --project alpha >names 2>>out; r2=$?
+printf 'x' | BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" secrets set from-cli --project beta 2>>out; r3=$?
+BERTH_SERVER=$url BERTH_TOKEN=$usera "$berth" secrets rm from-cli --project alpha 2>>out; r4=$?
+if [ "$r1$r2$r4" = 000 ] && [ "$r3" != 0 ] && grep -qx from-cli names && grep -q 'no access to project "beta"' out; then
+	ok secret-writers-user-cli
+else
+	fail secret-writers-user-cli "set $r1, list $r2, other project $r3, rm $r4"
+fi
+stop_server
+mv policy.admin-writes.yaml policy.yaml
 
 # ---- insecure-local only on loopback ------------------------------------------------------------
 "$berth" serve --listen 0.0.0.0:0 --insecure-local 2>out

@@ -1047,13 +1047,15 @@ function newRunView(main, params) {
 
 function secretsView(main) {
   const project = session.project;
+  // the role the server's policy lets write secrets (security.secret_writers)
+  const writers = session.who.secret_writers || 'admin';
   const list = h('ul', { id: 'secret-list' });
   const load = async () => {
     const r = await api('GET', `/api/v1/projects/${encodeURIComponent(project)}/secrets`);
     if (r.status !== 200) { list.replaceChildren(h('li', { class: 'err' }, errorText(r))); return; }
     list.replaceChildren(...(r.data.items.length ? r.data.items.map((s) => h('li', { 'data-secret': s.name },
       h('span', { class: 'mono' }, s.name), ' ',
-      can('admin') ? h('button', {
+      can(writers) ? h('button', {
         type: 'button', class: 'link', 'aria-label': `Delete secret ${s.name}`,
         onclick: async (e) => {
           if (e.target.dataset.confirm !== 'yes') { e.target.dataset.confirm = 'yes'; e.target.textContent = 'press again to delete'; return; }
@@ -1065,7 +1067,7 @@ function secretsView(main) {
   };
   main.append(h('h1', {}, `Secrets of ${project}`),
     h('p', { class: 'muted' }, 'Names only: a value is written once and never shown again, here or anywhere else.'), list);
-  if (can('admin')) {
+  if (can(writers)) {
     const name = h('input', { id: 's-name', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': 's-name-err' });
     const value = h('input', { id: 's-value', type: 'password', autocomplete: 'new-password', required: true, 'aria-describedby': 's-value-hint s-value-err' });
     const nameErr = h('span', { class: 'err', id: 's-name-err' });
@@ -1098,7 +1100,7 @@ function secretsView(main) {
     });
     main.append(form);
   } else {
-    main.append(h('p', { class: 'muted' }, `Setting and deleting secrets needs an admin token; this one is a ${session.who.role}.`));
+    main.append(h('p', { class: 'muted' }, `Setting and deleting secrets needs ${writers === 'user' ? 'a user' : 'an admin'} token; this one is a ${session.who.role}.`));
   }
   load();
 }

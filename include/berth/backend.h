@@ -309,16 +309,36 @@ int berth_backend_reconcile(berth_backend *b, berth_error **err);
 int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_run_info **out,
 		       berth_error **err);
 
-/* Calls write(ctx, data, len) with the run's log from the start; with
- * follow, goes on until the run is final. A nonzero return of write stops.
- * While a followed run writes nothing, write is called with len 0 about once
- * a second, so that a reader that went away stops it then. rank: one worker's
- * log (0 to workers-1; BERTH_ENOTFOUND past them), or, < 0, the run's: every
- * worker's of a distributed job on the local backend, each line after
- * "[rank N] ", its newest pod's on a cluster. */
+/* What berth_backend_logs and berth_client_logs read of a run's log (NULL:
+ * the whole log of the run, at once). */
+typedef struct berth_log_opts {
+	int rank;           /* one worker's log (0 to workers-1; BERTH_ENOTFOUND past
+			       them), or, < 0, the run's: every worker's of a
+			       distributed job on the local backend, each line after
+			       "[rank N] ", its newest pod's on a cluster */
+	bool follow;        /* goes on until the run is final */
+	int64_t tail;       /* > 0: from the last tail lines (of each worker's log), at
+			       most BERTH_LOG_TAIL_MAX; 0: from the start */
+	int64_t since_ms;   /* > 0: only the lines written in the last since_ms ms, at
+			       most BERTH_DURATION_MAX_MS (a line's time is its first
+			       byte's) */
+	bool timestamps;    /* each line after the time it was written and a space:
+			       "2026-11-22T13:08:57.039Z " (a pod's, as Kubernetes
+			       writes it, with nanoseconds), after "[rank N] " */
+} berth_log_opts;
+#define BERTH_LOG_TAIL_MAX 10000000
+
+/* Calls write(ctx, data, len) with the run's log as o says; with o->follow,
+ * goes on until the run is final. A nonzero return of write stops. While a
+ * followed run writes nothing, write is called with len 0 about once a
+ * second, so that a reader that went away stops it then. On the local
+ * backend the times of lines are those its supervisor saw the log grow at,
+ * late by 0.1 s at most (docs/local.md); a log written before berth kept
+ * times is as old as its last write. BERTH_EARG for a tail or since out of
+ * range. */
 typedef int (*berth_log_write)(void *ctx, const char *data, size_t len);
-int berth_backend_logs(berth_backend *b, const char *id, int rank, bool follow, berth_log_write write,
-		       void *ctx, berth_error **err);
+int berth_backend_logs(berth_backend *b, const char *id, const berth_log_opts *o,
+		       berth_log_write write, void *ctx, berth_error **err);
 
 /* Secrets of the embedded store, encrypted at rest (libsodium secretbox,
  * key file HOME/secret.key, mode 0600). Values never leave but to a run. */

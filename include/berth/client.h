@@ -93,13 +93,39 @@ int berth_client_watch(berth_client *c, const char *project, int64_t *rv, int ti
  * final; else once the stop is requested. */
 int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, berth_error **err);
 
-/* Calls write(ctx, data, len) with the run's log from the start, as the
- * bytes arrive; with follow, until the run ends. A nonzero return of write
- * stops (and the call returns 0). */
-int berth_client_logs(berth_client *c, const char *id, int rank, bool follow, berth_log_write write,
-		      void *ctx, berth_error **err);
+/* Calls write(ctx, data, len) with the run's log as o says (NULL: all of it,
+ * at once; see berth_backend_logs), as the bytes arrive; with o->follow,
+ * until the run ends. A nonzero return of write stops (and the call returns
+ * 0). */
+int berth_client_logs(berth_client *c, const char *id, const berth_log_opts *o,
+		      berth_log_write write, void *ctx, berth_error **err);
 
-/* The project's secrets (admin for set and delete). A value is sent as a
+/* Forgets a final run: its record, events and files (DELETE
+ * /api/v1/runs/{id}); BERTH_ECONFLICT while it is Pending or Running. */
+int berth_client_delete(berth_client *c, const char *id, berth_error **err);
+
+/* A run's events as the server sends them ({"items": [{"time", "kind",
+ * "message"}]}), and its effective spec with each value's origin (as
+ * `berth explain -o json` writes it, berth_explain_json_format prints it):
+ * NUL-terminated JSON, *len bytes; free() it. */
+int berth_client_events(berth_client *c, const char *id, char **json, size_t *len,
+			berth_error **err);
+int berth_client_spec(berth_client *c, const char *id, char **json, size_t *len, berth_error **err);
+
+/*
+ * Asks the server to plan a run spec as berth_client_submit would, creating
+ * nothing: its policy, the project's secrets and quota, what its backend
+ * needs (POST /api/v1/validate, or /api/v1/projects/{project}/validate).
+ * project and file as in berth_client_submit. On success *runs receives
+ * each run's effective spec as JSON text (n of them; free each and the
+ * array) and the warnings are added to *err; a refused spec has every
+ * problem in *err.
+ */
+int berth_client_validate(berth_client *c, const char *project, const char *file, const char *text,
+			  size_t len, char ***runs, size_t *n, berth_error **err);
+
+/* The project's secrets (set and delete: an admin of the project, or a user
+ * where the server's policy says security.secret_writers: user). A value is sent as a
  * JSON string: it must be UTF-8 text without NUL bytes (BERTH_EARG). A
  * value is never returned: names only (free each and the array). */
 int berth_client_secret_set(berth_client *c, const char *project, const char *name,

@@ -31,6 +31,12 @@ typedef enum berth_explain_format {
 int berth_explain(const berth_run *run, const berth_error *problems, berth_explain_format fmt,
 		  char **out, size_t *len, berth_error **err);
 
+/* The effective spec of berth_explain's JSON (a server's validate answer, a
+ * run's /spec: docs/api.md) in fmt, as berth_explain writes it. The JSON is
+ * a peer's: a row without its path or value is left out. */
+int berth_explain_json_format(const char *json, size_t len, berth_explain_format fmt, char **out,
+			      size_t *outlen, berth_error **err);
+
 /* Describes the profiles of policy: id, description, where defined, and
  * every field each sets. */
 int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt, char **out,

@@ -119,6 +119,12 @@ typedef enum berth_role {
 const char *berth_role_name(berth_role r);
 berth_role berth_role_parse(const char *name);
 
+/* The least role that may set and delete a project's secrets: the policy's
+ * security.secret_writers, BERTH_ROLE_ADMIN by default; BERTH_ROLE_USER lets
+ * each project's users manage their own project's secrets (DigitalHub's
+ * project members), never another's. policy NULL: the built-in one. */
+berth_role berth_policy_secret_writers(const berth_policy *policy);
+
 /* Who makes a request: a role over some projects, or over all ("*"). */
 typedef struct berth_principal {
 	char *token_id;     /* NULL: anonymous (berth serve --insecure-local) */

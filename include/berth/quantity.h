@@ -153,6 +153,26 @@ size_t berth_quantity_decimal(const berth_quantity *q, char *buf, size_t len);
 
 void berth_format_size(char *buf, size_t len, int64_t bytes, int binary);
 
+/*
+ * Times and durations, as every face of berth writes and reads them:
+ *  - berth_format_time: a Unix time in ms as RFC 3339 in UTC with
+ *    milliseconds, "2026-11-22T13:08:57.039Z" (the API's times, the
+ *    timestamps of `berth logs --timestamps`); returns the length, as
+ *    snprintf;
+ *  - berth_time_parse: RFC 3339 ("...Z" or "+02:00", any digits of a second's
+ *    fraction, as Kubernetes writes them) at the start of s, at most n bytes:
+ *    0 and the Unix time in *ms (the fraction cut to ms), and in *used (may
+ *    be NULL) the bytes it took; -1 when s does not start with one;
+ *  - berth_duration_parse: a duration as kubectl's --since takes it, a number
+ *    and a unit, one or more ("500ms", "5s", "2m", "1h30m", "2d"), or whole
+ *    seconds ("90"); into *ms. 0 up to BERTH_DURATION_MAX_MS; BERTH_EARG with
+ *    what is wrong otherwise.
+ */
+#define BERTH_DURATION_MAX_MS ((int64_t)400 * 86400 * 1000) /* 400 days */
+size_t berth_format_time(char *buf, size_t len, int64_t ms);
+int berth_time_parse(const char *s, size_t n, int64_t *ms, size_t *used);
+int berth_duration_parse(const char *s, int64_t *ms, berth_error **err);
+
 /* The value as a count of milliunits (CPU millicores), rounded up (toward
  * +infinity: -1.0001m -> -1); saturates at INT64_MIN / INT64_MAX. Upstream
  * MilliValue rounds a negative value away from zero instead. */

@@ -8,6 +8,7 @@
 
 #include "backend/record.h"
 #include "plan/plan.h"
+#include "backend/logfile.h"
 #include "backend/runtime.h"
 #include "base/internal.h"
 #include "base/names.h"
@@ -159,12 +160,15 @@ int berth_backend_reconcile(berth_backend *b, berth_error **err)
 	return rc;
 }
 
-int berth_backend_logs(berth_backend *b, const char *id, int rank, bool follow, berth_log_write write,
-		       void *ctx, berth_error **err)
+int berth_backend_logs(berth_backend *b, const char *id, const berth_log_opts *o,
+		       berth_log_write write, void *ctx, berth_error **err)
 {
+	static const berth_log_opts all = {.rank = -1};
 	const backend_ops *ops;
-	int rc = ops_of(b, id, &ops, err);
-	return rc ? rc : ops->logs(b, id, rank, follow, write, ctx, err);
+	int rc = log_opts_check(o, err);
+	if (!rc)
+		rc = ops_of(b, id, &ops, err);
+	return rc ? rc : ops->logs(b, id, o ? o : &all, write, ctx, err);
 }
 
 /* Asks where run id runs for its state, unless the handle's records are

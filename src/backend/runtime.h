@@ -52,7 +52,8 @@ typedef struct backend_ops {
 	/* finds runs whose processes died and starts queued runs that fit, or
 	 * brings the records of unfinished runs up to what is true */
 	int (*reconcile)(berth_backend *b, berth_error **err);
-	int (*logs)(berth_backend *b, const char *id, int rank, bool follow, berth_log_write write,
+	/* o is never NULL, and checked (log_opts_check) */
+	int (*logs)(berth_backend *b, const char *id, const berth_log_opts *o, berth_log_write write,
 		    void *ctx, berth_error **err);
 	/* returns when the run's record is final (0) or timeout_ms (< 0: no
 	 * limit) passed (BERTH_ETIMEOUT) */

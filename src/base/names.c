@@ -154,6 +154,19 @@ const char *berth_check_secret_key(const char *s)
 	return NULL;
 }
 
+char *berth_env_name_from(const char *name, char *out, size_t len)
+{
+	size_t k = 0;
+	if (!len)
+		return out;
+	if (*name >= '0' && *name <= '9' && k + 1 < len)
+		out[k++] = '_';
+	for (const char *p = name; *p && k + 1 < len; p++)
+		out[k++] = *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : is_alnum(*p) ? *p : '_';
+	out[k] = 0;
+	return out;
+}
+
 const char *berth_check_printable(const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)

@@ -24,6 +24,15 @@ const char *berth_check_env_name(const char *s);
 const char *berth_check_cron(const char *s);           /* 5 fields or @daily... */
 const char *berth_check_port_name(const char *s);      /* IANA_SVC_NAME */
 const char *berth_check_secret_key(const char *s);     /* a Secret's key: a platform secret's name */
+/* A name as the environment variable berth makes of it (docs/runspec.md,
+ * "Secrets"; a volume's BERTH_VOLUME_<NAME>): upper-cased, each character
+ * that is not a letter or a digit made '_', after a '_' when it starts with
+ * a digit: the secret "my-secret-key" is MY_SECRET_KEY, "hf.token"
+ * HF_TOKEN, "1pw" _1PW. Always a C identifier, which every shell reads; the
+ * secret's name as is stays a Secret's key and a file's name. Writes at
+ * most len bytes, NUL included, to out, and returns out. */
+char *berth_env_name_from(const char *name, char *out, size_t len);
+#define BERTH_ENV_NAME_MAX 256 /* a secret's name (253 bytes at most), a '_' and the NUL */
 /* No control characters (bytes below 0x20, and 0x7f): for the strings that
  * reach a path or a name and have no stricter rule. */
 const char *berth_check_printable(const char *s);

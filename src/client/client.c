@@ -430,74 +430,11 @@ static const berth_node *lookup(const berth_node *m, const char *path)
 	return m;
 }
 
-static int digits(const char **s, int n, int *v)
-{
-	*v = 0;
-	for (int i = 0; i < n; i++, (*s)++) {
-		if (**s < '0' || **s > '9')
-			return -1;
-		*v = *v * 10 + (**s - '0');
-	}
-	return 0;
-}
-
-static int expect(const char **s, char c)
-{
-	return **s == c ? ((*s)++, 0) : -1;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* "2026-11-22T13:08:57.039Z" (fraction optional, Z or +HH:MM) -> Unix ms. */
+/* "2026-11-22T13:08:57.039Z" (fraction optional, Z or +HH:MM), whole -> Unix ms. */
 static int parse_time(const char *s, int64_t *ms)
 {
-	int Y, M, D, h, m, sec, ofs = 0;
-	int64_t frac = 0;
-	if (digits(&s, 4, &Y) || expect(&s, '-') || digits(&s, 2, &M) || expect(&s, '-') ||
-	    digits(&s, 2, &D))
-		return -1;
-	if (*s != 'T' && *s != 't' && *s != ' ')
-		return -1;
-	s++;
-	if (digits(&s, 2, &h) || expect(&s, ':') || digits(&s, 2, &m) || expect(&s, ':') ||
-	    digits(&s, 2, &sec))
-		return -1;
-	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
-		return -1;
-	if (*s == '.') {
-		int n = 0;
-		for (s++; *s >= '0' && *s <= '9'; s++, n++)
-			if (n < 3)
-				frac = frac * 10 + (*s - '0');
-		if (!n)
-			return -1;
-		for (; n < 3; n++)
-			frac *= 10;
-	}
-	if (*s == 'Z' || *s == 'z') {
-		s++;
-	} else if (*s == '+' || *s == '-') {
-		int sign = *s++ == '-' ? -1 : 1, oh, om;
-		if (digits(&s, 2, &oh) || expect(&s, ':') || digits(&s, 2, &om))
-			return -1;
-		ofs = sign * (oh * 60 + om);
-	} else {
-		return -1;
-	}
-	if (*s)
-		return -1;
-	int64_t t = days_from_civil(Y, M, D) * 86400 + h * 3600 + m * 60 + sec - ofs * 60;
-	*ms = t * 1000 + frac;
-	return 0;
+	size_t used = 0, n = strlen(s);
+	return berth_time_parse(s, n, ms, &used) || used != n ? -1 : 0;
 }
 
 /* {"key": "value", ...} as the record keeps labels: "key=value,key=value" */
@@ -723,27 +660,37 @@ static int nomem_target(berth_buf *t, berth_error **err)
 	return berth_fail(err, BERTH_ENOMEM, "out of memory");
 }
 
-int berth_client_submit(berth_client *c, const char *project, const char *file, const char *text,
-			size_t len, berth_run_info ***out, size_t *n, berth_error **err)
+/* POST of a spec text (as written) to /api/v1/projects/PROJECT/ROUTE, or to
+ * /api/v1/ROUTE without a project, named file in problems; the reply in *r
+ * (its body for the caller to release). */
+static int post_spec(berth_client *c, const char *route, const char *project, const char *file,
+		     const char *text, size_t len, reply *r, berth_error **err)
 {
 	berth_buf t = BERTH_BUF_INIT;
-	reply r;
 	int ret;
-	*out = NULL;
-	*n = 0;
 	if (project) {
 		berth_buf_puts(&t, "/api/v1/projects/");
 		put_escaped(&t, c->h, project);
-		berth_buf_puts(&t, "/runs?file=");
+		berth_buf_printf(&t, "/%s?file=", route);
 	} else {
-		berth_buf_puts(&t, "/api/v1/runs?file=");
+		berth_buf_printf(&t, "/api/v1/%s?file=", route);
 	}
 	put_escaped(&t, c->h, file ? file : "spec.yaml");
 	if ((ret = nomem_target(&t, err)))
 		return ret;
 	request rq = {"POST", t.data, text, len, "application/yaml", NULL, NULL};
-	ret = send_request(c, &rq, &r, err);
+	ret = send_request(c, &rq, r, err);
 	berth_buf_release(&t);
+	return ret;
+}
+
+int berth_client_submit(berth_client *c, const char *project, const char *file, const char *text,
+			size_t len, berth_run_info ***out, size_t *n, berth_error **err)
+{
+	reply r;
+	*out = NULL;
+	*n = 0;
+	int ret = post_spec(c, "runs", project, file, text, len, &r, err);
 	if (ret < 0)
 		return ret;
 	ret = runs_from_json(r.body.data ? r.body.data : "", r.body.len, out, n, NULL, err);
@@ -946,23 +893,157 @@ int berth_client_stop(berth_client *c, const char *id, int grace_s, bool wait, b
 	return ret;
 }
 
-int berth_client_logs(berth_client *c, const char *id, int rank, bool follow, berth_log_write write,
-		      void *ctx, berth_error **err)
+/* METHOD /api/v1/runs/{id}TAIL without a body; what the reply holds goes to
+ * stream (NULL: dropped). */
+static int run_call(berth_client *c, const char *method, const char *id, const char *tail,
+		    berth_log_write stream, void *ctx, berth_error **err)
 {
 	berth_buf t = BERTH_BUF_INIT;
 	reply r;
-	int ret;
-	char query[64];
-	snprintf(query, sizeof(query), "/logs%s%s", follow ? "?follow=true" : "", rank < 0 ? "" : follow ? "&" : "?");
-	if (rank >= 0)
-		snprintf(query + strlen(query), sizeof(query) - strlen(query), "rank=%d", rank);
-	if ((ret = run_target(c, &t, id, query, err)))
+	int ret = run_target(c, &t, id, tail, err);
+	if (ret)
 		return ret;
-	request rq = {"GET", t.data, NULL, 0, NULL, write, ctx};
+	request rq = {method, t.data, NULL, 0, NULL, stream, ctx};
 	ret = send_request(c, &rq, &r, err);
 	berth_buf_release(&t);
 	berth_buf_release(&r.body);
 	return ret;
+}
+
+int berth_client_logs(berth_client *c, const char *id, const berth_log_opts *o,
+		      berth_log_write write, void *ctx, berth_error **err)
+{
+	int ret;
+	if (o && (o->tail < 0 || o->tail > BERTH_LOG_TAIL_MAX || o->since_ms < 0 ||
+		  o->since_ms > BERTH_DURATION_MAX_MS))
+		return berth_fail(err, BERTH_EARG, "tail or since out of range (berth_log_opts)");
+	/* ?follow=true&rank=N&tail=N&since=Nms&timestamps=true: what is not asked is not sent */
+	berth_buf q = BERTH_BUF_INIT;
+	if (o && o->follow)
+		berth_buf_puts(&q, "&follow=true");
+	if (o && o->rank >= 0)
+		berth_buf_printf(&q, "&rank=%d", o->rank);
+	if (o && o->tail > 0)
+		berth_buf_printf(&q, "&tail=%lld", (long long)o->tail);
+	if (o && o->since_ms > 0)
+		berth_buf_printf(&q, "&since=%lldms", (long long)o->since_ms);
+	if (o && o->timestamps)
+		berth_buf_puts(&q, "&timestamps=true");
+	if (q.len)
+		q.data[0] = '?';
+	berth_buf tail = BERTH_BUF_INIT;
+	berth_buf_printf(&tail, "/logs%s", q.len ? q.data : "");
+	berth_buf_release(&q);
+	if (tail.failed) {
+		berth_buf_release(&tail);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	ret = run_call(c, "GET", id, tail.data, write, ctx, err);
+	berth_buf_release(&tail);
+	return ret;
+}
+
+int berth_client_delete(berth_client *c, const char *id, berth_error **err)
+{
+	return run_call(c, "DELETE", id, "", NULL, NULL, err);
+}
+
+/* A GET of target whose body is handed over as it is: NUL-terminated, *len bytes. */
+static int get_body(berth_client *c, const char *target, char **out, size_t *len, berth_error **err)
+{
+	reply r;
+	*out = NULL;
+	*len = 0;
+	request rq = {"GET", target, NULL, 0, NULL, NULL, NULL};
+	int ret = send_request(c, &rq, &r, err);
+	if (ret < 0)
+		return ret;
+	*len = r.body.len;
+	berth_buf_puts(&r.body, ""); /* an empty body is "" too */
+	if (r.body.failed || !(*out = berth_buf_detach(&r.body))) {
+		berth_buf_release(&r.body);
+		*len = 0;
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* GET /api/v1/runs/{id}TAIL, the body as it is */
+static int get_run_body(berth_client *c, const char *id, const char *tail, char **out, size_t *len,
+			berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	*out = NULL;
+	*len = 0;
+	int ret = run_target(c, &t, id, tail, err);
+	if (!ret)
+		ret = get_body(c, t.data, out, len, err);
+	berth_buf_release(&t);
+	return ret;
+}
+
+int berth_client_events(berth_client *c, const char *id, char **json, size_t *len, berth_error **err)
+{
+	return get_run_body(c, id, "/events", json, len, err);
+}
+
+int berth_client_spec(berth_client *c, const char *id, char **json, size_t *len, berth_error **err)
+{
+	return get_run_body(c, id, "/spec", json, len, err);
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int berth_client_validate(berth_client *c, const char *project, const char *file, const char *text,
+			  size_t len, char ***runs, size_t *n, berth_error **err)
+{
+	reply r;
+	*runs = NULL;
+	*n = 0;
+	int ret = post_spec(c, "validate", project, file, text, len, &r, err);
+	if (ret < 0)
+		return ret;
+	/* {"problems": [warnings], "runs": [effective spec...]}: each run back as JSON text */
+	const berth_node *root, *list = NULL;
+	char **out = NULL;
+	size_t count = 0;
+	berth_arena *arena = berth_arena_new();
+	if (!arena)
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else if (!(ret = parse_json(arena, r.body.data ? r.body.data : "", r.body.len, &root, err)) &&
+		 (!(list = berth_node_get(root, "runs")) || list->kind != BERTH_NODE_SEQ))
+		ret = berth_fail(err, BERTH_ETYPE, "%s has no list of runs", REPLY_NAME);
+	if (!ret && !(out = berth_calloc(list->len + 1, sizeof(*out))))
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	for (size_t i = 0; !ret && i < list->len; i++) {
+		obuild ob = {.arena = arena};
+		onode *doc = o_root(&ob, O_SEQ);
+		o_copy_typed(&ob, doc, NULL, list->u.items[i]);
+		berth_buf j = BERTH_BUF_INIT;
+		if (!ob.failed && doc->first)
+			emit_json(&j, doc->first, 0, 1);
+		berth_buf_puts(&j, "\n");
+		if (ob.failed || j.failed || !(out[count] = berth_buf_detach(&j))) {
+			berth_buf_release(&j);
+			ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+		} else
+			count++;
+	}
+	berth_arena_free(arena);
+	berth_buf_release(&r.body);
+	if (ret < 0) {
+		free_names(out, count);
+		return ret;
+	}
+	header_warnings(c, err);
+	*runs = out;
+	*n = count;
+	return 0;
 }
 
 static int secret_target(berth_client *c, berth_buf *t, const char *project, const char *name,
@@ -1024,13 +1105,6 @@ out:
 	berth_buf_release(&body);
 	berth_buf_release(&t);
 	return ret;
-}
-
-static void free_names(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 /* Appends the names of one page ([{"name"}...] or {"items": [...]}). */
@@ -1122,19 +1196,7 @@ int berth_client_secret_delete(berth_client *c, const char *project, const char 
 
 int berth_client_profiles(berth_client *c, char **json, size_t *len, berth_error **err)
 {
-	reply r;
-	*json = NULL;
-	*len = 0;
-	request rq = {"GET", "/api/v1/profiles", NULL, 0, NULL, NULL, NULL};
-	int ret = send_request(c, &rq, &r, err);
-	if (ret < 0)
-		return ret;
-	*len = r.body.len;
-	if (!(*json = berth_buf_detach(&r.body))) {
-		*len = 0;
-		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	}
-	return 0;
+	return get_body(c, "/api/v1/profiles", json, len, err);
 }
 
 static void copy_text(char *dst, size_t len, const berth_node *n)

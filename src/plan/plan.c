@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -1112,6 +1113,88 @@ static void secrets_rule(plan *p)
 		}
 }
 
+/* Each secret reaches the processes as a variable whose name berth makes
+ * from the secret's (berth_env_name_from): two secrets that make the same
+ * one, or a secret and an env of the same name, would leave one value to
+ * chance (which one a program reads depends on the program). Sorted, not
+ * compared in pairs: a spec may list thousands. */
+typedef struct env_entry {
+	const char *env;  /* the variable */
+	size_t index;     /* its place: secrets[i], or envs[i] when is_env */
+	bool is_env;
+} env_entry;
+
+static int env_entry_cmp(const void *a, const void *b)
+{
+	const env_entry *x = a, *y = b;
+	int c = strcmp(x->env, y->env);
+	if (c)
+		return c;
+	/* envs first, then secrets in their order: the later one is refused */
+	if (x->is_env != y->is_env)
+		return x->is_env ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void secret_env_rule(plan *p)
+{
+	berth_run *r = p->run;
+	const berth_strlist *sec = &r->spec.secrets;
+	const berth_kvlist *envs = &r->spec.envs;
+	if (!sec->n)
+		return;
+	size_t n = sec->n + envs->n;
+	env_entry *all = berth_arena_alloc(r->arena, n * sizeof(*all));
+	if (!all) {
+		p->nomem = 1;
+		return;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < sec->n; i++) {
+		char name[BERTH_ENV_NAME_MAX];
+		berth_env_name_from(sec->items[i].s, name, sizeof(name));
+		if (!(all[k].env = berth_arena_strdup(r->arena, name))) {
+			p->nomem = 1;
+			return;
+		}
+		all[k].index = i;
+		all[k++].is_env = false;
+		char path[64];
+		snprintf(path, sizeof(path), "secrets[%zu]", i);
+		if (!strncmp(name, "BERTH_", 6))
+			warn(p, sec->items[i].origin, sec->items[i].pos, path,
+			     "secret \"%s\" reaches the processes as %s: names starting with BERTH_ are "
+			     "set by berth", sec->items[i].s, name);
+		else if (strcmp(name, sec->items[i].s))
+			note(p, path, "reaches the processes as $%s", name);
+	}
+	for (size_t i = 0; i < envs->n; i++)
+		if (envs->items[i].key.s)
+			all[k++] = (env_entry){envs->items[i].key.s, i, true};
+	qsort(all, k, sizeof(*all), env_entry_cmp);
+	for (size_t i = 1; i < k; i++) {
+		const env_entry *first = &all[i - 1], *e = &all[i];
+		if (strcmp(first->env, e->env) || e->is_env)
+			continue;
+		/* the first of a run of equal names is the one the others clash with */
+		while (first > all && !strcmp(first[-1].env, e->env))
+			first--;
+		const berth_str *it = &sec->items[e->index];
+		char path[64];
+		snprintf(path, sizeof(path), "secrets[%zu]", e->index);
+		if (first->is_env)
+			refuse(p, BERTH_EDUPLICATE, it->origin, it->pos, path,
+			       "secret \"%s\" reaches the processes as %s, which envs[%zu] sets too: rename "
+			       "the secret or the variable (a secret's variable is its name upper-cased, "
+			       "'-' and '.' as '_')", it->s, e->env, first->index);
+		else
+			refuse(p, BERTH_EDUPLICATE, it->origin, it->pos, path,
+			       "secrets \"%s\" and \"%s\" (secrets[%zu]) both reach the processes as %s: "
+			       "rename one (a secret's variable is its name upper-cased, '-' and '.' as '_')",
+			       it->s, sec->items[first->index].s, first->index, e->env);
+	}
+}
+
 /* ---- the plan --------------------------------------------------------------------------------- */
 
 int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *policy,
@@ -1187,6 +1270,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 		limits_rule(&p);
 		quota_rule(&p);
 		secrets_rule(&p);
+		secret_env_rule(&p);
 	}
 	/* the built-in policy has no file and owns nothing the run points to */
 	berth_policy_free(builtin);

@@ -218,6 +218,7 @@ static const field security_fields[] = {
 	{"run_as_user_range", dec_range, offsetof(berth_policy, security.run_as_user_range), &id_range},
 	{"run_as_group_range", dec_range, offsetof(berth_policy, security.run_as_group_range), &id_range},
 	{"fs_group_range", dec_range, offsetof(berth_policy, security.fs_group_range), &id_range},
+	{"secret_writers", dec_str, offsetof(berth_policy, security.secret_writers), NULL},
 };
 
 static void dec_security(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -580,6 +581,13 @@ static void check_policy(dctx *c, berth_policy *p)
 				  hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
 		}
 	}
+	/* who may write a project's secrets: a viewer only reads, and a role
+	 * berth does not have would lock everyone out (or in) by a typo */
+	if (p->security.secret_writers.s && strcmp(p->security.secret_writers.s, "admin") &&
+	    strcmp(p->security.secret_writers.s, "user"))
+		report_at(c, p->security.secret_writers.pos, "security.secret_writers", BERTH_EINVALID,
+			  "%s is not one of admin, user (the least role that may set and delete a "
+			  "project's secrets)", QUOTE(p->security.secret_writers.s));
 	for (size_t i = 0; i < p->gpu.types.n; i++)
 		if ((why = berth_check_qualified_name(p->gpu.types.items[i].s)))
 			report_at(c, p->gpu.types.items[i].pos, "gpu.types", BERTH_EINVALID,

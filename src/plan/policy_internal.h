@@ -45,6 +45,9 @@ struct berth_policy {
 		berth_strlist user_fields;
 		/* the ids a run may ask for, each bound inclusive; default 1000-2147483647 */
 		berth_range run_as_user_range, run_as_group_range, fs_group_range;
+		/* the least role that may set and delete a project's secrets on a
+		 * server: "admin" (unset: the default) or "user" */
+		berth_str secret_writers;
 	} security;
 	struct {
 		berth_str default_type;

@@ -576,12 +576,9 @@ void emit_json(berth_buf *out, const onode *n, int ind, int pretty)
 
 onode *o_time(obuild *b, onode *parent, const char *key, int64_t ms)
 {
+	char buf[48];
 	if (!ms)
 		return NULL;
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	char buf[40];
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	return o_strf(b, parent, key, "%s.%03dZ", buf, (int)(ms % 1000));
+	berth_format_time(buf, sizeof(buf), ms);
+	return o_strf(b, parent, key, "%s", buf);
 }

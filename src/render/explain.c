@@ -14,6 +14,7 @@
 #include "plan/policy_internal.h"
 #include "plan/workload.h"
 #include "render/render_internal.h"
+#include "spec/yaml.h"
 
 typedef struct xctx {
 	obuild b;
@@ -431,6 +432,80 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 	problems_list(&x, doc, "refused", problems, BERTH_ERROR);
 	problems_list(&x, doc, "warnings", problems, BERTH_WARNING);
 	return finish(&x, doc, fmt, out, len, err, run_table);
+}
+
+/* A string of the peer's map m, or NULL when it has none (or no string). */
+static const char *peer_str(const berth_node *m, const char *key)
+{
+	const berth_node *v = berth_node_get(m, key);
+	return v && v->kind == BERTH_NODE_SCALAR ? berth_node_text(v) : NULL;
+}
+
+int berth_explain_json_format(const char *json, size_t len, berth_explain_format fmt, char **out,
+			      size_t *outlen, berth_error **err)
+{
+	xctx x;
+	const berth_node *root = NULL, *run = NULL, *fields = NULL;
+	*out = NULL;
+	*outlen = 0;
+	memset(&x, 0, sizeof(x));
+	berth_arena *in = berth_arena_new();
+	if (!in || !(x.b.arena = berth_arena_new())) {
+		berth_arena_free(in);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	int rc = berth_json_root(in, "the effective spec", json, len, &root, err);
+	if (!rc && (root->kind != BERTH_NODE_MAP || !(run = berth_node_get(root, "run")) ||
+		    run->kind != BERTH_NODE_MAP || !(fields = berth_node_get(root, "fields")) ||
+		    fields->kind != BERTH_NODE_SEQ))
+		rc = berth_fail(err, BERTH_ETYPE, "the effective spec is not {\"run\": {...}, \"fields\": [...]}");
+	if (rc) {
+		berth_arena_free(in);
+		berth_arena_free(x.b.arena);
+		return rc;
+	}
+	/* rebuilt from what a peer sent: the strings the table prints, each there */
+	obuild *b = &x.b;
+	onode *doc = o_root(b, O_MAP), *r = o_map(b, doc, "run");
+	for (size_t i = 0; i < run->len; i++) {
+		const char *k = berth_node_text(run->u.pairs[i].key), *v = peer_str(run, k ? k : "");
+		if (k && v)
+			o_str(b, r, k, v);
+	}
+	onode *rows = o_seq(b, doc, "fields");
+	for (size_t i = 0; i < fields->len; i++) {
+		const berth_node *f = fields->u.items[i], *was = berth_node_get(f, "overrides");
+		const char *path = peer_str(f, "path"), *value = peer_str(f, "value");
+		if (f->kind != BERTH_NODE_MAP || !path || !value)
+			continue;
+		onode *row = o_map(b, rows, NULL);
+		const char *const keys[] = {"path", "value", "origin", "at", "note"};
+		for (size_t k = 0; k < BERTH_ARRAY_SIZE(keys); k++)
+			if (peer_str(f, keys[k]))
+				o_str(b, row, keys[k], peer_str(f, keys[k]));
+		if (was && was->kind == BERTH_NODE_MAP && peer_str(was, "value") && peer_str(was, "origin") &&
+		    peer_str(was, "by")) {
+			onode *o = o_map(b, row, "overrides");
+			const char *const wkeys[] = {"value", "origin", "at", "by"};
+			for (size_t k = 0; k < BERTH_ARRAY_SIZE(wkeys); k++)
+				if (peer_str(was, wkeys[k]))
+					o_str(b, o, wkeys[k], peer_str(was, wkeys[k]));
+		}
+	}
+	const char *const lists[] = {"refused", "warnings"};
+	for (size_t k = 0; k < BERTH_ARRAY_SIZE(lists); k++) {
+		const berth_node *l = berth_node_get(root, lists[k]);
+		onode *seq = NULL;
+		for (size_t i = 0; l && l->kind == BERTH_NODE_SEQ && i < l->len; i++)
+			if (l->u.items[i]->kind == BERTH_NODE_SCALAR) {
+				if (!seq)
+					seq = o_seq(b, doc, lists[k]);
+				o_str(b, seq, NULL, berth_node_text(l->u.items[i]));
+			}
+	}
+	rc = finish(&x, doc, fmt, out, outlen, err, run_table);
+	berth_arena_free(in);
+	return rc;
 }
 
 static void profiles_table(berth_buf *out, const onode *doc)

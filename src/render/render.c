@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/names.h"
 #include "plan/distributed.h"
 #include "plan/workload.h"
 #include "plan/policy_internal.h"
@@ -165,12 +166,13 @@ static void mpirun(ctx *c, onode *k)
 			o_str(b, args, NULL, "-x");
 			o_str(b, args, NULL, s->envs.items[i].key.s);
 		}
-	/* the secrets reach the launcher's environment by their names (envFrom) */
-	for (size_t i = 0; i < s->secrets.n; i++)
-		if (env_name(s->secrets.items[i].s)) {
-			o_str(b, args, NULL, "-x");
-			o_str(b, args, NULL, s->secrets.items[i].s);
-		}
+	/* the secrets reach the launcher's environment as their variables */
+	for (size_t i = 0; i < s->secrets.n; i++) {
+		char name[BERTH_ENV_NAME_MAX];
+		o_str(b, args, NULL, "-x");
+		o_str(b, args, NULL, berth_arena_strdup(b->arena, berth_env_name_from(s->secrets.items[i].s,
+											  name, sizeof(name))));
+	}
 	for (size_t i = 0; i < s->function.command.n; i++)
 		o_str(b, args, NULL, s->function.command.items[i].s);
 	for (size_t i = 0; i < s->args.n; i++)
@@ -307,9 +309,18 @@ static void container(ctx *c, onode *containers)
 		else
 			o_str(b, e, "value", json);
 	}
-	if (s->secrets.n) {
-		onode *ef = o_map(b, o_seq(b, k, "envFrom"), NULL);
-		o_str(b, o_map(b, ef, "secretRef"), "name", c->run->name);
+	/* each secret as the variable its name makes (MY_SECRET_KEY for
+	 * my-secret-key: envFrom would give the name as is, which a shell cannot
+	 * read), from its key of the run's Secret; a secret mounted as a file
+	 * only is no variable */
+	for (size_t i = 0; i < s->secrets.n; i++) {
+		char name[BERTH_ENV_NAME_MAX];
+		e = o_map(b, env, NULL);
+		o_str(b, e, "name", berth_arena_strdup(b->arena, berth_env_name_from(s->secrets.items[i].s,
+										     name, sizeof(name))));
+		onode *ref = o_map(b, o_map(b, e, "valueFrom"), "secretKeyRef");
+		o_str(b, ref, "name", c->run->name);
+		o_str(b, ref, "key", s->secrets.items[i].s);
 	}
 	if (pytorch) {
 		/* MASTER_PORT: the Training Operator reads it from the Master's port of this name */

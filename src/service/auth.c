@@ -15,6 +15,7 @@
 #include "berth/project.h"
 #include "base/internal.h"
 #include "base/names.h"
+#include "plan/policy_internal.h"
 #include "render/emit.h"
 #include "service/output.h"
 
@@ -34,6 +35,13 @@ berth_role berth_role_parse(const char *name)
 		if (!strcmp(name, role_names[i]))
 			return (berth_role)i;
 	return BERTH_ROLE_NONE;
+}
+
+berth_role berth_policy_secret_writers(const berth_policy *policy)
+{
+	const char *w = policy ? policy->security.secret_writers.s : NULL;
+	/* the load refused anything else; admin is what a missing or odd one means */
+	return w && !strcmp(w, "user") ? BERTH_ROLE_USER : BERTH_ROLE_ADMIN;
 }
 
 void berth_principal_free(berth_principal *p)

@@ -538,6 +538,9 @@ class Store:
             self.compacted_rv = 0
             self.gone_http = False
             self.faults, self.requests, self.logs = [], [], {}
+            # (ns, pod) -> [(offset, unix time)]: when each part of its log was written,
+            # for timestamps=true and sinceSeconds
+            self.log_marks = {}
             self.namespaces = {}    # name -> Namespace (a project's, made by berth; nothing in it)
             self.absent = set()     # operators' resources the API does not serve (/_test/crds)
             for w in self.watchers:
@@ -572,6 +575,7 @@ class Store:
             self.last.pop(key, None)
             if res == 'pods':
                 self.logs.pop(key[1:], None)
+                self.log_marks.pop(key[1:], None)
         else:
             self.objects[key], self.last[key] = obj, snap
         ev = Event(self.rv, etype, res, key[1], snap, old)
@@ -1334,13 +1338,35 @@ class Handler(BaseHTTPRequestHandler):
                 raise bad_request(f'a container name must be specified for pod {name}, '
                                   f'choose one of: [{" ".join(names)}]')
             text, uid = S.logs.get((ns, name)), pod['metadata']['uid']
+            marks = list(S.log_marks.get((ns, name), []))
             if dig(pod, 'status', 'phase') in (None, 'Pending') and text is None:
                 raise bad_request(f'container "{c or (names or [""])[0]}" in pod "{name}" is '
                                   'waiting to start: ContainerCreating')
         text = text or ''
         pos = len(text)
+        stamps = parse_bool(q.get('timestamps', ''))
+
+        def time_at(off):  # when the byte at off was written (the kubelet's time of its line)
+            t = marks[0][1] if marks else time.time()
+            for o, at in marks:
+                if o <= off:
+                    t = at
+            return t
+
+        def stamp(t):  # RFC 3339 with nanoseconds, as the kubelet writes it
+            d = datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
+            return d.strftime('%Y-%m-%dT%H:%M:%S.') + '%06d000Z ' % d.microsecond
+
+        lines, off = [], 0
+        for ln in text.splitlines(keepends=True):
+            lines.append((time_at(off), ln))
+            off += len(ln)
+        if q.get('sinceSeconds'):
+            lines = [x for x in lines if x[0] >= time.time() - int(q['sinceSeconds'])]
         if q.get('tailLines'):
-            text = ''.join(text.splitlines(keepends=True)[-int(q['tailLines']):] if int(q['tailLines']) else [])
+            lines = lines[-int(q['tailLines']):] if int(q['tailLines']) else []
+        text = ''.join((stamp(t) if stamps else '') + ln for t, ln in lines)
+        at_start = not lines or lines[-1][1].endswith('\n')
         self.start_stream('text/plain')
         self.chunk(text)
         follow = parse_bool(q.get('follow', ''))
@@ -1357,6 +1383,12 @@ class Handler(BaseHTTPRequestHandler):
                     p, cur = state()
                 new, pos = cur[pos:], max(pos, len(cur))
                 done = p is None or dig(p, 'status', 'phase') in ('Succeeded', 'Failed')
+            if stamps and new:
+                out, t = [], stamp(time.time())
+                for ln in new.splitlines(keepends=True):
+                    out.append((t if at_start else '') + ln)
+                    at_start = ln.endswith('\n')
+                new = ''.join(out)
             self.chunk(new)
             if done:
                 break
@@ -1437,9 +1469,14 @@ class Handler(BaseHTTPRequestHandler):
             return out
         if (m, path) == ('POST', '/_test/log'):
             pods = self.targets('pods', b)
+            # "time": the Unix time the text was written (default: now)
+            at = float(b.get('time', time.time()))
             for p in pods:
                 key = (p['metadata']['namespace'], p['metadata']['name'])
-                S.logs[key] = (S.logs.get(key, '') if b.get('append', True) else '') + b.get('text', '')
+                old = S.logs.get(key, '') if b.get('append', True) else ''
+                marks = S.log_marks.get(key, []) if old else []
+                S.log_marks[key] = marks + [(len(old), at)]
+                S.logs[key] = old + b.get('text', '')
             S.cond.notify_all()
             return {'pods': [p['metadata']['name'] for p in pods]}
         raise ApiError(404, f'no control endpoint {m} {path}')

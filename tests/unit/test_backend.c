@@ -107,7 +107,7 @@ static int fake_reconcile(berth_backend *b, berth_error **err)
 	return 0;
 }
 
-static int fake_logs(berth_backend *b, const char *id, int rank, bool follow, berth_log_write write,
+static int fake_logs(berth_backend *b, const char *id, const berth_log_opts *o, berth_log_write write,
 		     void *ctx, berth_error **err)
 {
 	calls.logs++;
@@ -304,7 +304,7 @@ static void test_every_operation_reaches_its_kind(void)
 
 	/* logs of the run come from its kind, whatever the handle's */
 	berth_buf log = BERTH_BUF_INIT;
-	CHECK_INT(berth_backend_logs(b, "f1", -1, false, collect, &log, &err), 0);
+	CHECK_INT(berth_backend_logs(b, "f1", NULL, collect, &log, &err), 0);
 	CHECK_INT(calls.logs, 1);
 	CHECK_STR(log.data, "fake log\n");
 	berth_buf_release(&log);
@@ -420,7 +420,7 @@ static void test_tampered_records(void)
 	snprintf(probe, sizeof(probe), "%s/runs", home);
 	CHECK(access(probe, F_OK) == 0);
 	berth_buf log = BERTH_BUF_INIT;
-	CHECK_INT(berth_backend_logs(b, "..", -1, false, collect, &log, &err), -BERTH_ENOTFOUND);
+	CHECK_INT(berth_backend_logs(b, "..", NULL, collect, &log, &err), -BERTH_ENOTFOUND);
 	berth_buf_release(&log);
 	berth_error_free(err);
 	berth_backend_close(b);

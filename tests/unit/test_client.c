@@ -350,6 +350,26 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn, const char 
 		MHD_destroy_response(r);
 		return ret;
 	}
+	if (!strcmp(url, "/api/v1/runs/a1") && !strcmp(method, "DELETE"))
+		return answer(conn, 204, "", NULL);
+	if (!strcmp(url, "/api/v1/runs/r1") && !strcmp(method, "DELETE"))
+		return answer(conn, 409, "{\"error\": {\"status\": 409, \"code\": \"conflict\", "
+				  "\"message\": \"run \\\"r1\\\" is Running: stop it before deleting it\"}}", NULL);
+	if (!strcmp(url, "/api/v1/runs/a1/events"))
+		return answer(conn, 200, "{\"items\": [{\"time\": \"2026-11-22T13:08:57.039Z\", "
+				  "\"kind\": \"Started\"}]}", NULL);
+	if (!strcmp(url, "/api/v1/validate") || !strcmp(url, "/api/v1/projects/demo/validate")) {
+		if (bd->b.data && strstr(bd->b.data, "bad"))
+			return answer(conn, 422, "{\"error\": {\"status\": 422, \"code\": \"invalid\", "
+					  "\"message\": \"refused\", \"problems\": [{\"code\": \"policy\", "
+					  "\"severity\": \"error\", \"file\": \"x.yaml\", \"line\": 2, "
+					  "\"column\": 3, \"path\": \"profile\", \"message\": \"unknown\"}]}}",
+				      NULL);
+		return answer(conn, 200, "{\"problems\": [], \"runs\": [{\"run\": {\"id\": \"x\"}, "
+				  "\"fields\": [{\"path\": \"project\", \"value\": \"demo\", \"origin\": "
+				  "\"run spec\"}]}, {\"run\": {}, \"fields\": []}]}",
+			      "x.yaml:3:7: warning: image: not pulled");
+	}
 	if (!strcmp(url, "/api/v1/runs/boom"))
 		return answer(conn, 500, "<html>oops</html>", NULL);
 	if (!strcmp(url, "/api/v1/runs/odd"))
@@ -495,12 +515,64 @@ static void test_http(void)
 	CHECK_INT(berth_client_stop(c, "a1", -1, false, &err), 0);
 	CHECK_STR(seen.last_query, "/api/v1/runs/a1/stop ");
 	berth_buf log = BERTH_BUF_INIT;
-	CHECK_INT(berth_client_logs(c, "a1", -1, true, collect, &log, &err), 0);
+	berth_log_opts lo = {.rank = -1, .follow = true};
+	CHECK_INT(berth_client_logs(c, "a1", &lo, collect, &log, &err), 0);
 	CHECK_STR(log.data, "line 1\nline 2\ndone\n");
 	CHECK_STR(seen.last_query, "/api/v1/runs/a1/logs follow=true");
 	berth_buf_release(&log);
-	CHECK_INT(berth_client_logs(c, "nope", -1, false, collect, &log, &err), -BERTH_ENOTFOUND);
+	/* what is asked goes as query parameters, the duration in ms; nothing else */
+	lo = (berth_log_opts){.rank = 2, .tail = 5, .since_ms = 90000, .timestamps = true};
+	CHECK_INT(berth_client_logs(c, "a1", &lo, collect, &log, &err), 0);
+	CHECK_STR(seen.last_query, "/api/v1/runs/a1/logs rank=2&tail=5&since=90000ms&timestamps=true");
+	berth_buf_release(&log);
+	CHECK_INT(berth_client_logs(c, "a1", NULL, collect, &log, &err), 0);
+	CHECK_STR(seen.last_query, "/api/v1/runs/a1/logs ");
+	berth_buf_release(&log);
+	lo = (berth_log_opts){.rank = -1, .tail = BERTH_LOG_TAIL_MAX + 1};
+	CHECK_INT(berth_client_logs(c, "a1", &lo, collect, &log, &err), -BERTH_EARG);
+	berth_error_free(err);
+	err = NULL;
+	CHECK_INT(berth_client_logs(c, "nope", NULL, collect, &log, &err), -BERTH_ENOTFOUND);
 	CHECK(log.len == 0);
+	berth_error_free(err);
+	err = NULL;
+
+	/* delete, events, the server's check of a spec */
+	CHECK_INT(berth_client_delete(c, "a1", &err), 0);
+	CHECK_STR(seen.last_method, "DELETE");
+	CHECK_INT(berth_client_delete(c, "r1", &err), -BERTH_ECONFLICT);
+	CHECK(err && strstr(berth_error_get(err, 0)->message, "stop it before deleting it"));
+	berth_error_free(err);
+	err = NULL;
+	char *ev = NULL;
+	size_t evlen = 0;
+	CHECK_INT(berth_client_events(c, "a1", &ev, &evlen, &err), 0);
+	CHECK(ev && strstr(ev, "\"Started\"") && evlen == strlen(ev));
+	free(ev);
+	char **runs2 = NULL;
+	size_t nruns = 0;
+	CHECK_INT(berth_client_validate(c, NULL, "x.yaml", "project: demo\n", 14, &runs2, &nruns, &err), 0);
+	CHECK_STR(seen.last_query, "/api/v1/validate file=x.yaml");
+	CHECK_INT(nruns, 2);
+	CHECK(nruns == 2 && strstr(runs2[0], "\"path\": \"project\""));
+	/* the warnings of the headers come back as warnings */
+	CHECK(err && berth_error_count(err) == 2 && !berth_error_errors(err));
+	char *table = NULL;
+	size_t tlen = 0;
+	berth_error *e2 = NULL;
+	CHECK_INT(nruns == 2 ? berth_explain_json_format(runs2[0], strlen(runs2[0]), BERTH_EXPLAIN_TABLE,
+							  &table, &tlen, &e2) : -1, 0);
+	CHECK(table && strstr(table, "id: x\n") && strstr(table, "project  demo   run spec"));
+	free(table);
+	berth_error_free(e2);
+	for (size_t i = 0; i < nruns; i++)
+		free(runs2[i]);
+	free(runs2);
+	berth_error_free(err);
+	err = NULL;
+	CHECK_INT(berth_client_validate(c, "demo", NULL, "bad", 3, &runs2, &nruns, &err), -BERTH_EPOLICY);
+	CHECK_STR(seen.last_query, "/api/v1/projects/demo/validate file=spec.yaml");
+	CHECK(err && berth_error_count(err) == 1 && berth_error_get(err, 0)->line == 2);
 	berth_error_free(err);
 	err = NULL;
 

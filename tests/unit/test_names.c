@@ -227,6 +227,30 @@ static void test_secret_key(void)
 	RUN(berth_check_secret_key, rows);
 }
 
+/* a secret's name as the variable it reaches a run as: a C identifier always */
+static void test_env_name_from(void)
+{
+	static const char *const rows[][2] = {
+		{"my-secret-key", "MY_SECRET_KEY"},
+		{"hf.token", "HF_TOKEN"},
+		{"API_key", "API_KEY"},
+		{"1password", "_1PASSWORD"},
+		{"-.-", "___"},
+		{"a", "A"},
+	};
+	char out[BERTH_ENV_NAME_MAX];
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		CHECK_STR(berth_env_name_from(rows[i][0], out, sizeof(out)), rows[i][1]);
+	/* the longest name a secret may have, starting with a digit, fits */
+	const char *longest = rep("9", 253);
+	berth_env_name_from(longest, out, sizeof(out));
+	CHECK_INT(strlen(out), 254);
+	CHECK(out[0] == '_' && out[253] == '9');
+	/* a short buffer is cut, NUL-terminated */
+	char small[4];
+	CHECK_STR(berth_env_name_from("my-secret", small, sizeof(small)), "MY_");
+}
+
 static void test_printable(void)
 {
 	const struct row rows[] = {
@@ -346,4 +370,4 @@ static void test_suggest(void)
 
 T_MAIN(T(test_dns_label), T(test_dns_subdomain), T(test_qualified_name), T(test_label_value),
        T(test_labelled_name),
-       T(test_env_name), T(test_port_name), T(test_secret_key), T(test_printable), T(test_cron), T(test_suggest))
+       T(test_env_name), T(test_port_name), T(test_secret_key), T(test_env_name_from), T(test_printable), T(test_cron), T(test_suggest))

@@ -234,8 +234,11 @@ class SeedExamples(unittest.TestCase):
             self.assertIn(v["mount_path"], [m["mountPath"] for m in c["volumeMounts"]])
         for e in kwargs.get("envs", []):
             self.assertIn({"name": e["name"], "value": e["value"]}, c["env"])
-        if "secrets" in kwargs:
-            self.assertEqual(c["envFrom"][0]["secretRef"]["name"], run.name)
+        for name in kwargs.get("secrets", []):
+            # each secret as the variable its name makes (docs/runspec.md, Secrets)
+            var = name.upper().replace("-", "_").replace(".", "_")
+            self.assertIn({"name": var, "valueFrom": {"secretKeyRef": {"name": run.name, "key": name}}},
+                          c["env"])
         if "args" in kwargs:
             self.assertEqual(c["args"], kwargs["args"])
 

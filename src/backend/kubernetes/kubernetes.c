@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/logfile.h"
 #include "backend/record.h"
 #include "backend/runtime.h"
 #include "base/curl_dl.h"
@@ -1594,6 +1595,8 @@ static void forget_kept_log(berth_backend *b, const char *id)
 	unlink(path);
 	if (!kept_log_path(b, id, "log.part", path, sizeof(path)))
 		unlink(path);
+	if (!kept_log_path(b, id, "log" LOG_TIMES_SUFFIX, path, sizeof(path)))
+		unlink(path);
 	if (!kept_log_path(b, id, NULL, path, sizeof(path)))
 		rmdir(path);
 }
@@ -1609,7 +1612,60 @@ typedef struct keeping {
 	size_t left;
 	int64_t deadline;
 	bool lost;
+	/* the API's times (timestamps=true): each line's, taken off it into the
+	 * log's times (logfile.h), so that --since and --timestamps read a kept
+	 * log as a local one */
+	log_clock clock;
+	int64_t written;    /* bytes in the log */
+	int64_t line_ms;    /* the time of the line being written */
+	bool mid_line;      /* past a line's time */
+	char ts[48];        /* a line's time as it arrives, to its space */
+	size_t nts;
 } keeping;
+
+static void keep_write(keeping *k, const char *data, size_t n)
+{
+	k->written += (int64_t)n;
+	while (n && !k->lost) {
+		ssize_t w = write(k->fd, data, n);
+		if (w < 0)
+			k->lost = true;
+		else
+			data += w, n -= (size_t)w;
+	}
+}
+
+/* The time before a line ("2026-11-22T13:08:57.123456789Z "): a line that has
+ * none (an API server that sends no times) is as old as the keeping. */
+static void keep_time(keeping *k, const char *data, size_t n, size_t *used)
+{
+	size_t i = 0;
+	while (i < n && data[i] != ' ' && data[i] != '\n' && k->nts < sizeof(k->ts))
+		k->ts[k->nts++] = data[i++];
+	*used = i;
+	if (i == n && k->nts < sizeof(k->ts))
+		return; /* its end comes in the next chunk */
+	size_t took = 0;
+	int64_t ms = 0;
+	bool is_time = !berth_time_parse(k->ts, k->nts, &ms, &took) && took == k->nts && i < n && data[i] == ' ';
+	k->line_ms = is_time ? ms : store_now_ms();
+	if (is_time)
+		*used = i + 1; /* and its space */
+	else
+		keep_write(k, k->ts, k->nts);
+	k->nts = 0;
+	k->mid_line = true;
+}
+
+/* Whether the n bytes a keeping ended with are the start of a line's time,
+ * cut by the cap (they are no line of the log). */
+static bool time_cut_short(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789-:.TZ+", s[i]) || !s[i])
+			return false;
+	return true;
+}
 
 static int keep_chunk(void *ctx, const char *data, size_t len)
 {
@@ -1617,11 +1673,20 @@ static int keep_chunk(void *ctx, const char *data, size_t len)
 	size_t n = len < k->left ? len : k->left;
 	k->left -= n;
 	while (n && !k->lost) {
-		ssize_t w = write(k->fd, data, n);
-		if (w < 0)
-			k->lost = true;
-		else
-			data += w, n -= (size_t)w;
+		size_t used = 0;
+		if (!k->mid_line) {
+			keep_time(k, data, n, &used);
+			data += used, n -= used;
+			continue;
+		}
+		const char *nl = memchr(data, '\n', n);
+		used = nl ? (size_t)(nl - data) + 1 : n;
+		keep_write(k, data, used);
+		data += used, n -= used;
+		if (nl) {
+			log_clock_mark(&k->clock, k->written, k->line_ms);
+			k->mid_line = false;
+		}
 	}
 	if (store_now_ms() > k->deadline)
 		k->lost = true;
@@ -1645,9 +1710,13 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 		     .left = KEPT_LOG_MAX, .deadline = store_now_ms() + KEEP_LOG_S * 1000L};
 	if (k.fd < 0)
 		return;
+	char times[4200];
+	snprintf(times, sizeof(times), "%s%s", done, LOG_TIMES_SUFFIX);
+	unlink(times); /* an earlier keeping's */
+	log_clock_open(&k.clock, done);
 	berth_buf path = BERTH_BUF_INIT;
 	kpath(&path, POD_KIND, t->ns, p.name);
-	berth_buf_printf(&path, "/log?limitBytes=%ld", KEPT_LOG_MAX);
+	berth_buf_printf(&path, "/log?limitBytes=%ld&timestamps=true", KEPT_LOG_MAX);
 	long status = 0;
 	kube_reply rep;
 	memset(&rep, 0, sizeof(rep));
@@ -1659,29 +1728,36 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 	berth_error_free(e);
 	if (store_now_ms() > k.deadline)
 		k.lost = true;
+	if (k.mid_line) /* a last line without its newline */
+		log_clock_mark(&k.clock, k.written, k.line_ms);
+	else if (k.nts && !time_cut_short(k.ts, k.nts))
+		keep_write(&k, k.ts, k.nts); /* a last line that was no time */
+	log_clock_flush(&k.clock, 0, true);
+	log_clock_close(&k.clock);
 	/* a run deleted meanwhile has no log to keep */
 	if (close(k.fd) || rc || status != 200 || k.lost || store_run_exists(b->st, id, NULL) != 1 ||
-	    rename(part, done))
+	    rename(part, done)) {
 		unlink(part);
+		unlink(times);
+	}
 }
 
-/* Copies the kept log to write_fn; 1 when there is none. */
-static int read_kept_log(berth_backend *b, const char *id, berth_log_write write_fn, void *ctx,
-			 berth_error **err)
+/* Copies the kept log to write_fn as o says (logfile.h); 1 when there is none. */
+static int read_kept_log(berth_backend *b, const char *id, const berth_log_opts *o,
+			 berth_log_write write_fn, void *ctx, berth_error **err)
 {
 	char path[4096];
-	int fd = kept_log_path(b, id, "log", path, sizeof(path)) ? -1
-		 : open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	if (kept_log_path(b, id, "log", path, sizeof(path)) || access(path, F_OK))
 		return 1;
-	char buf[65536];
-	ssize_t n;
+	berth_log_opts once = *o;
+	once.follow = false;
+	log_src src;
+	log_view v;
+	log_src_init(&src, path, 0);
+	log_view_init(&v, &once, false, write_fn, ctx);
 	int rc = 0;
-	while (!rc && (n = read(fd, buf, sizeof(buf))) > 0)
-		rc = write_fn(ctx, buf, (size_t)n) ? berth_fail(err, BERTH_EIO, "the log of run \"%s\" could not be written out", id) : 0;
-	if (!rc && n < 0)
-		rc = berth_fail(err, BERTH_EIO, "the kept log of run \"%s\" (%s) could not be read", id, path);
-	close(fd);
+	log_read(&src, 1, &v, &rc, err);
+	log_finish(&src, 1, &v, &rc);
 	return rc;
 }
 
@@ -1831,9 +1907,11 @@ static int kube_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth
 	}
 }
 
-static int kube_logs(berth_backend *b, const char *id, int rank, bool follow, berth_log_write write_fn,
-		     void *ctx, berth_error **err)
+static int kube_logs(berth_backend *b, const char *id, const berth_log_opts *o,
+		     berth_log_write write_fn, void *ctx, berth_error **err)
 {
+	int rank = o->rank;
+	bool follow = o->follow;
 	target t;
 	bool final;
 	int rc = locate(b, id, &t, &final, err);
@@ -1847,7 +1925,7 @@ static int kube_logs(berth_backend *b, const char *id, int rank, bool follow, be
 		return rc;
 	/* a run that has ended: the log berth kept (its newest pod's), whether its
 	 * pods are there or not; one worker's is its pod's */
-	if (final && rank < 0 && (rc = read_kept_log(b, id, write_fn, ctx, err)) <= 0)
+	if (final && rank < 0 && (rc = read_kept_log(b, id, o, write_fn, ctx, err)) <= 0)
 		return rc;
 	for (int tries = 0;; tries++) {
 		/* the newest pod of the run, once one has started */
@@ -1881,7 +1959,18 @@ static int kube_logs(berth_backend *b, const char *id, int rank, bool follow, be
 		}
 		berth_buf path = BERTH_BUF_INIT;
 		kpath(&path, POD_KIND, t.ns, p->name);
-		berth_buf_printf(&path, "/log%s", follow ? "?follow=true" : "");
+		/* the API's own tail, since and times (RFC 3339 with nanoseconds) */
+		berth_buf_puts(&path, "/log");
+		char sep = '?';
+		if (follow)
+			berth_buf_printf(&path, "%cfollow=true", sep), sep = '&';
+		if (o->tail > 0)
+			berth_buf_printf(&path, "%ctailLines=%lld", sep, (long long)o->tail), sep = '&';
+		if (o->since_ms > 0)
+			berth_buf_printf(&path, "%csinceSeconds=%lld", sep, (long long)((o->since_ms + 999) / 1000)),
+				sep = '&';
+		if (o->timestamps)
+			berth_buf_printf(&path, "%ctimestamps=true", sep);
 		long status = 0;
 		kube_reply rep;
 		rc = path.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")

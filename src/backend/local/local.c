@@ -25,6 +25,7 @@
 #include "plan/distributed.h"
 #include "plan/plan.h"
 #include "backend/local/local.h"
+#include "backend/logfile.h"
 #include "berth/explain.h"
 #include "base/internal.h"
 #include "plan/policy_internal.h"
@@ -1245,74 +1246,13 @@ static void local_watch_close(local_watch *w)
 	w->fd = -1;
 }
 
-/* One worker's log as it is read: with prefix, whole lines go out, each
- * after "[rank N] ", and the rest waits for its end in part. */
-typedef struct log_src {
-	int fd;
-	char path[4096];
-	berth_buf part;
-} log_src;
-
-/* Writes n bytes read from worker i's log; nonzero to stop. */
-static int log_emit(log_src *src, size_t i, bool prefix, const char *data, size_t n,
-		    berth_log_write write_fn, void *ctx)
-{
-	if (!prefix)
-		return write_fn(ctx, data, n);
-	berth_buf out = BERTH_BUF_INIT;
-	for (const char *p = data, *end = data + n; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl) {
-			berth_buf_append(&src->part, p, (size_t)(end - p));
-			break;
-		}
-		berth_buf_printf(&out, "[rank %zu] ", i);
-		berth_buf_append(&out, src->part.data ? src->part.data : "", src->part.len);
-		berth_buf_append(&out, p, (size_t)(nl - p) + 1);
-		src->part.len = 0;
-		p = nl + 1;
-	}
-	int rc = out.failed || src->part.failed ? -1 : out.len ? write_fn(ctx, out.data, out.len) : 0;
-	berth_buf_release(&out);
-	return rc;
-}
-
-/* Reads each worker's log once to its current end; 1 when something was
- * read, 0 when nothing, -1 to stop (rc set on a read error). */
-static int log_read(log_src *srcs, size_t n, bool prefix, berth_log_write write_fn, void *ctx,
-		    int *rc, berth_error **err)
-{
-	char buf[65536];
-	int got = 0;
-	for (size_t i = 0; i < n; i++) {
-		log_src *src = &srcs[i];
-		/* the file appears when the run starts */
-		if (src->fd < 0)
-			src->fd = open(src->path, O_RDONLY | O_CLOEXEC);
-		for (;;) {
-			ssize_t len = src->fd >= 0 ? read(src->fd, buf, sizeof(buf)) : 0;
-			if (len < 0 && errno == EINTR)
-				continue;
-			if (len < 0) {
-				*rc = berth_fail(err, BERTH_EIO, "cannot read %s: %s", src->path, strerror(errno));
-				return -1;
-			}
-			if (len == 0)
-				break;
-			got = 1;
-			if (log_emit(src, i, prefix, buf, (size_t)len, write_fn, ctx))
-				return -1;
-		}
-	}
-	return got;
-}
-
 /* The run's log: one worker's (rank >= 0), else every worker's, each line
- * of a distributed job's after its worker's "[rank N] ". */
-static int local_logs(berth_backend *b, const char *id, int rank, bool follow,
+ * of a distributed job's after its worker's "[rank N] " (logfile.h). */
+static int local_logs(berth_backend *b, const char *id, const berth_log_opts *o,
 		      berth_log_write write_fn, void *ctx, berth_error **err)
 {
 	store_run *r = NULL;
+	int rank = o->rank;
 	int rc = store_run_get(b->st, id, &r, err);
 	if (rc)
 		return rc;
@@ -1322,7 +1262,8 @@ static int local_logs(berth_backend *b, const char *id, int rank, bool follow,
 	if (rc)
 		return rc;
 	size_t first = rank >= 0 ? (size_t)rank : 0, n = rank >= 0 ? 1 : (size_t)workers;
-	bool prefix = rank < 0 && workers > 1;
+	log_view v;
+	log_view_init(&v, o, rank < 0 && workers > 1, write_fn, ctx);
 	/* the logs are where this data dir keeps them, whatever path the record says */
 	char dir[4096], done[4096];
 	log_src *srcs = berth_calloc(n, sizeof(*srcs));
@@ -1331,10 +1272,10 @@ static int local_logs(berth_backend *b, const char *id, int rank, bool follow,
 	bool bad = backend_run_path(dir, sizeof(dir), b->home, id, NULL) ||
 		   backend_run_path(done, sizeof(done), b->home, id, "done");
 	for (size_t i = 0; i < n; i++) {
-		char sub[32];
+		char sub[32], path[4096];
 		local_worker_log(sub, sizeof(sub), (int64_t)(first + i));
-		srcs[i].fd = -1;
-		bad |= backend_run_path(srcs[i].path, sizeof(srcs[i].path), b->home, id, sub) != 0;
+		bad |= backend_run_path(path, sizeof(path), b->home, id, sub) != 0;
+		log_src_init(&srcs[i], path, (int)(first + i));
 	}
 	if (bad) {
 		free(srcs);
@@ -1343,19 +1284,19 @@ static int local_logs(berth_backend *b, const char *id, int rank, bool follow,
 	/* one watch for the whole follow, made before the first read: nothing
 	 * written after that read is missed */
 	local_watch w = {.fd = -1};
-	if (follow)
+	if (o->follow)
 		local_watch_open(&w, dir);
 	for (;;) {
-		int got = log_read(srcs, n, prefix, write_fn, ctx, &rc, err);
+		int got = log_read(srcs, n, &v, &rc, err);
 		if (got < 0)
 			break;
 		if (got)
 			continue;
-		if (!follow)
+		if (!o->follow)
 			break;
 		if (access(done, F_OK) == 0) {
 			/* final: what was written before the marker is read above, once more */
-			log_read(srcs, n, prefix, write_fn, ctx, &rc, err);
+			log_read(srcs, n, &v, &rc, err);
 			break;
 		}
 		local_watch_wait(&w, 1000);
@@ -1365,14 +1306,7 @@ static int local_logs(berth_backend *b, const char *id, int rank, bool follow,
 			break;
 	}
 	local_watch_close(&w);
-	/* a last line without its newline */
-	for (size_t i = 0; i < n; i++) {
-		if (!rc && prefix && srcs[i].part.len && log_emit(&srcs[i], i, true, "\n", 1, write_fn, ctx))
-			rc = 0; /* the reader stopped: nothing more to say */
-		berth_buf_release(&srcs[i].part);
-		if (srcs[i].fd >= 0)
-			close(srcs[i].fd);
-	}
+	log_finish(srcs, n, &v, &rc);
 	free(srcs);
 	return rc;
 }

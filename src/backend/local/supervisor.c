@@ -23,7 +23,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +41,7 @@
 #include "backend/local/supervisor.h"
 #include "backend/local/supervisor_internal.h"
 #include "base/internal.h"
+#include "base/names.h"
 #include "base/seal.h"
 
 
@@ -104,13 +108,12 @@ static void flush_notes(sup *s)
 }
 
 /* A volume's path in the environment, where no mount namespace is allowed:
- * BERTH_VOLUME_<NAME>, the name upper-cased and '-' and '.' made '_'. */
+ * BERTH_VOLUME_<NAME>, the name as a variable's (upper-cased, '-' and '.'
+ * made '_'). */
 static char *volume_env(const volume *v)
 {
-	char *e = fmt("BERTH_VOLUME_%s=%s", v->name, v->source);
-	for (char *p = e ? e + 13 : NULL; p && *p != '='; p++)
-		*p = *p == '-' || *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-	return e;
+	char name[BERTH_ENV_NAME_MAX];
+	return fmt("BERTH_VOLUME_%s=%s", berth_env_name_from(v->name, name, sizeof(name)), v->source);
 }
 
 /* A distributed job's worker variable (store_run.worker_env) with {rank} and
@@ -303,7 +306,10 @@ static int open_secrets(sup *s, char ***files, size_t **lens, berth_buf *why)
 			berth_buf_printf(why, "%s", berth_error_get(e, 0)->message);
 			rc = -1;
 		} else {
-			berth_buf_printf(&vals, "%s=", name);
+			/* by the variable the secret's name makes: "my-secret-key" is
+			 * MY_SECRET_KEY, which a shell reads (the plan refused a clash) */
+			char env[BERTH_ENV_NAME_MAX];
+			berth_buf_printf(&vals, "%s=", berth_env_name_from(name, env, sizeof(env)));
 			berth_buf_append(&vals, value, vlen);
 			berth_buf_append(&vals, "", 1);
 		}
@@ -817,6 +823,78 @@ static bool reap_workers(sup *s, enum ending end, int64_t *kill_at)
  * --version, or mpirun chose not to) would wait for one for ever. */
 #define MPI_OTHERS_MS 5000
 
+/* ---- the logs' times (logfile.h) ------------------------------------------------------- */
+
+/* The clock of w's log (path), and a watch on it when there is an inotify. */
+static void watch_log(sup *s, sup_worker *w, const char *path)
+{
+	log_clock_open(&w->clock, path);
+	if (w->clock.fd < 0)
+		return;
+	if (s->ifd < 0)
+		s->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	w->wd = s->ifd >= 0 ? inotify_add_watch(s->ifd, path, IN_MODIFY) : -1;
+}
+
+/* Each log's size now into its clock (all: every pending record written);
+ * returns when the next record is due, or -1. */
+static int64_t note_logs(sup *s, bool all)
+{
+	int64_t now = store_now_ms(), due = -1;
+	for (size_t i = 0; i < s->nw; i++) {
+		sup_worker *w = &s->w[i];
+		struct stat st;
+		if (w->log < 0 || w->clock.fd < 0)
+			continue;
+		int64_t d = !fstat(w->log, &st) ? log_clock_note(&w->clock, (int64_t)st.st_size, now) : -1;
+		if (all)
+			d = log_clock_flush(&w->clock, now, true);
+		due = d >= 0 && (due < 0 || d < due) ? d : due;
+	}
+	return due;
+}
+
+/* Waits up to ms for a signal of set (its number; 0 when the time is up),
+ * noting meanwhile the logs that grow: woken by their watches, or looking
+ * every second where there are none. Signals come through a signalfd, which
+ * waits with the watches; without one, sigtimedwait in slices. */
+static int wait_signal(sup *s, const sigset_t *set, int64_t ms)
+{
+	int64_t deadline = store_now_ms() + ms;
+	if (s->sfd < 0)
+		s->sfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+	for (;;) {
+		int64_t now = store_now_ms(), due = note_logs(s, false);
+		int64_t wait = deadline - now;
+		if (s->ifd < 0 && wait > 1000)
+			wait = 1000; /* no watches: a look every second */
+		if (due >= 0 && due - now < wait)
+			wait = due - now;
+		if (wait < 0)
+			wait = 0;
+		if (s->sfd < 0) {
+			struct timespec ts = {wait / 1000, (long)(wait % 1000) * 1000000};
+			siginfo_t info;
+			int sig = sigtimedwait(set, &info, &ts);
+			if (sig > 0)
+				return sig;
+		} else {
+			struct pollfd p[2] = {{s->sfd, POLLIN, 0}, {s->ifd, POLLIN, 0}};
+			int n = poll(p, s->ifd >= 0 ? 2 : 1, (int)wait);
+			struct signalfd_siginfo si;
+			if (n > 0 && (p[0].revents & POLLIN) && read(s->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				return (int)si.ssi_signo;
+			if (n > 0 && s->ifd >= 0 && (p[1].revents & POLLIN)) {
+				char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+				while (read(s->ifd, ev, sizeof(ev)) > 0)
+					; /* which log grew: note_logs looks at each */
+			}
+		}
+		if (store_now_ms() >= deadline)
+			return 0;
+	}
+}
+
 /* Waits for the workers' commands, with the timeout and stop requests. */
 static enum ending wait_workers(sup *s, const sigset_t *set, int64_t deadline)
 {
@@ -841,9 +919,7 @@ static enum ending wait_workers(sup *s, const sigset_t *set, int64_t deadline)
 			wait = kill_at - now < wait ? kill_at - now : wait;
 		if (wait < 0)
 			wait = 0;
-		struct timespec ts = {wait / 1000, (long)(wait % 1000) * 1000000};
-		siginfo_t info;
-		int sig = sigtimedwait(set, &info, &ts);
+		int sig = wait_signal(s, set, wait);
 		if (sig == SIGCHLD) {
 			if (reap_workers(s, end, &kill_at))
 				return end;
@@ -1317,6 +1393,8 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 				      ? (errno = ENAMETOOLONG, -1)
 				      : open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 		logfail = s->w[i].log < 0 ? errno : 0;
+		if (!logfail)
+			watch_log(s, &s->w[i], log);
 	}
 	if (!s->argv || !argc || logfail) {
 		berth_buf_printf(why, "cannot prepare the run: %s",
@@ -1357,11 +1435,18 @@ static void finish(sup *s, const char *id)
 	sup_remove_mount_points(s);
 	if (!r->keep_volumes)
 		local_cleanup_volumes(s->home, r);
+	note_logs(s, true);
 	for (size_t i = 0; i < s->nw; i++) {
 		if (s->w[i].log >= 0)
 			close(s->w[i].log);
 		s->w[i].log = -1;
+		log_clock_close(&s->w[i].clock);
 	}
+	if (s->ifd >= 0)
+		close(s->ifd);
+	if (s->sfd >= 0)
+		close(s->sfd);
+	s->ifd = s->sfd = -1;
 	r->info.finished = store_now_ms();
 	r->pid = 0;
 	/* the end and its event in one transaction; a full disk does not lose how
@@ -1462,7 +1547,8 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 {
 	sigset_t set, run_mask;
 	done_fd = become_supervisor(&set, &run_mask, done_fd);
-	sup s = {.home = home, .run_mask = run_mask, .r = r, .done_fd = done_fd, .failed = -1};
+	sup s = {.home = home, .run_mask = run_mask, .r = r, .done_fd = done_fd, .failed = -1,
+		 .sfd = -1, .ifd = -1};
 	char path[4096];
 #ifdef BERTH_FAULT_INJECTION
 	/* tests: how this supervisor was started, appended to the file named */
@@ -1495,7 +1581,7 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 		s.nw = 1;
 	}
 	for (size_t i = 0; i < s.nw; i++)
-		s.w[i] = (sup_worker){.statp = -1, .cgfd = -1, .log = -1};
+		s.w[i] = (sup_worker){.statp = -1, .cgfd = -1, .log = -1, .clock = {.fd = -1}, .wd = -1};
 	berth_buf why = BERTH_BUF_INIT;
 	bool all = s.nw == (s.r->info.workers > 1 ? (size_t)s.r->info.workers : 1);
 	if (!all)

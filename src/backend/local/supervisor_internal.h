@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include "backend/local/local.h"
+#include "backend/logfile.h"
 
 typedef local_volume volume;
 
@@ -22,6 +23,8 @@ typedef struct sup_worker {
 	cg_handle *cg;       /* its cgroup; NULL: rlimits */
 	int cgfd;            /* v2: the cgroup's directory, for clone3 (cg_dir_fd); -1: none */
 	int log;             /* runs/ID/log, or log.RANK for a distributed job's worker RANK > 0 */
+	log_clock clock;     /* when its log grew (logfile.h) */
+	int wd;              /* the log's watch on sup.ifd; -1: none */
 	char **envp;
 	size_t nenv;
 	char *gpu_ids;       /* its share of the run's GPUs, by index; NULL: none */
@@ -70,6 +73,9 @@ typedef struct sup {
 	int done_fd;         /* the pipe to the process that waits for the run; -1: none */
 	int64_t sample_ms;   /* how often its workers' use is sampled (sampler.c); 0: never */
 	bool sample_gpus;    /* a worker has GPUs and nvidia-smi is on PATH */
+	int sfd;             /* the stop signals and SIGCHLD as an fd (signalfd); -1: none */
+	int ifd;             /* inotify: the workers' logs growing; -1: none (looked at
+				every second instead) */
 } sup;
 
 /* supervisor.c: an event of the run, written with the record of its start
