@@ -373,7 +373,11 @@ got=$(json '" ".join(r["id"] for r in d["items"])' <w1.json 2>/dev/null)
 rv1=$(json 'd["rv"]' <w1.json 2>/dev/null)
 same=$(for i in $(seq 12); do json '" ".join(r["id"] for r in d["items"])' <"w$i.json" 2>/dev/null; done | sort -u | wc -l)
 bgot=$(json 'len(d["items"])' <wbeta.json 2>/dev/null)
-# what comes after: nothing within its timeout (an empty answer, the same rv), then a delete
+# what comes after the run has ended: nothing within its timeout (an empty answer, the same
+# rv), then a delete
+tok=$usera wait_final "$wid" >/dev/null
+call -t "$viewa" GET /api/v1/projects/alpha/runs >/dev/null
+rv1=$(json 'd["rv"]' <body)
 t4=$(date +%s%N)
 call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true&rv=$rv1&timeout=1" >/dev/null
 t5=$(date +%s%N)
