@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/names.h"
 #include "spec/spec_internal.h"
@@ -379,7 +380,12 @@ void spec_finish(dctx *c, berth_spec *s)
 		path_pop(c, len);
 	}
 	if (s->preemption_name.s) {
+		/* in any case: MLRun's prose writes "Prevent", its code "prevent"
+		 * (seed 002); the name is kept as berth spells it */
 		size_t len = path_key(c, "preemption_mode");
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(spec_preemption_names); i++)
+			if (spec_preemption_names[i] && !strcasecmp(s->preemption_name.s, spec_preemption_names[i]))
+				s->preemption_name.s = spec_preemption_names[i];
 		int p = enum_value(c, &s->preemption_name, spec_preemption_names, BERTH_ARRAY_SIZE(spec_preemption_names));
 		s->preemption_mode = p < 0 ? BERTH_PREEMPTION_UNSET : (berth_preemption)p;
 		path_pop(c, len);
