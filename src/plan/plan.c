@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -796,6 +797,45 @@ static void preemption_rule(plan *p)
 
 /* ---- priority --------------------------------------------------------------------------- */
 
+/* "high, medium, low": the names of priority_classes, into b (and names, up to 64). */
+static size_t class_names(const berth_kvlist *classes, berth_buf *b, const char **names)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < classes->n; i++) {
+		berth_buf_printf(b, "%s%s", i ? ", " : "", classes->items[i].key.s);
+		if (n < 64)
+			names[n++] = classes->items[i].key.s;
+	}
+	return n;
+}
+
+/*
+ * The name of priority_classes the run's priority_class is: as written, else
+ * in another case ("High" for high, as MLRun writes its classes) when every
+ * name it can be maps to one class; NULL when none, or (refused) several.
+ */
+static const berth_kv *find_class(plan *p, const berth_str *pc, const berth_kvlist *classes)
+{
+	const berth_kv *found = NULL;
+	for (size_t i = 0; i < classes->n; i++)
+		if (strcmp(classes->items[i].key.s, pc->s) == 0)
+			return &classes->items[i];
+	for (size_t i = 0; i < classes->n; i++) {
+		const berth_kv *kv = &classes->items[i];
+		if (strcasecmp(kv->key.s, pc->s))
+			continue;
+		if (found && strcmp(found->value.s, kv->value.s)) {
+			refuse(p, BERTH_EPOLICY, pc->origin, pc->pos, "priority_class",
+			       "priority class \"%s\" is both \"%s\" and \"%s\" of priority_classes (%s), "
+			       "which are different classes: write it as one of them", pc->s,
+			       found->key.s, kv->key.s, POLICY_AT(p, classes->pos));
+			return NULL;
+		}
+		found = kv;
+	}
+	return found;
+}
+
 static void priority_rule(plan *p)
 {
 	berth_run *r = p->run;
@@ -803,37 +843,45 @@ static void priority_rule(plan *p)
 	const berth_kvlist *classes = &p->pol->priority_classes;
 	if (!pc->s)
 		return;
-	if (!classes->n) {
+	size_t errors = p->errors;
+	const berth_kv *found = find_class(p, pc, classes);
+	if (found) {
+		r->priority_class_name = found->value.s;
+		if (strcmp(found->key.s, pc->s))
+			note(p, "priority_class", "PriorityClass %s (\"%s\" of priority_classes, %s)",
+			     found->value.s, found->key.s, POLICY_AT(p, found->pos));
+		else if (strcmp(found->value.s, pc->s))
+			note(p, "priority_class", "PriorityClass %s (priority_classes, %s)", found->value.s,
+			     POLICY_AT(p, found->pos));
+		return;
+	}
+	if (p->errors != errors)
+		return;
+	berth_buf known = BERTH_BUF_INIT;
+	const char *names[64];
+	size_t n = class_names(classes, &known, names);
+	if (!classes->n || p->pol->priority_open) {
+		/* no class of the policy's: the name is the PriorityClass's */
 		const char *why = berth_check_dns_subdomain(pc->s);
-		if (why)
+		if (why && classes->n)
+			refuse(p, BERTH_EINVALID, pc->origin, pc->pos, "priority_class",
+			       "\"%s\" is not a valid PriorityClass name: it %s (it is none of the built-in "
+			       "classes %s, so the name is used as written)", pc->s, why,
+			       known.data ? known.data : "");
+		else if (why)
 			refuse(p, BERTH_EINVALID, pc->origin, pc->pos, "priority_class",
 			       "\"%s\" is not a valid PriorityClass name: it %s (the policy maps no "
 			       "priority_classes, so the name is used as written)", pc->s, why);
 		r->priority_class_name = pc->s;
+		berth_buf_release(&known);
 		return;
-	}
-	berth_buf allowed = BERTH_BUF_INIT;
-	const char *names[64];
-	size_t n = 0;
-	for (size_t i = 0; i < classes->n; i++) {
-		if (strcmp(classes->items[i].key.s, pc->s) == 0) {
-			r->priority_class_name = classes->items[i].value.s;
-			if (strcmp(classes->items[i].value.s, pc->s))
-				note(p, "priority_class", "PriorityClass %s (priority_classes, %s)",
-				     classes->items[i].value.s, POLICY_AT(p, classes->items[i].pos));
-			berth_buf_release(&allowed);
-			return;
-		}
-		berth_buf_printf(&allowed, "%s%s", i ? ", " : "", classes->items[i].key.s);
-		if (n < 64)
-			names[n++] = classes->items[i].key.s;
 	}
 	const char *hint = berth_suggest(pc->s, names, n);
 	refuse(p, BERTH_EPOLICY, pc->origin, pc->pos, "priority_class",
 	       "unknown priority class \"%s\"%s%s%s (priority_classes, %s: %s)", pc->s,
 	       hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "",
-	       POLICY_AT(p, classes->pos), allowed.data ? allowed.data : "");
-	berth_buf_release(&allowed);
+	       POLICY_AT(p, classes->pos), known.data ? known.data : "");
+	berth_buf_release(&known);
 }
 
 /* ---- security ----------------------------------------------------------------------------- */

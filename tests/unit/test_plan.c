@@ -361,6 +361,61 @@ static void test_policy_defaults(void)
 	berth_spec_set_free(s);
 }
 
+/* MLRun's classes (seed 002: "High, Medium, Low. The default is Medium."): the
+ * built-in policy's, in any case, ordered in the local queue as berth cluster
+ * setup orders them; any other name is used as written there. A policy file
+ * has only its own classes, and "HIGH" is one of them only when every name it
+ * can be maps to one class. */
+static void test_builtin_priority_classes(void)
+{
+	static const struct {
+		const char *policy, *spec, *want; /* want: the PriorityClass, or a problem */
+		int64_t value;
+	} rows[] = {
+		{NULL, "", "berth-medium", 10000},
+		{NULL, "priority_class: High\n", "berth-high", 100000},
+		{NULL, "priority_class: MEDIUM\n", "berth-medium", 10000},
+		{NULL, "priority_class: low\n", "berth-low", 1000},
+		{NULL, "priority_class: default-priority\n", "default-priority", 0},
+		{NULL, "priority_class: Top\n", "is none of the built-in classes high, medium, low", 0},
+		{"priority_classes: {high: pc-h, low: pc-l}\n", "priority_class: HIGH\n", "pc-h", 0},
+		{"priority_classes: {high: pc-h, low: pc-l}\n", "", NULL, 0},
+		{"priority_classes: {high: pc-h}\n", "priority_class: medium\n", "unknown priority class", 0},
+		{"priority_classes: {high: pc-h, High: pc-h, HIGH: pc-x}\n", "priority_class: High\n", "pc-h", 0},
+		{"priority_classes: {high: pc-h, High: pc-h, HIGH: pc-x}\n", "priority_class: hIGH\n",
+		 "\"HIGH\" of priority_classes (policy.yaml:1:19), which are different classes", 0},
+		{"namespace: ml\n", "priority_class: High\n", "not a valid PriorityClass name", 0},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "function: {name: t, image: python:3.11, command: [python]}\n%s",
+			 rows[i].spec);
+		berth_spec_set *s = specs(text);
+		berth_policy *p = NULL;
+		berth_error *err = NULL;
+		berth_run *run = NULL;
+		berth_run_opts o = {.run_id = "p1"};
+		CHECK_INT(policy_from(&p, rows[i].policy, NULL), 0);
+		int rc = berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err);
+		if (rows[i].want && !strchr(rows[i].want, ' ')) {
+			CHECKF(rc == 0, "row %zu: %s", i, problems(err));
+			if (run && CHECKF(run->priority_class_name != NULL, "row %zu: no class", i))
+				CHECKF(!strcmp(run->priority_class_name, rows[i].want), "row %zu: %s", i,
+				       run->priority_class_name);
+			CHECKF(berth_policy_priority_value(p, rows[i].want) == rows[i].value,
+			       "row %zu: value %lld", i, (long long)berth_policy_priority_value(p, rows[i].want));
+		} else if (rows[i].want) {
+			CHECKF(rc < 0 && has_problem(err, rows[i].want), "row %zu: %s", i, problems(err));
+		} else {
+			CHECKF(rc == 0 && run && !run->priority_class_name, "row %zu: %s", i, problems(err));
+		}
+		berth_run_free(run);
+		berth_error_free(err);
+		berth_policy_free(p);
+		berth_spec_set_free(s);
+	}
+}
+
 /* Bad ranges, pids and uid ranges: each refused at its place in the policy. */
 static void test_policy_range_errors(void)
 {
@@ -469,4 +524,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_policy_defaults), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))
+T_MAIN(T(test_policy_defaults), T(test_builtin_priority_classes), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))
