@@ -234,6 +234,16 @@ typedef struct berth_spec_set berth_spec_set;
 int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
 		     berth_error **err);
 
+/*
+ * As berth_spec_parse, for the text of a registered function: a template, one
+ * layer of runs that name it. What ties its fields to the action or to fields
+ * another layer may set (min_replicas needs serve or deploy; autoscaling needs
+ * both bounds) is checked on each run's merged spec, for the action that run
+ * has, not on the template alone.
+ */
+int berth_spec_parse_function(berth_spec_set **out, const char *name, const char *data, size_t len,
+			      berth_error **err);
+
 /* Reads path ("-": standard input) and parses it as berth_spec_parse. */
 int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **err);
 

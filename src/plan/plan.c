@@ -20,6 +20,7 @@
 #include "plan/plan.h"
 #include "base/names.h"
 #include "plan/policy_internal.h"
+#include "spec/spec_internal.h"
 
 typedef struct plan {
 	berth_run *run;
@@ -296,6 +297,27 @@ static int merge_layers(plan *p)
 		if (strcmp(r->spec.preemption_name.s, berth_preemption_name((berth_preemption)m)) == 0)
 			r->spec.preemption_mode = (berth_preemption)m;
 	return ret;
+}
+
+/* ---- rules across layers ------------------------------------------------------------ */
+
+static void layer_report(void *ctx, uint8_t origin, berth_pos pos, const char *path, berth_code code,
+			 const char *msg)
+{
+	refuse(ctx, code, origin, pos, path, "%s", msg);
+}
+
+/*
+ * What ties fields of different layers (a function's min_replicas, the run's
+ * action), on the merged spec: a document that is a whole run was checked
+ * alone when it was read, and passes here too. A function's template planned
+ * alone is not: a run that names it may give the action or the other half of
+ * a pair, and each run is checked for what it has.
+ */
+static void check_layers(plan *p)
+{
+	if (!p->opts || !p->opts->template)
+		berth_spec_check_layers(&p->run->spec, layer_report, p);
 }
 
 /* ---- the profile ------------------------------------------------------------------ */
@@ -1222,6 +1244,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 		p.nomem = 1;
 	if (!p.nomem) {
 		check_locked(&p);
+		check_layers(&p);
 		make_names(&p);
 		project_names(&p);
 		derive_resources(&p);

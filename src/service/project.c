@@ -67,7 +67,7 @@ int berth_function_put(berth_backend *b, const char *project, const char *file, 
 	if (why)
 		return berth_fail(err, BERTH_EINVALID, "project name \"%s\" %s", project, why);
 	berth_spec_set *set = NULL;
-	int rc = berth_spec_parse(&set, file ? file : "function.yaml", text, len, err);
+	int rc = berth_spec_parse_function(&set, file ? file : "function.yaml", text, len, err);
 	if (rc)
 		return rc;
 	const berth_spec *s = berth_spec_set_get(set, 0);
@@ -93,7 +93,7 @@ int berth_function_put(berth_backend *b, const char *project, const char *file, 
 	if (!rc) {
 		/* the same text must plan: a function that no run could use is refused now */
 		berth_run *run = NULL;
-		berth_run_opts ro = {.run_id = "check"};
+		berth_run_opts ro = {.run_id = "check", .template = true};
 		rc = berth_run_plan(&run, s, b->policy, &ro, err);
 		berth_run_free(run);
 	}

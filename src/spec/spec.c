@@ -394,7 +394,7 @@ void spec_finish(dctx *c, berth_spec *s)
 
 /* lim: the reader's caps (yaml.h): a request's, or a file's that is only checked. */
 static int spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
-		      const berth_yaml_limits *lim, berth_error **err)
+		      const berth_yaml_limits *lim, bool template, berth_error **err)
 {
 	berth_spec_set *set = NULL;
 	berth_yaml_doc *docs;
@@ -406,6 +406,7 @@ static int spec_parse(berth_spec_set **out, const char *name, const char *data, 
 	memset(&c, 0, sizeof(c));
 	c.file = name;
 	c.err = err;
+	c.template = template;
 	if (!(set = berth_calloc(1, sizeof(*set))) || !(set->arena = berth_arena_new())) {
 		free(set);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -473,7 +474,13 @@ fail:
 int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
 		     berth_error **err)
 {
-	return spec_parse(out, name, data, len, &berth_yaml_input_limits, err);
+	return spec_parse(out, name, data, len, &berth_yaml_input_limits, false, err);
+}
+
+int berth_spec_parse_function(berth_spec_set **out, const char *name, const char *data, size_t len,
+			      berth_error **err)
+{
+	return spec_parse(out, name, data, len, &berth_yaml_input_limits, true, err);
 }
 
 int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **err)
@@ -485,7 +492,7 @@ int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **
 	if (ret < 0)
 		return ret;
 	ret = spec_parse(out, strcmp(path, "-") == 0 ? "<stdin>" : path, data, len,
-			 &berth_yaml_file_limits, err);
+			 &berth_yaml_file_limits, false, err);
 	free(data);
 	return ret;
 }
