@@ -69,6 +69,9 @@ typedef struct berth_qty {
 	 * value a rule computes has none), and stale once q is changed: check
 	 * that it still reads as q (berth_qty_written) */
 	const char *text;
+	/* requests: default (MLRun's with_limits keeps the platform's default
+	 * request): q is 0 until the plan gives it the policy's default */
+	bool from_default;
 } berth_qty;
 
 /* The layer whose file a qty's pos points into. */

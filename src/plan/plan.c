@@ -498,9 +498,44 @@ static const res_desc resources[] = {
 #define RES(r, i) ((berth_resource *)((char *)&(r)->spec.resources + resources[i].off))
 
 /*
+ * requests: default, the policy's default request (MLRun's with_limits sets
+ * a limit and keeps its service's default request): that request when it is
+ * at most the limit, else the limit; with none, as Kubernetes does, the limit.
+ */
+static void default_request(plan *p, size_t i, berth_resource *res)
+{
+	const berth_resource *d = (const berth_resource *)((const char *)&p->pol->defaults.resources +
+							   resources[i].off);
+	const berth_qty *dr = &d->requests;
+	char path[64];
+	uint8_t by = res->requests.origin;
+	snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+	if (dr->set && (!res->limits.set || berth_quantity_cmp(&dr->q, &res->limits.q) <= 0)) {
+		res->requests = *dr;
+		res->requests.origin = BERTH_ORIGIN_DEFAULT;
+		note(p, path, "the policy's default request (requests: default, from %s)", WHO(p, by));
+	} else if (res->limits.set) {
+		if (dr->set)
+			note(p, path, "= limits %s (requests: default, from %s: the policy's default %s, %s, "
+			     "is more than the limit)", Q(res->limits.q), WHO(p, by), Q(dr->q),
+			     POLICY_AT(p, dr->pos));
+		else
+			note(p, path, "= limits %s (requests: default, from %s: the policy has no default "
+			     "request, and a limit given without a request is the request)", Q(res->limits.q),
+			     WHO(p, by));
+		res->requests = res->limits;
+		res->requests.at = BERTH_QTY_AT(&res->limits);
+		res->requests.origin = BERTH_ORIGIN_RULE;
+	} else {
+		memset(&res->requests, 0, sizeof(res->requests)); /* nothing to ask */
+	}
+}
+
+/*
  * A GPU is a limit, and its request is the same. For the other resources,
  * as Kubernetes does, a limit given without a request is the request; a
- * request that comes only from the policy's defaults does not count.
+ * request that comes only from the policy's defaults does not count, unless
+ * a higher layer asks for it (requests: default).
  */
 static void derive_resources(plan *p)
 {
@@ -509,6 +544,10 @@ static void derive_resources(plan *p)
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(resources); i++) {
 		berth_resource *res = RES(r, i);
 		int gpu = i == 2;
+		if (res->requests.from_default) {
+			default_request(p, i, res);
+			continue;
+		}
 		if (!res->limits.set ||
 		    (res->requests.set && berth_quantity_cmp(&res->requests.q, &res->limits.q) == 0))
 			continue;

@@ -181,6 +181,16 @@ static void dec_defaults(dctx *c, const berth_node *n, void *dst, const void *ar
 	berth_policy *p = dst;
 	const field extra[] = {{"mem_limit_ratio", dec_qty, offsetof(berth_policy, mem_limit_ratio), NULL}};
 	dec_fragment(c, n, default_keys, extra, 1, p, &p->defaults, "defaults");
+	const berth_resource *res[] = {&p->defaults.resources.cpu, &p->defaults.resources.mem,
+				       &p->defaults.resources.disk};
+	static const char *const resname[] = {"cpu", "mem", "disk"};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(res); i++)
+		if (res[i]->requests.from_default) {
+			char path[64];
+			snprintf(path, sizeof(path), "defaults.resources.%s.requests", resname[i]);
+			report_at(c, res[i]->requests.pos, path, BERTH_EINVALID,
+				  "\"default\" is this very request, which users' runs get: give a quantity");
+		}
 	if (p->mem_limit_ratio.set) {
 		berth_quantity one = berth_quantity_from_int(1, BERTH_QUANTITY_DECIMAL_SI);
 		if (berth_quantity_cmp(&p->mem_limit_ratio.q, &one) < 0)

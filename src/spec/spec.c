@@ -24,8 +24,25 @@ struct berth_spec_set {
 
 /* ---- resources ------------------------------------------------------------------ */
 
+/* A request: a quantity, or "default", the policy's default request (as MLRun
+ * keeps its service's default request under a limit set by with_limits). */
+static void dec_request(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_qty *out = dst;
+	if (n->kind == BERTH_NODE_SCALAR && n->type == BERTH_SCALAR_STR && n->len == 7 &&
+	    !memcmp(n->u.text, "default", 7)) {
+		memset(out, 0, sizeof(*out));
+		out->text = "default";
+		out->pos = n->pos;
+		out->set = true;
+		out->from_default = true;
+		return;
+	}
+	dec_qty(c, n, dst, arg);
+}
+
 static const field resource_fields[] = {
-	{"requests", dec_qty, offsetof(berth_resource, requests), NULL},
+	{"requests", dec_request, offsetof(berth_resource, requests), NULL},
 	{"limits", dec_qty, offsetof(berth_resource, limits), NULL},
 };
 

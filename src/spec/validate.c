@@ -45,8 +45,14 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 	const berth_qty *q[2] = {&r->requests, &r->limits};
 	const char *which[2] = {"requests", "limits"};
 
+	if (r->requests.from_default && gpu) {
+		snprintf(path, sizeof(path), "resources.%s.requests", name);
+		AT(c, r->requests.pos, path, BERTH_EINVALID,
+		   "a GPU is set as a limit, and its request is that limit: \"default\" applies to the "
+		   "requests of cpu, mem and disk");
+	}
 	for (int i = 0; i < 2; i++) {
-		if (!q[i]->set)
+		if (!q[i]->set || q[i]->from_default)
 			continue;
 		snprintf(path, sizeof(path), "resources.%s.%s", name, which[i]);
 		if (berth_quantity_sign(&q[i]->q) < 0)
@@ -56,6 +62,8 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 			   "%s is not a whole number of GPUs (GPUs cannot be shared or split)",
 			   berth_qty_written(q[i], a)); /* "0.5" as the user wrote it, not "500m" */
 	}
+	if (r->requests.from_default)
+		return; /* the policy's default request: the plan knows it, and compares it */
 	if (r->requests.set && r->limits.set && berth_quantity_sign(&r->requests.q) >= 0 &&
 	    berth_quantity_cmp(&r->requests.q, &r->limits.q) > 0) {
 		snprintf(path, sizeof(path), "resources.%s.requests", name);

@@ -506,6 +506,53 @@ static void test_template_checked_for_the_run_action(void)
 	berth_policy_free(p);
 }
 
+/* requests: default in a function (what the SDK's with_limits writes, as MLRun
+ * keeps its default request under a limit): the policy's default request, until
+ * a higher layer gives one; a profile that decides the resource drops it. */
+static void test_request_default_in_a_function(void)
+{
+	static const struct {
+		const char *run;
+		int cpu; /* the cpu request, else mem's */
+		const char *want, *origin;
+	} rows[] = {
+		{"function: train\n", 0, "256Mi", "policy default"},
+		{"function: train\n", 1, "100m", "policy default"},
+		{"function: train\nresources: {mem: 2Gi}\n", 0, "2Gi", "run spec"},
+		/* a limit of the run's leaves the function's requests: default in force */
+		{"function: train\nresources: {mem: {limits: 3Gi}}\n", 0, "256Mi", "policy default"},
+		/* profile gpu decides cpu whole (8) */
+		{"function: train\nprofile: gpu\n", 1, "8", "profile"},
+	};
+	berth_policy *p = policy();
+	berth_spec_set *fn = NULL;
+	static const char text[] = "function: {name: train, image: python:3.11, command: [python]}\n"
+				   "resources: {mem: {limits: 8Gi, requests: default}, "
+				   "cpu: {limits: '6', requests: default}}\n";
+	CHECK_INT(berth_spec_parse_function(&fn, "function train", text, sizeof(text) - 1, NULL), 0);
+	for (size_t i = 0; fn && i < sizeof(rows) / sizeof(rows[0]); i++) {
+		berth_spec_set *s = specs(rows[i].run);
+		berth_run_opts o = {.run_id = "d1", .function = berth_spec_set_get(fn, 0)};
+		berth_run *run = NULL;
+		berth_error *err = NULL;
+		berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err);
+		if (CHECKF(run != NULL, "row %zu: %s", i, problems(err))) {
+			const berth_qty *q = rows[i].cpu ? &run->spec.resources.cpu.requests
+							 : &run->spec.resources.mem.requests;
+			char got[BERTH_QUANTITY_STR_MAX] = "";
+			berth_quantity_format(&q->q, got, sizeof(got));
+			CHECKF(q->set && !q->from_default && !strcmp(got, rows[i].want) &&
+				       !strcmp(berth_origin_name((berth_origin)q->origin), rows[i].origin),
+			       "row %zu: %s from %s", i, got, berth_origin_name((berth_origin)q->origin));
+		}
+		berth_run_free(run);
+		berth_error_free(err);
+		berth_spec_set_free(s);
+	}
+	berth_spec_set_free(fn);
+	berth_policy_free(p);
+}
+
 /* Bad ranges, pids and uid ranges: each refused at its place in the policy. */
 static void test_policy_range_errors(void)
 {
@@ -614,4 +661,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))
+T_MAIN(T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))
