@@ -684,7 +684,8 @@ class UserWords(unittest.TestCase):
         fn = self.project.new_function("big", image="python:3.11", command=["true"])
         with self.assertRaises(berth.InvalidSpecError) as cm:
             fn.with_limits(mem="2Ti").run()
-        self.assertIn("function big: with_limits(mem='2Ti'): resources.mem.limits: ", str(cm.exception))
+        self.assertIn("function big: with_limits(mem='2Ti'): resources.mem.limits: 2Ti from the "
+                      "function is over the platform's limit of 1Ti", str(cm.exception))
         self.assertNoInventedFile(str(cm.exception))
         # new_function's own keywords
         with self.assertRaises(berth.InvalidSpecError) as cm:
