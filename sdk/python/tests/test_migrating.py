@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -21,7 +22,7 @@ import textwrap
 import unittest
 import warnings
 
-from test_sdk import (BIN, TRAINING, example_policy, field, home_env, make_token, serve,
+from test_sdk import (BIN, SEEDS, TRAINING, example_policy, field, home_env, make_token, serve,
                       stop_serving)
 
 import berth
@@ -139,6 +140,33 @@ class MLRunNotebook(unittest.TestCase):
         self.assertIn("RuntimeError: failed with 7", str(e))
         self.assertEqual(e.run.status, "Failed")
         self.assertEqual(field(e.run, "function.name")[0], "trainer")
+
+
+class SeedHubAndVolumeLines(unittest.TestCase):
+    """Seed 002's other code lines, as written: the function hub and Iguazio's V3IO
+    are refused with what to use instead; mount_pvc is a modifier."""
+
+    def test_lines_as_written(self):
+        with open(os.path.join(SEEDS, [f for f in os.listdir(SEEDS) if f.startswith("002_")][0])) as f:
+            lines = [ln.strip() for ln in f if re.search(r"\b(import_function|mount_v3io|mount_pvc)\(", ln)
+                     and not ln.strip().startswith("#")]
+        self.assertEqual(len(lines), 5, lines)
+        env = {"mlrun": berth, "mount_v3io": berth.mount_v3io, "mount_pvc": berth.mount_pvc,
+               # the seed's open_archive_function comes from the hub: one of berth's here
+               "open_archive_function": connect().project("seeds").new_function(
+                   "open-archive", image="python:3.11", command=["true"])}
+        refused = []
+        for line in lines:
+            with self.subTest(line=line):
+                try:
+                    out = eval(line, env) if "=" not in line.split("(")[0] else exec(line, env)
+                except berth.NotSupportedError as e:
+                    refused.append(str(e))
+                    continue
+                self.assertTrue(callable(out), line)  # mount_pvc(...): a modifier to apply
+        self.assertEqual(len(refused), 4, refused)
+        self.assertEqual(sum("no function hub" in e for e in refused), 2, refused)
+        self.assertEqual(sum("mount_pvc(pvc_name=" in e for e in refused), 2, refused)
 
 
 class BuiltinPolicy(unittest.TestCase):
