@@ -17,7 +17,7 @@ import time
 
 from . import _code
 from ._http import Transport, env_token, env_url
-from .errors import (ConflictError, ForbiddenError, InvalidSpecError, NotSupportedError, RunError,
+from .errors import (BerthError, ConflictError, ForbiddenError, InvalidSpecError, NotSupportedError, RunError,
                      Source, call_text, path_steps)
 
 # every field of a run spec (runspec.md section 1) that func.run() takes
@@ -477,6 +477,34 @@ class Project:
     def list_runs(self, state=None, limit=None):
         """The project's runs, newest first."""
         return _list_runs(self.client, self._path("runs"), state=state, limit=limit)
+
+    def watch(self, rv=None, timeout=30):
+        """Yields ("changed", Run) and ("deleted", run_id) as the project's runs change,
+        oldest change first, until the caller stops: the server's watch (it answers at
+        the first change; nothing is asked while nothing changes). From version rv (a
+        watch goes on where an earlier one stopped), else from now. When rv is too old
+        for the server (410), the runs are listed again and each is yielded as changed."""
+        path = self._path("runs")
+        # a connection of its own: a watch may go on in a thread while the client is used
+        t = Transport(self.client._t.url, self.client._t.token, max(self.client._t.timeout, timeout + 30))
+        try:
+            if rv is None:
+                rv = t.request("GET", path + Transport.query(limit=1))["rv"]
+            while True:
+                try:
+                    page = t.request("GET", path + Transport.query(watch="true", rv=rv, timeout=timeout))
+                except BerthError as e:
+                    if e.status != 410:
+                        raise
+                    page = t.request("GET", path + Transport.query(limit=1000))
+                    page["deleted"] = []
+                for r in page["items"]:
+                    yield "changed", Run(self.client, r)
+                for run_id in page.get("deleted", []):
+                    yield "deleted", run_id
+                rv = page["rv"]
+        finally:
+            t.close()
 
     def set_secret(self, name, value):
         """Stores a secret (an admin's token); its value is never shown again."""

@@ -981,6 +981,40 @@ class Workers(unittest.TestCase):
         self.assertEqual(real.logs(rank=0), real.logs())
 
 
+class Watch(unittest.TestCase):
+    """Project.watch: the server's watch of a project's runs, change by change."""
+
+    def test_changes_then_delete(self):
+        project = client().project("watched")
+        seen = []
+        stop = threading.Event()
+
+        def follow():
+            for kind, what in project.watch(timeout=2):
+                seen.append((kind, what.id if kind == "changed" else what,
+                             what.status if kind == "changed" else None))
+                if kind == "deleted" or stop.is_set():
+                    return
+
+        t = threading.Thread(target=follow, daemon=True)
+        t.start()
+        time.sleep(0.3)  # the watch has its version
+        fn = project.new_function("w", image="python:3.11", command=["echo", "w"])
+        run = fn.run(wait=True)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        # a watch tells runs as they are when it answers (a run created, finished and
+        # deleted between two of its looks is told as deleted): one look first
+        time.sleep(0.6)
+        run.delete()
+        t.join(10)
+        stop.set()
+        self.assertFalse(t.is_alive(), f"the watch did not end: {seen}")
+        mine = [x for x in seen if x[1] == run.id]
+        self.assertEqual(mine[-1], ("deleted", run.id, None), seen)
+        self.assertIn(("changed", run.id, "Succeeded"), mine, seen)
+        self.assertEqual([x for x in seen if x[1] != run.id], [], "another project's run")
+
+
 class ReadmeExamples(unittest.TestCase):
     """The README's notebook example runs as written (a wrong call there would not)."""
 
