@@ -21,7 +21,9 @@
 #
 # Knobs (environment): BENCH_DURATION (10s), BENCH_RATES ("1000 50": one part 2 each),
 # BENCH_THREADS (2), BENCH_CONNECTIONS (16), BENCH_FOLLOWERS (100: part 4),
-# BENCH_FOLLOW_RATE (50: part 4's fixed rate), BENCH_PERF=FILE: `perf record --call-graph
+# BENCH_FOLLOW_RATE (50: part 4's fixed rate), BENCH_PARTS ("1 2 4 5": part 3 goes
+# with 1), BENCH_STORED (100000: part 5's runs stored), BENCH_PAGES (20: part 5's open
+# run pages), BENCH_PERF=FILE: `perf record --call-graph
 # dwarf` of the server during part 1, written to FILE (`perf report -i FILE`).
 # Exit status: 0, or 1 when a wrk run had errors (non-2xx answers, socket errors) or a
 # setup step failed.
@@ -36,6 +38,10 @@ CONNS=${BENCH_CONNECTIONS:-16}
 PERF_OUT=${BENCH_PERF:-}
 FOLLOWERS=${BENCH_FOLLOWERS:-100}
 FOLLOW_RATE=${BENCH_FOLLOW_RATE:-50}
+PARTS=" ${BENCH_PARTS:-1 2 4 5} "
+STORED=${BENCH_STORED:-100000}
+PAGES=${BENCH_PAGES:-20}
+part() { [[ $PARTS == *" $1 "* ]]; }
 
 for c in wrk curl make nproc; do
 	command -v "$c" >/dev/null || { echo "server.sh: $c is missing (scripts/deps.sh)" >&2; exit 1; }
@@ -178,6 +184,7 @@ echo "$("$berth" version 2>/dev/null | head -n1 || true); $(nproc) CPUs:" \
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- 1. creates, as fast as they go ----------------------------------------------------
+if part 1; then
 start_server throughput
 start_blocker
 probe=$(post "$post_body")
@@ -209,8 +216,10 @@ run_wrk list-runs bench/server_get.lua "/api/v1/runs?limit=20"
 rows+=("GET /api/v1/runs?limit=20: requests/s, p99 ($((created + 1)) runs stored)|$(printf %.0f "$rps") /s, $p99 ms|$wrk_cmd -s bench/server_get.lua 'URL/api/v1/runs?limit=20'")
 echo "   (the store held $((created + 1)) runs, $created of them Pending)"
 stop_server
+fi
 
 # ---- 2. creates at fixed rates, each on a fresh server -----------------------------------
+part 2 || RATES=
 for rate in $RATES; do
 	start_server "rate-$rate"
 	start_blocker
@@ -267,12 +276,55 @@ with_followers() {
 	follower_pids=()
 	stop_server
 }
+if part 4; then
 with_followers 0
 rps0=$f_rps p99_0=$f_p99 rrps0=$f_rate_rps rp99_0=$f_rate_p99 th0=$f_threads
 with_followers "$FOLLOWERS"
 rows+=("create latency p99 at $FOLLOW_RATE/s, 0 / $FOLLOWERS log followers open (achieved $(printf %.0f "$rrps0") / $(printf %.0f "$f_rate_rps")/s; threads $th0 / $f_threads)|$rp99_0 / $f_rate_p99 ms|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs -- $FOLLOW_RATE $THREADS (followers: curl -N URL/api/v1/runs/ID/logs?follow=true)")
 rows+=("creates per second (max), 0 / $FOLLOWERS followers|$(printf %.0f "$rps0") / $(printf %.0f "$f_rps") /s|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs, after the above")
 rows+=("create latency p99 at max rate, 0 / $FOLLOWERS followers|$p99_0 / $f_p99 ms|(same runs)")
+fi
+
+# ---- 5. a store of STORED runs, and PAGES open run pages ---------------------------------
+# Each open run page (the web UI's) holds a watch of its project's runs, asked again as it
+# answers (bench/server_watch.lua), and follows its run's log. Creates at FOLLOW_RATE/s, on
+# a store filled with STORED runs first (as fast as they go), with 0 and with PAGES pages.
+if part 5; then
+	start_server stored
+	start_blocker
+	fill_s=$(awk -v n="$STORED" 'BEGIN {printf "%d", n / 6000 + 1}')
+	echo "   filling the store with $STORED runs (at most ${fill_s}s)"
+	have=0
+	while [ "$have" -lt "$STORED" ]; do
+		wrk -t"$THREADS" -c"$CONNS" -d"${fill_s}s" -s bench/server_post.lua "$url/api/v1/runs" >"$tmp/fill.out" 2>&1 ||
+			die "wrk failed (fill): $(cat "$tmp/fill.out")"
+		have=$(metric berth_queue_length)
+		fill_s=$(awk -v n="$((STORED - have))" 'BEGIN {printf "%d", n / 2000 + 2}')
+	done
+	run_wrk "create-at-$FOLLOW_RATE-$have-stored" bench/server_post.lua /api/v1/runs -- "$FOLLOW_RATE" "$THREADS"
+	s_rps0=$rps s_p99_0=$p99
+	rv=$(curl -s "$url/api/v1/projects/default/runs?limit=1" | sed -n 's/.*"rv": "\([0-9]*\)".*/\1/p')
+	wrk -t1 -c"$PAGES" -d3600s -s bench/server_watch.lua "$url" -- "$rv" >"$tmp/watch.out" 2>&1 &
+	follower_pids+=($!)
+	for _ in $(seq "$PAGES"); do
+		curl -sN -o /dev/null "$url/api/v1/runs/$blocker/logs?follow=true" &
+		follower_pids+=($!)
+	done
+	sleep 1
+	s_threads=$(awk '/^Threads:/ {print $2}' /proc/"$spid"/status)
+	run_wrk "create-at-$FOLLOW_RATE-$have-stored-$PAGES-pages" bench/server_post.lua /api/v1/runs -- "$FOLLOW_RATE" "$THREADS"
+	s_rps=$rps s_p99=$p99
+	for pid in "${follower_pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${follower_pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	follower_pids=()
+	echo "   the pages' watches: $(grep -E 'requests in' "$tmp/watch.out" | tr -s ' ')"
+	stop_server
+	rows+=("create latency p99 at $FOLLOW_RATE/s, $have runs stored, 0 / $PAGES open run pages (achieved $(printf %.0f "$s_rps0") / $(printf %.0f "$s_rps")/s; threads $s_threads)|$s_p99_0 / $s_p99 ms|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs -- $FOLLOW_RATE $THREADS (pages: wrk -t1 -c$PAGES -s bench/server_watch.lua URL -- RV, and curl -N URL/api/v1/runs/ID/logs?follow=true each)")
+fi
 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -106,12 +107,38 @@ static void fit_files(limits *l)
 		l->streams, was.conns, was.streams);
 }
 
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, reload;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stopping = 1;
+	if (sig == SIGHUP)
+		reload = 1;
+	else
+		stopping = 1;
+}
+
+/* What tells that the policy file changed: its inode, size and mtime. */
+typedef struct file_mark {
+	bool ok;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+} file_mark;
+
+static file_mark mark_of(const char *path)
+{
+	struct stat st;
+	file_mark m = {false, 0, 0, 0, {0, 0}};
+	if (path && stat(path, &st) == 0)
+		m = (file_mark){true, st.st_dev, st.st_ino, st.st_size, st.st_mtim};
+	return m;
+}
+
+static bool mark_changed(const file_mark *a, const file_mark *b)
+{
+	return a->ok != b->ok || a->dev != b->dev || a->ino != b->ino || a->size != b->size ||
+	       a->mtime.tv_sec != b->mtime.tv_sec || a->mtime.tv_nsec != b->mtime.tv_nsec;
 }
 
 /* What the daemon keeps for one connection's request line, headers and arguments
@@ -178,6 +205,7 @@ int serve_main(const serve_opts *o)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	unsigned threads = o->threads;
 	if (!threads) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -217,10 +245,21 @@ int serve_main(const serve_opts *o)
 			"idle; %u logs and waits at once\n", lim.conns, lim.per_ip, lim.idle, lim.streams);
 	if (o->backend && !strcmp(o->backend, "kubernetes"))
 		server_check_cluster(s);
-	/* reconcile now and then: a run whose supervisor died is seen without a restart */
+	/* reconcile now and then: a run whose supervisor died is seen without a
+	 * restart; the policy is loaded again on SIGHUP, or when its file changes
+	 * (looked at once a second; a change that does not load is said once) */
+	const char *file = berth_policy_file(srv_policy(s));
+	file_mark seen = mark_of(file);
 	while (!stopping) {
-		for (int i = 0; i < 50 && !stopping; i++)
+		for (int i = 0; i < 50 && !stopping; i++) {
 			usleep(100000);
+			file_mark now = i % 10 == 9 && file ? mark_of(file) : seen;
+			if (reload || mark_changed(&now, &seen)) {
+				reload = 0;
+				seen = mark_of(file);
+				server_reload_policy(s);
+			}
+		}
 		if (stopping)
 			break;
 		server_reconcile(s);

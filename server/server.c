@@ -13,11 +13,17 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
+#include <stdatomic.h>
+
 #include "server.h"
 
 struct server {
 	const serve_opts *o;
-	berth_policy *policy;
+	/* the policy in force; one a reload replaced is kept (retired) until the
+	 * server closes: a request or stream may still read it */
+	berth_policy *_Atomic policy;
+	berth_policy **retired;
+	size_t nretired;
 	berth_backend *b;          /* the main thread's: recovery at start, then the reconciler */
 	pthread_key_t handle;      /* each worker thread's own backend handle (srv_backend) */
 	pthread_mutex_t lock;      /* submissions (srv_lock) */
@@ -259,9 +265,21 @@ const char *req_arg(const req *r, const char *name)
 berth_backend *srv_backend(server *s)
 {
 	berth_backend *b = pthread_getspecific(s->handle);
+	const berth_policy *now = srv_policy(s);
+	if (b && berth_backend_policy(b) != now) {
+		/* reloaded since this thread's last request */
+		berth_error *err = NULL;
+		if (berth_backend_set_policy(b, now, &err)) {
+			berth_error_free(err);
+			pthread_setspecific(s->handle, NULL);
+			berth_backend_close(b);
+			b = NULL; /* opened again with it */
+		}
+		berth_error_free(err);
+	}
 	if (b)
 		return b;
-	berth_backend_opts bo = {.home = srv_home(s), .policy = s->policy, .passive = true,
+	berth_backend_opts bo = {.home = srv_home(s), .policy = now, .passive = true,
 				 .cached = true, .kubeconfig = s->o->kubeconfig,
 				 .context = s->o->context};
 	berth_error *err = NULL;
@@ -299,7 +317,38 @@ void srv_unlock(server *s)
 
 const berth_policy *srv_policy(server *s)
 {
-	return s->policy;
+	return atomic_load(&s->policy);
+}
+
+int server_reload_policy(server *s)
+{
+	berth_policy *p = NULL;
+	berth_error *err = NULL;
+	const char *was = berth_policy_file(srv_policy(s));
+	if (berth_policy_load(&p, s->o->config, &err)) {
+		fprintf(stderr, "berth serve: the policy %s is not reloaded; the one loaded before stays "
+				"in force:\n", was ? was : "(built-in)");
+		srv_report(err); /* and frees it */
+		return -1;
+	}
+	berth_policy **grown = realloc(s->retired, (s->nretired + 1) * sizeof(*grown));
+	berth_error *e2 = NULL;
+	if (!grown || berth_backend_set_policy(s->b, p, &e2)) {
+		fprintf(stderr, "berth serve: the policy is not reloaded: %s\n",
+			grown ? "the backend refused it" : "out of memory");
+		if (grown)
+			s->retired = grown;
+		srv_report(e2);
+		berth_error_free(err);
+		berth_policy_free(p);
+		return -1;
+	}
+	s->retired = grown;
+	srv_report(err); /* its warnings */
+	s->retired[s->nretired++] = atomic_exchange(&s->policy, p);
+	const char *file = berth_policy_file(p);
+	fprintf(stderr, "berth serve: policy %s reloaded\n", file ? file : "(built-in)");
+	return 0;
 }
 
 const serve_opts *srv_opts(server *s)
@@ -669,23 +718,25 @@ int server_open(server **out, const serve_opts *o)
 		s->disk_reserve = berth_quantity_value(&q);
 	}
 	berth_error *err = NULL;
-	if (berth_policy_load(&s->policy, o->config, &err)) {
+	berth_policy *loaded = NULL;
+	if (berth_policy_load(&loaded, o->config, &err)) {
 		int st = berth_code_exit_status(berth_error_code(err));
 		srv_report(err);
 		free(s);
 		return st ? st : 1;
 	}
+	atomic_store(&s->policy, loaded);
 	srv_report(err);
 	err = NULL;
 	/* the records are kept by the reconciler of serve_main: GET reads the store */
-	berth_backend_opts bo = {.home = o->home, .policy = s->policy, .cached = true,
+	berth_backend_opts bo = {.home = o->home, .policy = loaded, .cached = true,
 				 .kubeconfig = o->kubeconfig, .context = o->context};
 	/* opening recovers: runs whose processes died while no one watched are
 	 * marked Failed, and queued runs are started */
 	if (berth_backend_open(&s->b, o->backend, &bo, &err)) {
 		int st = berth_code_exit_status(berth_error_code(err));
 		srv_report(err);
-		berth_policy_free(s->policy);
+		berth_policy_free(loaded);
 		free(s);
 		return st ? st : 1;
 	}
@@ -693,7 +744,7 @@ int server_open(server **out, const serve_opts *o)
 	if (pthread_key_create(&s->handle, close_handle)) {
 		fprintf(stderr, "berth serve: out of memory\n");
 		berth_backend_close(s->b);
-		berth_policy_free(s->policy);
+		berth_policy_free(loaded);
 		free(s);
 		return 1;
 	}
@@ -745,8 +796,12 @@ void server_close(server *s, bool keep_policy)
 	berth_backend_close(own);
 	pthread_key_delete(s->handle);
 	berth_backend_close(s->b);
-	if (!keep_policy)
-		berth_policy_free(s->policy);
+	if (!keep_policy) {
+		berth_policy_free(atomic_load(&s->policy));
+		for (size_t i = 0; i < s->nretired; i++)
+			berth_policy_free(s->retired[i]);
+	}
+	free(s->retired);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->disk_lock);
 	free(s);

@@ -55,6 +55,10 @@ void server_reconcile(server *s);
 /* What the cluster of a kubernetes server lacks for the policy (berth cluster
  * check), into the log before the first submit: each line not ok, and a count. */
 void server_check_cluster(server *s);
+/* Loads the policy file again (SIGHUP, or the file changed): checked
+ * completely, then in force for every request from now on; when it has a
+ * problem, said on stderr, and the one before stays. 0 reloaded, -1 not. */
+int server_reload_policy(server *s);
 /* keep_policy: a thread that may still read it has not ended */
 void server_close(server *s, bool keep_policy);
 /* The daemon's access handler and completed callback (cls is the server). */

@@ -15,9 +15,12 @@ tmp=$(mktemp -d)
 export BERTH_HOME=$tmp/home
 unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN
 pids=()
+# a sleep of this run's own (another test run on this machine has its own): what it
+# finds and kills by name is this run's
+nap=3600.5$$
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	pkill -f "sleep 3600.5" 2>/dev/null
+	pkill -f "sleep $nap" 2>/dev/null
 	for id in $("$berth" get runs --state Running -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
 		"$berth" stop "$id" --grace 0 >/dev/null 2>&1
 	done
@@ -286,12 +289,12 @@ else
 fi
 
 # stop: a long run, stopped and waited for; delete refused while it runs
-spec sleeper 'sleep 3600.5' alpha >sleeper.yaml
+spec sleeper "sleep $nap" alpha >sleeper.yaml
 call -t "$usera" POST /api/v1/runs --data-binary @sleeper.yaml >/dev/null
 sid=$(json 'd["id"]' <body)
 s1=$(call -t "$usera" DELETE "/api/v1/runs/$sid")
 s2=$(call -t "$usera" POST "/api/v1/runs/$sid/stop?grace=0&wait=true")
-if [ "$s1" = 409 ] && [ "$s2" = 200 ] && [ "$(json 'd["state"]' <body)" = Stopped ] && ! pgrep -f "sleep 3600.5" >/dev/null; then
+if [ "$s1" = 409 ] && [ "$s2" = 200 ] && [ "$(json 'd["state"]' <body)" = Stopped ] && ! pgrep -f "sleep $nap" >/dev/null; then
 	ok stop
 else
 	fail stop "delete while running $s1, stop $s2: $(json 'd.get("state")' <body)"
@@ -305,7 +308,7 @@ for i in 1 2 3; do
 	st=$(json 'd["state"] + ": " + d.get("reason", "")' <body)
 	[ "${st%%:*}" = Stopped ] || break
 done
-if [ "${st%%:*}" = Stopped ] && ! pgrep -f "sleep 3600.5" >/dev/null; then ok stop-at-once; else fail stop-at-once "$st"; fi
+if [ "${st%%:*}" = Stopped ] && ! pgrep -f "sleep $nap" >/dev/null; then ok stop-at-once; else fail stop-at-once "$st"; fi
 
 # a stop asked again with a shorter grace takes it; asking the same stop again adds no event
 spec stubborn 'trap "" TERM; while :; do sleep 0.2; done' alpha >stubborn.yaml
@@ -373,7 +376,11 @@ got=$(json '" ".join(r["id"] for r in d["items"])' <w1.json 2>/dev/null)
 rv1=$(json 'd["rv"]' <w1.json 2>/dev/null)
 same=$(for i in $(seq 12); do json '" ".join(r["id"] for r in d["items"])' <"w$i.json" 2>/dev/null; done | sort -u | wc -l)
 bgot=$(json 'len(d["items"])' <wbeta.json 2>/dev/null)
-# what comes after: nothing within its timeout (an empty answer, the same rv), then a delete
+# what comes after the run has ended: nothing within its timeout (an empty answer, the same
+# rv), then a delete
+tok=$usera wait_final "$wid" >/dev/null
+call -t "$viewa" GET /api/v1/projects/alpha/runs >/dev/null
+rv1=$(json 'd["rv"]' <body)
 t4=$(date +%s%N)
 call -t "$viewa" GET "/api/v1/projects/alpha/runs?watch=true&rv=$rv1&timeout=1" >/dev/null
 t5=$(date +%s%N)
@@ -880,6 +887,33 @@ fi
 stop_server
 cp policy.before-usage policy.yaml
 
+# ---- the policy reloads on SIGHUP or when its file changes: checked whole, then in force
+# for the next request; a policy with a problem is said on stderr and the old one stays -----
+printf 'local:\n  capacity: {cpu: "2", mem: 2Gi}\nprofiles:\n  - {id: tiny, resources: {mem: 48Mi}}\n' >policy.yaml
+start --insecure-local
+profile_ids() { call GET /api/v1/profiles >/dev/null; json '",".join(p["id"] for p in d["profiles"])' <body 2>/dev/null; }
+p0=$(profile_ids)
+printf 'local:\n  capacity: {cpu: "2", mem: 2Gi}\nprofiles:\n  - {id: tiny, resources: {mem: 48Mi}}\n  - {id: big, resources: {mem: 1Gi}}\n' >policy.yaml
+for _ in $(seq 40); do p1=$(profile_ids); [ "$p1" = tiny,big ] && break; sleep 0.1; done
+printf 'profiles:\n  - {id: tiny, resources: {mem: 48Mi, bogus: 1}}\n' >policy.bad
+cp policy.bad policy.yaml
+kill -HUP "$spid"
+sleep 1.5
+p2=$(profile_ids)
+printf 'local:\n  capacity: {cpu: "2", mem: 2Gi}\nprofiles:\n  - {id: tiny, resources: {mem: 48Mi}}\n' >policy.yaml
+kill -HUP "$spid"
+for _ in $(seq 40); do p3=$(profile_ids); [ "$p3" = tiny ] && break; sleep 0.1; done
+if [ "$p0" = tiny ] && [ "$p1" = tiny,big ] && [ "$p2" = tiny,big ] && [ "$p3" = tiny ] && alive &&
+	grep -q "policy $tmp/policy.yaml reloaded" "$slog" &&
+	grep -q "the policy $tmp/policy.yaml is not reloaded; the one loaded before stays in force" "$slog" &&
+	grep -q "policy.yaml:2:39: profiles\[0\].resources.bogus: unknown key" "$slog"; then
+	ok policy-reload
+else
+	fail policy-reload "profiles: at start '$p0', file changed '$p1', a bad file '$p2', fixed '$p3'"
+fi
+stop_server
+cp policy.before-usage policy.yaml
+
 # ---- a full data dir: what adds data is refused (507) before the store is touched, /healthz
 # says so (503), reads, stops and deletes go on. First a reserve over what any disk has.
 spec full 'echo done' >full.yaml
@@ -966,7 +1000,7 @@ fi
 # ---- recovery: a run whose supervisor died while the server was down fails with
 # that reason; a queued run stays queued and runs once there is room
 start --insecure-local
-printf 'function: {name: blocker, command: [sleep, "3600.5"]}\nresources: {cpu: "2"}\n' >blocker.yaml
+printf 'function: {name: blocker, command: [sleep, "%s"]}\nresources: {cpu: "2"}\n' "$nap" >blocker.yaml
 call POST /api/v1/runs --data-binary @blocker.yaml >/dev/null
 bid=$(json 'd["id"]' <body)
 spec queued 'echo queued' >queued.yaml
@@ -983,7 +1017,7 @@ call GET "/api/v1/runs/$bid" >/dev/null
 breason=$(json 'd.get("reason", "")' <body)
 qfinal=$(wait_final "$qid")
 if [ "$qstate" = Pending ] && [ "$bstate" = Failed ] && echo "$breason" | grep -q 'supervisor died' &&
-	[ "$qfinal" = Succeeded ] && ! pgrep -f "sleep 3600.5" >/dev/null; then
+	[ "$qfinal" = Succeeded ] && ! pgrep -f "sleep $nap" >/dev/null; then
 	ok recovery-dead-and-queued
 else
 	fail recovery-dead-and-queued "queued was $qstate then $qfinal; blocker $bstate ($breason)"
@@ -1006,7 +1040,7 @@ start --insecure-local
 qspec() { # N CPU: N documents of project q, each asking CPU
 	for i in $(seq "$1"); do
 		[ "$i" = 1 ] || echo ---
-		printf 'project: q\nname: q%s\nfunction: {name: q, command: [sleep, "3600.5"]}\nresources: {cpu: %s, mem: 16Mi}\n' "$i" "$2"
+		printf 'project: q\nname: q%s\nfunction: {name: q, command: [sleep, "%s"]}\nresources: {cpu: %s, mem: 16Mi}\n' "$i" "$nap" "$2"
 	done
 }
 count_q() { call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null; json 'len(d["items"])' <body 2>/dev/null || echo 0; }
@@ -1070,7 +1104,7 @@ fi
 stop_project q
 # a deployment counts its replicas in the usage as it does in the check: two of 2 x 1 cpu
 # do not fit a quota of 3 together: the second waits
-dep() { printf 'project: r\nname: %s\naction: deploy\nreplicas: 2\nfunction: {name: d, command: [sleep, "3600.5"]}\nresources: {cpu: "1", mem: 16Mi}\n' "$1"; }
+dep() { printf 'project: r\nname: %s\naction: deploy\nreplicas: 2\nfunction: {name: d, command: [sleep, "%s"]}\nresources: {cpu: "1", mem: 16Mi}\n' "$1" "$nap"; }
 dep d1 >d1.yaml
 dep d2 >d2.yaml
 s1=$(call POST /api/v1/runs --data-binary @d1.yaml)
@@ -1239,13 +1273,13 @@ stop_server
 # can start: no more free capacity than at its last pass, and no other writer since)
 start --insecure-local
 post_json() { curl -s -X POST -H 'Content-Type: application/json' --data-binary "$1" "$url/api/v1/runs" | json 'd["id"]'; }
-hold=$(post_json '{"function": {"name": "hold", "command": ["sleep", "3600.52"]}, "resources": {"cpu": "2"}}')
+hold=$(post_json '{"function": {"name": "hold", "command": ["sleep", "'"${nap}2"'"]}, "resources": {"cpu": "2"}}')
 nxt=$(post_json '{"function": {"name": "next", "command": ["true"]}, "resources": {"cpu": "1"}}')
 call GET "/api/v1/runs/$nxt" >/dev/null
 queued=$(json 'd["state"]' <"$tmp/body" 2>/dev/null)
 sleep 5.5 # one pass of the server over the queue, which can start nothing
 pkill -9 -f "__supervise $hold"
-pkill -9 -f 'sleep 3600.52'
+pkill -9 -f "sleep ${nap}2"
 for _ in $(seq 150); do
 	call GET "/api/v1/runs/$nxt" >/dev/null
 	s=$(json 'd["state"]' <"$tmp/body" 2>/dev/null)

@@ -141,6 +141,13 @@ typedef struct berth_backend_opts {
 int berth_backend_open(berth_backend **out, const char *kind, const berth_backend_opts *opts,
 		       berth_error **err);
 void berth_backend_close(berth_backend *b);
+/* Uses policy from now on (a server's reload; the caller keeps the old one
+ * alive while anything opened with it may still read it): what the kinds
+ * took from the old one (the local machine's capacity and labels, its grace
+ * period) is taken again. On failure the old one stays. */
+int berth_backend_set_policy(berth_backend *b, const berth_policy *policy, berth_error **err);
+/* The policy b uses. */
+const berth_policy *berth_backend_policy(const berth_backend *b);
 
 /* Checks that where the handle's kind runs has what the policy names (the
  * kubernetes kind: the namespace, each PriorityClass, the storage class, the

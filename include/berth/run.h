@@ -52,6 +52,9 @@ typedef struct berth_run_opts {
 					planned, with quota_wait saying why it would wait */
 	const berth_spec *function;  /* the registered function a spec names (function: NAME):
 					its spec is the function layer; NULL: the spec's own */
+	bool template;               /* spec is a function's template planned alone (when it is
+					registered): what ties its fields to the action or to
+					another layer's is checked on each run that names it */
 } berth_run_opts;
 
 /* Why a value is what it is, for a value a rule derived or changed. */

@@ -69,6 +69,9 @@ typedef struct berth_qty {
 	 * value a rule computes has none), and stale once q is changed: check
 	 * that it still reads as q (berth_qty_written) */
 	const char *text;
+	/* requests: default (MLRun's with_limits keeps the platform's default
+	 * request): q is 0 until the plan gives it the policy's default */
+	bool from_default;
 } berth_qty;
 
 /* The layer whose file a qty's pos points into. */
@@ -233,6 +236,16 @@ typedef struct berth_spec_set berth_spec_set;
  */
 int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
 		     berth_error **err);
+
+/*
+ * As berth_spec_parse, for the text of a registered function: a template, one
+ * layer of runs that name it. What ties its fields to the action or to fields
+ * another layer may set (min_replicas needs serve or deploy; autoscaling needs
+ * both bounds) is checked on each run's merged spec, for the action that run
+ * has, not on the template alone.
+ */
+int berth_spec_parse_function(berth_spec_set **out, const char *name, const char *data, size_t len,
+			      berth_error **err);
 
 /* Reads path ("-": standard input) and parses it as berth_spec_parse. */
 int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **err);

@@ -286,6 +286,30 @@ int berth_run_page(berth_backend *b, const char *const *projects, size_t n, int 
 	return 0;
 }
 
+int berth_backend_set_policy(berth_backend *b, const berth_policy *policy, berth_error **err)
+{
+	if (!policy)
+		return berth_fail(err, BERTH_EARG, "no policy");
+	const berth_policy *was = b->policy;
+	b->policy = policy;
+	for (size_t i = 0; backend_kind_at(i); i++) {
+		const backend_ops *k = backend_kind_at(i);
+		int rc = k->policy_changed && backend_state(b, k) ? k->policy_changed(b, err) : 0;
+		if (rc) {
+			b->policy = was;
+			if (k->policy_changed)
+				k->policy_changed(b, NULL);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+const berth_policy *berth_backend_policy(const berth_backend *b)
+{
+	return b->policy;
+}
+
 int berth_run_version(berth_backend *b, int64_t *rv, berth_error **err)
 {
 	return store_version(b->st, rv, err);

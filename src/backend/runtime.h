@@ -74,6 +74,9 @@ typedef struct backend_ops {
 	 * check into report ("ok ..." or "missing ...: what fixes it"); returns
 	 * the number of problems, or a negative code */
 	int (*check)(berth_backend *b, berth_buf *report, berth_error **err);
+	/* optional: b->policy is a new one (berth_backend_set_policy): what the
+	 * kind's state took from the old one is taken again */
+	int (*policy_changed)(berth_backend *b, berth_error **err);
 	/* optional: makes what the policy needs where it runs, a line per
 	 * object into out; with dry_run, writes the objects into out instead
 	 * (berth_backend_setup) */

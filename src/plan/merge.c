@@ -333,7 +333,10 @@ static const char *scalar_text(const berth_spec *s, const merge_field *f, char *
 		snprintf(buf, len, "%lld", (long long)CAT(s, f, berth_int)->v);
 		return buf;
 	case M_QTY:
-		berth_quantity_format(&CAT(s, f, berth_qty)->q, buf, len);
+		if (CAT(s, f, berth_qty)->from_default)
+			snprintf(buf, len, "default"); /* requests: default, as written */
+		else
+			berth_quantity_format(&CAT(s, f, berth_qty)->q, buf, len);
 		return buf;
 	default:
 		return NULL;
@@ -349,7 +352,8 @@ static int same_scalar(const berth_spec *a, const berth_spec *b, const merge_fie
 	case M_INT:
 		return CAT(a, f, berth_int)->v == CAT(b, f, berth_int)->v;
 	case M_QTY:
-		return berth_quantity_cmp(&CAT(a, f, berth_qty)->q, &CAT(b, f, berth_qty)->q) == 0;
+		return CAT(a, f, berth_qty)->from_default == CAT(b, f, berth_qty)->from_default &&
+		       berth_quantity_cmp(&CAT(a, f, berth_qty)->q, &CAT(b, f, berth_qty)->q) == 0;
 	default:
 		return 0;
 	}

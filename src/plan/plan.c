@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "plan/plan.h"
 #include "base/names.h"
 #include "plan/policy_internal.h"
+#include "spec/spec_internal.h"
 
 typedef struct plan {
 	berth_run *run;
@@ -298,6 +300,27 @@ static int merge_layers(plan *p)
 	return ret;
 }
 
+/* ---- rules across layers ------------------------------------------------------------ */
+
+static void layer_report(void *ctx, uint8_t origin, berth_pos pos, const char *path, berth_code code,
+			 const char *msg)
+{
+	refuse(ctx, code, origin, pos, path, "%s", msg);
+}
+
+/*
+ * What ties fields of different layers (a function's min_replicas, the run's
+ * action), on the merged spec: a document that is a whole run was checked
+ * alone when it was read, and passes here too. A function's template planned
+ * alone is not: a run that names it may give the action or the other half of
+ * a pair, and each run is checked for what it has.
+ */
+static void check_layers(plan *p)
+{
+	if (!p->opts || !p->opts->template)
+		berth_spec_check_layers(&p->run->spec, layer_report, p);
+}
+
 /* ---- the profile ------------------------------------------------------------------ */
 
 static void find_profile(plan *p)
@@ -476,9 +499,44 @@ static const res_desc resources[] = {
 #define RES(r, i) ((berth_resource *)((char *)&(r)->spec.resources + resources[i].off))
 
 /*
+ * requests: default, the policy's default request (MLRun's with_limits sets
+ * a limit and keeps its service's default request): that request when it is
+ * at most the limit, else the limit; with none, as Kubernetes does, the limit.
+ */
+static void default_request(plan *p, size_t i, berth_resource *res)
+{
+	const berth_resource *d = (const berth_resource *)((const char *)&p->pol->defaults.resources +
+							   resources[i].off);
+	const berth_qty *dr = &d->requests;
+	char path[64];
+	uint8_t by = res->requests.origin;
+	snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+	if (dr->set && (!res->limits.set || berth_quantity_cmp(&dr->q, &res->limits.q) <= 0)) {
+		res->requests = *dr;
+		res->requests.origin = BERTH_ORIGIN_DEFAULT;
+		note(p, path, "the policy's default request (requests: default, from %s)", WHO(p, by));
+	} else if (res->limits.set) {
+		if (dr->set)
+			note(p, path, "= limits %s (requests: default, from %s: the policy's default %s, %s, "
+			     "is more than the limit)", Q(res->limits.q), WHO(p, by), Q(dr->q),
+			     POLICY_AT(p, dr->pos));
+		else
+			note(p, path, "= limits %s (requests: default, from %s: the policy has no default "
+			     "request, and a limit given without a request is the request)", Q(res->limits.q),
+			     WHO(p, by));
+		res->requests = res->limits;
+		res->requests.at = BERTH_QTY_AT(&res->limits);
+		res->requests.origin = BERTH_ORIGIN_RULE;
+	} else {
+		memset(&res->requests, 0, sizeof(res->requests)); /* nothing to ask */
+	}
+}
+
+/*
  * A GPU is a limit, and its request is the same. For the other resources,
  * as Kubernetes does, a limit given without a request is the request; a
- * request that comes only from the policy's defaults does not count.
+ * request that comes only from the policy's defaults does not count, unless
+ * a higher layer asks for it (requests: default).
  */
 static void derive_resources(plan *p)
 {
@@ -487,6 +545,10 @@ static void derive_resources(plan *p)
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(resources); i++) {
 		berth_resource *res = RES(r, i);
 		int gpu = i == 2;
+		if (res->requests.from_default) {
+			default_request(p, i, res);
+			continue;
+		}
 		if (!res->limits.set ||
 		    (res->requests.set && berth_quantity_cmp(&res->requests.q, &res->limits.q) == 0))
 			continue;
@@ -797,6 +859,45 @@ static void preemption_rule(plan *p)
 
 /* ---- priority --------------------------------------------------------------------------- */
 
+/* "high, medium, low": the names of priority_classes, into b (and names, up to 64). */
+static size_t class_names(const berth_kvlist *classes, berth_buf *b, const char **names)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < classes->n; i++) {
+		berth_buf_printf(b, "%s%s", i ? ", " : "", classes->items[i].key.s);
+		if (n < 64)
+			names[n++] = classes->items[i].key.s;
+	}
+	return n;
+}
+
+/*
+ * The name of priority_classes the run's priority_class is: as written, else
+ * in another case ("High" for high, as MLRun writes its classes) when every
+ * name it can be maps to one class; NULL when none, or (refused) several.
+ */
+static const berth_kv *find_class(plan *p, const berth_str *pc, const berth_kvlist *classes)
+{
+	const berth_kv *found = NULL;
+	for (size_t i = 0; i < classes->n; i++)
+		if (strcmp(classes->items[i].key.s, pc->s) == 0)
+			return &classes->items[i];
+	for (size_t i = 0; i < classes->n; i++) {
+		const berth_kv *kv = &classes->items[i];
+		if (strcasecmp(kv->key.s, pc->s))
+			continue;
+		if (found && strcmp(found->value.s, kv->value.s)) {
+			refuse(p, BERTH_EPOLICY, pc->origin, pc->pos, "priority_class",
+			       "priority class \"%s\" is both \"%s\" and \"%s\" of priority_classes (%s), "
+			       "which are different classes: write it as one of them", pc->s,
+			       found->key.s, kv->key.s, POLICY_AT(p, classes->pos));
+			return NULL;
+		}
+		found = kv;
+	}
+	return found;
+}
+
 static void priority_rule(plan *p)
 {
 	berth_run *r = p->run;
@@ -804,37 +905,45 @@ static void priority_rule(plan *p)
 	const berth_kvlist *classes = &p->pol->priority_classes;
 	if (!pc->s)
 		return;
-	if (!classes->n) {
+	size_t errors = p->errors;
+	const berth_kv *found = find_class(p, pc, classes);
+	if (found) {
+		r->priority_class_name = found->value.s;
+		if (strcmp(found->key.s, pc->s))
+			note(p, "priority_class", "PriorityClass %s (\"%s\" of priority_classes, %s)",
+			     found->value.s, found->key.s, POLICY_AT(p, found->pos));
+		else if (strcmp(found->value.s, pc->s))
+			note(p, "priority_class", "PriorityClass %s (priority_classes, %s)", found->value.s,
+			     POLICY_AT(p, found->pos));
+		return;
+	}
+	if (p->errors != errors)
+		return;
+	berth_buf known = BERTH_BUF_INIT;
+	const char *names[64];
+	size_t n = class_names(classes, &known, names);
+	if (!classes->n || p->pol->priority_open) {
+		/* no class of the policy's: the name is the PriorityClass's */
 		const char *why = berth_check_dns_subdomain(pc->s);
-		if (why)
+		if (why && classes->n)
+			refuse(p, BERTH_EINVALID, pc->origin, pc->pos, "priority_class",
+			       "\"%s\" is not a valid PriorityClass name: it %s (it is none of the built-in "
+			       "classes %s, so the name is used as written)", pc->s, why,
+			       known.data ? known.data : "");
+		else if (why)
 			refuse(p, BERTH_EINVALID, pc->origin, pc->pos, "priority_class",
 			       "\"%s\" is not a valid PriorityClass name: it %s (the policy maps no "
 			       "priority_classes, so the name is used as written)", pc->s, why);
 		r->priority_class_name = pc->s;
+		berth_buf_release(&known);
 		return;
-	}
-	berth_buf allowed = BERTH_BUF_INIT;
-	const char *names[64];
-	size_t n = 0;
-	for (size_t i = 0; i < classes->n; i++) {
-		if (strcmp(classes->items[i].key.s, pc->s) == 0) {
-			r->priority_class_name = classes->items[i].value.s;
-			if (strcmp(classes->items[i].value.s, pc->s))
-				note(p, "priority_class", "PriorityClass %s (priority_classes, %s)",
-				     classes->items[i].value.s, POLICY_AT(p, classes->items[i].pos));
-			berth_buf_release(&allowed);
-			return;
-		}
-		berth_buf_printf(&allowed, "%s%s", i ? ", " : "", classes->items[i].key.s);
-		if (n < 64)
-			names[n++] = classes->items[i].key.s;
 	}
 	const char *hint = berth_suggest(pc->s, names, n);
 	refuse(p, BERTH_EPOLICY, pc->origin, pc->pos, "priority_class",
 	       "unknown priority class \"%s\"%s%s%s (priority_classes, %s: %s)", pc->s,
 	       hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "",
-	       POLICY_AT(p, classes->pos), allowed.data ? allowed.data : "");
-	berth_buf_release(&allowed);
+	       POLICY_AT(p, classes->pos), known.data ? known.data : "");
+	berth_buf_release(&known);
 }
 
 /* ---- security ----------------------------------------------------------------------------- */
@@ -1257,6 +1366,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 		p.nomem = 1;
 	if (!p.nomem) {
 		check_locked(&p);
+		check_layers(&p);
 		make_names(&p);
 		project_names(&p);
 		derive_resources(&p);

@@ -181,6 +181,16 @@ static void dec_defaults(dctx *c, const berth_node *n, void *dst, const void *ar
 	berth_policy *p = dst;
 	const field extra[] = {{"mem_limit_ratio", dec_qty, offsetof(berth_policy, mem_limit_ratio), NULL}};
 	dec_fragment(c, n, default_keys, extra, 1, p, &p->defaults, "defaults");
+	const berth_resource *res[] = {&p->defaults.resources.cpu, &p->defaults.resources.mem,
+				       &p->defaults.resources.disk};
+	static const char *const resname[] = {"cpu", "mem", "disk"};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(res); i++)
+		if (res[i]->requests.from_default) {
+			char path[64];
+			snprintf(path, sizeof(path), "defaults.resources.%s.requests", resname[i]);
+			report_at(c, res[i]->requests.pos, path, BERTH_EINVALID,
+				  "\"default\" is this very request, which users' runs get: give a quantity");
+		}
 	if (p->mem_limit_ratio.set) {
 		berth_quantity one = berth_quantity_from_int(1, BERTH_QUANTITY_DECIMAL_SI);
 		if (berth_quantity_cmp(&p->mem_limit_ratio.q, &one) < 0)
@@ -447,11 +457,29 @@ int berth_taint_parse(const char *s, berth_toleration *out, berth_arena *arena)
 		       : 0;
 }
 
+int64_t berth_policy_class_value(size_t i, size_t n)
+{
+	if (n > 7)
+		return 1000 * (int64_t)(n - i);
+	int64_t v = 1000;
+	for (size_t k = i + 1; k < n; k++)
+		v *= 10;
+	return v;
+}
+
 int64_t berth_policy_priority_value(const berth_policy *p, const char *class_name)
 {
-	for (size_t i = 0; p && class_name && i < p->local.priority_values.n; i++)
+	if (!p || !class_name)
+		return 0;
+	for (size_t i = 0; i < p->local.priority_values.n; i++)
 		if (!strcmp(p->local.priority_values.items[i].key.s, class_name))
 			return strtoll(p->local.priority_values.items[i].value.s, NULL, 10);
+	if (p->local.priority_values.n || p->file)
+		return 0;
+	/* the built-in policy: the values berth cluster setup gives its classes */
+	for (size_t i = 0; i < p->priority_classes.n; i++)
+		if (!strcmp(p->priority_classes.items[i].value.s, class_name))
+			return berth_policy_class_value(i, p->priority_classes.n);
 	return 0;
 }
 
@@ -923,9 +951,39 @@ int berth_policy_load(berth_policy **out, const char *path, berth_error **err)
 	return finish(&c, p, out, err);
 }
 
+/*
+ * The built-in policy's priority classes: MLRun's three ("The priority values
+ * are: High, Medium, Low. The default is Medium.", seed 002), names written in
+ * any case (priority_rule); any other name is used as written, as without
+ * priority_classes (seed 002's "default-priority"). A policy file names its
+ * cluster's own classes, or none: these are not a default of a file.
+ */
+static const char *const builtin_classes[][2] = {
+	{"high", "berth-high"},
+	{"medium", "berth-medium"},
+	{"low", "berth-low"},
+};
+
 berth_policy *berth_policy_builtin(void)
 {
-	return policy_new();
+	berth_policy *p = policy_new();
+	size_t n = BERTH_ARRAY_SIZE(builtin_classes);
+	berth_kv *kv = p ? berth_arena_alloc(p->arena, n * sizeof(*kv)) : NULL;
+	if (!kv) {
+		berth_policy_free(p);
+		return NULL;
+	}
+	memset(kv, 0, n * sizeof(*kv));
+	for (size_t i = 0; i < n; i++) {
+		kv[i].key.s = builtin_classes[i][0];
+		kv[i].value.s = builtin_classes[i][1];
+	}
+	p->priority_classes.items = kv;
+	p->priority_classes.n = n;
+	p->priority_classes.set = true;
+	p->priority_open = true;
+	p->defaults.priority_class.s = "medium";
+	return p;
 }
 
 void berth_policy_uid_range(const berth_policy *p, int64_t *min, int64_t *max)

@@ -73,6 +73,8 @@ struct berth_policy {
 	} distributed;
 	berth_spec preemptible;    /* preemptible_nodes: node_selector, tolerations */
 	berth_kvlist priority_classes; /* name in a spec -> PriorityClass object */
+	bool priority_open;            /* a name not in priority_classes is used as
+					  written (the built-in policy's) */
 	berth_profile *profiles;
 	size_t nprofiles;
 	berth_quota *quotas;
@@ -93,8 +95,15 @@ struct berth_policy {
 /* Splits a taint "key=value:Effect" (or "key:Effect"); -1 if it is not one. */
 int berth_taint_parse(const char *s, berth_toleration *out, berth_arena *arena);
 
-/* The value of a PriorityClass for the local queue (local.priority_values); 0 if none. */
+/* The value of a PriorityClass for the local queue (local.priority_values; under
+ * the built-in policy, that of berth_policy_class_value); 0 if none. */
 int64_t berth_policy_priority_value(const berth_policy *p, const char *class_name);
+
+/* The value of the i-th of n PriorityClasses, the first the highest: the last
+ * 1000, each one before it ten times the next (100000, 10000, 1000 for three);
+ * past 7 classes (10^9 is the ceiling of a class that is not the system's),
+ * 1000 apart. */
+int64_t berth_policy_class_value(size_t i, size_t n);
 
 /* The uids of local.uid_range, bounds inclusive, into *min and *max (the
  * built-in 2000000000-2000065535 when p is NULL or does not set it). */

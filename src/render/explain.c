@@ -138,8 +138,8 @@ static void field_rows(xctx *x, const berth_spec *s, const merge_field *f)
 	}
 	case M_QTY: {
 		const berth_qty *p = v;
-		if (p->set)
-			row(x, f->path, qtext(x, &p->q), p->origin, p->pos);
+		if (p->set) /* the given spec's requests: default is still the word */
+			row(x, f->path, p->from_default ? "default" : qtext(x, &p->q), p->origin, p->pos);
 		break;
 	}
 	case M_STRS: {

@@ -90,7 +90,7 @@ static int find_function(berth_batch *batch, const berth_spec *s, const char *pr
 	char name[300];
 	snprintf(name, sizeof(name), "function %s", s->function.ref.s);
 	berth_error *ferr = NULL;
-	rc = berth_spec_parse(out, name, f->spec, strlen(f->spec), &ferr);
+	rc = berth_spec_parse_function(out, name, f->spec, strlen(f->spec), &ferr);
 	store_function_free(f);
 	if (rc) {
 		/* it was valid when registered: this berth reads it differently (a cap

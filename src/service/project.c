@@ -67,7 +67,7 @@ int berth_function_put(berth_backend *b, const char *project, const char *file, 
 	if (why)
 		return berth_fail(err, BERTH_EINVALID, "project name \"%s\" %s", project, why);
 	berth_spec_set *set = NULL;
-	int rc = berth_spec_parse(&set, file ? file : "function.yaml", text, len, err);
+	int rc = berth_spec_parse_function(&set, file ? file : "function.yaml", text, len, err);
 	if (rc)
 		return rc;
 	const berth_spec *s = berth_spec_set_get(set, 0);
@@ -91,10 +91,18 @@ int berth_function_put(berth_backend *b, const char *project, const char *file, 
 				       s->project.s, project);
 	}
 	if (!rc) {
-		/* the same text must plan: a function that no run could use is refused now */
+		/* the same text must plan: a function that no run could use is refused now,
+		 * as the function layer of a run that names it and sets nothing else, so
+		 * its values are the function's in what is said of them */
 		berth_run *run = NULL;
-		berth_run_opts ro = {.run_id = "check"};
-		rc = berth_run_plan(&run, s, b->policy, &ro, err);
+		berth_spec bare;
+		memset(&bare, 0, sizeof(bare));
+		bare.file = s->file;
+		bare.pos = s->pos;
+		bare.project = s->project;
+		bare.function.ref = s->function.name;
+		berth_run_opts ro = {.run_id = "check", .template = true, .function = s};
+		rc = berth_run_plan(&run, &bare, b->policy, &ro, err);
 		berth_run_free(run);
 	}
 	char *copy = NULL;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/names.h"
 #include "spec/spec_internal.h"
@@ -23,8 +24,25 @@ struct berth_spec_set {
 
 /* ---- resources ------------------------------------------------------------------ */
 
+/* A request: a quantity, or "default", the policy's default request (as MLRun
+ * keeps its service's default request under a limit set by with_limits). */
+static void dec_request(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_qty *out = dst;
+	if (n->kind == BERTH_NODE_SCALAR && n->type == BERTH_SCALAR_STR && n->len == 7 &&
+	    !memcmp(n->u.text, "default", 7)) {
+		memset(out, 0, sizeof(*out));
+		out->text = "default";
+		out->pos = n->pos;
+		out->set = true;
+		out->from_default = true;
+		return;
+	}
+	dec_qty(c, n, dst, arg);
+}
+
 static const field resource_fields[] = {
-	{"requests", dec_qty, offsetof(berth_resource, requests), NULL},
+	{"requests", dec_request, offsetof(berth_resource, requests), NULL},
 	{"limits", dec_qty, offsetof(berth_resource, limits), NULL},
 };
 
@@ -379,7 +397,12 @@ void spec_finish(dctx *c, berth_spec *s)
 		path_pop(c, len);
 	}
 	if (s->preemption_name.s) {
+		/* in any case: MLRun's prose writes "Prevent", its code "prevent"
+		 * (seed 002); the name is kept as berth spells it */
 		size_t len = path_key(c, "preemption_mode");
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(spec_preemption_names); i++)
+			if (spec_preemption_names[i] && !strcasecmp(s->preemption_name.s, spec_preemption_names[i]))
+				s->preemption_name.s = spec_preemption_names[i];
 		int p = enum_value(c, &s->preemption_name, spec_preemption_names, BERTH_ARRAY_SIZE(spec_preemption_names));
 		s->preemption_mode = p < 0 ? BERTH_PREEMPTION_UNSET : (berth_preemption)p;
 		path_pop(c, len);
@@ -388,7 +411,7 @@ void spec_finish(dctx *c, berth_spec *s)
 
 /* lim: the reader's caps (yaml.h): a request's, or a file's that is only checked. */
 static int spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
-		      const berth_yaml_limits *lim, berth_error **err)
+		      const berth_yaml_limits *lim, bool template, berth_error **err)
 {
 	berth_spec_set *set = NULL;
 	berth_yaml_doc *docs;
@@ -400,6 +423,7 @@ static int spec_parse(berth_spec_set **out, const char *name, const char *data, 
 	memset(&c, 0, sizeof(c));
 	c.file = name;
 	c.err = err;
+	c.template = template;
 	if (!(set = berth_calloc(1, sizeof(*set))) || !(set->arena = berth_arena_new())) {
 		free(set);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -467,7 +491,13 @@ fail:
 int berth_spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
 		     berth_error **err)
 {
-	return spec_parse(out, name, data, len, &berth_yaml_input_limits, err);
+	return spec_parse(out, name, data, len, &berth_yaml_input_limits, false, err);
+}
+
+int berth_spec_parse_function(berth_spec_set **out, const char *name, const char *data, size_t len,
+			      berth_error **err)
+{
+	return spec_parse(out, name, data, len, &berth_yaml_input_limits, true, err);
 }
 
 int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **err)
@@ -479,7 +509,7 @@ int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **
 	if (ret < 0)
 		return ret;
 	ret = spec_parse(out, strcmp(path, "-") == 0 ? "<stdin>" : path, data, len,
-			 &berth_yaml_file_limits, err);
+			 &berth_yaml_file_limits, false, err);
 	free(data);
 	return ret;
 }

@@ -22,6 +22,7 @@ typedef struct dctx {
 	size_t errors;
 	berth_code first_code; /* of the first error, for callers without err */
 	const char *prefix; /* put before the absolute paths of report_at ("profiles[0]") */
+	bool template;      /* a registered function's text (berth_spec_parse_function) */
 } dctx;
 
 /* Key paths: push returns the length to restore with path_pop. */
@@ -100,5 +101,18 @@ void berth_check_affinity(dctx *c, const berth_node *n);
 
 /* Every rule of runspec.md section 4 that needs no policy (validate.c). */
 void berth_spec_validate(dctx *c, berth_spec *s);
+
+/* Where berth_spec_check_layers reports: a problem at pos of the layer origin. */
+typedef void (*berth_layer_report)(void *ctx, uint8_t origin, berth_pos pos, const char *path,
+				   berth_code code, const char *msg);
+
+/*
+ * The rules that tie fields which different layers may set (a function's
+ * min_replicas, a run's action): what applies to the action, autoscaling's
+ * pair, a launcher and its processes. Checked on a document alone when it is
+ * the whole run, else on the merged spec of each run (the plan): never on a
+ * function's template alone, which a run may complete.
+ */
+void berth_spec_check_layers(const berth_spec *s, berth_layer_report rep, void *ctx);
 
 #endif

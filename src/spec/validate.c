@@ -3,6 +3,7 @@
  * policy: names, quantities, GPU rules, volumes, scheduling objects, cron,
  * replicas. Every rule reports and goes on; nothing stops at the first.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,14 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 	const berth_qty *q[2] = {&r->requests, &r->limits};
 	const char *which[2] = {"requests", "limits"};
 
+	if (r->requests.from_default && gpu) {
+		snprintf(path, sizeof(path), "resources.%s.requests", name);
+		AT(c, r->requests.pos, path, BERTH_EINVALID,
+		   "a GPU is set as a limit, and its request is that limit: \"default\" applies to the "
+		   "requests of cpu, mem and disk");
+	}
 	for (int i = 0; i < 2; i++) {
-		if (!q[i]->set)
+		if (!q[i]->set || q[i]->from_default)
 			continue;
 		snprintf(path, sizeof(path), "resources.%s.%s", name, which[i]);
 		if (berth_quantity_sign(&q[i]->q) < 0)
@@ -55,6 +62,8 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 			   "%s is not a whole number of GPUs (GPUs cannot be shared or split)",
 			   berth_qty_written(q[i], a)); /* "0.5" as the user wrote it, not "500m" */
 	}
+	if (r->requests.from_default)
+		return; /* the policy's default request: the plan knows it, and compares it */
 	if (r->requests.set && r->limits.set && berth_quantity_sign(&r->requests.q) >= 0 &&
 	    berth_quantity_cmp(&r->requests.q, &r->limits.q) > 0) {
 		snprintf(path, sizeof(path), "resources.%s.requests", name);
@@ -623,12 +632,93 @@ void berth_check_affinity(dctx *c, const berth_node *n)
 	kobj(c, n, affinity, BERTH_ARRAY_SIZE(affinity), NULL);
 }
 
-/* ---- the whole spec ------------------------------------------------------------------ */
+/* ---- rules across layers ------------------------------------------------------------ */
 
-void berth_spec_validate(dctx *c, berth_spec *s)
+/* A problem of berth_spec_check_layers, formatted, to its reporter. */
+static void BERTH_PRINTF(7, 8) layer_problem(berth_layer_report rep, void *ctx, uint8_t origin,
+					     berth_pos pos, const char *path, berth_code code,
+					     const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rep(ctx, origin, pos, path, code, msg);
+}
+#define LAYER(origin, pos, path, code, ...) layer_problem(rep, ctx, origin, pos, path, code, __VA_ARGS__)
+
+void berth_spec_check_layers(const berth_spec *s, berth_layer_report rep, void *ctx)
 {
 	int scaled = s->action == BERTH_ACTION_SERVE || s->action == BERTH_ACTION_DEPLOY;
 	const char *action = berth_action_name(s->action);
+	/* distributed's keys may come from several layers: the first one set is where it is */
+	const berth_int *dint = s->procs_per_worker.set ? &s->procs_per_worker : &s->dist_port;
+	bool dist = s->distributed_pos.line || s->launcher.s || dint->set;
+	berth_pos dpos = s->distributed_pos.line ? s->distributed_pos : s->launcher.s ? s->launcher.pos : dint->pos;
+	uint8_t dorigin = s->launcher.s ? s->launcher.origin : dint->origin;
+
+	if (s->schedule.s && s->action != BERTH_ACTION_CRONJOB)
+		LAYER(s->schedule.origin, s->schedule.pos, "schedule", BERTH_EINVALID,
+		      "a schedule needs action: cronjob (the action is %s)", action);
+	else if (!s->schedule.s && s->action == BERTH_ACTION_CRONJOB)
+		LAYER(s->action_name.origin, s->action_name.pos, "schedule", BERTH_EMISSING,
+		      "action cronjob needs a schedule, e.g. \"0 3 * * *\"");
+	int64_t lo = s->action == BERTH_ACTION_JOB ? 1 : 0; /* a job's: its workers */
+	int64_t hi = s->action == BERTH_ACTION_JOB ? BERTH_WORKERS_MAX : 2147483647;
+	if (s->replicas.set && (s->replicas.v < lo || s->replicas.v > hi))
+		LAYER(s->replicas.origin, s->replicas.pos, "replicas", BERTH_ERANGE,
+		      "%lld is out of range (%lld to %lld)", (long long)s->replicas.v, (long long)lo,
+		      (long long)hi);
+	if (dist && s->action != BERTH_ACTION_JOB)
+		LAYER(dorigin, dpos, "distributed", BERTH_EINVALID,
+		      "distributed applies to action job, not %s", action);
+	const berth_int *rep3[3] = {&s->replicas, &s->min_replicas, &s->max_replicas};
+	const char *repname[3] = {"replicas", "min_replicas", "max_replicas"};
+	for (int i = 0; i < 3; i++)
+		if (rep3[i]->set && !scaled && (i || s->action != BERTH_ACTION_JOB))
+			LAYER(rep3[i]->origin, rep3[i]->pos, repname[i], BERTH_EINVALID,
+			      "%s applies to action %s, not %s", repname[i],
+			      i ? "serve or deploy" : "serve, deploy or job (its workers)", action);
+	if ((s->service_pos.line || s->service_type.s) && s->action != BERTH_ACTION_SERVE)
+		LAYER(s->nports ? s->ports_origin : s->service_type.origin,
+		      s->service_pos.line ? s->service_pos : s->service_type.pos, "service",
+		      BERTH_EINVALID, "a service applies to action serve, not %s", action);
+	if (s->procs_per_worker.set && (!s->launcher.s || (strcmp(s->launcher.s, "torchrun") &&
+							    strcmp(s->launcher.s, "mpi"))))
+		LAYER(s->procs_per_worker.origin, s->procs_per_worker.pos, "distributed.procs_per_worker",
+		      BERTH_EINVALID,
+		      "procs_per_worker applies to launchers torchrun and mpi (which start them), not %s",
+		      s->launcher.s ? s->launcher.s : "env (the default)");
+	if (s->min_replicas.set && s->max_replicas.set && s->min_replicas.v > s->max_replicas.v)
+		LAYER(s->min_replicas.origin, s->min_replicas.pos, "min_replicas", BERTH_EINVALID,
+		      "min_replicas %lld is more than max_replicas %lld", (long long)s->min_replicas.v,
+		      (long long)s->max_replicas.v);
+	if (s->min_replicas.set != s->max_replicas.set) {
+		const berth_int *one = s->min_replicas.set ? &s->min_replicas : &s->max_replicas;
+		LAYER(one->origin, one->pos, s->min_replicas.set ? "min_replicas" : "max_replicas",
+		      BERTH_EMISSING, "autoscaling needs both min_replicas and max_replicas");
+	}
+	if (s->replicas.set && (s->min_replicas.set || s->max_replicas.set))
+		LAYER(s->replicas.origin, s->replicas.pos, "replicas", BERTH_EINVALID,
+		      "give either replicas or min_replicas and max_replicas (autoscaling), not both");
+}
+
+/* ---- the whole spec ------------------------------------------------------------------ */
+
+/* At parse: every problem is in the document's own file. */
+static void parse_report(void *ctx, uint8_t origin, berth_pos pos, const char *path, berth_code code,
+			 const char *msg)
+{
+	AT((dctx *)ctx, pos, path, code, "%s", msg);
+}
+
+void berth_spec_validate(dctx *c, berth_spec *s)
+{
+	/* a spec that names a registered function, or a function's template:
+	 * the rules across layers wait for the merged spec (the plan), since
+	 * another layer may set the action, or the other half of a pair */
+	bool defer = c->template || s->function.ref.s;
 
 	check_name(c, &s->project, "project", berth_check_dns_label, "project name");
 	check_name(c, &s->name, "name", berth_check_dns_label, "run name");
@@ -646,17 +736,11 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	if (s->function.command.set && s->function.command.n == 0)
 		AT(c, s->function.command.pos, "function.command", BERTH_EINVALID, "must not be empty");
 
-	if (s->schedule.s && s->action != BERTH_ACTION_CRONJOB)
-		AT(c, s->schedule.pos, "schedule", BERTH_EINVALID,
-		   "a schedule needs action: cronjob (the action is %s)", action);
-	else if (s->schedule.s) {
+	if (s->schedule.s && (defer || s->action == BERTH_ACTION_CRONJOB)) {
 		const char *why = berth_check_cron(s->schedule.s);
 		if (why)
 			AT(c, s->schedule.pos, "schedule", BERTH_EINVALID, "%s is not a valid cron schedule: it %s",
 			   QUOTE(s->schedule.s), why);
-	} else if (s->action == BERTH_ACTION_CRONJOB) {
-		AT(c, s->action_name.pos, "schedule", BERTH_EMISSING,
-		   "action cronjob needs a schedule, e.g. \"0 3 * * *\"");
 	}
 	if (s->profile.s && !*s->profile.s)
 		AT(c, s->profile.pos, "profile", BERTH_EINVALID, "must not be empty");
@@ -683,47 +767,19 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	check_range(c, &s->timeout, "timeout", 1, 2147483647);
 	check_range(c, &s->retries, "retries", 0, 2147483647);
 
-	if (s->action == BERTH_ACTION_JOB)
-		check_range(c, &s->replicas, "replicas", 1, BERTH_WORKERS_MAX); /* its workers */
-	else
-		check_range(c, &s->replicas, "replicas", 0, 2147483647);
-	if (s->distributed_pos.line && s->action != BERTH_ACTION_JOB)
-		AT(c, s->distributed_pos, "distributed", BERTH_EINVALID,
-		   "distributed applies to action job, not %s", action);
 	if (s->launcher.s && strcmp(s->launcher.s, "env") && strcmp(s->launcher.s, "torchrun") &&
 	    strcmp(s->launcher.s, "jax") && strcmp(s->launcher.s, "mpi"))
 		AT(c, s->launcher.pos, "distributed.launcher", BERTH_EINVALID,
 		   "%s is not one of env, torchrun, mpi, jax", QUOTE(s->launcher.s));
 	check_range(c, &s->procs_per_worker, "distributed.procs_per_worker", 1, 1024);
 	check_range(c, &s->dist_port, "distributed.port", 1, 65535);
-	if (s->procs_per_worker.set && (!s->launcher.s || (strcmp(s->launcher.s, "torchrun") &&
-							    strcmp(s->launcher.s, "mpi"))))
-		AT(c, s->procs_per_worker.pos, "distributed.procs_per_worker", BERTH_EINVALID,
-		   "procs_per_worker applies to launchers torchrun and mpi (which start them), not %s",
-		   s->launcher.s ? s->launcher.s : "env (the default)");
 	check_range(c, &s->min_replicas, "min_replicas", 1, 2147483647);
 	check_range(c, &s->max_replicas, "max_replicas", 1, 2147483647);
-	if (s->min_replicas.set && s->max_replicas.set && s->min_replicas.v > s->max_replicas.v)
-		AT(c, s->min_replicas.pos, "min_replicas", BERTH_EINVALID,
-		   "min_replicas %lld is more than max_replicas %lld", (long long)s->min_replicas.v,
-		   (long long)s->max_replicas.v);
-	if (s->min_replicas.set != s->max_replicas.set)
-		AT(c, s->min_replicas.set ? s->min_replicas.pos : s->max_replicas.pos,
-		   s->min_replicas.set ? "min_replicas" : "max_replicas", BERTH_EMISSING,
-		   "autoscaling needs both min_replicas and max_replicas");
-	if (s->replicas.set && (s->min_replicas.set || s->max_replicas.set))
-		AT(c, s->replicas.pos, "replicas", BERTH_EINVALID,
-		   "give either replicas or min_replicas and max_replicas (autoscaling), not both");
-	const berth_int *rep[3] = {&s->replicas, &s->min_replicas, &s->max_replicas};
-	const char *repname[3] = {"replicas", "min_replicas", "max_replicas"};
-	for (int i = 0; i < 3; i++)
-		if (rep[i]->set && !scaled && (i || s->action != BERTH_ACTION_JOB))
-			AT(c, rep[i]->pos, repname[i], BERTH_EINVALID, "%s applies to action %s, not %s",
-			   repname[i], i ? "serve or deploy" : "serve, deploy or job (its workers)", action);
+	if (defer)
+		check_range(c, &s->replicas, "replicas", 0, 2147483647); /* what any action takes */
+	else
+		berth_spec_check_layers(s, parse_report, c);
 
-	if (s->service_pos.line && s->action != BERTH_ACTION_SERVE)
-		AT(c, s->service_pos, "service", BERTH_EINVALID,
-		   "a service applies to action serve, not %s", action);
 	if (s->service_type.s && strcmp(s->service_type.s, "ClusterIP") &&
 	    strcmp(s->service_type.s, "NodePort") && strcmp(s->service_type.s, "LoadBalancer"))
 		AT(c, s->service_type.pos, "service.type", BERTH_EINVALID,

@@ -140,6 +140,9 @@ int store_version(store *s, int64_t *rv, berth_error **err);
 int store_run_changes(store *s, const char *const *projects, size_t nprojects, int64_t since,
 		      int64_t limit, store_run ***runs, size_t *n, char ***deleted, size_t *ndeleted,
 		      int64_t *rv, berth_error **err);
+/* How SQLite reads store_run_changes' runs (as store_run_query_plan says). */
+int store_run_changes_plan(store *s, const char *const *projects, size_t nprojects, char **out,
+			   berth_error **err);
 #define STORE_TOMBSTONES 10000
 #define STORE_TOMBSTONES_TEXT "10000"
 

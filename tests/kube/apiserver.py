@@ -542,6 +542,14 @@ class Store:
             # for timestamps=true and sinceSeconds
             self.log_marks = {}
             self.namespaces = {}    # name -> Namespace (a project's, made by berth; nothing in it)
+            # the PriorityClasses `berth cluster setup` makes for the built-in policy (high,
+            # medium, low): this is a cluster set up for berth
+            self.priority_classes = {
+                name: {'apiVersion': 'scheduling.k8s.io/v1', 'kind': 'PriorityClass',
+                       'metadata': {'name': name, 'uid': str(uuid.uuid4())}, 'value': value,
+                       'preemptionPolicy': 'Never' if value == 1000 else 'PreemptLowerPriority'}
+                for name, value in (('berth-high', 100000), ('berth-medium', 10000),
+                                    ('berth-low', 1000))}
             self.absent = set()     # operators' resources the API does not serve (/_test/crds)
             for w in self.watchers:
                 w.closed = True
@@ -1011,6 +1019,18 @@ class Handler(BaseHTTPRequestHandler):
         doc = discovery(path, self.server.server_address[1]) if m == 'GET' else None
         if doc is not None:
             return self.send_json(200, doc)
+        pc = re.fullmatch(r'/apis/scheduling\.k8s\.io/v1/priorityclasses/([^/]+)', path)
+        if pc:
+            self.check_fault(m.lower(), 'priorityclasses', '', pc[1])
+            if m != 'GET':
+                raise ApiError(405, f'{m} is not supported on priorityclasses by this stand-in')
+            with S.lock:
+                obj = copy.deepcopy(S.priority_classes.get(pc[1]))
+            if obj is None:
+                raise ApiError(404, f'priorityclasses.scheduling.k8s.io "{pc[1]}" not found',
+                               details={'name': pc[1], 'group': 'scheduling.k8s.io',
+                                        'kind': 'priorityclasses'})
+            return self.send_json(200, obj)
         made = re.fullmatch(r'/api/v1/namespaces(?:/([^/]+)|/([^/]+)/(resourcequotas|limitranges))?', path)
         if made and (made[1] or m == 'POST'):
             return self.project_namespace(m, made, body if isinstance(body, dict) else {})

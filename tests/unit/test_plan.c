@@ -361,6 +361,198 @@ static void test_policy_defaults(void)
 	berth_spec_set_free(s);
 }
 
+/* MLRun's classes (seed 002: "High, Medium, Low. The default is Medium."): the
+ * built-in policy's, in any case, ordered in the local queue as berth cluster
+ * setup orders them; any other name is used as written there. A policy file
+ * has only its own classes, and "HIGH" is one of them only when every name it
+ * can be maps to one class. */
+static void test_builtin_priority_classes(void)
+{
+	static const struct {
+		const char *policy, *spec, *want; /* want: the PriorityClass, or a problem */
+		int64_t value;
+	} rows[] = {
+		{NULL, "", "berth-medium", 10000},
+		{NULL, "priority_class: High\n", "berth-high", 100000},
+		{NULL, "priority_class: MEDIUM\n", "berth-medium", 10000},
+		{NULL, "priority_class: low\n", "berth-low", 1000},
+		{NULL, "priority_class: default-priority\n", "default-priority", 0},
+		{NULL, "priority_class: Top\n", "is none of the built-in classes high, medium, low", 0},
+		{"priority_classes: {high: pc-h, low: pc-l}\n", "priority_class: HIGH\n", "pc-h", 0},
+		{"priority_classes: {high: pc-h, low: pc-l}\n", "", NULL, 0},
+		{"priority_classes: {high: pc-h}\n", "priority_class: medium\n", "unknown priority class", 0},
+		{"priority_classes: {high: pc-h, High: pc-h, HIGH: pc-x}\n", "priority_class: High\n", "pc-h", 0},
+		{"priority_classes: {high: pc-h, High: pc-h, HIGH: pc-x}\n", "priority_class: hIGH\n",
+		 "\"HIGH\" of priority_classes (policy.yaml:1:19), which are different classes", 0},
+		{"namespace: ml\n", "priority_class: High\n", "not a valid PriorityClass name", 0},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "function: {name: t, image: python:3.11, command: [python]}\n%s",
+			 rows[i].spec);
+		berth_spec_set *s = specs(text);
+		berth_policy *p = NULL;
+		berth_error *err = NULL;
+		berth_run *run = NULL;
+		berth_run_opts o = {.run_id = "p1"};
+		CHECK_INT(policy_from(&p, rows[i].policy, NULL), 0);
+		int rc = berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err);
+		if (rows[i].want && !strchr(rows[i].want, ' ')) {
+			CHECKF(rc == 0, "row %zu: %s", i, problems(err));
+			if (run && CHECKF(run->priority_class_name != NULL, "row %zu: no class", i))
+				CHECKF(!strcmp(run->priority_class_name, rows[i].want), "row %zu: %s", i,
+				       run->priority_class_name);
+			CHECKF(berth_policy_priority_value(p, rows[i].want) == rows[i].value,
+			       "row %zu: value %lld", i, (long long)berth_policy_priority_value(p, rows[i].want));
+		} else if (rows[i].want) {
+			CHECKF(rc < 0 && has_problem(err, rows[i].want), "row %zu: %s", i, problems(err));
+		} else {
+			CHECKF(rc == 0 && run && !run->priority_class_name, "row %zu: %s", i, problems(err));
+		}
+		berth_run_free(run);
+		berth_error_free(err);
+		berth_policy_free(p);
+		berth_spec_set_free(s);
+	}
+}
+
+/* A function's template is checked for the action of each run that uses it,
+ * on the merged spec (seed 002: spec.min_replicas = 1, spec.max_replicas = 4,
+ * then run as a server): not as a job when it is registered, and never let
+ * through when the run's action is one its fields do not apply to. */
+static void test_template_checked_for_the_run_action(void)
+{
+	static const struct {
+		const char *fn, *run;
+		const char *want; /* NULL: planned; else the problems, formatted */
+	} rows[] = {
+		/* autoscaling set on a template with no action: a server's */
+		{"min_replicas: 1\nmax_replicas: 4\n", "function: f\naction: serve\n", NULL},
+		{"min_replicas: 1\nmax_replicas: 4\n", "function: f\n",
+		 "function f:1:15: min_replicas: min_replicas applies to action serve or deploy, not job\n"
+		 "function f:2:15: max_replicas: max_replicas applies to action serve or deploy, not job\n"},
+		/* the function's action is not the run's: checked for the run's */
+		{"action: serve\nmin_replicas: 1\nmax_replicas: 4\n", "function: f\naction: job\n",
+		 "function f:2:15: min_replicas: min_replicas applies to action serve or deploy, not job\n"
+		 "function f:3:15: max_replicas: max_replicas applies to action serve or deploy, not job\n"},
+		{"action: serve\nservice: {ports: [{port: 80}]}\n", "function: f\naction: deploy\n",
+		 "function f:2:10: service: a service applies to action serve, not deploy\n"},
+		/* a pair across layers */
+		{"action: serve\nmax_replicas: 4\n", "function: f\nmin_replicas: 2\n", NULL},
+		{"action: serve\nmax_replicas: 4\n", "function: f\nmin_replicas: 5\n",
+		 "spec.yaml:2:15: min_replicas: min_replicas 5 is more than max_replicas 4\n"},
+		{"action: serve\nreplicas: 2\n", "function: f\nmin_replicas: 1\nmax_replicas: 3\n",
+		 "function f:2:11: replicas: give either replicas or min_replicas and max_replicas "
+		 "(autoscaling), not both\n"},
+		{"schedule: \"0 3 * * *\"\n", "function: f\naction: cronjob\n", NULL},
+		{"distributed: {launcher: torchrun}\n", "function: f\ndistributed: {procs_per_worker: 2}\n", NULL},
+		{"distributed: {procs_per_worker: 2}\n", "function: f\n",
+		 "function f:1:33: distributed.procs_per_worker: procs_per_worker applies to launchers "
+		 "torchrun and mpi (which start them), not env (the default)\n"},
+	};
+	berth_policy *p = NULL;
+	CHECK_INT(policy_from(&p, NULL, NULL), 0);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text), "%sfunction: {name: f, image: python:3.11, command: [python]}\n",
+			 rows[i].fn);
+		berth_spec_set *fn = NULL, *run_set = NULL;
+		berth_error *err = NULL;
+		berth_run *run = NULL;
+		/* registered: read and planned alone, as a template */
+		if (!CHECKF(berth_spec_parse_function(&fn, "function f", text, strlen(text), &err) == 0,
+			    "row %zu: %s", i, problems(err)))
+			goto next;
+		berth_run_opts t = {.run_id = "c1", .template = true};
+		CHECKF(berth_run_plan(&run, berth_spec_set_get(fn, 0), p, &t, &err) == 0, "row %zu: %s", i,
+		       problems(err));
+		berth_run_free(run);
+		run = NULL;
+		berth_error_free(err);
+		err = NULL;
+		/* a run that names it: checked for its action */
+		if (!CHECKF(berth_spec_parse(&run_set, "spec.yaml", rows[i].run, strlen(rows[i].run), &err) == 0,
+			    "row %zu: %s", i, problems(err)))
+			goto next;
+		berth_run_opts o = {.run_id = "r1", .function = berth_spec_set_get(fn, 0)};
+		int rc = berth_run_plan(&run, berth_spec_set_get(run_set, 0), p, &o, &err);
+		if (rows[i].want)
+			CHECKF(rc < 0 && !strcmp(problems(err), rows[i].want), "row %zu: %s", i, problems(err));
+		else
+			CHECKF(rc == 0, "row %zu: %s", i, problems(err));
+	next:
+		berth_run_free(run);
+		berth_error_free(err);
+		berth_spec_set_free(fn);
+		berth_spec_set_free(run_set);
+	}
+	/* a whole run is still checked alone as it is read; a template is not,
+	 * even for an action of its own, which a run may change */
+	static const char text[] = "action: job\nmin_replicas: 1\nmax_replicas: 4\n"
+				   "function: {name: f, image: i, command: [x]}\n";
+	for (int template = 0; template < 2; template++) {
+		berth_spec_set *set = NULL;
+		berth_error *err = NULL;
+		int rc = template ? berth_spec_parse_function(&set, "function f", text, sizeof(text) - 1, &err)
+				  : berth_spec_parse(&set, "spec.yaml", text, sizeof(text) - 1, &err);
+		if (template)
+			CHECKF(rc == 0, "template: %s", problems(err));
+		else
+			CHECKF(rc < 0 && has_problem(err, "min_replicas applies to action serve or deploy, not job"),
+			       "alone: %s", problems(err));
+		berth_error_free(err);
+		berth_spec_set_free(set);
+	}
+	berth_policy_free(p);
+}
+
+/* requests: default in a function (what the SDK's with_limits writes, as MLRun
+ * keeps its default request under a limit): the policy's default request, until
+ * a higher layer gives one; a profile that decides the resource drops it. */
+static void test_request_default_in_a_function(void)
+{
+	static const struct {
+		const char *run;
+		int cpu; /* the cpu request, else mem's */
+		const char *want, *origin;
+	} rows[] = {
+		{"function: train\n", 0, "256Mi", "policy default"},
+		{"function: train\n", 1, "100m", "policy default"},
+		{"function: train\nresources: {mem: 2Gi}\n", 0, "2Gi", "run spec"},
+		/* a limit of the run's leaves the function's requests: default in force */
+		{"function: train\nresources: {mem: {limits: 3Gi}}\n", 0, "256Mi", "policy default"},
+		/* profile gpu decides cpu whole (8) */
+		{"function: train\nprofile: gpu\n", 1, "8", "profile"},
+	};
+	berth_policy *p = policy();
+	berth_spec_set *fn = NULL;
+	static const char text[] = "function: {name: train, image: python:3.11, command: [python]}\n"
+				   "resources: {mem: {limits: 8Gi, requests: default}, "
+				   "cpu: {limits: '6', requests: default}}\n";
+	CHECK_INT(berth_spec_parse_function(&fn, "function train", text, sizeof(text) - 1, NULL), 0);
+	for (size_t i = 0; fn && i < sizeof(rows) / sizeof(rows[0]); i++) {
+		berth_spec_set *s = specs(rows[i].run);
+		berth_run_opts o = {.run_id = "d1", .function = berth_spec_set_get(fn, 0)};
+		berth_run *run = NULL;
+		berth_error *err = NULL;
+		berth_run_plan(&run, berth_spec_set_get(s, 0), p, &o, &err);
+		if (CHECKF(run != NULL, "row %zu: %s", i, problems(err))) {
+			const berth_qty *q = rows[i].cpu ? &run->spec.resources.cpu.requests
+							 : &run->spec.resources.mem.requests;
+			char got[BERTH_QUANTITY_STR_MAX] = "";
+			berth_quantity_format(&q->q, got, sizeof(got));
+			CHECKF(q->set && !q->from_default && !strcmp(got, rows[i].want) &&
+				       !strcmp(berth_origin_name((berth_origin)q->origin), rows[i].origin),
+			       "row %zu: %s from %s", i, got, berth_origin_name((berth_origin)q->origin));
+		}
+		berth_run_free(run);
+		berth_error_free(err);
+		berth_spec_set_free(s);
+	}
+	berth_spec_set_free(fn);
+	berth_policy_free(p);
+}
+
 /* Bad ranges, pids and uid ranges: each refused at its place in the policy. */
 static void test_policy_range_errors(void)
 {
@@ -469,4 +661,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_policy_defaults), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))
+T_MAIN(T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))

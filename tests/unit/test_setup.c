@@ -26,7 +26,9 @@ static char *setup_json(const char *policy, const char *ns)
 	berth_buf out = BERTH_BUF_INIT;
 	char *json = NULL;
 	size_t len;
-	int rc = berth_policy_parse(&p, "policy.yaml", policy, strlen(policy), &err);
+	/* NULL: the built-in policy */
+	int rc = policy ? berth_policy_parse(&p, "policy.yaml", policy, strlen(policy), &err)
+			: (p = berth_policy_builtin()) ? 0 : -BERTH_ENOMEM;
 	CHECKF(rc == 0, "policy: %s", rc ? berth_error_get(err, 0)->message : "");
 	if (!rc) {
 		rc = kube_setup(NULL, p, ns, true, &out, &err);
@@ -114,6 +116,22 @@ static void priority_class_values(void)
 	free(j);
 	j = setup_json("priority_classes: {only: p1}\n", "default");
 	CHECK_HAS(j, "\"value\":1000,\"preemptionPolicy\":\"PreemptLowerPriority\"");
+	free(j);
+}
+
+/* The built-in policy's classes (MLRun's High, Medium, Low; Medium the default), with
+ * the values its local queue gives them too. */
+static void builtin_priority_classes(void)
+{
+	char *j = setup_json(NULL, "default");
+	CHECK_HAS(j, "\"name\":\"berth-high\",\"labels\":{\"app.kubernetes.io/name\":\"berth\"}},"
+		     "\"value\":100000,\"preemptionPolicy\":\"PreemptLowerPriority\"");
+	CHECK_HAS(j, "\"name\":\"berth-medium\",\"labels\":{\"app.kubernetes.io/name\":\"berth\"}},"
+		     "\"value\":10000,\"preemptionPolicy\":\"PreemptLowerPriority\","
+		     "\"description\":\"berth runs of priority class medium (the policy's default)\"}");
+	CHECK_HAS(j, "\"name\":\"berth-low\",\"labels\":{\"app.kubernetes.io/name\":\"berth\"}},"
+		     "\"value\":1000,\"preemptionPolicy\":\"Never\"");
+	CHECK_INT(count(j, "\"kind\":\"PriorityClass\""), 3);
 	free(j);
 }
 
@@ -303,6 +321,6 @@ static void operator_rights(void)
 	free(j);
 }
 
-T_MAIN(T(deploy_files_are_the_example_policys), T(priority_class_values), T(namespace_of_the_context),
+T_MAIN(T(deploy_files_are_the_example_policys), T(priority_class_values), T(builtin_priority_classes), T(namespace_of_the_context),
        T(namespace_per_project), T(limit_range_only_what_is_set), T(policy_strings_are_values),
        T(names_stay_in_their_comments), T(project_without_a_namespace), T(operator_rights))

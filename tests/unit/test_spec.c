@@ -507,13 +507,21 @@ static void test_preemption_enum(void)
 		{"preemption_mode: constrain\n", BERTH_PREEMPTION_CONSTRAIN},
 		{"preemption_mode: prevent\n", BERTH_PREEMPTION_PREVENT},
 		{"preemption_mode: none\n", BERTH_PREEMPTION_NONE},
+		/* any case, as MLRun's prose writes it (seed 002: "Prevent: Default.") */
+		{"preemption_mode: Prevent\n", BERTH_PREEMPTION_PREVENT},
+		{"preemption_mode: ALLOW\n", BERTH_PREEMPTION_ALLOW},
+		{"preemption_mode: Constrain\n", BERTH_PREEMPTION_CONSTRAIN},
 	};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
 		berth_spec_set *set = must(rows[i].text);
 		const berth_spec *s = only(set);
-		if (s)
+		if (s) {
 			CHECKF(s->preemption_mode == rows[i].p, "row %zu: preemption %d", i,
 			       (int)s->preemption_mode);
+			/* the name is berth's spelling from then on (explain, merge) */
+			if (rows[i].p != BERTH_PREEMPTION_UNSET)
+				CHECK_STR(s->preemption_name.s, berth_preemption_name(rows[i].p));
+		}
 		berth_spec_set_free(set);
 	}
 	CHECK_STR(berth_preemption_name(BERTH_PREEMPTION_UNSET), "unset");

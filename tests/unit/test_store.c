@@ -182,6 +182,18 @@ static void test_plans(void)
 		CHECKF(!strstr(plan, "USE TEMP B-TREE FOR ORDER BY"), "queue:\n%s", plan);
 	}
 	free(plan);
+	/* a watch reads what changed since it looked from runs_rv, whatever its
+	 * projects: never a project's every run, sorted */
+	const char *const two[] = {"p1", "p2"};
+	for (size_t np = 0; np <= 2; np++) {
+		plan = NULL;
+		if (!OK(store_run_changes_plan(s, two, np, &plan, &err), err))
+			continue;
+		CHECKF(strstr(plan, "SEARCH runs USING INDEX runs_rv (rv>?)") != NULL &&
+			       !strstr(plan, "TEMP B-TREE"),
+		       "changes of %zu projects:\n%s", np, plan);
+		free(plan);
+	}
 out:
 	berth_error_free(err);
 	store_close(s);

@@ -36,8 +36,8 @@ _INSTEAD = {
             "(kind='job'), or start Dask inside it",
     "spark": "berth starts no Spark cluster: run the workers as one job with spec.replicas = N "
              "(kind='job'), or run Spark inside it",
-    "local": "berth runs the code as a run of the server's backend (on this machine with the "
-             "local backend): kind='job'",
+    "local": "kind='job' runs it on the server's backend, and fn.run(local=True) on this "
+             "machine's berth (its local backend)",
     "handler": "berth runs the code as a run of the server's backend: kind='job'",
     "databricks": "berth does not submit to Databricks: kind='job' runs the code on berth's backend",
 }
@@ -140,18 +140,38 @@ def read_code(path, handler):
     except UnicodeDecodeError as e:
         raise ValueError(f"code_to_function: {path} is not UTF-8 text ({e}): "
                          f"give a Python source file") from None
-    tree = ast.parse(source, path)  # a SyntaxError is told here, not in the run
-    if handler is not None:
-        if not isinstance(handler, str) or not handler.isidentifier():
-            raise ValueError(f"code_to_function: handler {handler!r} is not a function's name "
-                             f"(a Python identifier of {path})")
-        names = _top_level_names(tree)
-        if names is not None and handler not in names:
-            funcs = sorted(n.name for n in tree.body
-                           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-            has = f"its functions: {', '.join(funcs)}" if funcs else "it defines no function"
-            raise ValueError(f"code_to_function: {path} has no {handler!r} ({has})")
+    check_handler(source, path, handler)
     return source
+
+
+def check_handler(source, path, handler, what="code_to_function"):
+    """A SyntaxError for code that is not Python, a ValueError for a handler that is
+    not a function the code defines (None: no handler, the file runs as __main__)."""
+    tree = ast.parse(source, path)  # a SyntaxError is told here, not in the run
+    if handler is None:
+        return
+    if not isinstance(handler, str) or not handler.isidentifier():
+        raise ValueError(f"{what}: handler {handler!r} is not a function's name "
+                         f"(a Python identifier of {path})")
+    names = _top_level_names(tree)
+    if names is not None and handler not in names:
+        funcs = sorted(n.name for n in tree.body
+                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        has = f"its functions: {', '.join(funcs)}" if funcs else "it defines no function"
+        raise ValueError(f"{what}: {path} has no {handler!r} ({has})")
+
+
+def carried(envs):
+    """(file, source, handler) of the code a function's envs carry; None when they
+    carry none (a function that runs a command)."""
+    env = {e.get("name"): e.get("value") for e in envs or () if isinstance(e, dict)}
+    parts = []
+    while f"FUNCTION_CODE_{len(parts)}" in env:
+        parts.append(env[f"FUNCTION_CODE_{len(parts)}"])
+    if not parts or "FUNCTION_FILE" not in env:
+        return None
+    source = zlib.decompress(base64.b64decode("".join(parts))).decode("utf-8")
+    return env["FUNCTION_FILE"], source, env.get("FUNCTION_HANDLER")
 
 
 def code_envs(path, source, handler):

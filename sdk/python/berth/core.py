@@ -10,11 +10,15 @@ fields and the policy, and reports each value's origin (Run.explain()).
 
 import difflib
 import io
+import os
+import re
+import sys
 import time
 
 from . import _code
 from ._http import Transport, env_token, env_url
-from .errors import ConflictError, ForbiddenError, InvalidSpecError, Source, call_text, path_steps
+from .errors import (BerthError, ConflictError, ForbiddenError, InvalidSpecError, NotSupportedError, RunError,
+                     Source, call_text, path_steps)
 
 # every field of a run spec (runspec.md section 1) that func.run() takes
 RUN_FIELDS = (
@@ -27,14 +31,47 @@ FUNCTION_FIELDS = ("image", "command", "args", "image_pull_policy")
 FINAL = ("Succeeded", "Failed", "Stopped")
 
 
+# keywords of MLRun's and DigitalHub's run() that berth has no counterpart for: what to
+# do instead (an unknown keyword is never silently dropped)
+FOREIGN_KEYWORDS = {
+    "hyperparams": "berth runs one run per call: call run() for each set of values",
+    "hyper_param_options": "berth runs one run per call: call run() for each set of values",
+    "out_path": "berth keeps no artifacts: write them to a volume (volumes=[...])",
+    "artifact_path": "berth keeps no artifacts: write them to a volume (volumes=[...])",
+    "workdir": "the code runs in its image's working directory (or a volume's mount_path)",
+    "returns": "berth records no results: the handler's return value is printed to the log",
+    "notifications": "berth sends no notifications: wait for the run (wait=True) or poll it",
+    "auto_build": "berth builds no image: give image= one that has what the code needs",
+    "runspec": "give the run's fields as keywords (params=, inputs=, resources=, ...)",
+}
+
+
 def _check_fields(what, given, known):
     """An unknown keyword is an error that names it (never silently dropped)."""
     for k in given:
+        if k in FOREIGN_KEYWORDS:
+            raise TypeError(f"{what}() takes no {k!r}: {FOREIGN_KEYWORDS[k]}")
         if k not in known:
             close = difflib.get_close_matches(k, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise TypeError(f"{what}() got an unexpected keyword argument {k!r}{hint}; "
                             f"it takes: {', '.join(known)}")
+
+
+def _not_building(what, requirements=None, requirements_file=None, tag=None, with_repo=None):
+    """MLRun's and DigitalHub's image builds, versions and repositories: berth has none."""
+    if requirements or requirements_file:
+        raise NotSupportedError(f"{what}(requirements=...)",
+                                "berth builds no image: give image= one that has the packages "
+                                "(the local backend runs the host's python3: install them there)")
+    if tag not in (None, "", "latest"):
+        raise NotSupportedError(f"{what}(tag={tag!r})",
+                                "berth keeps one version of a function per name: registering it "
+                                "again replaces it; give another name to keep both")
+    if with_repo:
+        raise NotSupportedError(f"{what}(with_repo=True)",
+                                "berth carries one file of this machine (code_to_function): put "
+                                "the rest of the repository in the image or a volume")
 
 
 def _call(_name, *args, **kwargs):
@@ -52,6 +89,62 @@ def _plain(v):
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
     return v
+
+
+def _python_image(version):
+    """DigitalHub's python_version ("PYTHON3_10") as the image it names (python:3.10)."""
+    m = re.fullmatch(r"PYTHON(\d)_(\d+)", str(version).upper())
+    if not m:
+        raise ValueError(f"new_function: python_version {version!r} is not one of DigitalHub's "
+                         f"(PYTHON3_9, PYTHON3_10, PYTHON3_11, ...)")
+    return f"python:{m.group(1)}.{m.group(2)}"
+
+
+def _code_src(code_src):
+    """DigitalHub's code_src: berth reads a Python file of this machine."""
+    if not isinstance(code_src, (str, os.PathLike)) or not os.fspath(code_src):
+        raise TypeError(f"new_function(kind='python') needs code_src=, the path of a Python "
+                        f"file of this machine, not {code_src!r}")
+    src = os.fspath(code_src)
+    if "://" in src or src.startswith(("git+", "zip+")):
+        raise NotSupportedError(f"new_function(code_src={src!r})",
+                                "berth reads a Python file of this machine: fetch it first, or "
+                                "put the code in the image (kind='container')")
+    return src
+
+
+def _handler_of(code_src, handler):
+    """DigitalHub's handler ("func", or "module:func" of code_src's own module)."""
+    if not isinstance(handler, str) or ":" not in handler:
+        return handler
+    module, func = handler.rsplit(":", 1)
+    stem = os.path.splitext(os.path.basename(os.fspath(code_src)))[0]
+    if module.replace("/", ".").split(".")[-1] != stem:
+        raise ValueError(f"new_function: handler {handler!r} is in module {module!r}, and berth "
+                         f"carries one file, {os.fspath(code_src)!r}: give the handler of that file")
+    return func
+
+
+def _import(client, url, what, project=None):
+    """MLRun's function URLs: "db://PROJECT/NAME[:TAG]" is a function registered on the
+    server; "hub://" (MLRun's function hub) has no counterpart."""
+    if url.startswith("hub://"):
+        raise NotSupportedError(f"{what}({url!r})",
+                                "berth has no function hub: copy the function's code here and "
+                                "use code_to_function('file.py', handler=...), or register it "
+                                "with new_function")
+    if url.startswith("db://"):
+        rest = url[len("db://"):]
+        proj, _, name = rest.rpartition("/")
+        name, _, tag = name.partition(":")
+        if tag not in ("", "latest"):
+            raise NotSupportedError(f"{what}({url!r})", "berth keeps one version of a function "
+                                    "per name: db://PROJECT/NAME")
+        fn = client.project(proj or project or "default").get_function(name)
+        fn._wait_default = True  # MLRun's run() waits (watch=True)
+        return fn
+    raise ValueError(f"{what}: {url!r} is not a function berth can import: 'db://PROJECT/NAME' is "
+                     f"one registered on the server; a file is code_to_function's")
 
 
 class Client:
@@ -155,15 +248,46 @@ class Project:
     def _path(self, *rest, **query):
         return Transport.path("api", "v1", "projects", self.name, *rest, **query)
 
-    def new_function(self, name, image=None, command=None, args=None, **fields):
+    def new_function(self, name, image=None, command=None, args=None, kind=None, code_src=None,
+                     handler=None, python_version=None, requirements=None, **fields):
         """Registers a function: image, command, args, and any run-spec field as the
-        function's defaults (resources=..., volumes=...)."""
+        function's defaults (resources=..., volumes=...).
+
+        DigitalHub's shapes too: kind="container" is this (image, command, args);
+        kind="python" with code_src (a Python file of this machine) and handler is
+        code_to_function's (python_version="PYTHON3_10" is the image python:3.10 when
+        image= is not given). kind="job" is the default; "mpijob" starts the workers of
+        a distributed job (spec.replicas) as MPI ranks."""
+        _not_building("new_function", requirements=requirements)
+        if code_src is not None and kind in (None, ""):
+            kind = "python"
+        if kind == "python":
+            _check_fields("new_function", fields, RUN_FIELDS)
+            if image is None and python_version:
+                image = _python_image(python_version)
+            if command is not None or args is not None:
+                raise TypeError("new_function(kind='python') runs code_src's handler: it takes "
+                                "no command= or args= (kind='container' does)")
+            fn = self.code_to_function(_code_src(code_src), name=name,
+                                       handler=_handler_of(code_src, handler), image=image,
+                                       **fields)
+            fn._wait_default = False  # DigitalHub's run() returns at once (wait=False)
+            return fn.save()
+        if kind not in (None, "", "job", "container", "mpijob"):
+            raise ValueError(f"new_function: kind {kind!r} is not one berth has: 'job' or "
+                             f"'container' (image, command, args), 'python' (code_src, handler), "
+                             f"'mpijob' (MPI workers); a model server is action='serve'")
+        if handler is not None or python_version is not None:
+            raise TypeError(f"new_function(kind={kind!r}) runs a command: handler= and "
+                            f"python_version= go with kind='python' and code_src=")
         _check_fields("new_function", fields, RUN_FIELDS + ("image_pull_policy",))
         fn = Function(self, name, {})
         for k, v in (("image", image), ("command", command), ("args", args),
                      ("image_pull_policy", fields.pop("image_pull_policy", None))):
             if v is not None:
                 fn._function[k] = _plain([v] if k == "command" and isinstance(v, str) else v)
+        if kind == "mpijob":
+            fields["distributed"] = dict(fields.get("distributed") or {}, launcher="mpi")
         for k, v in fields.items():
             fn._fields[k] = _plain(v)
             fn._set_by[k] = ("new_function", {k: v})
@@ -173,17 +297,32 @@ class Project:
         fn.save()
         return fn
 
-    def code_to_function(self, filename, name=None, handler=None, kind="job", image=None,
-                         **fields):
+    def code_to_function(self, filename, name=None, handler=None, kind="job", image=None, *,
+                         tag=None, description=None, categories=None, with_doc=True,
+                         embed_code=True, code_output=None, requirements=None,
+                         requirements_file=None, ignored_files=None, **fields):
         """A function that runs a Python file of this machine (MLRun's code_to_function):
         the file is read now and carried in the function, and each run calls
         handler(**params) (the run's params= or inputs=), or runs the file as __main__
         when there is no handler. kind "job" (or "") is one process, or spec.replicas
         workers of one run; "mpijob" the same with the workers started as MPI ranks.
         image is what a cluster runs it in (the local backend runs python3 of the host).
-        Any run-spec field (resources=, envs=, ...) is a default of the function. It is
-        registered by its first run(), or by save()."""
+        Any run-spec field (resources=, envs=, labels=, ...) is a default of the function.
+        It is registered by its first run(), or by save(); its run() waits for the run
+        and shows its log, as MLRun's does (watch=False returns at once).
+
+        MLRun's other keywords: description is kept on this object (fn.description; the
+        server has no description of a function), categories and with_doc shape MLRun's
+        hub and docs only; tag, requirements, requirements_file, code_output,
+        embed_code=False and ignored_files are NotSupportedError (berth keeps one version
+        per name and builds no image)."""
         _check_fields("code_to_function", fields, RUN_FIELDS)
+        _not_building("code_to_function", requirements, requirements_file, tag)
+        if not embed_code or code_output or ignored_files:
+            raise NotSupportedError(
+                "code_to_function(embed_code=False, code_output=..., ignored_files=...)",
+                "berth carries the file's code in the function; with the code in the image, "
+                "use new_function(name, image=..., command=['python', 'file.py'])")
         if fields.get("project") not in (None, self.name):
             raise ValueError(f"code_to_function: project={fields['project']!r}, on project "
                              f"{self.name!r}: call it on that project, or berth.code_to_function")
@@ -196,6 +335,8 @@ class Project:
         path = _code.find_file(filename)
         source = _code.read_code(path, handler)
         fn = Function(self, name or _code.default_name(path), {})
+        fn.description = description
+        fn._wait_default = True  # MLRun's run() waits (watch=True)
         fn._function["command"] = ["python3", "-c", _code.BOOTSTRAP]
         if image is not None:
             fn._function["image"] = image
@@ -234,6 +375,51 @@ class Project:
         fn._dirty = True
         return fn
 
+    def set_function(self, func=None, name="", kind="", image=None, handler=None, with_repo=None,
+                     tag=None, requirements=None, requirements_file=""):
+        """MLRun's project.set_function: func is a Python file of this machine (as
+        code_to_function), a Function (registered here, as name when given), or
+        "db://PROJECT/NAME" (import_function). The function is registered now; returns it.
+        "hub://..." (MLRun's function hub), notebooks and MLRun's YAML are
+        NotSupportedError."""
+        _not_building("set_function", requirements, requirements_file, tag, with_repo)
+        if isinstance(func, Function):
+            fn = func
+            if (name and name != fn.name) or fn.project.name != self.name or \
+                    fn.project.client is not self.client:
+                fn = Function(self, name or func.name, func.to_dict())
+                fn._set_by, fn._wait_default = dict(func._set_by), func._wait_default
+            return fn.save()
+        if not isinstance(func, (str, os.PathLike)) or not os.fspath(func):
+            raise TypeError(f"set_function: func is a Python file, a Function or "
+                            f"'db://PROJECT/NAME', not {func!r}")
+        where = os.fspath(func)
+        if "://" in where:
+            fn = _import(self.client, where, "set_function", project=self.name)
+            return self.set_function(fn, name=name or fn.name) if name or \
+                fn.project.name != self.name else fn
+        if where.endswith((".ipynb", ".yaml", ".yml")):
+            raise NotSupportedError(f"set_function({where!r})",
+                                    "berth runs a Python file (code_to_function) or a command "
+                                    "in an image (new_function): export a notebook with "
+                                    "`jupyter nbconvert --to script`")
+        fn = self.code_to_function(where, name=name or None, handler=handler or None,
+                                   kind=kind or "job", image=image)
+        return fn.save()
+
+    def run_function(self, function, handler=None, name=None, params=None, inputs=None,
+                     watch=None, local=None, **fields):
+        """MLRun's project.run_function: runs a function of the project (its name, or a
+        Function) as fn.run(...) does; by name, it waits as MLRun's does (watch=True)."""
+        fn = function
+        if isinstance(function, str):
+            fn = self.get_function(function)
+            fn._wait_default = True
+        elif not isinstance(function, Function):
+            raise TypeError(f"run_function: function is a name or a Function, not {function!r}")
+        return fn.run(handler=handler, name=name, params=params, inputs=inputs, watch=watch,
+                      local=local, **fields)
+
     def get_function(self, name):
         d = self.client._t.request("GET", self._path("functions", name))
         fields = dict(d.get("fields") or {})
@@ -270,27 +456,55 @@ class Project:
             return [Run(self.client, r) for r in d["items"]]
         return Run(self.client, d)
 
-    def validate(self, spec, file=None):
+    def validate(self, spec, file=None, _source=None):
         """Checks a run spec (a dict, or YAML/JSON text) as a run of it would be, and
         creates nothing (the server's validate route: berth validate). Returns a
         Verdict: valid, problems (errors and warnings, each in the user's words, as
         InvalidSpecError's) and runs (each document's effective spec)."""
         try:
-            d = self._send("validate", spec, file, "project.validate")
+            d = self._send("validate", spec, file, "project.validate", _source)
         except InvalidSpecError as e:
             return Verdict(False, e.problems, [])
         return Verdict(True, d.get("_problems", []), d.get("runs") or [])
 
-    def explain(self, spec, file=None):
+    def explain(self, spec, file=None, _source=None):
         """The effective spec of each document of a run spec, with each value's origin
         (berth explain -o json); raises InvalidSpecError when it is refused."""
-        d = self._send("validate", spec, file, "project.explain")
+        d = self._send("validate", spec, file, "project.explain", _source)
         runs = d.get("runs") or []
         return runs[0] if len(runs) == 1 else runs
 
     def list_runs(self, state=None, limit=None):
         """The project's runs, newest first."""
         return _list_runs(self.client, self._path("runs"), state=state, limit=limit)
+
+    def watch(self, rv=None, timeout=30):
+        """Yields ("changed", Run) and ("deleted", run_id) as the project's runs change,
+        oldest change first, until the caller stops: the server's watch (it answers at
+        the first change; nothing is asked while nothing changes). From version rv (a
+        watch goes on where an earlier one stopped), else from now. When rv is too old
+        for the server (410), the runs are listed again and each is yielded as changed."""
+        path = self._path("runs")
+        # a connection of its own: a watch may go on in a thread while the client is used
+        t = Transport(self.client._t.url, self.client._t.token, max(self.client._t.timeout, timeout + 30))
+        try:
+            if rv is None:
+                rv = t.request("GET", path + Transport.query(limit=1))["rv"]
+            while True:
+                try:
+                    page = t.request("GET", path + Transport.query(watch="true", rv=rv, timeout=timeout))
+                except BerthError as e:
+                    if e.status != 410:
+                        raise
+                    page = t.request("GET", path + Transport.query(limit=1000))
+                    page["deleted"] = []
+                for r in page["items"]:
+                    yield "changed", Run(self.client, r)
+                for run_id in page.get("deleted", []):
+                    yield "deleted", run_id
+                rv = page["rv"]
+        finally:
+            t.close()
 
     def set_secret(self, name, value):
         """Stores a secret (an admin's token); its value is never shown again."""
@@ -344,6 +558,10 @@ class Function:
         # in the server's problems of that field
         self._set_by = {}
         self.spec = FunctionSpec(self)
+        # whether run() waits when neither wait= nor watch= is given: MLRun's functions
+        # (code_to_function, set_function, import_function) do, as MLRun's run() does
+        self._wait_default = False
+        self.description = None  # code_to_function's (MLRun's), kept here only
 
     def _mark(self, path, by):
         """Records that by (a modifier's call) set the field at path, and what it set
@@ -420,11 +638,19 @@ class Function:
         if not isinstance(cur, dict):
             cur = {} if cur is None else {"requests": cur}
         cur[kind] = str(value)
+        if kind == "limits" and "requests" not in cur:
+            # as MLRun keeps its service's default request under with_limits: the
+            # policy's default request (requests: default), not the limit
+            cur["requests"] = "default"
+            if by:
+                self._set_by[f"resources.{name}.requests"] = by
         res[name] = cur
         self._dirty = True
 
     def with_limits(self, mem=None, cpu=None, gpus=None, gpu_type=None):
-        """Limits: memory, CPU, and GPUs (always limits) of an optional type."""
+        """Limits: memory, CPU, and GPUs (always limits) of an optional type. A memory or
+        CPU limit keeps the request the platform gives by default (requests: default,
+        docs/runspec.md), as MLRun's does; with_requests sets one."""
         if mem is not None:
             self._resource("mem", "limits", mem, _call("with_limits", mem=mem))
         if cpu is not None:
@@ -460,27 +686,37 @@ class Function:
 
     def with_node_selection(self, node_name=None, node_selector=None, affinity=None,
                             tolerations=None):
-        """Where the pods may go: node_selector (a map), affinity, tolerations."""
+        """Where the pods may go: node_selector (a map), affinity, tolerations. node_name
+        is the node whose kubernetes.io/hostname label is that name (a node selector, so
+        the scheduler, quotas and priorities still apply, where Kubernetes' nodeName skips
+        them; the local backend's machine has the label too)."""
         if node_name is not None:
-            raise TypeError("node_name is not supported: use node_selector "
-                            "{'kubernetes.io/hostname': NAME}")
+            if not isinstance(node_name, str) or not node_name:
+                raise TypeError(f"with_node_selection: node_name is a node's name, not {node_name!r}")
+            node_selector = dict(node_selector or {}, **{"kubernetes.io/hostname": node_name})
+        by = {k: v for k, v in (("node_name", node_name), ("node_selector", node_selector),
+                                 ("affinity", affinity), ("tolerations", tolerations)) if v is not None}
         for k, v in (("node_selector", node_selector), ("affinity", affinity),
                      ("tolerations", tolerations)):
             if v is not None:
                 self._fields[k] = _plain(v)
-                self._mark(k, _call("with_node_selection", **{k: v}))
+                shown = {"node_name": node_name} if k == "node_selector" and node_name is not None \
+                    else {k: by[k]}
+                self._mark(k, _call("with_node_selection", **shown))
         self._dirty = True
         return self
 
     def with_preemption_mode(self, mode):
-        """allow | constrain | prevent | none (spot and preemptible nodes)."""
+        """allow | constrain | prevent | none (spot and preemptible nodes), in any case
+        (MLRun writes "Prevent")."""
         self._fields["preemption_mode"] = getattr(mode, "value", mode)
         self._mark("preemption_mode", _call("with_preemption_mode", mode=self._fields["preemption_mode"]))
         self._dirty = True
         return self
 
     def with_priority_class(self, name=None):
-        """A priority class of the platform's list."""
+        """A priority class of the platform's list, in any case (MLRun's High, Medium, Low
+        are the built-in policy's)."""
         if name is None:
             self._fields.pop("priority_class", None)
         else:
@@ -489,10 +725,77 @@ class Function:
         self._dirty = True
         return self
 
+    def with_security_context(self, security_context):
+        """MLRun's: the ids the container runs as. A dict, or a Kubernetes client's
+        V1SecurityContext (or V1PodSecurityContext): run_as_user, run_as_group and
+        fs_group (runAsUser, ... spelled either way). The rest (privileged,
+        capabilities, run_as_non_root, ...) is the platform's policy (security:
+        non-root, no privilege escalation, capabilities dropped): NotSupportedError."""
+        sc = security_context
+        if hasattr(sc, "to_dict"):
+            sc = sc.to_dict()
+        if not isinstance(sc, dict):
+            raise TypeError(f"with_security_context: a dict or a V1SecurityContext, not {sc!r}")
+        camel = {"runAsUser": "run_as_user", "runAsGroup": "run_as_group", "fsGroup": "fs_group"}
+        given = {camel.get(k, k): v for k, v in sc.items() if v is not None}
+        other = sorted(k for k in given if k not in ("run_as_user", "run_as_group", "fs_group"))
+        if other:
+            raise NotSupportedError(f"with_security_context({', '.join(other)})",
+                                    "the platform's policy decides them (security: runAsNonRoot, "
+                                    "no privilege escalation, capabilities dropped, seccomp): "
+                                    "berth takes run_as_user, run_as_group and fs_group")
+        for k, v in given.items():
+            self._fields[k] = v
+            self._mark(k, _call("with_security_context", {k: v}))
+        self._dirty = True
+        return self
+
+    def with_annotations(self, annotations):
+        """MLRun's: berth sets no annotations of the user's on pods."""
+        raise NotSupportedError("with_annotations(...)",
+                                "a berth run spec has no annotations: its pods carry the run's "
+                                "labels (labels={...}, set_label) and what the platform's policy "
+                                "sets; ask the platform's admin for what an annotation would "
+                                "configure (a profile can set tolerations, node selectors, envs)")
+
     def set_env(self, name, value):
         envs = [e for e in self._fields.get("envs", []) if e.get("name") != name]
         self._fields["envs"] = envs + [{"name": name, "value": str(value)}]
         self._mark(f"envs[{len(envs)}]", _call("set_env", name, value))
+        self._dirty = True
+        return self
+
+    def set_envs(self, env_vars=None, file_path=None):
+        """MLRun's: each NAME: value of env_vars, and each NAME=value line of file_path
+        (a .env file: # comments and blank lines skipped) as set_env."""
+        pairs = []
+        if file_path is not None:
+            with open(file_path) as f:
+                for n, line in enumerate(f, 1):
+                    line = line.strip()
+                    if not line or line.startswith("#"):
+                        continue
+                    if line.startswith("export "):
+                        line = line[len("export "):].lstrip()
+                    key, eq, value = line.partition("=")
+                    if not eq or not key.strip():
+                        raise ValueError(f"set_envs: {file_path}:{n}: not NAME=value: {line!r}")
+                    value = value.strip()
+                    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                        value = value[1:-1]
+                    pairs.append((key.strip(), value))
+        if env_vars is not None:
+            if not isinstance(env_vars, dict):
+                raise TypeError(f"set_envs: env_vars is a dict of NAME: value, not {env_vars!r}")
+            pairs += list(env_vars.items())
+        for k, v in pairs:
+            self.set_env(k, v)
+        return self
+
+    def set_label(self, key, value):
+        """A label of the run's objects (labels: {key: value})."""
+        self._fields.setdefault("labels", {})[key] = str(value)
+        self._mark(f"labels.{key}", _call("set_label", key, value))
         self._dirty = True
         return self
 
@@ -516,24 +819,26 @@ class Function:
 
     # ---- run ---------------------------------------------------------------------------------
 
-    def run(self, action=None, wait=False, wait_timeout=None, params=None, **fields):
-        """Runs the function: any run-spec field (resources=, volumes=, profile=, secrets=,
-        envs=, fs_group=, inputs=, ...), merged over the function's. params= (MLRun's) go
-        into the run's inputs: a code_to_function handler gets both as its arguments.
-        wait=True waits until the run ends (wait_timeout seconds at most)."""
-        _check_fields("run", fields, RUN_FIELDS)
+    def _run_spec(self, what, action, params, handler, fields):
+        """The run spec that names this function, from run()'s (or validate()'s)
+        keywords, and the keywords as the user gave them (to name problems)."""
+        _check_fields(what, fields, RUN_FIELDS)
+        shown = {k: v for k, v in dict(fields, action=action, params=params, handler=handler).items()
+                 if v is not None}
         if params is not None:
             if not isinstance(params, dict):
-                raise TypeError(f"run: params must be a dict (the handler's arguments by name), "
+                raise TypeError(f"{what}: params must be a dict (the handler's arguments by name), "
                                 f"not {type(params).__name__}")
             inputs = fields.get("inputs") or {}
             both = sorted(set(params) & set(inputs))
             if both:
-                raise ValueError(f"run: {', '.join(map(repr, both))} is both in params and in "
+                raise ValueError(f"{what}: {', '.join(map(repr, both))} is both in params and in "
                                  f"inputs: give each argument once")
             fields["inputs"] = {**inputs, **params}
-        if self._dirty:
-            self.save()
+        if handler is not None:
+            fields["envs"] = self._handler_envs(what, handler, fields.get("envs"))
+        if fields.get("schedule") is not None and action is None:
+            action = "cronjob"  # MLRun's run(schedule=...): the function runs on a schedule
         spec = {"function": self.name}
         if action is not None:
             spec["action"] = action
@@ -541,12 +846,110 @@ class Function:
             if v is not None:
                 spec[k] = _plain(v)
         spec.setdefault("project", self.project.name)
-        shown = {k: v for k, v in dict(fields, action=action).items() if v is not None}
+        return spec, shown
+
+    def _handler_envs(self, what, handler, envs):
+        """The run's envs with the handler this run calls (MLRun's run(handler=...)): the
+        function must carry code (code_to_function), which must define it."""
+        code = _code.carried(self._fields.get("envs"))
+        if code is None:
+            raise TypeError(f"{what}: handler={handler!r}: function {self.name!r} runs a command "
+                            f"({self.command!r}), not a handler of code: make it with "
+                            f"code_to_function to call a handler")
+        _code.check_handler(code[1], code[0], handler, what)
+        envs = envs or []
+        if isinstance(envs, dict):
+            envs = [{"name": k, "value": str(v)} for k, v in envs.items()]
+        return [e for e in envs if not (isinstance(e, dict) and e.get("name") == "FUNCTION_HANDLER")] \
+            + [{"name": "FUNCTION_HANDLER", "value": handler}]
+
+    def _waits(self, action, fields, wait, watch):
+        """Whether run() waits, and shows the log while it does (MLRun's watch)."""
+        if wait is not None and watch is not None and bool(wait) != bool(watch):
+            raise ValueError(f"run: wait={wait!r} and watch={watch!r}: give one of them")
+        if wait is not None or watch is not None:
+            return bool(wait or watch), bool(watch)
+        job = (action or self._fields.get("action") or "job") == "job" and \
+            fields.get("schedule") is None
+        return self._wait_default and job, self._wait_default and job
+
+    def run(self, action=None, wait=None, wait_timeout=None, params=None, handler=None,
+            watch=None, local=None, *, parameters=None, local_execution=None, **fields):
+        """Runs the function: any run-spec field (resources=, volumes=, profile=, secrets=,
+        envs=, fs_group=, inputs=, ...), merged over the function's.
+
+        params= (MLRun's; parameters=, DigitalHub's) go into the run's inputs: a
+        code_to_function handler gets both as its arguments; handler= calls another
+        function of its code. schedule= with no action runs it as a cronjob.
+
+        wait=True waits until the run ends (wait_timeout seconds at most) and raises
+        RunError (state, reason, log tail) when it did not succeed; watch=True also shows
+        its log as it runs. A function made by code_to_function, set_function or
+        import_function waits and shows the log by default for a job, as MLRun's run()
+        does (watch=False returns at once); others return at once, as DigitalHub's.
+
+        local=True (local_execution=True) runs it on this machine's berth instead of the
+        server: its local backend, data and policy (berth.local_client())."""
+        if parameters is not None:
+            if params is not None:
+                raise TypeError("run: params= and parameters= are the same: give one of them")
+            params = parameters
+        if local_execution is not None:
+            if local is not None and bool(local) != bool(local_execution):
+                raise TypeError("run: local= and local_execution= are the same: give one of them")
+            local = local_execution
+        if local:
+            return self._local_copy().run(action=action, wait=wait, wait_timeout=wait_timeout,
+                                          params=params, handler=handler, watch=watch, **fields)
+        waits, shows = self._waits(action, fields, wait, watch)
+        spec, shown = self._run_spec("run", action, params, handler, fields)
+        if self._dirty:
+            self.save()
         run = self.project.run(spec, _source=Source(None, call="func.run", fields=shown, function=self))
-        if wait:
+        if waits:
             for r in run if isinstance(run, list) else [run]:
-                r.wait(wait_timeout)
+                if shows and wait_timeout is None:
+                    r.logs(follow=True, out=sys.stdout)
+                    r.wait()
+                else:
+                    r.wait(wait_timeout)
+                    if shows:
+                        sys.stdout.write(r.logs())
+                if r.status != "Succeeded":
+                    raise RunError(r, r.logs())
         return run
+
+    def _local_copy(self):
+        """This function on this machine's berth (local=True), to be registered there."""
+        from ._local import local_client
+        fn = Function(local_client().project(self.project.name), self.name, self.to_dict())
+        fn._set_by, fn._wait_default, fn._dirty = dict(self._set_by), self._wait_default, True
+        return fn
+
+    def validate(self, action=None, params=None, handler=None, **fields):
+        """What the server says of a run of this function with these keywords (as run()
+        takes them), creating no run: a Verdict (valid, problems in the words of this
+        call, runs: the effective spec with each value's origin). A function changed in
+        this session is registered first, as run() would; a template the server refuses
+        is a refused Verdict."""
+        spec, shown = self._run_spec("validate", action, params, handler, fields)
+        source = Source(None, call="func.validate", fields=shown, function=self)
+        if self._dirty:
+            try:
+                self.save()
+            except InvalidSpecError as e:
+                return Verdict(False, e.problems, [])
+        return self.project.validate(spec, _source=source)
+
+    def explain(self, action=None, params=None, handler=None, **fields):
+        """The effective spec of a run of this function with these keywords, each
+        value's origin (berth explain -o json: {"run": {...}, "fields": [...]}), creating
+        no run; InvalidSpecError when the server refuses it."""
+        spec, shown = self._run_spec("explain", action, params, handler, fields)
+        source = Source(None, call="func.explain", fields=shown, function=self)
+        if self._dirty:
+            self.save()
+        return self.project.explain(spec, _source=source)
 
 
 # ---- volume modifiers (MLRun's names) -------------------------------------------------------
@@ -588,7 +991,50 @@ def mount_secret(secret_name, mount_path, volume_name="secret", items=None):
                   _call("mount_secret", secret_name, mount_path, volume_name=volume_name))
 
 
+def mount_v3io(*args, **kwargs):
+    """MLRun's Iguazio (V3IO) mount: berth has no V3IO."""
+    raise NotSupportedError("mount_v3io(...)",
+                            "V3IO is Iguazio's data layer, which berth does not have: mount a PVC "
+                            "(mount_pvc(pvc_name=..., volume_name=..., volume_mount_path=...)), or "
+                            "ask for a new one per run (volumes=[{'volume_type': "
+                            "'persistent_volume_claim', ...}])")
+
+
+def auto_mount(*args, **kwargs):
+    """MLRun's auto_mount (V3IO, or the PVC of MLRUN_PVC_MOUNT): berth mounts what is asked."""
+    raise NotSupportedError("auto_mount(...)",
+                            "berth mounts only the volumes a run or its function names: "
+                            "apply(mount_pvc(pvc_name=..., volume_mount_path=...)); a platform-wide "
+                            "volume is the policy's (projects: ... defaults)")
+
+
+class VolumeMount(tuple):
+    """MLRun's VolumeMount(path, sub_path), for mount_v3io's volume_mounts: kept so code
+    that builds them reads; mount_v3io itself is NotSupportedError."""
+
+    def __new__(cls, path, sub_path):
+        return tuple.__new__(cls, (path, sub_path))
+
+    path = property(lambda self: self[0])
+    sub_path = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"VolumeMount(path={self.path!r}, sub_path={self.sub_path!r})"
+
+
 # ---- runs ------------------------------------------------------------------------------------
+
+
+class State(str):
+    """A run's state, "Succeeded": a str, also readable as MLRun's run.state() and
+    DigitalHub's (and MLRun's) run.status.state."""
+
+    @property
+    def state(self):
+        return str(self)
+
+    def __call__(self):
+        return str(self)
 
 class Run:
     """A run: its record as the server reports it."""
@@ -612,10 +1058,16 @@ class Run:
 
     @property
     def status(self):
-        """Pending, Running, Succeeded, Failed or Stopped (as last read: see refresh)."""
-        return self.info.get("state")
+        """Pending, Running, Succeeded, Failed or Stopped (as last read: see refresh): a
+        str, which run.status.state and run.state() read too (MLRun's, DigitalHub's)."""
+        state = self.info.get("state")
+        return None if state is None else State(state)
 
     state = status
+
+    def uid(self):
+        """The run's id (MLRun's run.uid())."""
+        return self.id
 
     @property
     def reason(self):
@@ -630,6 +1082,19 @@ class Run:
 
     def done(self):
         return self.status in FINAL
+
+    def wait_for_completion(self, timeout=None, raise_on_failure=True, show_logs=None):
+        """MLRun's: waits until the run ends (TimeoutError after timeout seconds); a run
+        that did not succeed raises RunError unless raise_on_failure is False; show_logs
+        prints its log."""
+        if show_logs and timeout is None:
+            self.logs(follow=True, out=sys.stdout)
+        self.wait(timeout)
+        if show_logs and timeout is not None:
+            sys.stdout.write(self.logs())
+        if raise_on_failure and self.status != "Succeeded":
+            raise RunError(self, self.logs())
+        return self
 
     def wait(self, timeout=None, interval=0.02):
         """Waits until the run ends; raises TimeoutError after timeout seconds."""
@@ -653,10 +1118,12 @@ class Run:
         them; None when it reports none."""
         return self.info.get("worker_states")
 
-    def logs(self, rank=None, follow=False, out=None):
+    def logs(self, rank=None, follow=False, out=None, watch=None):
         """The run's log as text (every worker's for a distributed run); rank=N the log of
         worker N only. With follow, streamed (to out, default none) until the run ends,
-        and returned whole."""
+        and returned whole; watch=True (MLRun's) is follow=True, out=sys.stdout."""
+        if watch:
+            follow, out = True, out or sys.stdout
         if rank is not None:
             if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
                 raise ValueError(f"logs: rank must be a worker's index, an int >= 0; "

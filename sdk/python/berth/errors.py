@@ -53,6 +53,36 @@ class BerthError(Exception):
         super().__init__("\n".join(lines))
 
 
+class RunError(BerthError):
+    """A run that was waited for (func.run(wait=True) or watch=True, as MLRun's run()
+    raises) and did not succeed: run (the Run), state (Failed or Stopped), reason,
+    exit_code, and log_tail (the last lines of its log)."""
+
+    TAIL = 20  # lines of the log the message shows
+
+    def __init__(self, run, log=""):
+        self.run = run
+        self.state = run.info.get("state")
+        self.reason = run.info.get("reason")
+        self.exit_code = run.info.get("exit_code")
+        lines = (log or "").splitlines()
+        self.log_tail = "\n".join(lines[-self.TAIL:])
+        why = f": {self.reason}" if self.reason else ""
+        text = f"run {run.id} ({run.info.get('name') or '?'}) {self.state}{why}"
+        if self.log_tail:
+            shown = "last %d lines" % self.TAIL if len(lines) > self.TAIL else "its log"
+            text += f"\n--- {shown} ---\n{self.log_tail}"
+        BerthError.__init__(self, None, "run_" + str(self.state).lower(), text)
+
+
+class NotSupportedError(BerthError, NotImplementedError):
+    """A call of MLRun's or DigitalHub's that berth has no counterpart for (Iguazio's
+    v3io mounts, the function hub, image builds): the message says what to use."""
+
+    def __init__(self, what, instead):
+        BerthError.__init__(self, None, "not_supported", f"{what}: {instead}")
+
+
 class InvalidSpecError(BerthError, ValueError):
     """422: the spec is invalid, or the platform policy refuses it."""
 

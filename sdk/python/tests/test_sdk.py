@@ -12,6 +12,7 @@ Environment: BERTH_BIN (default build/test/berth), BERTH_SEEDS (default
 """
 
 import base64
+import contextlib
 import http.server
 import io
 import json
@@ -44,14 +45,9 @@ warnings.simplefilter("ignore", berth.BerthWarning)  # "the image is not pulled"
 S = {}  # the server of the module: url, tokens, home
 
 
-def setUpModule():
-    tmp = tempfile.mkdtemp(prefix="berth-sdk-")
-    home = os.path.join(tmp, "home")
-    os.makedirs(os.path.join(home, "configmaps", "app-config"))
-    with open(os.path.join(home, "configmaps", "app-config", "setting"), "w") as f:
-        f.write("on\n")
-    # the example policy, on a machine big enough for every seed example, with the
-    # labels the seeds' node selectors ask for
+def example_policy(tmp):
+    """The example policy, on a machine big enough for every seed example, with the
+    labels the seeds' node selectors ask for: its config.yaml, under tmp."""
     policy = os.path.join(tmp, "policy")
     shutil.copytree(os.path.join(ROOT, "examples", "policy"), policy)
     cfg = os.path.join(policy, "config.yaml")
@@ -62,29 +58,35 @@ def setUpModule():
              " app.iguazio.com/lifecycle: non-preemptible}\n  grace_period: 1\n")
     with open(cfg, "w") as f:
         f.write(text)
+    return cfg
+
+
+def home_env(home):
+    """The environment of berth commands over the data in home (and no server)."""
     env = dict(os.environ, BERTH_HOME=home)
     for k in ("BERTH_CONFIG", "BERTH_SERVER", "BERTH_TOKEN"):
         env.pop(k, None)
+    return env
 
-    def token(*args):
-        out = subprocess.run([BIN, "token", "create", *args], env=env, check=True,
-                             capture_output=True, text=True).stdout
-        return out.strip().splitlines()[-1]
-    S.update(tmp=tmp, home=home, env=env, admin=token("--project", "*", "--role", "admin"),
-             other=token("--project", "elsewhere", "--role", "user"))
-    log = open(os.path.join(tmp, "serve.log"), "w+")
-    S["proc"] = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--config", cfg],
-                                 env=env, stderr=log)
-    S["log"] = log
-    for _ in range(200):
-        log.seek(0)
-        m = re.search(r"\(port (\d+)\)", log.read())
-        if m:
-            break
-        time.sleep(0.05)
-    else:
-        raise RuntimeError("berth serve did not start")
-    S["url"] = f"http://127.0.0.1:{m.group(1)}"
+
+def make_token(env, *args):
+    out = subprocess.run([BIN, "token", "create", *args], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1]
+
+
+def setUpModule():
+    tmp = tempfile.mkdtemp(prefix="berth-sdk-")
+    home = os.path.join(tmp, "home")
+    os.makedirs(os.path.join(home, "configmaps", "app-config"))
+    with open(os.path.join(home, "configmaps", "app-config", "setting"), "w") as f:
+        f.write("on\n")
+    cfg = example_policy(tmp)
+    env = home_env(home)
+    S.update(tmp=tmp, home=home, env=env,
+             admin=make_token(env, "--project", "*", "--role", "admin"),
+             other=make_token(env, "--project", "elsewhere", "--role", "user"))
+    S["proc"], S["url"], S["log"] = serve(os.path.join(tmp, "serve.log"), env, cfg)
     client = berth.connect(S["url"], S["admin"])
     project = client.project("seeds")
     # the secrets the seeds name
@@ -92,21 +94,44 @@ def setUpModule():
         project.set_secret(name, "value-of-" + name)
 
 
-def tearDownModule():
-    p = S.get("proc")
+def serve(logname, env, cfg=None):
+    """A berth serve on loopback, with the policy cfg (None: the built-in one): its
+    process, URL and log file."""
+    log = open(logname, "w+")
+    proc = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0"] +
+                            (["--config", cfg] if cfg else []), env=env, stderr=log)
+    for _ in range(200):
+        log.seek(0)
+        m = re.search(r"\(port (\d+)\)", log.read())
+        if m:
+            return proc, f"http://127.0.0.1:{m.group(1)}", log
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("berth serve did not start")
+
+
+def stop_serving(proc, url, token, log):
+    """Stops what runs on the server, then the server; a sanitizer report in its log
+    fails the module."""
     try:
-        for r in berth.connect(S["url"], S["admin"]).list_runs(state="Running"):
+        for r in berth.Client(url, token).list_runs(state="Running"):
             r.stop(grace=0, wait=True)
     finally:
-        if p:
-            p.send_signal(signal.SIGTERM)
-            p.wait(10)
-    S["log"].seek(0)
-    log = S["log"].read()
-    S["log"].close()
-    shutil.rmtree(S["tmp"], ignore_errors=True)
-    if "AddressSanitizer" in log or "runtime error:" in log:
-        raise AssertionError("the server's log has a sanitizer report:\n" + log[-3000:])
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    log.seek(0)
+    text = log.read()
+    log.close()
+    if "AddressSanitizer" in text or "runtime error:" in text:
+        raise AssertionError("the server's log has a sanitizer report:\n" + text[-3000:])
+
+
+def tearDownModule():
+    try:
+        if S.get("proc"):
+            stop_serving(S["proc"], S["url"], S["admin"], S["log"])
+    finally:
+        shutil.rmtree(S["tmp"], ignore_errors=True)
 
 
 def client(token=None):
@@ -285,11 +310,13 @@ class MLRunModifiers(unittest.TestCase):
         env = {"mlrun": berth, "my_data": "s3://bucket/data.csv", "mount_pvc": berth.mount_pvc,
                "fn": self.project.new_function("fn", image="python:3.11", command=["sh", "-c", "echo ok"])}
         runs = []
+        shown = io.StringIO()  # MLRun's run() waits and shows the log: so does berth's
         try:
             for _, line in statements:
                 # `{value}` is the documentation's placeholder for a class name
                 line = line.replace("name={value}", 'name="High"')
-                with self.subTest(line=line.splitlines()[0]):
+                # (the subtest's own "ok" line is printed when it ends, not into shown)
+                with self.subTest(line=line.splitlines()[0]), contextlib.redirect_stdout(shown):
                     if re.match(r"[\w.]+\s*=\s", line):
                         exec(line, env)
                         continue
@@ -299,6 +326,8 @@ class MLRunModifiers(unittest.TestCase):
         finally:
             os.chdir(cwd)
             shutil.rmtree(work, ignore_errors=True)
+        self.assertEqual(shown.getvalue().count("my_training_function dataset=s3://bucket/data.csv\n"),
+                         3, shown.getvalue())
         # the first example: two MPI workers of one run, each with 2 CPUs and a GPU
         training = env["training_function"]
         self.assertEqual((training.name, training.kind, training.image),
@@ -460,8 +489,11 @@ class CodeToFunction(unittest.TestCase):
                          "my-train")
 
     def test_failure_shows_the_line(self):
-        run = self.project.code_to_function(self.path, name="fails", handler="fail").run(
-            params={"code": 7}, wait=True)
+        with self.assertRaises(berth.RunError) as cm:
+            self.project.code_to_function(self.path, name="fails", handler="fail").run(
+                params={"code": 7}, wait=True)
+        run = cm.exception.run
+        self.assertIn("RuntimeError: failed with 7", cm.exception.log_tail)
         self.assertEqual(run.status, "Failed")
         self.assertEqual(run.exit_code, 1)
         log = run.logs()
@@ -655,7 +687,8 @@ class UserWords(unittest.TestCase):
         fn = self.project.new_function("big", image="python:3.11", command=["true"])
         with self.assertRaises(berth.InvalidSpecError) as cm:
             fn.with_limits(mem="2Ti").run()
-        self.assertIn("function big: with_limits(mem='2Ti'): resources.mem.limits: ", str(cm.exception))
+        self.assertIn("function big: with_limits(mem='2Ti'): resources.mem.limits: 2Ti from the "
+                      "function is over the platform's limit of 1Ti", str(cm.exception))
         self.assertNoInventedFile(str(cm.exception))
         # new_function's own keywords
         with self.assertRaises(berth.InvalidSpecError) as cm:
@@ -951,6 +984,40 @@ class Workers(unittest.TestCase):
         self.assertEqual(real.logs(rank=0), real.logs())
 
 
+class Watch(unittest.TestCase):
+    """Project.watch: the server's watch of a project's runs, change by change."""
+
+    def test_changes_then_delete(self):
+        project = client().project("watched")
+        seen = []
+        stop = threading.Event()
+
+        def follow():
+            for kind, what in project.watch(timeout=2):
+                seen.append((kind, what.id if kind == "changed" else what,
+                             what.status if kind == "changed" else None))
+                if kind == "deleted" or stop.is_set():
+                    return
+
+        t = threading.Thread(target=follow, daemon=True)
+        t.start()
+        time.sleep(0.3)  # the watch has its version
+        fn = project.new_function("w", image="python:3.11", command=["echo", "w"])
+        run = fn.run(wait=True)
+        self.assertEqual(run.status, "Succeeded", run.reason)
+        # a watch tells runs as they are when it answers (a run created, finished and
+        # deleted between two of its looks is told as deleted): one look first
+        time.sleep(0.6)
+        run.delete()
+        t.join(10)
+        stop.set()
+        self.assertFalse(t.is_alive(), f"the watch did not end: {seen}")
+        mine = [x for x in seen if x[1] == run.id]
+        self.assertEqual(mine[-1], ("deleted", run.id, None), seen)
+        self.assertIn(("changed", run.id, "Succeeded"), mine, seen)
+        self.assertEqual([x for x in seen if x[1] != run.id], [], "another project's run")
+
+
 class ReadmeExamples(unittest.TestCase):
     """The README's notebook example runs as written (a wrong call there would not)."""
 
@@ -968,6 +1035,13 @@ class ReadmeExamples(unittest.TestCase):
                 saved, sys.stdout = sys.stdout, null
                 try:
                     exec(code, env)
+                    run = env["run"]
+                    self.assertEqual(run.status, "Succeeded")
+                except berth.RunError as e:
+                    # wait=True raises for a run that fails: here, for want of a train.py
+                    run = e.run
+                    self.assertEqual((e.state, run.status), ("Failed", "Failed"))
+                    self.assertIn(run.id, str(e))
                 finally:
                     sys.stdout = saved
         finally:
@@ -976,8 +1050,6 @@ class ReadmeExamples(unittest.TestCase):
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
-        run = env["run"]
-        self.assertIn(run.status, berth.FINAL)
         self.assertEqual(field(run, "resources.mem.requests"), ("32Gi", "run spec"))
         self.assertEqual(field(run, "resources.mem.limits"), ("64Gi", "function"))
 

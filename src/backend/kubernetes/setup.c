@@ -369,20 +369,6 @@ static void add(setup *s, onode *o, const char *fmt, ...)
 	s->objs[s->n++].why = w;
 }
 
-/* The value of the i-th of n PriorityClasses, the first the highest: the
- * last 1000, each one before it ten times the next (100000, 10000, 1000 for
- * three); past 7 classes (10^9 is the ceiling of a class that is not the
- * system's), 1000 apart. */
-static int64_t class_value(size_t i, size_t n)
-{
-	if (n > 7)
-		return 1000 * (int64_t)(n - i);
-	int64_t v = 1000;
-	for (size_t k = i + 1; k < n; k++)
-		v *= 10;
-	return v;
-}
-
 /* Each PriorityClass that priority_classes names, once, in the order the
  * policy first names them. */
 static void priority_classes(setup *s, const berth_policy *p)
@@ -408,7 +394,7 @@ static void priority_classes(setup *s, const berth_policy *p)
 			dflt = pc->items[i].value.s;
 	for (size_t i = 0; i < n; i++) {
 		const char *name = first[i]->value.s;
-		int64_t value = class_value(i, n);
+		int64_t value = berth_policy_class_value(i, n);
 		const char *from = "from the order of priority_classes\n(the first class named is the highest)";
 		for (size_t k = 0; k < p->local.priority_values.n; k++)
 			if (!strcmp(p->local.priority_values.items[k].key.s, name)) {

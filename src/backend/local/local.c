@@ -1374,6 +1374,7 @@ const backend_ops local_backend_ops = {
 	.kind = "local",
 	.queues_quota = true,
 	.open = local_open,
+	.policy_changed = node_from_policy,
 	.close = local_close,
 	.reconcile = local_reconcile,
 	.admit = local_admit,
