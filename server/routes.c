@@ -331,7 +331,13 @@ static int post_runs(req *r)
 	const char *file = file_arg(r, "spec.yaml", &ret);
 	if (!file)
 		return ret;
-	berth_batch_opts o = {.file = file, .project = project};
+	/* who submits, kept with each run: the token's id */
+	char who[64];
+	if (r->who->token_id)
+		snprintf(who, sizeof(who), "token:%s", r->who->token_id);
+	else
+		snprintf(who, sizeof(who), "anonymous");
+	berth_batch_opts o = {.file = file, .project = project, .submitted_by = who};
 	berth_batch *batch = NULL;
 	berth_error *err = NULL;
 	berth_run_info **infos = NULL;

@@ -262,6 +262,33 @@ s2=$(call -t "$usera" DELETE "/api/v1/runs/$id")
 s3=$(call -t "$usera" GET "/api/v1/runs/$id")
 if [ "$s1$s2$s3" = 403204404 ] && [ ! -d "$BERTH_HOME/runs/$id" ]; then ok delete; else fail delete "viewer $s1, user $s2, after $s3"; fi
 
+# who submitted a run and its labels are kept with it: the token's id (from the server,
+# never the spec), in the record and in the list; a berth command's runs are its user's
+{ spec labelled true alpha; printf 'labels: {team: vision, stage: dev}
+'; } >labelled.yaml
+uida=$("$berth" token list -o json | json '[t["id"] for t in d if t["projects"] == "alpha" and t["role"] == "user"][0]')
+st=$(call -t "$usera" POST /api/v1/projects/alpha/runs --data-binary @labelled.yaml)
+lid=$(json 'd["id"]' <body 2>/dev/null)
+made=$(json 'd["submitted_by"], d["labels"]' <body 2>/dev/null)
+call -t "$viewa" GET "/api/v1/runs/$lid" >/dev/null
+got=$(json 'd["submitted_by"], d["labels"]' <body 2>/dev/null)
+call -t "$viewa" GET "/api/v1/projects/alpha/runs?limit=5" >/dev/null
+listed=$(json '[(r["submitted_by"], r["labels"]) for r in d["items"] if r["id"] == "'"$lid"'"][0]' <body 2>/dev/null)
+want="token:$uida {'team': 'vision', 'stage': 'dev'}"
+"$berth" run --config policy.yaml hello.yaml >cli.id 2>out
+"$berth" get run "$(cat cli.id)" -o json >cli.json 2>>out
+cli_by=$(json 'd["submitted_by"], "labels" in d' <cli.json 2>/dev/null)
+if [ "$st" = 201 ] && [ "$made" = "$want" ] && [ "$got" = "$want" ] && [ "$listed" = "('token:$uida', {'team': 'vision', 'stage': 'dev'})" ] &&
+	[ "$cli_by" = "user:$(id -un) False" ]; then
+	ok run-submitted-by-and-labels
+else
+	fail run-submitted-by-and-labels "status $st; created [$made], got [$got], listed [$listed], want [$want]; cli [$cli_by]"
+fi
+# gone again, so that the project's runs are those the tests below count
+for x in "$lid" "$(cat cli.id)"; do
+	[ -n "$x" ] && tok=$usera wait_final "$x" >/dev/null && call -t "$usera" DELETE "/api/v1/runs/$x" >/dev/null
+done
+
 # a distributed run's logs by worker (?rank=N): one worker's; a rank past the workers 404,
 # one that is not digits alone 400; another project's run 404 as without rank
 printf 'project: alpha\nfunction:\n  name: ranks\n  image: busybox\n  command: [sh, -c, %s]\naction: job\nreplicas: 2\n' \
