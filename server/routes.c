@@ -231,6 +231,18 @@ static int get_projects(req *r)
 	return answer(r, rc, err, out, len, NULL, true);
 }
 
+/* The tokens this admin may see (berth_token_list_for): never the token itself. */
+static int get_tokens(req *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int rc;
+	STORE(r, rc, berth_token_list_for(srv_backend(r->srv), r->who, BERTH_FORMAT_JSON, &out, &len,
+					  &err));
+	return answer(r, rc, err, out, len, NULL, true);
+}
+
 /* A string field of a small JSON body, or NULL (answered 422). */
 static char *body_field(req *r, const char *key, int *ret)
 {
@@ -912,6 +924,7 @@ const route routes[] = {
 	{"GET", "/api/v1/whoami", get_whoami, SCOPE_ANY, V, "the token's role and projects", 0},
 	{"GET", "/api/v1/projects", get_projects, SCOPE_ANY, V, "the projects the token sees", 0},
 	{"POST", "/api/v1/projects", post_projects, SCOPE_ALL, A, "create a project", G},
+	{"GET", "/api/v1/tokens", get_tokens, SCOPE_ANY, A, "the tokens an admin may see", 0},
 	{"GET", "/api/v1/profiles", get_profiles, SCOPE_ANY, V, "hardware profiles", 0},
 	{"GET", "/api/v1/policy", get_policy, SCOPE_ANY, A, "the platform policy", 0},
 	{"POST", "/api/v1/runs", post_runs, SCOPE_ANY, U, "create runs (project from the spec)", G},

@@ -289,6 +289,29 @@ for x in "$lid" "$(cat cli.id)"; do
 	[ -n "$x" ] && tok=$usera wait_final "$x" >/dev/null && call -t "$usera" DELETE "/api/v1/runs/$x" >/dev/null
 done
 
+# tokens: an admin lists those it may see, never a token's secret; an admin of beta sees
+# beta's tokens only (not the "*" one, not alpha's); a user or viewer none
+s1=$(call -t "$admin" GET /api/v1/tokens)
+all=$(json 'sorted(t["projects"] for t in d["items"])' <body 2>/dev/null)
+secret=$(grep -c -e "${admin#berth_}" -e "${usera#berth_}" -e "${adminb#berth_}" body)
+s2=$(call -t "$adminb" GET /api/v1/tokens)
+beta=$(json 'sorted(t["projects"] + ":" + t["role"] for t in d["items"])' <body 2>/dev/null)
+s3=$(call -t "$usera" GET /api/v1/tokens)
+s4=$(call -t "$viewa" GET /api/v1/tokens)
+if [ "$s1$s2$s3$s4" = 200200403403 ] && [ "$all" = "['*', 'alpha', 'alpha', 'beta']" ] && [ "$secret" = 0 ] &&
+	[ "$beta" = "['beta:admin']" ]; then
+	ok tokens-route-scoped
+else
+	fail tokens-route-scoped "admin of * $s1 ($all, secrets $secret), admin of beta $s2 ($beta), user $s3, viewer $s4"
+fi
+# the policy's per-run limits and defaults, for every token (the UI's profiles page)
+st=$(call -t "$viewa" GET /api/v1/profiles)
+if [ "$st" = 200 ] && [ "$(json 'd["limits"]["pids"], len(d["defaults"]["fields"]), d["profiles"][0]["id"]' <body)" = "1024 0 tiny" ]; then
+	ok profiles-limits-and-defaults
+else
+	fail profiles-limits-and-defaults "status $st: $(head -c 300 body)"
+fi
+
 # a distributed run's logs by worker (?rank=N): one worker's; a rank past the workers 404,
 # one that is not digits alone 400; another project's run 404 as without rank
 printf 'project: alpha\nfunction:\n  name: ranks\n  image: busybox\n  command: [sh, -c, %s]\naction: job\nreplicas: 2\n' \
