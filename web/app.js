@@ -282,6 +282,13 @@ function signOut(msg) {
   go('#/signin');
 }
 
+// a refusal at its field: the message under it, the field marked and focused
+function refuse(input, err, msg) {
+  err.textContent = msg;
+  input.setAttribute('aria-invalid', 'true');
+  input.focus();
+}
+
 function signInView(main) {
   const err = h('p', { class: 'err', id: 'token-err', role: 'alert' });
   const input = h('input', {
@@ -303,17 +310,10 @@ function signInView(main) {
     const token = input.value.trim();
     err.textContent = '';
     input.removeAttribute('aria-invalid');
-    if (!token) {
-      err.textContent = 'Paste your token.';
-      input.setAttribute('aria-invalid', 'true');
-      input.focus();
-      return;
-    }
+    if (!token) { refuse(input, err, 'Paste your token.'); return; }
     const r = await loadSession(token);
     if (r.status !== 200) {
-      err.textContent = r.status === 401 ? 'The server does not know this token (mistyped, or revoked).' : errorText(r);
-      input.setAttribute('aria-invalid', 'true');
-      input.focus();
+      refuse(input, err, r.status === 401 ? 'The server does not know this token (mistyped, or revoked).' : errorText(r));
       return;
     }
     (remember.checked ? localStorage : sessionStorage).setItem('berth.token', token);
@@ -1504,11 +1504,7 @@ function secretsView(main) {
         name.value = '';
         flash(`Secret ${n} set. Its value cannot be read back.`);
         load();
-      } else {
-        nameErr.textContent = errorText(r);
-        name.setAttribute('aria-invalid', 'true');
-        name.focus();
-      }
+      } else refuse(name, nameErr, errorText(r));
     });
     main.append(form);
   } else {
@@ -1695,11 +1691,7 @@ function projectsView(main) {
       showChrome();
       flash(`Project ${n} created.`);
       load();
-    } else {
-      err.textContent = errorText(r);
-      name.setAttribute('aria-invalid', 'true');
-      name.focus();
-    }
+    } else refuse(name, err, errorText(r));
   });
   main.append(form);
 }
