@@ -744,6 +744,41 @@ export const cases = [
 		},
 	},
 	{
+		// the list follows changes without reading itself again: with the server's watch
+		// (a list with "rv"), one long poll and no list read while idle; without one, its
+		// first page (100) at most every 5 s. A new run, its end and its deletion show.
+		name: 'runs-list-follows-changes',
+		timeout: 45000,
+		run: async (t) => {
+			const { page } = t;
+			const reads = [];
+			page.on('request', (r) => {
+				const u = new URL(r.url());
+				if (u.pathname === '/api/v1/projects/demo/runs' && r.method() === 'GET') reads.push({ at: Date.now(), q: u.searchParams });
+			});
+			await signIn(t, t.tokens.user);
+			await page.waitForSelector('#runs-status');
+			const watched = Boolean((await t.api('GET', '/api/v1/projects/demo/runs?limit=1', { token: t.tokens.user })).json.rv);
+			await page.waitForTimeout(500);
+			const from = reads.length;
+			await page.waitForTimeout(6000);
+			const idle = reads.slice(from);
+			const lists = idle.filter((x) => x.q.get('watch') !== 'true');
+			if (watched) {
+				t.expect(lists.length === 0, `the list read itself ${lists.length} times while idle, with a watch`);
+				t.expect(reads.some((x) => x.q.get('watch') === 'true'), 'the list does not watch');
+			} else {
+				t.expect(lists.length <= 2 && lists.every((x) => x.q.get('limit') === '100' && !x.q.get('after')), `idle reads: ${lists.map((x) => x.q)}`);
+			}
+			const id = await apiRun(t, { name: 'followed', function: { command: ['sleep', '1'] } });
+			await page.waitForSelector(`tr[data-run="${id}"]`, { timeout: 8000 });
+			await apiUntil(t, id, ['Succeeded']);
+			await waitFor(t, 'its end in the list', async () => /Succeeded/.test(await page.textContent(`tr[data-run="${id}"]`)), 8000);
+			t.expect((await t.api('DELETE', `/api/v1/runs/${id}`, { token: t.tokens.user })).status === 204, 'delete');
+			await page.waitForSelector(`tr[data-run="${id}"]`, { state: 'detached', timeout: 8000 });
+		},
+	},
+	{
 		// a run's page: its time, usage in human units, labels and owner; the log searched,
 		// tailed and downloaded; a created run's flash on its page, gone on the next
 		name: 'run-page-log-tools-and-units',
