@@ -238,6 +238,16 @@ if [ "$st" = 200 ] && grep -qi '^content-type: text/html' headers && cmp -s page
 else
 	fail ui-files "/ $st, app.js $s2, app.css $s3, unknown $s4"
 fi
+# compressed for a client that takes gzip (the same bytes once inflated, a third of them
+# sent), as written for one that does not or refuses it (q=0)
+gzs=$(curl -s -D gz.h -o app.js.gz -w '%{size_download}' -H 'Accept-Encoding: br, gzip;q=0.8' "$url/ui/app.js")
+raws=$(curl -s -D raw.h -o app.js -w '%{size_download}' -H 'Accept-Encoding: gzip;q=0' "$url/ui/app.js")
+if grep -qi '^content-encoding: gzip' gz.h && grep -qi '^vary: accept-encoding' gz.h && ! grep -qi '^content-encoding' raw.h &&
+	gzip -dc app.js.gz | cmp -s - "$root/web/app.js" && cmp -s app.js "$root/web/app.js" && [ "$gzs" -lt $((raws / 2)) ]; then
+	ok ui-files-gzip
+else
+	fail ui-files-gzip "gzip $gzs bytes, raw $raws bytes: $(tr -d '\r' <gz.h | grep -i '^content-' | tr '\n' ' ')"
+fi
 
 # ---- the lifecycle of a run -------------------------------------------------------------
 st=$(call -t "$usera" POST /api/v1/projects/alpha/runs --data-binary @hello.yaml)
