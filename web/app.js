@@ -1103,6 +1103,8 @@ function newRunView(main, params) {
     const n = input(`${bind}.n`, path, { inputmode: 'decimal', autocomplete: 'off' });
     const u = input(`${bind}.u`, path, { tag: 'select', 'aria-label': `${label} unit` });
     u.append(...opts(UNITS.map((x) => [x, x]).concat([['', '(as typed)']])));
+    u.setAttribute('aria-describedby', `${n.id}-err`); // the quantity's one error, under both
+
     return field(label, h('div', { class: 'qty' }, n, u), hint);
   };
 
