@@ -1645,8 +1645,11 @@ function quotaView(main) {
         pct === null ? '—' : h('span', { class: 'use' }, h('meter', { min: 0, max: 100, high: 90, value: Math.min(100, pct), 'aria-label': `${x.resource}: ${pct}% of the quota used` }), ` ${pct}%`)] };
     })),
     h('p', { id: 'quota-waiting' }, q.waiting ? h('a', { href: '#/queue' }, `${plural(q.waiting, 'run')} waiting for quota`) : 'No run waits for quota.')]);
-  every(5000, load);
-  load();
+  // read again when a run of the project changes (what it holds changes only then)
+  followRuns(async () => {
+    const [, l] = await Promise.all([load(), api('GET', `${projPath('runs')}?limit=1`)]);
+    return l.status === 200 ? l.data.rv : undefined;
+  });
 }
 
 function tokensView(main) {
