@@ -732,6 +732,8 @@ function runView(main, id) {
     run = next;
     showRun();
     if (was !== run.state) loadEvents();
+    // its last samples, when it ends with its use shown
+    if (was && !FINAL.has(was) && FINAL.has(run.state) && samples && !$('#panel-usage').hidden) loadUsage();
   };
   const get = async () => {
     const r = await api('GET', runPath(id));
@@ -857,6 +859,22 @@ function runView(main, id) {
     try { msg = JSON.parse(text).error.message; } catch { /* not JSON */ }
     objects.replaceWith(h('p', { class: 'err', id: 'manifests' }, `No Kubernetes objects: ${msg}`));
   };
+  // its use over time (GET .../usage: each worker's samples), read when its tab is
+  // shown, then what is new every 5 s while it runs and the tab is open
+  const usage = h('div', { id: 'usage' }, h('p', { class: 'muted' }, 'Loading…'));
+  let samples = null;
+  let usageTimer = null;
+  onLeave(() => clearTimeout(usageTimer));
+  const loadUsage = async () => {
+    clearTimeout(usageTimer);
+    const last = samples && samples.length ? samples[samples.length - 1].t : 0;
+    const r = await api('GET', runPath(id, `/usage${last ? `?after=${last}` : ''}`));
+    if (left) return;
+    if (r.status !== 200) { fillWith(usage, h('p', { class: 'err' }, errorText(r))); return; }
+    samples = (samples || []).concat(r.data.items);
+    fillWith(usage, usageCharts(samples, run));
+    if (run && !FINAL.has(run.state) && !$('#panel-usage').hidden) usageTimer = setTimeout(loadUsage, 5000);
+  };
   const t = tabs('Run details', [
     { id: 'logs', title: 'Logs', el: h('div', {}, logOf,
       h('div', { class: 'filters logbar' },
@@ -865,6 +883,7 @@ function runView(main, id) {
         h('label', { class: 'check' }, stick, 'Follow the end'),
         h('button', { type: 'button', id: 'log-download', onclick: download }, 'Download'), lineCount),
       logs) },
+    { id: 'usage', title: 'Usage', el: usage, onshow: loadUsage },
     { id: 'spec', title: 'Effective spec', el: effective },
     { id: 'objects', title: 'Kubernetes objects', el: objects },
     { id: 'events', title: 'Events', el: events },
@@ -874,6 +893,52 @@ function runView(main, id) {
   follow();
   loadSpec();
   loadObjects();
+}
+
+// ---- a run's use over time: charts drawn here as SVG (no library) -------------------------
+
+const svg = (tag, attrs, ...kids) => {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...kids);
+  return el;
+};
+
+// One measure of samples [{t, rank, [key]}] over time: a line per worker, from 0 up to
+// its peak; the caption says now and the peak in words (the chart's name for a screen
+// reader too). null when no sample has it.
+function lineChart(id, title, samples, key, fmt) {
+  const pts = samples.filter((x) => typeof x[key] === 'number');
+  if (!pts.length) return null;
+  const W = 600, H = 120;
+  const t0 = pts[0].t, span = Math.max(1, pts[pts.length - 1].t - t0);
+  const peak = Math.max(...pts.map((x) => x[key]));
+  const ranks = [...new Set(pts.map((x) => x.rank || 0))];
+  const of = (r) => pts.filter((x) => (x.rank || 0) === r);
+  const now = ranks.reduce((sum, r) => sum + of(r)[of(r).length - 1][key], 0);
+  const words = `${title}: ${fmt(now)} now, peak ${fmt(peak)}, over ${dur(span / 1000)}${ranks.length > 1 ? ` (${ranks.length} workers, a line each)` : ''}`;
+  const xy = (x) => `${(((x.t - t0) / span) * W).toFixed(1)},${(H - 2 - (x[key] / (peak || 1)) * (H - 4)).toFixed(1)}`;
+  return h('figure', { class: 'chart', id },
+    svg('svg', { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: 'none', role: 'img', 'aria-label': words },
+      svg('line', { class: 'axis', x1: 0, y1: H - 1, x2: W, y2: H - 1 }),
+      ...ranks.map((r, i) => svg('polyline', { class: `line l${i % 4}`, 'data-rank': r, points: of(r).map(xy).join(' ') }))),
+    h('figcaption', {}, words));
+}
+
+function usageCharts(samples, run) {
+  if (!samples.length) {
+    return h('p', { class: 'muted', id: 'usage-none' }, run && run.backend === 'kubernetes'
+      ? 'Not sampled: the use of a run on a cluster is the metrics API\'s.'
+      : run && FINAL.has(run.state) ? 'No sample of its use: it ran for less than the time between two, or without a cgroup.'
+        : 'No sample yet: a run\'s use is sampled every few seconds while it runs, where it has a cgroup.');
+  }
+  const cores = (v) => `${v < 10 ? v.toFixed(2) : v.toFixed(0)} cores`;
+  return [
+    lineChart('usage-cpu', 'CPU', samples.map((x) => ({ ...x, cores: x.cpu_milli / 1000 })), 'cores', cores),
+    lineChart('usage-mem', 'Memory', samples, 'mem_bytes', bytes),
+    lineChart('usage-gpu', 'GPU utilization', samples, 'gpu_util', (v) => `${Math.round(v)}%`),
+    lineChart('usage-gpu-mem', 'GPU memory', samples, 'gpu_mem_bytes', bytes),
+  ];
 }
 
 // ---- a new run: the form, its YAML, validation by the server ---------------------------
