@@ -64,7 +64,9 @@ if [ -z "$admin" ] || [ -z "$user" ] || [ -z "$viewer" ] || [ -z "$star" ]; then
 fi
 
 slog=$tmp/serve.log
-"$berth" serve --listen 127.0.0.1:0 --config "$cfg" 2>"$slog" &
+: >"$slog" # there before the server writes it: the wait below reads it at once
+# each run's use sampled every 200 ms (the charts of a run's page), not 5 s
+BERTH_SAMPLE_MS=200 "$berth" serve --listen 127.0.0.1:0 --config "$cfg" 2>"$slog" &
 spid=$!
 port=
 for _ in $(seq 200); do

@@ -829,6 +829,40 @@ export const cases = [
 		},
 	},
 	{
+		// a run's use over time: CPU and memory charts of its samples, growing while it
+		// runs (tests/ui.sh samples every 200 ms), their last and peak values in words
+		name: 'run-usage-charts',
+		timeout: 45000,
+		run: async (t) => {
+			const { page } = t;
+			const id = await apiRun(t, { name: 'busy', function: { command: ['sh', '-c', 'head -c 30000000 /dev/zero | sort >/dev/null; i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; sleep 3'] } });
+			await apiUntil(t, id, ['Running']);
+			await signIn(t, t.tokens.viewer);
+			await page.goto(`${t.url}/#/runs/${id}`);
+			await page.waitForSelector('#logs');
+			await page.click('#tab-usage');
+			const points = () => page.evaluate(() => {
+				const l = document.querySelector('#usage-cpu polyline');
+				return l ? l.getAttribute('points').split(' ').length : 0;
+			});
+			const n1 = await waitFor(t, 'a CPU chart', points);
+			await waitFor(t, 'the chart to grow while the run runs', async () => (await points()) > n1, 10000);
+			await until(t, 'Succeeded');
+			await page.click('#tab-logs');
+			await page.click('#tab-usage');
+			const cpu = await page.getAttribute('#usage-cpu svg', 'aria-label');
+			const mem = await page.getAttribute('#usage-mem svg', 'aria-label');
+			t.expect(/^CPU: [\d.]+ cores now, peak (0\.[1-9]\d|[1-9][\d.]*) cores, over /.test(cpu), `the CPU chart: ${cpu}`);
+			t.expect(/^Memory: [\d.]+ (bytes|KiB|MiB) now, peak [\d.]+ (KiB|MiB|GiB), over /.test(mem), `the memory chart: ${mem}`);
+			t.expect(await page.textContent('#usage-cpu figcaption') === cpu, 'the caption is not the chart\'s words');
+			t.expect(!(await page.$('#usage-gpu')), 'a GPU chart for a run without GPUs');
+			const rec = (await t.api('GET', `/api/v1/runs/${id}/usage`, { token: t.tokens.viewer })).json.items;
+			t.expect(rec.length >= 3 && await points() === rec.length, `${await points()} points for ${rec.length} samples`);
+			await accessible(t, 'a run\'s usage');
+			await t.step('usage');
+		},
+	},
+	{
 		// functions: the list, a function's page, run it from there (the picker), and the
 		// re-run of an SDK-style run (function: NAME) shows its image and command
 		name: 'functions-pages-and-picker',
@@ -991,13 +1025,14 @@ export const cases = [
 				token: t.tokens.user, body: 'function:\n  name: shown\n  image: python:3.11-slim\n  command: [python, -c, "print(1)"]\nresources: {cpu: 500m}\n',
 			});
 			t.expect(fn.status === 201 || fn.status === 200, `register: ${fn.status}`);
-			const run = await apiRun(t, { name: 'shown', labels: { team: 'vision' }, function: { command: ['sh', '-c', 'echo one; echo two'] } });
+			const run = await apiRun(t, { name: 'shown', labels: { team: 'vision' }, function: { command: ['sh', '-c', 'echo one; sleep 1; echo two'] } });
 			const waiting = await apiRun(t, { name: 'waits', resources: { gpu: 8 }, function: { command: ['sleep', '600'] } });
 			const queued = await apiRun(t, { name: 'queued', resources: { gpu: 8 }, function: { command: ['sleep', '600'] } });
 			await apiUntil(t, run, ['Succeeded']);
 			await apiUntil(t, queued, ['Pending']);
 			const pages = [
 				['runs', '#/runs', 'tr[data-run]'], ['run', `#/runs/${run}`, '#logs[data-ended="true"]'],
+				['run-usage', `#/runs/${run}`, '#usage figure, #usage-none', '#tab-usage'],
 				['new-run', '#/new', '#profiles [data-profile="1xa100"]'], ['queue', '#/queue', 'table.queue'],
 				['functions', '#/functions', '[data-function="shown"]'], ['function', '#/functions/shown', '#function-spec'],
 				['profiles', '#/profiles', '#limits'], ['quota', '#/quota', '#quota-of'], ['secrets', '#/secrets', '#secret-list li'],
@@ -1018,8 +1053,12 @@ export const cases = [
 				await page.fill('#token', t.tokens.admin);
 				await page.press('#token', 'Enter');
 				await page.waitForSelector('#nav:not([hidden])');
-				for (const [name, hash, ready] of pages) {
+				for (const [name, hash, ready, tab] of pages) {
 					await page.goto(`${t.url}/${hash}`);
+					if (tab) {
+						await page.waitForSelector(tab);
+						await page.click(tab);
+					}
 					await page.waitForSelector(ready);
 					await page.waitForTimeout(300); // what loads after the first answer (the profiles' overrides)
 					await accessible(t, `${name} (${v})`);
