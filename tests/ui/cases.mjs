@@ -510,7 +510,9 @@ export const cases = [
 			// the tabs of the run page move with the arrow keys
 			await tabTo('#tab-logs');
 			await kb.press('ArrowRight');
-			t.expect(await page.evaluate(() => document.activeElement.id) === 'tab-spec', 'ArrowRight does not move to the next tab');
+			t.expect(await page.evaluate(() => document.activeElement.id) === 'tab-usage', 'ArrowRight does not move to the next tab');
+			await kb.press('ArrowRight');
+			t.expect(await page.evaluate(() => document.activeElement.id) === 'tab-spec', 'ArrowRight does not move to the tab after');
 			t.expect(await page.isVisible('#panel-spec'), 'the tab did not show its panel');
 			const row = await page.textContent('#panel-spec');
 			t.expect(row.includes('cpu-small'), 'the profile picked with the keyboard is not in the effective spec');
