@@ -1606,8 +1606,8 @@ async function followRuns(reload) {
 }
 
 const page = (main, title, intro) => {
-  const box = h('div', { 'aria-busy': 'false' }, h('p', { class: 'muted' }, 'Loading…'));
-  fillWith(main, [...main.childNodes], h('h1', {}, title), intro ? h('p', { class: 'muted' }, intro) : null, box);
+  const box = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  main.append(h('h1', {}, title), ...(intro ? [h('p', { class: 'muted' }, intro)] : []), box);
   return box;
 };
 const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
