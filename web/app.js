@@ -393,7 +393,7 @@ function runsView(main) {
   const sel = (id, pairs) => h('select', { id }, ...pairs.map(([v, t]) => h('option', { value: v }, t)));
   const state = sel('f-state', [['', 'Any'], ...STATES.map((s) => [s, s])]);
   const text = h('input', { id: 'f-text', type: 'search', placeholder: 'name, id or profile' });
-  const label = h('input', { id: 'f-label', type: 'search', placeholder: 'team=vision, stage', autocomplete: 'off' });
+  const label = h('input', { id: 'f-label', type: 'search', placeholder: 'team=vision, tier!=dev', autocomplete: 'off', 'aria-describedby': 'runs-status' });
   const who = sel('f-owner', [['', 'Anyone']]);
   const from = h('input', { id: 'f-from', type: 'date' });
   const to = h('input', { id: 'f-to', type: 'date' });
@@ -418,17 +418,25 @@ function runsView(main) {
   let shown = [];
   let ownersKey = '';
 
-  const labelsWanted = () => label.value.split(',').map((x) => x.trim()).filter(Boolean)
-    .map((x) => { const i = x.indexOf('='); return i < 0 ? [x] : [x.slice(0, i).trim(), x.slice(i + 1).trim()]; });
+  // the label selector (kubectl's: key=value, key!=value, key, !key), which the server
+  // reads (labelSelector); matched here too for the runs the watch says changed
+  const selector = () => label.value.split(',').map((x) => x.trim()).filter(Boolean).join(',');
+  const selects = (r) => selector().split(',').filter(Boolean).every((x) => {
+    const l = r.labels || {};
+    const m = /^(!?)([^!=]+)(?:(!?=?=)(.*))?$/.exec(x);
+    if (!m) return true; // the server said what is wrong with it
+    const [, not, k, op, v] = m;
+    if (!op) return not ? !(k in l) : k in l;
+    return op.startsWith('!') ? l[k] !== v : l[k] === v;
+  });
   const day = (v, plus) => (v ? new Date(`${v}T00:00`).getTime() + (plus ? 86400000 : 0) : plus ? Infinity : -Infinity);
   const filtered = () => {
     const t = text.value.trim().toLowerCase();
-    const want = labelsWanted();
     const lo = day(from.value, false), hi = day(to.value, true);
     return items.filter((r) => {
       const c = Date.parse(r.created);
       return (!t || [r.id, r.name, r.profile || ''].some((x) => x.toLowerCase().includes(t))) &&
-        want.every(([k, v]) => r.labels && k in r.labels && (v === undefined || r.labels[k] === v)) &&
+        selects(r) &&
         (!who.value || r.submitted_by === who.value) && c >= lo && c < hi;
     }).sort(ORDER[sort.value] || ORDER.new);
   };
@@ -490,21 +498,25 @@ function runsView(main) {
   const show = () => {
     shown = filtered();
     body.replaceChildren(...shown.map(row));
-    status.textContent = !items.length && !state.value ? 'No runs yet in this project.'
+    status.textContent = !items.length && !state.value && !selector() ? 'No runs yet in this project.'
       : !shown.length ? 'No runs match these filters.'
         : `${shown.length} of ${items.length} runs shown${next ? '; older runs are not loaded (Load more)' : ''}.`;
     more.hidden = !next;
     bar();
   };
   // a refresh re-reads the first page (at most 100) and keeps the older runs loaded
-  // by "Load more" as they were; "Load more" reads the next page. Returns the
-  // list's version (rv), from which a watch follows it
-  const load = async (append) => {
+  // by "Load more" as they were; "Load more" reads the next page; fresh (another
+  // state or selector) replaces them. Returns the list's version (rv), from which a
+  // watch follows it
+  const load = async (append, fresh) => {
     const qs = new URLSearchParams({ limit: '100' });
     if (state.value) qs.set('state', state.value);
+    if (selector()) qs.set('labelSelector', selector());
     if (append && next) qs.set('after', next);
     const r = await api('GET', `${projPath('runs')}?${qs}`);
-    if (r.status !== 200) { status.textContent = errorText(r); return; }
+    if (r.status === 400 && selector()) label.setAttribute('aria-invalid', 'true');
+    else label.removeAttribute('aria-invalid');
+    if (r.status !== 200) { status.textContent = errorText(r); return undefined; }
     const got = r.data.items;
     if (append) {
       items = items.concat(got);
@@ -512,7 +524,7 @@ function runsView(main) {
     } else {
       const ids = new Set(got.map((x) => x.id));
       const last = got[got.length - 1];
-      const older = r.data.next && last ? items.filter((x) => !ids.has(x.id) && x.created < last.created) : [];
+      const older = r.data.next && last && !fresh ? items.filter((x) => !ids.has(x.id) && x.created < last.created) : [];
       items = got.concat(older);
       if (!older.length) next = r.data.next || null;
     }
@@ -530,7 +542,7 @@ function runsView(main) {
     const gone = new Set(deleted);
     for (const r of changed) {
       const i = items.findIndex((x) => x.id === r.id);
-      if (state.value && r.state !== state.value) gone.add(r.id);
+      if ((state.value && r.state !== state.value) || !selects(r)) gone.add(r.id);
       else if (i >= 0) items[i] = r;
       else items.unshift(r);
     }
@@ -541,8 +553,9 @@ function runsView(main) {
     return undefined;
   };
   live.addEventListener('change', () => { if (live.checked && paused) { paused = false; load(false); } });
-  state.addEventListener('change', () => { items = []; next = null; load(false); });
-  for (const el of [text, label]) el.addEventListener('input', show);
+  state.addEventListener('change', () => load(false, true));
+  text.addEventListener('input', show);
+  label.addEventListener('input', debounce(() => load(false, true), 300));
   for (const el of [who, from, to, sort]) el.addEventListener('change', show);
   more.addEventListener('click', () => load(true));
   // the durations of unfinished runs go on without asking the server

@@ -680,16 +680,33 @@ export const cases = [
 			t.expect((await cell(a, 'Run')).includes('team=vision') && (await cell(a, 'Run')).includes('stage=dev'), `labels: ${await cell(a, 'Run')}`);
 			t.expect(/^\d{4}-\d\d-\d\d \d\d:\d\d/.test(await cell(a, 'Created')), `created: ${await cell(a, 'Created')}`);
 			const shown = () => page.$$eval('tr[data-run]', (trs) => trs.map((x) => x.dataset.run));
+
 			// a label, then a label and a value (the filters folded under the first ones)
 			t.expect(await page.isHidden('#f-label'), 'the label filter is not folded');
+			// the server's label selector (labelSelector): every run of it, not only those loaded
 			await page.click('#more-filters summary');
-			await page.fill('#f-label', 'team=vision');
-			let ids = await shown();
-			t.expect(ids.includes(a) && ids.includes(b) && !ids.includes(c), `team=vision shows ${ids}`);
-			await page.fill('#f-label', 'team=vision, stage');
-			ids = await shown();
-			t.expect(ids.length === 1 && ids[0] === a, `team=vision, stage shows ${ids}`);
+			const selected = async (sel, want, why) => {
+				await page.fill('#f-label', sel);
+				const set = (x) => [...x].sort().join();
+				const ids = await waitFor(t, why, async () => {
+					const x = await shown();
+					return set(x) === set(want) ? x : null;
+				}, 5000).catch(async () => shown());
+				t.expect(set(ids) === set(want), `${sel} shows ${ids}, not ${want}`);
+			};
+			await selected('team=vision', [b, a], 'the runs of team vision');
+			await selected('team=vision, stage', [a], 'the run of team vision with a stage');
+			await selected('team!=vision,team', [c], 'the run of another team');
+			// a selector the server does not read: its reason, at the filter
+			await page.fill('#f-label', 'a b');
+			await page.waitForSelector('#f-label[aria-invalid="true"]');
+			t.expect(/is not a term/.test(await page.textContent('#runs-status')), `a bad selector says: ${await page.textContent('#runs-status')}`);
 			await page.fill('#f-label', '');
+			await waitFor(t, 'every run again', async () => {
+				const x = await shown();
+				return [a, b, c].every((i) => x.includes(i)) && !(await page.$('#f-label[aria-invalid]'));
+			}, 5000);
+			let ids;
 			// the owner: this token's runs only
 			await page.selectOption('#f-owner', `token:${me}`);
 			ids = await shown();
