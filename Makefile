@@ -16,7 +16,7 @@ WARN     := -Wall -Wextra -Werror -Wpedantic -Wshadow -Wformat=2 -Wstrict-protot
             -Wmissing-prototypes -Wvla -Wnull-dereference -Wimplicit-fallthrough \
             -Wno-unused-parameter
 CPPFLAGS := -Iinclude -Isrc -Iserver -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='"$(VERSION)"' \
-            $(shell pkg-config --cflags $(PKGS))
+            -DBERTH_UI_GZ='"build/ui"' $(shell pkg-config --cflags $(PKGS))
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN) -fno-strict-aliasing
 LDLIBS   := $(shell pkg-config --libs $(PKGS))
@@ -82,8 +82,15 @@ $(B)/berth: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libberth.a
 
 # the OpenAPI document is compiled into the server (.incbin in server/openapi.c)
 $(B)/obj/server/openapi.o $(BT)/obj/server/openapi.o: server/openapi.json
-# and so is the web UI (.incbin in server/ui.c)
-$(B)/obj/server/ui.o $(BT)/obj/server/ui.o: $(wildcard web/*.html web/*.js web/*.css)
+# and so is the web UI (.incbin in server/ui.c), each file also gzip-compressed, for
+# the browsers that accept it (every one): gzip -9n, no name or time in it, so the
+# same bytes every build; in build/ui whatever the build (BERTH_UI_GZ)
+UI_FILES := $(wildcard web/*.html web/*.js web/*.css)
+UI_GZ    := $(UI_FILES:web/%=build/ui/%.gz)
+build/ui/%.gz: web/%
+	@mkdir -p $(dir $@)
+	gzip -9nc $< >$@.tmp && mv $@.tmp $@
+$(B)/obj/server/ui.o $(BT)/obj/server/ui.o: $(UI_FILES) $(UI_GZ)
 
 $(B):
 	@mkdir -p $@
@@ -137,7 +144,7 @@ $(BT)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR) $(HEADERS)
 # the server's request path: its sources too (the daemon is a stand-in in the target)
 SERVER_SRC := $(wildcard server/*.c)
 $(BT)/fuzz_http: tests/fuzz/fuzz_http.c $(LIB_SRC) $(SERVER_SRC) $(LIB_HDR) $(wildcard server/*.h) \
-		 $(HEADERS) server/openapi.json $(wildcard web/*.html web/*.js web/*.css)
+		 $(HEADERS) server/openapi.json $(UI_FILES) $(UI_GZ)
 	@mkdir -p $(BT)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(SERVER_SRC) $(LDLIBS)
 fuzz-build: $(FUZZ_BIN)

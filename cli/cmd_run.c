@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -222,8 +224,15 @@ int cmd_run(int argc, char **argv)
 	if ((status = cli_backend_open(&c, kind)))
 		goto out;
 	/* every run is planned, and checked against this machine, before any starts */
+	/* who submits, kept with each run: this command's Unix user */
+	char who[300];
+	const struct passwd *pw = getpwuid(getuid());
+	if (pw && pw->pw_name)
+		snprintf(who, sizeof(who), "user:%s", pw->pw_name);
+	else
+		snprintf(who, sizeof(who), "user:%u", (unsigned)getuid());
 	berth_batch_opts bo = {.file = strcmp(path, "-") ? path : "<stdin>", .run_id = c.plan.run_id,
-			       .project = project};
+			       .project = project, .submitted_by = who};
 	int ret = berth_batch_plan(&batch, c.b, text, len, &bo, &err);
 	if (dry_run && !strcmp(dry_run, "client")) {
 		/* planned and checked as a submission would be; nothing is stored */

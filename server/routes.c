@@ -179,12 +179,19 @@ static int get_ui(req *r)
 	const ui_asset *a = ui_find(name ? name : "index.html");
 	if (!a)
 		return reply_fail(r, 404, "not-found", "no file \"%s\" in the web UI", name);
+	/* compressed for a browser that takes it (every one): a third of the bytes */
+	bool gz = ui_accepts_gzip(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+							      MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	const char *data = gz ? a->gz : a->data, *end = gz ? a->gz_end : a->end;
 	struct MHD_Response *resp =
-		MHD_create_response_from_buffer((size_t)(a->end - a->data), (void *)a->data,
+		MHD_create_response_from_buffer((size_t)(end - data), (void *)data,
 						MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, a->type);
+	if (gz)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	/* the UI loads nothing from anywhere else, and nothing may frame it */
 	MHD_add_response_header(resp, "Content-Security-Policy",
 				"default-src 'none'; script-src 'self'; style-src 'self'; "
@@ -230,6 +237,18 @@ static int get_projects(req *r)
 						   (const char *const *)r->who->projects,
 						   r->who->nprojects, r->who->all, BERTH_FORMAT_JSON,
 						   &out, &len, &err));
+	return answer(r, rc, err, out, len, NULL, true);
+}
+
+/* The tokens this admin may see (berth_token_list_for): never the token itself. */
+static int get_tokens(req *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int rc;
+	STORE(r, rc, berth_token_list_for(srv_backend(r->srv), r->who, BERTH_FORMAT_JSON, &out, &len,
+					  &err));
 	return answer(r, rc, err, out, len, NULL, true);
 }
 
@@ -333,7 +352,13 @@ static int post_runs(req *r)
 	const char *file = file_arg(r, "spec.yaml", &ret);
 	if (!file)
 		return ret;
-	berth_batch_opts o = {.file = file, .project = project};
+	/* who submits, kept with each run: the token's id */
+	char who[64];
+	if (r->who->token_id)
+		snprintf(who, sizeof(who), "token:%s", r->who->token_id);
+	else
+		snprintf(who, sizeof(who), "anonymous");
+	berth_batch_opts o = {.file = file, .project = project, .submitted_by = who};
 	berth_batch *batch = NULL;
 	berth_error *err = NULL;
 	berth_run_info **infos = NULL;
@@ -949,6 +974,7 @@ const route routes[] = {
 	{"GET", "/api/v1/whoami", get_whoami, SCOPE_ANY, V, "the token's role and projects", 0},
 	{"GET", "/api/v1/projects", get_projects, SCOPE_ANY, V, "the projects the token sees", 0},
 	{"POST", "/api/v1/projects", post_projects, SCOPE_ALL, A, "create a project", G},
+	{"GET", "/api/v1/tokens", get_tokens, SCOPE_ANY, A, "the tokens an admin may see", 0},
 	{"GET", "/api/v1/profiles", get_profiles, SCOPE_ANY, V, "hardware profiles", 0},
 	{"GET", "/api/v1/policy", get_policy, SCOPE_ANY, A, "the platform policy", 0},
 	{"POST", "/api/v1/runs", post_runs, SCOPE_ANY, U, "create runs (project from the spec)", G},

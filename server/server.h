@@ -228,8 +228,11 @@ void metrics_format(sbuf *out, const int64_t counts[5], int64_t queued);
 typedef struct ui_asset {
 	const char *name, *type;
 	const char *data, *end;   /* the bytes: [data, end) */
+	const char *gz, *gz_end;  /* the same, gzip-compressed */
 } ui_asset;
 const ui_asset *ui_find(const char *name);
+/* Whether a request's Accept-Encoding (NULL: none) takes gzip. */
+bool ui_accepts_gzip(const char *accept);
 
 /* The OpenAPI document (openapi.c). */
 extern const char openapi_json[];

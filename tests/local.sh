@@ -517,7 +517,7 @@ db.executescript("DROP INDEX runs_queue; CREATE INDEX runs_queue ON runs(state, 
                  "ALTER TABLE runs DROP COLUMN qlim_runs; ALTER TABLE runs DROP COLUMN labels;"
                  "DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update; DROP TRIGGER runs_rv_delete;"
                  "DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
-                 "DROP TABLE samples;"
+                 "DROP TABLE samples; ALTER TABLE runs DROP COLUMN submitted_by;"
                  "DROP TABLE project_uids; PRAGMA user_version = 3;")
 db.close()
 PY
@@ -530,7 +530,7 @@ cols = [r[2] for r in db.execute("PRAGMA index_info(runs_queue)")]
 print(v, ",".join(cols))
 PY
 )
-if [ "$n3" = 1 ] && [ "$v" = 13 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
+if [ "$n3" = 1 ] && [ "$v" = 14 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
 	ok store-migrated-from-schema-3
 else
 	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"
@@ -554,7 +554,7 @@ db.executescript("ALTER TABLE runs DROP COLUMN pids_max; ALTER TABLE runs DROP C
                  "ALTER TABLE runs DROP COLUMN qlim_runs; ALTER TABLE runs DROP COLUMN labels;"
                  "DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update; DROP TRIGGER runs_rv_delete;"
                  "DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
-                 "DROP TABLE samples;"
+                 "DROP TABLE samples; ALTER TABLE runs DROP COLUMN submitted_by;"
                  "DROP TABLE project_uids; PRAGMA user_version = 4;")
 cols = [r[1] for r in db.execute("PRAGMA table_info(runs)") if r[1] not in ("id", "state", "volumes")]
 db.execute("INSERT INTO runs (id, state, volumes, %s) SELECT 'legacyq1', 0, ?, %s FROM runs LIMIT 1"

@@ -238,6 +238,16 @@ if [ "$st" = 200 ] && grep -qi '^content-type: text/html' headers && cmp -s page
 else
 	fail ui-files "/ $st, app.js $s2, app.css $s3, unknown $s4"
 fi
+# compressed for a client that takes gzip (the same bytes once inflated, a third of them
+# sent), as written for one that does not or refuses it (q=0)
+gzs=$(curl -s -D gz.h -o app.js.gz -w '%{size_download}' -H 'Accept-Encoding: br, gzip;q=0.8' "$url/ui/app.js")
+raws=$(curl -s -D raw.h -o app.js -w '%{size_download}' -H 'Accept-Encoding: gzip;q=0' "$url/ui/app.js")
+if grep -qi '^content-encoding: gzip' gz.h && grep -qi '^vary: accept-encoding' gz.h && ! grep -qi '^content-encoding' raw.h &&
+	gzip -dc app.js.gz | cmp -s - "$root/web/app.js" && cmp -s app.js "$root/web/app.js" && [ "$gzs" -lt $((raws / 2)) ]; then
+	ok ui-files-gzip
+else
+	fail ui-files-gzip "gzip $gzs bytes, raw $raws bytes: $(tr -d '\r' <gz.h | grep -i '^content-' | tr '\n' ' ')"
+fi
 
 # ---- the lifecycle of a run -------------------------------------------------------------
 st=$(call -t "$usera" POST /api/v1/projects/alpha/runs --data-binary @hello.yaml)
@@ -261,6 +271,56 @@ s1=$(call -t "$viewa" DELETE "/api/v1/runs/$id")
 s2=$(call -t "$usera" DELETE "/api/v1/runs/$id")
 s3=$(call -t "$usera" GET "/api/v1/runs/$id")
 if [ "$s1$s2$s3" = 403204404 ] && [ ! -d "$BERTH_HOME/runs/$id" ]; then ok delete; else fail delete "viewer $s1, user $s2, after $s3"; fi
+
+# who submitted a run and its labels are kept with it: the token's id (from the server,
+# never the spec), in the record and in the list; a berth command's runs are its user's
+{ spec labelled true alpha; printf 'labels: {team: vision, stage: dev}
+'; } >labelled.yaml
+uida=$("$berth" token list -o json | json '[t["id"] for t in d if t["projects"] == "alpha" and t["role"] == "user"][0]')
+st=$(call -t "$usera" POST /api/v1/projects/alpha/runs --data-binary @labelled.yaml)
+lid=$(json 'd["id"]' <body 2>/dev/null)
+made=$(json 'd["submitted_by"], d["labels"]' <body 2>/dev/null)
+call -t "$viewa" GET "/api/v1/runs/$lid" >/dev/null
+got=$(json 'd["submitted_by"], d["labels"]' <body 2>/dev/null)
+call -t "$viewa" GET "/api/v1/projects/alpha/runs?limit=5" >/dev/null
+listed=$(json '[(r["submitted_by"], r["labels"]) for r in d["items"] if r["id"] == "'"$lid"'"][0]' <body 2>/dev/null)
+want="token:$uida {'team': 'vision', 'stage': 'dev'}"
+"$berth" run --config policy.yaml hello.yaml >cli.id 2>out
+"$berth" get run "$(cat cli.id)" -o json >cli.json 2>>out
+cli_by=$(json 'd["submitted_by"], "labels" in d' <cli.json 2>/dev/null)
+if [ "$st" = 201 ] && [ "$made" = "$want" ] && [ "$got" = "$want" ] && [ "$listed" = "('token:$uida', {'team': 'vision', 'stage': 'dev'})" ] &&
+	[ "$cli_by" = "user:$(id -un) False" ]; then
+	ok run-submitted-by-and-labels
+else
+	fail run-submitted-by-and-labels "status $st; created [$made], got [$got], listed [$listed], want [$want]; cli [$cli_by]"
+fi
+# gone again, so that the project's runs are those the tests below count
+for x in "$lid" "$(cat cli.id)"; do
+	[ -n "$x" ] && tok=$usera wait_final "$x" >/dev/null && call -t "$usera" DELETE "/api/v1/runs/$x" >/dev/null
+done
+
+# tokens: an admin lists those it may see, never a token's secret; an admin of beta sees
+# beta's tokens only (not the "*" one, not alpha's); a user or viewer none
+s1=$(call -t "$admin" GET /api/v1/tokens)
+all=$(json 'sorted(t["projects"] for t in d["items"])' <body 2>/dev/null)
+secret=$(grep -c -e "${admin#berth_}" -e "${usera#berth_}" -e "${adminb#berth_}" body)
+s2=$(call -t "$adminb" GET /api/v1/tokens)
+beta=$(json 'sorted(t["projects"] + ":" + t["role"] for t in d["items"])' <body 2>/dev/null)
+s3=$(call -t "$usera" GET /api/v1/tokens)
+s4=$(call -t "$viewa" GET /api/v1/tokens)
+if [ "$s1$s2$s3$s4" = 200200403403 ] && [ "$all" = "['*', 'alpha', 'alpha', 'beta']" ] && [ "$secret" = 0 ] &&
+	[ "$beta" = "['beta:admin']" ]; then
+	ok tokens-route-scoped
+else
+	fail tokens-route-scoped "admin of * $s1 ($all, secrets $secret), admin of beta $s2 ($beta), user $s3, viewer $s4"
+fi
+# the policy's per-run limits and defaults, for every token (the UI's profiles page)
+st=$(call -t "$viewa" GET /api/v1/profiles)
+if [ "$st" = 200 ] && [ "$(json 'd["limits"]["pids"], len(d["defaults"]["fields"]), d["profiles"][0]["id"]' <body)" = "1024 0 tiny" ]; then
+	ok profiles-limits-and-defaults
+else
+	fail profiles-limits-and-defaults "status $st: $(head -c 300 body)"
+fi
 
 # a distributed run's logs by worker (?rank=N): one worker's; a rank past the workers 404,
 # one that is not digits alone 400; another project's run 404 as without rank

@@ -46,6 +46,8 @@ local:
   capacity: {cpu: "96", mem: 2Ti, gpu: "8", disk: 10Ti}
   labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB, app.iguazio.com/lifecycle: non-preemptible}
   grace_period: 1
+  # the queue's order (tests/ui/cases.mjs: the queue page)
+  priority_values: {berth-high: 1000, berth-medium: 500, berth-low: 100}
 EOF
 
 # token ROLE: a token of project demo; the token is the last line printed
@@ -53,14 +55,18 @@ token() {
 	"$berth" token create --project demo --role "$1" 2>"$tmp/err" | tail -n 1
 }
 admin=$(token admin) && user=$(token user) && viewer=$(token viewer)
-if [ -z "$admin" ] || [ -z "$user" ] || [ -z "$viewer" ]; then
+# an admin of every project (the projects page creates one)
+star=$("$berth" token create --project '*' --role admin 2>>"$tmp/err" | tail -n 1)
+if [ -z "$admin" ] || [ -z "$user" ] || [ -z "$viewer" ] || [ -z "$star" ]; then
 	echo "FAIL ui: berth token create"
 	sed 's/^/    /' "$tmp/err" | head -20
 	exit 0
 fi
 
 slog=$tmp/serve.log
-"$berth" serve --listen 127.0.0.1:0 --config "$cfg" 2>"$slog" &
+: >"$slog" # there before the server writes it: the wait below reads it at once
+# each run's use sampled every 200 ms (the charts of a run's page), not 5 s
+BERTH_SAMPLE_MS=200 "$berth" serve --listen 127.0.0.1:0 --config "$cfg" 2>"$slog" &
 spid=$!
 port=
 for _ in $(seq 200); do
@@ -76,7 +82,7 @@ if [ -z "$port" ]; then
 fi
 
 BERTH_URL=http://127.0.0.1:$port BERTH_ADMIN_TOKEN=$admin BERTH_USER_TOKEN=$user \
-	BERTH_VIEWER_TOKEN=$viewer BERTH_ARTIFACTS=$artifacts CHROMIUM=$chromium \
+	BERTH_VIEWER_TOKEN=$viewer BERTH_STAR_TOKEN=$star BERTH_ARTIFACTS=$artifacts CHROMIUM=$chromium \
 	node tests/ui/run.mjs >"$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"

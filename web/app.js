@@ -22,7 +22,7 @@ function h(tag, attrs, ...children) {
     else if (k === 'checked' || k === 'selected' || k === 'disabled' || k === 'hidden') el[k] = !!v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -33,7 +33,7 @@ let uid = 0;
 const nextId = (p) => `${p}-${++uid}`;
 
 // el.replaceChildren(...), skipping null, undefined and false as h() does
-const fillWith = (el, ...kids) => el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
+const fillWith = (el, ...kids) => el.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false));
 
 function debounce(fn, ms) {
   let t = null;
@@ -42,10 +42,13 @@ function debounce(fn, ms) {
   return d;
 }
 
-function flash(msg, kind = 'good') {
+// a banner; carry: it stays for the page the next route change shows (a flash
+// said before go()), and any route change after that clears it
+function flash(msg, kind = 'good', carry = false) {
   const f = $('#flash');
   f.className = kind;
   f.textContent = msg;
+  flash.carry = carry;
   clearTimeout(flash.t);
   if (msg && kind === 'good') flash.t = setTimeout(() => { f.textContent = ''; }, 6000);
 }
@@ -57,6 +60,55 @@ function age(iso) {
   if (s < 3600) return `${Math.floor(s / 60)}m`;
   if (s < 86400) return `${Math.floor(s / 3600)}h`;
   return `${Math.floor(s / 86400)}d`;
+}
+
+// 4190208 -> "4.0 MiB" (binary units, as the quantities are)
+function bytes(n) {
+  let v = Number(n);
+  if (!Number.isFinite(v)) return String(n);
+  const u = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let i = 0;
+  for (; v >= 1024 && i < u.length - 1; i++) v /= 1024;
+  return i ? `${v.toFixed(v < 10 ? 1 : 0)} ${u[i]}` : `${v} bytes`;
+}
+
+// seconds -> "4.2 s", "3m 12s", "2h 5m", "3d 4h"
+function dur(s) {
+  if (s === null || s === undefined || !Number.isFinite(s)) return '';
+  if (s < 10) return `${Math.max(0, s).toFixed(1)} s`;
+  s = Math.round(s);
+  const d = Math.floor(s / 86400), hh = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  return d ? `${d}d ${hh}h` : hh ? `${hh}h ${m}m` : m ? `${m}m ${s % 60}s` : `${s}s`;
+}
+
+// how long a run ran (or runs, or waits): {s, text}
+function runTime(r, now = Date.now()) {
+  const t = (x) => (x ? Date.parse(x) : 0);
+  if (r.started) {
+    const s = ((t(r.finished) || now) - t(r.started)) / 1000;
+    return { s, text: r.finished ? dur(s) : `running ${dur(s)}` };
+  }
+  if (r.finished) return { s: 0, text: 'never started' };
+  return { s: 0, text: `waiting ${dur((now - t(r.created)) / 1000)}` };
+}
+
+// "2026-11-22T13:08:57.039Z" -> "2026-11-22 14:08" in the browser's zone
+function when(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+// a time, as a <time>: "2026-11-22 14:08 (3m ago)"
+const stamp = (iso) => (iso ? h('time', { datetime: iso, title: iso }, `${when(iso)} (${age(iso)} ago)`) : null);
+
+// who submitted a run, in words: "token abc", "alice (on the server)", "anonymous"
+function owner(s) {
+  if (!s) return '—';
+  if (s.startsWith('token:')) return session.who && `token:${session.who.token}` === s ? `token ${s.slice(6)} (you)` : `token ${s.slice(6)}`;
+  if (s.startsWith('user:')) return `${s.slice(5)} (on the server)`;
+  return s;
 }
 
 const FINAL = new Set(['Succeeded', 'Failed', 'Stopped']);
@@ -153,6 +205,8 @@ const onLeave = (fn) => teardown.push(fn);
 function route() {
   for (const fn of teardown) fn();
   teardown = [];
+  if (flash.carry) flash.carry = false;
+  else if ($('#flash').textContent) flash('');
   const hash = location.hash.replace(/^#/, '') || '/runs';
   const [path, query] = hash.split('?');
   const params = new URLSearchParams(query || '');
@@ -167,9 +221,14 @@ function route() {
     if (a.dataset.nav === parts[0] && parts.length === 1) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
-  if (parts[0] === 'new') newRunView(main, params);
-  else if (parts[0] === 'runs' && parts[1]) runView(main, decodeURIComponent(parts[1]));
-  else if (parts[0] === 'secrets') secretsView(main);
+  const arg = parts[1] ? decodeURIComponent(parts[1]) : '';
+  const view = {
+    new: () => newRunView(main, params), queue: () => queueView(main), functions: () => (arg ? functionView(main, arg) : functionsView(main)),
+    profiles: () => profilesView(main), quota: () => quotaView(main), secrets: () => secretsView(main),
+    tokens: () => tokensView(main), projects: () => projectsView(main),
+  }[parts[0]];
+  if (view) view();
+  else if (parts[0] === 'runs' && arg) runView(main, arg);
   else runsView(main);
   const h1 = $('h1', main);
   if (h1 && route.moved) { h1.tabIndex = -1; h1.focus(); }
@@ -206,6 +265,9 @@ function showChrome() {
   $('#nav').hidden = !session.who;
   $('#who').hidden = !session.who;
   if (!session.who) return;
+  // what a role may not do is not offered: a viewer gets no "New run", only admins
+  // the tokens and projects
+  for (const a of $$('#nav a[data-role]')) a.hidden = !can(a.dataset.role);
   const sel = $('#project');
   sel.replaceChildren(...session.projects.map((p) => h('option', { value: p, selected: p === session.project }, p)));
   $('#role').textContent = `${session.who.role}${session.who.token ? ` · token ${session.who.token}` : ''}`;
@@ -216,8 +278,15 @@ function signOut(msg) {
   localStorage.removeItem('berth.token');
   Object.assign(session, { token: '', who: null, projects: [], project: '' });
   showChrome();
-  if (msg) flash(msg, 'bad');
+  if (msg) flash(msg, 'bad', true);
   go('#/signin');
+}
+
+// a refusal at its field: the message under it, the field marked and focused
+function refuse(input, err, msg) {
+  err.textContent = msg;
+  input.setAttribute('aria-invalid', 'true');
+  input.focus();
 }
 
 function signInView(main) {
@@ -241,17 +310,10 @@ function signInView(main) {
     const token = input.value.trim();
     err.textContent = '';
     input.removeAttribute('aria-invalid');
-    if (!token) {
-      err.textContent = 'Paste your token.';
-      input.setAttribute('aria-invalid', 'true');
-      input.focus();
-      return;
-    }
+    if (!token) { refuse(input, err, 'Paste your token.'); return; }
     const r = await loadSession(token);
     if (r.status !== 200) {
-      err.textContent = r.status === 401 ? 'The server does not know this token (mistyped, or revoked).' : errorText(r);
-      input.setAttribute('aria-invalid', 'true');
-      input.focus();
+      refuse(input, err, r.status === 401 ? 'The server does not know this token (mistyped, or revoked).' : errorText(r));
       return;
     }
     (remember.checked ? localStorage : sessionStorage).setItem('berth.token', token);
@@ -277,70 +339,256 @@ function resourcesText(run) {
   return parts.join(', ');
 }
 
+// Calls fn every ms while the page is shown and the tab visible. The list and the
+// queue re-read only a first page (100 runs at most: an index range scan), never
+// every run loaded.
+function every(ms, fn) {
+  const t = setInterval(() => { if (!document.hidden) fn(); }, ms);
+  onLeave(() => clearInterval(t));
+}
+
+// Follows the changes of a project's runs from version rv (the "rv" of a list): one
+// long poll at a time (GET runs?watch=true&rv=N answers at the next change, or
+// empty after 30 s), so that an open page costs the server nothing while nothing
+// changes. fn(items, deleted) per change; fn(null) when rv is too old (410): it
+// lists again and returns the list's rv.
+function watchRuns(project, rv, fn) {
+  const ctl = new AbortController();
+  onLeave(() => ctl.abort());
+  (async () => {
+    while (!ctl.signal.aborted) {
+      let r;
+      try {
+        r = await api('GET', `/api/v1/projects/${encodeURIComponent(project)}/runs?watch=true&rv=${encodeURIComponent(rv)}`, { signal: ctl.signal });
+      } catch { return; } // left the page
+      if (r.status === 200 && r.data && r.data.rv !== undefined) {
+        rv = r.data.rv;
+        if (r.data.items.length || (r.data.deleted || []).length) fn(r.data.items, r.data.deleted || []);
+      } else if (r.status === 410) rv = await fn(null);
+      else await new Promise((res) => { setTimeout(res, 5000); });
+    }
+  })();
+}
+
+const runPath = (id, rest = '') => `/api/v1/runs/${encodeURIComponent(id)}${rest}`;
+const projPath = (rest) => `/api/v1/projects/${encodeURIComponent(session.project)}/${rest}`;
+
+// Stops (or deletes) runs, each by its own request; says how many the server took
+async function runsDo(what, list) {
+  const rs = await Promise.all(list.map((r) => api(what === 'stop' ? 'POST' : 'DELETE', runPath(r.id, what === 'stop' ? '/stop' : ''))));
+  const bad = rs.filter((x) => x.status >= 300);
+  const done = list.length - bad.length;
+  flash(`${what === 'stop' ? 'Stop requested for' : 'Deleted'} ${done} run${done === 1 ? '' : 's'}.${bad.length ? ` ${bad.length} refused: ${errorText(bad[0])}` : ''}`, bad.length ? 'bad' : 'good');
+  return rs;
+}
+
+const SORTS = { new: 'Newest first', old: 'Oldest first', name: 'Name', state: 'State', long: 'Longest running', owner: 'Submitted by' };
+const ORDER = {
+  new: (a, b) => b.created.localeCompare(a.created), old: (a, b) => a.created.localeCompare(b.created),
+  name: (a, b) => a.name.localeCompare(b.name), state: (a, b) => STATES.indexOf(a.state) - STATES.indexOf(b.state),
+  long: (a, b) => runTime(b).s - runTime(a).s, owner: (a, b) => (a.submitted_by || '').localeCompare(b.submitted_by || ''),
+};
+
 function runsView(main) {
-  const state = h('select', { id: 'f-state' }, h('option', { value: '' }, 'Any'),
-    ...STATES.map((s) => h('option', { value: s }, s)));
+  const sel = (id, pairs) => h('select', { id }, ...pairs.map(([v, t]) => h('option', { value: v }, t)));
+  const state = sel('f-state', [['', 'Any'], ...STATES.map((s) => [s, s])]);
   const text = h('input', { id: 'f-text', type: 'search', placeholder: 'name, id or profile' });
+  const label = h('input', { id: 'f-label', type: 'search', placeholder: 'team=vision, tier!=dev', autocomplete: 'off', 'aria-describedby': 'runs-status' });
+  const who = sel('f-owner', [['', 'Anyone']]);
+  const from = h('input', { id: 'f-from', type: 'date' });
+  const to = h('input', { id: 'f-to', type: 'date' });
+  const sort = sel('f-sort', Object.entries(SORTS));
   const live = h('input', { type: 'checkbox', id: 'f-live', checked: true });
   const body = h('tbody');
-  const status = h('p', { class: 'muted', role: 'status', 'aria-live': 'polite' });
-  const more = h('button', { type: 'button', hidden: true }, 'Load more');
+  const status = h('p', { class: 'muted', role: 'status', 'aria-live': 'polite', id: 'runs-status' });
+  const more = h('button', { type: 'button', hidden: true, id: 'more' }, 'Load more');
+  const picked = new Set(); // the ids ticked, kept across refreshes
+  const user = can('user');
   // the project's quota: used of quota per resource it limits, and the runs waiting for it
   const quota = h('p', { class: 'muted quota', 'data-quota': '' });
   const loadQuota = async () => {
-    const r = await api('GET', `/api/v1/projects/${encodeURIComponent(session.project)}/quota`);
+    const r = await api('GET', projPath('quota'));
     if (r.status !== 200 || !r.data || !r.data.quota_of) { quota.hidden = true; return; }
     const parts = r.data.resources.filter((x) => x.quota !== null).map((x) => `${x.resource} ${x.used} of ${x.quota} (${x.free} free)`);
     quota.hidden = false;
-    quota.textContent = `Quota: ${parts.join(', ')}` + (r.data.waiting ? `; ${r.data.waiting} waiting for quota` : '');
+    fillWith(quota, h('a', { href: '#/quota' }, 'Quota'), `: ${parts.join(', ')}`, r.data.waiting ? [', ', h('a', { href: '#/queue' }, `${r.data.waiting} waiting for quota`)] : '');
   };
   let items = [];
   let next = null;
+  let shown = [];
+  let ownersKey = '';
+
+  // the label selector (kubectl's: key=value, key!=value, key, !key), which the server
+  // reads (labelSelector); matched here too for the runs the watch says changed
+  const selector = () => label.value.split(',').map((x) => x.trim()).filter(Boolean).join(',');
+  const selects = (r) => selector().split(',').filter(Boolean).every((x) => {
+    const l = r.labels || {};
+    const m = /^(!?)([^!=]+)(?:(!?=?=)(.*))?$/.exec(x);
+    if (!m) return true; // the server said what is wrong with it
+    const [, not, k, op, v] = m;
+    if (!op) return not ? !(k in l) : k in l;
+    return op.startsWith('!') ? l[k] !== v : l[k] === v;
+  });
+  const day = (v, plus) => (v ? new Date(`${v}T00:00`).getTime() + (plus ? 86400000 : 0) : plus ? Infinity : -Infinity);
+  const filtered = () => {
+    const t = text.value.trim().toLowerCase();
+    const lo = day(from.value, false), hi = day(to.value, true);
+    return items.filter((r) => {
+      const c = Date.parse(r.created);
+      return (!t || [r.id, r.name, r.profile || ''].some((x) => x.toLowerCase().includes(t))) &&
+        selects(r) &&
+        (!who.value || r.submitted_by === who.value) && c >= lo && c < hi;
+    }).sort(ORDER[sort.value] || ORDER.new);
+  };
+  // the owners to pick from: this token and whoever submitted a run loaded
+  const owners = () => {
+    const mine = session.who.token ? `token:${session.who.token}` : '';
+    const all = [...new Set([mine, who.value, ...items.map((r) => r.submitted_by)].filter(Boolean))].sort();
+    if (all.join() === ownersKey) return;
+    ownersKey = all.join();
+    const cur = who.value;
+    fillWith(who, h('option', { value: '' }, 'Anyone'), all.map((o) => h('option', { value: o, selected: o === cur }, owner(o))));
+  };
+
+  const allBox = h('input', { type: 'checkbox', id: 'pick-all', 'aria-label': 'Select every run shown' });
+  const count = h('span', { id: 'bulk-count' });
+  const bulkStop = h('button', { type: 'button', class: 'danger', id: 'bulk-stop' }, 'Stop selected');
+  const bulkDel = h('button', { type: 'button', id: 'bulk-delete' }, 'Delete selected');
+  const bar = () => {
+    const chosen = items.filter((r) => picked.has(r.id));
+    count.textContent = chosen.length ? `${chosen.length} selected` : 'None selected';
+    bulkStop.disabled = !chosen.some((r) => !FINAL.has(r.state));
+    bulkDel.disabled = !chosen.some((r) => FINAL.has(r.state));
+    if (bulkDel.disabled) { delete bulkDel.dataset.confirm; bulkDel.textContent = 'Delete selected'; }
+    allBox.checked = shown.length > 0 && shown.every((r) => picked.has(r.id));
+  };
+  const bulk = async (what, btn) => {
+    const list = items.filter((r) => picked.has(r.id) && (what === 'stop') !== FINAL.has(r.state));
+    if (what === 'delete' && btn.dataset.confirm !== 'yes') {
+      btn.dataset.confirm = 'yes';
+      btn.textContent = `Delete ${list.length} run${list.length === 1 ? '' : 's'}: press again to confirm`;
+      return;
+    }
+    btn.disabled = true;
+    const rs = await runsDo(what, list);
+    list.forEach((r, i) => { if (rs[i].status < 300) picked.delete(r.id); });
+    load(false);
+  };
+  bulkStop.addEventListener('click', (e) => bulk('stop', e.target));
+  bulkDel.addEventListener('click', (e) => bulk('delete', e.target));
+  allBox.addEventListener('change', () => { for (const r of shown) if (allBox.checked) picked.add(r.id); else picked.delete(r.id); show(); });
+
+  const row = (r) => h('tr', { 'data-run': r.id },
+    user ? h('td', { class: 'pick' }, h('input', {
+      type: 'checkbox', 'aria-label': `Select ${r.name}`, checked: picked.has(r.id),
+      onchange: (e) => { if (e.target.checked) picked.add(r.id); else picked.delete(r.id); bar(); },
+    })) : null,
+    h('td', { 'data-label': 'Run' }, h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, r.name),
+      r.workers > 1 ? [' ', h('span', { class: 'tag' }, `${r.workers} workers`)] : null,
+      r.labels ? h('div', { class: 'chips' }, Object.entries(r.labels).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`))) : null),
+    h('td', { 'data-label': 'State' }, stateBadge(r.state), r.reason ? h('div', { class: 'muted' }, r.reason) : null),
+    h('td', { 'data-label': 'Resources' }, resourcesText(r), r.profile ? h('div', { class: 'muted' }, `profile ${r.profile}`) : null),
+    h('td', { 'data-label': 'Submitted by' }, owner(r.submitted_by)),
+    h('td', { 'data-label': 'Created', title: r.created }, when(r.created), h('div', { class: 'muted' }, `${age(r.created)} ago`)),
+    h('td', { 'data-label': 'Duration' }, runTime(r).text),
+    user ? h('td', { 'data-label': 'Actions', class: 'acts' },
+      FINAL.has(r.state) ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Stop ${r.name}`, onclick: async (e) => { e.target.disabled = true; await runsDo('stop', [r]); load(false); } }, 'Stop'),
+      h('a', { href: `#/new?from=${encodeURIComponent(r.id)}`, 'aria-label': `Re-run ${r.name} with changes` }, 'Re-run')) : null);
 
   const show = () => {
-    const t = text.value.trim().toLowerCase();
-    const shown = items.filter((r) => !t || [r.id, r.name, r.profile || ''].some((x) => x.toLowerCase().includes(t)));
-    body.replaceChildren(...shown.map((r) => h('tr', { 'data-run': r.id },
-      h('td', { 'data-label': 'Run' }, h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, r.name),
-        r.workers > 1 ? [' ', h('span', { class: 'tag' }, `${r.workers} workers`)] : null),
-      h('td', { 'data-label': 'State' }, stateBadge(r.state), r.reason ? h('div', { class: 'muted' }, r.reason) : null),
-      h('td', { 'data-label': 'Profile' }, r.profile || '—'),
-      h('td', { 'data-label': 'Resources' }, resourcesText(r)),
-      h('td', { 'data-label': 'Age', title: r.created }, age(r.created)))));
-    status.textContent = items.length ? `${shown.length} of ${items.length} runs shown` : 'No runs yet in this project.';
+    shown = filtered();
+    body.replaceChildren(...shown.map(row));
+    status.textContent = !items.length && !state.value && !selector() ? 'No runs yet in this project.'
+      : !shown.length ? 'No runs match these filters.'
+        : `${shown.length} of ${items.length} runs shown${next ? '; older runs are not loaded (Load more)' : ''}.`;
     more.hidden = !next;
+    bar();
   };
-  // a refresh reads as many runs as are shown; "Load more" the next page
-  const load = async (append) => {
-    const qs = new URLSearchParams({ limit: String(append ? 50 : Math.min(1000, Math.max(50, items.length))) });
+  // a refresh re-reads the first page (at most 100) and keeps the older runs loaded
+  // by "Load more" as they were; "Load more" reads the next page; fresh (another
+  // state or selector) replaces them. Returns the list's version (rv), from which a
+  // watch follows it
+  const load = async (append, fresh) => {
+    const qs = new URLSearchParams({ limit: '100' });
     if (state.value) qs.set('state', state.value);
+    if (selector()) qs.set('labelSelector', selector());
     if (append && next) qs.set('after', next);
-    const r = await api('GET', `/api/v1/projects/${encodeURIComponent(session.project)}/runs?${qs}`);
-    if (r.status !== 200) { status.textContent = errorText(r); return; }
-    items = append ? items.concat(r.data.items) : r.data.items;
-    next = r.data.next || null;
+    const r = await api('GET', `${projPath('runs')}?${qs}`);
+    if (r.status === 400 && selector()) label.setAttribute('aria-invalid', 'true');
+    else label.removeAttribute('aria-invalid');
+    if (r.status !== 200) { status.textContent = errorText(r); return undefined; }
+    const got = r.data.items;
+    if (append) {
+      items = items.concat(got);
+      next = r.data.next || null;
+    } else {
+      const ids = new Set(got.map((x) => x.id));
+      const last = got[got.length - 1];
+      const older = r.data.next && last && !fresh ? items.filter((x) => !ids.has(x.id) && x.created < last.created) : [];
+      items = got.concat(older);
+      if (!older.length) next = r.data.next || null;
+    }
+    owners();
     show();
     loadQuota();
+    return r.data.rv;
   };
-  state.addEventListener('change', () => { items = []; load(false); });
+  // a change the watch tells: each run as it is now, in place (or first when new and
+  // of the state asked), the deleted ones gone
+  let paused = false;
+  const apply = (changed, deleted) => {
+    if (!changed) return load(false);
+    if (!live.checked) { paused = true; return undefined; }
+    const gone = new Set(deleted);
+    for (const r of changed) {
+      const i = items.findIndex((x) => x.id === r.id);
+      if ((state.value && r.state !== state.value) || !selects(r)) gone.add(r.id);
+      else if (i >= 0) items[i] = r;
+      else items.unshift(r);
+    }
+    items = items.filter((x) => !gone.has(x.id));
+    owners();
+    show();
+    loadQuota();
+    return undefined;
+  };
+  live.addEventListener('change', () => { if (live.checked && paused) { paused = false; load(false); } });
+  state.addEventListener('change', () => load(false, true));
   text.addEventListener('input', show);
+  label.addEventListener('input', debounce(() => load(false, true), 300));
+  for (const el of [who, from, to, sort]) el.addEventListener('change', show);
   more.addEventListener('click', () => load(true));
-  const timer = setInterval(() => { if (live.checked && !document.hidden) load(false); }, 2000);
-  onLeave(() => clearInterval(timer));
+  // the durations of unfinished runs go on without asking the server
+  every(5000, () => {
+    for (const td of $$('td[data-label="Duration"]', body)) {
+      const r = items.find((x) => x.id === td.parentNode.dataset.run);
+      if (r && !FINAL.has(r.state)) td.textContent = runTime(r).text;
+    }
+  });
 
+  const fl = (lab, el) => h('div', { class: 'field' }, h('label', { for: el.id }, lab), el);
   main.append(
     h('h1', {}, `Runs of ${session.project}`),
     quota,
-    h('div', { class: 'filters' },
-      h('div', { class: 'field' }, h('label', { for: 'f-state' }, 'State'), state),
-      h('div', { class: 'field' }, h('label', { for: 'f-text' }, 'Filter'), text),
-      h('label', { class: 'check' }, live, 'Refresh live'),
-      can('user') ? h('a', { href: '#/new' }, 'New run') : null),
-    h('div', { class: 'table-wrap' }, h('table', { class: 'runs' },
-      h('thead', {}, h('tr', {}, ...['Run', 'State', 'Profile', 'Resources', 'Age'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('div', { role: 'search', 'aria-label': 'Filter runs' },
+      h('div', { class: 'filters' }, fl('State', state), fl('Filter', text), fl('Sort', sort),
+        h('label', { class: 'check' }, live, 'Update live'),
+        user ? h('a', { href: '#/new' }, 'New run') : null),
+      // the others folded, so that a phone shows runs first
+      h('details', { id: 'more-filters' }, h('summary', {}, 'Labels, owner, dates'),
+        h('div', { class: 'filters' }, fl('Labels', label), fl('Submitted by', who), fl('Created from', from), fl('Created to', to)))),
+    user ? h('div', { class: 'actions bulk', role: 'group', 'aria-label': 'Selected runs' }, count, bulkStop, bulkDel) : null,
+    h('div', { class: 'table-wrap' }, h('table', { class: 'cards runs' },
+      h('thead', {}, h('tr', {}, user ? h('th', { scope: 'col' }, allBox) : null,
+        ...['Run', 'State', 'Resources', 'Submitted by', 'Created', 'Duration', user ? 'Actions' : null].filter(Boolean).map((c) => h('th', { scope: 'col' }, c)))),
       body)),
     status, more);
-  load(false);
+  // a server with the watch tells each change; without it, the first page is read
+  // again every 5 s
+  load(false).then((rv) => {
+    if (rv !== undefined) watchRuns(session.project, rv, apply);
+    else every(5000, () => { if (live.checked) load(false); });
+  });
 }
 
 // ---- a run -------------------------------------------------------------------------
@@ -411,6 +659,9 @@ function runView(main, id) {
   const fact = (k, v) => (v === undefined || v === null || v === '' ? [] : [h('dt', {}, k), h('dd', {}, v)]);
   const showRun = () => {
     title.replaceChildren(run.name, ' ', stateBadge(run.state));
+    const gpus = run.gpu_ids ? String(run.gpu_ids).split(',') : [];
+    // how long it ran, runs, or has waited (none for a run stopped while it waited)
+    const spent = run.started ? runTime(run).s : run.finished ? null : (Date.now() - Date.parse(run.created)) / 1000;
     const req = (run.resources && run.resources.requests) || {};
     const lim = (run.resources && run.resources.limits) || {};
     facts.replaceChildren(
@@ -419,11 +670,14 @@ function runView(main, id) {
       ...fact('Image', run.image), ...fact('Priority class', run.priority_class),
       ...fact('Requests', Object.entries(req).map(([k, v]) => `${k} ${v}`).join(', ')),
       ...fact('Limits', Object.entries(lim).map(([k, v]) => `${k} ${v}`).join(', ')),
-      ...fact('GPUs', run.gpu_ids), ...fact('Exit code', run.exit_code),
-      ...fact('OOM killed', run.oom_killed ? 'yes' : null),
-      ...fact('Usage', run.usage ? `cpu ${run.usage.cpu_seconds}s, peak memory ${run.usage.mem_peak_bytes} bytes` : null),
+      ...fact(gpus.length > 1 ? 'GPU indexes' : 'GPU index', gpus.join(', ')), ...fact('Exit code', run.exit_code),
+      ...fact('Signal', run.signal), ...fact('OOM killed', run.oom_killed ? 'yes' : null),
+      ...fact('Usage', run.usage ? `CPU time ${Number(run.usage.cpu_seconds)} s, peak memory ${bytes(run.usage.mem_peak_bytes)}` : null),
       ...fact('Enforcement', run.enforcement), ...fact('Where', run.target),
-      ...fact('Created', run.created), ...fact('Started', run.started), ...fact('Finished', run.finished));
+      ...fact('Submitted by', run.submitted_by ? owner(run.submitted_by) : null),
+      ...fact('Labels', run.labels ? h('span', { class: 'chips' }, Object.entries(run.labels).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`))) : null),
+      ...fact('Created', stamp(run.created)), ...fact('Started', stamp(run.started)), ...fact('Finished', stamp(run.finished)),
+      ...fact(run.started ? (run.finished ? 'Duration' : 'Elapsed') : 'Waiting', dur(spent)));
     const final = FINAL.has(run.state);
     fillWith(buttons, 
       can('user') && !final ? h('button', { type: 'button', class: 'danger', id: 'stop', onclick: stop }, 'Stop') : null,
@@ -444,7 +698,7 @@ function runView(main, id) {
       allB = toggle(-1, null, 'All workers');
       fillWith(workers, h('h2', { id: 'workers-h' }, `Workers (${n})`),
         h('div', { class: 'table-wrap' }, h('table', { class: 'workers' },
-          h('thead', {}, h('tr', {}, ...['Rank', 'State', 'GPUs', 'Log'].map((c) => h('th', { scope: 'col' }, c)))),
+          h('thead', {}, h('tr', {}, ...['Rank', 'State', 'GPU indexes', 'Log'].map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', {}, wrows.map((w) => w.tr)))),
         h('p', {}, allB));
       workers.hidden = logOf.hidden = false;
@@ -456,7 +710,7 @@ function runView(main, id) {
       const s = (run.worker_states || [])[i] || (run.state === 'Pending' ? 'Pending' : ''); // gang: all wait
       const [, st, gpus] = w.tr.children;
       if (st.dataset.s !== s) { st.dataset.s = s; fillWith(st, s ? stateBadge(s) : h('span', { class: 'muted' }, 'unknown')); }
-      gpus.textContent = each ? ids.slice(i * each, (i + 1) * each).join(',') : '—';
+      gpus.textContent = each ? ids.slice(i * each, (i + 1) * each).join(', ') : '—';
     });
   };
   const showLog = (i, quiet) => {
@@ -480,34 +734,106 @@ function runView(main, id) {
       return;
     }
     const r = await api('DELETE', `/api/v1/runs/${encodeURIComponent(id)}`);
-    if (r.status === 204) { flash(`Run ${id} deleted.`); go('#/runs'); } else flash(errorText(r), 'bad');
+    if (r.status === 204) { flash(`Run ${id} deleted.`, 'good', true); go('#/runs'); } else flash(errorText(r), 'bad');
   };
   const loadEvents = async () => {
     const r = await api('GET', `/api/v1/runs/${encodeURIComponent(id)}/events`);
     if (r.status === 200) events.replaceChildren(...r.data.items.map((e) => h('li', {}, h('span', { class: 'muted' }, `${e.time} `), h('strong', {}, e.kind), e.message ? ` ${e.message}` : '')));
   };
-  const poll = async () => {
-    const r = await api('GET', `/api/v1/runs/${encodeURIComponent(id)}`);
-    if (left) return;
+  const update = (next) => {
+    const was = run && run.state;
+    run = next;
+    showRun();
+    if (was !== run.state) loadEvents();
+    // its last samples, when it ends with its use shown
+    if (was && !FINAL.has(was) && FINAL.has(run.state) && samples && !$('#panel-usage').hidden) loadUsage();
+  };
+  const get = async () => {
+    const r = await api('GET', runPath(id));
+    if (left) return false;
     if (r.status !== 200) {
       title.textContent = `Run ${id}`;
       facts.replaceChildren(h('p', { class: 'err' }, errorText(r)));
-      return;
+      return false;
     }
-    const was = run && run.state;
-    run = r.data;
-    showRun();
-    if (was !== run.state) loadEvents();
+    update(r.data);
+    return true;
+  };
+  // followed by the project's watch where the server has one (the elapsed time
+  // ticks here, without a request), else read again every second until final
+  let asked = false; // whether the server has a watch
+  const version = async () => {
+    const l = await api('GET', `/api/v1/projects/${encodeURIComponent(run.project)}/runs?limit=1`);
+    return l.status === 200 ? l.data.rv : undefined;
+  };
+  const poll = async () => {
+    if (!(await get()) || FINAL.has(run.state)) return;
+    if (!asked) {
+      asked = true;
+      const rv = await version();
+      if (rv !== undefined && !left) {
+        if (!(await get())) return; // what changed before the version is read again
+        watchRuns(run.project, rv, (items) => {
+          const mine = items ? items.find((x) => x.id === id) : null;
+          if (mine) update(mine);
+          return items ? undefined : version().then(async (v) => { await get(); return v; });
+        });
+        const tick = setInterval(() => { if (run && !FINAL.has(run.state)) showRun(); }, 1000);
+        onLeave(() => clearInterval(tick));
+        return;
+      }
+    }
     if (!FINAL.has(run.state)) timer = setTimeout(poll, 1000);
+  };
+  // the log: what the stream read so far (logText), shown whole or as the lines
+  // that hold the search text, or only the last N; kept at its end while Follow is on
+  let logText = '';
+  let drawn = 0; // rAF id of a pending redraw
+  const search = h('input', { type: 'search', id: 'log-search', placeholder: 'text in a line', 'aria-controls': 'logs', autocomplete: 'off' });
+  const tail = h('select', { id: 'log-tail', 'aria-controls': 'logs' }, h('option', { value: '' }, 'every line'),
+    h('option', { value: '100' }, 'the last 100'), h('option', { value: '1000' }, 'the last 1000'));
+  const stick = h('input', { type: 'checkbox', id: 'log-follow', checked: true });
+  const lineCount = h('span', { class: 'muted', id: 'log-count' });
+  const drawLog = () => {
+    drawn = 0;
+    const all = logText.split('\n');
+    if (all[all.length - 1] === '') all.pop();
+    const q = search.value.toLowerCase();
+    const n = Number(tail.value);
+    let ls = q ? all.filter((l) => l.toLowerCase().includes(q)) : all;
+    if (n) ls = ls.slice(-n);
+    if (q || n) logs.textContent = ls.join('\n');
+    else if (logs.textContent !== logText) logs.textContent = logText;
+    lineCount.textContent = q || n ? `${ls.length} of ${all.length} lines shown` : `${all.length} line${all.length === 1 ? '' : 's'}`;
+    if (stick.checked) logs.scrollTop = logs.scrollHeight;
+  };
+  const redraw = () => { if (!drawn) drawn = requestAnimationFrame(drawLog); };
+  onLeave(() => cancelAnimationFrame(drawn));
+  search.addEventListener('input', redraw);
+  tail.addEventListener('change', redraw);
+  stick.addEventListener('change', redraw);
+  // the whole log as a file: read again (not followed), so that it is whole
+  const download = async (e) => {
+    e.target.disabled = true;
+    const res = await fetch(runPath(id, `/logs${rank < 0 ? '' : `?rank=${rank}`}`), { headers: { Authorization: `Bearer ${session.token}` } });
+    e.target.disabled = false;
+    if (!res.ok) { flash(`No log to download: status ${res.status}`, 'bad'); return; }
+    const url = URL.createObjectURL(await res.blob());
+    const a = h('a', { href: url, download: `${run ? run.name : id}${rank < 0 ? '' : `-rank${rank}`}.log`, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
   };
   const follow = async () => {
     if (abort) abort.abort();
     const my = abort = new AbortController();
+    logText = '';
     logs.textContent = '';
     logs.dataset.rank = rank < 0 ? 'all' : rank;
     delete logs.dataset.ended;
     try {
-      const res = await fetch(`/api/v1/runs/${encodeURIComponent(id)}/logs?follow=true${rank < 0 ? '' : `&rank=${rank}`}`, {
+      const res = await fetch(runPath(id, `/logs?follow=true${rank < 0 ? '' : `&rank=${rank}`}`), {
         headers: { Authorization: `Bearer ${session.token}` }, signal: my.signal,
       });
       if (my.signal.aborted) return;
@@ -518,12 +844,18 @@ function runView(main, id) {
         const { value, done } = await reader.read();
         if (my.signal.aborted) return;
         if (done) break;
-        const atEnd = logs.scrollTop + logs.clientHeight >= logs.scrollHeight - 4;
-        logs.append(dec.decode(value, { stream: true }));
-        if (atEnd) logs.scrollTop = logs.scrollHeight;
+        const chunk = dec.decode(value, { stream: true });
+        logText += chunk;
+        // every line shown: appended as it comes; else drawn again once a frame
+        if (!search.value && !tail.value) {
+          logs.append(chunk);
+          if (stick.checked) logs.scrollTop = logs.scrollHeight;
+        }
+        redraw();
       }
+      drawLog();
       logs.dataset.ended = 'true';
-      if (!logs.textContent) logs.textContent = `(${rank < 0 ? 'the run' : `worker ${rank}`} wrote nothing)`;
+      if (!logText) logs.textContent = `(${rank < 0 ? 'the run' : `worker ${rank}`} wrote nothing)`;
     } catch (e) {
       if (e.name !== 'AbortError') logs.textContent += `\n(log stream broken: ${e.message})`;
     }
@@ -540,8 +872,31 @@ function runView(main, id) {
     try { msg = JSON.parse(text).error.message; } catch { /* not JSON */ }
     objects.replaceWith(h('p', { class: 'err', id: 'manifests' }, `No Kubernetes objects: ${msg}`));
   };
+  // its use over time (GET .../usage: each worker's samples), read when its tab is
+  // shown, then what is new every 5 s while it runs and the tab is open
+  const usage = h('div', { id: 'usage' }, h('p', { class: 'muted' }, 'Loading…'));
+  let samples = null;
+  let usageTimer = null;
+  onLeave(() => clearTimeout(usageTimer));
+  const loadUsage = async () => {
+    clearTimeout(usageTimer);
+    const last = samples && samples.length ? samples[samples.length - 1].t : 0;
+    const r = await api('GET', runPath(id, `/usage${last ? `?after=${last}` : ''}`));
+    if (left) return;
+    if (r.status !== 200) { fillWith(usage, h('p', { class: 'err' }, errorText(r))); return; }
+    samples = (samples || []).concat(r.data.items);
+    fillWith(usage, usageCharts(samples, run));
+    if (run && !FINAL.has(run.state) && !$('#panel-usage').hidden) usageTimer = setTimeout(loadUsage, 5000);
+  };
   const t = tabs('Run details', [
-    { id: 'logs', title: 'Logs', el: h('div', {}, logOf, logs) },
+    { id: 'logs', title: 'Logs', el: h('div', {}, logOf,
+      h('div', { class: 'filters logbar' },
+        h('div', { class: 'field' }, h('label', { for: 'log-search' }, 'Search'), search),
+        h('div', { class: 'field' }, h('label', { for: 'log-tail' }, 'Show'), tail),
+        h('label', { class: 'check' }, stick, 'Follow the end'),
+        h('button', { type: 'button', id: 'log-download', onclick: download }, 'Download'), lineCount),
+      logs) },
+    { id: 'usage', title: 'Usage', el: usage, onshow: loadUsage },
     { id: 'spec', title: 'Effective spec', el: effective },
     { id: 'objects', title: 'Kubernetes objects', el: objects },
     { id: 'events', title: 'Events', el: events },
@@ -553,6 +908,52 @@ function runView(main, id) {
   loadObjects();
 }
 
+// ---- a run's use over time: charts drawn here as SVG (no library) -------------------------
+
+const svg = (tag, attrs, ...kids) => {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...kids);
+  return el;
+};
+
+// One measure of samples [{t, rank, [key]}] over time: a line per worker, from 0 up to
+// its peak; the caption says now and the peak in words (the chart's name for a screen
+// reader too). null when no sample has it.
+function lineChart(id, title, samples, key, fmt) {
+  const pts = samples.filter((x) => typeof x[key] === 'number');
+  if (!pts.length) return null;
+  const W = 600, H = 120;
+  const t0 = pts[0].t, span = Math.max(1, pts[pts.length - 1].t - t0);
+  const peak = Math.max(...pts.map((x) => x[key]));
+  const ranks = [...new Set(pts.map((x) => x.rank || 0))];
+  const of = (r) => pts.filter((x) => (x.rank || 0) === r);
+  const now = ranks.reduce((sum, r) => sum + of(r)[of(r).length - 1][key], 0);
+  const words = `${title}: ${fmt(now)} now, peak ${fmt(peak)}, over ${dur(span / 1000)}${ranks.length > 1 ? ` (${ranks.length} workers, a line each)` : ''}`;
+  const xy = (x) => `${(((x.t - t0) / span) * W).toFixed(1)},${(H - 2 - (x[key] / (peak || 1)) * (H - 4)).toFixed(1)}`;
+  return h('figure', { class: 'chart', id },
+    svg('svg', { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: 'none', role: 'img', 'aria-label': words },
+      svg('line', { class: 'axis', x1: 0, y1: H - 1, x2: W, y2: H - 1 }),
+      ...ranks.map((r, i) => svg('polyline', { class: `line l${i % 4}`, 'data-rank': r, points: of(r).map(xy).join(' ') }))),
+    h('figcaption', {}, words));
+}
+
+function usageCharts(samples, run) {
+  if (!samples.length) {
+    return h('p', { class: 'muted', id: 'usage-none' }, run && run.backend === 'kubernetes'
+      ? 'Not sampled: the use of a run on a cluster is the metrics API\'s.'
+      : run && FINAL.has(run.state) ? 'No sample of its use: it ran for less than the time between two, or without a cgroup.'
+        : 'No sample yet: a run\'s use is sampled every few seconds while it runs, where it has a cgroup.');
+  }
+  const cores = (v) => `${v < 10 ? v.toFixed(2) : v.toFixed(0)} cores`;
+  return [
+    lineChart('usage-cpu', 'CPU', samples.map((x) => ({ ...x, cores: x.cpu_milli / 1000 })), 'cores', cores),
+    lineChart('usage-mem', 'Memory', samples, 'mem_bytes', bytes),
+    lineChart('usage-gpu', 'GPU utilization', samples, 'gpu_util', (v) => `${Math.round(v)}%`),
+    lineChart('usage-gpu-mem', 'GPU memory', samples, 'gpu_mem_bytes', bytes),
+  ];
+}
+
 // ---- a new run: the form, its YAML, validation by the server ---------------------------
 
 const UNITS = ['Mi', 'Gi', 'Ti', 'M', 'G', 'T', 'Ki', 'k'];
@@ -562,7 +963,7 @@ const VOLUME_SIZE = new Set(['persistent_volume_claim', 'empty_dir']);
 const PREEMPTION = ['allow', 'constrain', 'prevent', 'none'];
 const ACTIONS = ['job', 'serve', 'deploy', 'cronjob'];
 // the keys the form edits; any other key of a spec is kept as it is
-const FORM_KEYS = new Set(['project', 'name', 'function', 'args', 'action', 'schedule', 'profile', 'resources',
+const FORM_KEYS = new Set(['project', 'name', 'function', 'args', 'action', 'schedule', 'profile', 'resources', 'labels',
   'volumes', 'envs', 'secrets', 'node_selector', 'tolerations', 'affinity', 'fs_group', 'run_as_user',
   'run_as_group', 'priority_class', 'preemption_mode', 'replicas', 'min_replicas', 'max_replicas', 'timeout', 'retries']);
 const YAML_FIELDS = ['node_selector', 'tolerations', 'affinity'];
@@ -577,6 +978,13 @@ function splitQty(v) {
 const joinQty = (q) => (q.n === '' ? '' : `${q.n}${q.u}`);
 const lines = (t) => t.split('\n').map((l) => l.trim()).filter((l) => l !== '');
 const intOr = (t) => (/^-?\d+$/.test(t.trim()) ? Number(t.trim()) : t.trim());
+// an input's value: as read while its text is unchanged; else a number or true/false
+// when it reads as one, or the text
+function typedValue(x) {
+  if (x.raw !== undefined && String(x.raw) === x.v) return x.raw;
+  const t = x.v.trim();
+  return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : t === 'true' ? true : t === 'false' ? false : x.v;
+}
 const reqLim = (v) => (isMap(v) ? { req: v.requests ?? '', lim: v.limits ?? '' } : { req: v ?? '', lim: '' });
 
 function emptyForm() {
@@ -584,7 +992,7 @@ function emptyForm() {
     name: '', fname: '', image: '', command: '', args: '', action: 'job', schedule: '', profile: '',
     cpu: { req: '', lim: '' }, mem: { req: { n: '', u: 'Gi' }, lim: { n: '', u: 'Gi' } },
     gpu: '', gpuType: '', disk: { n: '', u: 'Gi' },
-    volumes: [], envs: [], secrets: [],
+    volumes: [], envs: [], secrets: [], labels: [], inputs: [], fnRef: false,
     yaml: { node_selector: '', tolerations: '', affinity: '' }, parsed: {}, yamlErr: {},
     fsGroup: '', runAsUser: '', runAsGroup: '', priorityClass: '', preemption: '',
     scale: 'fixed', replicas: '', minReplicas: '', maxReplicas: '', timeout: '', retries: '', extra: {},
@@ -597,7 +1005,8 @@ function formFromSpec(s) {
   s = isMap(s) ? s : {};
   const fn = isMap(s.function) ? s.function : {};
   f.name = s.name ?? '';
-  f.fname = typeof s.function === 'string' ? s.function : fn.name ?? '';
+  f.fnRef = typeof s.function === 'string'; // a registered function, by name
+  f.fname = f.fnRef ? s.function : fn.name ?? '';
   f.image = fn.image ?? '';
   f.orig.command = Array.isArray(fn.command) ? fn.command : fn.command ? [fn.command] : [];
   f.orig.args = Array.isArray(s.args) ? s.args : s.args ? [s.args] : [];
@@ -623,6 +1032,12 @@ function formFromSpec(s) {
   });
   f.envs = (Array.isArray(s.envs) ? s.envs : []).map((e) => ({ name: e.name ?? '', value: String(e.value ?? '') }));
   f.secrets = Array.isArray(s.secrets) ? s.secrets.map(String) : [];
+  f.labels = Object.entries(isMap(s.labels) ? s.labels : {}).map(([k, v]) => ({ k, v: String(v ?? '') }));
+  // inputs of plain values are rows (a value keeps its type while its text is not
+  // edited); inputs with a list or a map in them stay as they are (the YAML tab)
+  const inputs = isMap(s.inputs) ? Object.entries(s.inputs) : [];
+  if (inputs.every(([, v]) => v === null || typeof v !== 'object')) f.inputs = inputs.map(([k, v]) => ({ k, v: String(v ?? ''), raw: v }));
+  else f.extra.inputs = s.inputs;
   for (const k of YAML_FIELDS) {
     if (s[k] !== undefined) { f.yaml[k] = toYAML(s[k]); f.parsed[k] = s[k]; }
   }
@@ -637,7 +1052,7 @@ function formFromSpec(s) {
   f.maxReplicas = String(s.max_replicas ?? '');
   f.timeout = String(s.timeout ?? '');
   f.retries = String(s.retries ?? '');
-  for (const [k, v] of Object.entries(s)) if (!FORM_KEYS.has(k)) f.extra[k] = v;
+  for (const [k, v] of Object.entries(s)) if (!FORM_KEYS.has(k) && k !== 'inputs') f.extra[k] = v;
   return f;
 }
 
@@ -650,7 +1065,8 @@ function specFromForm(f, project) {
   if (f.image.trim()) fn.image = f.image.trim();
   const list = (k) => (f[k] === f.orig[k].join('\n') ? f.orig[k] : lines(f[k]));
   if (list('command').length) fn.command = list('command');
-  if (Object.keys(fn).length) s.function = fn;
+  if (f.fnRef && f.fname) s.function = f.fname; // a registered function: its name alone
+  else if (Object.keys(fn).length) s.function = fn;
   put('args', list('args'));
   s.action = f.action;
   if (f.action === 'cronjob') put('schedule', f.schedule.trim());
@@ -676,6 +1092,9 @@ function specFromForm(f, project) {
   }));
   put('envs', f.envs.filter((e) => e.name.trim() || e.value).map((e) => ({ name: e.name.trim(), value: e.value })));
   put('secrets', f.secrets);
+  const kv = (rows, typed) => Object.fromEntries(rows.filter((x) => x.k.trim()).map((x) => [x.k.trim(), typed ? typedValue(x) : x.v]));
+  if (f.labels.some((x) => x.k.trim())) s.labels = kv(f.labels, false);
+  if (f.inputs.some((x) => x.k.trim())) s.inputs = kv(f.inputs, true);
   for (const k of YAML_FIELDS) if (f.yaml[k].trim() && f.parsed[k] !== undefined && f.parsed[k] !== null) s[k] = f.parsed[k];
   put('fs_group', intOr(f.fsGroup));
   put('run_as_user', intOr(f.runAsUser));
@@ -690,10 +1109,33 @@ function specFromForm(f, project) {
   return Object.assign(s, f.extra);
 }
 
-// A profile's field as a short phrase: "resources.cpu.requests" 8 -> "cpu 8".
+// a command as a shell would read it: ["python", "train.py", "a b"] -> python train.py "a b"
+const cmdText = (c) => (Array.isArray(c) ? c.map((x) => (/^[\w@%+=:,./-]+$/.test(String(x)) ? String(x) : JSON.stringify(String(x)))).join(' ') : c ? String(c) : '');
+
+// A map or list in words: {key: "gpu", operator: "Exists"} -> "key gpu, operator Exists"
+const words = (o) => (Array.isArray(o) ? o.map(words).join('; ')
+  : isMap(o) ? Object.entries(o).map(([k, x]) => `${k} ${words(x)}`).join(', ') : String(o));
+
+// A field of a profile or of the policy's defaults in words, never as JSON:
+// "resources.cpu.requests" 8 -> "cpu 8", "resources.gpu.limits" 1 -> "GPUs 1",
+// "tolerations[0]" {"key":"gpu","operator":"Exists",...} -> "tolerates gpu (Exists, NoSchedule)",
+// "node_selector.K" V -> "node label K = V", "envs.N" V -> "env N=V"
 function givesText(fl) {
-  const p = fl.path.replace(/^resources\./, '').replace(/\.requests$/, '').replace(/\.limits$/, ' (limit)');
-  return `${p} ${fl.value}`;
+  const p = fl.path;
+  const v = String(fl.value);
+  let o = null;
+  if (/^[[{]/.test(v)) try { o = JSON.parse(v); } catch { o = null; }
+  let m;
+  if ((m = /^resources\.(cpu|mem|disk|gpu)\.(requests|limits)$/.exec(p))) {
+    return m[1] === 'gpu' ? `GPUs ${v}` : `${m[1]}${m[2] === 'limits' ? ' limit' : ''} ${v}`;
+  }
+  if (p === 'resources.gpu_type') return `GPU type ${v}`;
+  if ((m = /^node_selector\.(.+)$/.exec(p))) return `node label ${m[1]} = ${v}`;
+  if (/^tolerations\[\d+\]$/.test(p) && isMap(o)) {
+    return `tolerates ${o.key || 'every taint'}${o.value ? `=${o.value}` : ''} (${o.operator || 'Equal'}, ${o.effect || 'any effect'})`;
+  }
+  if ((m = /^envs\.(.+)$/.exec(p))) return `env ${m[1]}=${v}`;
+  return `${p.replace(/_/g, ' ')} ${o ? words(o) : v}`;
 }
 
 function newRunView(main, params) {
@@ -705,6 +1147,7 @@ function newRunView(main, params) {
   let yamlText = '';
   let mode = 'form';
   let secretNames = [];
+  let functions = {}; // the project's registered functions: name -> their spec as data
   let gen = 0; // the newest check: older answers are dropped
   const project = session.project;
   const locked = new Set((session.choices && session.choices.locked_fields) || []);
@@ -738,6 +1181,8 @@ function newRunView(main, params) {
     const n = input(`${bind}.n`, path, { inputmode: 'decimal', autocomplete: 'off' });
     const u = input(`${bind}.u`, path, { tag: 'select', 'aria-label': `${label} unit` });
     u.append(...opts(UNITS.map((x) => [x, x]).concat([['', '(as typed)']])));
+    u.setAttribute('aria-describedby', `${n.id}-err`); // the quantity's one error, under both
+
     return field(label, h('div', { class: 'qty' }, n, u), hint);
   };
 
@@ -758,17 +1203,42 @@ function newRunView(main, params) {
       return field(label, el, lockedNote(k) || hint);
     };
     const serving = f.action === 'serve' || f.action === 'deploy';
-    fillWith(formEl, 
+    // the function: one of the project's registered functions (its fields shown, as
+    // the run gets them), or one written here
+    const reg = f.fnRef ? functions[f.fname] : null;
+    const regFn = reg && isMap(reg.function) ? reg.function : {};
+    const picker = h('select', { id: 'f-function', 'data-path': 'function', 'aria-describedby': 'f-function-err' },
+      h('option', { value: '' }, '(written here)'),
+      Object.keys(functions).map((n) => h('option', { value: n, selected: f.fnRef && n === f.fname }, n)),
+      f.fnRef && !reg ? h('option', { value: f.fname, selected: true }, `${f.fname} (not registered)`) : null);
+    picker.addEventListener('change', () => {
+      f.fnRef = !!picker.value;
+      f.fname = picker.value;
+      if (f.fnRef) { f.image = ''; f.command = ''; f.orig.command = []; }
+      rebuild('');
+      $('#f-function', formEl).focus();
+    });
+    fillWith(formEl,
       h('fieldset', {}, h('legend', {}, 'Function'),
         h('div', { class: 'grid' },
-          field('Function name', input('fname', 'function.name', { required: true, autocomplete: 'off' }), 'A registered function of the project, or the name of this one.'),
-          field('Image', input('image', 'function.image', { autocomplete: 'off', placeholder: 'python:3.11' })),
+          field('Registered function', picker, Object.keys(functions).length ? 'One of the project\'s, or write one here.' : 'The project has no registered function: write one here.'),
+          f.fnRef ? null : field('Function name', input('fname', 'function.name', { required: true, autocomplete: 'off' }), 'The name of this one.'),
+          f.fnRef ? null : field('Image', input('image', 'function.image', { autocomplete: 'off', placeholder: 'python:3.11' })),
           field('Run name', input('name', 'name', { autocomplete: 'off' }), 'Optional; default: the function name.'),
           field('Action', select('action', 'action', opts(ACTIONS))),
           f.action === 'cronjob' ? field('Schedule', input('schedule', 'schedule', { placeholder: '0 3 * * *' }), 'Five cron fields.') : null),
+        f.fnRef ? h('dl', { class: 'facts card', id: 'function-facts' },
+          h('dt', {}, 'Image'), h('dd', {}, regFn.image || '—'),
+          h('dt', {}, 'Command'), h('dd', { class: 'mono' }, cmdText(regFn.command) || '—'),
+          reg ? Object.entries(reg).filter(([k]) => !['function', 'project', 'name'].includes(k)).map(([k, v]) => [h('dt', {}, k.replace(/_/g, ' ')), h('dd', {}, words(v))]) : null,
+          h('dt', {}, 'Defined'), h('dd', {}, h('a', { href: `#/functions/${encodeURIComponent(f.fname)}` }, `function ${f.fname}`), reg ? '' : ' (not registered in this project)')) : null,
         h('div', { class: 'grid' },
-          field('Command', input('command', 'function.command', { tag: 'textarea', class: 'code', spellcheck: 'false' }), 'One argument per line, e.g. python, train.py.'),
+          f.fnRef ? null : field('Command', input('command', 'function.command', { tag: 'textarea', class: 'code', spellcheck: 'false' }), 'One argument per line, e.g. python, train.py.'),
           field('Arguments', input('args', 'args', { tag: 'textarea', class: 'code', spellcheck: 'false' }), 'One per line.'))),
+      h('fieldset', {}, h('legend', {}, 'Labels and inputs'),
+        kvRows('labels', 'Label', 'Value', (k) => `labels.${k}`),
+        kvRows('inputs', 'Input', 'Value', (k) => `inputs.${k}`,
+          f.extra.inputs !== undefined ? 'These inputs hold lists or maps: edit them in the YAML tab.' : 'A value that reads as a number or true/false is sent as one.')),
       h('fieldset', {}, h('legend', {}, 'Hardware profile'),
         h('p', { class: 'hint muted' }, 'A profile wins every field it sets, and a resource it sets whole; what it would override of yours is shown on it.'),
         profileBox),
@@ -779,7 +1249,7 @@ function newRunView(main, params) {
           qty('mem.req', 'resources.mem.requests', 'Memory request'),
           qty('mem.lim', 'resources.mem.limits', 'Memory limit'),
           field('GPUs', input('gpu', 'resources.gpu', { inputmode: 'numeric', autocomplete: 'off', placeholder: '0' }), 'Whole GPUs; a GPU is a limit.'),
-          field('GPU type', select('gpuType', 'resources.gpu_type', opts(gpuTypes, `(platform default${session.choices && session.choices.default_gpu_type ? `: ${session.choices.default_gpu_type}` : ''})`))),
+          field('GPU type', select('gpuType', 'resources.gpu_type', opts(gpuTypes, `Default${session.choices && session.choices.default_gpu_type ? ` (${session.choices.default_gpu_type})` : ''}`)), 'The platform\'s default when none is picked.'),
           qty('disk', 'resources.disk', 'Disk (ephemeral)'))),
       h('fieldset', {}, h('legend', {}, 'Volumes'),
         h('div', { class: 'rows' }, ...f.volumes.map((v, i) => h('div', { class: 'row', 'data-row': `volumes.${i}` },
@@ -830,6 +1300,25 @@ function newRunView(main, params) {
     renderProfiles();
   }
 
+  // rows of key = value (labels, inputs); a key's input names its spec path, so a
+  // problem of labels.K is shown at it
+  function kvRows(k, keyLabel, valueLabel, path, hint) {
+    const rows = form[k];
+    if (form.extra[k] !== undefined) return h('p', { class: 'hint muted' }, hint);
+    const one = keyLabel.toLowerCase();
+    return h('div', { class: 'kv' },
+      h('div', { class: 'rows' }, ...rows.map((x, i) => {
+        const key = input(`${k}.${i}.k`, path(x.k), { autocomplete: 'off' });
+        key.addEventListener('input', () => { key.dataset.path = path(key.value.trim()); });
+        return h('div', { class: 'row' },
+          field(keyLabel, key),
+          field(valueLabel, input(`${k}.${i}.v`, null, { autocomplete: 'off' })),
+          h('button', { type: 'button', onclick: () => { rows.splice(i, 1); rebuild(); } }, `Remove ${one} ${i + 1}`));
+      })),
+      h('div', { class: 'actions' }, h('button', { type: 'button', id: `add-${one}`, onclick: () => { rows.push({ k: '', v: '' }); rebuild(`${k}.${rows.length - 1}.k`); } }, `Add ${one}`),
+        hint ? h('span', { class: 'hint muted' }, hint) : null));
+  }
+
   function rebuild(focusBind) {
     build();
     changed('');
@@ -870,7 +1359,7 @@ function newRunView(main, params) {
         overrides[p.id] = { list: fields.filter((x) => x.overrides).map((x) => ({ path: x.path, value: x.value, was: x.overrides.value })) };
       } else {
         const probs = (r.data && r.data.error && r.data.error.problems) || [];
-        const own = probs.find((x) => x.message) || {};
+        const own = probs.find((x) => x.message && x.severity !== 'warning') || probs.find((x) => x.message) || {};
         overrides[p.id] = { problem: own.message || errorText(r) };
       }
     }));
@@ -1012,7 +1501,7 @@ function newRunView(main, params) {
     create.disabled = false;
     if (r.status === 201) {
       const run = r.data.items ? r.data.items[0] : r.data;
-      flash(`Run ${run.name} created${r.data.items ? ` (and ${r.data.items.length - 1} more)` : ''}.`);
+      flash(`Run ${run.name} created${r.data.items ? ` (and ${r.data.items.length - 1} more)` : ''}.`, 'good', true);
       go(`#/runs/${encodeURIComponent(run.id)}`);
     } else {
       // the problems at their fields and lines (422, a 404 function the spec names, ...)
@@ -1027,8 +1516,13 @@ function newRunView(main, params) {
   main.append(h('h1', {}, `New run in ${project}`), t.el, summary, h('div', { class: 'actions' }, create, h('a', { href: '#/runs' }, 'Cancel')));
 
   (async () => {
-    const s = await api('GET', `/api/v1/projects/${encodeURIComponent(project)}/secrets`);
+    const [s, fl] = await Promise.all([api('GET', `/api/v1/projects/${encodeURIComponent(project)}/secrets`),
+      api('GET', `/api/v1/projects/${encodeURIComponent(project)}/functions`)]);
     secretNames = s.status === 200 ? s.data.items.map((x) => x.name) : [];
+    if (fl.status === 200) for (const x of fl.data.items) functions[x.name] = x.fields || {};
+    // from a function's or a profile's page
+    if (params.get('function')) Object.assign(form, { fnRef: true, fname: params.get('function') });
+    if (params.get('profile')) form.profile = params.get('profile');
     const from = params.get('from');
     if (from) {
       const r = await api('GET', `/api/v1/runs/${encodeURIComponent(from)}/source`);
@@ -1039,7 +1533,7 @@ function newRunView(main, params) {
     }
     build();
     yamlText = toYAML(specFromForm(form, project));
-    if (from) check();
+    if (from || params.get('function') || params.get('profile')) check();
   })();
 }
 
@@ -1092,17 +1586,199 @@ function secretsView(main) {
         name.value = '';
         flash(`Secret ${n} set. Its value cannot be read back.`);
         load();
-      } else {
-        nameErr.textContent = errorText(r);
-        name.setAttribute('aria-invalid', 'true');
-        name.focus();
-      }
+      } else refuse(name, nameErr, errorText(r));
     });
     main.append(form);
   } else {
     main.append(h('p', { class: 'muted' }, `Setting and deleting secrets needs ${writers === 'user' ? 'a user' : 'an admin'} token; this one is a ${session.who.role}.`));
   }
   load();
+}
+
+// ---- the project's and the platform's pages ----------------------------------------------
+
+// a table that becomes cards on a phone: heads, and rows {attrs, cells}
+function grid(cls, heads, rows) {
+  return h('div', { class: 'table-wrap' }, h('table', { class: `cards ${cls}` },
+    h('thead', {}, h('tr', {}, heads.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, rows.map((r) => h('tr', r.attrs || {}, r.cells.map((c, i) => h('td', { 'data-label': heads[i] }, c)))))));
+}
+
+// GET path into el: fn(data) when it answers 200, else its error; returns the
+// answer's rv (a list of runs, on a server with the watch)
+async function getInto(el, path, fn) {
+  const r = await api('GET', path);
+  fillWith(el, r.status === 200 ? fn(r.data) : h('p', { class: 'err' }, errorText(r)));
+  return r.status === 200 ? r.data.rv : undefined;
+}
+
+// reload() again at each change of the project's runs (the watch, from the rv it
+// returns), or every 5 s on a server without a watch
+async function followRuns(reload) {
+  const rv = await reload();
+  if (rv !== undefined) watchRuns(session.project, rv, async (items) => { const v = await reload(); return items ? undefined : v; });
+  else every(5000, reload);
+}
+
+const page = (main, title, intro) => {
+  const box = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  main.append(h('h1', {}, title), ...(intro ? [h('p', { class: 'muted' }, intro)] : []), box);
+  return box;
+};
+const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+// what waits, for what, in the order it starts
+function queueView(main) {
+  const box = page(main, `Queue of ${session.project}`, 'The runs of this project that wait, in the order they start: the highest priority first, then the first submitted. Each says what it waits for: room on the machine, the project\'s quota, or a node its selector and tolerations match. Runs of projects this token does not see wait in the same queue.');
+  const load = () => getInto(box, `${projPath('runs')}?state=Pending&limit=1000`, (d) => {
+    const q = d.items.slice().sort((a, b) => b.priority - a.priority || a.created.localeCompare(b.created));
+    if (!q.length) return h('p', { id: 'queue-empty' }, 'Nothing waits: every run of this project has started or ended.');
+    const quota = q.filter((r) => /quota/.test(r.reason || '')).length;
+    return [h('p', { id: 'queue-count' }, `${plural(q.length, 'run')} waiting${d.next ? ' (the first 1000)' : ''}`,
+      quota ? [', ', h('a', { href: '#/quota' }, `${quota} for quota`)] : '', '.'),
+    grid('queue', ['Place', 'Run', 'Priority', 'Waiting for', 'Needs', 'Why it waits'], q.map((r, i) => ({
+      attrs: { 'data-run': r.id },
+      cells: [String(i + 1), h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, r.name), `${r.priority_class || 'default'} (${r.priority})`,
+        dur((Date.now() - Date.parse(r.created)) / 1000), resourcesText(r), r.reason || 'its turn'],
+    })))];
+  });
+  followRuns(load);
+}
+
+function functionsView(main) {
+  const box = page(main, `Functions of ${session.project}`, 'A registered function is a run spec template: a run that names it (function: NAME) starts from its fields. The Python SDK registers them (POST .../functions).');
+  getInto(box, projPath('functions'), (d) => (d.items.length ? grid('functions', ['Function', 'Image', 'Command', 'Updated'], d.items.map((f) => {
+    const fn = (f.fields && isMap(f.fields.function) && f.fields.function) || {};
+    return { attrs: { 'data-function': f.name }, cells: [h('a', { href: `#/functions/${encodeURIComponent(f.name)}` }, f.name), fn.image || '—', h('code', {}, cmdText(fn.command) || '—'), stamp(f.updated)] };
+  })) : h('p', { id: 'functions-empty' }, 'No function is registered in this project yet.')));
+}
+
+function functionView(main, name) {
+  main.append(h('p', {}, h('a', { href: '#/functions' }, '← Functions')));
+  const box = page(main, `Function ${name}`);
+  const del = async (e) => {
+    if (e.target.dataset.confirm !== 'yes') { e.target.dataset.confirm = 'yes'; e.target.textContent = 'Delete: press again to confirm'; return; }
+    const r = await api('DELETE', projPath(`functions/${encodeURIComponent(name)}`));
+    if (r.status === 204) { flash(`Function ${name} deleted.`, 'good', true); go('#/functions'); } else flash(errorText(r), 'bad');
+  };
+  getInto(box, projPath(`functions/${encodeURIComponent(name)}`), (f) => {
+    const s = f.fields || {};
+    const fn = isMap(s.function) ? s.function : {};
+    const dd = (k, v) => (v === undefined || v === '' ? [] : [h('dt', {}, k), h('dd', {}, v)]);
+    return [
+      can('user') ? h('div', { class: 'actions' }, h('a', { href: `#/new?function=${encodeURIComponent(name)}`, id: 'run-function' }, 'Run it'),
+        h('button', { type: 'button', id: 'delete-function', onclick: del }, 'Delete')) : null,
+      h('div', { class: 'card' }, h('dl', { class: 'facts', id: 'function-facts' },
+        dd('Image', fn.image), dd('Command', fn.command ? h('code', {}, cmdText(fn.command)) : undefined),
+        Object.entries(s).filter(([k]) => k !== 'function' && k !== 'project').map(([k, v]) => dd(k.replace(/_/g, ' '), words(v))),
+        dd('Created', stamp(f.created)), dd('Updated', stamp(f.updated)))),
+      h('h2', {}, 'As registered'), h('pre', { id: 'function-spec' }, f.spec)];
+  });
+}
+
+const LIMIT_NAMES = { cpu: 'CPU', mem: 'Memory', gpu: 'GPUs', disk: 'Disk (ephemeral)', volume_size: 'Each volume', pids: 'Processes (this machine)' };
+
+function profilesView(main) {
+  const box = page(main, 'Profiles and limits');
+  getInto(box, '/api/v1/profiles', (d) => {
+    const lim = d.limits || {};
+    const def = d.defaults || {};
+    const ch = d.choices || {};
+    const list = (xs) => (xs && xs.length ? xs.join(', ') : 'none');
+    return [
+      h('p', { class: 'muted' }, 'A profile is a bundle of run fields the platform defines: a run that picks one gets every field it sets, over what it asked for (a resource it sets, whole).'),
+      h('div', { class: 'profiles' }, d.profiles.map((p) => h('section', { class: 'profile', 'data-profile': p.id, 'aria-labelledby': `pf-${p.id}` },
+        h('h2', { id: `pf-${p.id}` }, p.id), p.description ? h('p', {}, p.description) : null,
+        h('ul', { 'aria-label': `${p.id} gives` }, p.fields.map((fl) => h('li', {}, givesText(fl)))),
+        can('user') ? h('a', { href: `#/new?profile=${encodeURIComponent(p.id)}` }, `New run with ${p.id}`) : null))),
+      d.profiles.length ? null : h('p', {}, 'The policy defines no profile.'),
+      h('h2', {}, 'Limits of every run'),
+      h('p', { class: 'muted' }, 'A run that asks for more than one of these (after its profile and the defaults) is refused, with the limit named.'),
+      h('dl', { class: 'facts card', id: 'limits' }, Object.entries(LIMIT_NAMES).map(([k, n]) => [h('dt', {}, n), h('dd', {}, lim[k] === undefined ? 'no limit' : String(lim[k]))])),
+      h('h2', {}, 'Defaults'),
+      h('p', { class: 'muted' }, 'What a run gets where neither it, its function nor its profile says.'),
+      h('ul', { id: 'defaults' }, (def.fields || []).map((fl) => h('li', {}, givesText(fl))),
+        def.mem_limit_ratio ? h('li', {}, `a memory request without a limit gets the limit request × ${def.mem_limit_ratio}`) : null),
+      h('h2', {}, 'Choices'),
+      h('dl', { class: 'facts card', id: 'choices' },
+        h('dt', {}, 'GPU types'), h('dd', {}, `${list(ch.gpu_types)}${ch.default_gpu_type ? ` (default ${ch.default_gpu_type})` : ''}`),
+        h('dt', {}, 'Priority classes'), h('dd', {}, list(ch.priority_classes)),
+        h('dt', {}, 'Fields only a profile may set'), h('dd', {}, list(ch.locked_fields)))];
+  });
+}
+
+// "300m" -> 0.3, "48Mi" -> 50331648 (for a meter of used against quota)
+const SUFFIX = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50 };
+const qtyNum = (s) => { const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(String(s)); return m ? Number(m[1]) * (SUFFIX[m[2]] || 1) : NaN; };
+const RES_NAMES = { cpu: 'CPU', mem: 'Memory', gpu: 'GPUs', runs: 'Runs' };
+
+function quotaView(main) {
+  const box = page(main, `Quota of ${session.project}`);
+  const load = () => getInto(box, projPath('quota'), (q) => [
+    h('p', { id: 'quota-of' }, q.quota_of === null ? `Project ${q.project} has no quota: each run is bounded by the limits of every run (Profiles) and by what the machine has free.`
+      : q.quota_of === q.project ? `The policy's quota for ${q.project}: what its admitted runs hold together.`
+        : `The policy's "${q.quota_of}" quota (${q.project} has no entry of its own): what its admitted runs hold together.`),
+    grid('quota', ['Resource', 'Used', 'Quota', 'Free', 'Use'], q.resources.map((x) => {
+      const used = qtyNum(x.used), max = x.quota === null ? NaN : qtyNum(x.quota);
+      const pct = max > 0 ? Math.round((used / max) * 100) : null;
+      return { attrs: { 'data-resource': x.resource }, cells: [RES_NAMES[x.resource] || x.resource, x.used, x.quota ?? 'no limit', x.free ?? '—',
+        pct === null ? '—' : h('span', { class: 'use' }, h('meter', { min: 0, max: 100, high: 90, value: Math.min(100, pct), 'aria-label': `${x.resource}: ${pct}% of the quota used` }), ` ${pct}%`)] };
+    })),
+    h('p', { id: 'quota-waiting' }, q.waiting ? h('a', { href: '#/queue' }, `${plural(q.waiting, 'run')} waiting for quota`) : 'No run waits for quota.')]);
+  // read again when a run of the project changes (what it holds changes only then)
+  followRuns(async () => {
+    const [, l] = await Promise.all([load(), api('GET', `${projPath('runs')}?limit=1`)]);
+    return l.status === 200 ? l.data.rv : undefined;
+  });
+}
+
+function tokensView(main) {
+  if (!can('admin')) { main.append(h('h1', {}, 'Tokens'), h('p', { class: 'err' }, `A ${session.who.role} may not list tokens.`)); return; }
+  const box = page(main, 'Tokens', `The tokens this token may see${session.who.projects.includes('*') ? ': every one' : ': those of its own projects only'}. A token's secret is shown once, when it is made, and never again: make and revoke tokens on the server's machine (berth token create --project P --role R, berth token revoke ID).`);
+  getInto(box, '/api/v1/tokens', (d) => grid('tokens', ['Token', 'Role', 'Projects', 'Description', 'Created'], d.items.map((t) => ({
+    attrs: { 'data-token': t.id },
+    cells: [t.id === session.who.token ? `${t.id} (this one)` : t.id, t.role || '—', t.projects === '*' ? 'every project' : t.projects.split(',').join(', '), t.description || '—', stamp(t.created)],
+  }))));
+}
+
+function switchProject(name) {
+  session.project = name;
+  localStorage.setItem('berth.project', name);
+  showChrome();
+  go('#/runs');
+}
+
+function projectsView(main) {
+  if (!can('admin')) { main.append(h('h1', {}, 'Projects'), h('p', { class: 'err' }, `A ${session.who.role} may not manage projects.`)); return; }
+  const every_ = session.who.projects.includes('*');
+  const box = page(main, 'Projects', every_ ? 'Every project of this server.' : 'The projects of this token.');
+  const load = () => getInto(box, '/api/v1/projects', (d) => grid('projects', ['Project', 'Created', 'Open'], d.items.map((p) => ({
+    attrs: { 'data-project': p.name },
+    cells: [p.name, stamp(p.created), p.name === session.project ? 'open now' : h('button', { type: 'button', class: 'link', onclick: () => switchProject(p.name) }, `Open ${p.name}`)],
+  }))));
+  load();
+  if (!every_) return;
+  const name = h('input', { id: 'p-name', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'p-name-hint p-name-err' });
+  const err = h('span', { class: 'err', id: 'p-name-err' });
+  const form = h('form', { class: 'card', id: 'project-form', novalidate: true }, h('h2', {}, 'New project'),
+    h('div', { class: 'field' }, h('label', { for: 'p-name' }, 'Name'), name,
+      h('span', { class: 'hint', id: 'p-name-hint' }, 'Lowercase letters, digits and -: it names namespaces and directories.'), err),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create project')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    err.textContent = '';
+    name.removeAttribute('aria-invalid');
+    const n = name.value.trim();
+    const r = await api('POST', '/api/v1/projects', { body: { name: n } });
+    if (r.status === 201) {
+      name.value = '';
+      if (!session.projects.includes(n)) session.projects.push(n);
+      showChrome();
+      flash(`Project ${n} created.`);
+      load();
+    } else refuse(name, err, errorText(r));
+  });
+  main.append(form);
 }
 
 // ---- start -------------------------------------------------------------------------

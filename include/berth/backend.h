@@ -72,6 +72,9 @@ typedef struct berth_run_info {
 	char *labels;            /* its labels (the spec's merged with the policy's), in
 				    their order, as "key=value,key=value" (keys and values
 				    never hold ',' or '='); NULL: none */
+	char *submitted_by;      /* who submitted it: "token:ID" (through berth serve),
+				    "user:NAME" (a berth command, by its Unix user),
+				    "anonymous" (serve --insecure-local); NULL: not recorded */
 } berth_run_info;
 
 void berth_run_info_free(berth_run_info *info);
@@ -265,6 +268,7 @@ typedef struct berth_batch_opts {
 	const char *project;  /* the project of the runs: a spec naming another one is
 				 refused; NULL: each spec's own (default "default") */
 	const char *run_id;   /* the first run's id (then ID-2, ID-3, ...); NULL: random */
+	const char *submitted_by; /* who submits: recorded with each run (berth_run_info) */
 } berth_batch_opts;
 int berth_batch_plan(berth_batch **out, berth_backend *b, const char *text, size_t len,
 		     const berth_batch_opts *opts, berth_error **err);

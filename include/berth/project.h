@@ -153,6 +153,12 @@ int berth_token_check(berth_backend *b, const char *token, berth_principal **out
 /* [{id, role, projects, description, created}] (never the token). */
 int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len,
 		     berth_error **err);
+/* berth_token_list of the tokens who may see (NULL: every one): all of them
+ * when who is for every project ("*"); else those whose projects are all
+ * among who's, never a "*" token (who would learn of projects it has no
+ * access to). A server lists them to an admin this way. */
+int berth_token_list_for(berth_backend *b, const berth_principal *who, berth_format fmt,
+			 char **out, size_t *len, berth_error **err);
 int berth_token_revoke(berth_backend *b, const char *id, berth_error **err);
 
 #ifdef __cplusplus

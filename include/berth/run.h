@@ -107,6 +107,7 @@ typedef struct berth_run {
 	const berth_kv *spot_labels; /* preemptible_nodes.node_selector, when the mode uses it ... */
 	size_t nspot_labels;
 	const char *spot_operator;   /* ... ANDed into each required affinity term: "In" or "NotIn" */
+	const char *submitted_by;    /* who submits it (berth_batch_opts), kept in its record */
 	const char *quota_wait;      /* "waiting for quota: gpu 4 of 4 in use" when the run
 					needs more than its project's quota has free on the
 					usage it was planned against (it waits for it, in the

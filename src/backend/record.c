@@ -39,7 +39,8 @@ void berth_run_info_free(berth_run_info *i)
 		return;
 	char *const strs[] = {i->id, i->name, i->project, i->backend, i->profile, i->image,
 			      i->action, i->reason, i->priority_class, i->gpu_ids, i->enforcement,
-			      i->log_path, i->target, i->effective, i->worker_states, i->labels};
+			      i->log_path, i->target, i->effective, i->worker_states, i->labels,
+			      i->submitted_by};
 	for (size_t k = 0; k < BERTH_ARRAY_SIZE(strs); k++)
 		free(strs[k]);
 	free(i);
@@ -123,6 +124,7 @@ int record_new(const berth_policy *policy, const berth_run *run, const char *spe
 	size_t elen;
 	berth_explain(run, NULL, BERTH_EXPLAIN_JSON, &i->effective, &elen, NULL);
 	r->doc = (int64_t)s->doc;
+	i->submitted_by = dup_or_null(run->submitted_by);
 	if (s->labels.n) {
 		berth_buf l = BERTH_BUF_INIT;
 		for (size_t k = 0; k < s->labels.n; k++)
@@ -134,7 +136,8 @@ int record_new(const berth_policy *policy, const berth_run *run, const char *spe
 		}
 		i->labels = berth_buf_detach(&l);
 	}
-	if (!i->id || !i->name || !i->project || !i->backend || !i->action || !r->quota_of)
+	if ((run->submitted_by && !i->submitted_by) || !i->id || !i->name || !i->project ||
+	    !i->backend || !i->action || !r->quota_of)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	return 0;
 }
@@ -185,6 +188,7 @@ static void info_node(obuild *b, onode *m, const berth_run_info *i)
 	o_opt(b, m, "action", i->action);
 	o_opt(b, m, "profile", i->profile);
 	o_opt(b, m, "image", i->image);
+	o_opt(b, m, "submitted_by", i->submitted_by);
 	o_opt(b, m, "priority_class", i->priority_class);
 	/* a map, as on Kubernetes; the record's "key=value,..." holds neither ',' nor '=' in them */
 	onode *labels = i->labels && *i->labels ? o_map(b, m, "labels") : NULL;

@@ -1314,6 +1314,13 @@ int berth_client_profiles_format(const char *json, size_t len, berth_explain_for
 	const berth_node *choices = root->kind == BERTH_NODE_MAP ? berth_node_get(root, "choices") : NULL;
 	if (choices && choices->kind == BERTH_NODE_MAP)
 		o_copy(&b, doc, "choices", choices, NULL);
+	/* the policy's limits and defaults, with their numbers as numbers (pids) */
+	for (size_t k = 0; root->kind == BERTH_NODE_MAP && k < 2; k++) {
+		const char *key = k ? "defaults" : "limits";
+		const berth_node *m = berth_node_get(root, key);
+		if (m && m->kind == BERTH_NODE_MAP)
+			o_copy_typed(&b, doc, key, m);
+	}
 	if (!b.failed) {
 		if (fmt == BERTH_EXPLAIN_YAML)
 			emit_yaml(&buf, doc);

@@ -549,6 +549,26 @@ int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt,
 	onode *lk = o_seq(b, c, "locked_fields");
 	for (size_t i = 0; i < policy->security.user_fields.n; i++)
 		o_str(b, lk, NULL, policy->security.user_fields.items[i].s);
+	/* what bounds every run (limits) and what fills what nobody set (defaults),
+	 * each as the policy writes it */
+	onode *lim = o_map(b, doc, "limits");
+	const struct {
+		const char *key;
+		const berth_qty *q;
+	} ceil[] = {{"cpu", &policy->limits.cpu}, {"mem", &policy->limits.mem},
+		    {"gpu", &policy->limits.gpu}, {"disk", &policy->limits.disk},
+		    {"volume_size", &policy->limits.volume_size}};
+	char qbuf[BERTH_QUANTITY_STR_MAX];
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(ceil); i++)
+		if (ceil[i].q->set)
+			o_strf(b, lim, ceil[i].key, "%s", berth_qty_written(ceil[i].q, qbuf));
+	o_int(b, lim, "pids", policy->limits.pids.v);
+	onode *dm = o_map(b, doc, "defaults");
+	if (policy->mem_limit_ratio.set)
+		o_strf(b, dm, "mem_limit_ratio", "%s", berth_qty_written(&policy->mem_limit_ratio, qbuf));
+	x.rows = o_seq(b, dm, "fields");
+	x.profile_file = policy->file;
+	spec_rows(&x, &policy->defaults);
 	for (size_t i = 0; i < berth_policy_profile_count(policy); i++) {
 		const berth_profile *p = berth_policy_profile_get(policy, i);
 		onode *m = o_map(b, list, NULL);

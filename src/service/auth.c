@@ -186,8 +186,31 @@ int berth_token_check(berth_backend *b, const char *token, berth_principal **out
 	return 0;
 }
 
+/* Whether every project of list ("a,b"; "*": all) is one of who's. */
+static bool projects_within(const char *list, const berth_principal *who)
+{
+	if (who->all)
+		return true;
+	for (const char *s = list; s && *s;) {
+		size_t len = strcspn(s, ",");
+		bool found = false;
+		for (size_t i = 0; !found && i < who->nprojects; i++)
+			found = strlen(who->projects[i]) == len && !strncmp(who->projects[i], s, len);
+		if (!found)
+			return false; /* "*" too: it is no project's name */
+		s += len + (s[len] == ',');
+	}
+	return true;
+}
+
 int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len,
 		     berth_error **err)
+{
+	return berth_token_list_for(b, NULL, fmt, out, len, err);
+}
+
+int berth_token_list_for(berth_backend *b, const berth_principal *who, berth_format fmt,
+			 char **out, size_t *len, berth_error **err)
 {
 	*out = NULL;
 	*len = 0;
@@ -200,6 +223,8 @@ int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len
 	onode *seq = ob.arena ? o_root(&ob, O_SEQ) : NULL;
 	for (size_t i = 0; seq && i < n; i++) {
 		const store_token *t = &list[i];
+		if (who && !projects_within(t->projects, who))
+			continue;
 		onode *m = o_map(&ob, seq, NULL);
 		o_str(&ob, m, "id", t->id);
 		/* a role this berth does not know is left out */

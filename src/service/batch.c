@@ -186,6 +186,8 @@ static int plan_one(berth_batch *batch, size_t i, const berth_batch_opts *o, ber
 		ro.quota_refuses = !batch->b->ops->queues_quota;
 		rc = berth_run_plan(&batch->runs[i], s, batch->b->policy, &ro, err);
 	}
+	if (batch->runs[i])
+		batch->runs[i]->submitted_by = o->submitted_by;
 	/* what the backend that will run it needs: every problem, also of a run
 	 * the policy refused */
 	if (batch->runs[i] && batch->b->ops->needs &&

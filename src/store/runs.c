@@ -90,6 +90,7 @@ static const run_col run_cols[] = {
 	{"qlim_mem", C_INT, R(qlim_mem), 0, false},
 	{"qlim_gpus", C_INT, R(qlim_gpus), 0, false},
 	{"qlim_runs", C_INT, R(qlim_runs), 0, false},
+	{"submitted_by", C_STR, I(submitted_by), 0, false},
 	{"labels", C_STR, I(labels), 0, false},
 };
 #undef I

@@ -186,6 +186,9 @@ static const char *const migrations[] = {
 	" cpu_milli INTEGER NOT NULL, mem INTEGER NOT NULL, gpu_util INTEGER NOT NULL,"
 	" gpu_mem INTEGER NOT NULL);"
 	"CREATE INDEX samples_run ON samples(run_id, t);",
+	/* 14: who submitted each run (a server's token, a berth command's user), which
+	 * lists show and filter by */
+	"ALTER TABLE runs ADD COLUMN submitted_by TEXT;",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */

@@ -6,7 +6,7 @@
 // outside the server's origin: it tests the runner's own check).
 //
 // Each case gets a fresh browser context and `t`:
-//   page, context, url, tokens {admin, user, viewer}, home,
+//   page, context, url, tokens {admin, user, viewer (of project demo), star (admin of *)}, home,
 //   step(name)          a screenshot <case>-<NN>-<name>.png into BERTH_ARTIFACTS
 //   expect(cond, msg)   throws msg when cond is false
 //   api(method, path, {token, body})  a fetch from node to the server:
@@ -18,7 +18,7 @@
 // Prints "ok NAME" or "FAIL NAME: message" (the stack indented below); exits 0
 // unless the runner itself breaks.
 //
-// Environment: BERTH_URL, BERTH_ADMIN_TOKEN, BERTH_USER_TOKEN, BERTH_VIEWER_TOKEN,
+// Environment: BERTH_URL, BERTH_ADMIN_TOKEN, BERTH_USER_TOKEN, BERTH_VIEWER_TOKEN, BERTH_STAR_TOKEN,
 // BERTH_HOME, BERTH_ARTIFACTS (default build/test/ui-artifacts), CHROMIUM
 // (default /usr/bin/chromium), BERTH_UI_ONLY (a case name: run only that one).
 
@@ -40,6 +40,7 @@ const tokens = {
 	admin: process.env.BERTH_ADMIN_TOKEN || '',
 	user: process.env.BERTH_USER_TOKEN || '',
 	viewer: process.env.BERTH_VIEWER_TOKEN || '',
+	star: process.env.BERTH_STAR_TOKEN || '', // an admin of every project
 };
 const home = process.env.BERTH_HOME || '';
 const artifacts = path.resolve(root, process.env.BERTH_ARTIFACTS || 'build/test/ui-artifacts');

@@ -404,12 +404,13 @@ static void test_migration(void)
 			   " DROP TRIGGER runs_rv_delete; DROP INDEX runs_rv;"
 			   " ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
 			   " DROP TABLE samples;"
+			   " ALTER TABLE runs DROP COLUMN submitted_by;"
 			   " PRAGMA user_version = 5"))
 		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "13");
+	CHECK_STR(sql, "14");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
