@@ -131,6 +131,11 @@ static int get_healthz(req *r)
 
 static int get_metrics(req *r)
 {
+	/* the runs' gauges name runs: those of the projects the request's token
+	 * sees (as GET /api/v1/runs lists them), none without a token; the
+	 * existence of a run is not told to who may not see it */
+	if (req_authenticate(r))
+		return r->status ? MHD_YES : MHD_NO;
 	int64_t counts[5];
 	berth_error *err = NULL;
 	int rc;
@@ -138,10 +143,14 @@ static int get_metrics(req *r)
 	berth_error_free(err);
 	if (rc)
 		return reply_fail(r, 503, "io", "the store is unavailable");
+	const berth_principal *who = r->who;
 	char *quota = NULL, *usage = NULL;
 	STORE(r, rc, berth_backend_quota_metrics(srv_backend(r->srv), &quota, &err));
 	if (!rc)
-		STORE(r, rc, berth_backend_usage_metrics(srv_backend(r->srv), &usage, &err));
+		STORE(r, rc, berth_backend_usage_metrics(srv_backend(r->srv),
+							 who ? (const char *const *)who->projects : NULL,
+							 who ? who->nprojects : 0, who && who->all,
+							 &usage, &err));
 	berth_error_free(err);
 	if (rc) {
 		free(quota);

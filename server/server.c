@@ -484,6 +484,17 @@ static const route *find_route(req *r, bool *path_known)
 	return NULL;
 }
 
+static int authenticate(req *r);
+
+int req_authenticate(req *r)
+{
+	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_AUTHORIZATION);
+	if (r->who || ((!h || !*h) && !r->srv->o->insecure_local))
+		return 0;
+	return authenticate(r);
+}
+
 /* Who makes the request: 401 (answered) when nobody is. */
 static int authenticate(req *r)
 {

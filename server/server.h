@@ -125,6 +125,11 @@ int reply_fail(req *r, int status, const char *code, const char *fmt, ...)
 const char *req_param(const req *r, const char *name);
 /* A query argument, or NULL. */
 const char *req_arg(const req *r, const char *name);
+/* Who makes the request (r->who), for a public route that tells more to a
+ * token: 0; else nonzero, answered (401: a token that is none) unless
+ * r->status is 0. Without a token: nobody (r->who NULL), or, with
+ * --insecure-local, an admin of every project as on every route. */
+int req_authenticate(req *r);
 
 /* This thread's backend handle (opened at its first request; NULL when the
  * store cannot be opened, which server_request answers with 503 before any

@@ -830,6 +830,32 @@ fi
 stop_server
 cp policy.before-usage policy.yaml
 
+# /metrics needs no token, but its runs' gauges name runs: only those of the projects the
+# token sees, none without one (a run's existence is not told to who may not see it)
+viewb=$("$berth" token create --project beta --role viewer 2>/dev/null)
+BERTH_SAMPLE_MS=200 start
+call -t "$usera" POST /api/v1/runs --data-binary @sleeper.yaml >/dev/null
+mid=$(json 'd["id"]' <body 2>/dev/null)
+for _ in $(seq 50); do
+	call -t "$admin" GET /metrics >/dev/null
+	grep -q "run=\"$mid\"" body && break
+	sleep 0.1
+done
+line="^berth_run_memory_bytes{project=\"alpha\",run=\"$mid\",rank=\"0\"} [0-9]"
+sa=$(call -t "$admin" GET /metrics); na=$(grep -c "$line" body)
+s0=$(call GET /metrics); n0=$(grep -c "run=\"$mid\"" body)
+h0=$(grep -c '^# TYPE berth_run_memory_bytes gauge' body)
+sb=$(call -t "$viewb" GET /metrics); nb=$(grep -c "run=\"$mid\"" body)
+sv=$(call -t "$viewa" GET /metrics); nv=$(grep -c "$line" body)
+sx=$(call -t berth_not-a-real-token GET /metrics)
+call -t "$usera" POST "/api/v1/runs/$mid/stop?grace=0&wait=true" >/dev/null
+if [ "$sa$s0$sb$sv$sx" = 200200200200401 ] && [ "$na$n0$h0$nb$nv" = 10101 ]; then
+	ok metrics-runs-of-the-token
+else
+	fail metrics-runs-of-the-token "admin * $sa ($na), anonymous $s0 ($n0, type $h0), beta $sb ($nb), alpha viewer $sv ($nv), bad token $sx"
+fi
+stop_server
+
 # ---- a full data dir: what adds data is refused (507) before the store is touched, /healthz
 # says so (503), reads, stops and deletes go on. First a reserve over what any disk has.
 spec full 'echo done' >full.yaml
