@@ -450,6 +450,13 @@ static int watch_runs(req *r, const char *const *projects, size_t np)
 	if (since < 0)
 		return reply_fail(r, 400, "usage", "a watch needs rv: the \"rv\" of a list of the runs, "
 				  "or of the watch's last answer");
+	/* woken by a change (of any project): from the version it saw last, up to
+	 * which nothing of its projects changed, not from rv again. Else each wake
+	 * read again all that changed since rv, and a busy store (10,000 changes
+	 * in its timeout) ended it with 410 though nothing of its projects changed */
+	int64_t seen = stream_watch_seen(r);
+	if (seen > since)
+		since = seen;
 	berth_error *err = NULL;
 	berth_run_changes c;
 	int rc;
@@ -457,7 +464,7 @@ static int watch_runs(req *r, const char *const *projects, size_t np)
 	if (failed(r, rc, err, &ret))
 		return ret;
 	if (!c.n && !c.ndeleted && timeout && !stream_watch_over(r)) {
-		int64_t seen = c.rv;
+		seen = c.rv;
 		berth_run_changes_free(&c);
 		return stream_watch(r, seen, timeout * 1000);
 	}

@@ -216,6 +216,9 @@ int stream_waited(req *r, berth_error **err);
 int stream_watch(req *r, int64_t since, int64_t timeout_ms);
 /* Whether r's watch has had its time. */
 bool stream_watch_over(req *r);
+/* The version r's watch saw last (nothing of its projects changed up to it),
+ * or -1 before it first waited. */
+int64_t stream_watch_seen(req *r);
 /* Whether the client of r's stream went away (or the server stops). */
 bool stream_gone(req *r);
 /* The request is over (the daemon's completed callback): the stream's thread
