@@ -469,6 +469,24 @@ if [ "$s1$s2$s3$s4$s5$s6" = 403400400400400410 ] && [ "$gone" = gone ]; then
 else
 	fail watch-refusals "other project $s1, no rv $s2, rv -1 $s3, timeout 301 $s4, with state $s5, an old rv $s6 ($gone)"
 fi
+# a token revoked while its watch waits is refused at the watch's next wake, not told of
+# the project's changes until its timeout
+wtok=$("$berth" token create --project alpha --role viewer 2>wtok.err)
+wtid=$(sed -n 's/^token \([a-z0-9]*\):.*/\1/p' wtok.err)
+call -t "$viewa" GET /api/v1/projects/alpha/runs >/dev/null
+rv2=$(json 'd["rv"]' <body)
+curl -s -o wrev.json -w '%{http_code}' -H "Authorization: Bearer $wtok" \
+	"$url/api/v1/projects/alpha/runs?watch=true&rv=$rv2&timeout=10" >wrev.code &
+wrpid=$!
+sleep 0.5
+"$berth" token revoke "$wtid" >/dev/null 2>&1
+call -t "$usera" POST /api/v1/runs --data-binary @hello.yaml >/dev/null
+wait "$wrpid"
+if [ -n "$wtid" ] && [ "$(cat wrev.code)" = 401 ] && ! grep -q '"items"' wrev.json; then
+	ok watch-revoked-token
+else
+	fail watch-revoked-token "token $wtid: $(cat wrev.code) $(head -c 300 wrev.json)"
+fi
 
 # the spec as submitted, for submitting it again (the UI's re-run): the run's own
 # document of a stream
