@@ -818,6 +818,28 @@ else
 	cp usage.json out
 	fail usage-over-time "$final; usage $s1: $n samples, cpu max ${busy}m, mem max $mem, gpu $gpu% $gmem, ranks $ranks; after the last $s2 ($after); bad after $s3; no run $s4"
 fi
+# a run of 1,000 workers keeps 720,000 samples: an answer is a page of at most 10,000, ending at
+# a whole t, and the next from its last t goes on (here 30 workers x 1,000 times, in the store)
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executemany('INSERT INTO samples (run_id, rank, t, cpu_milli, mem, gpu_util, gpu_mem) VALUES (?, ?, ?, 1, 1, -1, -1)',
+               ((sys.argv[2], r, 4000000000000 + k * 1000) for k in range(1000) for r in range(30)))
+db.commit()" "$BERTH_HOME/berth.db" "$bid"
+pages=0 total=0 t=0 whole=1
+while [ $pages -lt 10 ]; do
+	[ "$(call GET "/api/v1/runs/$bid/usage?after=$t")" = 200 ] || break
+	read -r k last cut < <(json 'len(d["items"]), d["items"][-1]["t"] if d["items"] else 0, int(bool(d["items"]) and sum(x["t"] == d["items"][-1]["t"] for x in d["items"]) < 30 and d["items"][-1]["t"] >= 4000000000000)' <body)
+	[ "$k" = 0 ] && break
+	[ "$k" -le 10000 ] || whole=0
+	[ "$cut" = 0 ] || whole=0
+	pages=$((pages + 1)) total=$((total + k)) t=$last
+done
+if [ "$pages" = 4 ] && [ "$total" = $((30000 + n)) ] && [ "$whole" = 1 ]; then
+	ok usage-pages
+else
+	fail usage-pages "$pages pages, $total samples of $((30000 + n)), whole times: $whole"
+fi
 stop_server
 cp policy.before-usage policy.yaml
 
