@@ -469,7 +469,8 @@ int berth_backend_usage_metrics(berth_backend *b, const char *const *projects, s
 	*out = NULL;
 	store_sample_of *list = NULL;
 	size_t n = 0;
-	int rc = store_sample_latest(b->st, &list, &n, err);
+	/* no project: no run to read (an anonymous scrape costs no read of the samples) */
+	int rc = all || np ? store_sample_latest(b->st, &list, &n, err) : 0;
 	if (rc)
 		return rc;
 	static const struct {
