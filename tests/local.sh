@@ -316,12 +316,13 @@ t1=$(date +%s%N)
 asked=$(wc -l <smi.pids 2>/dev/null)
 left=
 for p in $(cat smi.pids 2>/dev/null); do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+said=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM events WHERE run_id = ? AND kind = 'Warning' AND message LIKE 'nvidia-smi did not answer in 2 s%'\", (sys.argv[2],)).fetchone()[0])" "$BERTH_HOME/berth.db" "$id")
 if [ "$(field "$id" state)" = Stopped ] && [ $(((t1 - t0) / 1000000)) -lt 3000 ] && [ "$asked" = 1 ] &&
-	[ -z "$left" ]; then
+	[ -z "$left" ] && [ "$said" = 1 ]; then
 	ok gpu-sampler-hung-nvidia-smi
 else
 	for p in $left; do kill -9 "$p"; done
-	fail gpu-sampler-hung-nvidia-smi "$(field "$id" state) after a stop of $(((t1 - t0) / 1000000)) ms; nvidia-smi asked $asked times, alive:$left"
+	fail gpu-sampler-hung-nvidia-smi "$(field "$id" state) after a stop of $(((t1 - t0) / 1000000)) ms; nvidia-smi asked $asked times, alive:$left; warned $said"
 fi
 
 # ---- recovery: a run whose supervisor is killed is failed and its processes stopped -------------

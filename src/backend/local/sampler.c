@@ -102,8 +102,13 @@ int64_t sup_sample(sup *s, int64_t now)
 {
 	gpu_use g[64];
 	int ng = s->sample_gpus ? read_gpus(g, 64) : -1;
-	if (ng == CAPTURE_TIMEOUT)
+	if (ng == CAPTURE_TIMEOUT) {
 		s->sample_gpus = false;
+		if (s->st)
+			store_event(s->st, s->r->info.id, "Warning",
+				    "nvidia-smi did not answer in 2 s: killed, and the GPUs are not sampled "
+				    "again this attempt");
+	}
 	bool thinned = false;
 	for (size_t i = 0; i < s->nw && s->st; i++) {
 		sup_worker *w = &s->w[i];
