@@ -131,6 +131,11 @@ static int get_healthz(req *r)
 
 static int get_metrics(req *r)
 {
+	/* the runs' gauges name runs: those of the projects the request's token
+	 * sees (as GET /api/v1/runs lists them), none without a token; the
+	 * existence of a run is not told to who may not see it */
+	if (req_authenticate(r))
+		return r->status ? MHD_YES : MHD_NO;
 	int64_t counts[5];
 	berth_error *err = NULL;
 	int rc;
@@ -138,10 +143,14 @@ static int get_metrics(req *r)
 	berth_error_free(err);
 	if (rc)
 		return reply_fail(r, 503, "io", "the store is unavailable");
+	const berth_principal *who = r->who;
 	char *quota = NULL, *usage = NULL;
 	STORE(r, rc, berth_backend_quota_metrics(srv_backend(r->srv), &quota, &err));
 	if (!rc)
-		STORE(r, rc, berth_backend_usage_metrics(srv_backend(r->srv), &usage, &err));
+		STORE(r, rc, berth_backend_usage_metrics(srv_backend(r->srv),
+							 who ? (const char *const *)who->projects : NULL,
+							 who ? who->nprojects : 0, who && who->all,
+							 &usage, &err));
 	berth_error_free(err);
 	if (rc) {
 		free(quota);
@@ -443,6 +452,13 @@ static int watch_runs(req *r, const char *const *projects, size_t np)
 	if (since < 0)
 		return reply_fail(r, 400, "usage", "a watch needs rv: the \"rv\" of a list of the runs, "
 				  "or of the watch's last answer");
+	/* woken by a change (of any project): from the version it saw last, up to
+	 * which nothing of its projects changed, not from rv again. Else each wake
+	 * read again all that changed since rv, and a busy store (10,000 changes
+	 * in its timeout) ended it with 410 though nothing of its projects changed */
+	int64_t seen = stream_watch_seen(r);
+	if (seen > since)
+		since = seen;
 	berth_error *err = NULL;
 	berth_run_changes c;
 	int rc;
@@ -450,7 +466,7 @@ static int watch_runs(req *r, const char *const *projects, size_t np)
 	if (failed(r, rc, err, &ret))
 		return ret;
 	if (!c.n && !c.ndeleted && timeout && !stream_watch_over(r)) {
-		int64_t seen = c.rv;
+		seen = c.rv;
 		berth_run_changes_free(&c);
 		return stream_watch(r, seen, timeout * 1000);
 	}

@@ -484,6 +484,17 @@ static const route *find_route(req *r, bool *path_known)
 	return NULL;
 }
 
+static int authenticate(req *r);
+
+int req_authenticate(req *r)
+{
+	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_AUTHORIZATION);
+	if (r->who || ((!h || !*h) && !r->srv->o->insecure_local))
+		return 0;
+	return authenticate(r);
+}
+
 /* Who makes the request: 401 (answered) when nobody is. */
 static int authenticate(req *r)
 {
@@ -633,8 +644,19 @@ enum MHD_Result server_request(void *cls, struct MHD_Connection *conn, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (r->stream && !r->status) /* a wait is over (stream.c resumed the connection) */
-		return stream_gone(r) ? MHD_NO : (enum MHD_Result)r->route->fn(r);
+	if (r->stream && !r->status) { /* a wait is over (stream.c resumed the connection) */
+		if (stream_gone(r))
+			return MHD_NO;
+		/* a watch tells on at each wake, for minutes: a token revoked (or a
+		 * project taken from it) meanwhile is refused at the next one */
+		if (stream_watch_seen(r) >= 0 && r->who && r->who->token_id) {
+			berth_principal_free(r->who);
+			r->who = NULL;
+			if (authenticate(r) || authorize(r))
+				return r->status ? MHD_YES : MHD_NO;
+		}
+		return (enum MHD_Result)r->route->fn(r);
+	}
 	if (r->status)
 		return MHD_YES; /* answered already (413 on the declared length) */
 	if (r->too_big)

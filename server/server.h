@@ -125,6 +125,11 @@ int reply_fail(req *r, int status, const char *code, const char *fmt, ...)
 const char *req_param(const req *r, const char *name);
 /* A query argument, or NULL. */
 const char *req_arg(const req *r, const char *name);
+/* Who makes the request (r->who), for a public route that tells more to a
+ * token: 0; else nonzero, answered (401: a token that is none) unless
+ * r->status is 0. Without a token: nobody (r->who NULL), or, with
+ * --insecure-local, an admin of every project as on every route. */
+int req_authenticate(req *r);
 
 /* This thread's backend handle (opened at its first request; NULL when the
  * store cannot be opened, which server_request answers with 503 before any
@@ -211,6 +216,9 @@ int stream_waited(req *r, berth_error **err);
 int stream_watch(req *r, int64_t since, int64_t timeout_ms);
 /* Whether r's watch has had its time. */
 bool stream_watch_over(req *r);
+/* The version r's watch saw last (nothing of its projects changed up to it),
+ * or -1 before it first waited. */
+int64_t stream_watch_seen(req *r);
 /* Whether the client of r's stream went away (or the server stops). */
 bool stream_gone(req *r);
 /* The request is over (the daemon's completed callback): the stream's thread

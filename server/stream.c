@@ -550,6 +550,17 @@ bool stream_watch_over(req *r)
 	return r->stream && now_ms() >= r->stream->deadline;
 }
 
+int64_t stream_watch_seen(req *r)
+{
+	stream *s = r->stream;
+	if (!s || s->kind != WATCH)
+		return -1;
+	pthread_mutex_lock(&s->mu);
+	int64_t seen = s->since;
+	pthread_mutex_unlock(&s->mu);
+	return seen;
+}
+
 /* Under S.lock, which it lets go while it reads: resumes the watches that
  * the store's version passed, or whose time is up. */
 static void watches_look(berth_backend **vb)

@@ -649,6 +649,66 @@ PY
 else
 	fail 100000-runs-filtered-lists-and-deep-pages "no server: $(cat "$slog")"
 fi
+# ---- watches of a project of 25,000 runs while the store changes elsewhere: a wake reads what
+# changed since the watch looked (by the rv index), not all the project's runs sorted by rv, and
+# 12,000 changes elsewhere while it waits are no 410 ------------------------------------------------
+if [ "${filled:-0}" = 100000 ] && alive; then
+	python3 - "$port" "$BERTH_HOME/berth.db" "$spid" >watch.out 2>&1 <<'PY'
+import json, os, sqlite3, sys, threading, time, urllib.request
+port, db, spid = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def get(path):
+    with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=60) as r:
+        return json.load(r)
+def cpu():  # the server's CPU time, in seconds
+    f = open("/proc/%s/stat" % spid).read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+rv = get("/api/v1/projects/big1/runs?limit=1")["rv"]
+answers = []
+def watch():
+    answers.append(get("/api/v1/projects/big1/runs?watch=true&rv=%s&timeout=60" % rv))
+ws = [threading.Thread(target=watch) for _ in range(20)]
+for w in ws:
+    w.start()
+time.sleep(1)
+con = sqlite3.connect(db, isolation_level=None, timeout=10)
+c0 = cpu()
+for i in range(20):  # a run of another project changes: each change wakes every watch
+    con.execute("UPDATE runs SET reason = ? WHERE id = 'big000002'", ("r%d" % i,))
+    time.sleep(0.3)
+took = cpu() - c0
+con.execute("UPDATE runs SET reason = 'seen' WHERE id = 'big000001'")
+for w in ws:
+    w.join(60)
+ids = sorted(set(",".join(r["id"] for r in a["items"]) for a in answers))
+# more changes elsewhere than the store keeps deletions of (10,000), in three steps the
+# watch wakes between: it watches on from what it saw, not from its rv (410 there)
+rv = get("/api/v1/projects/big1/runs?limit=1")["rv"]
+late = []
+def watch_on():
+    try:
+        late.append(len(get("/api/v1/projects/big1/runs?watch=true&rv=%s&timeout=60" % rv)["items"]))
+    except urllib.error.HTTPError as e:
+        late.append(e.code)
+w = threading.Thread(target=watch_on)
+w.start()
+time.sleep(0.5)
+for step in range(3):
+    con.execute("BEGIN IMMEDIATE")
+    for i in range(4000):
+        con.execute("UPDATE runs SET reason = ? WHERE id = 'big000002'", ("s%d" % i,))
+    con.execute("COMMIT")
+    time.sleep(0.6)
+con.execute("UPDATE runs SET reason = 'late' WHERE id = 'big000001'")
+w.join(60)
+print(json.dumps({"cpu": round(took, 2), "answers": len(answers), "ids": ids, "late": late}))
+PY
+	if [ "$(json 'd["answers"], d["ids"], d["late"]' <watch.out 2>/dev/null)" = "20 ['big000001'] [1]" ] &&
+		[ "$(json 'int(d["cpu"] < 2)' <watch.out 2>/dev/null)" = 1 ] && alive; then
+		ok "watches-of-a-big-project-read-what-changed (server CPU $(json 'd["cpu"]' <watch.out) s for 20 watches x 20 wakes)"
+	else
+		fail watches-of-a-big-project-read-what-changed "$(cat watch.out)"
+	fi
+fi
 stop_server
 
 # ---- the runs end; every server's log is clean ----------------------------------------------------

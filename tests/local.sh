@@ -386,6 +386,37 @@ else
 	fail gpus "ids $i1 $i2, third $s3"
 fi
 
+# ---- an nvidia-smi that hangs (a GPU in a bad state) holds no supervisor: the sampler's query
+# is killed after 2 s and not asked again, and the run stops at once ------------------------------
+mkdir -p hangbin
+cat >hangbin/nvidia-smi <<EOF
+#!/bin/sh
+case "\$1" in
+-L) printf 'GPU 0: Fake (UUID: GPU-0)\nGPU 1: Fake (UUID: GPU-1)\n' ;;
+--query-gpu=*) echo \$\$ >>$tmp/smi.pids; exec sleep 3022 ;;
+*) exit 2 ;;
+esac
+EOF
+chmod +x hangbin/nvidia-smi
+spec smihang 'sleep 30' 'resources: {cpu: 100m, mem: 32Mi, gpu: 1}'
+id=$(PATH=$tmp/hangbin:$PATH BERTH_SAMPLE_MS=100 "$berth" run smihang.yaml 2>/dev/null)
+for _ in $(seq 50); do [ -s smi.pids ] && break; sleep 0.1; done
+sleep 3 # the query is killed at 2 s; the CPU and memory samples go on
+t0=$(date +%s%N)
+timeout 20 "$berth" stop "$id" --grace 0 >/dev/null 2>&1
+t1=$(date +%s%N)
+asked=$(wc -l <smi.pids 2>/dev/null)
+left=
+for p in $(cat smi.pids 2>/dev/null); do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+said=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM events WHERE run_id = ? AND kind = 'Warning' AND message LIKE 'nvidia-smi did not answer in 2 s%'\", (sys.argv[2],)).fetchone()[0])" "$BERTH_HOME/berth.db" "$id")
+if [ "$(field "$id" state)" = Stopped ] && [ $(((t1 - t0) / 1000000)) -lt 3000 ] && [ "$asked" = 1 ] &&
+	[ -z "$left" ] && [ "$said" = 1 ]; then
+	ok gpu-sampler-hung-nvidia-smi
+else
+	for p in $left; do kill -9 "$p"; done
+	fail gpu-sampler-hung-nvidia-smi "$(field "$id" state) after a stop of $(((t1 - t0) / 1000000)) ms; nvidia-smi asked $asked times, alive:$left; warned $said"
+fi
+
 # ---- recovery: a run whose supervisor is killed is failed and its processes stopped -------------
 spec orphan 'sleep 3021'
 id=$("$berth" run orphan.yaml 2>/dev/null)

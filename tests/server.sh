@@ -469,6 +469,24 @@ if [ "$s1$s2$s3$s4$s5$s6" = 403400400400400410 ] && [ "$gone" = gone ]; then
 else
 	fail watch-refusals "other project $s1, no rv $s2, rv -1 $s3, timeout 301 $s4, with state $s5, an old rv $s6 ($gone)"
 fi
+# a token revoked while its watch waits is refused at the watch's next wake, not told of
+# the project's changes until its timeout
+wtok=$("$berth" token create --project alpha --role viewer 2>wtok.err)
+wtid=$(sed -n 's/^token \([a-z0-9]*\):.*/\1/p' wtok.err)
+call -t "$viewa" GET /api/v1/projects/alpha/runs >/dev/null
+rv2=$(json 'd["rv"]' <body)
+curl -s -o wrev.json -w '%{http_code}' -H "Authorization: Bearer $wtok" \
+	"$url/api/v1/projects/alpha/runs?watch=true&rv=$rv2&timeout=10" >wrev.code &
+wrpid=$!
+sleep 0.5
+"$berth" token revoke "$wtid" >/dev/null 2>&1
+call -t "$usera" POST /api/v1/runs --data-binary @hello.yaml >/dev/null
+wait "$wrpid"
+if [ -n "$wtid" ] && [ "$(cat wrev.code)" = 401 ] && ! grep -q '"items"' wrev.json; then
+	ok watch-revoked-token
+else
+	fail watch-revoked-token "token $wtid: $(cat wrev.code) $(head -c 300 wrev.json)"
+fi
 
 # the spec as submitted, for submitting it again (the UI's re-run): the run's own
 # document of a stream
@@ -944,6 +962,28 @@ else
 	cp usage.json out
 	fail usage-over-time "$final; usage $s1: $n samples, cpu max ${busy}m, mem max $mem, gpu $gpu% $gmem, ranks $ranks; after the last $s2 ($after); bad after $s3; no run $s4"
 fi
+# a run of 1,000 workers keeps 720,000 samples: an answer is a page of at most 10,000, ending at
+# a whole t, and the next from its last t goes on (here 30 workers x 1,000 times, in the store)
+python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executemany('INSERT INTO samples (run_id, rank, t, cpu_milli, mem, gpu_util, gpu_mem) VALUES (?, ?, ?, 1, 1, -1, -1)',
+               ((sys.argv[2], r, 4000000000000 + k * 1000) for k in range(1000) for r in range(30)))
+db.commit()" "$BERTH_HOME/berth.db" "$bid"
+pages=0 total=0 t=0 whole=1
+while [ $pages -lt 10 ]; do
+	[ "$(call GET "/api/v1/runs/$bid/usage?after=$t")" = 200 ] || break
+	read -r k last cut < <(json 'len(d["items"]), d["items"][-1]["t"] if d["items"] else 0, int(bool(d["items"]) and sum(x["t"] == d["items"][-1]["t"] for x in d["items"]) < 30 and d["items"][-1]["t"] >= 4000000000000)' <body)
+	[ "$k" = 0 ] && break
+	[ "$k" -le 10000 ] || whole=0
+	[ "$cut" = 0 ] || whole=0
+	pages=$((pages + 1)) total=$((total + k)) t=$last
+done
+if [ "$pages" = 4 ] && [ "$total" = $((30000 + n)) ] && [ "$whole" = 1 ]; then
+	ok usage-pages
+else
+	fail usage-pages "$pages pages, $total samples of $((30000 + n)), whole times: $whole"
+fi
 stop_server
 cp policy.before-usage policy.yaml
 
@@ -973,6 +1013,32 @@ else
 fi
 stop_server
 cp policy.before-usage policy.yaml
+
+# /metrics needs no token, but its runs' gauges name runs: only those of the projects the
+# token sees, none without one (a run's existence is not told to who may not see it)
+viewb=$("$berth" token create --project beta --role viewer 2>/dev/null)
+BERTH_SAMPLE_MS=200 start
+call -t "$usera" POST /api/v1/runs --data-binary @sleeper.yaml >/dev/null
+mid=$(json 'd["id"]' <body 2>/dev/null)
+for _ in $(seq 50); do
+	call -t "$admin" GET /metrics >/dev/null
+	grep -q "run=\"$mid\"" body && break
+	sleep 0.1
+done
+line="^berth_run_memory_bytes{project=\"alpha\",run=\"$mid\",rank=\"0\"} [0-9]"
+sa=$(call -t "$admin" GET /metrics); na=$(grep -c "$line" body)
+s0=$(call GET /metrics); n0=$(grep -c "run=\"$mid\"" body)
+h0=$(grep -c '^# TYPE berth_run_memory_bytes gauge' body)
+sb=$(call -t "$viewb" GET /metrics); nb=$(grep -c "run=\"$mid\"" body)
+sv=$(call -t "$viewa" GET /metrics); nv=$(grep -c "$line" body)
+sx=$(call -t berth_not-a-real-token GET /metrics)
+call -t "$usera" POST "/api/v1/runs/$mid/stop?grace=0&wait=true" >/dev/null
+if [ "$sa$s0$sb$sv$sx" = 200200200200401 ] && [ "$na$n0$h0$nb$nv" = 10101 ]; then
+	ok metrics-runs-of-the-token
+else
+	fail metrics-runs-of-the-token "admin * $sa ($na), anonymous $s0 ($n0, type $h0), beta $sb ($nb), alpha viewer $sv ($nv), bad token $sx"
+fi
+stop_server
 
 # ---- a full data dir: what adds data is refused (507) before the store is touched, /healthz
 # says so (503), reads, stops and deletes go on. First a reserve over what any disk has.

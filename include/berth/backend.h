@@ -230,11 +230,14 @@ typedef struct berth_quota_state {
 int berth_backend_quota(berth_backend *b, const char *project, berth_quota_state *out,
 			berth_error **err);
 
-/* The last sample of each worker of every Running run, in the Prometheus
- * text format: berth_run_cpu_cores, berth_run_memory_bytes and, where GPUs
- * were sampled, berth_run_gpu_utilization_percent and
- * berth_run_gpu_memory_bytes, by project, run and rank. *out: free() it. */
-int berth_backend_usage_metrics(berth_backend *b, char **out, berth_error **err);
+/* The last sample of each worker of the Running runs of the n projects (all:
+ * of every project's), in the Prometheus text format: berth_run_cpu_cores,
+ * berth_run_memory_bytes and, where GPUs were sampled,
+ * berth_run_gpu_utilization_percent and berth_run_gpu_memory_bytes, by
+ * project, run and rank (the gauges' HELP and TYPE whatever runs there are).
+ * *out: free() it. */
+int berth_backend_usage_metrics(berth_backend *b, const char *const *projects, size_t n, bool all,
+				char **out, berth_error **err);
 /* Appends the quota gauges of every project of the store that has a quota, in
  * the Prometheus text format: berth_quota_used and berth_quota_limit by
  * project and resource (cores, bytes, GPUs, runs). NUL-terminated; free() it. */

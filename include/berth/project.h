@@ -64,7 +64,9 @@ int berth_run_events(berth_backend *b, const char *id, berth_format fmt, char **
 /* [{time, t (ms), rank, cpu, cpu_milli, mem, mem_bytes, gpu_util (percent),
  * gpu_mem_bytes}] of one run, oldest first, after after_ms (0: all): each
  * worker's use as its supervisor sampled it (CPU over the interval before,
- * memory in use; GPU where nvidia-smi is there). */
+ * memory in use; GPU where nvidia-smi is there). At most BERTH_USAGE_PAGE,
+ * ending at a whole t: the rest is after the last one's t. */
+#define BERTH_USAGE_PAGE 10000
 int berth_run_usage(berth_backend *b, const char *id, int64_t after_ms, berth_format fmt, char **out,
 		    size_t *len, berth_error **err);
 /* Forgets a final run: its record, events and files. BERTH_ECONFLICT while

@@ -467,12 +467,14 @@ static void label_value(berth_buf *b, const char *v)
 			berth_buf_append(b, v, 1);
 }
 
-int berth_backend_usage_metrics(berth_backend *b, char **out, berth_error **err)
+int berth_backend_usage_metrics(berth_backend *b, const char *const *projects, size_t np, bool all,
+				char **out, berth_error **err)
 {
 	*out = NULL;
 	store_sample_of *list = NULL;
 	size_t n = 0;
-	int rc = store_sample_latest(b->st, &list, &n, err);
+	/* no project: no run to read (an anonymous scrape costs no read of the samples) */
+	int rc = all || np ? store_sample_latest(b->st, &list, &n, err) : 0;
 	if (rc)
 		return rc;
 	static const struct {
@@ -488,7 +490,10 @@ int berth_backend_usage_metrics(berth_backend *b, char **out, berth_error **err)
 		berth_buf_printf(&o, "# HELP %s %s\n# TYPE %s gauge\n", m[k].name, m[k].help, m[k].name);
 		for (size_t i = 0; i < n; i++) {
 			const store_sample *x = &list[i].x;
-			if (k >= 2 && x->gpu_util < 0)
+			bool seen = all;
+			for (size_t j = 0; !seen && j < np; j++)
+				seen = list[i].project && !strcmp(list[i].project, projects[j]);
+			if (!seen || (k >= 2 && x->gpu_util < 0))
 				continue;
 			berth_buf_printf(&o, "%s{project=\"", m[k].name);
 			label_value(&o, list[i].project);

@@ -184,7 +184,8 @@ static int64_t nvidia_smi_gpus(void)
 	char *argv[] = {arg0, arg1, NULL};
 	char out[16384];
 	int64_t n = 0;
-	if (capture_output(argv, out, sizeof(out)) < 0)
+	/* one that hangs (a GPU in a bad state) is killed: the machine has none to plan on */
+	if (capture_output(argv, out, sizeof(out), 5000) < 0)
 		return 0;
 	for (const char *line = out; *line;) {
 		n += strncmp(line, "GPU ", 4) == 0;

@@ -244,7 +244,8 @@ int berth_run_usage(berth_backend *b, const char *id, int64_t after_ms, berth_fo
 		return rc;
 	store_sample *list;
 	size_t n;
-	if ((rc = store_sample_list(b->st, id, after_ms, &list, &n, err)))
+	/* a page: a run of 1,000 workers keeps 720,000 samples (120 MB of JSON) */
+	if ((rc = store_sample_list(b->st, id, after_ms, BERTH_USAGE_PAGE, &list, &n, err)))
 		return rc;
 	obuild ob = {.arena = berth_arena_new()};
 	onode *seq = ob.arena ? o_root(&ob, O_SEQ) : NULL;

@@ -43,17 +43,19 @@ static void sample_read(sqlite3_stmt *st, int at, store_sample *x)
 	x->gpu_mem = sqlite3_column_int64(st, at + 5);
 }
 
-int store_sample_list(store *s, const char *run_id, int64_t after, store_sample **out, size_t *n,
-		      berth_error **err)
+int store_sample_list(store *s, const char *run_id, int64_t after, size_t max, store_sample **out,
+		      size_t *n, berth_error **err)
 {
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	store_arg args[] = {STORE_S(run_id), STORE_I(after)};
+	/* one more than max: whether the last t of the page is whole */
+	store_arg args[] = {STORE_S(run_id), STORE_I(after),
+			    STORE_I(max ? (int64_t)max + 1 : -1)};
 	int rc = store_prepare_args(s,
 				    "SELECT rank, t, cpu_milli, mem, gpu_util, gpu_mem FROM samples"
-				    " WHERE run_id = ?1 AND t > ?2 ORDER BY t, rank",
-				    args, 2, &st, err);
+				    " WHERE run_id = ?1 AND t > ?2 ORDER BY t, rank LIMIT ?3",
+				    args, 3, &st, err);
 	if (rc)
 		return rc;
 	size_t cap = 0;
@@ -74,6 +76,13 @@ int store_sample_list(store *s, const char *run_id, int64_t after, store_sample 
 		free(*out);
 		*out = NULL;
 		*n = 0;
+	} else if (max && *n > max) {
+		/* a full page: without its last t, which the one past it shares or
+		 * may (one t holds one sample a worker, fewer than max) */
+		int64_t last = (*out)[max].t;
+		*n = max;
+		while (*n > 0 && (*out)[*n - 1].t == last)
+			--*n;
 	}
 	return rc;
 }

@@ -158,9 +158,11 @@ typedef struct store_sample {
  * samples half as often. */
 #define STORE_SAMPLES 720
 int store_sample_add(store *s, const char *run_id, const store_sample *x, berth_error **err);
-/* run_id's samples after t (ms; 0: all), oldest first. */
-int store_sample_list(store *s, const char *run_id, int64_t after, store_sample **out, size_t *n,
-		      berth_error **err);
+/* run_id's samples after t (ms; 0: all), oldest first; at most max (0: all),
+ * ending at a whole t (the samples of the next t, all of them, are after
+ * the last one's: a reader that asks again from it misses none). */
+int store_sample_list(store *s, const char *run_id, int64_t after, size_t max, store_sample **out,
+		      size_t *n, berth_error **err);
 /* The last sample of each worker of every Running run, with its run's id and
  * project (for /metrics). */
 typedef struct store_sample_of {

@@ -2,14 +2,14 @@
  * test_store.c - src/store/store.c at scale: a store of 100,000 runs, made in one
  * transaction through the store's API; every kind of list (every project,
  * one state, one project, a project and a state, a token's projects with
- * and without a state, the scheduler's queue) read from an index in the
+ * and without a state, the scheduler's queue, a watch's wake) read from an index in the
  * order it is shown (EXPLAIN QUERY PLAN names the index and sorts nothing),
  * and walked page by page through berth_run_page with its cursor: newest
  * first, no run twice, none left out, none that the filter refuses; more
  * projects than one query merges, read in parts. Then a
  * store of schema 5 migrated on open, and readers on their own handles
  * while a writer holds its transaction open. Then, on small stores of their
- * own, each typed record: projects, functions, events, tokens, a run's kind,
+ * own, each typed record: projects, functions, events, samples, tokens, a run's kind,
  * its deletion and the counts by state, with allocation failures injected.
  */
 #include <pthread.h>
@@ -771,6 +771,69 @@ out:
 	done(s, dir);
 }
 
+/* Samples: a series read in pages of at most max, each ending at a whole t,
+ * the next from its last t: none missed, none twice; a worker's series thinned
+ * to STORE_SAMPLES, keeping its span. */
+static void test_samples(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	/* 10 rounds of 3 workers, one t a round */
+	for (int64_t round = 0; round < 10; round++)
+		for (int64_t rank = 0; rank < 3; rank++) {
+			store_sample x = {.rank = rank, .t = 1000 + round * 100, .cpu_milli = round,
+					  .mem = rank, .gpu_util = -1, .gpu_mem = -1};
+			CHECK_INT(store_sample_add(s, "r1", &x, &err), 0);
+		}
+	int64_t after = 0;
+	size_t seen = 0, pages = 0;
+	for (; pages < 20; pages++) {
+		store_sample *list = NULL;
+		size_t n = 0;
+		if (!OK(store_sample_list(s, "r1", after, 7, &list, &n, &err), err))
+			break;
+		CHECKF(n <= 7 && n % 3 == 0, "page %zu: %zu samples", pages, n);
+		for (size_t i = 0; i < n; i++)
+			CHECKF(list[i].t == 1000 + (int64_t)(seen + i) / 3 * 100 &&
+				       list[i].rank == (int64_t)(seen + i) % 3,
+			       "sample %zu: t %lld rank %lld", seen + i, (long long)list[i].t,
+			       (long long)list[i].rank);
+		seen += n;
+		if (n)
+			after = list[n - 1].t;
+		free(list);
+		if (!n)
+			break;
+	}
+	CHECK_INT(seen, 30);
+	CHECK_INT(pages, 5); /* 6 a page, then none */
+	store_sample *all = NULL;
+	size_t n = 0;
+	if (OK(store_sample_list(s, "r1", 0, 0, &all, &n, &err), err))
+		CHECK_INT(n, 30);
+	free(all);
+	/* one worker past STORE_SAMPLES: every other older one goes, the first and last stay */
+	int thinned = 0;
+	for (int64_t i = 0; i < STORE_SAMPLES + 1; i++) {
+		store_sample x = {.rank = 0, .t = 1 + i, .gpu_util = -1, .gpu_mem = -1};
+		int rc = store_sample_add(s, "r2", &x, &err);
+		CHECKF(rc >= 0, "sample %lld: %d", (long long)i, rc);
+		thinned += rc > 0;
+	}
+	CHECK_INT(thinned, 1);
+	if (OK(store_sample_list(s, "r2", 0, 0, &all, &n, &err), err) && n) {
+		CHECKF(n <= STORE_SAMPLES / 2 + 1, "%zu samples kept", n);
+		CHECK_INT(all[n - 1].t, STORE_SAMPLES + 1);
+	}
+	free(all);
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
 /* Tokens: unique by id and by hash, found by hash, listed oldest first
  * (then by id), deleted once. */
 static void test_tokens(void)
@@ -1149,5 +1212,5 @@ static void test_cleanup(void)
 }
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
-       T(test_projects), T(test_functions), T(test_events), T(test_tokens), T(test_run_records), T(test_labels),
+       T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
        T(test_data_version), T(test_stop_requested), T(test_alloc_failures), T(test_cleanup))

@@ -16,6 +16,9 @@
 #define SAMPLE_MS_MIN 100
 #define SAMPLE_MS_MAX 3600000
 #define FIRST_MS 1000           /* a short run has a sample too */
+#define GPU_QUERY_MS 2000       /* nvidia-smi's longest answer: one that hangs (a GPU in a
+				   bad state) is killed, and not asked again this attempt:
+				   the supervisor waits on nothing else meanwhile */
 
 int64_t sup_sample_start(sup *s, int64_t now)
 {
@@ -38,7 +41,8 @@ int64_t sup_sample_start(sup *s, int64_t now)
 }
 
 /* The GPUs' use from one `nvidia-smi --query-gpu`: per index, utilization in
- * percent and memory used in MiB; n of them (-1: none read). */
+ * percent and memory used in MiB; n of them (-1: none read; CAPTURE_TIMEOUT:
+ * it did not answer in time). */
 typedef struct gpu_use {
 	long index, util, mem_mib;
 } gpu_use;
@@ -49,8 +53,9 @@ static int read_gpus(gpu_use *out, int max)
 		    a2[] = "--format=csv,noheader,nounits";
 	char *argv[] = {a0, a1, a2, NULL};
 	char text[8192];
-	if (capture_output(argv, text, sizeof(text)) < 0)
-		return -1;
+	long got = capture_output(argv, text, sizeof(text), GPU_QUERY_MS);
+	if (got < 0)
+		return got == CAPTURE_TIMEOUT ? CAPTURE_TIMEOUT : -1;
 	int n = 0;
 	for (char *line = text; *line && n < max;) {
 		char *nl = strchr(line, '\n');
@@ -97,6 +102,13 @@ int64_t sup_sample(sup *s, int64_t now)
 {
 	gpu_use g[64];
 	int ng = s->sample_gpus ? read_gpus(g, 64) : -1;
+	if (ng == CAPTURE_TIMEOUT) {
+		s->sample_gpus = false;
+		if (s->st)
+			store_event(s->st, s->r->info.id, "Warning",
+				    "nvidia-smi did not answer in 2 s: killed, and the GPUs are not sampled "
+				    "again this attempt");
+	}
 	bool thinned = false;
 	for (size_t i = 0; i < s->nw && s->st; i++) {
 		sup_worker *w = &s->w[i];
