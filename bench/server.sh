@@ -241,11 +241,22 @@ sockets() {
 	done
 	echo "$n"
 }
+# stop_followers: the followers (and pages) started, stopped and waited for
+stop_followers() {
+	local pid
+	for pid in "${follower_pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${follower_pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	follower_pids=()
+}
 # with_followers N: on a fresh server, N followers of the blocker (its log stays empty)
 # held open while creates go at FOLLOW_RATE/s, then as fast as they go; sets
 # f_rps f_p99 (max rate), f_rate_rps f_rate_p99 (fixed rate), f_threads
 with_followers() {
-	local n=$1 base held pid
+	local n=$1 base held
 	start_server "followers-$n"
 	start_blocker
 	base=$(sockets "$spid")
@@ -267,13 +278,7 @@ with_followers() {
 	f_rps=$rps f_p99=$p99
 	held=$(($(sockets "$spid") - base))
 	[ "$held" -ge "$n" ] || die "followers were dropped during the runs: $held of $n left"
-	for pid in "${follower_pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in "${follower_pids[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
-	follower_pids=()
+	stop_followers
 	stop_server
 }
 if part 4; then
@@ -314,13 +319,7 @@ if part 5; then
 	s_threads=$(awk '/^Threads:/ {print $2}' /proc/"$spid"/status)
 	run_wrk "create-at-$FOLLOW_RATE-$have-stored-$PAGES-pages" bench/server_post.lua /api/v1/runs -- "$FOLLOW_RATE" "$THREADS"
 	s_rps=$rps s_p99=$p99
-	for pid in "${follower_pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in "${follower_pids[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
-	follower_pids=()
+	stop_followers
 	echo "   the pages' watches: $(grep -E 'requests in' "$tmp/watch.out" | tr -s ' ')"
 	stop_server
 	rows+=("create latency p99 at $FOLLOW_RATE/s, $have runs stored, 0 / $PAGES open run pages (achieved $(printf %.0f "$s_rps0") / $(printf %.0f "$s_rps")/s; threads $s_threads)|$s_p99_0 / $s_p99 ms|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs -- $FOLLOW_RATE $THREADS (pages: wrk -t1 -c$PAGES -s bench/server_watch.lua URL -- RV, and curl -N URL/api/v1/runs/ID/logs?follow=true each)")

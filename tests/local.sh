@@ -534,22 +534,23 @@ fi
 # ---- a store of schema 3 (before the queue index held the fit columns) is migrated on open --------
 mig=$tmp/migrate-home
 BERTH_HOME=$mig "$berth" run hello.yaml --wait >/dev/null 2>&1
-python3 - "$mig/berth.db" <<'PY'
+# what schemas 5 and later added, taken away (a store of schema 4, less its version)
+undo_5_on="ALTER TABLE runs DROP COLUMN pids_max; ALTER TABLE runs DROP COLUMN disk_limit;
+ALTER TABLE runs DROP COLUMN quota_cpu_milli; ALTER TABLE runs DROP COLUMN quota_mem;
+ALTER TABLE runs DROP COLUMN quota_gpus; ALTER TABLE runs DROP COLUMN workers;
+ALTER TABLE runs DROP COLUMN worker_states; ALTER TABLE runs DROP COLUMN worker_env;
+ALTER TABLE runs DROP COLUMN launcher; ALTER TABLE runs DROP COLUMN quota_of;
+ALTER TABLE runs DROP COLUMN qlim_cpu_milli; ALTER TABLE runs DROP COLUMN qlim_mem;
+ALTER TABLE runs DROP COLUMN qlim_gpus; ALTER TABLE runs DROP COLUMN qlim_runs;
+ALTER TABLE runs DROP COLUMN labels; DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update;
+DROP TRIGGER runs_rv_delete; DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv;
+DROP TABLE tombstones; DROP TABLE samples; ALTER TABLE runs DROP COLUMN submitted_by;
+DROP TABLE project_uids;"
+python3 - "$mig/berth.db" "$undo_5_on" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.executescript("DROP INDEX runs_queue; CREATE INDEX runs_queue ON runs(state, priority DESC, created);"
-                 "ALTER TABLE runs DROP COLUMN pids_max; ALTER TABLE runs DROP COLUMN disk_limit;"
-                 "ALTER TABLE runs DROP COLUMN quota_cpu_milli; ALTER TABLE runs DROP COLUMN quota_mem;"
-                 "ALTER TABLE runs DROP COLUMN quota_gpus;"
-                 "ALTER TABLE runs DROP COLUMN workers; ALTER TABLE runs DROP COLUMN worker_states;"
-                 "ALTER TABLE runs DROP COLUMN worker_env; ALTER TABLE runs DROP COLUMN launcher;"
-                 "ALTER TABLE runs DROP COLUMN quota_of; ALTER TABLE runs DROP COLUMN qlim_cpu_milli;"
-                 "ALTER TABLE runs DROP COLUMN qlim_mem; ALTER TABLE runs DROP COLUMN qlim_gpus;"
-                 "ALTER TABLE runs DROP COLUMN qlim_runs; ALTER TABLE runs DROP COLUMN labels;"
-                 "DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update; DROP TRIGGER runs_rv_delete;"
-                 "DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
-                 "DROP TABLE samples; ALTER TABLE runs DROP COLUMN submitted_by;"
-                 "DROP TABLE project_uids; PRAGMA user_version = 3;")
+                 + sys.argv[2] + "PRAGMA user_version = 3;")
 db.close()
 PY
 n3=$(BERTH_HOME=$mig "$berth" get runs 2>out | awk 'NR > 1' | wc -l)
@@ -572,21 +573,10 @@ fi
 mig4=$tmp/migrate4-home
 mkdir -p "$tmp/legacy-victim"
 BERTH_HOME=$mig4 "$berth" run hello.yaml --wait >/dev/null 2>&1
-python3 - "$mig4/berth.db" "$tmp/legacy-victim" <<'PY'
+python3 - "$mig4/berth.db" "$tmp/legacy-victim" "$undo_5_on" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-db.executescript("ALTER TABLE runs DROP COLUMN pids_max; ALTER TABLE runs DROP COLUMN disk_limit;"
-                 "ALTER TABLE runs DROP COLUMN quota_cpu_milli; ALTER TABLE runs DROP COLUMN quota_mem;"
-                 "ALTER TABLE runs DROP COLUMN quota_gpus;"
-                 "ALTER TABLE runs DROP COLUMN workers; ALTER TABLE runs DROP COLUMN worker_states;"
-                 "ALTER TABLE runs DROP COLUMN worker_env; ALTER TABLE runs DROP COLUMN launcher;"
-                 "ALTER TABLE runs DROP COLUMN quota_of; ALTER TABLE runs DROP COLUMN qlim_cpu_milli;"
-                 "ALTER TABLE runs DROP COLUMN qlim_mem; ALTER TABLE runs DROP COLUMN qlim_gpus;"
-                 "ALTER TABLE runs DROP COLUMN qlim_runs; ALTER TABLE runs DROP COLUMN labels;"
-                 "DROP TRIGGER runs_rv_insert; DROP TRIGGER runs_rv_update; DROP TRIGGER runs_rv_delete;"
-                 "DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
-                 "DROP TABLE samples; ALTER TABLE runs DROP COLUMN submitted_by;"
-                 "DROP TABLE project_uids; PRAGMA user_version = 4;")
+db.executescript(sys.argv[3] + "PRAGMA user_version = 4;")
 cols = [r[1] for r in db.execute("PRAGMA table_info(runs)") if r[1] not in ("id", "state", "volumes")]
 db.execute("INSERT INTO runs (id, state, volumes, %s) SELECT 'legacyq1', 0, ?, %s FROM runs LIMIT 1"
            % (", ".join(cols), ", ".join(cols)), ("dir\tx\t%s\t/mnt/x\trun\t0\n" % sys.argv[2],))
