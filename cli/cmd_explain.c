@@ -86,8 +86,14 @@ int cmd_explain(int argc, char **argv)
 	 * without scheduling anything */
 	berth_backend_opts bo = {.policy = policy, .passive = true};
 	if (o.backend && !strcmp(o.backend, "local") && berth_backend_open(&b, "local", &bo, &err)) {
-		status = cli_report(err);
-		goto out;
+		/* no data dir: nothing runs here, so nothing holds a quota (and none is made) */
+		if (berth_error_code(err) != BERTH_ENOTFOUND) {
+			status = cli_report(err);
+			goto out;
+		}
+		berth_error_free(err);
+		err = NULL;
+		b = NULL;
 	}
 	bool accepted = true;
 	for (size_t i = 0; i < berth_spec_set_count(set); i++) {

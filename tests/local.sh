@@ -782,6 +782,9 @@ qxs=$?
 sed 's/^project: qp/project: other/' q.yaml >q-other.yaml
 BERTH_HOME=$qh "$berth" explain q-other.yaml --backend local --config quota-policy.yaml >qo.out 2>&1
 BERTH_HOME=$qh "$berth" explain q.yaml --config quota-policy.yaml >qn.out 2>&1
+# and makes nothing: without a data dir, nothing is held, and none is made
+BERTH_HOME=$tmp/no-such-home "$berth" explain q.yaml --backend local --config quota-policy.yaml >qe.out 2>&1
+qes=$?
 # a command given no policy runs the queue too: the waiting run keeps the quota it was
 # accepted under (schema 10), it does not start because this command knows no quota
 BERTH_HOME=$qh BERTH_CONFIG= "$berth" get runs >/dev/null 2>&1
@@ -795,7 +798,8 @@ else
 fi
 if [ $qxs = 0 ] && grep -qx 'status: accepted' qx.out &&
 	grep -qx 'quota: would wait for quota: runs 1 of 1 in use' qx.out &&
-	! grep -q 'would wait' qo.out && ! grep -q 'would wait' qn.out &&
+	! grep -q 'would wait' qo.out && ! grep -q 'would wait' qn.out && [ $qes = 0 ] &&
+	grep -qx 'status: accepted' qe.out && [ ! -e "$tmp/no-such-home" ] &&
 	grep -q 'explain: the spec and the policy are checked; --backend local' qn.out; then
 	ok quota-explain
 else

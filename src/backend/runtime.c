@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/stat.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,7 +83,11 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	char path[4096];
 	mode_t pass = geteuid() == 0 ? 0711 : 0700;
 	int rc = 0;
-	if (fs_private_dir(b->home, pass))
+	struct stat st;
+	if (b->passive && stat(b->home, &st) != 0 && errno == ENOENT)
+		/* a passive handle makes nothing: no data dir, no runs */
+		rc = berth_fail(err, BERTH_ENOTFOUND, "no data dir %s", b->home);
+	else if (fs_private_dir(b->home, pass))
 		rc = berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
 				strerror(errno));
 	else if (fs_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
