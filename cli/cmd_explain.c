@@ -84,7 +84,7 @@ int cmd_explain(int argc, char **argv)
 		goto out;
 	/* the local backend: what its projects' runs hold of their quotas, read
 	 * without scheduling anything */
-	berth_backend_opts bo = {.policy = policy, .passive = true};
+	berth_backend_opts bo = {.policy = policy, .passive = true, .existing = true};
 	if (o.backend && !strcmp(o.backend, "local") && berth_backend_open(&b, "local", &bo, &err)) {
 		/* no data dir: nothing runs here, so nothing holds a quota (and none is made) */
 		if (berth_error_code(err) != BERTH_ENOTFOUND) {

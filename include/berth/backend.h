@@ -116,9 +116,9 @@ typedef struct berth_backend_opts {
 	const char *exe;         /* the berth binary that runs `berth __supervise ID`;
 				    NULL: /proc/self/exe */
 	bool passive;            /* open only: no recovery and no scheduling (a second
-				    handle in a process that reconciles with its first);
-				    BERTH_ENOTFOUND when the data dir does not exist
-				    (a passive handle makes nothing) */
+				    handle in a process that reconciles with its first) */
+	bool existing;           /* only a data dir that exists: BERTH_ENOTFOUND when
+				    there is none, and none is made (a reader: explain) */
 	bool cached;             /* berth_backend_get and _list read the store only (a
 				    server that reconciles every few seconds); else they
 				    ask the cluster about unfinished kubernetes runs */

@@ -84,8 +84,8 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	mode_t pass = geteuid() == 0 ? 0711 : 0700;
 	int rc = 0;
 	struct stat st;
-	if (b->passive && stat(b->home, &st) != 0 && errno == ENOENT)
-		/* a passive handle makes nothing: no data dir, no runs */
+	if (opts && opts->existing && stat(b->home, &st) != 0 && errno == ENOENT)
+		/* a handle that reads what is there makes nothing: no data dir, no runs */
 		rc = berth_fail(err, BERTH_ENOTFOUND, "no data dir %s", b->home);
 	else if (fs_private_dir(b->home, pass))
 		rc = berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
