@@ -1003,13 +1003,21 @@ p2=$(profile_ids)
 printf 'local:\n  capacity: {cpu: "2", mem: 2Gi}\nprofiles:\n  - {id: tiny, resources: {mem: 48Mi}}\n' >policy.yaml
 kill -HUP "$spid"
 for _ in $(seq 40); do p3=$(profile_ids); [ "$p3" = tiny ] && break; sleep 0.1; done
-if [ "$p0" = tiny ] && [ "$p1" = tiny,big ] && [ "$p2" = tiny,big ] && [ "$p3" = tiny ] && alive &&
+# a policy file that goes away (a ConfigMap being replaced) is a change that does not
+# load: said, and the policy in force stays
+mv policy.yaml policy.gone
+sleep 1.5
+p4=$(profile_ids)
+refused=$(grep -c "is not reloaded; the one loaded before stays in force" "$slog")
+mv policy.gone policy.yaml
+if [ "$p0" = tiny ] && [ "$p1" = tiny,big ] && [ "$p2" = tiny,big ] && [ "$p3" = tiny ] &&
+	[ "$p4" = tiny ] && [ "$refused" = 2 ] && alive &&
 	grep -q "policy $tmp/policy.yaml reloaded" "$slog" &&
 	grep -q "the policy $tmp/policy.yaml is not reloaded; the one loaded before stays in force" "$slog" &&
 	grep -q "policy.yaml:2:39: profiles\[0\].resources.bogus: unknown key" "$slog"; then
 	ok policy-reload
 else
-	fail policy-reload "profiles: at start '$p0', file changed '$p1', a bad file '$p2', fixed '$p3'"
+	fail policy-reload "profiles: at start '$p0', file changed '$p1', a bad file '$p2', fixed '$p3', file gone '$p4' ($refused refusals said)"
 fi
 stop_server
 cp policy.before-usage policy.yaml
