@@ -71,28 +71,23 @@ int cmd_render(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	/* every run is planned before anything is printed: all or nothing */
+	/* every run is planned, and rendered as what Kubernetes needs of it is
+	 * checked, before anything is printed: all or nothing */
+	o.render = out;
 	size_t n = berth_spec_set_count(set);
-	berth_run **runs = calloc(n, sizeof(*runs));
 	int refused = 0;
-	for (size_t i = 0; runs && i < n; i++)
-		if (cli_plan_run(&o, policy, berth_spec_set_get(set, i), i, &runs[i], &err) < 0)
+	for (size_t i = 0; i < n; i++) {
+		berth_run *run = NULL;
+		if (cli_plan_run(&o, policy, berth_spec_set_get(set, i), i, &run, &err) < 0)
 			refused = 1;
-	if (!runs) {
-		cli_error("out of memory");
-		status = 1;
-	} else if (refused || berth_error_count(err)) {
+		berth_run_free(run);
+	}
+	if (refused || berth_error_count(err)) {
 		status = cli_report(err);
 		if (!refused)
 			status = 0;
 	}
-	for (size_t i = 0; runs && i < n && !refused && !status; i++) {
-		berth_error_free(err);
-		err = NULL;
-		if (berth_render_add(out, runs[i], &err) < 0)
-			status = cli_report(err);
-	}
-	if (runs && !refused && !status) {
+	if (!refused && !status) {
 		char *data;
 		size_t len;
 		if (berth_render_finish(out, &data, &len, &err) < 0) {
@@ -106,9 +101,6 @@ int cmd_render(int argc, char **argv)
 			}
 		}
 	}
-	for (size_t i = 0; runs && i < n; i++)
-		berth_run_free(runs[i]);
-	free(runs);
 out:
 	berth_render_free(out);
 	berth_error_free(err);
