@@ -451,38 +451,76 @@ struct pass {
 	size_t comma;       /* where a stray comma was found, or SIZE_MAX */
 	berth_pos comma_pos;
 	size_t consumed;    /* JSON: bytes of input used by the documents read */
+	int framed;         /* JSON: the input is one value, cut by json_value_end */
 };
 
-/* One libfyaml pass over data; fills b. */
-static int parse_pass(struct builder *b, const char *data, size_t len, struct pass *ps)
+/* One libfyaml parser (and its diagnostics) for a whole input: a pass over
+ * it, or over each JSON value of a stream of them, resets the parser rather
+ * than making another (making and destroying one costs more than parsing a
+ * spec). libfyaml 0.7.12 resets a parser only at the end of a stream (in
+ * the middle of one it refuses, or frees twice): a pass that stops before
+ * the end leaves it dirty, and the next pass makes a new one. */
+struct reader {
+	struct fy_diag *diag;
+	struct fy_parser *fyp;
+	int json;
+	int used;  /* a pass ran: reset before the next */
+	int dirty; /* a pass stopped before the stream's end: make a new one */
+};
+
+static int reader_open(struct reader *r, struct builder *b, int json)
 {
 	struct fy_diag_cfg dcfg;
-	struct fy_diag *diag;
 	struct fy_parse_cfg cfg;
-	struct fy_parser *fyp;
-	struct fy_event *e;
-	int ret = 0;
-
+	memset(r, 0, sizeof(*r));
+	r->json = json;
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
 	dcfg.output_fn = NULL;
 	dcfg.colorize = false;
-	if (!(diag = fy_diag_create(&dcfg)))
+	if (!(r->diag = fy_diag_create(&dcfg)))
 		return nomem(b);
-	fy_diag_set_collect_errors(diag, true);
+	fy_diag_set_collect_errors(r->diag, true);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_DISABLE_MMAP_OPT |
-		    FYPCF_SLOPPY_FLOW_INDENTATION |
-		    (ps->json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
-	cfg.diag = diag;
-	if (!(fyp = fy_parser_create(&cfg))) {
-		fy_diag_destroy(diag);
+		    FYPCF_SLOPPY_FLOW_INDENTATION | (json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
+	cfg.diag = r->diag;
+	if (!(r->fyp = fy_parser_create(&cfg))) {
+		fy_diag_destroy(r->diag);
+		r->diag = NULL;
 		return nomem(b);
 	}
-	if (fy_parser_set_string(fyp, data, len) != 0) {
-		ret = nomem(b);
-		goto out;
+	return 0;
+}
+
+static void reader_close(struct reader *r)
+{
+	if (r->fyp)
+		fy_parser_destroy(r->fyp);
+	if (r->diag)
+		fy_diag_destroy(r->diag);
+	memset(r, 0, sizeof(*r));
+}
+
+/* One pass of r's parser over data; fills b. */
+static int parse_pass(struct builder *b, struct reader *r, const char *data, size_t len,
+		      struct pass *ps)
+{
+	struct fy_parser *fyp;
+	struct fy_event *e;
+	int ret = 0;
+
+	if (r->dirty) {
+		reader_close(r);
+		if (reader_open(r, b, ps->json) < 0)
+			return -BERTH_ENOMEM;
+	} else if (r->used && fy_parser_reset(r->fyp) != 0) {
+		return nomem(b);
 	}
+	fyp = r->fyp;
+	r->used = 1;
+	if (fy_parser_set_string(fyp, data, len) != 0)
+		return nomem(b);
 	ps->comma = SIZE_MAX;
 	while (!b->failed && (e = fy_parser_parse(fyp)) != NULL) {
 		int is_doc_end = e->type == FYET_DOCUMENT_END;
@@ -494,17 +532,26 @@ static int parse_pass(struct builder *b, const char *data, size_t len, struct pa
 			ps->consumed = m->input_pos;
 		ret = on_event(b, e);
 		fy_parser_event_free(fyp, e);
-		if (ret < 0)
-			goto out;
-		/* JSON: stop after each top-level value; the caller goes on */
-		if (ps->json && b->nframes == 0 && b->ndocs > 0 && !is_doc_end && ps->consumed)
-			goto out;
+		if (ret < 0) {
+			r->dirty = 1;
+			return ret;
+		}
+		/* JSON: stop after each top-level value; the caller goes on. A
+		 * value cut from the stream is all of this pass's input: what
+		 * follows is the stream's and the document's end */
+		if (ps->json && b->nframes == 0 && b->ndocs > 0 && !is_doc_end && ps->consumed) {
+			while (ps->framed && (e = fy_parser_parse(fyp)) != NULL)
+				fy_parser_event_free(fyp, e);
+			if (!ps->framed || fy_parser_get_stream_error(fyp))
+				r->dirty = 1;
+			return b->failed ? -BERTH_ESYNTAX : 0;
+		}
 	}
 	if (fy_parser_get_stream_error(fyp)) {
 		void *it = NULL;
 		struct fy_diag_error *de;
 		int n = 0;
-		while ((de = fy_diag_errors_iterate(diag, &it)) != NULL) {
+		while ((de = fy_diag_errors_iterate(r->diag, &it)) != NULL) {
 			if (de->type < FYET_ERROR)
 				continue;
 			size_t c = n == 0 ? stray_comma(data, len, de) : SIZE_MAX;
@@ -512,8 +559,7 @@ static int parse_pass(struct builder *b, const char *data, size_t len, struct pa
 				ps->comma = c;
 				ps->comma_pos.line = (uint32_t)de->line + b->line0;
 				ps->comma_pos.column = (uint32_t)de->column + (de->line == 1 ? b->col0 : 0);
-				ret = -BERTH_ESYNTAX;
-				goto out;
+				return -BERTH_ESYNTAX;
 			}
 			berth_pos p = {(uint32_t)(de->line > 0 ? de->line : 0) + b->line0,
 				       (uint32_t)(de->column > 0 ? de->column : 0) + (de->line == 1 ? b->col0 : 0)};
@@ -524,9 +570,6 @@ static int parse_pass(struct builder *b, const char *data, size_t len, struct pa
 			syntax(b, (berth_pos){b->line0 + 1, 1}, "%s", "not well-formed YAML");
 		ret = -BERTH_ESYNTAX;
 	}
-out:
-	fy_parser_destroy(fyp);
-	fy_diag_destroy(diag);
 	return ret < 0 ? ret : (b->failed ? -BERTH_ESYNTAX : 0);
 }
 
@@ -561,16 +604,58 @@ static void advance(const char *s, size_t from, size_t to, uint32_t *line, uint3
 	}
 }
 
-static int parse_json(struct builder *b, const char *data, size_t len)
+/*
+ * Where the JSON value at data[at] ends, one past its last byte, as its
+ * brackets and strings say, so that libfyaml, which reads one JSON value a
+ * stream, is given one value at a time of a stream of them, all with one
+ * parser. This only cuts: what is malformed is libfyaml's to find, in the
+ * same bytes. A value that does not start with '{', '[' or '"' (a number,
+ * true, garbage), or whose end is not found, runs to the end of the input.
+ */
+static size_t json_value_end(const char *s, size_t at, size_t len)
+{
+	size_t depth = 0;
+	if (s[at] != '{' && s[at] != '[' && s[at] != '"')
+		return len;
+	for (size_t i = at; i < len; i++) {
+		switch (s[i]) {
+		case '"':
+			/* to the closing quote; a backslash escapes what follows it */
+			for (i++; i < len && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+			if (i >= len)
+				return len;
+			if (!depth)
+				return i + 1;
+			break;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (--depth == 0)
+				return i + 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return len;
+}
+
+static int parse_json(struct builder *b, struct reader *r, const char *data, size_t len)
 {
 	uint32_t line = 0, col = 0;
 	size_t at = skip_space(data, 0, len, &line, &col);
 	while (at < len) {
-		struct pass ps = {1, SIZE_MAX, {0, 0}, 0};
+		size_t end = json_value_end(data, at, len);
+		struct pass ps = {1, SIZE_MAX, {0, 0}, 0, end != len};
 		size_t before = b->ndocs;
 		b->line0 = line;
 		b->col0 = col;
-		int ret = parse_pass(b, data + at, len - at, &ps);
+		int ret = parse_pass(b, r, data + at, end - at, &ps);
 		if (ret < 0)
 			return ret;
 		if (b->ndocs == before || ps.consumed == 0)
@@ -678,12 +763,18 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 	}
 	while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
 		i++;
-	if (i < len && (data[i] == '{' || data[i] == '[')) {
-		ret = parse_json(&b, data, len);
+	struct reader r;
+	int json = i < len && (data[i] == '{' || data[i] == '[');
+	if ((ret = reader_open(&r, &b, json)) < 0) {
+		free(b.docs);
+		return ret;
+	}
+	if (json) {
+		ret = parse_json(&b, &r, data, len);
 	} else {
 		for (;;) {
-			struct pass ps = {0, SIZE_MAX, {0, 0}, 0};
-			ret = parse_pass(&b, text, len, &ps);
+			struct pass ps = {0, SIZE_MAX, {0, 0}, 0, 0};
+			ret = parse_pass(&b, &r, text, len, &ps);
 			if (ret == 0 || ps.comma == SIZE_MAX)
 				break;
 			/* seed 004 writes `name: "my-pvc",`: drop the comma, say so */
@@ -707,8 +798,13 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 					  "comma after a quoted value ignored (YAML block mappings "
 					  "need no commas)");
 			builder_reset(&b);
+			/* a fresh parser: the diagnostics hold the last pass's errors */
+			reader_close(&r);
+			if ((ret = reader_open(&r, &b, 0)) < 0)
+				break;
 		}
 	}
+	reader_close(&r);
 	free(copy);
 	free(b.frames);
 	free(b.kids);
