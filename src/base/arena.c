@@ -9,12 +9,14 @@
 struct chunk {
 	struct chunk *next;
 	size_t size, used;
+	size_t seq; /* the arena's chunks are numbered as they are made */
 	_Alignas(16) unsigned char data[];
 };
 
 struct berth_arena {
 	struct chunk *head;
 	size_t total;
+	size_t chunks; /* made so far: the next one's seq */
 };
 
 berth_arena *berth_arena_new(void)
@@ -52,6 +54,7 @@ void *berth_arena_alloc(berth_arena *a, size_t n)
 			return NULL;
 		nc->size = size;
 		nc->used = 0;
+		nc->seq = a->chunks++;
 		/* a big one-off allocation goes behind the current chunk */
 		if (c && n > c->size) {
 			nc->next = c->next;
@@ -77,6 +80,30 @@ char *berth_arena_strndup(berth_arena *a, const char *s, size_t n)
 	memcpy(d, s, n);
 	d[n] = '\0';
 	return d;
+}
+
+berth_arena_mark berth_arena_save(const berth_arena *a)
+{
+	berth_arena_mark m = {a->chunks, a->head ? a->head->used : 0, a->total};
+	return m;
+}
+
+void berth_arena_release(berth_arena *a, berth_arena_mark m)
+{
+	/* the chunks made since (a big one-off sits behind the head) */
+	for (struct chunk **pp = &a->head; *pp;) {
+		struct chunk *c = *pp;
+		if (c->seq >= m.seq) {
+			*pp = c->next;
+			free(c);
+		} else {
+			pp = &c->next;
+		}
+	}
+	/* the head is the one of then: chunks made before are never put before it */
+	if (a->head)
+		a->head->used = m.used;
+	a->total = m.total;
 }
 
 char *berth_arena_strdup(berth_arena *a, const char *s)

@@ -59,6 +59,8 @@ struct builder {
 	berth_error **err;
 	int failed;
 	int peer; /* a peer's JSON reply: NUL in strings is kept (cut where read) */
+	const berth_yaml_each *each; /* documents handed over one at a time */
+	berth_arena_mark doc_mark;   /* the arena when the document started */
 };
 
 static berth_pos mark_pos(const struct builder *b, const struct fy_mark *m)
@@ -235,11 +237,16 @@ static int emit(struct builder *b, const berth_node *n, const char *anchor, size
 		b->nanchors++;
 	}
 	if (b->nframes == 0) {
+		berth_yaml_doc d = {n, n->pos};
+		if (b->each) {
+			/* handed over, then its memory is the next one's */
+			b->each->doc(b->each->arg, &d, b->ndocs++);
+			berth_arena_release(b->arena, b->doc_mark);
+			return 0;
+		}
 		if (grow((void **)&b->docs, &b->docs_cap, b->ndocs + 1, sizeof(*b->docs)))
 			return nomem(b);
-		b->docs[b->ndocs].root = n;
-		b->docs[b->ndocs].pos = n->pos;
-		b->ndocs++;
+		b->docs[b->ndocs++] = d;
 		return 0;
 	}
 	if (grow((void **)&b->kids, &b->kids_cap, b->nkids + 1, sizeof(*b->kids)))
@@ -423,6 +430,7 @@ static int on_event(struct builder *b, struct fy_event *e)
 		}
 		b->anchors = NULL; /* anchors do not cross documents */
 		b->nanchors = 0;
+		b->doc_mark = berth_arena_save(b->arena);
 		return 0;
 	default:
 		return 0;
@@ -609,13 +617,14 @@ static void advance(const char *s, size_t from, size_t to, uint32_t *line, uint3
  * brackets and strings say, so that libfyaml, which reads one JSON value a
  * stream, is given one value at a time of a stream of them, all with one
  * parser. This only cuts: what is malformed is libfyaml's to find, in the
- * same bytes. A value that does not start with '{', '[' or '"' (a number,
- * true, garbage), or whose end is not found, runs to the end of the input.
+ * same bytes. A value that is not an object or an array (a string, a
+ * number: no run spec, and libfyaml looks past it for what follows), or
+ * whose end is not found, runs to the end of the input.
  */
 static size_t json_value_end(const char *s, size_t at, size_t len)
 {
 	size_t depth = 0;
-	if (s[at] != '{' && s[at] != '[' && s[at] != '"')
+	if (s[at] != '{' && s[at] != '[')
 		return len;
 	for (size_t i = at; i < len; i++) {
 		switch (s[i]) {
@@ -626,8 +635,6 @@ static size_t json_value_end(const char *s, size_t at, size_t len)
 					i++;
 			if (i >= len)
 				return len;
-			if (!depth)
-				return i + 1;
 			break;
 		case '{':
 		case '[':
@@ -672,10 +679,35 @@ static int parse_json(struct builder *b, struct reader *r, const char *data, siz
  * sees them (0.7.12 loops forever on some invalid bytes in a directive).
  * Returns the offset of the first bad byte, or SIZE_MAX.
  */
+#define SWAR_ONES 0x0101010101010101u
+#define SWAR_HIGHS (SWAR_ONES * 0x80)
+
+/* The high bit of each byte of v that is c. */
+static inline uint64_t byte_is(uint64_t v, unsigned char c)
+{
+	uint64_t t = v ^ (SWAR_ONES * c);
+	return ~(((t & (SWAR_ONES * 0x7f)) + SWAR_ONES * 0x7f) | t) & SWAR_HIGHS;
+}
+
 static size_t bad_text(const char *data, size_t len, unsigned *cp)
 {
 	const unsigned char *s = (const unsigned char *)data;
 	for (size_t i = 0; i < len;) {
+		/* eight bytes at a time while they are printable ASCII or a tab,
+		 * line feed or carriage return (a spec is almost all of them);
+		 * each test is exact for each byte (no carry crosses bytes) */
+		while (len - i >= 8) {
+			uint64_t v;
+			memcpy(&v, s + i, 8);
+			if (v & SWAR_HIGHS)
+				break;
+			uint64_t ctl = ~(v + SWAR_ONES * 0x60) & SWAR_HIGHS; /* bytes < 0x20 */
+			if (byte_is(v, 0x7f) || (ctl & ~(byte_is(v, '\t') | byte_is(v, '\n') | byte_is(v, '\r'))))
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
 		unsigned c = s[i];
 		size_t n;
 		if (c < 0x80) {
@@ -728,7 +760,7 @@ static const berth_yaml_limits peer_limits = {
 
 static int parse_docs(berth_arena *arena, const char *name, const char *data, size_t len,
 		      const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
-		      berth_error **err, int peer)
+		      berth_error **err, int peer, const berth_yaml_each *each)
 {
 	struct builder b;
 	char *copy = NULL;
@@ -742,6 +774,7 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 	b.lim = lim;
 	b.err = err;
 	b.peer = peer;
+	b.each = each;
 	*docs = NULL;
 	*ndocs = 0;
 	if (len > BERTH_YAML_MAX_BYTES)
@@ -765,6 +798,8 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 		i++;
 	struct reader r;
 	int json = i < len && (data[i] == '{' || data[i] == '[');
+	if (each)
+		each->start(each->arg);
 	if ((ret = reader_open(&r, &b, json)) < 0) {
 		free(b.docs);
 		return ret;
@@ -798,6 +833,8 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 					  "comma after a quoted value ignored (YAML block mappings "
 					  "need no commas)");
 			builder_reset(&b);
+			if (each)
+				each->start(each->arg);
 			/* a fresh parser: the diagnostics hold the last pass's errors */
 			reader_close(&r);
 			if ((ret = reader_open(&r, &b, 0)) < 0)
@@ -808,7 +845,9 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 	free(copy);
 	free(b.frames);
 	free(b.kids);
-	if (ret == 0) {
+	if (ret == 0 && each) {
+		*ndocs = b.ndocs; /* handed over as they came */
+	} else if (ret == 0) {
 		berth_yaml_doc *out = berth_arena_alloc(arena, b.ndocs * sizeof(*out));
 		if (!out) {
 			free(b.docs);
@@ -826,14 +865,22 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, size_t len,
 		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err)
 {
-	return parse_docs(arena, name, data, len, &berth_yaml_input_limits, docs, ndocs, err, 0);
+	return parse_docs(arena, name, data, len, &berth_yaml_input_limits, docs, ndocs, err, 0, NULL);
 }
 
 int berth_yaml_parse_with(berth_arena *arena, const char *name, const char *data, size_t len,
 			  const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
 			  berth_error **err)
 {
-	return parse_docs(arena, name, data, len, lim, docs, ndocs, err, 0);
+	return parse_docs(arena, name, data, len, lim, docs, ndocs, err, 0, NULL);
+}
+
+int berth_yaml_parse_each(berth_arena *arena, const char *name, const char *data, size_t len,
+			  const berth_yaml_limits *lim, const berth_yaml_each *each, size_t *ndocs,
+			  berth_error **err)
+{
+	berth_yaml_doc *docs;
+	return parse_docs(arena, name, data, len, lim, &docs, ndocs, err, 0, each);
 }
 
 int berth_read_file(const char *path, size_t max, char **out, size_t *len, berth_error **err)
@@ -951,7 +998,7 @@ int berth_json_root(berth_arena *arena, const char *name, const char *data, size
 	size_t ndocs;
 	berth_error *perr = NULL;
 	*root = NULL;
-	int ret = parse_docs(arena, name, data, len, &peer_limits, &docs, &ndocs, &perr, 1);
+	int ret = parse_docs(arena, name, data, len, &peer_limits, &docs, &ndocs, &perr, 1, NULL);
 	if (ret < 0) {
 		if (err)
 			berth_error_move(err, perr);
