@@ -434,28 +434,58 @@ static const unsigned char scalar_chars[256] = {
 	['x'] = PLAIN | NUM, ['y'] = PLAIN, ['z'] = PLAIN,
 };
 
+/* s (len bytes) is w (wl letters in lower case), W... or ALL in capitals:
+ * the spellings YAML readers give a meaning. */
+static int is_word(const char *s, size_t len, const char *w, size_t wl)
+{
+	if (len != wl)
+		return 0;
+	if (memcmp(s, w, len) == 0)
+		return 1;
+	if (s[0] != w[0] - 32)
+		return 0;
+	if (memcmp(s + 1, w + 1, len - 1) == 0)
+		return 1;
+	for (size_t i = 1; i < len; i++)
+		if (s[i] != w[i] - 32)
+			return 0;
+	return 1;
+}
+
+#define IS_WORD(s, len, lit) is_word((s), (len), (lit), sizeof(lit) - 1)
+
 /* Could a YAML reader take s (len bytes, all PLAIN) for something other
- * than a string? */
+ * than a string? null, booleans of YAML 1.1 and 1.2, numbers. */
 static int plain_is_ambiguous(const char *s, size_t len)
 {
-	static const struct {
-		unsigned char len;
-		char s[6];
-	} special[] = {
-		{4, "null"}, {4, "Null"}, {4, "NULL"}, {1, "~"},     {4, "true"},  {4, "True"},
-		{4, "TRUE"}, {5, "false"}, {5, "False"}, {5, "FALSE"}, {3, "yes"},   {3, "Yes"},
-		{3, "YES"},  {2, "no"},    {2, "No"},    {2, "NO"},    {2, "on"},    {2, "On"},
-		{2, "ON"},   {3, "off"},   {3, "Off"},   {3, "OFF"},   {1, "y"},     {1, "Y"},
-		{1, "n"},    {1, "N"},     {4, ".inf"},  {4, ".Inf"},  {4, ".INF"},  {4, ".nan"},
-		{4, ".NaN"}, {4, ".NAN"},
-	};
 	if (len == 0 || s[0] == '-' || s[0] == '.' || s[len - 1] == '.')
 		return 1;
-	if (len <= 5 && strchr("nNtTfFyYoO", s[0]))
-		for (size_t i = 0; i < BERTH_ARRAY_SIZE(special); i++)
-			if (special[i].len == len && special[i].s[0] == s[0] &&
-			    memcmp(s, special[i].s, len) == 0)
+	if (len <= 5) {
+		switch (s[0] | 0x20) {
+		case 'n':
+			if (IS_WORD(s, len, "null") || IS_WORD(s, len, "no") || IS_WORD(s, len, "n"))
 				return 1;
+			break;
+		case 't':
+			if (IS_WORD(s, len, "true"))
+				return 1;
+			break;
+		case 'f':
+			if (IS_WORD(s, len, "false"))
+				return 1;
+			break;
+		case 'y':
+			if (IS_WORD(s, len, "yes") || IS_WORD(s, len, "y"))
+				return 1;
+			break;
+		case 'o':
+			if (IS_WORD(s, len, "on") || IS_WORD(s, len, "off"))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	}
 	/* number-like: a digit, then digits with at most e, x, o, b, '.', '_', sign */
 	if (s[0] < '0' || s[0] > '9')
 		return 0;

@@ -38,11 +38,44 @@ size_t path_key(dctx *c, const char *key)
 	return len;
 }
 
+/* i in decimal at the end of d (of 24 bytes and more); returns its first digit */
+static char *decimal(char *end, size_t i)
+{
+	do
+		*--end = (char)('0' + i % 10);
+	while (i /= 10);
+	return end;
+}
+
 size_t path_index(dctx *c, size_t i)
 {
 	size_t len = c->path.len;
-	berth_buf_printf(&c->path, "[%zu]", i);
+	char num[24], *d = decimal(num + sizeof(num) - 1, i);
+	num[sizeof(num) - 1] = ']';
+	*--d = '[';
+	berth_buf_append(&c->path, d, (size_t)(num + sizeof(num) - d));
 	return len;
+}
+
+const char *path_make(char *buf, size_t n, const char *head, size_t i, const char *tail)
+{
+	char num[24], *d = num + sizeof(num);
+	size_t o = 0;
+	if (i != SIZE_MAX) {
+		*--d = ']';
+		d = decimal(d, i);
+		*--d = '[';
+	}
+	const char *part[3] = {head, d, tail};
+	size_t plen[3] = {strlen(head), (size_t)(num + sizeof(num) - d), strlen(tail)};
+	for (int k = 0; k < 3 && n; k++) {
+		size_t m = plen[k] < n - 1 - o ? plen[k] : n - 1 - o;
+		memcpy(buf + o, part[k], m);
+		o += m;
+	}
+	if (n)
+		buf[o] = '\0';
+	return buf;
 }
 
 void path_pop(dctx *c, size_t len)
