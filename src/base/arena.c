@@ -35,7 +35,8 @@ void berth_arena_free(berth_arena *a)
 	free(a);
 }
 
-void *berth_arena_alloc(berth_arena *a, size_t n)
+/* n bytes (16-byte aligned), not zeroed */
+static void *alloc_raw(berth_arena *a, size_t n)
 {
 	struct chunk *c = a->head;
 	n = (n + 15) & ~(size_t)15;
@@ -68,13 +69,21 @@ void *berth_arena_alloc(berth_arena *a, size_t n)
 	void *p = c->data + c->used;
 	c->used += n;
 	a->total += n;
-	memset(p, 0, n);
+	return p;
+}
+
+void *berth_arena_alloc(berth_arena *a, size_t n)
+{
+	void *p = alloc_raw(a, n);
+	if (p)
+		memset(p, 0, n);
 	return p;
 }
 
 char *berth_arena_strndup(berth_arena *a, const char *s, size_t n)
 {
-	char *d = n == SIZE_MAX ? NULL : berth_arena_alloc(a, n + 1);
+	/* every byte is written: no zeroing */
+	char *d = n == SIZE_MAX ? NULL : alloc_raw(a, n + 1);
 	if (!d)
 		return NULL;
 	memcpy(d, s, n);

@@ -146,13 +146,19 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int is_digits(const char *s, size_t n, const char *set)
+/* s (n > 0 bytes) is all digits of base 8, 10 or 16 */
+static int is_digits(const char *s, size_t n, int base)
 {
 	if (n == 0)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!strchr(set, s[i]) || s[i] == '\0')
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		int ok = base == 8	? c >= '0' && c <= '7'
+			 : base == 10	? c >= '0' && c <= '9'
+					: (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+		if (!ok)
 			return 0;
+	}
 	return 1;
 }
 
@@ -164,7 +170,19 @@ static int eq(const char *s, size_t n, const char *lit)
 /* YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution). */
 static berth_scalar_type resolve_plain(const char *s, size_t n)
 {
-	if (n == 0 || eq(s, n, "~") || eq(s, n, "null") || eq(s, n, "Null") || eq(s, n, "NULL"))
+	if (n == 0)
+		return BERTH_SCALAR_NULL;
+	/* most plain scalars are words: only these first characters start
+	 * anything else */
+	switch (s[0]) {
+	case '~': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case '+': case '-':
+	case '.': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+	case '8': case '9':
+		break;
+	default:
+		return BERTH_SCALAR_STR;
+	}
+	if (eq(s, n, "~") || eq(s, n, "null") || eq(s, n, "Null") || eq(s, n, "NULL"))
 		return BERTH_SCALAR_NULL;
 	if (eq(s, n, "true") || eq(s, n, "True") || eq(s, n, "TRUE") || eq(s, n, "false") ||
 	    eq(s, n, "False") || eq(s, n, "FALSE"))
@@ -173,11 +191,11 @@ static berth_scalar_type resolve_plain(const char *s, size_t n)
 	size_t dn = n;
 	if (*d == '-' || *d == '+')
 		d++, dn--;
-	if (is_digits(d, dn, "0123456789"))
+	if (is_digits(d, dn, 10))
 		return BERTH_SCALAR_INT;
-	if (n > 2 && s[0] == '0' && s[1] == 'o' && is_digits(s + 2, n - 2, "01234567"))
+	if (n > 2 && s[0] == '0' && s[1] == 'o' && is_digits(s + 2, n - 2, 8))
 		return BERTH_SCALAR_INT;
-	if (n > 2 && s[0] == '0' && s[1] == 'x' && is_digits(s + 2, n - 2, "0123456789abcdefABCDEF"))
+	if (n > 2 && s[0] == '0' && s[1] == 'x' && is_digits(s + 2, n - 2, 16))
 		return BERTH_SCALAR_INT;
 	if (eq(d, dn, ".inf") || eq(d, dn, ".Inf") || eq(d, dn, ".INF") || eq(s, n, ".nan") ||
 	    eq(s, n, ".NaN") || eq(s, n, ".NAN"))
@@ -604,12 +622,16 @@ static size_t skip_space(const char *s, size_t i, size_t len, uint32_t *line, ui
 /* Advances line/col over s[from, to). */
 static void advance(const char *s, size_t from, size_t to, uint32_t *line, uint32_t *col)
 {
-	for (size_t i = from; i < to; i++) {
-		if (s[i] == '\n')
-			(*line)++, *col = 0;
-		else if ((s[i] & 0xC0) != 0x80)
-			(*col)++;
+	const char *p = s + from, *end = s + to, *nl;
+	/* whole lines by memchr, then the characters of the last one */
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		(*line)++;
+		*col = 0;
+		p = nl + 1;
 	}
+	for (; p < end; p++)
+		if ((*p & 0xC0) != 0x80)
+			(*col)++;
 }
 
 /*
