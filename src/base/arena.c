@@ -35,37 +35,47 @@ void berth_arena_free(berth_arena *a)
 	free(a);
 }
 
-/* n bytes (16-byte aligned), not zeroed */
-static void *alloc_raw(berth_arena *a, size_t n)
+/* A new chunk for n bytes (rounded), then those bytes: the slow path, kept
+ * out of alloc_raw so that the common case is a few instructions. */
+static __attribute__((noinline)) void *alloc_chunk(berth_arena *a, size_t n)
 {
 	struct chunk *c = a->head;
-	n = (n + 15) & ~(size_t)15;
-	if (n == 0)
-		n = 16;
-	if (!c || c->size - c->used < n) {
-		size_t size = c ? c->size * 2 : 4096;
-		if (size > 1 << 20)
-			size = 1 << 20;
-		if (size < n)
-			size = n;
-		if (size > SIZE_MAX - sizeof(*c))
-			return NULL;
-		struct chunk *nc = berth_malloc(sizeof(*nc) + size);
-		if (!nc)
-			return NULL;
-		nc->size = size;
-		nc->used = 0;
-		nc->seq = a->chunks++;
-		/* a big one-off allocation goes behind the current chunk */
-		if (c && n > c->size) {
-			nc->next = c->next;
-			c->next = nc;
-		} else {
-			nc->next = c;
-			a->head = nc;
-		}
-		c = nc;
+	size_t size = c ? c->size * 2 : 4096;
+	if (size > 1 << 20)
+		size = 1 << 20;
+	if (size < n)
+		size = n;
+	if (size > SIZE_MAX - sizeof(*c))
+		return NULL;
+	struct chunk *nc = berth_malloc(sizeof(*nc) + size);
+	if (!nc)
+		return NULL;
+	nc->size = size;
+	nc->used = 0;
+	nc->seq = a->chunks++;
+	/* a big one-off allocation goes behind the current chunk */
+	if (c && n > c->size) {
+		nc->next = c->next;
+		c->next = nc;
+	} else {
+		nc->next = c;
+		a->head = nc;
 	}
+	void *p = nc->data;
+	nc->used = n;
+	a->total += n;
+	return p;
+}
+
+/* n bytes (16-byte aligned), not zeroed */
+static inline void *alloc_raw(berth_arena *a, size_t n)
+{
+	struct chunk *c = a->head;
+	if (n > SIZE_MAX - 15)
+		return NULL;
+	n = n ? (n + 15) & ~(size_t)15 : 16;
+	if (!c || c->size - c->used < n)
+		return alloc_chunk(a, n);
 	void *p = c->data + c->used;
 	c->used += n;
 	a->total += n;

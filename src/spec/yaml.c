@@ -608,17 +608,6 @@ static void builder_reset(struct builder *b)
 	b->failed = 0;
 }
 
-static size_t skip_space(const char *s, size_t i, size_t len, uint32_t *line, uint32_t *col)
-{
-	for (; i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'); i++) {
-		if (s[i] == '\n')
-			(*line)++, *col = 0;
-		else
-			(*col)++;
-	}
-	return i;
-}
-
 /* Advances line/col over s[from, to). */
 static void advance(const char *s, size_t from, size_t to, uint32_t *line, uint32_t *col)
 {
@@ -651,12 +640,18 @@ static size_t json_value_end(const char *s, size_t at, size_t len)
 	for (size_t i = at; i < len; i++) {
 		switch (s[i]) {
 		case '"':
-			/* to the closing quote; a backslash escapes what follows it */
-			for (i++; i < len && s[i] != '"'; i++)
-				if (s[i] == '\\')
-					i++;
-			if (i >= len)
-				return len;
+			/* to the closing quote: one after an even number of backslashes */
+			for (;;) {
+				const char *q = memchr(s + i + 1, '"', len - i - 1);
+				if (!q)
+					return len;
+				size_t k = (size_t)(q - s), bs = 0;
+				while (k - bs > i + 1 && s[k - bs - 1] == '\\')
+					bs++;
+				i = k;
+				if (bs % 2 == 0)
+					break;
+			}
 			break;
 		case '{':
 		case '[':
@@ -674,23 +669,45 @@ static size_t json_value_end(const char *s, size_t at, size_t len)
 	return len;
 }
 
+/* The characters (not UTF-8 continuation bytes) of s[from, to). */
+static uint32_t columns(const char *s, size_t from, size_t to)
+{
+	uint32_t n = 0;
+	for (size_t i = from; i < to; i++)
+		n += (s[i] & 0xC0) != 0x80;
+	return n;
+}
+
 static int parse_json(struct builder *b, struct reader *r, const char *data, size_t len)
 {
-	uint32_t line = 0, col = 0;
-	size_t at = skip_space(data, 0, len, &line, &col);
-	while (at < len) {
+	/* where each value starts: its line, and the start of that line (its
+	 * column is counted only when it does not start the line) */
+	uint32_t line = 0;
+	size_t line_start = 0, at = 0;
+	for (;;) {
+		for (; at < len && (data[at] == ' ' || data[at] == '\t' || data[at] == '\n' ||
+				    data[at] == '\r'); at++)
+			if (data[at] == '\n')
+				line++, line_start = at + 1;
+		if (at >= len)
+			break;
 		size_t end = json_value_end(data, at, len);
 		struct pass ps = {1, SIZE_MAX, {0, 0}, 0, end != len};
 		size_t before = b->ndocs;
 		b->line0 = line;
-		b->col0 = col;
+		b->col0 = columns(data, line_start, at);
 		int ret = parse_pass(b, r, data + at, end - at, &ps);
 		if (ret < 0)
 			return ret;
 		if (b->ndocs == before || ps.consumed == 0)
 			break;
-		advance(data, at, at + ps.consumed, &line, &col);
-		at = skip_space(data, at + ps.consumed, len, &line, &col);
+		const char *p = data + at, *stop = data + at + ps.consumed, *nl;
+		while (p < stop && (nl = memchr(p, '\n', (size_t)(stop - p))) != NULL) {
+			line++;
+			line_start = (size_t)(nl - data) + 1;
+			p = nl + 1;
+		}
+		at += ps.consumed;
 	}
 	return 0;
 }

@@ -948,6 +948,13 @@ static void test_json_stream_cut(void)
 	check_problem(err, 1, BERTH_ETYPE, BERTH_ERROR, 1, 41, "retries", "\"y\" is not an integer");
 	berth_error_free(err);
 
+	/* a quote after an odd number of backslashes is in the string; columns
+	 * count characters (é is one) */
+	err = must_fail("{\"args\": [\"a\\\\\\\\\\\"b]\", \"\xc3\xa9\"], \"action\": \"job\"} {\"timeout\": \"x\"}",
+			BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 60, "timeout", "\"x\" is not an integer");
+	berth_error_free(err);
+
 	/* a string or a number: libfyaml reads on past it */
 	err = must_fail("{\"action\": \"job\"} \"x\" {\"retries\": \"y\"}", BERTH_ESYNTAX);
 	check_problem(err, 0, BERTH_ESYNTAX, BERTH_ERROR, 1, 23, NULL,
