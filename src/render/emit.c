@@ -367,10 +367,28 @@ static inline int room(wr *w, size_t n)
 	return (w->p && (size_t)(w->end - w->p) >= n) || wr_grow(w, n);
 }
 
+/* n bytes of s to d: most are short (a key, a name), copied by a few
+ * overlapping fixed-size moves rather than a call */
+static inline void copy_bytes(char *d, const char *s, size_t n)
+{
+	if (n >= 8 && n <= 16) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	} else {
+		memcpy(d, s, n);
+	}
+}
+
 static inline void put(wr *w, const char *s, size_t n)
 {
 	if (room(w, n)) {
-		memcpy(w->p, s, n);
+		copy_bytes(w->p, s, n);
 		w->p += n;
 	}
 }
@@ -385,8 +403,10 @@ static inline void put_c(wr *w, char c)
 
 static void put_indent(wr *w, size_t n)
 {
-	if (room(w, n)) {
-		memset(w->p, ' ', n);
+	/* eight spaces at a time, the last ones past n overwritten later */
+	if (room(w, n + 8)) {
+		for (size_t i = 0; i < n; i += 8)
+			memcpy(w->p + i, "        ", 8);
 		w->p += n;
 	}
 }
