@@ -53,6 +53,17 @@ typedef struct berth_client berth_client;
  */
 int berth_client_open(berth_client **out, const char *url, const char *token, berth_error **err);
 
+/*
+ * How c checks an https:// server's certificate. By default it must be
+ * signed by one of the system's CAs, or, when $BERTH_CACERT names a file
+ * when c is opened, by one of that file's (PEM): cacert does the same, and
+ * NULL leaves it as it is. insecure checks nothing (kubectl's
+ * --insecure-skip-tls-verify): anyone on the path may read and change the
+ * requests. BERTH_EARG when cacert cannot be read. A certificate that is not
+ * trusted fails each request with BERTH_EIO, its problem in the message.
+ */
+int berth_client_tls(berth_client *c, const char *cacert, bool insecure, berth_error **err);
+
 /* Closes the connection and frees c. NULL is a no-op. */
 void berth_client_close(berth_client *c);
 

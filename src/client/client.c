@@ -25,6 +25,8 @@ struct berth_client {
 	char *url;   /* base, no trailing '/' */
 	char *auth;  /* "Authorization: Bearer TOKEN", or NULL */
 	char *agent; /* "berth/VERSION" */
+	char *cacert; /* the CAs an https:// server's certificate is checked with; NULL: the system's */
+	bool insecure; /* no check at all */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -87,7 +89,30 @@ int berth_client_open(berth_client **out, const char *url, const char *token, be
 		berth_client_close(c);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
+	const char *ca = getenv("BERTH_CACERT");
+	if (ca && *ca && (rc = berth_client_tls(c, ca, false, err))) {
+		berth_client_close(c);
+		return rc;
+	}
 	*out = c;
+	return 0;
+}
+
+int berth_client_tls(berth_client *c, const char *cacert, bool insecure, berth_error **err)
+{
+	c->insecure = insecure;
+	if (!cacert)
+		return 0;
+	FILE *f = fopen(cacert, "r");
+	if (!f)
+		return berth_fail(err, BERTH_EARG, "the CA file \"%s\" cannot be read: %s", cacert,
+				  strerror(errno));
+	fclose(f);
+	char *copy = berth_strdup(cacert);
+	if (!copy)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	free(c->cacert);
+	c->cacert = copy;
 	return 0;
 }
 
@@ -103,6 +128,7 @@ void berth_client_close(berth_client *c)
 		free(c->auth);
 	}
 	free(c->agent);
+	free(c->cacert);
 	free(c);
 }
 
@@ -208,6 +234,12 @@ static int send_request(berth_client *c, const request *rq, reply *r, berth_erro
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	if (c->cacert)
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
+	if (c->insecure) {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	if (!rq->body && !strcmp(rq->method, "DELETE")) {
 		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
 	} else if (rq->body || strcmp(rq->method, "GET")) {
@@ -235,6 +267,13 @@ static int send_request(berth_client *c, const request *rq, reply *r, berth_erro
 			ret = berth_fail(err, BERTH_EIO,
 					 "the connection to the berth server at %s broke: %s",
 					 c->url, why);
+		else if (rc == CURLE_PEER_FAILED_VERIFICATION)
+			ret = berth_fail(err, BERTH_EIO,
+					 "the certificate of the berth server at %s is refused: %s "
+					 "(checked with %s%s)", c->url, why,
+					 c->cacert ? "the CAs of " : "this system's CAs; a private CA is "
+					 "given with $BERTH_CACERT or --cacert FILE",
+					 c->cacert ? c->cacert : "");
 		else
 			ret = berth_fail(err, BERTH_EIO, "cannot reach the berth server at %s: %s",
 					 c->url, why);
