@@ -264,8 +264,8 @@ int serve_main(const serve_opts *o)
 		return 1;
 	}
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	fprintf(stderr, "berth serve: listening on %s (port %u, %s), data in %s, backend %s%s\n",
-		o->listen, di ? (unsigned)di->port : 0, tls ? "https" : "http", srv_home(s),
+	fprintf(stderr, "berth serve: listening on %s (port %u)%s, data in %s, backend %s%s\n",
+		o->listen, di ? (unsigned)di->port : 0, tls ? " with TLS" : "", srv_home(s),
 		o->backend ? o->backend : berth_backend_default_kind(),
 		o->insecure_local ? ", anonymous requests allowed" : "");
 	fprintf(stderr, "berth serve: at most %u connections, %u from one address, closed after %u s "

@@ -117,6 +117,8 @@ for t in $tiers; do
 	security) tier "security (hostile specs and runs against the local backend)" 80 "$here/security.sh" "$bt/berth" ;;
 	server)
 		tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth"
+		tier "server over TLS (certificates checked by the CLI and SDK, reloaded)" 40 \
+			"$here/server_tls.sh" "$bt/berth"
 		tier "one run, every face, the same numbers (explain, get, table, API, client, SDK, cgroup)" 40 \
 			"$here/faces.sh" "$bt/berth"
 		tier "one check everywhere (validate, explain, render, run --dry-run, the server's validate)" 40 \

@@ -148,10 +148,13 @@ def _import(client, url, what, project=None):
 
 
 class Client:
-    """A connection to a berth server: berth.connect(url, token)."""
+    """A connection to a berth server: berth.connect(url, token). An https:// server's
+    certificate is checked with the system's CAs, or with those of the file cacert
+    (default $BERTH_CACERT); insecure_skip_tls_verify=True checks nothing."""
 
-    def __init__(self, url=None, token=None, timeout=60):
-        self._t = Transport(url or env_url(), token if token is not None else env_token(), timeout)
+    def __init__(self, url=None, token=None, timeout=60, cacert=None, insecure_skip_tls_verify=False):
+        self._t = Transport(url or env_url(), token if token is not None else env_token(), timeout,
+                            cacert=cacert, insecure_skip_tls_verify=insecure_skip_tls_verify)
 
     @property
     def url(self):
