@@ -77,7 +77,8 @@ static int token_create(int argc, char **argv)
 	int status = open_store(&b);
 	char *token = NULL, *id = NULL;
 	berth_error *err = NULL;
-	if (!status && berth_token_create(b, r, projects, n, desc, &token, &id, &err))
+	berth_token_new nt = {.role = r, .projects = projects, .nprojects = n, .description = desc};
+	if (!status && berth_token_create(b, &nt, &token, &id, &err))
 		status = cli_report(err);
 	if (!status && token) {
 		printf("%s\n", token);
