@@ -50,7 +50,7 @@ const cli_verb cli_verbs[] = {
 	{"quota", cmd_quota, "show a project's quota: used, quota, free", usage_quota, 1, &args_quota},
 	{"serve", cmd_serve, "serve the REST API (runs, functions, secrets, metrics)", usage_serve, 0,
 	 &args_serve},
-	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 0,
+	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 1,
 	 &args_token},
 	{"validate", cmd_validate, "check run specs without running them", usage_validate, 1,
 	 &args_validate},

@@ -187,7 +187,7 @@ int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len
 int berth_token_list_for(berth_backend *b, const berth_principal *who, berth_format fmt,
 			 char **out, size_t *len, berth_error **err);
 /* Revokes token id: kept in the store, refused from now on with that reason.
- * BERTH_ENOTFOUND when there is none; a token revoked already stays as it was. */
+ * BERTH_ENOTFOUND when there is none, BERTH_ECONFLICT when it is revoked already. */
 int berth_token_revoke(berth_backend *b, const char *id, berth_error **err);
 /* The same, asked by who: an admin who may see it (berth_token_list_for);
  * one it may not see is BERTH_ENOTFOUND, as an unknown id is. */

@@ -341,8 +341,10 @@ int berth_token_revoke_for(berth_backend *b, const berth_principal *who, const c
 	/* one who may not see it is told what an unknown id is told */
 	if (!t || (who && (who->role < BERTH_ROLE_ADMIN || !projects_within(t->projects, who))))
 		rc = berth_fail(err, BERTH_ENOTFOUND, "no token \"%s\"", id);
+	if (!rc && t->revoked)
+		rc = berth_fail(err, BERTH_ECONFLICT, "token \"%s\" is revoked already", id);
 	store_token_free(t);
-	if (!rc && (rc = store_token_revoke(b->st, id, store_now_ms(), err)) > 0)
-		rc = 0;
+	if (!rc && (rc = store_token_revoke(b->st, id, store_now_ms(), err)) >= 0)
+		rc = 0; /* (0: revoked meanwhile by another) */
 	return rc;
 }
