@@ -11,17 +11,7 @@ berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tier=server-tls
 . "$(cd "$(dirname "$0")" && pwd)/serve_lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-export BERTH_HOME=$tmp/home
-unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN BERTH_CACERT
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cd "$tmp" || exit 1
-printf 'local:\n  capacity: {cpu: "1", mem: 1Gi}\n' >policy.yaml
+serve_setup
 
 # a CA, and server certificates it signs (NAME SERIAL) for 127.0.0.1 and localhost
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem \

@@ -9,17 +9,7 @@ berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tier=server-tokens
 . "$(cd "$(dirname "$0")" && pwd)/serve_lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-export BERTH_HOME=$tmp/home
-unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN BERTH_CACERT
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cd "$tmp" || exit 1
-printf 'local:\n  capacity: {cpu: "1", mem: 1Gi}\n' >policy.yaml
+serve_setup
 
 star=$("$berth" token create --project '*' --role admin 2>/dev/null)
 adma=$("$berth" token create --project pa --role admin 2>/dev/null)
