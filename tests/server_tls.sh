@@ -146,6 +146,19 @@ if [ "$s3" = 1001 ] && grep -q 'cert.pem and key key.pem are refused: The certif
 else
 	fail tls-reload-bad-pair-keeps-the-old "serial $s3: $(tail -3 "$slog")"
 fi
+# a certificate that expired (signed for 2020 with openssl ca): the same
+mkdir cadb && : >cadb/index.txt && echo 1000 >cadb/serial &&
+	printf '[ca]\ndefault_ca = c\n[c]\ndatabase = cadb/index.txt\nnew_certs_dir = cadb\nserial = cadb/serial\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\n' >ca.cnf &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout old.key -out old.csr -subj /CN=old 2>/dev/null &&
+	openssl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in old.csr -out old.pem -notext \
+		-startdate 20200101000000Z -enddate 20200102000000Z >/dev/null 2>&1
+cp old.key key.pem && cp old.pem cert.pem && kill -HUP "$spid"
+for _ in $(seq 50); do grep -q 'expired at' "$slog" && break; sleep 0.1; done
+if [ "$(serial)" = 1001 ] && grep -q 'the TLS certificate cert.pem (subject CN=old) expired at 2020-01-02T00:00:00Z' "$slog"; then
+	ok tls-reload-expired-keeps-the-old
+else
+	fail tls-reload-expired-keeps-the-old "$(tail -3 "$slog")"
+fi
 # a key file that is gone: the same
 cp srv-one.pem cert.pem && rm key.pem && kill -HUP "$spid"
 for _ in $(seq 50); do grep -q 'key key.pem cannot be read' "$slog" && break; sleep 0.1; done
