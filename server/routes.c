@@ -232,7 +232,13 @@ static int get_whoami(req *r)
 			sb_puts(&b, ", ");
 		sb_json(&b, r->who->projects[i]);
 	}
-	sb_puts(&b, "]}");
+	sb_puts(&b, "]");
+	if (r->who->expires) {
+		char when[40];
+		berth_format_time(when, sizeof(when), r->who->expires);
+		sb_printf(&b, ", \"expires\": \"%s\"", when);
+	}
+	sb_puts(&b, "}");
 	return reply_json(r, 200, &b);
 }
 

@@ -63,6 +63,22 @@ else
 	fail token-api-user-cannot-create "$s1 $s2: $m1"
 fi
 
+# a token that expires makes none that outlives it
+mk "$star" '{"role": "admin", "projects": ["pa"], "expires_in": "1h"}' >/dev/null
+lent=$(json 'd["token"]' <body 2>/dev/null)
+s0=$(call -t "$lent" GET /api/v1/whoami)
+wexp=$(json 'd.get("expires", "")' <body 2>/dev/null)
+s1=$(mk "$lent" '{"role": "viewer", "projects": ["pa"]}')
+m1=$(msg)
+s2=$(mk "$lent" '{"role": "viewer", "projects": ["pa"], "expires_in": "2h"}')
+s3=$(mk "$lent" '{"role": "viewer", "projects": ["pa"], "expires_in": "30m"}')
+if [ "$s0$s1$s2$s3" = 200400400201 ] && [ -n "$wexp" ] &&
+	echo "$m1" | grep -q "this token expires at $wexp: the tokens it makes expire by then"; then
+	ok token-api-made-tokens-expire-with-their-maker
+else
+	fail token-api-made-tokens-expire-with-their-maker "$s0 $s1 $s2 $s3 ($wexp): $m1"
+fi
+
 # ---- what a body may say ---------------------------------------------------------------------
 long=$(printf 'x%.0s' $(seq 257))
 many=$(python3 -c 'import json; print(json.dumps({"role": "user", "projects": ["p%d" % i for i in range(65)]}))')

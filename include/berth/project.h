@@ -134,6 +134,7 @@ typedef struct berth_principal {
 	bool all;           /* every project */
 	char **projects;
 	size_t nprojects;
+	int64_t expires;    /* Unix ms the token is refused from; 0: never */
 } berth_principal;
 void berth_principal_free(berth_principal *p);
 
@@ -162,7 +163,8 @@ int berth_token_create(berth_backend *b, const berth_token_new *t, char **token,
 		       berth_error **err);
 /* The same, asked by who (a server's request): who must be an admin of every
  * project of t, an admin of every project ("*") for a "*" token or an admin
- * token; else BERTH_EFORBIDDEN saying which. */
+ * token; else BERTH_EFORBIDDEN saying which. A token that expires makes only
+ * tokens that expire by then (BERTH_EARG otherwise). */
 int berth_token_create_for(berth_backend *b, const berth_principal *who, const berth_token_new *t,
 			   char **token, char **id, berth_error **err);
 /* When a token made now expires, from a duration (expires_in: "30d", "12h",

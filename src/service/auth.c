@@ -169,6 +169,13 @@ int berth_token_create_for(berth_backend *b, const berth_principal *who, const b
 		return berth_fail(err, BERTH_EFORBIDDEN, "an admin token is made by an admin of every "
 							 "project (\"*\") only; this token may make "
 							 "user and viewer tokens of its projects");
+	/* and it outlives none of them: a token lent for a day makes none for a year */
+	if (who->expires && (!t->expires || t->expires > who->expires)) {
+		char when[40];
+		berth_format_time(when, sizeof(when), who->expires);
+		return berth_fail(err, BERTH_EARG, "this token expires at %s: the tokens it makes "
+						   "expire by then (give an expiry)", when);
+	}
 	return berth_token_create(b, t, token, id, err);
 }
 
@@ -254,8 +261,10 @@ int berth_token_check(berth_backend *b, const char *token, berth_principal **out
 	if (!rc && (!(p = berth_calloc(1, sizeof(*p))) || !(p->token_id = berth_strdup(t->id)) ||
 		    set_projects(p, t->projects)))
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (!rc)
+	if (!rc) {
 		p->role = (berth_role)t->role;
+		p->expires = t->expires;
+	}
 	store_token_free(t);
 	if (rc) {
 		berth_principal_free(p);
