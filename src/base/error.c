@@ -297,20 +297,53 @@ void berth_error_sort(berth_error *err)
 	err->sorted = err->count;
 }
 
+/* Appends s (n bytes) at *o of buf (len bytes), as much as fits with the NUL;
+ * *o counts what the whole text needs, as snprintf's return does. */
+static void fmt_put(char *buf, size_t len, size_t *o, const char *s, size_t n)
+{
+	if (*o + 1 < len) {
+		size_t room = len - 1 - *o;
+		memcpy(buf + *o, s, n < room ? n : room);
+	}
+	*o += n;
+}
+
+static void fmt_uint(char *buf, size_t len, size_t *o, unsigned v)
+{
+	char d[16], *e = d + sizeof(d), *p = e;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	fmt_put(buf, len, o, p, (size_t)(e - p));
+}
+
+/* Without printf: a stream of runs formats thousands of warnings. */
 size_t berth_problem_format(const berth_problem *p, char *buf, size_t len)
 {
-	char pos[64] = "";
-	int n;
-
-	if (p->line && p->column)
-		snprintf(pos, sizeof(pos), ":%u:%u", p->line, p->column);
-	else if (p->line)
-		snprintf(pos, sizeof(pos), ":%u", p->line);
-	n = snprintf(buf, len, "%s%s%s%s%s%s%s",
-		     p->file ? p->file : "", p->file ? pos : "", p->file ? ": " : "",
-		     p->severity == BERTH_WARNING ? "warning: " : "",
-		     p->path ? p->path : "", p->path ? ": " : "", p->message);
-	return n < 0 ? 0 : (size_t)n;
+	size_t o = 0;
+	if (p->file) {
+		fmt_put(buf, len, &o, p->file, strlen(p->file));
+		if (p->line) {
+			fmt_put(buf, len, &o, ":", 1);
+			fmt_uint(buf, len, &o, p->line);
+			if (p->column) {
+				fmt_put(buf, len, &o, ":", 1);
+				fmt_uint(buf, len, &o, p->column);
+			}
+		}
+		fmt_put(buf, len, &o, ": ", 2);
+	}
+	if (p->severity == BERTH_WARNING)
+		fmt_put(buf, len, &o, "warning: ", 9);
+	if (p->path) {
+		fmt_put(buf, len, &o, p->path, strlen(p->path));
+		fmt_put(buf, len, &o, ": ", 2);
+	}
+	if (p->message)
+		fmt_put(buf, len, &o, p->message, strlen(p->message));
+	if (len)
+		buf[o < len ? o : len - 1] = '\0';
+	return o;
 }
 
 static const char *const code_names[] = {
