@@ -550,12 +550,14 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 	ps->comma = SIZE_MAX;
 	while (!b->failed && (e = fy_parser_parse(fyp)) != NULL) {
 		int is_doc_end = e->type == FYET_DOCUMENT_END;
-		const struct fy_mark *m = fy_event_end_mark(e);
-		if (is_doc_end && ps->json && m)
-			ps->consumed = m->input_pos;
-		if (!is_doc_end && ps->json && m && b->nframes <= 1 &&
-		    (e->type == FYET_MAPPING_END || e->type == FYET_SEQUENCE_END || e->type == FYET_SCALAR))
-			ps->consumed = m->input_pos;
+		/* JSON: where the top-level value ends (asked only there) */
+		if (ps->json && (is_doc_end || (b->nframes <= 1 && (e->type == FYET_MAPPING_END ||
+								    e->type == FYET_SEQUENCE_END ||
+								    e->type == FYET_SCALAR)))) {
+			const struct fy_mark *m = fy_event_end_mark(e);
+			if (m)
+				ps->consumed = m->input_pos;
+		}
 		ret = on_event(b, e);
 		fy_parser_event_free(fyp, e);
 		if (ret < 0) {
