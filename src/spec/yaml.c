@@ -73,7 +73,7 @@ static berth_pos mark_pos(const struct builder *b, const struct fy_mark *m)
 	return p;
 }
 
-BERTH_PRINTF(3, 4) static int syntax(struct builder *b, berth_pos pos, const char *fmt, ...)
+BERTH_PRINTF(3, 4) __attribute__((cold, noinline)) static int syntax(struct builder *b, berth_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
@@ -86,7 +86,7 @@ BERTH_PRINTF(3, 4) static int syntax(struct builder *b, berth_pos pos, const cha
 }
 
 /* An input over one of the caps. */
-BERTH_PRINTF(3, 4) static int too_big(struct builder *b, berth_pos pos, const char *fmt, ...)
+BERTH_PRINTF(3, 4) __attribute__((cold, noinline)) static int too_big(struct builder *b, berth_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 	berth_where w = {b->name, pos.line, pos.column, NULL};
@@ -98,7 +98,7 @@ BERTH_PRINTF(3, 4) static int too_big(struct builder *b, berth_pos pos, const ch
 }
 
 /* Counts n nodes and text bytes more, aliases expanded, against the caps. */
-static int count(struct builder *b, berth_pos pos, size_t nodes, size_t text)
+static inline int count(struct builder *b, berth_pos pos, size_t nodes, size_t text)
 {
 	b->nodes += nodes;
 	b->text += text;
@@ -112,7 +112,7 @@ static int count(struct builder *b, berth_pos pos, size_t nodes, size_t text)
 }
 
 /* A child of height h (0: a scalar) goes in the open collection, if any. */
-static int nest(struct builder *b, berth_pos pos, unsigned h, int alias)
+static inline int nest(struct builder *b, berth_pos pos, unsigned h, int alias)
 {
 	if (b->nframes == 0)
 		return 0;
