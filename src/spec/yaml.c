@@ -60,6 +60,7 @@ struct builder {
 	int failed;
 	int peer; /* a peer's JSON reply: NUL in strings is kept (cut where read) */
 	const berth_yaml_each *each; /* documents handed over one at a time */
+	uintptr_t in_lo, in_hi;      /* the input of this pass (checked: no NUL in it) */
 	berth_arena_mark doc_mark;   /* the arena when the document started */
 };
 
@@ -307,7 +308,8 @@ static int on_scalar(struct builder *b, struct fy_event *e)
 		return -BERTH_ETOOBIG;
 	/* a "\0" or "\u0000" escape: berth's strings end at NUL, so the text
 	 * would be cut there; refused rather than read as something else */
-	if (!b->peer && memchr(text, '\0', len))
+	uintptr_t at = (uintptr_t)text;
+	if (!b->peer && (at < b->in_lo || at >= b->in_hi) && memchr(text, '\0', len))
 		return syntax(b, n->pos, "%s",
 			      "a NUL character (\\0, \\u0000) is not allowed in a value");
 	if (!(n->u.text = berth_arena_strndup(b->arena, text, len)))
@@ -545,6 +547,10 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 	}
 	fyp = r->fyp;
 	r->used = 1;
+	/* text libfyaml hands out in place is this input's, which bad_text
+	 * found free of NUL; what it made (escapes, folding) is looked at */
+	b->in_lo = (uintptr_t)data;
+	b->in_hi = (uintptr_t)data + len;
 	if (fy_parser_set_string(fyp, data, len) != 0)
 		return nomem(b);
 	ps->comma = SIZE_MAX;
