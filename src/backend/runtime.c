@@ -98,6 +98,7 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	}
 	if (b->cached)
 		store_long_lived(b->st);
+	store_defer_sync(b->st, opts && opts->defer_sync);
 	*out = b;
 	return 0;
 }

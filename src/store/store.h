@@ -86,6 +86,23 @@ int store_resume(store *s, berth_error **err);
  * a larger WAL, which only the first process to open the store reads. */
 void store_long_lived(store *s);
 
+/* Durability (sync.c): every commit is on disk (the WAL fsynced) before the
+ * call that made it returns, unless BERTH_STORE_SYNC=normal. With defer, a
+ * handle's commits are made durable by store_sync instead, which its caller
+ * calls before it tells anyone of them (a server, before it answers): the
+ * commits of threads that wait at once share one fsync. */
+void store_defer_sync(store *s, bool defer);
+/* Waits until the handle's commits are on disk (at once when they are). */
+int store_sync(store *s, berth_error **err);
+/* The number of the handle's last commit not yet known durable (0: none),
+ * which the handle forgets: the caller makes it durable with store_sync_to,
+ * with any handle of the same store in this process, from any thread. */
+uint64_t store_sync_take(store *s);
+int store_sync_to(store *s, uint64_t seq, berth_error **err);
+/* The process's commits to this store, how many of them are known durable,
+ * and the fsyncs that made them so (all 0 with BERTH_STORE_SYNC=normal). */
+void store_sync_stats(store *s, uint64_t *committed, uint64_t *durable, uint64_t *fsyncs);
+
 int store_begin(store *s, berth_error **err);  /* BEGIN IMMEDIATE (waits for other writers) */
 int store_commit(store *s, berth_error **err);
 void store_rollback(store *s);
