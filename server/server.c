@@ -765,7 +765,7 @@ int server_open(server **out, const serve_opts *o)
 	srv_report(err);
 	err = NULL;
 	/* the records are kept by the reconciler of serve_main: GET reads the store */
-	berth_backend_opts bo = {.home = o->home, .policy = loaded, .cached = true,
+	berth_backend_opts bo = {.home = o->home, .policy = loaded, .cached = true, .serves = true,
 				 .kubeconfig = o->kubeconfig, .context = o->context};
 	/* opening recovers: runs whose processes died while no one watched are
 	 * marked Failed, and queued runs are started */

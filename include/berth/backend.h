@@ -134,6 +134,11 @@ typedef struct berth_backend_opts {
 				    and runs in it, with the run's record, rather than
 				    as a new berth process (no exec, no loading of
 				    berth's libraries); false: posix_spawn of exe */
+	bool serves;             /* a server's: the data dir is marked as served while the
+				    handle is open (a shared lock on HOME/serve.lock, which
+				    several servers may hold): berth_restore refuses it,
+				    and the handle does not open during a restore
+				    (BERTH_ECONFLICT) */
 	bool defer_sync;         /* the handle's commits are made durable (on disk, not
 				    only written) by berth_backend_sync, which the caller
 				    calls before it tells anyone of them: the commits of

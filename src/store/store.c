@@ -191,6 +191,16 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN submitted_by TEXT;",
 };
 
+int store_migrations(void)
+{
+	return (int)BERTH_ARRAY_SIZE(migrations);
+}
+
+const char *store_migration(int i)
+{
+	return migrations[i];
+}
+
 /* A full disk has a code of its own (a server answers 507, not 500). */
 static berth_code db_code(store *s)
 {

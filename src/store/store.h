@@ -317,6 +317,26 @@ int64_t store_now_ms(void);
 /* PRAGMA data_version: a number that changes when another connection commits. */
 int store_data_version(store *s, int64_t *version, berth_error **err);
 
+/* ---- backup.c: backup and restore ---- */
+/* A consistent copy of what s has committed, into path (empty or absent),
+ * with the secret key (keylen bytes) when key is not NULL. */
+int store_backup_into(store *s, const char *path, const void *key, size_t keylen,
+		      berth_error **err);
+/* The schema version this berth makes. */
+int store_schema_latest(void);
+/* Checks the store file at path (a copy nobody else uses; shown names it in
+ * messages): whole (integrity_check), of a schema version this berth knows
+ * and exactly its tables, indexes and triggers; the key of keylen bytes it
+ * holds is copied to key (*has_key) and taken out of it. BERTH_EARG when it
+ * is not a berth backup; store_open then migrates it up. */
+int store_restore_check(const char *path, const char *shown, unsigned char *key, size_t keylen,
+			bool *has_key, berth_error **err);
+/* Makes the store at path (absent: nothing) whole in its database file: its
+ * WAL checkpointed and removed as SQLite leaves WAL mode (the next store_open
+ * enters it again), so that another file can take its place, or be copied:
+ * BERTH_ECONFLICT when another connection has it open. */
+int store_retire(const char *path, berth_error **err);
+
 /* Writes the WAL back into the database and truncates it (a benchmark's
  * load, before it measures reads). */
 int store_checkpoint(store *s, berth_error **err);

@@ -10,6 +10,7 @@
  *   tokens.c    the server's API tokens (their hashes)
  *   secrets.c   sealed secrets
  *   sync.c      durability: the group fsync of the WAL after commits
+ *   backup.c    the store as one file, and a file checked before it is restored
  */
 #ifndef BERTH_STORE_INTERNAL_H
 #define BERTH_STORE_INTERNAL_H
@@ -76,6 +77,11 @@ void wal_sync_put(struct wal_sync *w);
  * WAL of ckpt_pages pages or more is checkpointed (as SQLite's own
  * wal_autocheckpoint, which this hook replaces). */
 int store_on_commit(void *ctx, sqlite3 *db, const char *name, int pages);
+
+/* The schema's migrations (store.c): how many, and the SQL of the i-th (from 0),
+ * which makes version i + 1. */
+int store_migrations(void);
+const char *store_migration(int i);
 
 /* The connection, opened again first when suspended (store_suspend). */
 sqlite3 *store_db(store *s);
