@@ -709,6 +709,8 @@ void server_completed(void *cls, struct MHD_Connection *conn, void **state,
 	if (!r)
 		return;
 	stream_end(r);
+	if (r->held) /* never sent (the connection ended first) */
+		MHD_destroy_response(r->held);
 	metrics_request(r->route ? r->route->path : "other", r->method, r->status ? r->status : 499,
 			now_s() - r->start);
 	berth_principal_free(r->who);

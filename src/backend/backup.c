@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -38,30 +37,6 @@
 
 /* a restore copies at most this much (a store of millions of runs is a few GiB) */
 #define RESTORE_MAX ((off_t)64 << 30)
-
-static int fsync_dir_of(const char *file)
-{
-	char *copy = berth_strdup(file);
-	if (!copy)
-		return -1;
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(copy);
-	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
-static int fsync_file(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
-	close(fd);
-	return rc;
-}
 
 /* A new empty file beside path (path.tmp-XXXXXX, 0600): its name in tmp. */
 static int temp_beside(const char *path, char *tmp, size_t len, berth_error **err)
@@ -112,7 +87,7 @@ int berth_backup(const char *file, const berth_backup_opts *o, berth_error **err
 		rc = temp_beside(file, tmp, sizeof(tmp), err);
 	if (!rc)
 		rc = store_backup_into(b->st, tmp, with_key ? key : NULL, sizeof(key), err);
-	if (!rc && fsync_file(tmp))
+	if (!rc && fs_sync(tmp))
 		rc = berth_fail(err, BERTH_EIO, "cannot write %s: %s", tmp, strerror(errno));
 	if (!rc && !force) {
 		/* a link fails when file exists: one made since the check is kept */
@@ -121,7 +96,7 @@ int berth_backup(const char *file, const berth_backup_opts *o, berth_error **err
 					"cannot write %s: %s", file, strerror(errno));
 	} else if (!rc && rename(tmp, file))
 		rc = berth_fail(err, BERTH_EIO, "cannot write %s: %s", file, strerror(errno));
-	if (!rc && fsync_dir_of(file))
+	if (!rc && fs_sync_dir_of(file))
 		rc = berth_fail(err, BERTH_EIO, "cannot write %s: %s", file, strerror(errno));
 	if (*tmp)
 		unlink(tmp); /* after the link, or what a failure left */
@@ -295,7 +270,7 @@ int berth_restore(const char *file, const berth_backup_opts *o, berth_error **er
 		store_close(s);
 		if (!rc)
 			rc = store_retire(copy, err);
-		if (!rc && fsync_file(copy))
+		if (!rc && fs_sync(copy))
 			rc = berth_fail(err, BERTH_EIO, "cannot write %s: %s", copy, strerror(errno));
 	}
 	if (!rc && has_key)
@@ -306,7 +281,7 @@ int berth_restore(const char *file, const berth_backup_opts *o, berth_error **er
 		rc = berth_fail(err, BERTH_EIO, "cannot replace %s: %s", db, strerror(errno));
 	if (!rc) {
 		*copy = 0;
-		fsync_dir_of(db);
+		fs_sync_dir_of(db);
 		berth_backend_opts bo = {.home = home, .passive = true};
 		berth_error *e = NULL;
 		if (!berth_backend_open(&b, NULL, &bo, &e))

@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "store/store_internal.h"
 
 struct wal_sync {
@@ -154,16 +155,6 @@ void wal_sync_put(struct wal_sync *w)
 		wal_sync_free(w);
 }
 
-static int sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	int rc = fsync(fd) ? errno : 0;
-	close(fd);
-	return rc;
-}
-
 /* One fdatasync of the WAL as it is at its path now (the syncer's, outside
  * the lock): 0 or an errno. */
 static int fsync_wal(struct wal_sync *w)
@@ -184,7 +175,7 @@ static int fsync_wal(struct wal_sync *w)
 		/* the WAL's directory entry (SQLite fsyncs it only through its own
 		 * descriptor); with no WAL, every commit is in the database, which
 		 * the checkpoint that removed the WAL fsynced */
-		int rc = sync_dir(w->dir);
+		int rc = fs_sync(w->dir) ? errno : 0;
 		if (rc || w->fd < 0)
 			return rc;
 	}
