@@ -17,8 +17,12 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "server.h"
+
+/* seconds from one fsync's start to the next one's, at least, while answers wait */
+#define GROUP_WINDOW 0.002
 
 static struct {
 	pthread_mutex_t mu;
@@ -38,11 +42,23 @@ static void *durable_main(void *arg)
 	size_t cap = 0;
 	pthread_mutex_lock(&D.mu);
 	D.running = b != NULL;
+	double last = 0; /* when the last fsync began */
 	for (;;) {
 		while (!D.n && !D.quit)
 			pthread_cond_wait(&D.wake, &D.mu);
 		if (!D.n)
 			break;
+		/* under load, one fsync per GROUP_WINDOW at most: the answers held
+		 * meanwhile join this one (each fsync costs the disk and the CPU);
+		 * after a quiet moment, at once */
+		double wait = last + GROUP_WINDOW - srv_now();
+		if (wait > 0 && !D.quit) {
+			pthread_mutex_unlock(&D.mu);
+			struct timespec ts = {0, (long)(wait * 1e9)};
+			nanosleep(&ts, NULL);
+			pthread_mutex_lock(&D.mu);
+		}
+		last = srv_now();
 		/* every answer held so far: the next ones queue while these wait */
 		req **t = D.held;
 		size_t n = D.n, c = D.cap;
