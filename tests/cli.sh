@@ -423,18 +423,27 @@ check restored-key-0600 0 '^600$' -- stat -c %a "$bk/b/secret.key"
 bk_serve
 check restored-token-authenticates 0 '^200 .*"done-' -- sh -c "curl -s -w '%{http_code} ' -o '$bk/runs.json' -H 'Authorization: Bearer $admin_tok' '$serve_url/api/v1/projects/p/runs'; tr -d '\\n' <'$bk/runs.json'"
 bk_stop
-"$berth" get runs >"$bk/before" 2>&1
+"$berth" get runs -o json >"$bk/before" 2>&1
 "$berth" token list >>"$bk/before" 2>&1
 head -c 6000 "$bk/full.db" >"$bk/truncated.db"
 echo 'not a store' >"$bk/foreign.db"
 cp "$bk/full.db" "$bk/newer.db"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=999'); c.commit()" "$bk/newer.db"
+cp "$bk/full.db" "$bk/extra.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM tokens; END'); c.commit()" "$bk/extra.db"
+check restore-foreign-schema-refused 2 'extra.db is not a berth backup: its tables are not those of a berth store' -- "$berth" admin restore "$bk/extra.db"
 check restore-truncated-refused 2 'truncated.db is not a whole berth backup' -- "$berth" admin restore "$bk/truncated.db"
 check restore-foreign-refused 2 'foreign.db is not a whole berth backup' -- "$berth" admin restore "$bk/foreign.db"
 check restore-newer-refused 2 'newer.db is a store of schema version 999, newer than this berth knows' -- "$berth" admin restore "$bk/newer.db"
-"$berth" get runs >"$bk/after" 2>&1
+"$berth" get runs -o json >"$bk/after" 2>&1
 "$berth" token list >>"$bk/after" 2>&1
 check restore-refused-changes-nothing 0 EMPTY -- sh -c "diff '$bk/before' '$bk/after'; ls -a '$bk/b' | grep -F .tmp-; true"
+if command -v flock >/dev/null; then
+	check serve-refused-during-restore 1 'a restore \(berth admin restore\) is replacing its store' -- \
+		flock -x "$bk/b/serve.lock" "$berth" serve --listen 127.0.0.1:0
+else
+	echo "skip cli serve-refused-during-restore (flock is not installed)"
+fi
 export BERTH_HOME=$bk/c
 echo other | "$berth" secrets set x >/dev/null 2>&1
 check restore-other-key-warns 0 'warning: the restored secrets do not open with the key' -- "$berth" admin restore "$bk/nokey.db"
