@@ -90,10 +90,14 @@ int berth_backup(const char *file, const berth_backup_opts *o, berth_error **err
 	if (!rc && fs_sync(tmp))
 		rc = berth_fail(err, BERTH_EIO, "cannot write %s: %s", tmp, strerror(errno));
 	if (!rc && !force) {
-		/* a link fails when file exists: one made since the check is kept */
-		if (link(tmp, file))
-			rc = berth_fail(err, errno == EEXIST ? BERTH_ECONFLICT : BERTH_EIO,
-					"cannot write %s: %s", file, strerror(errno));
+		/* a link fails when file exists: one made since the check is kept (a
+		 * filesystem without links: renamed, after one more look) */
+		int e = link(tmp, file) ? errno : 0;
+		if (e && e != EEXIST)
+			e = lstat(file, &st) == 0 ? EEXIST : rename(tmp, file) ? errno : 0;
+		if (e)
+			rc = berth_fail(err, e == EEXIST ? BERTH_ECONFLICT : BERTH_EIO,
+					"cannot write %s: %s", file, strerror(e));
 	} else if (!rc && rename(tmp, file))
 		rc = berth_fail(err, BERTH_EIO, "cannot write %s: %s", file, strerror(errno));
 	if (!rc && fs_sync_dir_of(file))
@@ -273,10 +277,10 @@ int berth_restore(const char *file, const berth_backup_opts *o, berth_error **er
 		if (!rc && fs_sync(copy))
 			rc = berth_fail(err, BERTH_EIO, "cannot write %s: %s", copy, strerror(errno));
 	}
-	if (!rc && has_key)
-		rc = install_key(home, key, err);
 	if (!rc)
 		rc = store_retire(db, err);
+	if (!rc && has_key)
+		rc = install_key(home, key, err);
 	if (!rc && rename(copy, db))
 		rc = berth_fail(err, BERTH_EIO, "cannot replace %s: %s", db, strerror(errno));
 	if (!rc) {
