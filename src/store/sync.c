@@ -25,7 +25,8 @@
  * truncated or deleted (wal_checkpoint(TRUNCATE), the last connection of a
  * tool that checkpoints on close) likewise held nothing that is not in the
  * fsynced database; (3) a new WAL file's directory entry: the directory is
- * fsynced when the WAL is opened here, and the fd is opened again when the
+ * fsynced when the WAL is opened here (and its parent, for a data dir made
+ * just now), and the fd is opened again when the
  * file at the path is another one (deleted and made again). The database
  * file itself was written, with its header, under synchronous=FULL (SQLite's
  * default when journal_mode=WAL is set on a new store, in store.c).
@@ -173,9 +174,10 @@ static int fsync_wal(struct wal_sync *w)
 		if (w->fd < 0 && errno != ENOENT)
 			return errno;
 		/* the WAL's directory entry (SQLite fsyncs it only through its own
-		 * descriptor); with no WAL, every commit is in the database, which
-		 * the checkpoint that removed the WAL fsynced */
-		int rc = fs_sync(w->dir) ? errno : 0;
+		 * descriptor), and the directory's own (a data dir made just now);
+		 * with no WAL, every commit is in the database, which the checkpoint
+		 * that removed the WAL fsynced */
+		int rc = fs_sync(w->dir) || fs_sync_dir_of(w->dir) ? errno : 0;
 		if (rc || w->fd < 0)
 			return rc;
 	}
