@@ -447,5 +447,7 @@ fi
 export BERTH_HOME=$bk/c
 echo other | "$berth" secrets set x >/dev/null 2>&1
 check restore-other-key-warns 0 'warning: the restored secrets do not open with the key' -- "$berth" admin restore "$bk/nokey.db"
+check restore-missing-file 2 'nope.db: No such file' -- env BERTH_HOME="$bk/d" "$berth" admin restore "$bk/nope.db"
+check restore-missing-makes-nothing 2 'No such file' -- ls -d "$bk/d"
 check admin-usage 2 '^usage: berth admin backup FILE' -- "$berth" admin
 export BERTH_HOME=$tmp/home

@@ -243,7 +243,13 @@ int berth_restore(const char *file, const berth_backup_opts *o, berth_error **er
 	berth_backend *b = NULL;
 	unsigned char key[SECRET_KEY_BYTES];
 	bool has_key = false;
-	if (fs_private_dir(home, geteuid() == 0 ? 0711 : 0700) ||
+	struct stat st;
+	if (stat(file, &st))
+		rc = berth_fail(err, errno == ENOENT ? BERTH_ENOTFOUND : BERTH_EIO, "%s: %s", file,
+				strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = berth_fail(err, BERTH_EARG, "%s is not a file", file);
+	else if (fs_private_dir(home, geteuid() == 0 ? 0711 : 0700) ||
 	    fs_path(lock, sizeof(lock), home, "serve.lock") || fs_path(db, sizeof(db), home, "berth.db"))
 		rc = berth_fail(err, BERTH_EIO, "cannot use the data dir %s: %s", home, strerror(errno));
 	else if ((lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)
