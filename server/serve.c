@@ -249,6 +249,7 @@ int serve_main(const serve_opts *o)
 			strerror(errno));
 		streams_stop();
 		server_close(s, false);
+		tls_close();
 		return 1;
 	}
 	struct MHD_Daemon *d = MHD_start_daemon(
