@@ -158,6 +158,14 @@ static int get_metrics(req *r)
 	}
 	sbuf b = {0};
 	metrics_format(&b, counts, counts[BERTH_STATE_PENDING]);
+	uint64_t commits, fsyncs;
+	berth_backend_sync_stats(srv_backend(r->srv), &commits, &fsyncs);
+	sb_printf(&b, "# HELP berth_store_commits_total Commits of this server to the store.\n"
+		      "# TYPE berth_store_commits_total counter\nberth_store_commits_total %llu\n"
+		      "# HELP berth_store_fsyncs_total Fsyncs that made them durable (one for the "
+		      "commits of the moment; 0 with BERTH_STORE_SYNC=normal).\n"
+		      "# TYPE berth_store_fsyncs_total counter\nberth_store_fsyncs_total %llu\n",
+		  (unsigned long long)commits, (unsigned long long)fsyncs);
 	sb_puts(&b, quota);
 	sb_puts(&b, usage);
 	free(quota);

@@ -1435,6 +1435,53 @@ else
 	fail queue-started-by-the-server-after-a-dead-supervisor "queued run: $queued, then $s after 15 s; the held run: $h"
 fi
 stop_server
+# ---- durable answers, a power cut's stand-in: BERTH_FAULT kills the server (SIGKILL) just
+# before the fsync that makes a create durable. No 201 comes, yet the run was committed
+# (a kill keeps what the page cache holds: after a restart it is there): the answer waits
+# for the fsync. With BERTH_STORE_SYNC=normal (no fsync) the same create is answered 201,
+# which is what this test would see if answers did not wait. A berth command likewise
+# does not print a token it made before that token is on disk.
+arm=$tmp/fault-armed
+printf 'project: durable\nname: %s\nfunction: {name: f, command: ["true"]}\nresources: {cpu: 100m, mem: 16Mi}\n' \
+	probe >durable.yaml
+BERTH_FAULT=kill-before-fsync:$arm start --insecure-local
+touch "$arm"
+code=$(curl -s -m 20 -o /dev/null -w '%{http_code}' -X POST --data-binary @durable.yaml "$url/api/v1/runs")
+wait "$spid" 2>/dev/null
+died=$?
+rm -f "$arm"
+start --insecure-local
+call GET /api/v1/projects/durable/runs >/dev/null
+stored=$(json 'len([r for r in d["items"] if r["name"].startswith("probe")])' <body 2>/dev/null)
+stop_server
+if [ "$code" != 201 ] && [ "$died" = 137 ] && [ "$stored" = 1 ]; then
+	ok "durable-no-201-before-fsync (killed before the fsync: answer $code, the run stored)"
+else
+	fail durable-no-201-before-fsync "answer $code (201 expected never), exit $died (137: SIGKILL), $stored run(s) stored (1)"
+fi
+BERTH_STORE_SYNC=normal BERTH_FAULT=kill-before-fsync:$arm start --insecure-local
+touch "$arm"
+code=$(curl -s -m 20 -o /dev/null -w '%{http_code}' -X POST --data-binary @durable.yaml "$url/api/v1/runs")
+alive_after=no
+kill -0 "$spid" 2>/dev/null && alive_after=yes
+rm -f "$arm"
+stop_server
+if [ "$code" = 201 ] && [ "$alive_after" = yes ]; then
+	ok "durable-control-normal-answers-without-fsync (201 with no fsync to wait for)"
+else
+	fail durable-control-normal-answers-without-fsync "answer $code, server alive: $alive_after"
+fi
+touch "$arm"
+made=$(BERTH_FAULT=kill-before-fsync:$arm "$berth" token create --project durable --role viewer \
+	--description durable-probe 2>/dev/null)
+st=$?
+rm -f "$arm"
+if [ "$st" = 137 ] && [ -z "$made" ] && "$berth" token list 2>/dev/null | grep -q durable-probe; then
+	ok "durable-cli-prints-after-fsync (killed before the fsync: nothing printed, the token stored)"
+else
+	fail durable-cli-prints-after-fsync "exit $st (137), printed '$made' (nothing), token list: $("$berth" token list 2>&1 | grep -c durable-probe)"
+fi
+
 if grep -qi "sanitizer\|runtime error" "$tmp"/serve.*.log; then
 	fail server-clean "$(grep -i -m3 'sanitizer\|runtime error' "$tmp"/serve.*.log)"
 else
