@@ -481,6 +481,9 @@ const char *const spec_preemption_names[BERTH_PREEMPTION_NONE + 1] = {
 	[BERTH_PREEMPTION_NONE] = "none",
 };
 
+/* volume_mode, as MLRun's UI offers it: "Auto (using auto-mount), Manual or None" (seed 002) */
+const char *const spec_volume_modes[3] = {"auto", "manual", "none"};
+
 const char *berth_action_name(berth_action a)
 {
 	return (size_t)a < BERTH_ARRAY_SIZE(spec_action_names) ? spec_action_names[a] : "?";
