@@ -453,17 +453,7 @@ static void dec_projects(dctx *c, const berth_node *n, void *dst, const void *ar
 		       BERTH_POLICY_PROJECTS_MAX);
 		return;
 	}
-	for (size_t i = 0; i < n->len; i++) {
-		const berth_node *k = n->u.pairs[i].key;
-		const char *why = berth_check_dns_label(k->u.text);
-		if (why) {
-			size_t len = path_key(c, k->u.text);
-			report(c, k->pos, BERTH_EINVALID, "%s is not a valid project name: it %s",
-			       QUOTE(k->u.text), why);
-			path_pop(c, len);
-		}
-	}
-	p->projects_node = n;
+	p->projects_node = n; /* its names are checked with the overlays (build_views) */
 }
 
 static void dec_project_defaults(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -810,8 +800,19 @@ static const berth_resource *fit_res(const berth_spec *s, size_t i)
  * every run it applies to would be refused; a memory limit that
  * mem_limit_ratio would take over limits.mem is a warning (it is capped).
  */
+/* Whether a rule of a project's view is the policy's own (written at the
+ * same place): base, the policy, then says what it finds itself. */
+static bool base_rule(const berth_policy *base, bool set, berth_pos pos, berth_pos view_pos)
+{
+	return base && set && pos.line == view_pos.line && pos.column == view_pos.column;
+}
+
+/*
+ * base: for a project's view, the policy, whose own findings on the same
+ * fragment (its defaults, checked against its own rules) are not said again.
+ */
 static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec *s, const char *prefix,
-			       const char *what, const char *file)
+			       const char *what, const char *file, const berth_policy *base)
 {
 	const berth_qty *lim[4] = {&p->limits.cpu, &p->limits.mem, &p->limits.gpu, &p->limits.disk};
 	char path[192], at[512];
@@ -820,16 +821,20 @@ static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec 
 		const berth_volume *v = &s->volumes[i];
 		c->file = file;
 		snprintf(path, sizeof(path), "%s.volumes[%zu]", prefix, i);
-		if (p->security.block_existing_volumes.v &&
-		    (v->type == BERTH_VOLUME_CONFIG_MAP || v->type == BERTH_VOLUME_SHARED))
+		const berth_int *block = &p->security.block_existing_volumes;
+		const berth_qty *size = &p->limits.volume_size;
+		if (block->v && (v->type == BERTH_VOLUME_CONFIG_MAP || v->type == BERTH_VOLUME_SHARED) &&
+		    !(base && base_rule(base, base->security.block_existing_volumes.v,
+					base->security.block_existing_volumes.pos, block->pos)))
 			report_at(c, v->pos, path, BERTH_EPOLICY,
 				  "volume %s mounts an existing %s, and the platform blocks pre-existing "
 				  "volumes (security.block_existing_volumes, %s:%u:%u): every run %s would be "
 				  "refused", QUOTE(v->name.s), v->type == BERTH_VOLUME_SHARED ? "PVC" : "ConfigMap",
 				  p->file, p->security.block_existing_volumes.pos.line,
 				  p->security.block_existing_volumes.pos.column, what);
-		if (p->limits.volume_size.set && v->size.set &&
-		    berth_quantity_cmp(&v->size.q, &p->limits.volume_size.q) > 0) {
+		if (size->set && v->size.set && berth_quantity_cmp(&v->size.q, &size->q) > 0 &&
+		    !(base && base_rule(base, base->limits.volume_size.set, base->limits.volume_size.pos,
+					size->pos))) {
 			snprintf(path, sizeof(path), "%s.volumes[%zu].spec.size", prefix, i);
 			report_at(c, v->size.pos, path, BERTH_EPOLICY,
 				  "%s is over the platform's limit of %s (limits.volume_size, %s:%u:%u): every "
@@ -841,7 +846,9 @@ static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec 
 		const berth_resource *res = fit_res(s, i);
 		const berth_qty *v[2] = {&res->requests, &res->limits};
 		static const char *const which[2] = {"requests", "limits"};
-		if (!lim[i]->set)
+		const berth_qty *blim[4] = {base ? &base->limits.cpu : NULL, base ? &base->limits.mem : NULL,
+					    base ? &base->limits.gpu : NULL, base ? &base->limits.disk : NULL};
+		if (!lim[i]->set || (base && base_rule(base, blim[i]->set, blim[i]->pos, lim[i]->pos)))
 			continue;
 		snprintf(at, sizeof(at), "%s:%u:%u", p->file, lim[i]->pos.line, lim[i]->pos.column);
 		for (int k = 0; k < 2; k++) {
@@ -895,9 +902,10 @@ static void check_view_fit(dctx *c, const berth_policy *v)
 		if (v->defaults.volumes[i].origin != BERTH_ORIGIN_PROJECT)
 			kept.volumes[kept.nvolumes++] = v->defaults.volumes[i];
 	snprintf(what, sizeof(what), "of project %s that leaves it to the policy's defaults", QUOTE(v->project));
-	check_fragment_fit(c, v, &kept, "defaults", what, v->file);
+	check_fragment_fit(c, v, &kept, "defaults", what, v->file, v->base);
+	snprintf(what, sizeof(what), "of project %s that leaves it to its defaults", QUOTE(v->project));
 	snprintf(prefix, sizeof(prefix), "projects.%s.defaults", v->project);
-	check_fragment_fit(c, v, &v->project_defaults, prefix, what, v->file);
+	check_fragment_fit(c, v, &v->project_defaults, prefix, what, v->file, NULL);
 	/* every volume the project's runs get: the two lists merged by name */
 	for (size_t i = 0; i < v->defaults.nvolumes; i++) {
 		const berth_volume *a = &v->defaults.volumes[i];
@@ -909,7 +917,7 @@ static void check_view_fit(dctx *c, const berth_policy *v)
 			const berth_volume *other = own == a ? b : a;
 			snprintf(prefix, sizeof(prefix), "projects.%s.defaults.volumes", v->project);
 			report_at(c, own->mount_path.pos, prefix, BERTH_EDUPLICATE,
-				  "mount path %s of volume %s is also that of volume %s (%s:%u:%u), which the "
+				  "mount path %s of volume %s is also that of volume \"%s\" (%s:%u:%u), which the "
 				  "policy's defaults mount: every run of project %s would be refused; give it "
 				  "another path, or the name %s to replace it", QUOTE(own->mount_path.s),
 				  QUOTE(own->name.s), other->name.s, v->file, other->pos.line, other->pos.column,
@@ -920,7 +928,7 @@ static void check_view_fit(dctx *c, const berth_policy *v)
 		const berth_profile *pr = &v->profiles[i];
 		snprintf(prefix, sizeof(prefix), "projects.%s.profiles[%zu]", v->project, i);
 		snprintf(what, sizeof(what), "with profile %s", QUOTE(pr->id.s));
-		check_fragment_fit(c, v, &pr->spec, prefix, what, pr->file);
+		check_fragment_fit(c, v, &pr->spec, prefix, what, pr->file, NULL);
 	}
 }
 
@@ -930,7 +938,7 @@ static void check_fit(dctx *c, const berth_policy *p)
 	const char *file = c->file;
 	char prefix[48], what[320];
 	check_fragment_fit(c, p, &p->defaults, "defaults",
-			   "that leaves it to the policy's defaults", p->file);
+			   "that leaves it to the policy's defaults", p->file, NULL);
 	for (size_t i = 0; i < p->nprofiles; i++) {
 		const berth_profile *pr = &p->profiles[i];
 		size_t index = 0; /* its index in its own file */
@@ -938,7 +946,7 @@ static void check_fit(dctx *c, const berth_policy *p)
 			index += p->profiles[j].file == pr->file;
 		snprintf(prefix, sizeof(prefix), "profiles[%zu]", index);
 		snprintf(what, sizeof(what), "with profile %s", QUOTE(pr->id.s));
-		check_fragment_fit(c, p, &pr->spec, prefix, what, pr->file);
+		check_fragment_fit(c, p, &pr->spec, prefix, what, pr->file, NULL);
 	}
 	for (size_t i = 0; i < p->nprojects; i++)
 		check_view_fit(c, p->projects[i].view);
@@ -948,7 +956,8 @@ static void check_fit(dctx *c, const berth_policy *p)
 /* ---- the projects' views -------------------------------------------------------------- */
 
 /* The overlay node of projects.NAME over a copy of p: the view of that project. */
-static berth_policy *build_view(dctx *c, berth_policy *p, const berth_node *key, const berth_node *ov)
+static berth_policy *build_view(dctx *c, berth_policy *p, const berth_node *key, const berth_node *ov,
+				bool policy_clean)
 {
 	berth_policy *v = berth_arena_alloc(c->arena, sizeof(*v));
 	size_t plen = strlen(key->u.text) + 16;
@@ -970,13 +979,12 @@ static berth_policy *build_view(dctx *c, berth_policy *p, const berth_node *key,
 	snprintf(prefix, plen, "projects.%s", key->u.text);
 	size_t len = path_key(c, key->u.text);
 	c->prefix = prefix;
-	size_t before = c->errors;
 	decode_map(c, ov, project_fields, BERTH_ARRAY_SIZE(project_fields), v);
 	if (merge_layer(c->arena, &v->defaults, &v->project_defaults, BERTH_ORIGIN_PROJECT) < 0)
 		report(c, key->pos, BERTH_ENOMEM, "out of memory");
 	/* what the overlay sets, checked as the policy's keys are (an error of the
 	 * policy's own is reported once, for the policy) */
-	if (c->errors == 0 && c->errors == before)
+	if (policy_clean)
 		check_policy(c, v);
 	c->prefix = NULL;
 	path_pop(c, len);
@@ -993,6 +1001,7 @@ static void build_views(dctx *c, berth_policy *p)
 	c->path.len = 0;
 	if (c->path.data)
 		c->path.data[0] = '\0';
+	bool clean = c->errors == 0;
 	size_t len = path_key(c, "projects");
 	if (!(p->projects = berth_arena_alloc(c->arena, n->len * sizeof(*p->projects) + 1))) {
 		report(c, n->pos, BERTH_ENOMEM, "out of memory");
@@ -1000,9 +1009,16 @@ static void build_views(dctx *c, berth_policy *p)
 	}
 	for (size_t i = 0; i < n->len; i++) {
 		const berth_node *k = n->u.pairs[i].key, *ov = n->u.pairs[i].value;
-		if (berth_check_dns_label(k->u.text) || is_null(ov))
-			continue; /* reported by dec_projects; an empty overlay changes nothing */
-		berth_policy *v = build_view(c, p, k, ov);
+		const char *why = berth_check_dns_label(k->u.text);
+		if (why) {
+			size_t klen = path_key(c, k->u.text);
+			report(c, k->pos, BERTH_EINVALID, "%s is not a valid project name: it %s",
+			       QUOTE(k->u.text), why);
+			path_pop(c, klen);
+		}
+		if (why || is_null(ov))
+			continue; /* an empty overlay changes nothing */
+		berth_policy *v = build_view(c, p, k, ov, clean);
 		if (!v)
 			break;
 		berth_project_policy *pp = &p->projects[p->nprojects++];
