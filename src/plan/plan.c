@@ -969,12 +969,17 @@ static void priority_rule(plan *p)
 	size_t errors = p->errors;
 	const berth_kv *found = find_class(p, pc, classes);
 	if (found) {
+		/* a class of the project's overlay is named as its own */
+		char key[128];
+		snprintf(key, sizeof(key), "%s%s%s", found->origin == BERTH_ORIGIN_PROJECT ? "projects." : "",
+			 found->origin == BERTH_ORIGIN_PROJECT ? p->pol->project : "",
+			 found->origin == BERTH_ORIGIN_PROJECT ? ".priority_classes" : "priority_classes");
 		r->priority_class_name = found->value.s;
 		if (strcmp(found->key.s, pc->s))
-			note(p, "priority_class", "PriorityClass %s (\"%s\" of priority_classes, %s)",
-			     found->value.s, found->key.s, POLICY_AT(p, found->pos));
+			note(p, "priority_class", "PriorityClass %s (\"%s\" of %s, %s)", found->value.s,
+			     found->key.s, key, POLICY_AT(p, found->pos));
 		else if (strcmp(found->value.s, pc->s))
-			note(p, "priority_class", "PriorityClass %s (priority_classes, %s)", found->value.s,
+			note(p, "priority_class", "PriorityClass %s (%s, %s)", found->value.s, key,
 			     POLICY_AT(p, found->pos));
 		return;
 	}

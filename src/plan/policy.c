@@ -496,6 +496,7 @@ static void dec_project_classes(dctx *c, const berth_node *n, void *dst, const v
 		while (j < k && strcmp(all[j].key.s, own.items[i].key.s))
 			j++;
 		all[j] = own.items[i];
+		all[j].origin = BERTH_ORIGIN_PROJECT; /* named as the overlay's (priority_rule) */
 		k += j == k;
 	}
 	v->priority_classes.items = all;

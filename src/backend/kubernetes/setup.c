@@ -224,7 +224,8 @@ static size_t project_objects(obuild *b, const berth_policy *p, const char *proj
 	objs[n++] = o;
 	if ((o = project_quota(b, p, project, ns)))
 		objs[n++] = o;
-	if ((o = project_limits(b, p, ns)))
+	/* the limits and defaults the project's runs get (its overlay, projects.NAME) */
+	if ((o = project_limits(b, berth_policy_for_project(p, project), ns)))
 		objs[n++] = o;
 	return n;
 }
