@@ -1151,6 +1151,7 @@ function givesText(fl) {
     return `tolerates ${o.key || 'every taint'}${o.value ? `=${o.value}` : ''} (${o.operator || 'Equal'}, ${o.effect || 'any effect'})`;
   }
   if ((m = /^envs\.(.+)$/.exec(p))) return `env ${m[1]}=${v}`;
+  if ((m = /^volumes\.(.+)$/.exec(p)) && isMap(o)) return `volume ${m[1]} (${o.volume_type}) at ${o.mount_path}${o.size ? `, ${o.size}` : ''}`;
   return `${p.replace(/_/g, ' ')} ${o ? words(o) : v}`;
 }
 

@@ -974,7 +974,7 @@ export const cases = [
 			await newRun(t);
 			const modes = await page.$$eval(`${bound('volumeMode')} option`, (os) => os.map((o) => o.textContent));
 			t.expect(modes.join('|') === 'Auto (using auto-mount)|Manual|None', `volume mount types: ${modes}`);
-			const hint = await page.textContent(`#run-form .field:has(${bound('volumeMode')}) .hint`);
+			const hint = await page.textContent('#run-form .field:has([data-bind="volumeMode"]) .hint');
 			t.expect(hint.includes('team-scratch (/team-scratch)'), `the Auto hint: ${hint}`);
 			await fill(t, 'fname', 'vols');
 			await fill(t, 'image', 'python:3.11-slim');
