@@ -340,11 +340,15 @@ s5=$(call -t "$viewa" GET "/api/v1/profiles?project=beta")
 { spec bigger 'true' alpha; echo 'profile: beta-big'; } >beta-profile.yaml
 s6=$(call -t "$usera" POST /api/v1/runs --data-binary @beta-profile.yaml)
 unknown=$(grep -c 'unknown profile \\"beta-big\\" (known: tiny)' body)
-if [ "$s1$s2$s3$s4$s5$s6" = 200200200200403422 ] && [ "$v1" = "tiny None 0" ] && [ "$v2" = "beta-big,tiny beta 1" ] &&
+# berth profiles --project P with a server: the same view, as a local policy's is printed
+"$berth" profiles --server "$url" --token "$admin" --project beta >cli-beta 2>&1
+cli=$(head -n 3 cli-beta | tr '\n' '|')
+if [ "$cli" = "profiles of project beta||beta-big|" ] && grep -q "defined at .* (projects.beta.profiles)" cli-beta &&
+	[ "$s1$s2$s3$s4$s5$s6" = 200200200200403422 ] && [ "$v1" = "tiny None 0" ] && [ "$v2" = "beta-big,tiny beta 1" ] &&
 	[ "$v3" = "beta-big,tiny beta 1" ] && [ "$v4" = "tiny None 0" ] && [ "$unknown" = 1 ]; then
 	ok profiles-project-view
 else
-	fail profiles-project-view "alpha $s1 ($v1), beta $s2 ($v2), ?project=beta $s3 ($v3), * $s4 ($v4), alpha ?project=beta $s5, alpha run with beta's profile $s6: $(head -c 300 body)"
+	fail profiles-project-view "alpha $s1 ($v1), beta $s2 ($v2), ?project=beta $s3 ($v3), * $s4 ($v4), alpha ?project=beta $s5, alpha run with beta's profile $s6: $(head -c 300 body); cli: $(head -c 300 cli-beta)"
 fi
 
 # a distributed run's logs by worker (?rank=N): one worker's; a rank past the workers 404,
