@@ -222,9 +222,11 @@ static int get_whoami(req *r)
 	sbuf b = {0};
 	sb_puts(&b, "{\"token\": ");
 	sb_json(&b, r->who->token_id);
+	/* a token of one project: that project's (its overlay of the policy) */
+	const char *project = !r->who->all && r->who->nprojects == 1 ? r->who->projects[0] : NULL;
 	sb_printf(&b, ", \"role\": \"%s\", \"secret_writers\": \"%s\", \"projects\": [",
 		  berth_role_name(r->who->role),
-		  berth_role_name(berth_policy_secret_writers(srv_policy(r->srv))));
+		  berth_role_name(berth_policy_secret_writers(berth_policy_for_project(srv_policy(r->srv), project))));
 	if (r->who->all)
 		sb_puts(&b, "\"*\"");
 	for (size_t i = 0; i < r->who->nprojects; i++) {

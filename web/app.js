@@ -1562,8 +1562,8 @@ function newRunView(main, params) {
 
 function secretsView(main) {
   const project = session.project;
-  // the role the server's policy lets write secrets (security.secret_writers)
-  const writers = session.who.secret_writers || 'admin';
+  // the role the server's policy lets write secrets (security.secret_writers), the project's own
+  const writers = (session.choices && session.choices.secret_writers) || session.who.secret_writers || 'admin';
   const list = h('ul', { id: 'secret-list' });
   const load = async () => {
     const r = await api('GET', `/api/v1/projects/${encodeURIComponent(project)}/secrets`);

@@ -573,6 +573,10 @@ int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt,
 		o_str(b, gt, NULL, policy->gpu.types.items[i].s);
 	if (policy->gpu.default_type.s)
 		o_str(b, c, "default_gpu_type", policy->gpu.default_type.s);
+	/* the least role that may write the project's secrets (security.secret_writers) */
+	o_str(b, c, "secret_writers",
+	      policy->security.secret_writers.s && !strcmp(policy->security.secret_writers.s, "user") ? "user"
+												    : "admin");
 	onode *lk = o_seq(b, c, "locked_fields");
 	for (size_t i = 0; i < policy->security.user_fields.n; i++)
 		o_str(b, lk, NULL, policy->security.user_fields.items[i].s);
