@@ -956,6 +956,8 @@ static void check_fit(dctx *c, const berth_policy *p)
 
 /* ---- the projects' views -------------------------------------------------------------- */
 
+static const berth_profile *own_profile(const berth_policy *p, const char *id);
+
 /* The overlay node of projects.NAME over a copy of p: the view of that project. */
 static berth_policy *build_view(dctx *c, berth_policy *p, const berth_node *key, const berth_node *ov,
 				bool policy_clean)
@@ -983,6 +985,15 @@ static berth_policy *build_view(dctx *c, berth_policy *p, const berth_node *key,
 	decode_map(c, ov, project_fields, BERTH_ARRAY_SIZE(project_fields), v);
 	if (merge_layer(c->arena, &v->defaults, &v->project_defaults, BERTH_ORIGIN_PROJECT) < 0)
 		report(c, key->pos, BERTH_ENOMEM, "out of memory");
+	/* the profiles its runs see: its own, then the policy's it does not define again */
+	v->visible = berth_arena_alloc(c->arena, (v->nprofiles + p->nprofiles + 1) * sizeof(*v->visible));
+	if (!v->visible)
+		report(c, key->pos, BERTH_ENOMEM, "out of memory");
+	for (size_t i = 0; v->visible && i < v->nprofiles + p->nprofiles; i++) {
+		const berth_profile *pr = i < v->nprofiles ? &v->profiles[i] : &p->profiles[i - v->nprofiles];
+		if (i < v->nprofiles || !own_profile(v, pr->id.s))
+			v->visible[v->nvisible++] = pr;
+	}
 	/* what the overlay sets, checked as the policy's keys are (an error of the
 	 * policy's own is reported once, for the policy) */
 	if (policy_clean)
@@ -1341,23 +1352,14 @@ static const berth_profile *own_profile(const berth_policy *p, const char *id)
 
 size_t berth_policy_profile_count(const berth_policy *p)
 {
-	size_t n = p ? p->nprofiles : 0;
-	for (size_t i = 0; p && p->base && i < p->base->nprofiles; i++)
-		n += !own_profile(p, p->base->profiles[i].id.s);
-	return n;
+	return !p ? 0 : p->base ? p->nvisible : p->nprofiles;
 }
 
 const berth_profile *berth_policy_profile_get(const berth_policy *p, size_t i)
 {
-	if (!p)
+	if (!p || i >= berth_policy_profile_count(p))
 		return NULL;
-	if (i < p->nprofiles)
-		return &p->profiles[i];
-	i -= p->nprofiles;
-	for (size_t k = 0; p->base && k < p->base->nprofiles; k++)
-		if (!own_profile(p, p->base->profiles[k].id.s) && i-- == 0)
-			return &p->base->profiles[k];
-	return NULL;
+	return p->base ? p->visible[i] : &p->profiles[i];
 }
 
 const berth_profile *berth_policy_profile_find(const berth_policy *p, const char *id)

@@ -107,6 +107,8 @@ struct berth_policy {
 	const char *project;
 	berth_spec project_defaults;
 	berth_quota *overlay_quota; /* projects.NAME.quotas, while the overlay is read */
+	const berth_profile **visible; /* every profile of the view, its own first (nvisible) */
+	size_t nvisible;
 	struct {                   /* the local backend's machine (docs/local.md) */
 		berth_qty cpu, mem, gpu, disk;  /* capacity: overrides what is detected */
 		berth_kvlist labels;            /* node labels, besides the built-in ones */
