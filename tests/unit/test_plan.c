@@ -23,7 +23,10 @@ static const char policy_text[] =
 	"preemptible_nodes: {node_selector: {spot: 'true'}, tolerations: [{key: spot, operator: Exists, effect: NoSchedule}]}\n"
 	"priority_classes: {high: berth-high, low: berth-low}\n"
 	"profiles: [{id: gpu, resources: {cpu: '8', gpu: 1}, envs: [{name: A, value: b}]}]\n"
-	"quotas: {default: {cpu: '4', gpu: '2', runs: 2}}\n";
+	"quotas: {default: {cpu: '4', gpu: '2', runs: 2}}\n"
+	"projects: {ml: {defaults: {envs: [{name: T, value: ml}], volumes: [{volume_type: empty_dir, name: s, "
+	"mount_path: /s}]}, limits: {mem: 64Gi}, priority_classes: {urgent: berth-urgent}, security: "
+	"{user_fields: [affinity]}, profiles: [{id: ml-gpu, resources: {gpu: 1}}], quotas: {gpu: '2'}}}\n";
 
 static const char spec_text[] =
 	"function: {name: train, image: python:3.11, command: [python, t.py]}\n"
