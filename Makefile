@@ -16,7 +16,7 @@ WARN     := -Wall -Wextra -Werror -Wpedantic -Wshadow -Wformat=2 -Wstrict-protot
             -Wmissing-prototypes -Wvla -Wnull-dereference -Wimplicit-fallthrough \
             -Wno-unused-parameter
 CPPFLAGS := -Iinclude -Isrc -Iserver -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='"$(VERSION)"' \
-            -DBERTH_UI_GZ='"build/ui"' $(shell pkg-config --cflags $(PKGS))
+            -DBERTH_UI_GZ='"build/ui"' $(shell pkg-config --cflags $(PKGS) gnutls)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN) -fno-strict-aliasing
 LDLIBS   := $(shell pkg-config --libs $(PKGS))

@@ -189,6 +189,11 @@ static const char *const migrations[] = {
 	/* 14: who submitted each run (a server's token, a berth command's user), which
 	 * lists show and filter by */
 	"ALTER TABLE runs ADD COLUMN submitted_by TEXT;",
+	/* 15: a token's expiry, its revocation (kept, so that its holder is told why it is
+	 * refused) and its last use (to a minute) */
+	"ALTER TABLE tokens ADD COLUMN expires INTEGER;"
+	"ALTER TABLE tokens ADD COLUMN revoked INTEGER;"
+	"ALTER TABLE tokens ADD COLUMN last_used INTEGER;",
 };
 
 /* A full disk has a code of its own (a server answers 507, not 500). */
