@@ -802,7 +802,12 @@ static void volume_rules(plan *p)
 						   "only the volumes listed" : "");
 			}
 		}
+		/* the usage of pre-existing volumes is blocked (seeds 001, 004): a user's,
+		 * that a run or its function names; the platform's own (its defaults, a
+		 * project's, a profile's) are what the admin mounts, as the contract's
+		 * example of a project's shared volume under block_existing_volumes */
 		if (pol->security.block_existing_volumes.v &&
+		    (v->origin == BERTH_ORIGIN_RUN || v->origin == BERTH_ORIGIN_FUNCTION) &&
 		    (v->type == BERTH_VOLUME_CONFIG_MAP || v->type == BERTH_VOLUME_SHARED)) {
 			snprintf(path, sizeof(path), "volumes[%zu]", i);
 			refuse(p, BERTH_EPOLICY, v->origin, v->pos, path,

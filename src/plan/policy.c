@@ -822,17 +822,7 @@ static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec 
 		const berth_volume *v = &s->volumes[i];
 		c->file = file;
 		snprintf(path, sizeof(path), "%s.volumes[%zu]", prefix, i);
-		const berth_int *block = &p->security.block_existing_volumes;
 		const berth_qty *size = &p->limits.volume_size;
-		if (block->v && (v->type == BERTH_VOLUME_CONFIG_MAP || v->type == BERTH_VOLUME_SHARED) &&
-		    !(base && base_rule(base, base->security.block_existing_volumes.v,
-					base->security.block_existing_volumes.pos, block->pos)))
-			report_at(c, v->pos, path, BERTH_EPOLICY,
-				  "volume %s mounts an existing %s, and the platform blocks pre-existing "
-				  "volumes (security.block_existing_volumes, %s:%u:%u): every run %s would be "
-				  "refused", QUOTE(v->name.s), v->type == BERTH_VOLUME_SHARED ? "PVC" : "ConfigMap",
-				  p->file, p->security.block_existing_volumes.pos.line,
-				  p->security.block_existing_volumes.pos.column, what);
 		if (size->set && v->size.set && berth_quantity_cmp(&v->size.q, &size->q) > 0 &&
 		    !(base && base_rule(base, base->limits.volume_size.set, base->limits.volume_size.pos,
 					size->pos))) {
