@@ -180,10 +180,21 @@ const char *berth_run_id_check(const char *id)
 
 void berth_run_id_nth(char *buf, size_t len, const char *base, size_t index)
 {
-	if (index == 0)
-		snprintf(buf, len, "%s", base);
-	else
-		snprintf(buf, len, "%.24s-%zu", base, index + 1);
+	/* once for every run of a stream: without printf, the same text */
+	if (index == 0) {
+		path_make(buf, len, base, SIZE_MAX, "");
+		return;
+	}
+	char head[25], tail[24], *d = tail + sizeof(tail);
+	size_t n = strnlen(base, 24), v = index + 1;
+	memcpy(head, base, n);
+	head[n] = '\0';
+	*--d = '\0';
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	*--d = '-';
+	path_make(buf, len, head, SIZE_MAX, d);
 }
 
 int berth_run_id_new(char *buf, size_t len)
@@ -983,12 +994,14 @@ static void priority_rule(plan *p)
 	size_t errors = p->errors;
 	const berth_kv *found = find_class(p, pc, classes);
 	if (found) {
+		r->priority_class_name = found->value.s;
+		if (p->no_notes) /* the key below is for the notes only */
+			return;
 		/* a class of the project's overlay is named as its own */
 		char key[128];
 		snprintf(key, sizeof(key), "%s%s%s", found->origin == BERTH_ORIGIN_PROJECT ? "projects." : "",
 			 found->origin == BERTH_ORIGIN_PROJECT ? p->pol->project : "",
 			 found->origin == BERTH_ORIGIN_PROJECT ? ".priority_classes" : "priority_classes");
-		r->priority_class_name = found->value.s;
 		if (strcmp(found->key.s, pc->s))
 			NOTE(p, "priority_class", "PriorityClass %s (\"%s\" of %s, %s)", found->value.s,
 			     found->key.s, key, POLICY_AT(p, found->pos));
@@ -1298,7 +1311,7 @@ static void secrets_rule(plan *p)
 	if (!p->opts || !p->opts->check_secrets)
 		return;
 	for (size_t i = 0; i < r->spec.secrets.n; i++) {
-		snprintf(path, sizeof(path), "secrets[%zu]", i);
+		path_make(path, sizeof(path), "secrets", i, "");
 		check_secret(p, r->spec.secrets.items[i].s, r->spec.secrets.items[i].origin,
 			     r->spec.secrets.items[i].pos, path);
 	}
@@ -1357,7 +1370,7 @@ static void secret_env_rule(plan *p)
 		all[k].index = i;
 		all[k++].is_env = false;
 		char path[64];
-		snprintf(path, sizeof(path), "secrets[%zu]", i);
+		path_make(path, sizeof(path), "secrets", i, "");
 		if (!strncmp(name, "BERTH_", 6))
 			warn(p, sec->items[i].origin, sec->items[i].pos, path,
 			     "secret \"%s\" reaches the processes as %s: names starting with BERTH_ are "

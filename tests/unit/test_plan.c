@@ -151,6 +151,25 @@ static void test_derived_request_at_its_limit(void)
 	berth_policy_free(p);
 }
 
+/* The ids of a stream's runs: the base, then base-N (the base cut at 24
+ * bytes), cut to the buffer as snprintf cuts. */
+static void test_run_id_nth(void)
+{
+	char id[64], small[6];
+	berth_run_id_nth(id, sizeof(id), "train", 0);
+	CHECK_STR(id, "train");
+	berth_run_id_nth(id, sizeof(id), "train", 1);
+	CHECK_STR(id, "train-2");
+	berth_run_id_nth(id, sizeof(id), "train", 99);
+	CHECK_STR(id, "train-100");
+	berth_run_id_nth(id, sizeof(id), "abcdefghijklmnopqrstuvwxyz0123", 2);
+	CHECK_STR(id, "abcdefghijklmnopqrstuvwx-3");
+	berth_run_id_nth(small, sizeof(small), "train", 1);
+	CHECK_STR(small, "train");
+	berth_run_id_nth(small, sizeof(small), "ab", 12344);
+	CHECK_STR(small, "ab-12");
+}
+
 /* Without notes (berth render) the run is the same, and says nothing of why. */
 static void test_no_notes(void)
 {
@@ -818,4 +837,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_project_overlay_errors), T(test_project_views), T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_no_notes), T(test_allocation_failures))
+T_MAIN(T(test_project_overlay_errors), T(test_project_views), T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_no_notes), T(test_run_id_nth), T(test_allocation_failures))
