@@ -48,13 +48,20 @@ static const char *qfmt(const berth_quantity *q, char *buf)
 /* "config.yaml:4:20", or "built-in" for a rule with no file. */
 static const char *where(const char *file, berth_pos pos, char *buf, size_t len)
 {
-	if (!file)
-		snprintf(buf, len, "built-in");
-	else if (pos.line)
-		snprintf(buf, len, "%s:%u:%u", file, pos.line, pos.column);
-	else
-		snprintf(buf, len, "%s", file);
-	return buf;
+	/* in every warning of an overriding profile, one a run: without printf */
+	char tail[24], *d = tail + sizeof(tail);
+	uint32_t v = pos.column;
+	*--d = '\0';
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	*--d = ':';
+	v = pos.line;
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	*--d = ':';
+	return path_make(buf, len, file ? file : "built-in", SIZE_MAX, file && pos.line ? d : "");
 }
 #define WHERE(file, pos) where(file, pos, (char[512]){0}, 512)
 #define POLICY_AT(p, pos) WHERE((p)->pol->file, pos)
