@@ -382,7 +382,11 @@ static void whole_resources(override_ctx *c, berth_spec *dst, const berth_spec *
 		if (!first)
 			continue;
 		/* "resources.mem.requests" -> "resources.mem" */
-		snprintf(by, sizeof(by), "%.*s", (int)(strrchr(first->path, '.') - first->path), first->path);
+		size_t bl = (size_t)(strrchr(first->path, '.') - first->path);
+		if (bl >= sizeof(by))
+			bl = sizeof(by) - 1;
+		memcpy(by, first->path, bl);
+		by[bl] = '\0';
 		for (size_t i = 0; i < merge_nfields; i++) {
 			const merge_field *f = &merge_fields[i];
 			berth_pos pos;
