@@ -265,7 +265,7 @@ static void overridden(void *ctx, const berth_override *o)
 	else if (!strncmp(o->path, "volumes.", 8))
 		snprintf(what, sizeof(what), "volume \"%s\"", o->path + 8);
 	else
-		snprintf(what, sizeof(what), "%s", o->value ? o->value : "the value");
+		path_make(what, sizeof(what), o->value ? o->value : "the value", SIZE_MAX, "");
 	if (strcmp(o->by, o->path))
 		warn(p, o->origin, o->pos, o->path,
 		     "%s from %s is overridden by profile \"%s\", which decides %s whole, requests and "
@@ -802,7 +802,7 @@ static void volume_rules(plan *p)
 		if (v->type == BERTH_VOLUME_PVC && !v->storage_class.s && pol->storage.default_class.s) {
 			v->storage_class = pol->storage.default_class;
 			v->storage_class.origin = BERTH_ORIGIN_DEFAULT;
-			snprintf(path, sizeof(path), "volumes[%zu].spec.storage_class", i);
+			path_make(path, sizeof(path), "volumes", i, ".spec.storage_class");
 			NOTE(p, path, "= storage.default_class %s (%s)", pol->storage.default_class.s,
 			     POLICY_AT(p, pol->storage.default_class.pos));
 		}
@@ -932,7 +932,7 @@ static void preemption_rule(plan *p)
 			all[s->ntolerations] = pre->tolerations[i];
 			all[s->ntolerations].origin = BERTH_ORIGIN_RULE;
 			s->tolerations = all;
-			snprintf(path, sizeof(path), "tolerations[%zu]", s->ntolerations++);
+			path_make(path, sizeof(path), "tolerations", s->ntolerations++, "");
 			NOTE(p, path, "added: preemption_mode %s tolerates spot nodes (preemptible_nodes, %s)",
 			     mname, POLICY_AT(p, pre->tolerations[i].pos));
 		}
@@ -1324,7 +1324,7 @@ static void secrets_rule(plan *p)
 	}
 	for (size_t i = 0; i < r->spec.nvolumes; i++)
 		if (r->spec.volumes[i].type == BERTH_VOLUME_SECRET && r->spec.volumes[i].ref.s) {
-			snprintf(path, sizeof(path), "volumes[%zu].spec.name", i);
+			path_make(path, sizeof(path), "volumes", i, ".spec.name");
 			check_secret(p, r->spec.volumes[i].ref.s, r->spec.volumes[i].origin,
 				     r->spec.volumes[i].ref.pos, path);
 		}
