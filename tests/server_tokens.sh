@@ -96,6 +96,15 @@ if [ "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8 $b9" = "422 422 400 400 400 400 400 422 40
 else
 	fail token-api-bodies-checked "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8 $b9"
 fi
+# a description with a terminal's escape (a title set, the screen cleared) or a newline
+c1=$(mk "$adma" '{"role": "user", "projects": ["pa"], "description": "\u001b]0;owned\u0007\u001b[2J"}')
+m1=$(msg)
+c2=$(mk "$adma" '{"role": "user", "projects": ["pa"], "description": "two\nlines"}')
+if [ "$c1 $c2" = "400 400" ] && [ "$m1" = "a token's description must not contain control characters" ]; then
+	ok token-description-control-characters-refused
+else
+	fail token-description-control-characters-refused "$c1 $c2: $m1"
+fi
 
 # ---- expiry ---------------------------------------------------------------------------------
 mk "$adma" '{"role": "viewer", "projects": ["pa"], "expires_in": "1s"}' >/dev/null

@@ -97,6 +97,10 @@ int berth_token_create(berth_backend *b, const berth_token_new *nt, char **token
 	if (nt->description && strlen(nt->description) > BERTH_TOKEN_DESCRIPTION_MAX)
 		return berth_fail(err, BERTH_EARG, "a token's description is %d bytes at most",
 				  BERTH_TOKEN_DESCRIPTION_MAX);
+	/* shown by berth token list and the UI: no escape sequence reaches a terminal */
+	if (nt->description && berth_check_printable(nt->description))
+		return berth_fail(err, BERTH_EARG, "a token's description %s",
+				  berth_check_printable(nt->description));
 	if (nt->expires < 0)
 		return berth_fail(err, BERTH_EARG, "a token's expiry is a time after 1970");
 	if (sodium_init() < 0)
