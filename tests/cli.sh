@@ -405,6 +405,13 @@ check backup-while-serving 0 'backed up to .*holds|holds the secret key' -- "$be
 check backup-is-0600 0 '^600$' -- stat -c %a "$bk/full.db"
 check backup-no-overwrite 1 'full.db exists: --force replaces it' -- "$berth" admin backup "$bk/full.db"
 check backup-force 0 'backed up to' -- "$berth" admin backup "$bk/full.db" --include-key --force
+# a backup into the data dir is refused, --force or not, by any path to it: it replaced the
+# secret key with a copy of the store (every secret lost), or the store under the server
+key_size=$(stat -c %s "$bk/a/secret.key")
+check backup-into-data-dir-refused 2 'secret.key is in the data dir .*: write the backup outside it' -- "$berth" admin backup "$bk/a/secret.key" --force
+ln -s "$bk/a" "$bk/a-link"
+check backup-into-data-dir-by-link-refused 2 'is in the data dir .*: write the backup outside it' -- "$berth" admin backup "$bk/a-link/berth.db" --force
+check backup-into-data-dir-changes-nothing 0 "^$key_size\$" -- stat -c %s "$bk/a/secret.key"
 check backup-without-key 0 'backed up to' -- "$berth" admin backup "$bk/nokey.db"
 check restore-refused-while-serving 1 'a server \(berth serve\) uses the data dir' -- "$berth" admin restore "$bk/full.db"
 bk_stop
