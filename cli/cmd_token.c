@@ -30,7 +30,9 @@ const char usage_token[] =
 	"                   (neither: it never expires)\n"
 	"\n"
 	"A revoked or expired token is refused with 401 and that reason; 'list' shows\n"
-	"each one's expiry, revocation and last use (to a minute).\n"
+	"each one's expiry, revocation, last use (to a minute) and the token that made\n"
+	"it through a server (made_by). Revoking a token revokes those it made (and\n"
+	"theirs): a token made by another expires and is revoked with it.\n"
 	"\n" CLI_SERVER_HELP;
 
 const cli_args args_token = {

@@ -167,6 +167,27 @@ then
 else
 	fail token-api-list-expiry-revoked-last-used "$s1: $(head -c 600 body)"
 fi
+# a revoked token takes those it made with it, and theirs (a leaked admin token's tokens
+# were left working): "*" makes an admin of pa, which makes a user of pa
+mk "$star" '{"role": "admin", "projects": ["pa"], "description": "mid"}' >/dev/null
+mid=$(json 'd["token"]' <body 2>/dev/null)
+midid=$(json 'd["id"]' <body 2>/dev/null)
+mk "$mid" '{"role": "user", "projects": ["pa"], "description": "leaf"}' >/dev/null
+leaf=$(json 'd["token"]' <body 2>/dev/null)
+leafid=$(json 'd["id"]' <body 2>/dev/null)
+s0=$(call -t "$leaf" GET /api/v1/whoami)
+call -t "$star" GET /api/v1/tokens >/dev/null
+made=$(json '[t.get("made_by", "") for t in d["items"] if t["id"] == "'"$leafid"'"][0]' <body 2>/dev/null)
+s1=$(call -t "$star" DELETE "/api/v1/tokens/$midid")
+s2=$(call -t "$leaf" GET /api/v1/whoami)
+m2=$(msg)
+s3=$(call -t "$adma" GET /api/v1/whoami)
+if [ "$s0$s1$s2$s3" = 200204401200 ] && [ "$made" = "$midid" ] &&
+	echo "$m2" | grep -Eq "^token $leafid revoked at 20[0-9-]+T[0-9:.]+Z$"; then
+	ok token-revoke-takes-the-tokens-it-made
+else
+	fail token-revoke-takes-the-tokens-it-made "$s0 $s1 $s2 $s3, made_by '$made' (mid $midid): $m2"
+fi
 
 # ---- the CLI, on this machine and through the server -------------------------------------
 "$berth" token create --project pa --role viewer --description cli --expires-in 2h \
