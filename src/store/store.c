@@ -194,6 +194,9 @@ static const char *const migrations[] = {
 	"ALTER TABLE tokens ADD COLUMN expires INTEGER;"
 	"ALTER TABLE tokens ADD COLUMN revoked INTEGER;"
 	"ALTER TABLE tokens ADD COLUMN last_used INTEGER;",
+	/* 16: the token that made a token through a server: a revocation takes the
+	 * tokens it made with it, as an expiry does (they expire by their maker's) */
+	"ALTER TABLE tokens ADD COLUMN maker TEXT;",
 };
 
 int store_migrations(void)

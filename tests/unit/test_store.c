@@ -408,12 +408,13 @@ static void test_migration(void)
 			   " ALTER TABLE tokens DROP COLUMN expires;"
 			   " ALTER TABLE tokens DROP COLUMN revoked;"
 			   " ALTER TABLE tokens DROP COLUMN last_used;"
+			   " ALTER TABLE tokens DROP COLUMN maker;"
 			   " PRAGMA user_version = 5"))
 		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "15");
+	CHECK_STR(sql, "16");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
