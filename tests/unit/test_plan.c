@@ -155,19 +155,23 @@ static void test_derived_request_at_its_limit(void)
  * bytes), cut to the buffer as snprintf cuts. */
 static void test_run_id_nth(void)
 {
-	char id[64], small[6];
-	berth_run_id_nth(id, sizeof(id), "train", 0);
-	CHECK_STR(id, "train");
-	berth_run_id_nth(id, sizeof(id), "train", 1);
-	CHECK_STR(id, "train-2");
-	berth_run_id_nth(id, sizeof(id), "train", 99);
-	CHECK_STR(id, "train-100");
-	berth_run_id_nth(id, sizeof(id), "abcdefghijklmnopqrstuvwxyz0123", 2);
-	CHECK_STR(id, "abcdefghijklmnopqrstuvwx-3");
-	berth_run_id_nth(small, sizeof(small), "train", 1);
-	CHECK_STR(small, "train");
-	berth_run_id_nth(small, sizeof(small), "ab", 12344);
-	CHECK_STR(small, "ab-12");
+	static const struct {
+		const char *base;
+		size_t index, size;
+		const char *want;
+	} rows[] = {
+		{"train", 0, 64, "train"},
+		{"train", 1, 64, "train-2"},
+		{"train", 99, 64, "train-100"},
+		{"abcdefghijklmnopqrstuvwxyz0123", 2, 64, "abcdefghijklmnopqrstuvwx-3"},
+		{"train", 1, 6, "train"},
+		{"ab", 12344, 6, "ab-12"},
+	};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
+		char id[64];
+		berth_run_id_nth(id, rows[i].size, rows[i].base, rows[i].index);
+		CHECK_STR(id, rows[i].want);
+	}
 }
 
 /* Without notes (berth render) the run is the same, and says nothing of why. */
