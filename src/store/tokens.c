@@ -19,13 +19,13 @@ int store_token_insert(store *s, const store_token *t, berth_error **err)
 
 /* The tokens of a statement (id, role, projects, description, created, and
  * the hash when with_hash), in its order. */
-static int read_tokens(store *s, sqlite3_stmt *st, bool with_hash, store_token **out, size_t *n,
+static int read_tokens(store *s, db_stmt *st, bool with_hash, store_token **out, size_t *n,
 		       berth_error **err)
 {
 	store_token *list = NULL;
 	size_t cnt = 0, cap = 0;
 	int rc = 0, step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		store_token *grown = store_grow(list, sizeof(*list), cnt, &cap);
 		if (!grown) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -33,17 +33,19 @@ static int read_tokens(store *s, sqlite3_stmt *st, bool with_hash, store_token *
 		}
 		list = grown;
 		store_token *t = &list[cnt++];
-		*t = (store_token){.role = sqlite3_column_int64(st, 1),
-				   .created = sqlite3_column_int64(st, 4)};
-		if (with_hash && sqlite3_column_bytes(st, 5) == (int)sizeof(t->hash))
-			memcpy(t->hash, sqlite3_column_blob(st, 5), sizeof(t->hash));
+		*t = (store_token){.role = db_col_int(st, 1),
+				   .created = db_col_int(st, 4)};
+		size_t len = 0;
+		const void *hash = with_hash ? db_col_blob(st, 5, &len) : NULL;
+		if (hash && len == sizeof(t->hash))
+			memcpy(t->hash, hash, sizeof(t->hash));
 		if (store_col_text(st, 0, &t->id) || store_col_text(st, 2, &t->projects) ||
 		    store_col_text(st, 3, &t->description)) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			break;
 		}
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading tokens");
 	store_stmt_put(s, st);
 	if (rc) {
@@ -59,13 +61,11 @@ int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store
 		     berth_error **err)
 {
 	*out = NULL;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s,
-			   "SELECT id, role, projects, description, created, hash FROM tokens"
-			   " WHERE hash = ?1",
-			   -1, &st, NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT id, role, projects, description, created, hash FROM tokens"
+			   " WHERE hash = ?1")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_blob(st, 1, hash, STORE_TOKEN_HASH, SQLITE_STATIC);
+	db_bind_blob(st, 1, hash, STORE_TOKEN_HASH);
 	store_token *list;
 	size_t n;
 	int rc = read_tokens(s, st, true, &list, &n, err);
@@ -82,11 +82,9 @@ int store_token_list(store *s, store_token **out, size_t *n, berth_error **err)
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s,
-			   "SELECT id, role, projects, description, created FROM tokens"
-			   " ORDER BY created, id",
-			   -1, &st, NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT id, role, projects, description, created FROM tokens"
+			   " ORDER BY created, id")))
 		return store_db_fail(s, err, "preparing a statement");
 	return read_tokens(s, st, false, out, n, err);
 }
