@@ -90,7 +90,7 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	else if (fs_private_dir(b->home, pass))
 		rc = berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
 				strerror(errno));
-	else if (fs_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
+	else if (backend_store_where(path, sizeof(path), b->home) || store_open(&b->st, path, err))
 		rc = -BERTH_EIO;
 	if (rc) {
 		backend_runtime_close(b);
@@ -138,6 +138,14 @@ void backend_state_set(berth_backend *b, const backend_ops *kind, void *state)
 		return; /* more kinds than the registry holds: cannot be */
 	b->state[i].kind = state ? kind : NULL;
 	b->state[i].state = state;
+}
+
+int backend_store_where(char *buf, size_t len, const char *home)
+{
+	const char *url = getenv("BERTH_STORE");
+	if (url && *url)
+		return snprintf(buf, len, "%s", url) < (int)len ? 0 : -1;
+	return fs_path(buf, len, home, "berth.db");
 }
 
 int backend_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub)

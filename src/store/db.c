@@ -14,8 +14,7 @@ static bool is_url(const char *where)
 
 const db_ops *db_driver(const char *where)
 {
-	(void)is_url;
-	return &db_sqlite_ops;
+	return where && is_url(where) ? &db_pg_ops : &db_sqlite_ops;
 }
 
 /* A URL's user:password@ is user@; a query's password=... is password=***

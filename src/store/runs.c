@@ -582,7 +582,7 @@ int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n,
 		store_run_list_free(all, cnt);
 		return rc;
 	}
-	if (per < d.nprojects) {
+	if (per < d.nprojects && cnt) {
 		qsort(all, cnt, sizeof(*all), newest_first);
 		for (; q->limit > 0 && cnt > (size_t)q->limit; cnt--)
 			store_run_free(all[cnt - 1]);

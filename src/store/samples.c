@@ -28,7 +28,7 @@ int store_sample_add(store *s, const char *run_id, const store_sample *x, berth_
 	rc = store_exec_args(s,
 			     "DELETE FROM samples WHERE rowid IN (SELECT rowid FROM"
 			     " (SELECT rowid, row_number() OVER (ORDER BY t DESC) AS k FROM samples"
-			     " WHERE run_id = ?1 AND rank = ?2) WHERE k % 2 = 0)",
+			     " WHERE run_id = ?1 AND rank = ?2) AS numbered WHERE k % 2 = 0)",
 			     args, 2, err);
 	return rc < 0 ? rc : 1;
 }
