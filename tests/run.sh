@@ -9,8 +9,9 @@
 # (the same against a real control plane, ../shared/k8s, when there), sdk (the
 # Python SDK), ui (the web UI in a browser), schema (rendered objects against
 # the Kubernetes API), fuzz (short runs); unit-pg and server-pg: the store's unit
-# tests and the server tier again on a PostgreSQL of their own (skipped, with
-# the reason, where its binaries are missing). Under --valgrind: unit, golden, render.
+# tests and the server tier again on a PostgreSQL of their own, with two replicas
+# of berth serve on it (tests/replicas.sh; skipped, with the reason, where its
+# binaries are missing). Under --valgrind: unit, golden, render.
 set -u
 bt=${1:-build/test}
 shift || true
@@ -125,6 +126,12 @@ unit_pg() {
 	fi
 }
 
+server_pg() {
+	tier "server on PostgreSQL (berth serve over HTTP, its store a PostgreSQL)" 80 "$here/server.sh" "$bt/berth"
+	tier "replicas (two berth serve on one PostgreSQL: one leads, kill -9 of it under load)" 40 \
+		"$here/replicas.sh" "$bt/berth"
+}
+
 fuzz() {
 	echo "== fuzz (short runs)"
 	local f n corpus
@@ -172,8 +179,7 @@ for t in $tiers; do
 	schema) tier "schema (rendered objects against the Kubernetes API, kubernetes-models)" 60 "$here/schema.sh" "$bt/berth" ;;
 	fuzz) fuzz ;;
 	unit-pg) on_pg unit-pg unit_pg ;;
-	server-pg) on_pg server-pg tier "server on PostgreSQL (berth serve over HTTP, its store a PostgreSQL)" 80 \
-		"$here/server.sh" "$bt/berth" ;;
+	server-pg) on_pg server-pg server_pg ;;
 	esac
 done
 

@@ -107,6 +107,7 @@ void backend_runtime_close(berth_backend *b)
 	if (!b)
 		return;
 	store_close(b->st);
+	store_close(b->lead);
 	free(b->config);
 	free(b->context);
 	berth_policy_free(b->own_policy);
@@ -138,6 +139,14 @@ void backend_state_set(berth_backend *b, const backend_ops *kind, void *state)
 		return; /* more kinds than the registry holds: cannot be */
 	b->state[i].kind = state ? kind : NULL;
 	b->state[i].state = state;
+}
+
+int berth_backend_lead(berth_backend *b, berth_error **err)
+{
+	char path[4096];
+	if (!b->lead && (backend_store_where(path, sizeof(path), b->home) || store_open(&b->lead, path, err)))
+		return -BERTH_EIO;
+	return store_lead(b->lead, err);
 }
 
 int backend_store_where(char *buf, size_t len, const char *home)

@@ -97,6 +97,7 @@ struct berth_backend {
 	const berth_policy *policy;
 	berth_policy *own_policy;  /* the built-in one when none was given */
 	store *st;
+	store *lead;               /* berth_backend_lead's own connection (NULL before) */
 	berth_arena *arena;
 	bool passive;              /* opened without reconciling (berth_backend_opts) */
 	bool cached;               /* records are kept fresh by reconcile: get reads the store */

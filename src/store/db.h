@@ -74,6 +74,9 @@ struct db_ops {
 	/* how many arms one compound SELECT may have */
 	int (*compound_limit)(db *d);
 	void (*long_lived)(db *d);
+	/* the lead of the work one server does at a time, held by this connection
+	 * until it ends: 1 held, 0 another connection holds it, -1 failed */
+	int (*try_lead)(db *d);
 	int (*checkpoint)(db *d);
 };
 

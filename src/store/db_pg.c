@@ -31,12 +31,16 @@
 /* The writers' transaction (store_begin) holds this advisory lock until it
  * ends: one at a time, as SQLite's BEGIN IMMEDIATE ("berth" in ASCII). */
 #define WRITERS_LOCK "431604565352"
+/* The lead of the servers' single work (reconciling): a session's lock, held
+ * until its connection ends, a server killed included ("berthL") */
+#define LEAD_LOCK "110490688497740"
 
 typedef struct pg {
 	db base;
 	PGconn *conn;
 	int64_t changes;
 	unsigned names;    /* statements named so far */
+	bool leading;      /* this connection holds LEAD_LOCK */
 	char state[6];     /* the last failure's SQLSTATE ("" none) */
 	char msg[512];     /* its message */
 } pg;
@@ -473,6 +477,20 @@ static int pg_data_version(db *d, int64_t *v)
 	return pg_value(d, "SELECT v FROM rv", v);
 }
 
+/* pg_try_advisory_lock counts each success: taken once, then checked (its
+ * connection still up, which a lost one is not: the caller opens another) */
+static int pg_try_lead(db *dd)
+{
+	pg *d = D(dd);
+	int64_t held = 0;
+	if (d->leading)
+		return pg_value(dd, "SELECT 1", &held) ? -1 : 1;
+	if (pg_value(dd, "SELECT CASE WHEN pg_try_advisory_lock(" LEAD_LOCK ") THEN 1 ELSE 0 END", &held))
+		return -1;
+	d->leading = held != 0;
+	return d->leading;
+}
+
 static int pg_compound_limit(db *d)
 {
 	return 500; /* as SQLite's: the store's parts are the same on both */
@@ -513,5 +531,6 @@ const db_ops db_pg_ops = {
 	.data_version = pg_data_version,
 	.compound_limit = pg_compound_limit,
 	.long_lived = pg_long_lived,
+	.try_lead = pg_try_lead,
 	.checkpoint = pg_checkpoint,
 };

@@ -271,6 +271,12 @@ static void lite_long_lived(db *d)
 	sqlite3_wal_autocheckpoint(L(d)->conn, 1000);
 }
 
+/* one server on one data dir: it leads */
+static int lite_try_lead(db *d)
+{
+	return 1;
+}
+
 static int lite_checkpoint(db *d)
 {
 	int64_t busy;
@@ -303,5 +309,6 @@ const db_ops db_sqlite_ops = {
 	.data_version = lite_data_version,
 	.compound_limit = lite_compound_limit,
 	.long_lived = lite_long_lived,
+	.try_lead = lite_try_lead,
 	.checkpoint = lite_checkpoint,
 };

@@ -383,6 +383,19 @@ int store_part_end(store *s, bool ok, berth_error **err)
 	return 0;
 }
 
+int store_lead(store *s, berth_error **err)
+{
+	if (!store_conn(s))
+		return store_resume(s, err);
+	int rc = s->ops->try_lead(s->db);
+	if (rc >= 0)
+		return rc;
+	rc = store_db_fail(s, err, "taking the lead");
+	/* a lost connection: a new one next time (which takes the lead when free) */
+	store_suspend(s);
+	return rc;
+}
+
 int64_t store_now_ms(void)
 {
 	struct timespec ts;
