@@ -814,6 +814,28 @@ if [ "$held" -gt "$base" ] && [ -n "$wait_threads" ]; then
 else
 	fail "serve: followers of a quiet pod that leave free their threads" "threads $base, then $held with 10 followers, $(threads) 5 s after they left"
 fi
+# usage over time from the metrics API: a cluster without it is asked, then left alone (no
+# samples, no error); with it, the server samples each Running run's pods as it reconciles
+usage() { curl -s -H "Authorization: Bearer $admin" "$url/api/v1/runs/$sid/usage"; }
+asked=$(requests | awk '$3 ~ /^\/apis\/metrics\.k8s\.io\// {print $6}' | paste -sd,)
+n=$(usage | json 'len(d["items"])' 2>/dev/null)
+if [ "$asked" = 404 ] && [ "$n" = 0 ] && ! grep -qi 'metrics' "$tmp/serve.1.log"; then
+	ok "serve: a cluster without the metrics API is asked once: no samples, nothing said"
+else fail "serve: a cluster without the metrics API is asked once: no samples, nothing said" "asked: $asked, samples: $n"; fi
+ctl metrics "{\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$sid\",\"cpu\":\"250m\",\"memory\":\"64Mi\"}" >/dev/null
+kill "$spid"
+wait "$spid" 2>/dev/null
+BERTH_SAMPLE_MS=100 start 3
+got=
+for _ in $(seq 100); do
+	got=$(usage | json '",".join("%d:%d:%d:%s" % (x["rank"], x["cpu_milli"], x["mem_bytes"], x.get("gpu_util", "-")) for x in d["items"])' 2>/dev/null)
+	[ -n "$got" ] && break
+	sleep 0.1
+done
+query=$(requests | grep -cE " GET /apis/metrics\.k8s\.io/v1beta1/namespaces/ml/pods\?labelSelector=berth\.dev/run=$sid&limit=1000 - [a-z]+ 200")
+if [ "${got%%,*}" = "0:250:67108864:-" ] && [ "${query:-0}" -ge 1 ]; then
+	ok "serve: samples a Running run's use from the metrics API"
+else fail "serve: samples a Running run's use from the metrics API" "samples: $got, asked for its pods by label: $query times"; fi
 kill "$spid"
 wait "$spid" 2>/dev/null
 pod_status "$sid" '{"phase":"Succeeded","containerStatuses":[{"name":"served","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'

@@ -941,7 +941,7 @@ function lineChart(id, title, samples, key, fmt) {
 function usageCharts(samples, run) {
   if (!samples.length) {
     return h('p', { class: 'muted', id: 'usage-none' }, run && run.backend === 'kubernetes'
-      ? 'Not sampled: the use of a run on a cluster is the metrics API\'s.'
+      ? 'No sample: the server samples a run on a cluster from its metrics API, where the cluster serves one (metrics-server).'
       : run && FINAL.has(run.state) ? 'No sample of its use: it ran for less than the time between two, or without a cgroup.'
         : 'No sample yet: a run\'s use is sampled every few seconds while it runs, where it has a cgroup.');
   }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -163,4 +164,15 @@ int backend_run_path(char *buf, size_t len, const char *home, const char *id, co
 	if (!id || berth_run_id_check(id))
 		return -1;
 	return sub ? fs_path(buf, len, home, "runs/%s/%s", id, sub) : fs_path(buf, len, home, "runs/%s", id);
+}
+
+int64_t backend_sample_ms(void)
+{
+	enum { EVERY = 5000, MIN = 100, MAX = BACKEND_SAMPLE_MS_MAX }; /* 720 samples are the first hour */
+	const char *v = getenv("BERTH_SAMPLE_MS");
+	char *end = NULL;
+	long long ms = v && *v ? strtoll(v, &end, 10) : EVERY;
+	if (v && *v && (*end || ms < 0))
+		ms = EVERY;
+	return ms == 0 ? 0 : ms < MIN ? MIN : ms > MAX ? MAX : ms;
 }

@@ -120,6 +120,12 @@ int backend_kind_register(const backend_ops *kind);
 /* runtime.c: home/runs/ID[/sub], a run's directory under the data dir, for
  * every kind; -1 when id is not a run id (a store may have been made to
  * hold anything) or it does not fit len. */
+/* How often a run's use is sampled (ms), whoever samples it (the local
+ * supervisor, a server reconciling cluster runs): BERTH_SAMPLE_MS, 5000 by
+ * default, kept between 100 ms and an hour; 0: never. */
+#define BACKEND_SAMPLE_MS_MAX 3600000
+int64_t backend_sample_ms(void);
+
 int backend_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub);
 
 /* runtime.c: where the store of data dir home is: $BERTH_STORE when set (a

@@ -33,6 +33,12 @@ int store_sample_add(store *s, const char *run_id, const store_sample *x, berth_
 	return rc < 0 ? rc : 1;
 }
 
+int store_sample_last(store *s, const char *run_id, int64_t *t, berth_error **err)
+{
+	store_arg args[] = {STORE_S(run_id)};
+	return store_select_int(s, "SELECT MAX(t) FROM samples WHERE run_id = ?1", args, 1, t, err);
+}
+
 static void sample_read(db_stmt *st, int at, store_sample *x)
 {
 	x->rank = db_col_int(st, at);

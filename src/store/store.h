@@ -158,6 +158,8 @@ typedef struct store_sample {
  * samples half as often. */
 #define STORE_SAMPLES 720
 int store_sample_add(store *s, const char *run_id, const store_sample *x, berth_error **err);
+/* The time of run_id's last sample (0: none). */
+int store_sample_last(store *s, const char *run_id, int64_t *t, berth_error **err);
 /* run_id's samples after t (ms; 0: all), oldest first; at most max (0: all),
  * ending at a whole t (the samples of the next t, all of them, are after
  * the last one's: a reader that asks again from it misses none). */

@@ -551,6 +551,9 @@ class Store:
                 for name, value in (('berth-high', 100000), ('berth-medium', 10000),
                                     ('berth-low', 1000))}
             self.absent = set()     # operators' resources the API does not serve (/_test/crds)
+            # the metrics API (metrics.k8s.io, metrics-server's): not served until /_test/metrics
+            # serves it; (ns, pod) -> {"cpu", "memory"} each of the pod's containers uses
+            self.metrics_served, self.metrics = False, {}
             for w in self.watchers:
                 w.closed = True
             self.watchers = set()
@@ -1031,6 +1034,10 @@ class Handler(BaseHTTPRequestHandler):
                                details={'name': pc[1], 'group': 'scheduling.k8s.io',
                                         'kind': 'priorityclasses'})
             return self.send_json(200, obj)
+        pm = re.fullmatch(r'/apis/metrics\.k8s\.io/v1beta1/namespaces/([^/]+)/pods', path)
+        if pm and m == 'GET' and S.metrics_served:
+            self.check_fault('list', 'pods.metrics.k8s.io', pm[1], None)
+            return self.pod_metrics(pm[1], q)
         made = re.fullmatch(r'/api/v1/namespaces(?:/([^/]+)|/([^/]+)/(resourcequotas|limitranges))?', path)
         if made and (made[1] or m == 'POST'):
             return self.project_namespace(m, made, body if isinstance(body, dict) else {})
@@ -1156,6 +1163,22 @@ class Handler(BaseHTTPRequestHandler):
             items = items[:limit]
         self.send_json(200, {'kind': RES[res][2] + 'List', 'apiVersion': api_version(res),
                              'metadata': meta, 'items': items})
+
+    def pod_metrics(self, ns, q):
+        """A PodMetricsList, as metrics-server answers: the Running pods it has usage for, with
+        their labels (not their annotations), each container's usage, over a window."""
+        with S.lock:
+            pods = [p for p in S.select('pods', ns, make_filter('pods', q))
+                    if dig(p, 'status', 'phase') == 'Running' and (ns, p['metadata']['name']) in S.metrics]
+            items = [{'metadata': {'name': p['metadata']['name'], 'namespace': ns,
+                                   'labels': copy.deepcopy(p['metadata'].get('labels') or {})},
+                      'timestamp': now(), 'window': '15s',
+                      'containers': [{'name': c.get('name', 'main'),
+                                      'usage': dict(S.metrics[(ns, p['metadata']['name'])])}
+                                     for c in (dig(p, 'spec', 'containers') or [{}])]}
+                     for p in pods]
+        self.send_json(200, {'kind': 'PodMetricsList', 'apiVersion': 'metrics.k8s.io/v1beta1',
+                             'metadata': {}, 'items': items})
 
     def apply(self, res, ns, name, q, raw):
         ct = (self.headers.get('Content-Type') or '').split(';')[0].strip().lower()
@@ -1451,6 +1474,15 @@ class Handler(BaseHTTPRequestHandler):
         if (m, path) == ('POST', '/_test/reset'):
             S.reset()
             return {}
+        if (m, path) == ('POST', '/_test/metrics'):
+            # serves the metrics API (or takes it away: "served": false), and sets what each
+            # container of the pods named uses
+            S.metrics_served = bool(b.get('served', True))
+            pods = self.targets('pods', b) if b.get('name') or b.get('labelSelector') else []
+            for p in pods:
+                S.metrics[(p['metadata']['namespace'], p['metadata']['name'])] = {
+                    'cpu': str(b.get('cpu', '0')), 'memory': str(b.get('memory', '0'))}
+            return {'served': S.metrics_served, 'pods': [p['metadata']['name'] for p in pods]}
         if (m, path) == ('POST', '/_test/compact'):
             S.history.clear()
             S.compacted_rv = S.rv

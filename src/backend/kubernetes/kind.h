@@ -19,9 +19,35 @@ typedef struct kube_state {
 	int64_t swept;  /* when its last sweep was (ms), 0: none yet */
 	char priority_class[254]; /* the last PriorityClass found on the cluster */
 	char served[64];          /* the last operator's kind found served there */
+	int64_t metrics_off_until; /* the metrics API is not asked before then (ms): it was
+				     not served, or not berth's to read (metrics.c) */
 } kube_state;
 
 #define KUBE(b) ((kube_state *)backend_state((b), &kube_backend_ops))
+
+/* One pod of a run, as its workload and pods are read (kubernetes.c). */
+typedef struct kpod {
+	char name[254];
+	char created[40];
+	char phase[16];
+	char reason[512];    /* why it waits, or why it ended */
+	bool ready, preempted, evicted, oom;
+	int exit_code;       /* -1: none */
+	int64_t started, finished;
+	int index;           /* a distributed job's worker (pod_worker); -1: none */
+} kpod;
+
+/* The worker a pod (or its metrics, which carry its labels) is of, -1 for none. */
+int kpod_worker(const berth_node *obj);
+
+/* Every berth object carries it: berth.dev/run=ID. */
+#define RUN_LABEL "berth.dev/run"
+
+/* Samples the use of the Running run id's pods (those of its view read, which
+ * say each one's worker) from the metrics API into the store, when its last
+ * sample is older than the sampling interval (metrics.c). Best effort. */
+void kube_sample_usage(berth_backend *b, const char *id, const char *ns, int64_t started,
+		       const kpod *pods, size_t npods);
 
 /* A kind of object and where the API keeps it. */
 typedef struct kres {

@@ -34,7 +34,6 @@
 #include "spec/yaml.h"
 
 #define APPLY "application/apply-patch+yaml"
-#define RUN_LABEL "berth.dev/run"
 
 /* ---- kinds and paths ------------------------------------------------------------------ */
 
@@ -147,17 +146,6 @@ static const char *run_namespace(berth_backend *b, const berth_run *run)
 
 /* ---- what the cluster says: a view of one run ------------------------------------------ */
 
-typedef struct kpod {
-	char name[254];
-	char created[40];
-	char phase[16];
-	char reason[512];    /* why it waits, or why it ended */
-	bool ready, preempted, evicted, oom;
-	int exit_code;       /* -1: none */
-	int64_t started, finished;
-	int index;           /* a distributed job's worker (pod_worker); -1: none */
-} kpod;
-
 #define VIEW_PODS 32
 #define VIEW_CLAIMS 8
 typedef struct kview {
@@ -258,7 +246,7 @@ static bool permanent(const char *reason, const char *message)
  * PyTorchJob's Master is worker 0, its Worker i worker i + 1; an MPIJob's
  * Worker i is worker i, and its Launcher none.
  */
-static int pod_worker(const berth_node *obj)
+int kpod_worker(const berth_node *obj)
 {
 	const berth_node *labels = berth_node_at(obj, "metadata.labels");
 	const char *ix = berth_node_text(berth_node_get(berth_node_at(obj, "metadata.annotations"),
@@ -283,7 +271,7 @@ static void pod_read(kpod *p, const berth_node *obj)
 {
 	memset(p, 0, sizeof(*p));
 	p->exit_code = -1;
-	p->index = pod_worker(obj);
+	p->index = kpod_worker(obj);
 	copy_str(p->name, sizeof(p->name), berth_node_text(berth_node_at(obj, "metadata.name")));
 	copy_str(p->created, sizeof(p->created), berth_node_text(berth_node_at(obj, "metadata.creationTimestamp")));
 	const berth_node *st = berth_node_get(obj, "status");
@@ -1068,6 +1056,10 @@ static int follow_run(berth_backend *b, const char *id, bool watch, bool until_f
 			if (f.view.said[0])
 				rc = record_view(b, id, &f.view, &f.ended, err);
 		}
+		/* a server samples the use of its runs as it reconciles them */
+		if (!rc && b->cached && !b->passive && !f.ended &&
+		    view_state(&f.view, f.stopping, reason, sizeof(reason), &p) == BERTH_STATE_RUNNING)
+			kube_sample_usage(b, id, t.ns, r->info.started, f.view.pods, f.view.npods);
 	} else {
 		rc = kube_watch_run(KUBE(b)->api, w, 2, timeout_ms, err);
 	}

@@ -435,6 +435,8 @@ static const rule run_rules[] = {
 	{"", {"events"}, {"get", "list", "watch"}},
 	/* kueue.local_queue: a queued Job's Workload, and its LocalQueue (harmless without Kueue) */
 	{"kueue.x-k8s.io", {"workloads", "localqueues"}, {"get", "list"}},
+	/* a server samples its runs' use from the metrics API (harmless without metrics-server) */
+	{"metrics.k8s.io", {"pods"}, {"get", "list"}},
 };
 
 /* With distributed.operator: the operators' workloads, as berth's own

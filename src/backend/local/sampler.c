@@ -12,9 +12,6 @@
 #include "base/capture.h"
 #include "base/internal.h"
 
-#define SAMPLE_MS 5000          /* default: 720 samples are the first hour */
-#define SAMPLE_MS_MIN 100
-#define SAMPLE_MS_MAX 3600000
 #define FIRST_MS 1000           /* a short run has a sample too */
 #define GPU_QUERY_MS 2000       /* nvidia-smi's longest answer: one that hangs (a GPU in a
 				   bad state) is killed, and not asked again this attempt:
@@ -22,12 +19,7 @@
 
 int64_t sup_sample_start(sup *s, int64_t now)
 {
-	const char *v = getenv("BERTH_SAMPLE_MS");
-	char *end = NULL;
-	long long ms = v && *v ? strtoll(v, &end, 10) : SAMPLE_MS;
-	if (v && *v && (*end || ms < 0))
-		ms = SAMPLE_MS;
-	s->sample_ms = ms == 0 ? 0 : ms < SAMPLE_MS_MIN ? SAMPLE_MS_MIN : ms > SAMPLE_MS_MAX ? SAMPLE_MS_MAX : ms;
+	s->sample_ms = backend_sample_ms();
 	bool gpus = false;
 	for (size_t i = 0; i < s->nw; i++) {
 		s->w[i].sample_t = now;
@@ -131,7 +123,7 @@ int64_t sup_sample(sup *s, int64_t now)
 		berth_error_free(e);
 		thinned = thinned || rc > 0;
 	}
-	if (thinned && s->sample_ms < SAMPLE_MS_MAX)
-		s->sample_ms = s->sample_ms * 2 > SAMPLE_MS_MAX ? SAMPLE_MS_MAX : s->sample_ms * 2;
+	if (thinned && s->sample_ms < BACKEND_SAMPLE_MS_MAX)
+		s->sample_ms = s->sample_ms * 2 > BACKEND_SAMPLE_MS_MAX ? BACKEND_SAMPLE_MS_MAX : s->sample_ms * 2;
 	return now + s->sample_ms;
 }
