@@ -65,6 +65,7 @@ struct db_ops {
 	db_fault (*fault)(db *d);
 	const char *(*errmsg)(db *d);
 	bool (*in_transaction)(db *d);
+	bool (*broken)(db *d);    /* the connection is lost (a server restarted): open another */
 	int (*begin)(db *d);      /* the writers' transaction: one at a time */
 	/* the schema's version, and setting it (inside the migration's transaction) */
 	int (*schema_version)(db *d, int64_t *v);

@@ -429,6 +429,11 @@ static bool pg_in_transaction(db *d)
 	return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
 }
 
+static bool pg_broken(db *d)
+{
+	return PQ.status(D(d)->conn) != CONNECTION_OK;
+}
+
 static int pg_begin(db *d)
 {
 	return pg_exec(d, "BEGIN; SELECT pg_advisory_xact_lock(" WRITERS_LOCK ")");
@@ -525,6 +530,7 @@ const db_ops db_pg_ops = {
 	.fault = pg_fault,
 	.errmsg = pg_errmsg,
 	.in_transaction = pg_in_transaction,
+	.broken = pg_broken,
 	.begin = pg_begin,
 	.schema_version = pg_schema_version,
 	.set_schema_version = pg_set_schema_version,

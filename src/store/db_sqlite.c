@@ -218,6 +218,11 @@ static const char *lite_errmsg(db *d)
 	return sqlite3_errmsg(L(d)->conn);
 }
 
+static bool lite_broken(db *d)
+{
+	return false; /* a file */
+}
+
 static bool lite_in_transaction(db *d)
 {
 	return !sqlite3_get_autocommit(L(d)->conn);
@@ -303,6 +308,7 @@ const db_ops db_sqlite_ops = {
 	.fault = lite_fault,
 	.errmsg = lite_errmsg,
 	.in_transaction = lite_in_transaction,
+	.broken = lite_broken,
 	.begin = lite_begin,
 	.schema_version = lite_schema_version,
 	.set_schema_version = lite_set_schema_version,

@@ -14,9 +14,20 @@ static int connect_db(store *s, berth_error **err);
 
 db *store_conn(store *s)
 {
+	/* a connection lost (its server restarted, or ended it) is opened anew
+	 * once none of its statements is in use: the call that found it lost
+	 * failed, the next one works */
+	if (s->db && s->ops->broken(s->db))
+		store_suspend(s);
 	if (!s->db)
 		store_resume(s, NULL);
 	return s->db;
+}
+
+/* The connection (opened again when lost or suspended), or a failure in err. */
+static int connected(store *s, berth_error **err)
+{
+	return store_conn(s) || !store_resume(s, err) ? 0 : -BERTH_EIO;
 }
 
 db_stmt *store_stmt_get(store *s, const char *sql)
@@ -209,7 +220,7 @@ int store_db_fail(store *s, berth_error **err, const char *what)
 
 int store_db_exec(store *s, const char *sql, berth_error **err)
 {
-	if (!s->db && store_resume(s, err))
+	if (connected(s, err))
 		return -BERTH_EIO;
 	if (s->ops->exec(s->db, sql) == 0)
 		return 0;
@@ -347,7 +358,7 @@ void store_close(store *s)
 
 int store_begin(store *s, berth_error **err)
 {
-	if (!s->db && store_resume(s, err))
+	if (connected(s, err))
 		return -BERTH_EIO;
 	return s->ops->begin(s->db) ? store_db_fail(s, err, "beginning a transaction") : 0;
 }
@@ -366,7 +377,7 @@ void store_rollback(store *s)
 /* A savepoint inside a transaction; outside one, a transaction of its own */
 int store_part_begin(store *s, berth_error **err)
 {
-	if (!s->db && store_resume(s, err))
+	if (connected(s, err))
 		return -BERTH_EIO;
 	s->part_own = !s->ops->in_transaction(s->db);
 	return store_db_exec(s, s->part_own ? "BEGIN" : "SAVEPOINT part", err);
@@ -385,8 +396,8 @@ int store_part_end(store *s, bool ok, berth_error **err)
 
 int store_lead(store *s, berth_error **err)
 {
-	if (!store_conn(s))
-		return store_resume(s, err);
+	if (connected(s, err))
+		return -BERTH_EIO;
 	int rc = s->ops->try_lead(s->db);
 	if (rc >= 0)
 		return rc;
@@ -484,7 +495,7 @@ int store_select_int(store *s, const char *sql, const store_arg *args, size_t na
 int store_data_version(store *s, int64_t *version, berth_error **err)
 {
 	*version = 0;
-	if (!s->db && store_resume(s, err))
+	if (connected(s, err))
 		return -BERTH_EIO;
 	return s->ops->data_version(s->db, version) ? store_db_fail(s, err, "reading the version") : 0;
 }
@@ -513,7 +524,7 @@ void *store_grow(void *list, size_t size, size_t n, size_t *cap)
 
 int store_checkpoint(store *s, berth_error **err)
 {
-	if (!s->db && store_resume(s, err))
+	if (connected(s, err))
 		return -BERTH_EIO;
 	return s->ops->checkpoint(s->db) ? store_db_fail(s, err, "checkpointing") : 0;
 }

@@ -1260,6 +1260,72 @@ out:
 	done(s, dir);
 }
 
+/* The first column of the first row of sql on PostgreSQL at url, as a number
+ * (-1 when it fails). */
+static long long pg_number(const char *url, const char *sql)
+{
+	char why[256];
+	long long v = -1;
+	if (berth_pq_load(why, sizeof(why)))
+		return -1;
+	PGconn *c = berth_pq.connectdb(url);
+	PGresult *r = c ? berth_pq.exec(c, sql) : NULL;
+	if (r && berth_pq.result_status(r) == PGRES_TUPLES_OK && berth_pq.ntuples(r) > 0)
+		v = strtoll(berth_pq.getvalue(r, 0, 0), NULL, 10);
+	if (r)
+		berth_pq.clear(r);
+	if (c)
+		berth_pq.finish(c);
+	return v;
+}
+
+/* On PostgreSQL: a handle whose connection is ended by the server (a restart)
+ * connects again: the call that finds it lost fails, the next ones work; the
+ * lead is held by one handle, and taken by another once its connection ends. */
+static void test_pg_reconnect(void)
+{
+	if (!on_pg()) {
+		printf("skip test_pg_reconnect (BERTH_TEST_STORE is not postgresql)\n");
+		return;
+	}
+	char *dir;
+	store *s = fresh(&dir), *other = NULL;
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	add_run(s, "r1", "local", BERTH_STATE_PENDING);
+	CHECK_INT(store_lead(s, &err), 1);
+	if (OK(store_open(&other, fresh_where, &err), err))
+		CHECK_INT(store_lead(other, &err), 0);
+	char admin[600], sql[300];
+	pg_url(admin, sizeof(admin), "postgres");
+	const char *name = fresh_where + strlen("postgresql:///");
+	snprintf(sql, sizeof(sql), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+		 " WHERE datname = '%.*s'", (int)strcspn(name, "?"), name);
+	CHECK(pg_number(admin, sql) >= 2);
+	int rc = 1;
+	for (int k = 0; k < 3 && rc != 0; k++) { /* the first may find it lost */
+		rc = store_run_exists(s, "r1", &err) == 1 ? 0 : -1;
+		berth_error_free(err);
+		err = NULL;
+	}
+	CHECK_INT(rc, 0);
+	/* both lost the lead with their connections; the first to ask takes it */
+	int lead = -1;
+	for (int k = 0; k < 3 && lead < 0; k++) {
+		lead = store_lead(other, &err);
+		berth_error_free(err);
+		err = NULL;
+	}
+	CHECK_INT(lead, 1);
+	CHECK_INT(store_lead(s, &err), 0);
+	CHECK_INT(store_run_exists(other, "r1", &err), 1);
+out:
+	berth_error_free(err);
+	store_close(other);
+	done(s, dir);
+}
+
 /* On PostgreSQL: a store of a newer schema than this berth knows is refused;
  * a URL's password is in no message (the server refuses a database that is
  * not there, and says so). */
@@ -1317,5 +1383,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_alloc_failures), T(test_pg_store),
+       T(test_data_version), T(test_stop_requested), T(test_alloc_failures), T(test_pg_store), T(test_pg_reconnect),
        T(test_cleanup))
