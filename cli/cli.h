@@ -50,7 +50,8 @@ typedef struct cli_args {
 } cli_args;
 
 /* The shared options, for the tables */
-#define CLI_OPT_SERVER {.name = "--server", .arg = "URL"}, {.name = "--token", .arg = "TOKEN"}
+#define CLI_OPT_SERVER {.name = "--server", .arg = "URL"}, {.name = "--token", .arg = "TOKEN"}, \
+	{.name = "--cacert", .arg = "FILE"}, {.name = "--insecure-skip-tls-verify"}
 #define CLI_OPT_CLUSTER                                                                    \
 	{.name = "--kubeconfig", .arg = "FILE", .kind = CLI_FILE}, {.name = "--context", .arg = "NAME"}
 #define CLI_OPT_CONFIG {.name = "--config", .arg = "POLICY", .kind = CLI_FILE}
@@ -152,13 +153,16 @@ typedef struct cli_server cli_server;
 struct cli_server {
 	const char *url;   /* --server URL, else $BERTH_SERVER; "" or none: this machine */
 	const char *token; /* --token TOKEN, else $BERTH_TOKEN */
+	const char *cacert; /* --cacert FILE (else the client reads $BERTH_CACERT) */
+	bool insecure;      /* --insecure-skip-tls-verify */
 };
 
 /* --server and --token given before the verb (main.c fills it). */
 extern cli_server cli_global_server;
 
-/* Takes argv[*i] (and its value) if it is --server or --token: 1 taken, 0 not
- * one of them, -1 a value is missing (reported). */
+/* Takes argv[*i] (and its value) if it is --server, --token, --cacert or
+ * --insecure-skip-tls-verify: 1 taken, 0 not one of them, -1 a value is
+ * missing (reported). */
 int cli_server_flag(cli_server *s, int argc, char **argv, int *i);
 /* After the verb's flags: fills s from the global flags and the environment.
  * 1: the verb talks to the server s->url; 0: it works on this machine; -1
@@ -189,7 +193,11 @@ int cli_server_check(const cli_server *s, const cli_check *k, const char *name, 
 #define CLI_SERVER_HELP                                                                    \
 	"  --server URL     send the work to a berth server (default: $BERTH_SERVER;\n"    \
 	"                   '' or unset: this machine); see docs/cli-server.md\n"          \
-	"  --token TOKEN    the server's bearer token (default: $BERTH_TOKEN)\n"
+	"  --token TOKEN    the server's bearer token (default: $BERTH_TOKEN)\n"        \
+	"  --cacert FILE    the CAs (PEM) an https server's certificate is checked\n"     \
+	"                   with (default: $BERTH_CACERT, else the system's)\n"           \
+	"  --insecure-skip-tls-verify\n"                                                  \
+	"                   check no certificate (anyone between may read the token)\n"
 
 /* ---- run, get, logs, stop, secrets on this machine (cli/backend.c) ---- */
 

@@ -14,24 +14,34 @@ cli_server cli_global_server;
 
 int cli_server_flag(cli_server *s, int argc, char **argv, int *i)
 {
+	if (!strcmp(argv[*i], "--insecure-skip-tls-verify")) {
+		s->insecure = true;
+		return 1;
+	}
 	int r = cli_flag(argc, argv, i, "--server", &s->url);
-	return r ? r : cli_flag(argc, argv, i, "--token", &s->token);
+	if (!r)
+		r = cli_flag(argc, argv, i, "--token", &s->token);
+	return r ? r : cli_flag(argc, argv, i, "--cacert", &s->cacert);
 }
 
 int cli_server_use(cli_server *s, const char *verb, const char *local_flag)
 {
 	const char *url = s->url ? s->url : cli_global_server.url;
 	const char *token = s->token ? s->token : cli_global_server.token;
-	int token_given = token != NULL, from_env = 0;
+	const char *cacert = s->cacert ? s->cacert : cli_global_server.cacert;
+	bool insecure = s->insecure || cli_global_server.insecure;
+	const char *given = token ? "--token" : cacert ? "--cacert"
+			    : insecure ? "--insecure-skip-tls-verify" : NULL;
+	int from_env = 0;
 	if (!url && (url = getenv("BERTH_SERVER")) && *url)
 		from_env = 1;
 	if (!token)
 		token = getenv("BERTH_TOKEN");
 	if (!url || !*url) {
 		s->url = s->token = NULL;
-		if (token_given) {
-			cli_error("%s: --token is for a server: give --server URL or set "
-				  "$BERTH_SERVER", verb);
+		if (given) {
+			cli_error("%s: %s is for a server: give --server URL or set $BERTH_SERVER",
+				  verb, given);
 			return -1;
 		}
 		return 0;
@@ -45,6 +55,8 @@ int cli_server_use(cli_server *s, const char *verb, const char *local_flag)
 	}
 	s->url = url;
 	s->token = token;
+	s->cacert = cacert;
+	s->insecure = insecure;
 	return 1;
 }
 
@@ -52,7 +64,10 @@ int cli_server_open(const cli_server *s, berth_client **c)
 {
 	berth_error *err = NULL;
 	*c = NULL;
-	if (berth_client_open(c, s->url, s->token ? s->token : "", &err) < 0) {
+	if (berth_client_open(c, s->url, s->token ? s->token : "", &err) < 0 ||
+	    berth_client_tls(*c, s->cacert, s->insecure, &err) < 0) {
+		berth_client_close(*c);
+		*c = NULL;
 		int status = cli_report(err);
 		berth_error_free(err);
 		return status ? status : 1;

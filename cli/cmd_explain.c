@@ -51,7 +51,7 @@ const cli_args args_explain = {
 int cmd_explain(int argc, char **argv)
 {
 	cli_plan_opts o;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	const char *path;
 	berth_explain_format fmt;
 	berth_policy *policy = NULL;

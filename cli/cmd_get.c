@@ -468,7 +468,7 @@ out:
 int cmd_get(int argc, char **argv)
 {
 	source src;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	memset(&src, 0, sizeof(src));
 	cli_backend *c = &src.c;
 	const char *what = NULL, *id = NULL, *output = NULL, *sort = NULL, *many = NULL;

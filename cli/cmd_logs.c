@@ -56,7 +56,7 @@ static long long digits_arg(const char *v, long long max)
 int cmd_logs(int argc, char **argv)
 {
 	cli_backend c;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	memset(&c, 0, sizeof(c));
 	const char *id = NULL;
 	berth_log_opts o = {.rank = -1};

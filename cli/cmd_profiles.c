@@ -57,7 +57,7 @@ static int profiles_remote(const cli_server *s, berth_explain_format fmt)
 int cmd_profiles(int argc, char **argv)
 {
 	cli_plan_opts o;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	berth_explain_format fmt;
 	berth_policy *policy = NULL;
 	berth_error *err = NULL;

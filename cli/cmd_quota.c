@@ -32,7 +32,7 @@ const cli_args args_quota = {
 int cmd_quota(int argc, char **argv)
 {
 	cli_backend c;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	memset(&c, 0, sizeof(c));
 	const char *project = "default";
 	for (int i = 1; i < argc; i++) {

@@ -149,7 +149,7 @@ out:
 int cmd_run(int argc, char **argv)
 {
 	cli_backend c;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	memset(&c, 0, sizeof(c));
 	const char *path = NULL, *kind = NULL, *backend_flag = NULL, *dry_run = NULL, *project = NULL;
 	int wait = 0, follow = 0, status = 2;

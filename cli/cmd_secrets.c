@@ -38,7 +38,7 @@ const cli_args args_secrets = {
 int cmd_secrets(int argc, char **argv)
 {
 	cli_backend c;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	memset(&c, 0, sizeof(c));
 	const char *op = NULL, *name = NULL, *project = "default", *file = NULL;
 	for (int i = 1; i < argc; i++) {

@@ -14,7 +14,7 @@ const char usage_serve[] =
 	"                   [--kubeconfig FILE] [--context NAME] [--insecure-local]\n"
 	"                   [--max-body BYTES] [--threads N] [--max-connections N]\n"
 	"                   [--max-per-ip N] [--idle-timeout SECONDS] [--max-streams N]\n"
-	"                   [--store URL]\n"
+	"                   [--tls-cert FILE --tls-key FILE] [--store URL]\n"
 	"\n"
 	"Serves the REST API of docs/api.md (OpenAPI at /api/v1/openapi.json), with\n"
 	"/healthz and /metrics, over the store in $BERTH_HOME (default ~/.berth).\n"
@@ -41,6 +41,10 @@ const char usage_serve[] =
 	"                      run's output is not idle)\n"
 	"  --max-streams N     logs being sent and stop waits at once (default 1024);\n"
 	"                      past them such requests answer 503 with Retry-After\n"
+	"  --tls-cert FILE, --tls-key FILE\n"
+	"                      serve HTTPS with this certificate (PEM, its chain after\n"
+	"                      it) and key; without them plain HTTP, which off a\n"
+	"                      loopback address is warned of\n"
 	"  --store URL         the store on PostgreSQL (postgresql://USER@HOST/DB), which\n"
 	"                      several servers share (default: $BERTH_STORE, else\n"
 	"                      $BERTH_HOME/berth.db, SQLite); a password is better in\n"
@@ -49,6 +53,10 @@ const char usage_serve[] =
 	"While the filesystem of $BERTH_HOME has less free space than a reserve\n"
 	"($BERTH_DISK_RESERVE bytes, default 64Mi or 1% of it, whichever is less),\n"
 	"requests that add data answer 507 and /healthz answers 503; reads go on.\n"
+	"\n"
+	"On SIGHUP, or when its file changes, the policy is loaded again, and so are\n"
+	"the certificate and key: each checked completely and in force at once, or\n"
+	"refused with its problem while the one before stays.\n"
 	"\n"
 	"Stops on SIGINT or SIGTERM; runs go on.\n";
 
@@ -65,6 +73,8 @@ const cli_args args_serve = {
 		{.name = "--max-per-ip", .arg = "N"},
 		{.name = "--idle-timeout", .arg = "SECONDS"},
 		{.name = "--max-streams", .arg = "N"},
+		{.name = "--tls-cert", .arg = "FILE"},
+		{.name = "--tls-key", .arg = "FILE"},
 		{.name = "--store", .arg = "URL"},
 		{.name = "--routes", .flags = CLI_HIDDEN},
 		{0},
@@ -94,7 +104,9 @@ int cmd_serve(int argc, char **argv)
 		    (r = cli_flag(argc, argv, &i, "--config", &o.config)) ||
 		    (r = cli_flag(argc, argv, &i, "--backend", &o.backend)) ||
 		    (r = cli_flag(argc, argv, &i, "--kubeconfig", &o.kubeconfig)) ||
-		    (r = cli_flag(argc, argv, &i, "--context", &o.context))) {
+		    (r = cli_flag(argc, argv, &i, "--context", &o.context)) ||
+		    (r = cli_flag(argc, argv, &i, "--tls-cert", &o.tls_cert)) ||
+		    (r = cli_flag(argc, argv, &i, "--tls-key", &o.tls_key))) {
 			if (r < 0)
 				return 2;
 		} else if ((r = cli_flag(argc, argv, &i, "--max-body", &v))) {

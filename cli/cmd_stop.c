@@ -34,7 +34,7 @@ const cli_args args_stop = {
 int cmd_stop(int argc, char **argv)
 {
 	cli_backend c;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	memset(&c, 0, sizeof(c));
 	int grace = -1, nids = 0;
 	const char **ids = calloc((size_t)argc, sizeof(*ids));

@@ -1,41 +1,69 @@
 /*
  * cmd_token.c - berth token create, list, revoke: the server's access tokens,
- * in the store of $BERTH_HOME (the server need not run).
+ * in the store of $BERTH_HOME (the server need not run), or through a server
+ * (--server: an admin token of the projects).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
 const char usage_token[] =
 	"usage: berth token create --project P [--project Q ...] --role admin|user|viewer\n"
-	"                          [--description TEXT]\n"
+	"                          [--description TEXT] [--expires-in DURATION | --expires TIME]\n"
 	"       berth token list [-o yaml|json]\n"
 	"       berth token revoke ID\n"
+	"       (each also with [--server URL] [--token TOKEN])\n"
 	"\n"
-	"Tokens of the server whose data is in $BERTH_HOME. A token sees only its\n"
-	"projects ('*': every project). viewer reads; user also runs, stops and\n"
-	"registers functions; admin also manages secrets, reads the policy and, with\n"
-	"'*', creates projects. 'create' prints the token once: only its hash is kept.\n";
+	"Tokens of the server whose data is in $BERTH_HOME, or, with a server, made\n"
+	"and revoked through it by an admin token of their projects (an admin or '*'\n"
+	"token only by an admin of every project). A token sees only its projects\n"
+	"('*': every project). viewer reads; user also runs, stops and registers\n"
+	"functions; admin also manages secrets and tokens, reads the policy and, with\n"
+	"'*', creates projects. 'create' prints the token once: only its hash is kept.\n"
+	"\n"
+	"  --expires-in D   refused after D: 30d, 12h, 90m (at most 400d)\n"
+	"  --expires TIME   refused from TIME (RFC 3339: 2027-01-31T00:00:00Z)\n"
+	"                   (neither: it never expires)\n"
+	"\n"
+	"A revoked or expired token is refused with 401 and that reason; 'list' shows\n"
+	"each one's expiry, revocation and last use (to a minute).\n"
+	"\n" CLI_SERVER_HELP;
 
 const cli_args args_token = {
 	.opts = (const cli_opt[]){
 		{.name = "--project", .arg = "P"},
 		{.name = "--role", .arg = "ROLE", .values = CLI_VALUES("admin", "user", "viewer")},
 		{.name = "--description", .arg = "TEXT"},
+		{.name = "--expires-in", .arg = "DURATION"},
+		{.name = "--expires", .arg = "TIME"},
 		{.name = "--output", .alias = "-o", .arg = "FORMAT", .values = CLI_VALUES("yaml", "json")},
+		CLI_OPT_SERVER,
 		{0},
 	},
 	.words = (const cli_word[]){{"create", CLI_ANY}, {"list", CLI_ANY}, {"revoke", CLI_ANY},
 				    {NULL, CLI_ANY}},
 };
 
-static int open_store(berth_backend **b)
+/* Where the verb works: this machine's store (*b) or a server (*c). */
+typedef struct token_where {
+	cli_server srv;
+	berth_backend *b;
+	berth_client *c;
+} token_where;
+
+static int open_where(token_where *w)
 {
+	int remote = cli_server_use(&w->srv, "token", NULL);
+	if (remote < 0)
+		return 2;
+	if (remote)
+		return cli_server_open(&w->srv, &w->c);
 	berth_error *err = NULL;
 	berth_backend_opts o = {.passive = true};
-	if (berth_backend_open(b, NULL, &o, &err)) {
+	if (berth_backend_open(&w->b, NULL, &o, &err)) {
 		int st = cli_report(err);
 		berth_error_free(err);
 		return st ? st : 1;
@@ -43,19 +71,35 @@ static int open_store(berth_backend **b)
 	return 0;
 }
 
-static int token_create(int argc, char **argv)
+static void close_where(token_where *w)
+{
+	berth_backend_close(w->b);
+	berth_client_close(w->c);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int token_create(int argc, char **argv, token_where *w)
 {
 	const char **projects = calloc((size_t)argc, sizeof(char *));
 	size_t n = 0;
-	const char *role = NULL, *desc = NULL;
+	const char *role = NULL, *desc = NULL, *expires_in = NULL, *expires = NULL;
 	if (!projects)
 		return 1;
 	for (int i = 2; i < argc; i++) {
 		int r = cli_flag(argc, argv, &i, "--project", &projects[n]);
 		if (r > 0)
 			n++;
-		if (!r && !(r = cli_flag(argc, argv, &i, "--role", &role)))
-			r = cli_flag(argc, argv, &i, "--description", &desc);
+		if (!r && !(r = cli_flag(argc, argv, &i, "--role", &role)) &&
+		    !(r = cli_flag(argc, argv, &i, "--description", &desc)) &&
+		    !(r = cli_flag(argc, argv, &i, "--expires-in", &expires_in)) &&
+		    !(r = cli_flag(argc, argv, &i, "--expires", &expires)))
+			r = cli_server_flag(&w->srv, argc, argv, &i);
 		if (r < 0) {
 			free(projects);
 			return 2;
@@ -66,44 +110,62 @@ static int token_create(int argc, char **argv)
 			return 2;
 		}
 	}
-	berth_role r = berth_role_parse(role);
-	if (!n || r == BERTH_ROLE_NONE) {
+	berth_token_new t = {.role = berth_role_parse(role), .projects = projects, .nprojects = n,
+			     .description = desc};
+	if (!n || t.role == BERTH_ROLE_NONE) {
 		cli_error("token create: %s", !n ? "--project P is needed ('*': every project)"
 					       : "--role must be admin, user or viewer");
 		free(projects);
 		return 2;
 	}
-	berth_backend *b = NULL;
-	int status = open_store(&b);
-	char *token = NULL, *id = NULL;
 	berth_error *err = NULL;
-	if (!status && berth_token_create(b, r, projects, n, desc, &token, &id, &err))
+	char *token = NULL, *id = NULL;
+	int status = berth_token_expiry(expires_in, expires, now_ms(), &t.expires, &err) ? 2 : 0;
+	if (status)
+		cli_report(err);
+	if (!status)
+		status = open_where(w);
+	if (!status && (w->c ? berth_client_token_create(w->c, &t, &token, &id, &err)
+			     : berth_token_create(w->b, &t, &token, &id, &err)))
 		status = cli_report(err);
 	if (!status && token) {
+		char when[40] = "never";
+		if (t.expires)
+			berth_format_time(when, sizeof(when), t.expires);
 		printf("%s\n", token);
-		fprintf(stderr, "token %s: %s of %s%s (shown once; revoke with 'berth token revoke %s')\n",
-			id, berth_role_name(r), projects[0], n > 1 ? ", ..." : "", id);
+		fprintf(stderr, "token %s: %s of %s%s, expires %s (shown once; revoke with 'berth "
+				"token revoke %s')\n", id, berth_role_name(t.role), projects[0],
+			n > 1 ? ", ..." : "", when, id);
 	}
 	berth_error_free(err);
+	if (token)
+		memset(token, 0, strlen(token));
 	free(token);
 	free(id);
 	free(projects);
-	berth_backend_close(b);
 	return status;
 }
 
 int cmd_token(int argc, char **argv)
 {
 	const char *verb = argc > 1 ? argv[1] : "";
-	if (!strcmp(verb, "create"))
-		return token_create(argc, argv);
-	berth_backend *b = NULL;
-	berth_error *err = NULL;
+	token_where w = {.srv = {0}};
 	int status;
+	if (!strcmp(verb, "create")) {
+		status = token_create(argc, argv, &w);
+		close_where(&w);
+		return status;
+	}
+	berth_error *err = NULL;
 	if (!strcmp(verb, "list")) {
 		berth_format fmt = BERTH_FORMAT_YAML;
 		for (int i = 2; i < argc; i++) {
 			const char *v = NULL;
+			int r = cli_server_flag(&w.srv, argc, argv, &i);
+			if (r < 0)
+				return 2;
+			if (r)
+				continue;
 			if ((cli_flag(argc, argv, &i, "-o", &v) > 0 ||
 			     cli_flag(argc, argv, &i, "--output", &v) > 0) && !strcmp(v, "json"))
 				fmt = BERTH_FORMAT_JSON;
@@ -114,23 +176,42 @@ int cmd_token(int argc, char **argv)
 		}
 		char *out = NULL;
 		size_t len = 0;
-		if ((status = open_store(&b)))
+		if ((status = open_where(&w)))
 			return status;
-		if (berth_token_list(b, fmt, &out, &len, &err))
+		if (w.c ? berth_client_token_list(w.c, fmt, &out, &len, &err)
+			: berth_token_list(w.b, fmt, &out, &len, &err))
 			status = cli_report(err);
 		else
 			fwrite(out, 1, len, stdout);
 		free(out);
-	} else if (!strcmp(verb, "revoke") && argc == 3) {
-		if ((status = open_store(&b)))
+	} else if (!strcmp(verb, "revoke")) {
+		const char *id = NULL;
+		for (int i = 2; i < argc; i++) {
+			int r = cli_server_flag(&w.srv, argc, argv, &i);
+			if (r < 0)
+				return 2;
+			if (!r && (id || argv[i][0] == '-')) {
+				fputs(usage_token, stderr);
+				return 2;
+			}
+			if (!r)
+				id = argv[i];
+		}
+		if (!id) {
+			fputs(usage_token, stderr);
+			return 2;
+		}
+		if ((status = open_where(&w)))
 			return status;
-		if (berth_token_revoke(b, argv[2], &err))
+		if (w.c ? berth_client_token_revoke(w.c, id, &err) : berth_token_revoke(w.b, id, &err))
 			status = cli_report(err);
+		else
+			fprintf(stderr, "token %s revoked\n", id);
 	} else {
 		fputs(usage_token, stderr);
 		return 2;
 	}
 	berth_error_free(err);
-	berth_backend_close(b);
+	close_where(&w);
 	return status;
 }

@@ -71,7 +71,7 @@ int cmd_validate(int argc, char **argv)
 {
 	int quiet = 0, status = 0, nfiles = 0, stdin_used = 0;
 	cli_plan_opts o;
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	memset(&o, 0, sizeof(o));
 
 	for (int i = 1; i < argc; i++) {

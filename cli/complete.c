@@ -198,7 +198,7 @@ int cmd_complete(int argc, char **argv)
 	char **w = argv + 1;
 	int n = argc > 1 ? argc - 2 : 0; /* the words before the one at the cursor */
 	const char *cur = argc > 1 ? argv[argc - 1] : "";
-	cli_server srv = {NULL, NULL};
+	cli_server srv = {0};
 	const cli_args *a = &cli_global_args;
 	const cli_opt *pending = NULL;
 	const cli_word *word = NULL;

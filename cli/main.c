@@ -50,7 +50,7 @@ const cli_verb cli_verbs[] = {
 	{"quota", cmd_quota, "show a project's quota: used, quota, free", usage_quota, 1, &args_quota},
 	{"serve", cmd_serve, "serve the REST API (runs, functions, secrets, metrics)", usage_serve, 0,
 	 &args_serve},
-	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 0,
+	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 1,
 	 &args_token},
 	{"validate", cmd_validate, "check run specs without running them", usage_validate, 1,
 	 &args_validate},
@@ -83,7 +83,8 @@ static void print_usage(FILE *out)
 		"'berth help VERB' shows the options of a verb.\n"
 		"With --server URL (or $BERTH_SERVER), run, get, logs, stop, delete, describe,\n"
 		"events, validate, explain, secrets, quota and profiles talk to a berth server\n"
-		"instead of this machine; --token TOKEN (or $BERTH_TOKEN) is its bearer token.\n"
+		"instead of this machine; --token TOKEN (or $BERTH_TOKEN) is its bearer token,\n"
+		"--cacert FILE (or $BERTH_CACERT) the CAs of an https:// server's certificate.\n"
 		"exit status: 0 success, 2 invalid input (spec, policy, flags), 1 anything else.\n");
 }
 
@@ -240,7 +241,8 @@ int main(int argc, char **argv)
 	if (cli_args_check(v->name, v->args, argc - k, argv + k))
 		return 2;
 	if (global && !v->server && v->fn != cmd_help && v->fn != cmd_version &&
-	    ((cli_global_server.url && *cli_global_server.url) || cli_global_server.token)) {
+	    ((cli_global_server.url && *cli_global_server.url) || cli_global_server.token ||
+	     cli_global_server.cacert || cli_global_server.insecure)) {
 		cli_error("%s: --server and --token are not options of %s, which works on this "
 			  "machine", v->name, v->name);
 		return 2;

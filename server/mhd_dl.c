@@ -27,6 +27,7 @@ static const dl_sym syms[] = {
 	S(MHD_resume_connection, resume_connection),
 	S(MHD_get_connection_info, get_connection_info),
 	S(MHD_get_connection_values, get_connection_values),
+	S(MHD_is_feature_supported, is_feature_supported),
 #undef S
 };
 

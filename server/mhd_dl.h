@@ -38,6 +38,7 @@ typedef struct mhd_dl {
 							       enum MHD_ConnectionInfoType type, ...);
 	int (*get_connection_values)(struct MHD_Connection *c, enum MHD_ValueKind kind,
 				     MHD_KeyValueIterator it, void *it_cls);
+	enum MHD_Result (*is_feature_supported)(enum MHD_FEATURE feature);
 } mhd_dl;
 
 extern mhd_dl berth_mhd;
@@ -58,5 +59,6 @@ int berth_mhd_load(berth_error **err);
 #define MHD_resume_connection (berth_mhd.resume_connection)
 #define MHD_get_connection_info (berth_mhd.get_connection_info)
 #define MHD_get_connection_values (berth_mhd.get_connection_values)
+#define MHD_is_feature_supported (berth_mhd.is_feature_supported)
 
 #endif

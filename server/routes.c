@@ -232,7 +232,13 @@ static int get_whoami(req *r)
 			sb_puts(&b, ", ");
 		sb_json(&b, r->who->projects[i]);
 	}
-	sb_puts(&b, "]}");
+	sb_puts(&b, "]");
+	if (r->who->expires) {
+		char when[40];
+		berth_format_time(when, sizeof(when), r->who->expires);
+		sb_printf(&b, ", \"expires\": \"%s\"", when);
+	}
+	sb_puts(&b, "}");
 	return reply_json(r, 200, &b);
 }
 
@@ -259,6 +265,99 @@ static int get_tokens(req *r)
 	STORE(r, rc, berth_token_list_for(srv_backend(r->srv), r->who, BERTH_FORMAT_JSON, &out, &len,
 					  &err));
 	return answer(r, rc, err, out, len, NULL, true);
+}
+
+/* POST /api/v1/tokens: {"role", "projects": [...], "description", "expires_in" | "expires"};
+ * who may make which is berth_token_create_for's. The token is in this answer only. */
+static int post_tokens(req *r)
+{
+	berth_doc *doc = NULL;
+	berth_error *err = NULL;
+	int ret;
+	if (berth_doc_parse(&doc, "body", r->body, r->len, &err)) {
+		ret = reply_error(r, err);
+		berth_error_free(err);
+		return ret;
+	}
+	berth_error_free(err);
+	err = NULL;
+	const berth_node *root = berth_doc_root(doc), *pn = berth_node_get(root, "projects");
+	static const char *const keys[] = {"role", "projects", "description", "expires_in", "expires"};
+	const char *bad = !root || root->kind != BERTH_NODE_MAP ? "the body is not a JSON object" : NULL;
+	for (size_t i = 0; !bad && i < root->len; i++) {
+		bool known = false;
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			known = known || !strcmp(root->u.pairs[i].key->u.text, keys[k]);
+		if (!known)
+			bad = "the body has a field that is none of role, projects, description, "
+			      "expires_in, expires";
+	}
+	size_t n = !bad && pn ? (pn->kind == BERTH_NODE_SEQ ? pn->len : 1) : 0;
+	const char **projects = n ? calloc(n, sizeof(char *)) : NULL;
+	for (size_t i = 0; !bad && i < n; i++) {
+		const berth_node *p = pn->kind == BERTH_NODE_SEQ ? pn->u.items[i] : pn;
+		if (!(projects[i] = berth_node_text(p)) || p->kind != BERTH_NODE_SCALAR)
+			bad = "projects is a list of project names (\"*\": every project)";
+	}
+	if (!bad && n && !projects)
+		bad = "out of memory";
+	const char *role = berth_node_text(berth_node_get(root, "role"));
+	berth_token_new t = {.role = berth_role_parse(role), .projects = projects, .nprojects = n,
+			     .description = berth_node_text(berth_node_get(root, "description"))};
+	if (!bad && t.role == BERTH_ROLE_NONE)
+		bad = "role is one of viewer, user, admin";
+	if (bad) {
+		ret = reply_fail(r, 422, "invalid", "%s", bad);
+		free(projects);
+		berth_doc_free(doc);
+		return ret;
+	}
+	char *token = NULL, *id = NULL;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int rc = berth_token_expiry(berth_node_text(berth_node_get(root, "expires_in")),
+				    berth_node_text(berth_node_get(root, "expires")),
+				    (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000, &t.expires, &err);
+	if (!rc)
+		STORE(r, rc, berth_token_create_for(srv_backend(r->srv), r->who, &t, &token, &id, &err));
+	if (!failed(r, rc, err, &ret)) {
+		sbuf b = {0};
+		sb_puts(&b, "{\"id\": ");
+		sb_json(&b, id);
+		sb_puts(&b, ", \"token\": ");
+		sb_json(&b, token);
+		sb_printf(&b, ", \"role\": \"%s\", \"projects\": [", berth_role_name(t.role));
+		for (size_t i = 0; i < n; i++) {
+			sb_puts(&b, i ? ", " : "");
+			sb_json(&b, projects[i]);
+		}
+		sb_puts(&b, "], \"description\": ");
+		sb_json(&b, t.description);
+		char when[40] = "";
+		if (t.expires)
+			berth_format_time(when, sizeof(when), t.expires);
+		sb_puts(&b, ", \"expires\": ");
+		sb_json(&b, t.expires ? when : NULL);
+		sb_puts(&b, "}");
+		ret = reply_json(r, 201, &b);
+	}
+	if (token)
+		memset(token, 0, strlen(token));
+	free(token);
+	free(id);
+	free(projects);
+	berth_doc_free(doc);
+	return ret;
+}
+
+/* DELETE /api/v1/tokens/{id}: revoked (berth_token_revoke_for: a token this admin may
+ * not see answers as an unknown one). */
+static int delete_token(req *r)
+{
+	berth_error *err = NULL;
+	int rc;
+	STORE(r, rc, berth_token_revoke_for(srv_backend(r->srv), r->who, req_param(r, "id"), &err));
+	return answer(r, rc, err, NULL, 0, NULL, false);
 }
 
 /* A string field of a small JSON body, or NULL (answered 422). */
@@ -991,6 +1090,8 @@ const route routes[] = {
 	{"GET", "/api/v1/projects", get_projects, SCOPE_ANY, V, "the projects the token sees", 0},
 	{"POST", "/api/v1/projects", post_projects, SCOPE_ALL, A, "create a project", G},
 	{"GET", "/api/v1/tokens", get_tokens, SCOPE_ANY, A, "the tokens an admin may see", 0},
+	{"POST", "/api/v1/tokens", post_tokens, SCOPE_ANY, A, "create a token (shown once)", G},
+	{"DELETE", "/api/v1/tokens/{id}", delete_token, SCOPE_ANY, A, "revoke a token", 0},
 	{"GET", "/api/v1/profiles", get_profiles, SCOPE_ANY, V, "hardware profiles", 0},
 	{"GET", "/api/v1/policy", get_policy, SCOPE_ANY, A, "the platform policy", 0},
 	{"POST", "/api/v1/runs", post_runs, SCOPE_ANY, U, "create runs (project from the spec)", G},

@@ -19,6 +19,7 @@
 
 #include "mhd_dl.h"
 #include "server.h"
+#include "tls.h"
 
 /* ---- where to listen, what to hold open, signals ---------------------------------------- */
 
@@ -117,7 +118,8 @@ static void on_signal(int sig)
 		stopping = 1;
 }
 
-/* What tells that the policy file changed: its inode, size and mtime. */
+/* What tells that a watched file (the policy, the TLS certificate and key)
+ * changed: its inode, size and mtime. */
 typedef struct file_mark {
 	bool ok;
 	dev_t dev;
@@ -195,10 +197,30 @@ int serve_main(const serve_opts *o)
 				"(127.0.0.1, [::1]), not \"%s\"\n", o->listen);
 		return 2;
 	}
+	bool tls = o->tls_cert || o->tls_key;
+	if (tls && (!o->tls_cert || !o->tls_key)) {
+		fprintf(stderr, "berth serve: --tls-cert and --tls-key go together (the certificate "
+				"and its key)\n");
+		return 2;
+	}
+	if (tls && (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES ||
+		    MHD_is_feature_supported(MHD_FEATURE_HTTPS_CERT_CALLBACK) != MHD_YES)) {
+		fprintf(stderr, "berth serve: this libmicrohttpd is built without TLS (GnuTLS): "
+				"--tls-cert cannot be served\n");
+		return 1;
+	}
+	if (tls && tls_open(o->tls_cert, o->tls_key))
+		return 1;
+	if (!tls && !loopback(o->listen))
+		fprintf(stderr, "berth serve: warning: %s is not a loopback address and there is no "
+				"TLS: tokens and specs cross the network in the clear (give --tls-cert and "
+				"--tls-key, or put a TLS proxy in front)\n", o->listen);
 	server *s = NULL;
 	int st = server_open(&s, o);
-	if (st)
+	if (st) {
+		tls_close();
 		return st;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -224,21 +246,26 @@ int serve_main(const serve_opts *o)
 	}
 	struct MHD_Daemon *d = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-			MHD_ALLOW_SUSPEND_RESUME | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+			MHD_ALLOW_SUSPEND_RESUME | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
+			(tls ? MHD_USE_TLS : 0),
 		0, NULL, NULL, server_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 		MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, server_completed, s,
 		MHD_OPTION_CONNECTION_TIMEOUT, lim.idle, MHD_OPTION_CONNECTION_LIMIT, lim.conns,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim.per_ip, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
-		NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_END);
+		NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+		/* last: without TLS the options end here */
+		tls ? MHD_OPTION_HTTPS_CERT_CALLBACK : MHD_OPTION_END, tls ? tls_callback() : NULL,
+		MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "berth serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
 		streams_stop();
 		server_close(s, false);
+		tls_close();
 		return 1;
 	}
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	fprintf(stderr, "berth serve: listening on %s (port %u), data in %s, backend %s%s\n",
-		o->listen, di ? (unsigned)di->port : 0, srv_home(s),
+	fprintf(stderr, "berth serve: listening on %s (port %u)%s, data in %s, backend %s%s\n",
+		o->listen, di ? (unsigned)di->port : 0, tls ? " with TLS" : "", srv_home(s),
 		o->backend ? o->backend : berth_backend_default_kind(),
 		o->insecure_local ? ", anonymous requests allowed" : "");
 	fprintf(stderr, "berth serve: at most %u connections, %u from one address, closed after %u s "
@@ -246,19 +273,30 @@ int serve_main(const serve_opts *o)
 	if (o->backend && !strcmp(o->backend, "kubernetes"))
 		server_check_cluster(s);
 	/* reconcile now and then: a run whose supervisor died is seen without a
-	 * restart; the policy is loaded again on SIGHUP, or when its file changes
-	 * (looked at once a second; a change that does not load is said once) */
-	const char *file = berth_policy_file(srv_policy(s));
-	file_mark seen = mark_of(file);
+	 * restart; the policy and the TLS pair are loaded again on SIGHUP, or when
+	 * one of their files changes (looked at once a second; a change that does
+	 * not load is said once) */
+	const char *files[3] = {berth_policy_file(srv_policy(s)), tls_cert_file(), tls_key_file()};
+	file_mark seen[3];
+	for (size_t k = 0; k < 3; k++)
+		seen[k] = mark_of(files[k]);
 	while (!stopping) {
 		for (int i = 0; i < 50 && !stopping; i++) {
 			usleep(100000);
-			file_mark now = i % 10 == 9 && file ? mark_of(file) : seen;
-			if (reload || mark_changed(&now, &seen)) {
-				reload = 0;
-				seen = mark_of(file);
-				server_reload_policy(s);
+			bool changed[3] = {false, false, false};
+			for (size_t k = 0; k < 3 && i % 10 == 9; k++) {
+				file_mark now = files[k] ? mark_of(files[k]) : seen[k];
+				changed[k] = mark_changed(&now, &seen[k]);
 			}
+			bool hup = reload;
+			reload = 0;
+			for (size_t k = 0; k < 3; k++)
+				if (hup || changed[k])
+					seen[k] = mark_of(files[k]);
+			if (hup || changed[0])
+				server_reload_policy(s);
+			if (hup || changed[1] || changed[2])
+				tls_reload();
 		}
 		if (stopping)
 			break;
@@ -273,5 +311,6 @@ int serve_main(const serve_opts *o)
 	MHD_stop_daemon(d); /* its threads end: their handles are closed */
 	/* a log thread still reading a quiet run has the policy: it ends with the process */
 	server_close(s, left > 0);
+	tls_close();
 	return 0;
 }

@@ -38,6 +38,8 @@ typedef struct serve_opts {
 	unsigned max_per_ip;      /* open connections from one address; 0: 128 */
 	unsigned idle_timeout;    /* seconds a connection may do nothing; 0: 30 */
 	unsigned max_streams;     /* logs being sent and stop waits at once; 0: 1024 */
+	const char *tls_cert;     /* PEM: the certificate (and its chain), and its key; */
+	const char *tls_key;      /* both NULL: plain HTTP. Reloaded as the policy is */
 } serve_opts;
 
 /* Runs until SIGINT or SIGTERM; returns an exit status (messages on stderr).

@@ -4,7 +4,8 @@
 # With TIERs, only those (make check: unit golden render cli). Tiers: unit
 # (unit binaries), golden (tests/golden/*/, tests/data/render/*/), render
 # (merge, policy rules, objects), cli, local (the local backend), security
-# (hostile specs and runs against it), server (and tests/faces.sh: one run, every face, the same numbers), load (the server under load and
+# (hostile specs and runs against it), server (and tests/server_tls.sh, tests/server_tokens.sh,
+# tests/faces.sh: one run, every face, the same numbers), load (the server under load and
 # abuse), kube (the kubernetes backend against a stand-in API server), kube-real
 # (the same against a real control plane, ../shared/k8s, when there), sdk (the
 # Python SDK), ui (the web UI in a browser), schema (rendered objects against
@@ -164,6 +165,10 @@ for t in $tiers; do
 	security) tier "security (hostile specs and runs against the local backend)" 80 "$here/security.sh" "$bt/berth" ;;
 	server)
 		tier "server (berth serve over HTTP)" 80 "$here/server.sh" "$bt/berth"
+		tier "server over TLS (certificates checked by the CLI and SDK, reloaded)" 40 \
+			"$here/server_tls.sh" "$bt/berth"
+		tier "tokens through the API (who makes and revokes which, expiry, CLI, SDK)" 40 \
+			"$here/server_tokens.sh" "$bt/berth"
 		tier "one run, every face, the same numbers (explain, get, table, API, client, SDK, cgroup)" 40 \
 			"$here/faces.sh" "$bt/berth"
 		tier "one check everywhere (validate, explain, render, run --dry-run, the server's validate)" 40 \

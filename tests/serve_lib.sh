@@ -9,6 +9,9 @@
 #   stop_server               SIGTERM, and waits for it
 #   call [-t TOKEN] METHOD PATH [curl args]
 #                             the status; the body in $tmp/body (and appended to $tmp/all-bodies)
+#   serve_setup               for a tier of its own: tmp (removed at exit, with every server
+#                             started killed), BERTH_HOME in it, no BERTH_* of the caller's,
+#                             a small $tmp/policy.yaml; cd there
 #   on_test_store             with BERTH_TEST_STORE=postgresql (tests/run.sh server-pg), a new
 #                             database of the tier's PostgreSQL in $BERTH_STORE (every berth of
 #                             the tier reads it), else nothing: the store is $BERTH_HOME/berth.db
@@ -72,4 +75,14 @@ call() {
 	shift 2
 	curl -s -m 30 -o "$tmp/body" -w '%{http_code}' -X "$m" "${auth[@]}" "$url$p" "$@"
 	cat "$tmp/body" >>"$tmp/all-bodies" 2>/dev/null
+}
+
+serve_setup() {
+	tmp=$(mktemp -d)
+	export BERTH_HOME=$tmp/home
+	unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN BERTH_CACERT BERTH_STORE
+	pids=()
+	trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+	cd "$tmp" || exit 1
+	printf 'local:\n  capacity: {cpu: "1", mem: 1Gi}\n' >policy.yaml
 }

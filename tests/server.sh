@@ -685,7 +685,14 @@ rid=$("$berth" token list -o json | json '[t["id"] for t in d if t["projects"] =
 s1=$(call -t "$adminb" GET /api/v1/whoami)
 "$berth" token revoke "$rid" 2>out
 rc=$?
-if [ "$s1" = 401 ] && [ $rc = 2 ] && grep -q "no token \"$rid\"" out; then ok token-revoke; else fail token-revoke "after revoke $s1, again exit $rc"; fi
+"$berth" token revoke nosuchtoken 2>>out
+rc2=$?
+if [ "$s1" = 401 ] && [ $rc != 0 ] && grep -q "token \"$rid\" is revoked already" out &&
+	[ $rc2 = 2 ] && grep -q 'no token "nosuchtoken"' out; then
+	ok token-revoke
+else
+	fail token-revoke "after revoke $s1, again exit $rc, unknown exit $rc2"
+fi
 "$berth" token create --role user 2>out; r1=$?
 "$berth" token create --project a --role root 2>>out; r2=$?
 "$berth" token create --project Bad_Name --role user 2>>out; r3=$?

@@ -1734,11 +1734,58 @@ function quotaView(main) {
 
 function tokensView(main) {
   if (!can('admin')) { main.append(h('h1', {}, 'Tokens'), h('p', { class: 'err' }, `A ${session.who.role} may not list tokens.`)); return; }
-  const box = page(main, 'Tokens', `The tokens this token may see${session.who.projects.includes('*') ? ': every one' : ': those of its own projects only'}. A token's secret is shown once, when it is made, and never again: make and revoke tokens on the server's machine (berth token create --project P --role R, berth token revoke ID).`);
-  getInto(box, '/api/v1/tokens', (d) => grid('tokens', ['Token', 'Role', 'Projects', 'Description', 'Created'], d.items.map((t) => ({
+  const every_ = session.who.projects.includes('*');
+  const box = page(main, 'Tokens', `The tokens this token may see${every_ ? ': every one' : ': those of its own projects only'}. A token's secret is shown once, when it is made, and never again. A revoked or expired token is refused, and its holder is told why.`);
+  const now = () => new Date().toISOString();
+  const state = (t) => (t.revoked ? `revoked ${stamp(t.revoked)}` : t.expires && t.expires <= now() ? `expired ${stamp(t.expires)}` : 'active');
+  const revoke = (t) => (t.revoked || t.id === session.who.token ? '—' : h('button', {
+    type: 'button', class: 'link', 'aria-label': `Revoke token ${t.id}`,
+    onclick: async (e) => {
+      if (e.target.dataset.confirm !== 'yes') { e.target.dataset.confirm = 'yes'; e.target.textContent = 'press again to revoke'; return; }
+      const d = await api('DELETE', `/api/v1/tokens/${encodeURIComponent(t.id)}`);
+      if (d.status === 204) flash(`Token ${t.id} revoked.`); else flash(errorText(d), 'bad');
+      load();
+    },
+  }, 'Revoke'));
+  const load = () => getInto(box, '/api/v1/tokens', (d) => grid('tokens', ['Token', 'Role', 'Projects', 'Description', 'Created', 'Expires', 'Last used', 'State', 'Revoke'], d.items.map((t) => ({
     attrs: { 'data-token': t.id },
-    cells: [t.id === session.who.token ? `${t.id} (this one)` : t.id, t.role || '—', t.projects === '*' ? 'every project' : t.projects.split(',').join(', '), t.description || '—', stamp(t.created)],
+    cells: [t.id === session.who.token ? `${t.id} (this one)` : t.id, t.role || '—', t.projects === '*' ? 'every project' : t.projects.split(',').join(', '), t.description || '—', stamp(t.created),
+      t.expires ? h('time', { datetime: t.expires, title: t.expires }, when(t.expires)) : 'never', t.last_used ? stamp(t.last_used) : '—', state(t), revoke(t)],
   }))));
+  load();
+  // a new token: of this admin's projects; admin and '*' tokens only by an admin of every project
+  const role = h('select', { id: 't-role' }, ['viewer', 'user', ...(every_ ? ['admin'] : [])].map((r) => h('option', { value: r }, r)));
+  const projects = h('input', { id: 't-projects', autocomplete: 'off', spellcheck: 'false', value: session.project || '', 'aria-describedby': 't-projects-hint t-err' });
+  const desc = h('input', { id: 't-desc', autocomplete: 'off', maxlength: '256' });
+  const expires = h('input', { id: 't-expires', autocomplete: 'off', spellcheck: 'false', value: '30d', 'aria-describedby': 't-expires-hint' });
+  const err = h('span', { class: 'err', id: 't-err', role: 'alert' });
+  const shown = h('div', { id: 't-new', 'aria-live': 'polite' });
+  const form = h('form', { class: 'card', id: 'token-form', novalidate: true }, h('h2', {}, 'New token'),
+    h('div', { class: 'grid' },
+      h('div', { class: 'field' }, h('label', { for: 't-role' }, 'Role'), role),
+      h('div', { class: 'field' }, h('label', { for: 't-projects' }, 'Projects'), projects,
+        h('span', { class: 'hint', id: 't-projects-hint' }, `Comma-separated${every_ ? '; * for every project' : ', among this token\'s'}.`)),
+      h('div', { class: 'field' }, h('label', { for: 't-desc' }, 'Description'), desc),
+      h('div', { class: 'field' }, h('label', { for: 't-expires' }, 'Expires in'), expires,
+        h('span', { class: 'hint', id: 't-expires-hint' }, '30d, 12h, 90m; empty: never.'))),
+    err, h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create token')), shown);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    err.textContent = '';
+    shown.replaceChildren();
+    const ps = projects.value.split(',').map((x) => x.trim()).filter(Boolean);
+    if (!ps.length) { refuse(projects, err, 'Name at least one project.'); return; }
+    const body = { role: role.value, projects: ps };
+    if (desc.value.trim()) body.description = desc.value.trim();
+    if (expires.value.trim()) body.expires_in = expires.value.trim();
+    const r = await api('POST', '/api/v1/tokens', { body });
+    if (r.status !== 201) { refuse(projects, err, errorText(r)); return; }
+    shown.replaceChildren(h('p', {}, `Token ${r.data.id}, shown this once: copy it now.`),
+      h('input', { id: 't-secret', class: 'mono', readonly: true, value: r.data.token, 'aria-label': 'The new token', onfocus: (ev) => ev.target.select() }));
+    desc.value = '';
+    load();
+  });
+  main.append(form);
 }
 
 function switchProject(name) {

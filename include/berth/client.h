@@ -32,6 +32,7 @@
 #include "berth/backend.h"
 #include "berth/error.h"
 #include "berth/explain.h"
+#include "berth/project.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,17 @@ typedef struct berth_client berth_client;
  * thread-safe before libcurl 7.84.
  */
 int berth_client_open(berth_client **out, const char *url, const char *token, berth_error **err);
+
+/*
+ * How c checks an https:// server's certificate. By default it must be
+ * signed by one of the system's CAs, or, when $BERTH_CACERT names a file
+ * when c is opened, by one of that file's (PEM): cacert does the same, and
+ * NULL leaves it as it is. insecure checks nothing (kubectl's
+ * --insecure-skip-tls-verify): anyone on the path may read and change the
+ * requests. BERTH_EARG when cacert cannot be read. A certificate that is not
+ * trusted fails each request with BERTH_EIO, its problem in the message.
+ */
+int berth_client_tls(berth_client *c, const char *cacert, bool insecure, berth_error **err);
 
 /* Closes the connection and frees c. NULL is a no-op. */
 void berth_client_close(berth_client *c);
@@ -166,6 +178,16 @@ int berth_client_profiles_format(const char *json, size_t len, berth_explain_for
  */
 int berth_run_info_parse(const char *json, size_t len, berth_run_info ***out, size_t *n,
 			 berth_error **err);
+
+/* Tokens through the server (POST, GET, DELETE /api/v1/tokens): the client's
+ * token must be an admin of the new token's projects (berth_token_create_for
+ * says which); *token is shown once. */
+int berth_client_token_create(berth_client *c, const berth_token_new *t, char **token, char **id,
+			      berth_error **err);
+/* The tokens the client's token sees, as berth_token_list prints them. */
+int berth_client_token_list(berth_client *c, berth_format fmt, char **out, size_t *len,
+			    berth_error **err);
+int berth_client_token_revoke(berth_client *c, const char *id, berth_error **err);
 
 #ifdef __cplusplus
 }

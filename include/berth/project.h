@@ -134,6 +134,7 @@ typedef struct berth_principal {
 	bool all;           /* every project */
 	char **projects;
 	size_t nprojects;
+	int64_t expires;    /* Unix ms the token is refused from; 0: never */
 } berth_principal;
 void berth_principal_free(berth_principal *p);
 
@@ -145,14 +146,40 @@ void berth_principal_free(berth_principal *p);
 int berth_principal_may(const berth_principal *p, const char *project, berth_role need,
 			berth_error **err);
 
-/* Creates a token for projects ("*": all) with role; *token is the secret,
- * shown once: the store keeps only its hash. *id names it for revoke. */
-int berth_token_create(berth_backend *b, berth_role role, const char *const *projects, size_t n,
-		       const char *description, char **token, char **id, berth_error **err);
-/* Who holds token; BERTH_EAUTH when it is unknown or revoked. */
+/* A token to make. */
+#define BERTH_TOKEN_DESCRIPTION_MAX 256 /* bytes */
+#define BERTH_TOKEN_PROJECTS_MAX 64
+typedef struct berth_token_new {
+	berth_role role;
+	const char *const *projects; /* "*": every project */
+	size_t nprojects;            /* 1 to BERTH_TOKEN_PROJECTS_MAX */
+	const char *description;     /* NULL: none; BERTH_TOKEN_DESCRIPTION_MAX bytes at most */
+	int64_t expires;             /* Unix ms it is refused from; 0: never */
+} berth_token_new;
+
+/* Creates the token t; *token is the secret, shown once: the store keeps only
+ * its hash. *id names it for revoke. */
+int berth_token_create(berth_backend *b, const berth_token_new *t, char **token, char **id,
+		       berth_error **err);
+/* The same, asked by who (a server's request): who must be an admin of every
+ * project of t, an admin of every project ("*") for a "*" token or an admin
+ * token; else BERTH_EFORBIDDEN saying which. A token that expires makes only
+ * tokens that expire by then (BERTH_EARG otherwise). */
+int berth_token_create_for(berth_backend *b, const berth_principal *who, const berth_token_new *t,
+			   char **token, char **id, berth_error **err);
+/* When a token made now expires, from a duration (expires_in: "30d", "12h",
+ * "90m", as berth_duration_parse reads) or an RFC 3339 time (expires), one of
+ * them or neither (*out 0: never). BERTH_EARG for both, a bad one, or a time
+ * that is not in the future. */
+int berth_token_expiry(const char *expires_in, const char *expires, int64_t now_ms, int64_t *out,
+		       berth_error **err);
+/* Who holds token; BERTH_EAUTH when it is unknown ("unknown or revoked token",
+ * whether or not it ever was one), and, for a token whose hash is in the
+ * store, "token ID expired at TIME" or "token ID revoked at TIME". */
 int berth_token_check(berth_backend *b, const char *token, berth_principal **out,
 		      berth_error **err);
-/* [{id, role, projects, description, created}] (never the token). */
+/* [{id, role, projects, description, created, expires, revoked, last_used}]
+ * (never the token; a time only when there is one; last_used is to a minute). */
 int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len,
 		     berth_error **err);
 /* berth_token_list of the tokens who may see (NULL: every one): all of them
@@ -161,7 +188,13 @@ int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len
  * access to). A server lists them to an admin this way. */
 int berth_token_list_for(berth_backend *b, const berth_principal *who, berth_format fmt,
 			 char **out, size_t *len, berth_error **err);
+/* Revokes token id: kept in the store, refused from now on with that reason.
+ * BERTH_ENOTFOUND when there is none, BERTH_ECONFLICT when it is revoked already. */
 int berth_token_revoke(berth_backend *b, const char *id, berth_error **err);
+/* The same, asked by who: an admin who may see it (berth_token_list_for);
+ * one it may not see is BERTH_ENOTFOUND, as an unknown id is. */
+int berth_token_revoke_for(berth_backend *b, const berth_principal *who, const char *id,
+			   berth_error **err);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #include "berth/berth.h"
 #include "berth/client.h"
 #include "render/emit.h"
+#include "service/output.h"
 #include "base/internal.h"
 #include "base/names.h"
 #include "spec/yaml.h"
@@ -25,6 +26,8 @@ struct berth_client {
 	char *url;   /* base, no trailing '/' */
 	char *auth;  /* "Authorization: Bearer TOKEN", or NULL */
 	char *agent; /* "berth/VERSION" */
+	char *cacert; /* the CAs an https:// server's certificate is checked with; NULL: the system's */
+	bool insecure; /* no check at all */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -87,7 +90,30 @@ int berth_client_open(berth_client **out, const char *url, const char *token, be
 		berth_client_close(c);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
+	const char *ca = getenv("BERTH_CACERT");
+	if (ca && *ca && (rc = berth_client_tls(c, ca, false, err))) {
+		berth_client_close(c);
+		return rc;
+	}
 	*out = c;
+	return 0;
+}
+
+int berth_client_tls(berth_client *c, const char *cacert, bool insecure, berth_error **err)
+{
+	c->insecure = insecure;
+	if (!cacert)
+		return 0;
+	FILE *f = fopen(cacert, "r");
+	if (!f)
+		return berth_fail(err, BERTH_EARG, "the CA file \"%s\" cannot be read: %s", cacert,
+				  strerror(errno));
+	fclose(f);
+	char *copy = berth_strdup(cacert);
+	if (!copy)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	free(c->cacert);
+	c->cacert = copy;
 	return 0;
 }
 
@@ -103,6 +129,7 @@ void berth_client_close(berth_client *c)
 		free(c->auth);
 	}
 	free(c->agent);
+	free(c->cacert);
 	free(c);
 }
 
@@ -208,6 +235,12 @@ static int send_request(berth_client *c, const request *rq, reply *r, berth_erro
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	if (c->cacert)
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
+	if (c->insecure) {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	if (!rq->body && !strcmp(rq->method, "DELETE")) {
 		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
 	} else if (rq->body || strcmp(rq->method, "GET")) {
@@ -235,6 +268,13 @@ static int send_request(berth_client *c, const request *rq, reply *r, berth_erro
 			ret = berth_fail(err, BERTH_EIO,
 					 "the connection to the berth server at %s broke: %s",
 					 c->url, why);
+		else if (rc == CURLE_PEER_FAILED_VERIFICATION)
+			ret = berth_fail(err, BERTH_EIO,
+					 "the certificate of the berth server at %s is refused: %s "
+					 "(checked with %s%s)", c->url, why,
+					 c->cacert ? "the CAs of " : "this system's CAs; a private CA is "
+					 "given with $BERTH_CACERT or --cacert FILE",
+					 c->cacert ? c->cacert : "");
 		else
 			ret = berth_fail(err, BERTH_EIO, "cannot reach the berth server at %s: %s",
 					 c->url, why);
@@ -1340,5 +1380,107 @@ int berth_client_profiles_format(const char *json, size_t len, berth_explain_for
 	*out = berth_buf_detach(&buf);
 out:
 	berth_arena_free(b.arena);
+	return ret;
+}
+
+/* ---- tokens ------------------------------------------------------------------------------ */
+
+int berth_client_token_create(berth_client *c, const berth_token_new *t, char **token, char **id,
+			      berth_error **err)
+{
+	*token = NULL;
+	if (id)
+		*id = NULL;
+	obuild ob = {.arena = berth_arena_new()};
+	onode *m = ob.arena ? o_root(&ob, O_MAP) : NULL;
+	if (m) {
+		o_str(&ob, m, "role", berth_role_name(t->role));
+		onode *ps = o_seq(&ob, m, "projects");
+		for (size_t i = 0; ps && i < t->nprojects; i++)
+			o_str(&ob, ps, NULL, t->projects[i]);
+		if (t->description)
+			o_str(&ob, m, "description", t->description);
+		if (t->expires)
+			o_time(&ob, m, "expires", t->expires);
+	}
+	char *body = NULL;
+	size_t blen = 0;
+	int ret = m ? service_output(&ob, m, BERTH_FORMAT_JSON, &body, &blen, err)
+		    : berth_fail(err, BERTH_ENOMEM, "out of memory");
+	berth_arena_free(ob.arena);
+	if (ret)
+		return ret;
+	reply r;
+	request rq = {"POST", "/api/v1/tokens", body, blen, "application/json", NULL, NULL};
+	ret = send_request(c, &rq, &r, err);
+	free(body);
+	if (ret < 0)
+		return ret;
+	berth_arena *arena = berth_arena_new();
+	const berth_node *root = NULL;
+	if (!arena)
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else
+		ret = parse_json(arena, r.body.data ? r.body.data : "", r.body.len, &root, err);
+	const char *tok = ret ? NULL : berth_node_text(berth_node_get(root, "token"));
+	const char *tid = ret ? NULL : berth_node_text(berth_node_get(root, "id"));
+	if (!ret && (!tok || !tid))
+		ret = berth_fail(err, BERTH_EIO, "%s has no token and id", REPLY_NAME);
+	if (!ret && (!(*token = berth_strdup(tok)) || (id && !(*id = berth_strdup(tid))))) {
+		free(*token);
+		*token = NULL;
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	if (r.body.data)
+		memset(r.body.data, 0, r.body.len);
+	berth_buf_release(&r.body);
+	berth_arena_free(arena);
+	return ret;
+}
+
+int berth_client_token_list(berth_client *c, berth_format fmt, char **out, size_t *len,
+			    berth_error **err)
+{
+	*out = NULL;
+	*len = 0;
+	char *json = NULL;
+	size_t jlen = 0;
+	int ret = get_body(c, "/api/v1/tokens", &json, &jlen, err);
+	if (ret)
+		return ret;
+	berth_arena *arena = berth_arena_new();
+	obuild ob = {.arena = berth_arena_new()};
+	const berth_node *root = NULL, *items = NULL;
+	if (!arena || !ob.arena)
+		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	else if (!(ret = parse_json(arena, json, jlen, &root, err)) &&
+		 (!(items = berth_node_get(root, "items")) || items->kind != BERTH_NODE_SEQ))
+		ret = berth_fail(err, BERTH_EIO, "%s has no list of tokens (items)", REPLY_NAME);
+	onode *top = ret ? NULL : o_root(&ob, O_SEQ);
+	for (size_t i = 0; top && i < items->len; i++)
+		o_copy_typed(&ob, top, NULL, items->u.items[i]);
+	if (!ret)
+		ret = top ? service_output(&ob, top, fmt, out, len, err)
+			  : berth_fail(err, BERTH_ENOMEM, "out of memory");
+	berth_arena_free(ob.arena);
+	berth_arena_free(arena);
+	free(json);
+	return ret;
+}
+
+int berth_client_token_revoke(berth_client *c, const char *id, berth_error **err)
+{
+	berth_buf t = BERTH_BUF_INIT;
+	berth_buf_puts(&t, "/api/v1/tokens/");
+	put_escaped(&t, c->h, id);
+	if (t.failed) {
+		berth_buf_release(&t);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	reply r;
+	request rq = {"DELETE", t.data, NULL, 0, NULL, NULL, NULL};
+	int ret = send_request(c, &rq, &r, err);
+	berth_buf_release(&t);
+	berth_buf_release(&r.body);
 	return ret;
 }

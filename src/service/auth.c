@@ -21,6 +21,7 @@
 
 #define TOKEN_PREFIX "berth_"
 #define TOKEN_BYTES 32
+#define TOKEN_USE_GRAIN_MS 60000 /* how close a token's last_used is kept */
 
 static const char *const role_names[] = {"none", "viewer", "user", "admin"};
 
@@ -80,18 +81,28 @@ static void token_hash(const char *token, unsigned char out[STORE_TOKEN_HASH])
 			   0);
 }
 
-int berth_token_create(berth_backend *b, berth_role role, const char *const *projects, size_t n,
-		       const char *description, char **token, char **id, berth_error **err)
+int berth_token_create(berth_backend *b, const berth_token_new *nt, char **token, char **id,
+		       berth_error **err)
 {
 	*token = NULL;
 	if (id)
 		*id = NULL;
-	if (role == BERTH_ROLE_NONE)
+	if (nt->role == BERTH_ROLE_NONE || nt->role > BERTH_ROLE_ADMIN)
 		return berth_fail(err, BERTH_EARG, "a token needs a role: viewer, user or admin");
-	if (!n)
+	if (!nt->nprojects)
 		return berth_fail(err, BERTH_EARG, "a token needs at least one project (\"*\": all)");
+	if (nt->nprojects > BERTH_TOKEN_PROJECTS_MAX)
+		return berth_fail(err, BERTH_EARG, "a token has %d projects at most, not %zu",
+				  BERTH_TOKEN_PROJECTS_MAX, nt->nprojects);
+	if (nt->description && strlen(nt->description) > BERTH_TOKEN_DESCRIPTION_MAX)
+		return berth_fail(err, BERTH_EARG, "a token's description is %d bytes at most",
+				  BERTH_TOKEN_DESCRIPTION_MAX);
+	if (nt->expires < 0)
+		return berth_fail(err, BERTH_EARG, "a token's expiry is a time after 1970");
 	if (sodium_init() < 0)
 		return berth_fail(err, BERTH_EINTERNAL, "libsodium cannot start");
+	size_t n = nt->nprojects;
+	const char *const *projects = nt->projects;
 	berth_buf list = BERTH_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		const char *why = strcmp(projects[i], "*") ? berth_check_dns_label(projects[i]) : NULL;
@@ -103,8 +114,9 @@ int berth_token_create(berth_backend *b, berth_role role, const char *const *pro
 	}
 	unsigned char raw[TOKEN_BYTES];
 	char text[sizeof(TOKEN_PREFIX) + 64], tid[16];
-	store_token t = {.id = tid, .role = role, .projects = list.data,
-			 .description = (char *)description, .created = store_now_ms()};
+	store_token t = {.id = tid, .role = nt->role, .projects = list.data,
+			 .description = (char *)nt->description, .created = store_now_ms(),
+			 .expires = nt->expires};
 	randombytes_buf(raw, sizeof(raw));
 	memcpy(text, TOKEN_PREFIX, sizeof(TOKEN_PREFIX) - 1);
 	sodium_bin2base64(text + sizeof(TOKEN_PREFIX) - 1, sizeof(text) - sizeof(TOKEN_PREFIX) + 1,
@@ -132,6 +144,67 @@ int berth_token_create(berth_backend *b, berth_role role, const char *const *pro
 		free(*token);
 		*token = NULL;
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int berth_token_create_for(berth_backend *b, const berth_principal *who, const berth_token_new *t,
+			   char **token, char **id, berth_error **err)
+{
+	*token = NULL;
+	if (id)
+		*id = NULL;
+	/* an admin grants only what it holds: its own projects; a "*" token and an
+	 * admin token (which could grant more in turn) only an admin of every project */
+	bool all_admin = !berth_principal_may(who, NULL, BERTH_ROLE_ADMIN, NULL);
+	int rc;
+	for (size_t i = 0; i < t->nprojects; i++)
+		if (!strcmp(t->projects[i], "*") && !all_admin)
+			return berth_fail(err, BERTH_EFORBIDDEN,
+					  "a token for every project (\"*\") is made by an admin of every "
+					  "project only");
+		else if ((rc = berth_principal_may(who, t->projects[i], BERTH_ROLE_ADMIN, err)))
+			return rc;
+	if (t->role == BERTH_ROLE_ADMIN && !all_admin)
+		return berth_fail(err, BERTH_EFORBIDDEN, "an admin token is made by an admin of every "
+							 "project (\"*\") only; this token may make "
+							 "user and viewer tokens of its projects");
+	/* and it outlives none of them: a token lent for a day makes none for a year */
+	if (who->expires && (!t->expires || t->expires > who->expires)) {
+		char when[40];
+		berth_format_time(when, sizeof(when), who->expires);
+		return berth_fail(err, BERTH_EARG, "this token expires at %s: the tokens it makes "
+						   "expire by then (give an expiry)", when);
+	}
+	return berth_token_create(b, t, token, id, err);
+}
+
+int berth_token_expiry(const char *expires_in, const char *expires, int64_t now_ms, int64_t *out,
+		       berth_error **err)
+{
+	*out = 0;
+	if (expires_in && expires)
+		return berth_fail(err, BERTH_EARG, "a token's expiry is expires_in or expires, not both");
+	if (expires_in) {
+		int64_t ms;
+		int rc = berth_duration_parse(expires_in, &ms, err);
+		if (rc)
+			return rc;
+		if (!ms)
+			return berth_fail(err, BERTH_EARG, "expires_in \"%s\" is no time: a token "
+							   "that never expires has none", expires_in);
+		*out = now_ms + ms;
+		return 0;
+	}
+	if (expires) {
+		size_t used = 0;
+		int64_t ms;
+		if (berth_time_parse(expires, strlen(expires), &ms, &used) || expires[used])
+			return berth_fail(err, BERTH_EARG, "expires \"%s\" is not an RFC 3339 time "
+							   "(2027-01-31T00:00:00Z)", expires);
+		if (ms <= now_ms)
+			return berth_fail(err, BERTH_EARG, "expires \"%s\" is past", expires);
+		*out = ms;
 	}
 	return 0;
 }
@@ -169,14 +242,29 @@ int berth_token_check(berth_backend *b, const char *token, berth_principal **out
 	token_hash(token, hash);
 	store_token *t = NULL;
 	int rc = store_token_find(b->st, hash, &t, err);
+	int64_t now = store_now_ms();
+	char when[40];
+	/* only the holder of the token itself (its hash matched) learns why it is refused */
 	if (!rc && !t)
 		rc = berth_fail(err, BERTH_EAUTH, "unknown or revoked token");
+	else if (!rc && t->revoked) {
+		berth_format_time(when, sizeof(when), t->revoked);
+		rc = berth_fail(err, BERTH_EAUTH, "token %s revoked at %s", t->id, when);
+	} else if (!rc && t->expires && t->expires <= now) {
+		berth_format_time(when, sizeof(when), t->expires);
+		rc = berth_fail(err, BERTH_EAUTH, "token %s expired at %s", t->id, when);
+	}
+	/* its last use, to a minute: one write a minute per token, not one a request */
+	if (!rc && now - t->last_used >= TOKEN_USE_GRAIN_MS)
+		store_token_touch(b->st, t->id, now, NULL);
 	berth_principal *p = NULL;
 	if (!rc && (!(p = berth_calloc(1, sizeof(*p))) || !(p->token_id = berth_strdup(t->id)) ||
 		    set_projects(p, t->projects)))
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (!rc)
+	if (!rc) {
 		p->role = (berth_role)t->role;
+		p->expires = t->expires;
+	}
 	store_token_free(t);
 	if (rc) {
 		berth_principal_free(p);
@@ -234,6 +322,12 @@ int berth_token_list_for(berth_backend *b, const berth_principal *who, berth_for
 		if (t->description)
 			o_str(&ob, m, "description", t->description);
 		o_time(&ob, m, "created", t->created);
+		if (t->expires)
+			o_time(&ob, m, "expires", t->expires);
+		if (t->revoked)
+			o_time(&ob, m, "revoked", t->revoked);
+		if (t->last_used)
+			o_time(&ob, m, "last_used", t->last_used);
 	}
 	rc = service_output(&ob, seq, fmt, out, len, err);
 	berth_arena_free(ob.arena);
@@ -243,8 +337,23 @@ int berth_token_list_for(berth_backend *b, const berth_principal *who, berth_for
 
 int berth_token_revoke(berth_backend *b, const char *id, berth_error **err)
 {
-	int rc = store_token_delete(b->st, id, err);
-	if (rc == 0)
-		return berth_fail(err, BERTH_ENOTFOUND, "no token \"%s\"", id);
-	return rc < 0 ? rc : 0;
+	return berth_token_revoke_for(b, NULL, id, err);
+}
+
+int berth_token_revoke_for(berth_backend *b, const berth_principal *who, const char *id,
+			   berth_error **err)
+{
+	store_token *t = NULL;
+	int rc = store_token_get(b->st, id, &t, err);
+	if (rc)
+		return rc;
+	/* one who may not see it is told what an unknown id is told */
+	if (!t || (who && (who->role < BERTH_ROLE_ADMIN || !projects_within(t->projects, who))))
+		rc = berth_fail(err, BERTH_ENOTFOUND, "no token \"%s\"", id);
+	if (!rc && t->revoked)
+		rc = berth_fail(err, BERTH_ECONFLICT, "token \"%s\" is revoked already", id);
+	store_token_free(t);
+	if (!rc && (rc = store_token_revoke(b->st, id, store_now_ms(), err)) >= 0)
+		rc = 0; /* (0: revoked meanwhile by another) */
+	return rc;
 }

@@ -189,13 +189,23 @@ static const char *const migrations[] = {
 	/* 14: who submitted each run (a server's token, a berth command's user), which
 	 * lists show and filter by */
 	"ALTER TABLE runs ADD COLUMN submitted_by TEXT;",
+	/* 15: a token's expiry, its revocation (kept, so that its holder is told why it is
+	 * refused) and its last use (to a minute) */
+	"ALTER TABLE tokens ADD COLUMN expires INTEGER;"
+	"ALTER TABLE tokens ADD COLUMN revoked INTEGER;"
+	"ALTER TABLE tokens ADD COLUMN last_used INTEGER;",
 };
 
 
 /* PostgreSQL's migrations after its schema of STORE_PG_BASE (schema_pg.c): one
  * for each of migrations[] past it, in the same order */
-static const char *const pg_migrations[] = {NULL};
-_Static_assert(STORE_PG_BASE + BERTH_ARRAY_SIZE(pg_migrations) - 1 == BERTH_ARRAY_SIZE(migrations),
+static const char *const pg_migrations[] = {
+	/* 15: as SQLite's */
+	"ALTER TABLE tokens ADD COLUMN expires BIGINT;"
+	"ALTER TABLE tokens ADD COLUMN revoked BIGINT;"
+	"ALTER TABLE tokens ADD COLUMN last_used BIGINT;",
+};
+_Static_assert(STORE_PG_BASE + BERTH_ARRAY_SIZE(pg_migrations) == BERTH_ARRAY_SIZE(migrations),
 	       "each schema past STORE_PG_BASE needs its PostgreSQL migration in pg_migrations[]");
 
 /* A full disk has a code of its own (a server answers 507, not 500). */

@@ -273,6 +273,9 @@ typedef struct store_token {
 	char *projects;      /* comma-separated; "*": every project */
 	char *description;   /* NULL: none */
 	int64_t created;     /* ms since the epoch */
+	int64_t expires;     /* ms since the epoch it is refused after; 0: never */
+	int64_t revoked;     /* ms since the epoch it was revoked; 0: it is not */
+	int64_t last_used;   /* ms since the epoch, to a minute (store_token_touch); 0: never */
 } store_token;
 /* BERTH_ECONFLICT when a token of this id or hash exists already. */
 int store_token_insert(store *s, const store_token *t, berth_error **err);
@@ -281,8 +284,13 @@ int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store
 		     berth_error **err);
 /* Every token, oldest first (then by id). */
 int store_token_list(store *s, store_token **out, size_t *n, berth_error **err);
-/* 1 when deleted, 0 when there was none. */
-int store_token_delete(store *s, const char *id, berth_error **err);
+/* The token of this id: *out NULL (and 0 returned) when there is none. */
+int store_token_get(store *s, const char *id, store_token **out, berth_error **err);
+/* Marks it revoked at time now (kept: a request with it is told so). 1 when
+ * revoked now, 0 when there is none or it was revoked already. */
+int store_token_revoke(store *s, const char *id, int64_t now, berth_error **err);
+/* Its last use is now. */
+int store_token_touch(store *s, const char *id, int64_t now, berth_error **err);
 void store_token_free(store_token *t);
 void store_token_list_free(store_token *list, size_t n);
 

@@ -9,16 +9,19 @@
 int store_token_insert(store *s, const store_token *t, berth_error **err)
 {
 	store_arg args[] = {STORE_S(t->id), STORE_B(t->hash, sizeof(t->hash)), STORE_I(t->role),
-			    STORE_S(t->projects), STORE_S(t->description), STORE_I(t->created)};
+			    STORE_S(t->projects), STORE_S(t->description), STORE_I(t->created),
+			    STORE_I(t->expires)};
 	int rc = store_exec_args(s,
-				 "INSERT INTO tokens (id, hash, role, projects, description, created)"
-				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-				 args, 6, err);
+				 "INSERT INTO tokens (id, hash, role, projects, description, created,"
+				 " expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+				 args, 7, err);
 	return rc < 0 ? rc : 0;
 }
 
-/* The tokens of a statement (id, role, projects, description, created, and
- * the hash when with_hash), in its order. */
+/* What read_tokens reads, in its order: the hash last */
+#define TOKEN_COLUMNS "id, role, projects, description, created, expires, revoked, last_used, hash"
+
+/* The tokens of a statement (TOKEN_COLUMNS; the hash when with_hash), in its order. */
 static int read_tokens(store *s, db_stmt *st, bool with_hash, store_token **out, size_t *n,
 		       berth_error **err)
 {
@@ -34,9 +37,12 @@ static int read_tokens(store *s, db_stmt *st, bool with_hash, store_token **out,
 		list = grown;
 		store_token *t = &list[cnt++];
 		*t = (store_token){.role = db_col_int(st, 1),
-				   .created = db_col_int(st, 4)};
+				   .created = db_col_int(st, 4),
+				   .expires = db_col_int(st, 5),
+				   .revoked = db_col_int(st, 6),
+				   .last_used = db_col_int(st, 7)};
 		size_t len = 0;
-		const void *hash = with_hash ? db_col_blob(st, 5, &len) : NULL;
+		const void *hash = with_hash ? db_col_blob(st, 8, &len) : NULL;
 		if (hash && len == sizeof(t->hash))
 			memcpy(t->hash, hash, sizeof(t->hash));
 		if (store_col_text(st, 0, &t->id) || store_col_text(st, 2, &t->projects) ||
@@ -57,25 +63,40 @@ static int read_tokens(store *s, db_stmt *st, bool with_hash, store_token **out,
 	return 0;
 }
 
-int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store_token **out,
-		     berth_error **err)
+/* The one token the statement st (its ?1 bound) finds, or *out NULL. */
+static int read_one(store *s, db_stmt *st, store_token **out, berth_error **err)
 {
-	*out = NULL;
-	db_stmt *st;
-	if (!(st = store_stmt_get(s, "SELECT id, role, projects, description, created, hash FROM tokens"
-			   " WHERE hash = ?1")))
-		return store_db_fail(s, err, "preparing a statement");
-	db_bind_blob(st, 1, hash, STORE_TOKEN_HASH);
 	store_token *list;
 	size_t n;
 	int rc = read_tokens(s, st, true, &list, &n, err);
 	if (rc)
 		return rc;
 	if (n)
-		*out = list; /* the only one: hashes are unique */
+		*out = list; /* the only one: ids and hashes are unique */
 	else
 		free(list);
 	return 0;
+}
+
+int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store_token **out,
+		     berth_error **err)
+{
+	*out = NULL;
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens WHERE hash = ?1")))
+		return store_db_fail(s, err, "preparing a statement");
+	db_bind_blob(st, 1, hash, STORE_TOKEN_HASH);
+	return read_one(s, st, out, err);
+}
+
+int store_token_get(store *s, const char *id, store_token **out, berth_error **err)
+{
+	*out = NULL;
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens WHERE id = ?1")))
+		return store_db_fail(s, err, "preparing a statement");
+	db_bind_text(st, 1, id);
+	return read_one(s, st, out, err);
 }
 
 int store_token_list(store *s, store_token **out, size_t *n, berth_error **err)
@@ -83,17 +104,24 @@ int store_token_list(store *s, store_token **out, size_t *n, berth_error **err)
 	*out = NULL;
 	*n = 0;
 	db_stmt *st;
-	if (!(st = store_stmt_get(s, "SELECT id, role, projects, description, created FROM tokens"
-			   " ORDER BY created, id")))
+	if (!(st = store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens ORDER BY created, id")))
 		return store_db_fail(s, err, "preparing a statement");
 	return read_tokens(s, st, false, out, n, err);
 }
 
-int store_token_delete(store *s, const char *id, berth_error **err)
+int store_token_revoke(store *s, const char *id, int64_t now, berth_error **err)
 {
-	store_arg arg = STORE_S(id);
-	int rc = store_exec_args(s, "DELETE FROM tokens WHERE id = ?1", &arg, 1, err);
+	store_arg args[] = {STORE_S(id), STORE_I(now)};
+	int rc = store_exec_args(s, "UPDATE tokens SET revoked = ?2 WHERE id = ?1 AND"
+				    " (revoked IS NULL OR revoked = 0)", args, 2, err);
 	return rc < 0 ? rc : rc > 0;
+}
+
+int store_token_touch(store *s, const char *id, int64_t now, berth_error **err)
+{
+	store_arg args[] = {STORE_S(id), STORE_I(now)};
+	int rc = store_exec_args(s, "UPDATE tokens SET last_used = ?2 WHERE id = ?1", args, 2, err);
+	return rc < 0 ? rc : 0;
 }
 
 void store_token_free(store_token *t)

@@ -271,13 +271,13 @@ static void init(void)
 		abort();
 	static const char *const p1[] = {"p1"}, *const all[] = {"*"};
 	char *id = NULL;
-	if (berth_token_create(b, BERTH_ROLE_ADMIN, all, 1, "fuzz", &tokens[0], &id, NULL))
+	if (berth_token_create(b, &(berth_token_new){BERTH_ROLE_ADMIN, all, 1, "fuzz", 0}, &tokens[0], &id, NULL))
 		abort();
 	free(id);
-	if (berth_token_create(b, BERTH_ROLE_USER, p1, 1, "fuzz", &tokens[1], &id, NULL))
+	if (berth_token_create(b, &(berth_token_new){BERTH_ROLE_USER, p1, 1, "fuzz", 0}, &tokens[1], &id, NULL))
 		abort();
 	free(id);
-	if (berth_token_create(b, BERTH_ROLE_VIEWER, p1, 1, "fuzz", &tokens[2], &id, NULL))
+	if (berth_token_create(b, &(berth_token_new){BERTH_ROLE_VIEWER, p1, 1, "fuzz", 0}, &tokens[2], &id, NULL))
 		abort();
 	free(id);
 	tokens[3] = strdup("berth_nosuchtoken");

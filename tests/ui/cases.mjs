@@ -1008,7 +1008,24 @@ export const cases = [
 			t.expect(toks.length === 3 && toks.every((x) => /demo/.test(x)) && toks.some((x) => /\(this one\)/.test(x)), `the demo admin's tokens: ${toks}`);
 			const html = await page.content();
 			t.expect(![t.tokens.admin, t.tokens.user, t.tokens.viewer, t.tokens.star].some((x) => html.includes(x.slice(6))), 'a token\'s secret is in the page');
+			t.expect(!(await page.$$eval('#t-role option', (os) => os.map((o) => o.value))).includes('admin'), 'an admin of demo alone is offered admin tokens');
+			// a token made here: shown once, listed with its expiry, then revoked
+			await page.fill('#t-desc', 'from the ui');
+			await page.fill('#t-expires', '2h');
+			await page.click('#token-form button[type=submit]');
+			await page.waitForSelector('#t-secret');
+			const secret = await page.inputValue('#t-secret');
+			const who = await t.api('GET', '/api/v1/whoami', { token: secret });
+			t.expect(who.status === 200 && who.json.role === 'viewer' && who.json.projects.join() === 'demo', `the new token: ${who.status}`);
+			await waitFor(t, 'the new token listed', async () => (await page.$$('[data-token]')).length === 4 || null, 5000);
+			const row = (await page.$$eval('[data-token]', (trs) => trs.map((x) => [x.dataset.token, x.textContent]))).find((x) => /from the ui/.test(x[1]));
+			t.expect(row && /active/.test(row[1]) && !/never/.test(row[1]), `the new token's row: ${row}`);
 			await t.step('tokens');
+			await page.click(`[data-token="${row[0]}"] button`);
+			await page.click(`[data-token="${row[0]}"] button`);
+			await waitFor(t, 'the token revoked', async () => /revoked/.test(await page.textContent(`[data-token="${row[0]}"]`)) || null, 5000);
+			const after = await t.api('GET', '/api/v1/whoami', { token: secret });
+			t.expect(after.status === 401 && /revoked at/.test(after.text || JSON.stringify(after.json)), `the revoked token answered ${after.status}`);
 			await page.click('#nav a[data-nav="projects"]');
 			await page.waitForSelector('[data-project="demo"]');
 			t.expect(!(await page.$('#project-form')), 'an admin of demo alone is offered to create projects');
@@ -1016,7 +1033,7 @@ export const cases = [
 			await signIn(t, t.tokens.star);
 			await page.click('#nav a[data-nav="tokens"]');
 			await page.waitForSelector('[data-token]');
-			t.expect((await page.$$('[data-token]')).length === 4 && /every project/.test(await page.textContent('table.tokens')), 'the * admin does not see every token');
+			t.expect((await page.$$('[data-token]')).length === 5 && /every project/.test(await page.textContent('table.tokens')), 'the * admin does not see every token');
 			await page.click('#nav a[data-nav="projects"]');
 			await page.fill('#p-name', 'Bad_Name');
 			await page.click('#project-form button[type=submit]');

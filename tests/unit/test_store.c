@@ -461,12 +461,15 @@ static void test_migration(void)
 			   " ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv; DROP TABLE tombstones;"
 			   " DROP TABLE samples;"
 			   " ALTER TABLE runs DROP COLUMN submitted_by;"
+			   " ALTER TABLE tokens DROP COLUMN expires;"
+			   " ALTER TABLE tokens DROP COLUMN revoked;"
+			   " ALTER TABLE tokens DROP COLUMN last_used;"
 			   " PRAGMA user_version = 5"))
 		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "14");
+	CHECK_STR(sql, "15");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
@@ -902,7 +905,7 @@ static void test_tokens(void)
 	if (!s)
 		goto out;
 	store_token t1 = {.id = "t1", .role = 2, .projects = "a,b", .description = "ci",
-			  .created = 5000};
+			  .created = 5000, .expires = 90000};
 	store_token t2 = {.id = "t2", .role = 3, .projects = "*", .created = 3000};
 	store_token t0 = {.id = "t0", .role = 1, .projects = "a", .created = 5000};
 	memset(t1.hash, 1, sizeof(t1.hash));
@@ -928,6 +931,9 @@ static void test_tokens(void)
 		CHECK_STR(t->projects, "a,b");
 		CHECK_STR(t->description, "ci");
 		CHECK_INT(t->created, 5000);
+		CHECK_INT(t->expires, 90000);
+		CHECK_INT(t->revoked, 0);
+		CHECK_INT(t->last_used, 0);
 		CHECK(!memcmp(t->hash, t1.hash, sizeof(t1.hash)));
 	}
 	CHECK(t != NULL);
@@ -950,9 +956,20 @@ static void test_tokens(void)
 	}
 	CHECK_INT(n, 3);
 	store_token_list_free(list, n);
-	CHECK_INT(store_token_delete(s, "t1", &err), 1);
-	CHECK_INT(store_token_delete(s, "t1", &err), 0);
-	CHECK_INT(store_token_find(s, t1.hash, &t, &err), 0);
+	/* revoked: kept (its holder is told why it is refused), revoked once */
+	CHECK_INT(store_token_revoke(s, "t1", 7000, &err), 1);
+	CHECK_INT(store_token_revoke(s, "t1", 8000, &err), 0);
+	CHECK_INT(store_token_revoke(s, "nope", 8000, &err), 0);
+	CHECK_INT(store_token_touch(s, "t1", 7500, &err), 0);
+	if (OK(store_token_get(s, "t1", &t, &err), err) && t) {
+		CHECK_INT(t->revoked, 7000);
+		CHECK_INT(t->last_used, 7500);
+		CHECK_INT(t->expires, 90000);
+	}
+	CHECK(t != NULL);
+	store_token_free(t);
+	t = (store_token *)&t;
+	CHECK_INT(store_token_get(s, "nope", &t, &err), 0);
 	CHECK(t == NULL);
 	store_token_free(NULL);
 out:

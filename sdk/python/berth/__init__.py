@@ -43,11 +43,13 @@ _project = None  # the name of the project get_or_create_project returned last
 _context = None  # its context= (MLRun's): the directory relative files are in
 
 
-def connect(url=None, token=None, timeout=60):
+def connect(url=None, token=None, timeout=60, cacert=None, insecure_skip_tls_verify=False):
     """A client of the berth server at url (default $BERTH_SERVER) with token (default
-    $BERTH_TOKEN). It becomes the default one that the module's functions use."""
+    $BERTH_TOKEN); an https:// server's certificate is checked with the CAs of cacert
+    (default $BERTH_CACERT, else the system's). It becomes the default one that the
+    module's functions use."""
     global _default
-    _default = Client(url, token, timeout)
+    _default = Client(url, token, timeout, cacert, insecure_skip_tls_verify)
     return _default
 
 

@@ -4,6 +4,7 @@ server's error body turned into exceptions (standard library only)."""
 import http.client
 import json
 import os
+import ssl
 import sys
 import urllib.parse
 import warnings
@@ -16,7 +17,7 @@ USER_AGENT = "berth-python/0.1"
 class Transport:
     """One connection to the server, opened again when it was closed."""
 
-    def __init__(self, url, token=None, timeout=60):
+    def __init__(self, url, token=None, timeout=60, cacert=None, insecure_skip_tls_verify=False):
         if not url:
             raise ValueError("no berth server given: pass url= or set BERTH_SERVER")
         if "://" not in url:
@@ -32,10 +33,21 @@ class Transport:
         self.token = token
         self.timeout = timeout
         self._conn = None
+        self._tls = None
+        if self._scheme == "https":
+            # the system's CAs, else those of cacert (kubectl's certificate-authority);
+            # no check at all only when asked by name
+            cacert = cacert or os.environ.get("BERTH_CACERT") or None
+            self._tls = ssl.create_default_context(cafile=cacert)
+            if insecure_skip_tls_verify:
+                self._tls.check_hostname = False
+                self._tls.verify_mode = ssl.CERT_NONE
 
     def _connect(self, timeout=None):
-        cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
-        return cls(self._host, self._port, timeout=timeout or self.timeout)
+        if self._scheme == "https":
+            return http.client.HTTPSConnection(self._host, self._port, timeout=timeout or self.timeout,
+                                               context=self._tls)
+        return http.client.HTTPConnection(self._host, self._port, timeout=timeout or self.timeout)
 
     def _headers(self, content_type=None):
         h = {"Accept": "application/json", "User-Agent": USER_AGENT}
@@ -84,6 +96,11 @@ class Transport:
                 self._conn = None
                 if attempt:
                     raise
+            except ssl.SSLCertVerificationError as e:
+                self._conn.close()
+                self._conn = None
+                raise ConnectionError(f"the certificate of the berth server at {self.url} is refused: "
+                                      f"{e.verify_message} (a private CA: cacert= or $BERTH_CACERT)") from None
             except OSError as e:
                 self._conn.close()
                 self._conn = None

@@ -148,10 +148,13 @@ def _import(client, url, what, project=None):
 
 
 class Client:
-    """A connection to a berth server: berth.connect(url, token)."""
+    """A connection to a berth server: berth.connect(url, token). An https:// server's
+    certificate is checked with the system's CAs, or with those of the file cacert
+    (default $BERTH_CACERT); insecure_skip_tls_verify=True checks nothing."""
 
-    def __init__(self, url=None, token=None, timeout=60):
-        self._t = Transport(url or env_url(), token if token is not None else env_token(), timeout)
+    def __init__(self, url=None, token=None, timeout=60, cacert=None, insecure_skip_tls_verify=False):
+        self._t = Transport(url or env_url(), token if token is not None else env_token(), timeout,
+                            cacert=cacert, insecure_skip_tls_verify=insecure_skip_tls_verify)
 
     @property
     def url(self):
@@ -183,6 +186,29 @@ class Client:
             except (ForbiddenError, ConflictError):
                 pass  # only a '*' admin creates projects; else its first run or function does
         return Project(self, name)
+
+    def create_token(self, role, projects, description=None, expires_in=None, expires=None):
+        """A new token (this client's must be an admin of its projects; an admin or "*"
+        token needs an admin of every project): {"id", "token", "role", "projects",
+        "description", "expires"}. The token is in this answer only. expires_in: "30d",
+        "12h"; expires: an RFC 3339 time; neither: it never expires."""
+        if isinstance(projects, str):
+            projects = [projects]
+        body = {"role": role, "projects": list(projects)}
+        for k, v in (("description", description), ("expires_in", expires_in), ("expires", expires)):
+            if v is not None:
+                body[k] = v
+        return self._t.request("POST", Transport.path("api", "v1", "tokens"), body)
+
+    def list_tokens(self):
+        """The tokens this admin sees (never the tokens themselves): each with its id, role,
+        projects, description, created, and expires, revoked, last_used when there are."""
+        return self._t.request("GET", Transport.path("api", "v1", "tokens"))["items"]
+
+    def revoke_token(self, token_id):
+        """Revokes a token of this admin's projects: refused from now on ("token ID revoked
+        at ...")."""
+        self._t.request("DELETE", Transport.path("api", "v1", "tokens", token_id))
 
     def get_profiles(self):
         """The platform's hardware profiles: each with what it sets."""

@@ -445,7 +445,8 @@ class LocalRuns(unittest.TestCase):
         berth.close_local()
         tokens = subprocess.run([BIN, "token", "list", "-o", "json"], env=home_env(home),
                                 capture_output=True, text=True, check=True).stdout
-        self.assertNotIn("python sdk local=True runs", tokens)
+        mine = [t for t in json.loads(tokens) if "python sdk local=True runs" in t.get("description", "")]
+        self.assertTrue(mine and all(t.get("revoked") for t in mine), tokens)
         with self.assertRaises(FileNotFoundError) as cm:
             berth.local_client(binary="/nonexistent/berth")
         self.assertIn("BERTH_BIN", str(cm.exception))
