@@ -14,6 +14,15 @@
 #   4. creates with 0 and with 100 log followers open, side by side (a fresh server for
 #      each): at 50/s, then as fast as they go; the followers (curl, ?follow=true) follow
 #      the blocker, whose log stays empty, as a team's terminals follow quiet runs
+#   5. creates at a fixed rate on a store of 100,000 runs, with 0 and 20 open run pages
+#   6. creates as fast as they go with SQLite NORMAL (BERTH_STORE_SYNC=normal) and
+#      durable (the default), side by side, each on a new server, BENCH_SYNC_ROUNDS (3)
+#      rounds in turn
+#   7. the stores side by side: creates as fast as they go (as part 1) on SQLite, on
+#      PostgreSQL with one server, and with two servers (replicas) on one PostgreSQL, wrk
+#      sending half its connections to each (their rates added, the higher p99 kept);
+#      the PostgreSQL is the benchmark's own (tests/pg_lib.sh: initdb in $tmp, a unix
+#      socket, stopped at the end), skipped with the reason when it cannot run
 # A create must not start a process: each server first gets a "blocker" run that asks
 # for every CPU (nproc) and sleeps, so every benchmarked run waits as Pending. At the
 # end the server, the blocker's supervisor and its sleep are killed (never stopped:
@@ -21,14 +30,10 @@
 #
 # Knobs (environment): BENCH_DURATION (10s), BENCH_RATES ("1000 50": one part 2 each),
 # BENCH_THREADS (2), BENCH_CONNECTIONS (16), BENCH_FOLLOWERS (100: part 4),
-#   6. the stores side by side: creates as fast as they go (as part 1) on SQLite, on
-#      PostgreSQL with one server, and with two servers (replicas) on one PostgreSQL, wrk
-#      sending half its connections to each (their rates added, the higher p99 kept);
-#      the PostgreSQL is the benchmark's own (tests/pg_lib.sh: initdb in $tmp, a unix
-#      socket, stopped at the end), skipped with the reason when it cannot run
-# BENCH_FOLLOW_RATE (50: part 4's fixed rate), BENCH_PARTS ("1 2 4 5 6": part 3 goes
+# BENCH_FOLLOW_RATE (50: part 4's fixed rate), BENCH_PARTS ("1 2 4 5 6 7": part 3 goes
 # with 1), BENCH_STORED (100000: part 5's runs stored), BENCH_PAGES (20: part 5's open
-# run pages), BENCH_PERF=FILE: `perf record --call-graph
+# run pages), BENCH_SYNC_ROUNDS (3: part 6's rounds), BENCH_SERVE_ARGS (flags of every
+# berth serve), BENCH_PERF=FILE: `perf record --call-graph
 # dwarf` of the server during part 1, written to FILE (`perf report -i FILE`).
 # Exit status: 0, or 1 when a wrk run had errors (non-2xx answers, socket errors) or a
 # setup step failed.
@@ -43,7 +48,7 @@ CONNS=${BENCH_CONNECTIONS:-16}
 PERF_OUT=${BENCH_PERF:-}
 FOLLOWERS=${BENCH_FOLLOWERS:-100}
 FOLLOW_RATE=${BENCH_FOLLOW_RATE:-50}
-PARTS=" ${BENCH_PARTS:-1 2 4 5 6} "
+PARTS=" ${BENCH_PARTS:-1 2 4 5 6 7} "
 STORED=${BENCH_STORED:-100000}
 PAGES=${BENCH_PAGES:-20}
 part() { [[ $PARTS == *" $1 "* ]]; }
@@ -107,7 +112,7 @@ trap 'exit 130' INT TERM
 start_server() {
 	local home=$tmp/${2:-$1} log=$tmp/$1.log
 	mkdir -p "$home"
-	BERTH_HOME=$home "$berth" serve --listen 127.0.0.1:0 --insecure-local >"$log" 2>&1 &
+	BERTH_HOME=$home "$berth" serve --listen 127.0.0.1:0 --insecure-local ${BENCH_SERVE_ARGS:-} >"$log" 2>&1 &
 	spid=$!
 	server_pids+=("$spid")
 	port=
@@ -332,7 +337,40 @@ if part 5; then
 	rows+=("create latency p99 at $FOLLOW_RATE/s, $have runs stored, 0 / $PAGES open run pages (achieved $(printf %.0f "$s_rps0") / $(printf %.0f "$s_rps")/s; threads $s_threads)|$s_p99_0 / $s_p99 ms|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs -- $FOLLOW_RATE $THREADS (pages: wrk -t1 -c$PAGES -s bench/server_watch.lua URL -- RV, and curl -N URL/api/v1/runs/ID/logs?follow=true each)")
 fi
 
-# ---- 6. the stores side by side: SQLite, PostgreSQL with one server and with two -------------
+# ---- 6. SQLite NORMAL vs durable, side by side --------------------------------------------
+# The same creates as part 1 (as fast as they go), on a fresh server each: one with
+# BERTH_STORE_SYNC=normal (a commit survives a crash of berth, not a power cut) and one
+# durable (the default: the WAL fsynced before the 201, one fsync shared by the commits
+# of the moment, src/store/sync.c). SYNC_ROUNDS rounds, the two modes in turn, so that a
+# change in the machine's load falls on both; the row gives the median round and every
+# round. /metrics counts the commits and the fsyncs.
+SYNC_ROUNDS=${BENCH_SYNC_ROUNDS:-3}
+median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+if part 6; then
+	declare -A s_rps s_p50 s_p99 s_per
+	for round in $(seq "$SYNC_ROUNDS"); do
+		for mode in normal durable; do
+			BERTH_STORE_SYNC=$mode start_server "sync-$mode-$round"
+			start_blocker
+			c0=$(metric berth_store_commits_total) f0=$(metric berth_store_fsyncs_total)
+			run_wrk "create-$mode-$round" bench/server_post.lua /api/v1/runs
+			c1=$(metric berth_store_commits_total) f1=$(metric berth_store_fsyncs_total)
+			s_rps[$mode]+="$(printf %.0f "$rps") " s_p50[$mode]+="$p50 " s_p99[$mode]+="$p99 "
+			if [ "$mode" = durable ]; then
+				s_per[$mode]+="$(awk -v c=$((c1 - c0)) -v f=$((f1 - f0)) 'BEGIN {printf "%.1f", f ? c / f : 0}') "
+				echo "   durable: $((c1 - c0)) commits, $((f1 - f0)) fsyncs"
+			fi
+			stop_server
+		done
+	done
+	for mode in normal durable; do
+		label=NORMAL per=
+		[ "$mode" = durable ] && label=durable per="; commits per fsync: ${s_per[$mode]% }"
+		rows+=("SQLite $label: creates per second (max), p50 / p99, median of $SYNC_ROUNDS rounds (each round's /s: ${s_rps[$mode]% }$per)|$(median <<<"${s_rps[$mode]}") /s, $(median <<<"${s_p50[$mode]}") / $(median <<<"${s_p99[$mode]}") ms|BERTH_STORE_SYNC=$mode; $wrk_cmd -s bench/server_post.lua URL/api/v1/runs")
+	done
+fi
+
+# ---- 7. the stores side by side: SQLite, PostgreSQL with one server and with two -------------
 # wrk2 LABEL URL1 URL2: creates as fast as they go, half the connections to each server at
 # once; sets rps (the sum) and p99 (the higher)
 wrk2() {
@@ -359,11 +397,11 @@ wrk2() {
 	echo "-- $1: $la"
 	echo "-- $1: $lb"
 }
-if part 6; then
+if part 7; then
 	. tests/pg_lib.sh
 	why=$(pg_missing)
 	if [ -n "$why" ]; then
-		echo "   part 6 skipped: $why"
+		echo "   part 7 skipped: $why"
 	else
 		start_server store-sqlite
 		start_blocker

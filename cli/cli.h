@@ -302,6 +302,7 @@ int cmd_secrets(int argc, char **argv);
 int cmd_quota(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_token(int argc, char **argv);
+int cmd_admin(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
@@ -316,6 +317,8 @@ extern const char usage_serve[], usage_token[], usage_cluster[], usage_completio
 extern const cli_args args_validate, args_render, args_explain, args_profiles, args_run;
 extern const cli_args args_get, args_logs, args_stop, args_secrets, args_quota, args_serve;
 extern const cli_args args_token, args_cluster, args_completion;
+extern const char usage_admin[];
+extern const cli_args args_admin;
 extern const char usage_delete[], usage_describe[], usage_events[];
 extern const cli_args args_delete, args_describe, args_events;
 

@@ -9,17 +9,21 @@
 #include "cli.h"
 
 const char usage_profiles[] =
-	"usage: berth profiles [--config POLICY] [-o table|yaml|json]\n"
-	"       berth profiles --server URL [--token TOKEN] [-o table|yaml|json]\n"
+	"usage: berth profiles [--project P] [--config POLICY] [-o table|yaml|json]\n"
+	"       berth profiles [--project P] --server URL [--token TOKEN] [-o table|yaml|json]\n"
 	"\n"
 	"Lists the platform's hardware profiles and every field each one sets. A\n"
-	"profile wins over the fields a user sets, and only those it sets. With a\n"
-	"server: the profiles of the server's policy (-o json prints its reply as is).\n"
+	"profile wins over the fields a user sets, and only those it sets. With\n"
+	"--project: what the runs of project P see, the policy's projects.P overlay\n"
+	"(its own profiles, defaults and limits) over the rest; another project's\n"
+	"profiles are not among them. With a server: the profiles of the server's\n"
+	"policy, for P or else the token's project (-o json prints its reply as is).\n"
 	"\n"
 	CLI_SERVER_HELP;
 
 const cli_args args_profiles = {
 	.opts = (const cli_opt[]){
+		{.name = "--project", .arg = "P"},
 		CLI_OPT_CONFIG,
 		{.name = "--output", .alias = "-o", .arg = "FORMAT",
 		 .values = CLI_VALUES("table", "yaml", "json")},
@@ -29,7 +33,7 @@ const cli_args args_profiles = {
 };
 
 /* berth profiles with a server: its JSON as is, else printed as a local policy's. */
-static int profiles_remote(const cli_server *s, berth_explain_format fmt)
+static int profiles_remote(const cli_server *s, const char *project, berth_explain_format fmt)
 {
 	berth_client *c = NULL;
 	berth_error *err = NULL;
@@ -38,7 +42,7 @@ static int profiles_remote(const cli_server *s, berth_explain_format fmt)
 	int status = cli_server_open(s, &c);
 	if (status)
 		return status;
-	if (berth_client_profiles(c, &json, &len, &err) < 0) {
+	if (berth_client_profiles(c, project, &json, &len, &err) < 0) {
 		status = cli_report(err);
 	} else if (fmt == BERTH_EXPLAIN_JSON) {
 		fwrite(json, 1, len, stdout);
@@ -63,6 +67,7 @@ int cmd_profiles(int argc, char **argv)
 	berth_error *err = NULL;
 	char *data = NULL;
 	size_t len;
+	const char *project = NULL;
 	int status;
 
 	memset(&o, 0, sizeof(o));
@@ -70,6 +75,11 @@ int cmd_profiles(int argc, char **argv)
 		int r = cli_server_flag(&srv, argc, argv, &i);
 		if (r > 0)
 			continue;
+		if (!r && cli_is_flag(argv[i], "--project")) {
+			if (!(project = cli_flag_value("profiles", argc, argv, &i, "--project")))
+				return 2;
+			continue;
+		}
 		if (!r)
 			r = cli_plan_flag(&o, argc, argv, &i);
 		if (r < 0)
@@ -83,10 +93,10 @@ int cmd_profiles(int argc, char **argv)
 		return 2;
 	int remote = cli_server_use(&srv, "profiles", o.config ? "--config" : NULL);
 	if (remote)
-		return remote < 0 ? 2 : profiles_remote(&srv, fmt);
+		return remote < 0 ? 2 : profiles_remote(&srv, project, fmt);
 	if ((status = cli_plan_load(&o, &policy)))
 		goto out;
-	status = berth_explain_profiles(policy, fmt, &data, &len, &err);
+	status = berth_explain_profiles(berth_policy_for_project(policy, project), fmt, &data, &len, &err);
 	status = cli_print_doc(status, data, len, err);
 out:
 	berth_error_free(err);

@@ -52,6 +52,8 @@ const cli_verb cli_verbs[] = {
 	 &args_serve},
 	{"token", cmd_token, "create, list and revoke the server's access tokens", usage_token, 1,
 	 &args_token},
+	{"admin", cmd_admin, "back up the data dir's state to a file, or restore it", usage_admin, 0,
+	 &args_admin},
 	{"validate", cmd_validate, "check run specs without running them", usage_validate, 1,
 	 &args_validate},
 	{"render", cmd_render, "print the Kubernetes objects of runs", usage_render, 0, &args_render},

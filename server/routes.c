@@ -158,6 +158,14 @@ static int get_metrics(req *r)
 	}
 	sbuf b = {0};
 	metrics_format(&b, counts, counts[BERTH_STATE_PENDING]);
+	uint64_t commits, fsyncs;
+	berth_backend_sync_stats(srv_backend(r->srv), &commits, &fsyncs);
+	sb_printf(&b, "# HELP berth_store_commits_total Commits of this server to the store.\n"
+		      "# TYPE berth_store_commits_total counter\nberth_store_commits_total %llu\n"
+		      "# HELP berth_store_fsyncs_total Fsyncs that made them durable (one for the "
+		      "commits of the moment; 0 with BERTH_STORE_SYNC=normal).\n"
+		      "# TYPE berth_store_fsyncs_total counter\nberth_store_fsyncs_total %llu\n",
+		  (unsigned long long)commits, (unsigned long long)fsyncs);
 	sb_puts(&b, quota);
 	sb_puts(&b, usage);
 	free(quota);
@@ -222,9 +230,11 @@ static int get_whoami(req *r)
 	sbuf b = {0};
 	sb_puts(&b, "{\"token\": ");
 	sb_json(&b, r->who->token_id);
+	/* a token of one project: that project's (its overlay of the policy) */
+	const char *project = !r->who->all && r->who->nprojects == 1 ? r->who->projects[0] : NULL;
 	sb_printf(&b, ", \"role\": \"%s\", \"secret_writers\": \"%s\", \"projects\": [",
 		  berth_role_name(r->who->role),
-		  berth_role_name(berth_policy_secret_writers(srv_policy(r->srv))));
+		  berth_role_name(berth_policy_secret_writers(berth_policy_for_project(srv_policy(r->srv), project))));
 	if (r->who->all)
 		sb_puts(&b, "\"*\"");
 	for (size_t i = 0; i < r->who->nprojects; i++) {
@@ -406,12 +416,29 @@ static int post_projects(req *r)
 	return reply_json(r, 201, &b);
 }
 
+/*
+ * The profiles, defaults and limits a project's runs get: its overlay of the
+ * policy (projects.NAME) over the rest. The project is ?project=P (one the
+ * token sees), else the token's one project; else the policy's global keys,
+ * which hold no project's own profiles.
+ */
 static int get_profiles(req *r)
 {
 	char *out = NULL;
 	size_t len = 0;
 	berth_error *err = NULL;
-	int rc = berth_explain_profiles(srv_policy(r->srv), BERTH_EXPLAIN_JSON, &out, &len, &err);
+	const char *project = req_arg(r, "project");
+	int ret = 0;
+	if (project) {
+		int rc = berth_principal_may(r->who, project, BERTH_ROLE_VIEWER, &err);
+		if (failed(r, rc, err, &ret))
+			return ret;
+		err = NULL;
+	} else if (!r->who->all && r->who->nprojects == 1) {
+		project = r->who->projects[0];
+	}
+	const berth_policy *pol = berth_policy_for_project(srv_policy(r->srv), project);
+	int rc = berth_explain_profiles(pol, BERTH_EXPLAIN_JSON, &out, &len, &err);
 	return answer(r, rc, err, out, len, NULL, false);
 }
 
@@ -1038,8 +1065,9 @@ static int get_quota(req *r)
 static int may_write_secrets(req *r, int *ret)
 {
 	berth_error *err = NULL;
-	int rc = berth_principal_may(r->who, req_param(r, "project"),
-				     berth_policy_secret_writers(srv_policy(r->srv)), &err);
+	const char *project = req_param(r, "project");
+	const berth_policy *pol = berth_policy_for_project(srv_policy(r->srv), project);
+	int rc = berth_principal_may(r->who, project, berth_policy_secret_writers(pol), &err);
 	return failed(r, rc, err, ret);
 }
 

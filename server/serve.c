@@ -244,6 +244,14 @@ int serve_main(const serve_opts *o)
 		server_close(s, false);
 		return 1;
 	}
+	if (durable_start(s)) {
+		fprintf(stderr, "berth serve: cannot start the thread that waits for commits: %s\n",
+			strerror(errno));
+		streams_stop();
+		server_close(s, false);
+		tls_close();
+		return 1;
+	}
 	struct MHD_Daemon *d = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
 			MHD_ALLOW_SUSPEND_RESUME | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
@@ -258,6 +266,7 @@ int serve_main(const serve_opts *o)
 		MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "berth serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
+		durable_stop();
 		streams_stop();
 		server_close(s, false);
 		tls_close();
@@ -308,6 +317,7 @@ int serve_main(const serve_opts *o)
 	fprintf(stderr, "berth serve: stopping\n");
 	/* no connection may be suspended when the daemon stops */
 	unsigned left = streams_stop();
+	durable_stop(); /* after it, a request that writes waits for its fsync itself */
 	MHD_stop_daemon(d); /* its threads end: their handles are closed */
 	/* a log thread still reading a quiet run has the policy: it ends with the process */
 	server_close(s, left > 0);

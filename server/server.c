@@ -81,6 +81,10 @@ static void warning_headers(struct MHD_Response *resp, const berth_error *w)
 
 int reply(req *r, int status, const char *type, char *body, size_t len)
 {
+	/* what the request wrote is on disk before it is answered (durable.c): its
+	 * last commit, if one is not known durable yet */
+	berth_backend *b = r->sync_failed ? NULL : pthread_getspecific(r->srv->handle);
+	uint64_t seq = b ? berth_backend_sync_take(b) : 0;
 	struct MHD_Response *resp =
 		MHD_create_response_from_buffer(len, body ? body : (char *)"", body ? MHD_RESPMEM_MUST_FREE
 										   : MHD_RESPMEM_PERSISTENT);
@@ -103,6 +107,14 @@ int reply(req *r, int status, const char *type, char *body, size_t len)
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	r->status = status;
+	int held = seq ? durable_hold(r, resp, (unsigned)status, seq) : 0;
+	if (held > 0)
+		return MHD_YES; /* sent when the commit is on disk (durable_send) */
+	if (held < 0) {
+		r->held = resp;
+		r->sync_failed = true;
+		return durable_send(r);
+	}
 	enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -281,7 +293,7 @@ berth_backend *srv_backend(server *s)
 	if (b)
 		return b;
 	berth_backend_opts bo = {.home = srv_home(s), .policy = now, .passive = true,
-				 .cached = true, .kubeconfig = s->o->kubeconfig,
+				 .cached = true, .defer_sync = true, .kubeconfig = s->o->kubeconfig,
 				 .context = s->o->context};
 	berth_error *err = NULL;
 	if (berth_backend_open(&b, s->o->backend, &bo, &err)) {
@@ -645,6 +657,8 @@ enum MHD_Result server_request(void *cls, struct MHD_Connection *conn, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	if (r->held) /* its commit is on disk (durable.c resumed the connection) */
+		return (enum MHD_Result)durable_send(r);
 	if (r->stream && !r->status) { /* a wait is over (stream.c resumed the connection) */
 		if (stream_gone(r))
 			return MHD_NO;
@@ -696,6 +710,8 @@ void server_completed(void *cls, struct MHD_Connection *conn, void **state,
 	if (!r)
 		return;
 	stream_end(r);
+	if (r->held) /* never sent (the connection ended first) */
+		MHD_destroy_response(r->held);
 	metrics_request(r->route ? r->route->path : "other", r->method, r->status ? r->status : 499,
 			now_s() - r->start);
 	berth_principal_free(r->who);
@@ -753,7 +769,7 @@ int server_open(server **out, const serve_opts *o)
 	srv_report(err);
 	err = NULL;
 	/* the records are kept by the reconciler of serve_main: GET reads the store */
-	berth_backend_opts bo = {.home = o->home, .policy = loaded, .cached = true,
+	berth_backend_opts bo = {.home = o->home, .policy = loaded, .cached = true, .serves = true,
 				 .kubeconfig = o->kubeconfig, .context = o->context};
 	/* opening recovers: runs whose processes died while no one watched are
 	 * marked Failed, and queued runs are started */

@@ -107,6 +107,10 @@ typedef struct req {
 	char *body;
 	size_t len;
 	bool too_big;
+	bool sync_failed;              /* its commits could not be made durable: answered 500 */
+	struct MHD_Response *held;     /* the answer, until its commit is on disk (durable.c) */
+	unsigned held_status;
+	uint64_t held_seq;             /* the commit it waits for */
 	double start;
 	const char *param[3][2];      /* path parameters: name, value (in pbuf) */
 	char pbuf[512];
@@ -254,5 +258,18 @@ size_t openapi_json_len(void);
 /* Last, after every system header of the files that include this one:
  * strcpy, sprintf, atoi... are compile errors in the server as in libberth. */
 #include "base/banned.h"
+
+/* ---- answers held until their commits are on disk (durable.c) ---- */
+/* The thread that waits for the fsyncs (with a handle of its own); durable_stop
+ * ends it once every answer held is released. */
+int durable_start(server *s);
+void durable_stop(void);
+/* Holds resp (status) until commit seq is on disk: 1 held, the connection
+ * suspended (durable_send answers it when resumed); without the thread,
+ * waits here: 0 durable, -1 the fsync failed. */
+int durable_hold(req *r, struct MHD_Response *resp, unsigned status, uint64_t seq);
+/* Sends the held answer (a 500 instead when its fsync failed). */
+int durable_send(req *r);
+
 
 #endif

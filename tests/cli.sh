@@ -363,3 +363,91 @@ if command -v script >/dev/null; then
 else
 	echo "skip cli colours (script is not installed)"
 fi
+
+# ---- berth admin backup / restore (docs/cli-server.md) ---------------------------------
+# a data dir with runs, tokens and a secret; a backup taken while its server runs (0600,
+# not over a file without --force); a restore refused while a server or a run's
+# supervisor uses the data dir; a restore into a fresh data dir, where everything is, a
+# token still authenticates and the secrets open; a truncated or foreign file, and a
+# backup of a newer schema, refused with nothing changed
+bk=$tmp/bk
+mkdir -p "$bk"
+serve_pid=
+bk_serve() { # HOME: a server on HOME; sets serve_pid, serve_url
+	"$berth" serve --listen 127.0.0.1:0 >"$bk/serve.log" 2>&1 &
+	serve_pid=$!
+	local port=
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$bk/serve.log")
+		[ -n "$port" ] && break
+		kill -0 "$serve_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	serve_url=http://127.0.0.1:$port
+}
+bk_stop() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null; serve_pid=; }
+trap 'bk_stop; rm -rf "$tmp"' EXIT
+nap=60.7$$
+(
+	export BERTH_HOME=$bk/a
+	"$berth" token create --project '*' --role admin --description all >"$bk/admin.tok" 2>/dev/null
+	"$berth" token create --project p --role viewer --description view >/dev/null 2>&1
+	echo sekrit | "$berth" secrets set pw --project p >/dev/null 2>&1
+	printf 'project: p\nname: done\nfunction: {name: f, command: ["true"]}\nresources: {cpu: 100m, mem: 16Mi}\n' >"$bk/done.yaml"
+	printf 'project: p\nname: nap\nfunction: {name: f, command: [sleep, "%s"]}\nresources: {cpu: 100m, mem: 16Mi}\n' "$nap" >"$bk/nap.yaml"
+	"$berth" run "$bk/done.yaml" >/dev/null 2>&1
+	"$berth" run "$bk/nap.yaml" >/dev/null 2>&1
+)
+admin_tok=$(cat "$bk/admin.tok")
+export BERTH_HOME=$bk/a
+bk_serve
+check backup-while-serving 0 'backed up to .*holds|holds the secret key' -- "$berth" admin backup "$bk/full.db" --include-key
+check backup-is-0600 0 '^600$' -- stat -c %a "$bk/full.db"
+check backup-no-overwrite 1 'full.db exists: --force replaces it' -- "$berth" admin backup "$bk/full.db"
+check backup-force 0 'backed up to' -- "$berth" admin backup "$bk/full.db" --include-key --force
+check backup-without-key 0 'backed up to' -- "$berth" admin backup "$bk/nokey.db"
+check restore-refused-while-serving 1 'a server \(berth serve\) uses the data dir' -- "$berth" admin restore "$bk/full.db"
+bk_stop
+check restore-refused-while-a-run-runs 1 'run .* is running in .*its supervisor is pid' -- "$berth" admin restore "$bk/full.db"
+for id in $("$berth" get runs -o json 2>/dev/null | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
+	"$berth" stop "$id" --grace 0 >/dev/null 2>&1
+done
+pkill -f "sleep $nap" 2>/dev/null
+export BERTH_HOME=$bk/b
+check restore-into-fresh 0 'restored from' -- "$berth" admin restore "$bk/full.db"
+check restore-no-key-warning 0 EMPTY -- sh -c "'$berth' admin restore '$bk/full.db' 2>&1 | grep -i warning; true"
+check restored-runs 0 'done-.*Succeeded' -- "$berth" get runs
+check restored-tokens 0 'description: view' -- "$berth" token list
+check restored-secrets 0 '^pw$' -- "$berth" secrets list --project p
+check restored-key-0600 0 '^600$' -- stat -c %a "$bk/b/secret.key"
+bk_serve
+check restored-token-authenticates 0 '^200 .*"done-' -- sh -c "curl -s -w '%{http_code} ' -o '$bk/runs.json' -H 'Authorization: Bearer $admin_tok' '$serve_url/api/v1/projects/p/runs'; tr -d '\\n' <'$bk/runs.json'"
+bk_stop
+"$berth" get runs -o json >"$bk/before" 2>&1
+"$berth" token list >>"$bk/before" 2>&1
+head -c 6000 "$bk/full.db" >"$bk/truncated.db"
+echo 'not a store' >"$bk/foreign.db"
+cp "$bk/full.db" "$bk/newer.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=999'); c.commit()" "$bk/newer.db"
+cp "$bk/full.db" "$bk/extra.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM tokens; END'); c.commit()" "$bk/extra.db"
+check restore-foreign-schema-refused 2 'extra.db is not a berth backup: its tables are not those of a berth store' -- "$berth" admin restore "$bk/extra.db"
+check restore-truncated-refused 2 'truncated.db is not a whole berth backup' -- "$berth" admin restore "$bk/truncated.db"
+check restore-foreign-refused 2 'foreign.db is not a whole berth backup' -- "$berth" admin restore "$bk/foreign.db"
+check restore-newer-refused 2 'newer.db is a store of schema version 999, newer than this berth knows' -- "$berth" admin restore "$bk/newer.db"
+"$berth" get runs -o json >"$bk/after" 2>&1
+"$berth" token list >>"$bk/after" 2>&1
+check restore-refused-changes-nothing 0 EMPTY -- sh -c "diff '$bk/before' '$bk/after'; ls -a '$bk/b' | grep -F .tmp-; true"
+if command -v flock >/dev/null; then
+	check serve-refused-during-restore 1 'a restore \(berth admin restore\) is replacing its store' -- \
+		flock -x "$bk/b/serve.lock" "$berth" serve --listen 127.0.0.1:0
+else
+	echo "skip cli serve-refused-during-restore (flock is not installed)"
+fi
+export BERTH_HOME=$bk/c
+echo other | "$berth" secrets set x >/dev/null 2>&1
+check restore-other-key-warns 0 'warning: the restored secrets do not open with the key' -- "$berth" admin restore "$bk/nokey.db"
+check restore-missing-file 2 'nope.db: No such file' -- env BERTH_HOME="$bk/d" "$berth" admin restore "$bk/nope.db"
+check restore-missing-makes-nothing 2 'No such file' -- ls -d "$bk/d"
+check admin-usage 2 '^usage: berth admin backup FILE' -- "$berth" admin
+export BERTH_HOME=$tmp/home

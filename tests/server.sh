@@ -37,6 +37,13 @@ local:
   grace_period: 1
 profiles:
   - {id: tiny, resources: {mem: 48Mi}}
+projects:
+  beta:
+    profiles:
+      - {id: beta-big, resources: {mem: 64Mi}}
+    defaults:
+      envs: [{name: TEAM, value: beta}]
+    security: {secret_writers: user}
 EOF
 
 # stop_project P: every run of project P stopped, and waited for (anonymous: --insecure-local)
@@ -321,6 +328,37 @@ if [ "$st" = 200 ] && [ "$(json 'd["limits"]["pids"], len(d["defaults"]["fields"
 	ok profiles-limits-and-defaults
 else
 	fail profiles-limits-and-defaults "status $st: $(head -c 300 body)"
+fi
+
+# a project's view of the policy (projects.beta over the rest): its own profiles and
+# defaults, for its token, or ?project= for one that sees it; another project's token gets
+# 403 for it, and a run of another project that names beta's profile is refused as unknown
+ids='",".join(p["id"] for p in d["profiles"]), d.get("project"), len(d["defaults"]["fields"]), d["choices"]["secret_writers"]'
+s1=$(call -t "$viewa" GET /api/v1/profiles); v1=$(json "$ids" <body 2>/dev/null)
+s2=$(call -t "$adminb" GET /api/v1/profiles); v2=$(json "$ids" <body 2>/dev/null)
+s3=$(call -t "$admin" GET "/api/v1/profiles?project=beta"); v3=$(json "$ids" <body 2>/dev/null)
+s4=$(call -t "$admin" GET /api/v1/profiles); v4=$(json "$ids" <body 2>/dev/null)
+s5=$(call -t "$viewa" GET "/api/v1/profiles?project=beta")
+# beta's users write its secrets (its overlay's secret_writers), alpha's do not write alpha's
+userb=$("$berth" token create --project beta --role user 2>/dev/null)
+call -t "$userb" GET /api/v1/whoami >/dev/null; wb=$(json 'd["secret_writers"]' <body 2>/dev/null)
+call -t "$usera" GET /api/v1/whoami >/dev/null; wa=$(json 'd["secret_writers"]' <body 2>/dev/null)
+w1=$(call -t "$userb" PUT /api/v1/projects/beta/secrets/overlay -d '{"value": "x"}')
+w2=$(call -t "$userb" DELETE /api/v1/projects/beta/secrets/overlay)
+w3=$(call -t "$usera" PUT /api/v1/projects/alpha/secrets/overlay -d '{"value": "x"}')
+{ spec bigger 'true' alpha; echo 'profile: beta-big'; } >beta-profile.yaml
+s6=$(call -t "$usera" POST /api/v1/runs --data-binary @beta-profile.yaml)
+unknown=$(grep -c 'unknown profile \\"beta-big\\" (known: tiny)' body)
+# berth profiles --project P with a server: the same view, as a local policy's is printed
+"$berth" profiles --server "$url" --token "$admin" --project beta >cli-beta 2>&1
+cli=$(head -n 3 cli-beta | tr '\n' '|')
+if [ "$cli" = "profiles of project beta||beta-big|" ] && grep -q "defined at .* (projects.beta.profiles)" cli-beta &&
+	[ "$s1$s2$s3$s4$s5$s6" = 200200200200403422 ] && [ "$v1" = "tiny None 0 admin" ] &&
+	[ "$v2" = "beta-big,tiny beta 1 user" ] && [ "$v3" = "beta-big,tiny beta 1 user" ] && [ "$v4" = "tiny None 0 admin" ] &&
+	[ "$unknown" = 1 ] && [ "$wb $wa $w1$w2$w3" = "user admin 204204403" ]; then
+	ok profiles-project-view
+else
+	fail profiles-project-view "alpha $s1 ($v1), beta $s2 ($v2), ?project=beta $s3 ($v3), * $s4 ($v4), alpha ?project=beta $s5, alpha run with beta's profile $s6: $(head -c 300 body); cli: $(head -c 300 cli-beta); secret writers of beta $wb, alpha $wa: beta user $w1/$w2, alpha user $w3"
 fi
 
 # a distributed run's logs by worker (?rank=N): one worker's; a rank past the workers 404,
@@ -1018,14 +1056,23 @@ sleep 1.5
 p4=$(profile_ids)
 refused=$(grep -c "is not reloaded; the one loaded before stays in force" "$slog")
 mv policy.gone policy.yaml
-if [ "$p0" = tiny ] && [ "$p1" = tiny,big ] && [ "$p2" = tiny,big ] && [ "$p3" = tiny ] &&
+# a project's overlay reloads with the rest
+printf 'profiles:\n  - {id: tiny, resources: {mem: 48Mi}}\nprojects:\n  gamma:\n    profiles: [{id: g1, resources: {mem: 32Mi}}]\n' >policy.yaml
+kill -HUP "$spid"
+for _ in $(seq 40); do
+	call GET "/api/v1/profiles?project=gamma" >/dev/null
+	p5=$(json '",".join(p["id"] for p in d["profiles"])' <body 2>/dev/null)
+	[ "$p5" = g1,tiny ] && break
+	sleep 0.1
+done
+if [ "$p0" = tiny ] && [ "$p5" = g1,tiny ] && [ "$p1" = tiny,big ] && [ "$p2" = tiny,big ] && [ "$p3" = tiny ] &&
 	[ "$p4" = tiny ] && [ "$refused" = 2 ] && alive &&
 	grep -q "policy $tmp/policy.yaml reloaded" "$slog" &&
 	grep -q "the policy $tmp/policy.yaml is not reloaded; the one loaded before stays in force" "$slog" &&
 	grep -q "policy.yaml:2:39: profiles\[0\].resources.bogus: unknown key" "$slog"; then
 	ok policy-reload
 else
-	fail policy-reload "profiles: at start '$p0', file changed '$p1', a bad file '$p2', fixed '$p3', file gone '$p4' ($refused refusals said)"
+	fail policy-reload "profiles: at start '$p0', file changed '$p1', a bad file '$p2', fixed '$p3', file gone '$p4', gamma's overlay '${p5:-}' ($refused refusals said)"
 fi
 stop_server
 cp policy.before-usage policy.yaml
@@ -1437,6 +1484,53 @@ else
 	fail queue-started-by-the-server-after-a-dead-supervisor "queued run: $queued, then $s after 15 s; the held run: $h"
 fi
 stop_server
+# ---- durable answers, a power cut's stand-in: BERTH_FAULT kills the server (SIGKILL) just
+# before the fsync that makes a create durable. No 201 comes, yet the run was committed
+# (a kill keeps what the page cache holds: after a restart it is there): the answer waits
+# for the fsync. With BERTH_STORE_SYNC=normal (no fsync) the same create is answered 201,
+# which is what this test would see if answers did not wait. A berth command likewise
+# does not print a token it made before that token is on disk.
+arm=$tmp/fault-armed
+printf 'project: durable\nname: %s\nfunction: {name: f, command: ["true"]}\nresources: {cpu: 100m, mem: 16Mi}\n' \
+	probe >durable.yaml
+BERTH_FAULT=kill-before-fsync:$arm start --insecure-local
+touch "$arm"
+code=$(curl -s -m 20 -o /dev/null -w '%{http_code}' -X POST --data-binary @durable.yaml "$url/api/v1/runs")
+wait "$spid" 2>/dev/null
+died=$?
+rm -f "$arm"
+start --insecure-local
+call GET /api/v1/projects/durable/runs >/dev/null
+stored=$(json 'len([r for r in d["items"] if r["name"].startswith("probe")])' <body 2>/dev/null)
+stop_server
+if [ "$code" != 201 ] && [ "$died" = 137 ] && [ "$stored" = 1 ]; then
+	ok "durable-no-201-before-fsync (killed before the fsync: answer $code, the run stored)"
+else
+	fail durable-no-201-before-fsync "answer $code (201 expected never), exit $died (137: SIGKILL), $stored run(s) stored (1)"
+fi
+BERTH_STORE_SYNC=normal BERTH_FAULT=kill-before-fsync:$arm start --insecure-local
+touch "$arm"
+code=$(curl -s -m 20 -o /dev/null -w '%{http_code}' -X POST --data-binary @durable.yaml "$url/api/v1/runs")
+alive_after=no
+kill -0 "$spid" 2>/dev/null && alive_after=yes
+rm -f "$arm"
+stop_server
+if [ "$code" = 201 ] && [ "$alive_after" = yes ]; then
+	ok "durable-control-normal-answers-without-fsync (201 with no fsync to wait for)"
+else
+	fail durable-control-normal-answers-without-fsync "answer $code, server alive: $alive_after"
+fi
+touch "$arm"
+made=$(BERTH_FAULT=kill-before-fsync:$arm "$berth" token create --project durable --role viewer \
+	--description durable-probe 2>/dev/null)
+st=$?
+rm -f "$arm"
+if [ "$st" = 137 ] && [ -z "$made" ] && "$berth" token list 2>/dev/null | grep -q durable-probe; then
+	ok "durable-cli-prints-after-fsync (killed before the fsync: nothing printed, the token stored)"
+else
+	fail durable-cli-prints-after-fsync "exit $st (137), printed '$made' (nothing), token list: $("$berth" token list 2>&1 | grep -c durable-probe)"
+fi
+
 if grep -qi "sanitizer\|runtime error" "$tmp"/serve.*.log; then
 	fail server-clean "$(grep -i -m3 'sanitizer\|runtime error' "$tmp"/serve.*.log)"
 else

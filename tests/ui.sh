@@ -48,6 +48,14 @@ local:
   grace_period: 1
   # the queue's order (tests/ui/cases.mjs: the queue page)
   priority_values: {berth-high: 1000, berth-medium: 500, berth-low: 100}
+# a team's overlay (tests/ui/cases.mjs: project-view-and-volume-mode)
+projects:
+  team:
+    profiles:
+      - {id: team-gpu, description: the team's own, resources: {gpu: 1}}
+    defaults:
+      volumes:
+        - {volume_type: empty_dir, name: team-scratch, mount_path: /team-scratch}
 EOF
 
 # token ROLE: a token of project demo; the token is the last line printed

@@ -168,7 +168,7 @@ const toYAML = (v) => (v === undefined || v === null ? '' : `${yamlLines(v, 0).j
 
 const session = {
   token: sessionStorage.getItem('berth.token') || localStorage.getItem('berth.token') || '',
-  who: null, projects: [], project: '', profiles: null, choices: null,
+  who: null, projects: [], project: '', profiles: null, choices: null, defaults: null,
 };
 const can = (role) => session.who && ROLES[session.who.role] >= ROLES[role];
 
@@ -249,17 +249,29 @@ async function loadSession(token) {
     if (l.status === 200) projects = l.data.items.map((p) => p.name);
     if (projects.length === 0) projects = ['default'];
   }
-  const p = await api('GET', '/api/v1/profiles', { token });
-  Object.assign(session, {
-    token, who, projects,
-    profiles: p.status === 200 ? p.data.profiles : [],
-    choices: p.status === 200 && p.data.choices ? p.data.choices : {},
-  });
+  Object.assign(session, { token, who, projects });
   const saved = localStorage.getItem('berth.project');
   session.project = projects.includes(saved) ? saved : projects[0];
+  await loadProfiles(token);
   showChrome();
   return r;
 }
+
+// what the current project's runs may pick and get: its view of the policy (the
+// overlay projects.NAME with the rest: its own profiles, defaults, limits)
+async function loadProfiles(token) {
+  const p = await api('GET', `/api/v1/profiles?project=${encodeURIComponent(session.project)}`, { token });
+  Object.assign(session, {
+    profiles: p.status === 200 ? p.data.profiles : [],
+    choices: p.status === 200 && p.data.choices ? p.data.choices : {},
+    defaults: p.status === 200 && p.data.defaults ? p.data.defaults : {},
+  });
+}
+
+// the volumes the platform mounts on the project's runs unless they say manual or none
+const autoVolumes = () => ((session.defaults && session.defaults.fields) || [])
+  .filter((fl) => fl.path.startsWith('volumes.'))
+  .map((fl) => { let o = {}; try { o = JSON.parse(fl.value); } catch { o = {}; } return `${fl.path.slice(8)} (${o.mount_path || '?'})`; });
 
 function showChrome() {
   $('#nav').hidden = !session.who;
@@ -961,10 +973,12 @@ const VOLUME_TYPES = ['persistent_volume_claim', 'empty_dir', 'config_map', 'sec
 const VOLUME_REF = { config_map: 'name', secret: 'name', shared_volume: 'claim_name' };
 const VOLUME_SIZE = new Set(['persistent_volume_claim', 'empty_dir']);
 const PREEMPTION = ['allow', 'constrain', 'prevent', 'none'];
+// MLRun's volume mount types: "Auto (using auto-mount), Manual or None" (seed 002)
+const VOLUME_MODES = [['auto', 'Auto (using auto-mount)'], ['manual', 'Manual'], ['none', 'None']];
 const ACTIONS = ['job', 'serve', 'deploy', 'cronjob'];
 // the keys the form edits; any other key of a spec is kept as it is
 const FORM_KEYS = new Set(['project', 'name', 'function', 'args', 'action', 'schedule', 'profile', 'resources', 'labels',
-  'volumes', 'envs', 'secrets', 'node_selector', 'tolerations', 'affinity', 'fs_group', 'run_as_user',
+  'volumes', 'volume_mode', 'volumeMode', 'envs', 'secrets', 'node_selector', 'tolerations', 'affinity', 'fs_group', 'run_as_user',
   'run_as_group', 'priority_class', 'preemption_mode', 'replicas', 'min_replicas', 'max_replicas', 'timeout', 'retries']);
 const YAML_FIELDS = ['node_selector', 'tolerations', 'affinity'];
 
@@ -992,7 +1006,7 @@ function emptyForm() {
     name: '', fname: '', image: '', command: '', args: '', action: 'job', schedule: '', profile: '',
     cpu: { req: '', lim: '' }, mem: { req: { n: '', u: 'Gi' }, lim: { n: '', u: 'Gi' } },
     gpu: '', gpuType: '', disk: { n: '', u: 'Gi' },
-    volumes: [], envs: [], secrets: [], labels: [], inputs: [], fnRef: false,
+    volumes: [], volumeMode: 'auto', envs: [], secrets: [], labels: [], inputs: [], fnRef: false,
     yaml: { node_selector: '', tolerations: '', affinity: '' }, parsed: {}, yamlErr: {},
     fsGroup: '', runAsUser: '', runAsGroup: '', priorityClass: '', preemption: '',
     scale: 'fixed', replicas: '', minReplicas: '', maxReplicas: '', timeout: '', retries: '', extra: {},
@@ -1030,6 +1044,7 @@ function formFromSpec(s) {
       ref: spec.name ?? spec.claim_name ?? '',
     };
   });
+  f.volumeMode = String(s.volume_mode ?? s.volumeMode ?? 'auto').toLowerCase();
   f.envs = (Array.isArray(s.envs) ? s.envs : []).map((e) => ({ name: e.name ?? '', value: String(e.value ?? '') }));
   f.secrets = Array.isArray(s.secrets) ? s.secrets.map(String) : [];
   f.labels = Object.entries(isMap(s.labels) ? s.labels : {}).map(([k, v]) => ({ k, v: String(v ?? '') }));
@@ -1090,6 +1105,7 @@ function specFromForm(f, project) {
     if (Object.keys(spec).length) out.spec = spec;
     return out;
   }));
+  if (f.volumeMode !== 'auto') put('volume_mode', f.volumeMode); // auto: what a run gets unless it says
   put('envs', f.envs.filter((e) => e.name.trim() || e.value).map((e) => ({ name: e.name.trim(), value: e.value })));
   put('secrets', f.secrets);
   const kv = (rows, typed) => Object.fromEntries(rows.filter((x) => x.k.trim()).map((x) => [x.k.trim(), typed ? typedValue(x) : x.v]));
@@ -1135,6 +1151,7 @@ function givesText(fl) {
     return `tolerates ${o.key || 'every taint'}${o.value ? `=${o.value}` : ''} (${o.operator || 'Equal'}, ${o.effect || 'any effect'})`;
   }
   if ((m = /^envs\.(.+)$/.exec(p))) return `env ${m[1]}=${v}`;
+  if ((m = /^volumes\.(.+)$/.exec(p)) && isMap(o)) return `volume ${m[1]} (${o.volume_type}) at ${o.mount_path}${o.size ? `, ${o.size}` : ''}`;
   return `${p.replace(/_/g, ' ')} ${o ? words(o) : v}`;
 }
 
@@ -1252,7 +1269,11 @@ function newRunView(main, params) {
           field('GPU type', select('gpuType', 'resources.gpu_type', opts(gpuTypes, `Default${session.choices && session.choices.default_gpu_type ? ` (${session.choices.default_gpu_type})` : ''}`)), 'The platform\'s default when none is picked.'),
           qty('disk', 'resources.disk', 'Disk (ephemeral)'))),
       h('fieldset', {}, h('legend', {}, 'Volumes'),
-        h('div', { class: 'rows' }, ...f.volumes.map((v, i) => h('div', { class: 'row', 'data-row': `volumes.${i}` },
+        field('Volume mount type', select('volumeMode', 'volume_mode', opts(VOLUME_MODES)),
+          f.volumeMode === 'none' ? 'No volume is mounted.'
+            : f.volumeMode === 'manual' ? 'Only the volumes listed here.'
+              : autoVolumes().length ? `The platform mounts ${autoVolumes().join(', ')}, and the volumes listed here.` : 'The platform mounts none of its own here: the volumes listed here.'),
+        f.volumeMode === 'none' ? null : h('div', { class: 'rows' }, ...f.volumes.map((v, i) => h('div', { class: 'row', 'data-row': `volumes.${i}` },
           field('Type', select(`volumes.${i}.type`, `volumes[${i}].volume_type`, opts(VOLUME_TYPES))),
           field('Name', input(`volumes.${i}.name`, `volumes[${i}].name`, { autocomplete: 'off' })),
           field('Mount path', input(`volumes.${i}.mount`, `volumes[${i}].mount_path`, { autocomplete: 'off', placeholder: '/data' })),
@@ -1260,7 +1281,7 @@ function newRunView(main, params) {
           v.type === 'persistent_volume_claim' ? field('Storage class', input(`volumes.${i}.storageClass`, `volumes[${i}].spec.storage_class`, { autocomplete: 'off' })) : null,
           VOLUME_REF[v.type] ? field(v.type === 'shared_volume' ? 'Claim name' : v.type === 'secret' ? 'Secret' : 'ConfigMap', input(`volumes.${i}.ref`, `volumes[${i}].spec.${VOLUME_REF[v.type]}`, { autocomplete: 'off' })) : null,
           h('button', { type: 'button', onclick: () => { f.volumes.splice(i, 1); rebuild(); } }, `Remove volume ${i + 1}`)))),
-        h('div', { class: 'actions' }, h('button', { type: 'button', id: 'add-volume', onclick: () => { f.volumes.push({ type: 'persistent_volume_claim', name: '', mount: '', size: { n: '', u: 'Gi' }, storageClass: '', ref: '' }); rebuild(`volumes.${f.volumes.length - 1}.name`); } }, 'Add volume'))),
+        f.volumeMode === 'none' ? null : h('div', { class: 'actions' }, h('button', { type: 'button', id: 'add-volume', onclick: () => { f.volumes.push({ type: 'persistent_volume_claim', name: '', mount: '', size: { n: '', u: 'Gi' }, storageClass: '', ref: '' }); rebuild(`volumes.${f.volumes.length - 1}.name`); } }, 'Add volume'))),
       h('fieldset', {}, h('legend', {}, 'Environment and secrets'),
         h('div', { class: 'rows' }, ...f.envs.map((e, i) => h('div', { class: 'row' },
           field('Variable', input(`envs.${i}.name`, `envs[${i}].name`, { autocomplete: 'off' })),
@@ -1461,7 +1482,7 @@ function newRunView(main, params) {
     return mode === 'yaml' ? yamlEl.value : toYAML(specFromForm(form, project));
   }
   function changed(bind) {
-    if (bind === 'action' || bind === 'scale' || /^volumes\.\d+\.type$/.test(bind)) { rebuild(bind); return; }
+    if (bind === 'action' || bind === 'scale' || bind === 'volumeMode' || /^volumes\.\d+\.type$/.test(bind)) { rebuild(bind); return; }
     if (mode === 'form') yamlText = toYAML(specFromForm(form, project));
     check();
   }
@@ -1541,8 +1562,8 @@ function newRunView(main, params) {
 
 function secretsView(main) {
   const project = session.project;
-  // the role the server's policy lets write secrets (security.secret_writers)
-  const writers = session.who.secret_writers || 'admin';
+  // the role the server's policy lets write secrets (security.secret_writers), the project's own
+  const writers = (session.choices && session.choices.secret_writers) || session.who.secret_writers || 'admin';
   const list = h('ul', { id: 'secret-list' });
   const load = async () => {
     const r = await api('GET', `/api/v1/projects/${encodeURIComponent(project)}/secrets`);
@@ -1679,8 +1700,8 @@ function functionView(main, name) {
 const LIMIT_NAMES = { cpu: 'CPU', mem: 'Memory', gpu: 'GPUs', disk: 'Disk (ephemeral)', volume_size: 'Each volume', pids: 'Processes (this machine)' };
 
 function profilesView(main) {
-  const box = page(main, 'Profiles and limits');
-  getInto(box, '/api/v1/profiles', (d) => {
+  const box = page(main, 'Profiles and limits', `What the runs of project ${session.project} may pick and get.`);
+  getInto(box, `/api/v1/profiles?project=${encodeURIComponent(session.project)}`, (d) => {
     const lim = d.limits || {};
     const def = d.defaults || {};
     const ch = d.choices || {};
@@ -1689,6 +1710,7 @@ function profilesView(main) {
       h('p', { class: 'muted' }, 'A profile is a bundle of run fields the platform defines: a run that picks one gets every field it sets, over what it asked for (a resource it sets, whole).'),
       h('div', { class: 'profiles' }, d.profiles.map((p) => h('section', { class: 'profile', 'data-profile': p.id, 'aria-labelledby': `pf-${p.id}` },
         h('h2', { id: `pf-${p.id}` }, p.id), p.description ? h('p', {}, p.description) : null,
+        p.from ? h('p', { class: 'muted', 'data-from': p.from }, `This project's own (${p.from}).`) : null,
         h('ul', { 'aria-label': `${p.id} gives` }, p.fields.map((fl) => h('li', {}, givesText(fl)))),
         can('user') ? h('a', { href: `#/new?profile=${encodeURIComponent(p.id)}` }, `New run with ${p.id}`) : null))),
       d.profiles.length ? null : h('p', {}, 'The policy defines no profile.'),
@@ -1788,9 +1810,10 @@ function tokensView(main) {
   main.append(form);
 }
 
-function switchProject(name) {
+async function switchProject(name) {
   session.project = name;
   localStorage.setItem('berth.project', name);
+  await loadProfiles();
   showChrome();
   go('#/runs');
 }
@@ -1830,9 +1853,10 @@ function projectsView(main) {
 
 // ---- start -------------------------------------------------------------------------
 
-$('#project').addEventListener('change', (e) => {
+$('#project').addEventListener('change', async (e) => {
   session.project = e.target.value;
   localStorage.setItem('berth.project', session.project);
+  await loadProfiles();
   route();
 });
 $('#signout').addEventListener('click', () => signOut(''));

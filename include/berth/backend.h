@@ -134,6 +134,17 @@ typedef struct berth_backend_opts {
 				    and runs in it, with the run's record, rather than
 				    as a new berth process (no exec, no loading of
 				    berth's libraries); false: posix_spawn of exe */
+	bool serves;             /* a server's: the data dir is marked as served while the
+				    handle is open (a shared lock on HOME/serve.lock, which
+				    several servers may hold): berth_restore refuses it,
+				    and the handle does not open during a restore
+				    (BERTH_ECONFLICT) */
+	bool defer_sync;         /* the handle's commits are made durable (on disk, not
+				    only written) by berth_backend_sync, which the caller
+				    calls before it tells anyone of them: the commits of
+				    threads that wait at once share one fsync (a server's
+				    workers, before they answer); false: each commit is
+				    durable before the call that made it returns */
 } berth_backend_opts;
 
 /* Opens kind ("local" or "kubernetes"; NULL means local): the kind new runs
@@ -146,6 +157,21 @@ typedef struct berth_backend_opts {
 int berth_backend_open(berth_backend **out, const char *kind, const berth_backend_opts *opts,
 		       berth_error **err);
 void berth_backend_close(berth_backend *b);
+/* Waits until every commit made through b is on disk (a handle opened with
+ * defer_sync; at once for any other, or with BERTH_STORE_SYNC=normal, which
+ * lets a power cut lose the last commits). BERTH_EIO when an fsync failed:
+ * from then on every call fails, as what was written may be lost. */
+int berth_backend_sync(berth_backend *b, berth_error **err);
+/* berth_backend_sync in two halves, for a caller that waits elsewhere (a
+ * server's thread that answers once the commits are on disk): the number of
+ * b's last commit not yet known durable (0: none), which b forgets; then the
+ * wait until that commit is on disk, through any handle of the same data
+ * dir in this process (its own thread's). */
+uint64_t berth_backend_sync_take(berth_backend *b);
+int berth_backend_sync_to(berth_backend *b, uint64_t seq, berth_error **err);
+/* This process's commits to b's store, and the fsyncs that made them durable
+ * (fewer when commits shared one; both 0 with BERTH_STORE_SYNC=normal). */
+void berth_backend_sync_stats(berth_backend *b, uint64_t *commits, uint64_t *fsyncs);
 /* Uses policy from now on (a server's reload; the caller keeps the old one
  * alive while anything opened with it may still read it): what the kinds
  * took from the old one (the local machine's capacity and labels, its grace

@@ -11,6 +11,7 @@
 #define BERTH_BERTH_H
 
 #include "berth/backend.h"
+#include "berth/backup.h"
 #include "berth/client.h"
 #include "berth/error.h"
 #include "berth/explain.h"

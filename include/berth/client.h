@@ -153,8 +153,11 @@ int berth_client_quota(berth_client *c, const char *project, struct berth_quota_
 		       berth_error **err);
 
 /* The server's profiles as the JSON it sends (GET /api/v1/profiles),
- * NUL-terminated; free() it. */
-int berth_client_profiles(berth_client *c, char **json, size_t *len, berth_error **err);
+ * NUL-terminated; free() it. With project: what that project's runs see
+ * (its overlay of the policy, ?project=P); NULL: the server's choice (the
+ * token's project when it has one). */
+int berth_client_profiles(berth_client *c, const char *project, char **json, size_t *len,
+			  berth_error **err);
 
 /*
  * The profiles JSON of berth_client_profiles ({"items": [...]} or

@@ -30,6 +30,8 @@ typedef struct berth_profile {
 	berth_str id;
 	berth_str description;
 	const char *file;   /* where it is defined */
+	const char *project; /* the project whose overlay defines it (projects.NAME.profiles):
+				it is that project's only; NULL: every project's */
 	berth_spec spec;    /* only the fields the profile sets */
 	berth_pos pos;
 } berth_profile;
@@ -55,8 +57,20 @@ void berth_policy_free(berth_policy *p);
 /* The main file, or NULL for the built-in policy. */
 const char *berth_policy_file(const berth_policy *p);
 
+/*
+ * The policy as the runs of project see it: the overlay projects.NAME (its
+ * defaults, limits, profiles, quotas, security, priority_classes, namespace)
+ * over the global keys; p itself when the policy has no overlay for it.
+ * The view lives as long as p and is not freed on its own.
+ */
+const berth_policy *berth_policy_for_project(const berth_policy *p, const char *project);
+
+/* The project of a view (NULL for a whole policy). */
+const char *berth_policy_project(const berth_policy *p);
+
 /* Profiles, in the order they are defined (config.yaml first, then
- * profiles.d files by name). */
+ * profiles.d files by name); a project's view: its own first, then the
+ * policy's that it does not define again. */
 size_t berth_policy_profile_count(const berth_policy *p);
 const berth_profile *berth_policy_profile_get(const berth_policy *p, size_t i);
 const berth_profile *berth_policy_profile_find(const berth_policy *p, const char *id);

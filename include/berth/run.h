@@ -92,6 +92,8 @@ typedef struct berth_run {
 					none (an Indexed Job) */
 	const char *ssh_auth_mount_path; /* distributed.ssh_auth_mount_path (an MPIJob's) */
 	const berth_profile *profile;
+	const char *policy_project;  /* the project whose overlay of the policy (projects.NAME)
+					the run was planned under; NULL: none */
 	const berth_spec *given;     /* the run spec as written, and the function layer when it ... */
 	const berth_spec *function;  /* ... is a registered function: what a profile may override */
 	const char *origin_file[BERTH_ORIGIN_RULE + 1]; /* the file each origin's positions are in */
@@ -134,8 +136,8 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 
 void berth_run_free(berth_run *run);
 
-/* A name for origin: "built-in", "policy default", "function", "run spec",
- * "profile", "policy rule". */
+/* A name for origin: "built-in", "policy default", "project default",
+ * "function", "run spec", "profile", "policy rule". */
 const char *berth_origin_name(berth_origin origin);
 
 /* The note for path, or NULL. */

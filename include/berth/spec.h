@@ -37,6 +37,7 @@ typedef enum berth_origin {
 	BERTH_ORIGIN_UNSET = 0,
 	BERTH_ORIGIN_BUILTIN,   /* berth's own default */
 	BERTH_ORIGIN_DEFAULT,   /* the policy's defaults */
+	BERTH_ORIGIN_PROJECT,   /* the defaults of the run's project (projects.NAME.defaults) */
 	BERTH_ORIGIN_FUNCTION,  /* the run's function */
 	BERTH_ORIGIN_RUN,       /* the run spec */
 	BERTH_ORIGIN_PROFILE,   /* the hardware profile */
@@ -205,6 +206,8 @@ typedef struct berth_spec {
 	berth_str priority_class;
 	berth_preemption preemption_mode;
 	berth_str preemption_name;
+	berth_str volume_mode;        /* auto (unset: the policy's defaults.volumes too), manual
+					 (only the volumes listed), none (no volume) */
 	berth_int replicas, min_replicas, max_replicas; /* replicas of a job: its workers */
 	berth_str launcher;           /* distributed.launcher: env, torchrun, jax */
 	berth_int procs_per_worker;   /* distributed.procs_per_worker (torchrun's nproc_per_node) */

@@ -61,6 +61,27 @@ void berth_backend_close(berth_backend *b)
 	backend_runtime_close(b);
 }
 
+int berth_backend_sync(berth_backend *b, berth_error **err)
+{
+	return store_sync(b->st, err);
+}
+
+uint64_t berth_backend_sync_take(berth_backend *b)
+{
+	return store_sync_take(b->st);
+}
+
+int berth_backend_sync_to(berth_backend *b, uint64_t seq, berth_error **err)
+{
+	return store_sync_to(b->st, seq, err);
+}
+
+void berth_backend_sync_stats(berth_backend *b, uint64_t *commits, uint64_t *fsyncs)
+{
+	uint64_t durable;
+	store_sync_stats(b->st, commits, &durable, fsyncs);
+}
+
 int berth_backend_check(berth_backend *b, char **report, berth_error **err)
 {
 	*report = NULL;

@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -41,6 +43,30 @@ static char *dup_opt(const char *s, bool *failed)
 	return d;
 }
 
+/* A server's mark on its data dir (opts.serves): HOME/serve.lock held shared,
+ * which berth_restore (backup.c) takes exclusive. */
+static int hold_served(berth_backend *b, berth_error **err)
+{
+	char path[4200];
+	if (fs_path(path, sizeof(path), b->home, "serve.lock"))
+		return berth_fail(err, BERTH_EARG, "the data dir's path is too long");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return berth_fail(err, BERTH_EIO, "cannot open %s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_SH | LOCK_NB)) {
+		int e = errno;
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return berth_fail(err, BERTH_ECONFLICT,
+					  "%s: a restore (berth admin restore) is replacing its store: "
+					  "start again when it is done",
+					  b->home);
+		return berth_fail(err, BERTH_EIO, "%s: %s", path, strerror(e));
+	}
+	b->served_fd = fd;
+	return 0;
+}
+
 int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, berth_error **err)
 {
 	*out = NULL;
@@ -48,6 +74,7 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	if (!b)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	bool failed = false;
+	b->served_fd = -1;
 	b->home = opts && opts->home ? dup_opt(opts->home, &failed) : backend_default_home();
 	b->exe = dup_opt(opts && opts->exe ? opts->exe : "/proc/self/exe", &failed);
 	b->arena = berth_arena_new();
@@ -91,6 +118,8 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	else if (fs_private_dir(b->home, pass))
 		rc = berth_fail(err, BERTH_EIO, "cannot create the data dir %s: %s", b->home,
 				strerror(errno));
+	else if (opts && opts->serves && (rc = hold_served(b, err)))
+		;
 	else if (backend_store_where(path, sizeof(path), b->home) || store_open(&b->st, path, err))
 		rc = -BERTH_EIO;
 	if (rc) {
@@ -99,6 +128,7 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 	}
 	if (b->cached)
 		store_long_lived(b->st);
+	store_defer_sync(b->st, opts && opts->defer_sync);
 	*out = b;
 	return 0;
 }
@@ -109,6 +139,8 @@ void backend_runtime_close(berth_backend *b)
 		return;
 	store_close(b->st);
 	store_close(b->lead);
+	if (b->served_fd >= 0)
+		close(b->served_fd);
 	free(b->config);
 	free(b->context);
 	berth_policy_free(b->own_policy);

@@ -104,6 +104,7 @@ struct berth_backend {
 	bool waits;                /* opts.waits */
 	bool fork_supervisors;     /* opts.fork_supervisors */
 	char *config, *context;    /* opts.kubeconfig, opts.context: where a cluster is */
+	int served_fd;             /* HOME/serve.lock, held shared (opts.serves); -1 */
 	struct {
 		const backend_ops *kind;
 		void *state;

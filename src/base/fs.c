@@ -2,6 +2,9 @@
  * fs.c - paths under the data dir and private directories (fs.h).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <string.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -50,3 +53,24 @@ int fs_private_dir(const char *path, mode_t mode)
 	return 0;
 }
 
+int fs_sync(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int fs_sync_dir_of(const char *path)
+{
+	char *copy = berth_strdup(path);
+	if (!copy)
+		return -1;
+	int rc = fs_sync(dirname(copy));
+	free(copy);
+	return rc;
+}

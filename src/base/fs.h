@@ -16,5 +16,10 @@ int fs_mkdirs(const char *path, mode_t mode);
 /* mkdir -p, then path itself (when this user owns it) chmod to mode, whatever
  * the umask or how it was made; -1 also when path is not a directory. */
 int fs_private_dir(const char *path, mode_t mode);
+/* fsync of the file or directory at path (never one of a database that SQLite
+ * has open in this process: closing a descriptor drops its locks); -1 with errno. */
+int fs_sync(const char *path);
+/* fs_sync of the directory that holds path (its new or renamed entries). */
+int fs_sync_dir_of(const char *path);
 
 #endif

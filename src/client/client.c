@@ -14,6 +14,7 @@
 #include "berth/berth.h"
 #include "berth/client.h"
 #include "render/emit.h"
+#include "render/render_internal.h"
 #include "service/output.h"
 #include "base/internal.h"
 #include "base/names.h"
@@ -1234,9 +1235,19 @@ int berth_client_secret_delete(berth_client *c, const char *project, const char 
 	return ret;
 }
 
-int berth_client_profiles(berth_client *c, char **json, size_t *len, berth_error **err)
+int berth_client_profiles(berth_client *c, const char *project, char **json, size_t *len,
+			  berth_error **err)
 {
-	return get_body(c, "/api/v1/profiles", json, len, err);
+	if (!project)
+		return get_body(c, "/api/v1/profiles", json, len, err);
+	berth_buf t = BERTH_BUF_INIT;
+	berth_buf_puts(&t, "/api/v1/profiles?project=");
+	put_escaped(&t, c->h, project);
+	int ret = nomem_target(&t, err);
+	if (!ret)
+		ret = get_body(c, t.data, json, len, err);
+	berth_buf_release(&t);
+	return ret;
 }
 
 static void copy_text(char *dst, size_t len, const berth_node *n)
@@ -1300,34 +1311,6 @@ int berth_client_quota(berth_client *c, const char *project, berth_quota_state *
 
 /* ---- profiles as berth profiles prints them ------------------------------------------- */
 
-static const char *ostr(const onode *m, const char *key)
-{
-	const onode *v = o_get(m, key);
-	return v && v->kind == O_STR ? v->s : NULL;
-}
-
-/* As explain.c prints a policy's profiles. */
-static void profiles_table(berth_buf *out, const onode *list)
-{
-	if (!list->first) {
-		berth_buf_puts(out, "no profiles defined\n");
-		return;
-	}
-	for (const onode *p = list->first; p; p = p->next) {
-		const char *id = ostr(p, "id"), *d = ostr(p, "description"), *at = ostr(p, "at");
-		const onode *fl = o_get(p, "fields");
-		berth_buf_printf(out, "%s%s%s%s\n", p == list->first ? "" : "\n", id ? id : "?",
-				 d ? " - " : "", d ? d : "");
-		if (at)
-			berth_buf_printf(out, "  defined at %s\n", at);
-		for (const onode *f = fl && fl->kind == O_SEQ ? fl->first : NULL; f; f = f->next) {
-			const char *path = ostr(f, "path"), *value = ostr(f, "value");
-			if (path)
-				berth_buf_printf(out, "  %s: %s\n", path, value ? value : "");
-		}
-	}
-}
-
 int berth_client_profiles_format(const char *json, size_t len, berth_explain_format fmt,
 				 char **out, size_t *outlen, berth_error **err)
 {
@@ -1348,7 +1331,12 @@ int berth_client_profiles_format(const char *json, size_t len, berth_explain_for
 		ret = berth_fail(err, BERTH_ETYPE, "%s is not a list of profiles", REPLY_NAME);
 		goto out;
 	}
-	onode *doc = o_root(&b, O_MAP), *list = o_seq(&b, doc, "profiles");
+	onode *doc = o_root(&b, O_MAP);
+	/* the project whose view it is (GET /api/v1/profiles?project=P) */
+	const berth_node *project = root->kind == BERTH_NODE_MAP ? berth_node_get(root, "project") : NULL;
+	if (project && project->kind == BERTH_NODE_SCALAR && berth_node_text(project))
+		o_str(&b, doc, "project", berth_node_text(project));
+	onode *list = o_seq(&b, doc, "profiles");
 	for (size_t i = 0; i < items->len; i++)
 		o_copy(&b, list, NULL, items->u.items[i], NULL);
 	const berth_node *choices = root->kind == BERTH_NODE_MAP ? berth_node_get(root, "choices") : NULL;
@@ -1368,7 +1356,7 @@ int berth_client_profiles_format(const char *json, size_t len, berth_explain_for
 			emit_json(&buf, doc, 0, 1);
 			berth_buf_puts(&buf, "\n");
 		} else
-			profiles_table(&buf, list);
+			render_profiles_table(&buf, doc);
 		berth_buf_puts(&buf, "");
 	}
 	if (b.failed || buf.failed) {

@@ -37,6 +37,7 @@ const merge_field merge_fields[] = {
 	{"resources.gpu_type", M_STR, OFF(resources.gpu_type), 0, 3},
 	{"resources.disk.requests", M_QTY, OFF(resources.disk.requests), 0, 4},
 	{"resources.disk.limits", M_QTY, OFF(resources.disk.limits), 0, 4},
+	{"volume_mode", M_STR, OFF(volume_mode), 0, 0},
 	{"volumes", M_VOLUMES, OFF(volumes), OFF(nvolumes), 0},
 	{"node_selector", M_MAP, OFF(node_selector), 0, 0},
 	{"affinity", M_NODE, OFF(affinity), OFF(affinity_origin), 0},

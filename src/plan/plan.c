@@ -118,7 +118,8 @@ static void BERTH_PRINTF(3, 4) note(plan *p, const char *path, const char *fmt, 
 
 static const char *origin_names[] = {
 	[BERTH_ORIGIN_UNSET] = "unset",     [BERTH_ORIGIN_BUILTIN] = "built-in",
-	[BERTH_ORIGIN_DEFAULT] = "policy default", [BERTH_ORIGIN_FUNCTION] = "function",
+	[BERTH_ORIGIN_DEFAULT] = "policy default", [BERTH_ORIGIN_PROJECT] = "project default",
+	[BERTH_ORIGIN_FUNCTION] = "function",
 	[BERTH_ORIGIN_RUN] = "run spec",    [BERTH_ORIGIN_PROFILE] = "profile",
 	[BERTH_ORIGIN_RULE] = "policy rule",
 };
@@ -137,6 +138,9 @@ static const char *who(plan *p, uint8_t origin, char *buf, size_t len)
 		break;
 	case BERTH_ORIGIN_DEFAULT:
 		snprintf(buf, len, "the policy's defaults");
+		break;
+	case BERTH_ORIGIN_PROJECT:
+		snprintf(buf, len, "projects.%s.defaults", p->pol->project ? p->pol->project : "?");
 		break;
 	case BERTH_ORIGIN_RUN:
 		snprintf(buf, len, "the run spec");
@@ -244,6 +248,33 @@ static void overridden(void *ctx, const berth_override *o)
 		     WHO(p, o->origin), id, at);
 }
 
+/*
+ * The volumes of a user's layer (the function's, the run spec's) named as
+ * one the platform mounts on every run (defaults.volumes, a project's): a
+ * volume is merged by name, so it would replace the platform's silently.
+ */
+static void auto_volume_names(plan *p, const berth_spec *layer, uint8_t origin)
+{
+	const berth_run *r = p->run;
+	char path[64];
+	for (size_t i = 0; i < layer->nvolumes; i++) {
+		const berth_volume *u = &layer->volumes[i];
+		for (size_t j = 0; j < r->spec.nvolumes; j++) {
+			const berth_volume *a = &r->spec.volumes[j];
+			if ((a->origin != BERTH_ORIGIN_DEFAULT && a->origin != BERTH_ORIGIN_PROJECT) ||
+			    !u->name.s || !a->name.s || strcmp(u->name.s, a->name.s))
+				continue;
+			snprintf(path, sizeof(path), "volumes[%zu].name", i);
+			refuse(p, BERTH_EDUPLICATE, origin, u->name.pos, path,
+			       "volume \"%s\" of %s has the name of a volume the platform mounts on every run "
+			       "(%s.volumes, %s): name it otherwise, or write volume_mode: manual to mount only "
+			       "the volumes listed", u->name.s, WHO(p, origin),
+			       a->origin == BERTH_ORIGIN_PROJECT ? WHO(p, a->origin) : "defaults",
+			       POLICY_AT(p, a->pos));
+		}
+	}
+}
+
 static int merge_layers(plan *p)
 {
 	berth_run *r = p->run;
@@ -276,9 +307,22 @@ static int merge_layers(plan *p)
 	memset(&run.function, 0, sizeof(run.function));
 	run.function.ref = s->function.ref;
 
+	/* the policy's defaults, then the project's (projects.NAME.defaults);
+	 * their volumes are mounted unless the run (or its function) says
+	 * volume_mode manual or none */
+	const berth_policy *pol = p->pol;
+	berth_spec dflt = pol->base ? pol->base->defaults : pol->defaults, proj = pol->project_defaults;
+	const berth_str *mode = s->volume_mode.s ? &s->volume_mode : reg ? &reg->volume_mode : NULL;
+	if (mode && mode->s && strcmp(mode->s, "auto"))
+		dflt.nvolumes = proj.nvolumes = 0;
+
 	int ret = merge_layer(r->arena, &r->spec, &builtin, BERTH_ORIGIN_BUILTIN);
 	if (!ret)
-		ret = merge_layer(r->arena, &r->spec, &p->pol->defaults, BERTH_ORIGIN_DEFAULT);
+		ret = merge_layer(r->arena, &r->spec, &dflt, BERTH_ORIGIN_DEFAULT);
+	if (!ret && pol->base)
+		ret = merge_layer(r->arena, &r->spec, &proj, BERTH_ORIGIN_PROJECT);
+	auto_volume_names(p, &fn, BERTH_ORIGIN_FUNCTION);
+	auto_volume_names(p, &run, BERTH_ORIGIN_RUN);
 	if (!ret)
 		ret = merge_layer(r->arena, &r->spec, &fn, BERTH_ORIGIN_FUNCTION);
 	if (!ret)
@@ -330,16 +374,18 @@ static void find_profile(plan *p)
 		return;
 	if ((p->run->profile = berth_policy_profile_find(p->pol, id->s)))
 		return;
+	/* the profiles of the run's project: another project's are unknown here */
 	berth_buf known = BERTH_BUF_INIT;
 	const char *names[64];
-	size_t n = 0;
-	for (size_t i = 0; i < p->pol->nprofiles; i++) {
-		berth_buf_printf(&known, "%s%s", i ? ", " : "", p->pol->profiles[i].id.s);
+	size_t n = 0, all = berth_policy_profile_count(p->pol);
+	for (size_t i = 0; i < all; i++) {
+		const char *pid = berth_policy_profile_get(p->pol, i)->id.s;
+		berth_buf_printf(&known, "%s%s", i ? ", " : "", pid);
 		if (n < 64)
-			names[n++] = p->pol->profiles[i].id.s;
+			names[n++] = pid;
 	}
 	const char *hint = berth_suggest(id->s, names, n);
-	if (!p->pol->nprofiles)
+	if (!all)
 		refuse(p, BERTH_EPOLICY, BERTH_ORIGIN_RUN, id->pos, "profile",
 		       "unknown profile \"%s\": the platform defines no profiles (%s)", id->s,
 		       p->pol->file ? p->pol->file : "built-in policy");
@@ -513,7 +559,8 @@ static void default_request(plan *p, size_t i, berth_resource *res)
 	snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
 	if (dr->set && (!res->limits.set || berth_quantity_cmp(&dr->q, &res->limits.q) <= 0)) {
 		res->requests = *dr;
-		res->requests.origin = BERTH_ORIGIN_DEFAULT;
+		/* the project's defaults, merged over the policy's, mark their own */
+		res->requests.origin = dr->origin == BERTH_ORIGIN_PROJECT ? BERTH_ORIGIN_PROJECT : BERTH_ORIGIN_DEFAULT;
 		note(p, path, "the policy's default request (requests: default, from %s)", WHO(p, by));
 	} else if (res->limits.set) {
 		if (dr->set)
@@ -556,8 +603,8 @@ static void derive_resources(plan *p)
 		 * decides it), or its request comes only from the policy's defaults */
 		const char *which;
 		bool asks_limit = plan_asked(res, gpu, &which) == &res->limits;
-		bool default_request = res->requests.set && res->requests.origin <= BERTH_ORIGIN_DEFAULT;
-		if (!gpu && (res->limits.origin <= BERTH_ORIGIN_DEFAULT || !(asks_limit || default_request)))
+		bool default_request = res->requests.set && res->requests.origin <= BERTH_ORIGIN_PROJECT;
+		if (!gpu && (res->limits.origin <= BERTH_ORIGIN_PROJECT || !(asks_limit || default_request)))
 			continue;
 		const char *why = gpu ? "a GPU is a limit; its request is the same"
 				      : "a limit given without a request is the request";
@@ -722,6 +769,7 @@ static void volume_rules(plan *p)
 	berth_run *r = p->run;
 	const berth_policy *pol = p->pol;
 	char path[96];
+	bool none = r->spec.volume_mode.s && !strcmp(r->spec.volume_mode.s, "none");
 	for (size_t i = 0; i < r->spec.nvolumes; i++) {
 		berth_volume *v = &r->spec.volumes[i];
 		if (v->type == BERTH_VOLUME_PVC && !v->storage_class.s && pol->storage.default_class.s) {
@@ -731,17 +779,35 @@ static void volume_rules(plan *p)
 			note(p, path, "= storage.default_class %s (%s)", pol->storage.default_class.s,
 			     POLICY_AT(p, pol->storage.default_class.pos));
 		}
+		if (none && (v->origin == BERTH_ORIGIN_RUN || v->origin == BERTH_ORIGIN_FUNCTION)) {
+			snprintf(path, sizeof(path), "volumes[%zu]", i);
+			refuse(p, BERTH_EINVALID, v->origin, v->pos, path,
+			       "volume \"%s\" of %s is listed, but volume_mode is none (%s, %s): a run with "
+			       "none mounts no volume; write volume_mode: manual to mount only the volumes "
+			       "listed", v->name.s, WHO(p, v->origin), WHO(p, r->spec.volume_mode.origin),
+			       WHERE(r->origin_file[r->spec.volume_mode.origin], r->spec.volume_mode.pos));
+		}
 		for (size_t j = 0; j < i; j++) {
 			const berth_volume *w = &r->spec.volumes[j];
+			bool automount = w->origin == BERTH_ORIGIN_DEFAULT || w->origin == BERTH_ORIGIN_PROJECT;
 			if (v->mount_path.s && w->mount_path.s && strcmp(v->mount_path.s, w->mount_path.s) == 0) {
 				snprintf(path, sizeof(path), "volumes[%zu].mount_path", i);
 				refuse(p, BERTH_EDUPLICATE, v->origin, v->mount_path.pos, path,
 				       "mount path \"%s\" of volume \"%s\" (%s) is also the mount path of "
-				       "volume \"%s\" (%s)", v->mount_path.s, v->name.s, WHO(p, v->origin),
-				       w->name.s, WHO(p, w->origin));
+				       "volume \"%s\" (%s)%s%s%s", v->mount_path.s, v->name.s, WHO(p, v->origin),
+				       w->name.s, WHO(p, w->origin),
+				       automount ? ", which the platform mounts on every run (" : "",
+				       automount ? POLICY_AT(p, w->pos) : "",
+				       automount ? "): mount it elsewhere, or write volume_mode: manual to mount "
+						   "only the volumes listed" : "");
 			}
 		}
+		/* the usage of pre-existing volumes is blocked (seeds 001, 004): a user's,
+		 * that a run or its function names; the platform's own (its defaults, a
+		 * project's, a profile's) are what the admin mounts, as the contract's
+		 * example of a project's shared volume under block_existing_volumes */
 		if (pol->security.block_existing_volumes.v &&
+		    (v->origin == BERTH_ORIGIN_RUN || v->origin == BERTH_ORIGIN_FUNCTION) &&
 		    (v->type == BERTH_VOLUME_CONFIG_MAP || v->type == BERTH_VOLUME_SHARED)) {
 			snprintf(path, sizeof(path), "volumes[%zu]", i);
 			refuse(p, BERTH_EPOLICY, v->origin, v->pos, path,
@@ -908,12 +974,17 @@ static void priority_rule(plan *p)
 	size_t errors = p->errors;
 	const berth_kv *found = find_class(p, pc, classes);
 	if (found) {
+		/* a class of the project's overlay is named as its own */
+		char key[128];
+		snprintf(key, sizeof(key), "%s%s%s", found->origin == BERTH_ORIGIN_PROJECT ? "projects." : "",
+			 found->origin == BERTH_ORIGIN_PROJECT ? p->pol->project : "",
+			 found->origin == BERTH_ORIGIN_PROJECT ? ".priority_classes" : "priority_classes");
 		r->priority_class_name = found->value.s;
 		if (strcmp(found->key.s, pc->s))
-			note(p, "priority_class", "PriorityClass %s (\"%s\" of priority_classes, %s)",
-			     found->value.s, found->key.s, POLICY_AT(p, found->pos));
+			note(p, "priority_class", "PriorityClass %s (\"%s\" of %s, %s)", found->value.s,
+			     found->key.s, key, POLICY_AT(p, found->pos));
 		else if (strcmp(found->value.s, pc->s))
-			note(p, "priority_class", "PriorityClass %s (priority_classes, %s)", found->value.s,
+			note(p, "priority_class", "PriorityClass %s (%s, %s)", found->value.s, key,
 			     POLICY_AT(p, found->pos));
 		return;
 	}
@@ -1118,6 +1189,14 @@ int plan_quota_wait(const berth_quota *q, const berth_usage *used, const berth_u
  * refused (it can never fit); one over what the quota has free on the usage
  * given waits for it (quota_wait), or is refused where the backend cannot
  * queue it (opts.quota_refuses). */
+/* Where a quota is written: "quotas.vision" or "projects.vision.quotas". */
+static const char *quota_key(const berth_quota *q, char *buf, size_t len)
+{
+	snprintf(buf, len, q->overlay ? "projects.%s.quotas" : "quotas.%s", q->project.s);
+	return buf;
+}
+#define QUOTA_KEY(q) quota_key(q, (char[160]){0}, 160)
+
 static void quota_rule(plan *p)
 {
 	berth_run *r = p->run;
@@ -1151,33 +1230,33 @@ static void quota_rule(plan *p)
 			never = true;
 			refuse(p, BERTH_EPOLICY, BERTH_QTY_AT(need[i]), need[i]->pos, path,
 			       "the run needs %s %s, more than project \"%s\"'s whole quota of %s "
-			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(quota[i]->q), q->project.s,
+			       "(%s.%s, %s)", Q(total), names[i], project, Q(quota[i]->q), QUOTA_KEY(q),
 			       names[i], POLICY_AT(p, quota[i]->pos));
 		} else if (refuses) {
 			refuse(p, BERTH_EPOLICY, BERTH_QTY_AT(need[i]), need[i]->pos, path,
 			       "the run needs %s %s, and project \"%s\" already uses %s of its quota of %s "
-			       "(quotas.%s.%s, %s)", Q(total), names[i], project, Q(*used[i]), Q(quota[i]->q),
-			       q->project.s, names[i], POLICY_AT(p, quota[i]->pos));
+			       "(%s.%s, %s)", Q(total), names[i], project, Q(*used[i]), Q(quota[i]->q),
+			       QUOTA_KEY(q), names[i], POLICY_AT(p, quota[i]->pos));
 		}
 	}
 	int64_t had = u ? u->runs - u->in_request : 0, before = u ? u->in_request : 0;
 	if (q->runs.set && q->runs.v < 1) {
 		never = true;
 		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
-		       "project \"%s\" may have %lld active run%s and has %lld already (quotas.%s.runs, %s)",
+		       "project \"%s\" may have %lld active run%s and has %lld already (%s.runs, %s)",
 		       project, (long long)q->runs.v, q->runs.v == 1 ? "" : "s", (long long)had,
-		       q->project.s, POLICY_AT(p, q->runs.pos));
+		       QUOTA_KEY(q), POLICY_AT(p, q->runs.pos));
 	} else if (refuses && q->runs.set && had + before + 1 > q->runs.v && before)
 		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
 		       "project \"%s\" may have %lld active run%s: it has %lld, and this request adds "
-		       "%lld before this one (quotas.%s.runs, %s)", project, (long long)q->runs.v,
-		       q->runs.v == 1 ? "" : "s", (long long)had, (long long)before, q->project.s,
+		       "%lld before this one (%s.runs, %s)", project, (long long)q->runs.v,
+		       q->runs.v == 1 ? "" : "s", (long long)had, (long long)before, QUOTA_KEY(q),
 		       POLICY_AT(p, q->runs.pos));
 	else if (refuses && q->runs.set && had + 1 > q->runs.v)
 		refuse(p, BERTH_EPOLICY, r->spec.project.origin, r->spec.project.pos, "project",
-		       "project \"%s\" may have %lld active run%s and has %lld already (quotas.%s.runs, %s)",
+		       "project \"%s\" may have %lld active run%s and has %lld already (%s.runs, %s)",
 		       project, (long long)q->runs.v, q->runs.v == 1 ? "" : "s", (long long)had,
-		       q->project.s, POLICY_AT(p, q->runs.pos));
+		       QUOTA_KEY(q), POLICY_AT(p, q->runs.pos));
 	if (never || refuses || !u)
 		return;
 	berth_usage alone;
@@ -1317,6 +1396,8 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 		return berth_fail(err, BERTH_EARG, "no run spec");
 	if (!policy && !(policy = builtin = berth_policy_builtin()))
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	/* the policy as the run's project sees it (projects.NAME over the rest) */
+	policy = berth_policy_for_project(policy, spec->project.s ? spec->project.s : "default");
 	memset(&p, 0, sizeof(p));
 	p.pol = policy;
 	p.spec = spec;
@@ -1355,6 +1436,8 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 	r->ttl_after_finished = policy->cleanup.ttl_after_finished.set ? policy->cleanup.ttl_after_finished.v
 								       : -1;
 	r->origin_file[BERTH_ORIGIN_DEFAULT] = policy->file;
+	r->origin_file[BERTH_ORIGIN_PROJECT] = policy->file;
+	r->policy_project = policy->project;
 	r->origin_file[BERTH_ORIGIN_FUNCTION] = opts && opts->function ? opts->function->file
 								      : spec->file;
 	r->origin_file[BERTH_ORIGIN_RUN] = spec->file;

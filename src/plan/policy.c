@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "base/names.h"
+#include "plan/merge.h"
 #include "plan/policy_internal.h"
 #include "spec/spec_internal.h"
 #include "spec/yaml.h"
@@ -26,9 +27,10 @@ static const char *const profile_keys[] = {
 	"timeout", "retries", NULL,
 };
 
-/* Run spec keys the policy's defaults may set. */
+/* Run spec keys the policy's defaults may set: volumes are mounted on every
+ * run that does not opt out (volume_mode: manual or none). */
 static const char *const default_keys[] = {
-	"resources", "node_selector", "tolerations", "envs", "labels", "fs_group", "run_as_user",
+	"resources", "volumes", "node_selector", "tolerations", "envs", "labels", "fs_group", "run_as_user",
 	"run_as_group", "priority_class", "preemption_mode", "timeout", "retries", NULL,
 };
 
@@ -39,6 +41,7 @@ static const char *const lockable_keys[] = {
 	"resources", "volumes", "node_selector", "affinity", "tolerations", "secrets", "envs",
 	"fs_group", "run_as_user", "run_as_group", "priority_class", "preemption_mode", "labels",
 	"timeout", "retries", "replicas", "min_replicas", "max_replicas", "service", "profile",
+	"volume_mode",
 };
 
 /* true/false, nothing else (YAML 1.2: yes/no are strings). */
@@ -169,20 +172,23 @@ static void dec_fragment(dctx *c, const berth_node *n, const char *const *keys, 
 	decode_map(c, n, t, nt, base);
 	spec_finish(c, spec);
 	if (c->errors == before) {
+		/* within a project's overlay: "projects.NAME.profiles[0]" */
+		char full[160];
 		const char *saved = c->prefix;
-		c->prefix = prefix;
+		if (saved)
+			snprintf(full, sizeof(full), "%s.%s", saved, prefix);
+		c->prefix = saved ? full : prefix;
 		berth_spec_validate(c, spec);
 		c->prefix = saved;
 	}
 }
 
-static void dec_defaults(dctx *c, const berth_node *n, void *dst, const void *arg)
+/* The defaults (the policy's, or a project's into spec) and mem_limit_ratio. */
+static void decode_defaults(dctx *c, const berth_node *n, berth_policy *p, berth_spec *spec)
 {
-	berth_policy *p = dst;
 	const field extra[] = {{"mem_limit_ratio", dec_qty, offsetof(berth_policy, mem_limit_ratio), NULL}};
-	dec_fragment(c, n, default_keys, extra, 1, p, &p->defaults, "defaults");
-	const berth_resource *res[] = {&p->defaults.resources.cpu, &p->defaults.resources.mem,
-				       &p->defaults.resources.disk};
+	dec_fragment(c, n, default_keys, extra, 1, p, spec, "defaults");
+	const berth_resource *res[] = {&spec->resources.cpu, &spec->resources.mem, &spec->resources.disk};
 	static const char *const resname[] = {"cpu", "mem", "disk"};
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(res); i++)
 		if (res[i]->requests.from_default) {
@@ -197,6 +203,12 @@ static void dec_defaults(dctx *c, const berth_node *n, void *dst, const void *ar
 			report_at(c, p->mem_limit_ratio.pos, "defaults.mem_limit_ratio", BERTH_ERANGE,
 				  "must be at least 1 (a limit below the request is refused by Kubernetes)");
 	}
+}
+
+static void dec_defaults(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *p = dst;
+	decode_defaults(c, n, p, &p->defaults);
 }
 
 static void dec_preemptible(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -385,6 +397,18 @@ static const field quota_fields[] = {
 	{"runs", dec_int, offsetof(berth_quota, runs), NULL},
 };
 
+/* One project's quota (quotas.NAME, or projects.NAME.quotas) into q. */
+static void decode_quota(dctx *c, const berth_node *n, berth_quota *q)
+{
+	decode_map(c, n, quota_fields, BERTH_ARRAY_SIZE(quota_fields), q);
+	const berth_qty *v[3] = {&q->cpu, &q->mem, &q->gpu};
+	for (int j = 0; j < 3; j++)
+		if (v[j]->set && berth_quantity_sign(&v[j]->q) < 0)
+			report(c, v[j]->pos, BERTH_ERANGE, "a quota must not be negative");
+	if (q->runs.set && q->runs.v < 0)
+		report(c, q->runs.pos, BERTH_ERANGE, "a quota must not be negative");
+}
+
 static void dec_quotas(dctx *c, const berth_node *n, void *dst, const void *arg)
 {
 	berth_policy *p = dst;
@@ -404,18 +428,108 @@ static void dec_quotas(dctx *c, const berth_node *n, void *dst, const void *arg)
 		if (why)
 			report(c, k->pos, BERTH_EINVALID, "%s is not a valid project name: it %s",
 			       QUOTE(k->u.text), why);
-		decode_map(c, n->u.pairs[i].value, quota_fields, BERTH_ARRAY_SIZE(quota_fields), q);
-		const berth_qty *v[3] = {&q->cpu, &q->mem, &q->gpu};
-		for (int j = 0; j < 3; j++)
-			if (v[j]->set && berth_quantity_sign(&v[j]->q) < 0)
-				report(c, v[j]->pos, BERTH_ERANGE, "a quota must not be negative");
-		if (q->runs.set && q->runs.v < 0)
-			report(c, q->runs.pos, BERTH_ERANGE, "a quota must not be negative");
+		decode_quota(c, n->u.pairs[i].value, q);
 		path_pop(c, len);
 	}
 }
 
 /* ---- the file ---------------------------------------------------------------- */
+
+/* ---- projects: an overlay per project ---------------------------------------------- */
+
+/*
+ * projects: {NAME: {defaults, limits, profiles, quotas, security,
+ * priority_classes, namespace}}. Only its shape is read here; each overlay is
+ * read over the whole policy once profiles.d is (build_views).
+ */
+static void dec_projects(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *p = dst;
+	if (!want(c, n, BERTH_NODE_MAP, "a map of project name to what that project's runs get"))
+		return;
+	check_duplicate_keys(c, n);
+	if (n->len > BERTH_POLICY_PROJECTS_MAX) {
+		report(c, n->pos, BERTH_ERANGE, "%zu projects: at most %d may have an overlay", n->len,
+		       BERTH_POLICY_PROJECTS_MAX);
+		return;
+	}
+	p->projects_node = n; /* its names are checked with the overlays (build_views) */
+}
+
+static void dec_project_defaults(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *v = dst;
+	decode_defaults(c, n, v, &v->project_defaults);
+}
+
+/* The overlay's profiles: that project's only; one with the id of the
+ * policy's replaces it for the project. */
+static void dec_project_profiles(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *v = dst, own;
+	memset(&own, 0, sizeof(own));
+	profiles_dst pd = {&own, c->file};
+	dec_profiles(c, n, &pd, NULL);
+	for (size_t i = 0; i < own.nprofiles; i++)
+		own.profiles[i].project = v->project;
+	v->profiles = own.profiles;
+	v->nprofiles = own.nprofiles;
+}
+
+/* The overlay's priority classes, merged by name over the policy's. */
+static void dec_project_classes(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *v = dst;
+	berth_kvlist own;
+	memset(&own, 0, sizeof(own));
+	dec_kvlist(c, n, &own, &kv_map);
+	berth_kv *all = berth_arena_alloc(c->arena, (v->priority_classes.n + own.n + 1) * sizeof(*all));
+	if (!all) {
+		report(c, n->pos, BERTH_ENOMEM, "out of memory");
+		return;
+	}
+	size_t k = v->priority_classes.n;
+	if (k)
+		memcpy(all, v->priority_classes.items, k * sizeof(*all));
+	for (size_t i = 0; i < own.n; i++) {
+		size_t j = 0;
+		while (j < k && strcmp(all[j].key.s, own.items[i].key.s))
+			j++;
+		all[j] = own.items[i];
+		all[j].origin = BERTH_ORIGIN_PROJECT; /* named as the overlay's (priority_rule) */
+		k += j == k;
+	}
+	v->priority_classes.items = all;
+	v->priority_classes.n = k;
+	v->priority_classes.set = true;
+}
+
+/* projects.NAME.quotas: the quota of that project, as quotas.NAME writes it. */
+static void dec_project_quota(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_policy *v = dst;
+	berth_quota *q = berth_arena_alloc(c->arena, sizeof(*q));
+	if (!q) {
+		report(c, n->pos, BERTH_ENOMEM, "out of memory");
+		return;
+	}
+	memset(q, 0, sizeof(*q));
+	q->project.s = v->project;
+	q->project.pos = q->pos = n->pos;
+	q->overlay = true;
+	decode_quota(c, n, q);
+	v->overlay_quota = q;
+}
+
+static const field project_fields[] = {
+	{"namespace", dec_str, offsetof(berth_policy, namespace), NULL},
+	{"defaults", dec_project_defaults, 0, NULL},
+	{"limits", dec_limits, 0, NULL},
+	{"security", dec_security, 0, NULL},
+	{"priority_classes", dec_project_classes, 0, NULL},
+	{"profiles", dec_project_profiles, 0, NULL},
+	{"quotas", dec_project_quota, 0, NULL},
+};
 
 /* profiles are read after the rest of the file (see decode_file). */
 static void dec_later(dctx *c, const berth_node *n, void *dst, const void *arg)
@@ -437,6 +551,7 @@ static const field policy_fields[] = {
 	{"profiles", dec_later, 0, NULL},
 	{"quotas", dec_quotas, 0, NULL},
 	{"local", dec_local, 0, NULL},
+	{"projects", dec_projects, 0, NULL},
 };
 
 int berth_taint_parse(const char *s, berth_toleration *out, berth_arena *arena)
@@ -686,16 +801,45 @@ static const berth_resource *fit_res(const berth_spec *s, size_t i)
  * every run it applies to would be refused; a memory limit that
  * mem_limit_ratio would take over limits.mem is a warning (it is capped).
  */
+/* Whether a rule of a project's view is the policy's own (written at the
+ * same place): base, the policy, then says what it finds itself. */
+static bool base_rule(const berth_policy *base, bool set, berth_pos pos, berth_pos view_pos)
+{
+	return base && set && pos.line == view_pos.line && pos.column == view_pos.column;
+}
+
+/*
+ * base: for a project's view, the policy, whose own findings on the same
+ * fragment (its defaults, checked against its own rules) are not said again.
+ */
 static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec *s, const char *prefix,
-			       const char *what, const char *file)
+			       const char *what, const char *file, const berth_policy *base)
 {
 	const berth_qty *lim[4] = {&p->limits.cpu, &p->limits.mem, &p->limits.gpu, &p->limits.disk};
-	char path[96], at[512];
+	char path[192], at[512];
+	/* its volumes, as volume_rules (plan.c) would find them on every run */
+	for (size_t i = 0; i < s->nvolumes; i++) {
+		const berth_volume *v = &s->volumes[i];
+		c->file = file;
+		snprintf(path, sizeof(path), "%s.volumes[%zu]", prefix, i);
+		const berth_qty *size = &p->limits.volume_size;
+		if (size->set && v->size.set && berth_quantity_cmp(&v->size.q, &size->q) > 0 &&
+		    !(base && base_rule(base, base->limits.volume_size.set, base->limits.volume_size.pos,
+					size->pos))) {
+			snprintf(path, sizeof(path), "%s.volumes[%zu].spec.size", prefix, i);
+			report_at(c, v->size.pos, path, BERTH_EPOLICY,
+				  "%s is over the platform's limit of %s (limits.volume_size, %s:%u:%u): every "
+				  "run %s would be refused", QF(v->size.q), QF(p->limits.volume_size.q), p->file,
+				  p->limits.volume_size.pos.line, p->limits.volume_size.pos.column, what);
+		}
+	}
 	for (size_t i = 0; i < 4; i++) {
 		const berth_resource *res = fit_res(s, i);
 		const berth_qty *v[2] = {&res->requests, &res->limits};
 		static const char *const which[2] = {"requests", "limits"};
-		if (!lim[i]->set)
+		const berth_qty *blim[4] = {base ? &base->limits.cpu : NULL, base ? &base->limits.mem : NULL,
+					    base ? &base->limits.gpu : NULL, base ? &base->limits.disk : NULL};
+		if (!lim[i]->set || (base && base_rule(base, blim[i]->set, blim[i]->pos, lim[i]->pos)))
 			continue;
 		snprintf(at, sizeof(at), "%s:%u:%u", p->file, lim[i]->pos.line, lim[i]->pos.column);
 		for (int k = 0; k < 2; k++) {
@@ -724,13 +868,68 @@ static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec 
 	}
 }
 
+/*
+ * A project's view: its own defaults and profiles against its limits, and
+ * the policy's defaults it keeps (what the overlay does not set) too.
+ */
+static void check_view_fit(dctx *c, const berth_policy *v)
+{
+	char prefix[192], what[320];
+	berth_spec kept = v->base->defaults;
+	/* the policy's defaults that the overlay's replace are not the project's */
+	for (size_t i = 0; i < 4; i++) {
+		berth_resource *k = (berth_resource *)fit_res(&kept, i);
+		const berth_resource *own = fit_res(&v->project_defaults, i);
+		if (own->requests.set)
+			k->requests.set = false;
+		if (own->limits.set)
+			k->limits.set = false;
+	}
+	/* its volumes that the project's do not replace (by name) */
+	kept.nvolumes = 0;
+	kept.volumes = v->defaults.nvolumes ? berth_arena_alloc(c->arena, v->defaults.nvolumes * sizeof(berth_volume))
+					    : NULL;
+	for (size_t i = 0; kept.volumes && i < v->defaults.nvolumes; i++)
+		if (v->defaults.volumes[i].origin != BERTH_ORIGIN_PROJECT)
+			kept.volumes[kept.nvolumes++] = v->defaults.volumes[i];
+	snprintf(what, sizeof(what), "of project %s that leaves it to the policy's defaults", QUOTE(v->project));
+	check_fragment_fit(c, v, &kept, "defaults", what, v->file, v->base);
+	snprintf(what, sizeof(what), "of project %s that leaves it to its defaults", QUOTE(v->project));
+	snprintf(prefix, sizeof(prefix), "projects.%s.defaults", v->project);
+	check_fragment_fit(c, v, &v->project_defaults, prefix, what, v->file, NULL);
+	/* every volume the project's runs get: the two lists merged by name */
+	for (size_t i = 0; i < v->defaults.nvolumes; i++) {
+		const berth_volume *a = &v->defaults.volumes[i];
+		for (size_t j = 0; j < i; j++) {
+			const berth_volume *b = &v->defaults.volumes[j];
+			if (!a->mount_path.s || !b->mount_path.s || strcmp(a->mount_path.s, b->mount_path.s))
+				continue;
+			const berth_volume *own = a->origin == BERTH_ORIGIN_PROJECT ? a : b;
+			const berth_volume *other = own == a ? b : a;
+			snprintf(prefix, sizeof(prefix), "projects.%s.defaults.volumes", v->project);
+			report_at(c, own->mount_path.pos, prefix, BERTH_EDUPLICATE,
+				  "mount path %s of volume %s is also that of volume \"%s\" (%s:%u:%u), which the "
+				  "policy's defaults mount: every run of project %s would be refused; give it "
+				  "another path, or the name %s to replace it", QUOTE(own->mount_path.s),
+				  QUOTE(own->name.s), other->name.s, v->file, other->pos.line, other->pos.column,
+				  QUOTE(v->project), QUOTE(other->name.s));
+		}
+	}
+	for (size_t i = 0; i < v->nprofiles; i++) {
+		const berth_profile *pr = &v->profiles[i];
+		snprintf(prefix, sizeof(prefix), "projects.%s.profiles[%zu]", v->project, i);
+		snprintf(what, sizeof(what), "with profile %s", QUOTE(pr->id.s));
+		check_fragment_fit(c, v, &pr->spec, prefix, what, pr->file, NULL);
+	}
+}
+
 /* The defaults and every profile (profiles.d's too) against the limits. */
 static void check_fit(dctx *c, const berth_policy *p)
 {
 	const char *file = c->file;
 	char prefix[48], what[320];
 	check_fragment_fit(c, p, &p->defaults, "defaults",
-			   "that leaves it to the policy's defaults", p->file);
+			   "that leaves it to the policy's defaults", p->file, NULL);
 	for (size_t i = 0; i < p->nprofiles; i++) {
 		const berth_profile *pr = &p->profiles[i];
 		size_t index = 0; /* its index in its own file */
@@ -738,9 +937,135 @@ static void check_fit(dctx *c, const berth_policy *p)
 			index += p->profiles[j].file == pr->file;
 		snprintf(prefix, sizeof(prefix), "profiles[%zu]", index);
 		snprintf(what, sizeof(what), "with profile %s", QUOTE(pr->id.s));
-		check_fragment_fit(c, p, &pr->spec, prefix, what, pr->file);
+		check_fragment_fit(c, p, &pr->spec, prefix, what, pr->file, NULL);
 	}
+	for (size_t i = 0; i < p->nprojects; i++)
+		check_view_fit(c, p->projects[i].view);
 	c->file = file;
+}
+
+/* ---- the projects' views -------------------------------------------------------------- */
+
+static const berth_profile *own_profile(const berth_policy *p, const char *id);
+
+/* The overlay node of projects.NAME over a copy of p: the view of that project. */
+static berth_policy *build_view(dctx *c, berth_policy *p, const berth_node *key, const berth_node *ov,
+				bool policy_clean)
+{
+	berth_policy *v = berth_arena_alloc(c->arena, sizeof(*v));
+	size_t plen = strlen(key->u.text) + 16;
+	char *prefix = berth_arena_alloc(c->arena, plen);
+	if (!v || !prefix) {
+		report(c, key->pos, BERTH_ENOMEM, "out of memory");
+		return NULL;
+	}
+	*v = *p;
+	v->projects = NULL;
+	v->nprojects = 0;
+	v->projects_node = NULL;
+	v->base = p;
+	v->project = key->u.text;
+	v->profiles = NULL;
+	v->nprofiles = 0;
+	v->overlay_quota = NULL;
+	memset(&v->project_defaults, 0, sizeof(v->project_defaults));
+	snprintf(prefix, plen, "projects.%s", key->u.text);
+	size_t len = path_key(c, key->u.text);
+	c->prefix = prefix;
+	decode_map(c, ov, project_fields, BERTH_ARRAY_SIZE(project_fields), v);
+	if (merge_layer(c->arena, &v->defaults, &v->project_defaults, BERTH_ORIGIN_PROJECT) < 0)
+		report(c, key->pos, BERTH_ENOMEM, "out of memory");
+	/* the profiles its runs see: its own, then the policy's it does not define again */
+	v->visible = berth_arena_alloc(c->arena, (v->nprofiles + p->nprofiles + 1) * sizeof(*v->visible));
+	if (!v->visible)
+		report(c, key->pos, BERTH_ENOMEM, "out of memory");
+	for (size_t i = 0; v->visible && i < v->nprofiles + p->nprofiles; i++) {
+		const berth_profile *pr = i < v->nprofiles ? &v->profiles[i] : &p->profiles[i - v->nprofiles];
+		if (i < v->nprofiles || !own_profile(v, pr->id.s))
+			v->visible[v->nvisible++] = pr;
+	}
+	/* what the overlay sets, checked as the policy's keys are (an error of the
+	 * policy's own is reported once, for the policy) */
+	if (policy_clean)
+		check_policy(c, v);
+	c->prefix = NULL;
+	path_pop(c, len);
+	return v;
+}
+
+/* Each overlay of projects, read over the whole policy (profiles.d's too). */
+static void build_views(dctx *c, berth_policy *p)
+{
+	const berth_node *n = p->projects_node;
+	if (!n)
+		return;
+	c->file = p->file;
+	c->path.len = 0;
+	if (c->path.data)
+		c->path.data[0] = '\0';
+	bool clean = c->errors == 0;
+	size_t len = path_key(c, "projects");
+	if (!(p->projects = berth_arena_alloc(c->arena, n->len * sizeof(*p->projects) + 1))) {
+		report(c, n->pos, BERTH_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n->len; i++) {
+		const berth_node *k = n->u.pairs[i].key, *ov = n->u.pairs[i].value;
+		const char *why = berth_check_dns_label(k->u.text);
+		if (why) {
+			size_t klen = path_key(c, k->u.text);
+			report(c, k->pos, BERTH_EINVALID, "%s is not a valid project name: it %s",
+			       QUOTE(k->u.text), why);
+			path_pop(c, klen);
+		}
+		if (why || is_null(ov))
+			continue; /* an empty overlay changes nothing */
+		berth_policy *v = build_view(c, p, k, ov, clean);
+		if (!v)
+			break;
+		berth_project_policy *pp = &p->projects[p->nprojects++];
+		pp->name.s = k->u.text;
+		pp->name.pos = k->pos;
+		pp->view = v;
+		pp->node = ov;
+	}
+	path_pop(c, len);
+	/* projects.NAME.quotas is the quota of NAME, as quotas.NAME: one of the two */
+	size_t nq = 0;
+	for (size_t i = 0; i < p->nprojects; i++)
+		nq += p->projects[i].view->overlay_quota != NULL;
+	berth_quota *all = nq ? berth_arena_alloc(c->arena, (p->nquotas + nq) * sizeof(*all)) : NULL;
+	if (nq && !all) {
+		report(c, n->pos, BERTH_ENOMEM, "out of memory");
+		return;
+	}
+	if (nq) {
+		if (p->nquotas)
+			memcpy(all, p->quotas, p->nquotas * sizeof(*all));
+		p->quotas = all;
+	}
+	for (size_t i = 0; i < p->nprojects; i++) {
+		const berth_quota *q = p->projects[i].view->overlay_quota;
+		const char *name = p->projects[i].name.s;
+		if (!q)
+			continue;
+		size_t j = 0;
+		while (j < p->nquotas && strcmp(p->quotas[j].project.s, name))
+			j++;
+		if (j < p->nquotas) {
+			char path[128];
+			snprintf(path, sizeof(path), "projects.%s.quotas", name);
+			report_at(c, q->pos, path, BERTH_EDUPLICATE,
+				  "the quota of project %s is written twice: here and as quotas.%s (line %u); "
+				  "keep one (they are the same quota)", QUOTE(name), name, p->quotas[j].pos.line);
+			continue;
+		}
+		p->quotas[p->nquotas++] = *q;
+	}
+	for (size_t i = 0; i < p->nprojects; i++) {
+		p->projects[i].view->quotas = p->quotas;
+		p->projects[i].view->nquotas = p->nquotas;
+	}
 }
 
 /* Parses one file of the policy: the main one (main != 0) or a profiles.d file. */
@@ -792,6 +1117,7 @@ static int cmp_str(const void *a, const void *b)
 
 static int finish(dctx *c, berth_policy *p, berth_policy **out, berth_error **err)
 {
+	build_views(c, p);
 	check_fit(c, p);
 	berth_buf_release(&c->path);
 	if (err)
@@ -1005,22 +1331,44 @@ const char *berth_policy_file(const berth_policy *p)
 	return p ? p->file : NULL;
 }
 
-size_t berth_policy_profile_count(const berth_policy *p)
-{
-	return p ? p->nprofiles : 0;
-}
-
-const berth_profile *berth_policy_profile_get(const berth_policy *p, size_t i)
-{
-	return p && i < p->nprofiles ? &p->profiles[i] : NULL;
-}
-
-const berth_profile *berth_policy_profile_find(const berth_policy *p, const char *id)
+/* A profile of a view's own (an overlay's) with that id. */
+static const berth_profile *own_profile(const berth_policy *p, const char *id)
 {
 	for (size_t i = 0; p && id && i < p->nprofiles; i++)
 		if (strcmp(p->profiles[i].id.s, id) == 0)
 			return &p->profiles[i];
 	return NULL;
+}
+
+size_t berth_policy_profile_count(const berth_policy *p)
+{
+	return !p ? 0 : p->base ? p->nvisible : p->nprofiles;
+}
+
+const berth_profile *berth_policy_profile_get(const berth_policy *p, size_t i)
+{
+	if (!p || i >= berth_policy_profile_count(p))
+		return NULL;
+	return p->base ? p->visible[i] : &p->profiles[i];
+}
+
+const berth_profile *berth_policy_profile_find(const berth_policy *p, const char *id)
+{
+	const berth_profile *pr = own_profile(p, id);
+	return pr || !p || !p->base ? pr : own_profile(p->base, id);
+}
+
+const berth_policy *berth_policy_for_project(const berth_policy *p, const char *project)
+{
+	for (size_t i = 0; p && project && i < p->nprojects; i++)
+		if (strcmp(p->projects[i].name.s, project) == 0)
+			return p->projects[i].view;
+	return p;
+}
+
+const char *berth_policy_project(const berth_policy *p)
+{
+	return p ? p->project : NULL;
 }
 
 bool berth_policy_project_name(const char *tpl, const char *project, berth_buf *out)

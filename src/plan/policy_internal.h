@@ -21,7 +21,18 @@ typedef struct berth_quota {
 	berth_qty cpu, mem, gpu;
 	berth_int runs;
 	berth_pos pos;
+	bool overlay;       /* written as projects.NAME.quotas, not quotas.NAME */
 } berth_quota;
+
+/* The most project overlays (projects.NAME) one policy may write. */
+#define BERTH_POLICY_PROJECTS_MAX 1000
+
+/* A project's overlay: projects.NAME, and the policy as that project sees it. */
+typedef struct berth_project_policy {
+	berth_str name;
+	berth_policy *view;     /* in the policy's arena: never freed on its own */
+	const berth_node *node; /* the overlay as written */
+} berth_project_policy;
 
 struct berth_policy {
 	berth_arena *arena;
@@ -79,6 +90,25 @@ struct berth_policy {
 	size_t nprofiles;
 	berth_quota *quotas;
 	size_t nquotas;
+	/* projects: the overlays (the whole policy's; none in a view), read once
+	 * the main file and profiles.d are */
+	berth_project_policy *projects;
+	size_t nprojects;
+	const berth_node *projects_node;
+	/*
+	 * A project's view (berth_policy_for_project): every key of the whole
+	 * policy (base) with the overlay's over it. project_defaults are the
+	 * overlay's defaults as written, a layer of the merge over base's
+	 * defaults (BERTH_ORIGIN_PROJECT); defaults holds the two merged.
+	 * profiles are the overlay's own (each with its project); base's that it
+	 * does not define again follow them (berth_policy_profile_get).
+	 */
+	const berth_policy *base;
+	const char *project;
+	berth_spec project_defaults;
+	berth_quota *overlay_quota; /* projects.NAME.quotas, while the overlay is read */
+	const berth_profile **visible; /* every profile of the view, its own first (nvisible) */
+	size_t nvisible;
 	struct {                   /* the local backend's machine (docs/local.md) */
 		berth_qty cpu, mem, gpu, disk;  /* capacity: overrides what is detected */
 		berth_kvlist labels;            /* node labels, besides the built-in ones */

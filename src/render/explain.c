@@ -23,6 +23,7 @@ typedef struct xctx {
 	const char *const *files;      /* file of each origin */
 	const char *profile_file;
 	uint8_t layer;                 /* rows of one layer as written: its origin */
+	const char *project;           /* the project overlay of the policy (projects.NAME) */
 	onode *given;                  /* those rows, for what a profile overrides */
 } xctx;
 
@@ -73,7 +74,13 @@ static void row_id(xctx *x, const char *path, const char *value, uint8_t origin,
 	}
 	o_str(b, r, "path", path);
 	o_str(b, r, "value", value);
-	if (origin)
+	/* a project's overlay is named: its defaults, and its own profiles */
+	const berth_profile *pr = x->run ? x->run->profile : NULL;
+	if (origin == BERTH_ORIGIN_PROJECT && x->project)
+		o_strf(b, r, "origin", "projects.%s.defaults", x->project);
+	else if (origin == BERTH_ORIGIN_PROFILE && pr && pr->project)
+		o_strf(b, r, "origin", "projects.%s.profiles", pr->project);
+	else if (origin)
 		o_str(b, r, "origin", berth_origin_name((berth_origin)origin));
 	const char *file = x->files ? x->files[origin] : x->profile_file;
 	if (file && pos.line && origin != BERTH_ORIGIN_RULE) /* a rule's note says where */
@@ -372,6 +379,7 @@ int berth_explain(const berth_run *run, const berth_error *problems, berth_expla
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	x.run = run;
 	x.files = run->origin_file;
+	x.project = run->policy_project;
 	obuild *b = &x.b;
 	onode *doc = o_root(b, O_MAP);
 	onode *r = o_map(b, doc, "run");
@@ -508,21 +516,36 @@ int berth_explain_json_format(const char *json, size_t len, berth_explain_format
 	return rc;
 }
 
-static void profiles_table(berth_buf *out, const onode *doc)
+static const char *ostr(const onode *m, const char *key)
+{
+	const onode *v = m ? o_get(m, key) : NULL;
+	return v && v->kind == O_STR ? v->s : NULL;
+}
+
+void render_profiles_table(berth_buf *out, const onode *doc)
 {
 	const onode *l = o_get(doc, "profiles");
-	if (!l || !l->first) {
+	const char *project = ostr(doc, "project");
+	if (project)
+		berth_buf_printf(out, "profiles of project %s\n\n", project);
+	if (!l || l->kind != O_SEQ || !l->first) {
 		berth_buf_puts(out, "no profiles defined\n");
 		return;
 	}
 	for (const onode *p = l->first; p; p = p->next) {
-		const onode *d = o_get(p, "description"), *at = o_get(p, "at");
-		berth_buf_printf(out, "%s%s%s%s%s\n", p == l->first ? "" : "\n", o_get(p, "id")->s,
-				 d ? " - " : "", d ? d->s : "", "");
+		const char *id = ostr(p, "id"), *d = ostr(p, "description"), *at = ostr(p, "at");
+		const char *from = ostr(p, "from");
+		const onode *fl = o_get(p, "fields");
+		berth_buf_printf(out, "%s%s%s%s\n", p == l->first ? "" : "\n", id ? id : "?", d ? " - " : "",
+				 d ? d : "");
 		if (at)
-			berth_buf_printf(out, "  defined at %s\n", at->s);
-		for (const onode *f = o_get(p, "fields")->first; f; f = f->next)
-			berth_buf_printf(out, "  %s: %s\n", o_get(f, "path")->s, o_get(f, "value")->s);
+			berth_buf_printf(out, "  defined at %s%s%s%s\n", at, from ? " (" : "", from ? from : "",
+					 from ? ")" : "");
+		for (const onode *f = fl && fl->kind == O_SEQ ? fl->first : NULL; f; f = f->next) {
+			const char *path = ostr(f, "path"), *value = ostr(f, "value");
+			if (path)
+				berth_buf_printf(out, "  %s: %s\n", path, value ? value : "");
+		}
 	}
 }
 
@@ -535,6 +558,10 @@ int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt,
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	obuild *b = &x.b;
 	onode *doc = o_root(b, O_MAP);
+	/* a project's view: what the runs of that project see (projects.NAME) */
+	x.project = berth_policy_project(policy);
+	if (x.project)
+		o_str(b, doc, "project", x.project);
 	onode *list = o_seq(b, doc, "profiles");
 	/* what else a user picks from (the web UI's choices) */
 	onode *c = o_map(b, doc, "choices");
@@ -546,6 +573,10 @@ int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt,
 		o_str(b, gt, NULL, policy->gpu.types.items[i].s);
 	if (policy->gpu.default_type.s)
 		o_str(b, c, "default_gpu_type", policy->gpu.default_type.s);
+	/* the least role that may write the project's secrets (security.secret_writers) */
+	o_str(b, c, "secret_writers",
+	      policy->security.secret_writers.s && !strcmp(policy->security.secret_writers.s, "user") ? "user"
+												    : "admin");
 	onode *lk = o_seq(b, c, "locked_fields");
 	for (size_t i = 0; i < policy->security.user_fields.n; i++)
 		o_str(b, lk, NULL, policy->security.user_fields.items[i].s);
@@ -573,6 +604,8 @@ int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt,
 		const berth_profile *p = berth_policy_profile_get(policy, i);
 		onode *m = o_map(b, list, NULL);
 		o_str(b, m, "id", p->id.s);
+		if (p->project)
+			o_strf(b, m, "from", "projects.%s.profiles", p->project);
 		if (p->description.s)
 			o_str(b, m, "description", p->description.s);
 		if (p->file)
@@ -581,5 +614,5 @@ int berth_explain_profiles(const berth_policy *policy, berth_explain_format fmt,
 		x.profile_file = p->file;
 		spec_rows(&x, &p->spec);
 	}
-	return finish(&x, doc, fmt, out, len, err, profiles_table);
+	return finish(&x, doc, fmt, out, len, err, render_profiles_table);
 }

@@ -25,4 +25,8 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 /* The run's inputs as one line of JSON (the BERTH_INPUTS variable), in the arena. */
 const char *render_inputs_json(const berth_node *inputs, berth_arena *arena);
 
+/* The profiles document of berth_explain_profiles (a server's too) as
+ * `berth profiles` prints it: the project whose view it is, then each profile. */
+void render_profiles_table(berth_buf *out, const onode *doc);
+
 #endif

@@ -357,6 +357,7 @@ void dec_strlist(dctx *c, const berth_node *n, void *dst, const void *arg)
 		return;
 	out->pos = n->pos;
 	out->set = true;
+	out->n = 0; /* a list written replaces one there (a project's overlay over the policy's) */
 	if (!(out->items = arena_array(c, n->len, sizeof(*out->items), n->pos)))
 		return;
 	for (size_t i = 0; i < n->len; i++) {
@@ -375,6 +376,7 @@ void dec_kvlist(dctx *c, const berth_node *n, void *dst, const void *arg)
 	berth_kvlist *out = dst;
 	out->pos = n->pos;
 	out->set = true;
+	out->n = 0; /* as dec_strlist */
 	if (n->kind == BERTH_NODE_MAP) {
 		/* duplicates are reported by the rules, for maps and lists alike */
 		if (!(out->items = arena_array(c, n->len, sizeof(*out->items), n->pos)))
@@ -480,6 +482,9 @@ const char *const spec_preemption_names[BERTH_PREEMPTION_NONE + 1] = {
 	[BERTH_PREEMPTION_PREVENT] = "prevent",
 	[BERTH_PREEMPTION_NONE] = "none",
 };
+
+/* volume_mode, as MLRun's UI offers it: "Auto (using auto-mount), Manual or None" (seed 002) */
+const char *const spec_volume_modes[3] = {"auto", "manual", "none"};
 
 const char *berth_action_name(berth_action a)
 {

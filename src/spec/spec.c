@@ -333,6 +333,19 @@ static void dec_affinity(dctx *c, const berth_node *n, void *dst, const void *ar
 	}
 }
 
+/* volume_mode, also as volumeMode (MLRun's and Kubernetes' spelling): once. */
+static void dec_volume_mode(dctx *c, const berth_node *n, void *dst, const void *arg)
+{
+	berth_str *m = dst;
+	if (m->s) {
+		report(c, n->pos, BERTH_EDUPLICATE,
+		       "the volume mode is written twice (volume_mode and volumeMode are one field; "
+		       "first at line %u)", m->pos.line);
+		return;
+	}
+	scalar_text(c, n, m);
+}
+
 static const field spec_fields[] = {
 	{"project", dec_str, offsetof(berth_spec, project), NULL},
 	{"name", dec_str, offsetof(berth_spec, name), NULL},
@@ -352,6 +365,8 @@ static const field spec_fields[] = {
 	{"run_as_group", dec_int, offsetof(berth_spec, run_as_group), NULL},
 	{"priority_class", dec_str, offsetof(berth_spec, priority_class), NULL},
 	{"preemption_mode", dec_str, offsetof(berth_spec, preemption_name), NULL},
+	{"volume_mode", dec_volume_mode, offsetof(berth_spec, volume_mode), NULL},
+	{"volumeMode", dec_volume_mode, offsetof(berth_spec, volume_mode), NULL},
 	{"replicas", dec_int, offsetof(berth_spec, replicas), NULL},
 	{"min_replicas", dec_int, offsetof(berth_spec, min_replicas), NULL},
 	{"max_replicas", dec_int, offsetof(berth_spec, max_replicas), NULL},
@@ -405,6 +420,16 @@ void spec_finish(dctx *c, berth_spec *s)
 				s->preemption_name.s = spec_preemption_names[i];
 		int p = enum_value(c, &s->preemption_name, spec_preemption_names, BERTH_ARRAY_SIZE(spec_preemption_names));
 		s->preemption_mode = p < 0 ? BERTH_PREEMPTION_UNSET : (berth_preemption)p;
+		path_pop(c, len);
+	}
+	if (s->volume_mode.s) {
+		/* in any case: MLRun's UI writes "Auto", "Manual", "None" */
+		size_t len = path_key(c, "volume_mode");
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(spec_volume_modes); i++)
+			if (!strcasecmp(s->volume_mode.s, spec_volume_modes[i]))
+				s->volume_mode.s = spec_volume_modes[i];
+		if (enum_value(c, &s->volume_mode, spec_volume_modes, BERTH_ARRAY_SIZE(spec_volume_modes)) < 0)
+			s->volume_mode.s = NULL;
 		path_pop(c, len);
 	}
 }

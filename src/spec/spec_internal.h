@@ -95,6 +95,7 @@ void *arena_array(dctx *c, size_t n, size_t sz, berth_pos pos);
 extern const char *const spec_volume_types[BERTH_VOLUME_SHARED + 1];
 extern const char *const spec_action_names[BERTH_ACTION_CRONJOB + 1];
 extern const char *const spec_preemption_names[BERTH_PREEMPTION_NONE + 1];
+extern const char *const spec_volume_modes[3];
 
 /* Checks a Kubernetes Affinity tree (validate.c). */
 void berth_check_affinity(dctx *c, const berth_node *n);

@@ -24,6 +24,10 @@ typedef struct db_ops db_ops;
 
 typedef enum db_dialect { DB_SQLITE, DB_PG } db_dialect;
 
+/* Called after each commit of the connection: conn is SQLite's (sqlite3 *), the
+ * name of the database and the WAL's pages (sqlite3_wal_hook's arguments). */
+typedef int (*db_commit_hook)(void *ctx, void *conn, const char *name, int pages);
+
 /* What a step gives. */
 enum { DB_NOMEM = -2, DB_ERROR = -1, DB_ROW = 1, DB_DONE = 2 };
 
@@ -74,7 +78,9 @@ struct db_ops {
 	int (*data_version)(db *d, int64_t *v);
 	/* how many arms one compound SELECT may have */
 	int (*compound_limit)(db *d);
-	void (*long_lived)(db *d);
+	/* hook is called after each commit (SQLite's WAL hook; PostgreSQL: never,
+	 * its commit is durable when it returns) */
+	void (*commit_hook)(db *d, db_commit_hook hook, void *ctx);
 	/* the lead of the work one server does at a time, held by this connection
 	 * until it ends: 1 held, 0 another connection holds it, -1 failed */
 	int (*try_lead)(db *d);

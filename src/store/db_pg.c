@@ -501,7 +501,7 @@ static int pg_compound_limit(db *d)
 	return 500; /* as SQLite's: the store's parts are the same on both */
 }
 
-static void pg_long_lived(db *d)
+static void pg_commit_hook(db *d, db_commit_hook hook, void *ctx)
 {
 }
 
@@ -536,7 +536,7 @@ const db_ops db_pg_ops = {
 	.set_schema_version = pg_set_schema_version,
 	.data_version = pg_data_version,
 	.compound_limit = pg_compound_limit,
-	.long_lived = pg_long_lived,
+	.commit_hook = pg_commit_hook,
 	.try_lead = pg_try_lead,
 	.checkpoint = pg_checkpoint,
 };

@@ -24,6 +24,8 @@ typedef struct lite {
 	db base;
 	sqlite3 *conn;
 	int64_t busy_since; /* when the wait for another writer began (ms, monotonic) */
+	db_commit_hook hook; /* after each commit (lite_commit_hook) */
+	void *hook_ctx;
 } lite;
 
 typedef struct lite_stmt {
@@ -109,12 +111,14 @@ static int lite_open(db **out, const char *path, char *msg, size_t len)
 	 * is checkpointed as it grows instead (every 1000 pages), by whoever writes */
 	sqlite3_db_config(d->conn, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	/* WAL: readers never wait for writers; NORMAL: a commit survives a
-	 * crash of berth, and the last ones may be lost only to a power cut.
-	 * The first process to open the store reads the whole WAL to index it
-	 * (0.5 to 1.5 ms for the 1000 pages of SQLite's default), so the WAL is
-	 * checkpointed every 100 pages; a server raises it (store_long_lived) */
-	if (lite_exec(&d->base, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-				" PRAGMA wal_autocheckpoint=100")) {
+	 * crash of berth, and the store's sync.c fsyncs the WAL after it,
+	 * outside the write lock and shared by the commits of the moment,
+	 * before anyone is told of it (SQLite's FULL would fsync under the
+	 * lock, one commit at a time). journal_mode=WAL comes first: on a new
+	 * store, SQLite writes the database's header under its default
+	 * synchronous=FULL. The WAL is checkpointed by the store's commit hook
+	 * (lite_commit_hook), which replaces SQLite's wal_autocheckpoint */
+	if (lite_exec(&d->base, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")) {
 		snprintf(msg, len, "%s", sqlite3_errmsg(d->conn));
 		lite_close(&d->base);
 		return -1;
@@ -270,10 +274,18 @@ static int lite_compound_limit(db *d)
 	return sqlite3_limit(L(d)->conn, SQLITE_LIMIT_COMPOUND_SELECT, -1);
 }
 
-/* For a connection that stays open: fewer checkpoints, a larger WAL */
-static void lite_long_lived(db *d)
+static int lite_on_wal(void *ctx, sqlite3 *conn, const char *name, int pages)
 {
-	sqlite3_wal_autocheckpoint(L(d)->conn, 1000);
+	lite *d = ctx;
+	return d->hook(d->hook_ctx, conn, name, pages);
+}
+
+static void lite_commit_hook(db *dd, db_commit_hook hook, void *ctx)
+{
+	lite *d = L(dd);
+	d->hook = hook;
+	d->hook_ctx = ctx;
+	sqlite3_wal_hook(d->conn, hook ? lite_on_wal : NULL, d);
 }
 
 /* one server on one data dir: it leads */
@@ -314,7 +326,7 @@ const db_ops db_sqlite_ops = {
 	.set_schema_version = lite_set_schema_version,
 	.data_version = lite_data_version,
 	.compound_limit = lite_compound_limit,
-	.long_lived = lite_long_lived,
+	.commit_hook = lite_commit_hook,
 	.try_lead = lite_try_lead,
 	.checkpoint = lite_checkpoint,
 };

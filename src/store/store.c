@@ -196,6 +196,15 @@ static const char *const migrations[] = {
 	"ALTER TABLE tokens ADD COLUMN last_used INTEGER;",
 };
 
+int store_migrations(void)
+{
+	return (int)BERTH_ARRAY_SIZE(migrations);
+}
+
+const char *store_migration(int i)
+{
+	return migrations[i];
+}
 
 /* PostgreSQL's migrations after its schema of STORE_PG_BASE (schema_pg.c): one
  * for each of migrations[] past it, in the same order */
@@ -298,7 +307,11 @@ int store_open(store **out, const char *where, berth_error **err)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
 	s->ops = db_driver(where);
-	if (connect_db(s, err) || migrate(s, err)) {
+	/* a commit is durable before the call that made it returns: SQLite's by the
+	 * group fsync of its WAL (sync.c), PostgreSQL's by its own commit */
+	s->ckpt_pages = 100;
+	if ((store_dialect(s) == DB_SQLITE && wal_sync_get(where, &s->sync, err)) || connect_db(s, err) ||
+	    migrate(s, err)) {
 		store_close(s);
 		return -BERTH_EIO;
 	}
@@ -312,6 +325,9 @@ static int connect_db(store *s, berth_error **err)
 	char msg[512] = "";
 	if (s->ops->open(&s->db, s->where, msg, sizeof(msg)))
 		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path, msg);
+	/* each commit (SQLite's WAL hook): numbered for sync.c, and the WAL
+	 * checkpointed every ckpt_pages pages (a server raises it: store_long_lived) */
+	s->ops->commit_hook(s->db, store_on_commit, s);
 	return 0;
 }
 
@@ -346,17 +362,18 @@ int store_resume(store *s, berth_error **err)
 
 void store_long_lived(store *s)
 {
-	if (s->db)
-		s->ops->long_lived(s->db);
+	s->ckpt_pages = 1000;
 }
 
 void store_close(store *s)
 {
 	if (!s)
 		return;
+	store_sync(s, NULL);
 	drop_cache(s);
 	if (s->db)
 		s->ops->close(s->db);
+	wal_sync_put(s->sync);
 	free(s->cols);
 	free(s->insert);
 	free(s->update);

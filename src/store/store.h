@@ -86,6 +86,23 @@ int store_resume(store *s, berth_error **err);
  * a larger WAL, which only the first process to open the store reads. */
 void store_long_lived(store *s);
 
+/* Durability (sync.c): every commit is on disk (the WAL fsynced) before the
+ * call that made it returns, unless BERTH_STORE_SYNC=normal. With defer, a
+ * handle's commits are made durable by store_sync instead, which its caller
+ * calls before it tells anyone of them (a server, before it answers): the
+ * commits of threads that wait at once share one fsync. */
+void store_defer_sync(store *s, bool defer);
+/* Waits until the handle's commits are on disk (at once when they are). */
+int store_sync(store *s, berth_error **err);
+/* The number of the handle's last commit not yet known durable (0: none),
+ * which the handle forgets: the caller makes it durable with store_sync_to,
+ * with any handle of the same store in this process, from any thread. */
+uint64_t store_sync_take(store *s);
+int store_sync_to(store *s, uint64_t seq, berth_error **err);
+/* The process's commits to this store, how many of them are known durable,
+ * and the fsyncs that made them so (all 0 with BERTH_STORE_SYNC=normal). */
+void store_sync_stats(store *s, uint64_t *committed, uint64_t *durable, uint64_t *fsyncs);
+
 int store_begin(store *s, berth_error **err);  /* BEGIN IMMEDIATE (waits for other writers) */
 int store_commit(store *s, berth_error **err);
 void store_rollback(store *s);
@@ -317,6 +334,26 @@ int store_lead(store *s, berth_error **err);
 
 /* PRAGMA data_version: a number that changes when another connection commits. */
 int store_data_version(store *s, int64_t *version, berth_error **err);
+
+/* ---- backup.c: backup and restore ---- */
+/* A consistent copy of what s has committed, into path (empty or absent),
+ * with the secret key (keylen bytes) when key is not NULL. */
+int store_backup_into(store *s, const char *path, const void *key, size_t keylen,
+		      berth_error **err);
+/* The schema version this berth makes. */
+int store_schema_latest(void);
+/* Checks the store file at path (a copy nobody else uses; shown names it in
+ * messages): whole (integrity_check), of a schema version this berth knows
+ * and exactly its tables, indexes and triggers; the key of keylen bytes it
+ * holds is copied to key (*has_key) and taken out of it. BERTH_EARG when it
+ * is not a berth backup; store_open then migrates it up. */
+int store_restore_check(const char *path, const char *shown, unsigned char *key, size_t keylen,
+			bool *has_key, berth_error **err);
+/* Makes the store at path (absent: nothing) whole in its database file: its
+ * WAL checkpointed and removed as SQLite leaves WAL mode (the next store_open
+ * enters it again), so that another file can take its place, or be copied:
+ * BERTH_ECONFLICT when another connection has it open. */
+int store_retire(const char *path, berth_error **err);
 
 /* Writes the WAL back into the database and truncates it (a benchmark's
  * load, before it measures reads). */

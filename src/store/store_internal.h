@@ -10,6 +10,8 @@
  *   projects.c  projects, the uid each project's runs get, registered functions
  *   tokens.c    the server's API tokens (their hashes)
  *   secrets.c   sealed secrets
+ *   sync.c      durability: the group fsync of the WAL after commits
+ *   backup.c    the store as one file, and a file checked before it is restored
  */
 #ifndef BERTH_STORE_INTERNAL_H
 #define BERTH_STORE_INTERNAL_H
@@ -58,6 +60,14 @@ struct store {
 	/* the SQL of a run's columns, written on first use (runs.c): "a, b, ...", the
 	 * INSERT and the UPDATE of every mutable column */
 	char *cols, *insert, *update;
+	/* durability (sync.c): the process's group fsync of this store's WAL (NULL:
+	 * BERTH_STORE_SYNC=normal), this handle's last commit not yet known durable
+	 * (0: none), whether the caller waits for it (store_defer_sync) rather than
+	 * each commit, and the WAL's size in pages that starts a checkpoint */
+	struct wal_sync *sync;
+	uint64_t pending;
+	bool defer;
+	int ckpt_pages;
 };
 
 /* The connection's dialect (what SQL beyond the common subset it takes). */
@@ -65,6 +75,22 @@ static inline db_dialect store_dialect(const store *s)
 {
 	return s->ops->dialect;
 }
+/* ---- durability (sync.c) ---- */
+/* The group fsync of path's WAL in this process (shared by its handles):
+ * NULL and 0 when BERTH_STORE_SYNC is normal, -1 with *err on a bad value. */
+int wal_sync_get(const char *path, struct wal_sync **out, berth_error **err);
+void wal_sync_put(struct wal_sync *w);
+/* SQLite's WAL hook (sqlite3_wal_hook; ctx is the handle): each commit gets
+ * its number, is made durable at once unless the handle defers it, and a
+ * WAL of ckpt_pages pages or more is checkpointed (as SQLite's own
+ * wal_autocheckpoint, which this hook replaces). conn is the sqlite3
+ * connection (db_commit_hook); a PostgreSQL store has none. */
+int store_on_commit(void *ctx, void *conn, const char *name, int pages);
+
+/* The schema's migrations (store.c): how many, and the SQL of the i-th (from 0),
+ * which makes version i + 1. */
+int store_migrations(void);
+const char *store_migration(int i);
 
 /* The connection, opened again first when suspended (store_suspend): NULL
  * when it cannot be. */

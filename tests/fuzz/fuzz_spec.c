@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char policy_text[] =
 	"namespace: ml\n"
-	"defaults: {resources: {cpu: 100m, mem: 256Mi}, mem_limit_ratio: 1.1, priority_class: low}\n"
+	"defaults: {resources: {cpu: 100m, mem: 256Mi}, mem_limit_ratio: 1.1, priority_class: low,\n"
+	"  volumes: [{volume_type: empty_dir, name: scratch, mount_path: /scratch}]}\n"
 	"limits: {cpu: '32', mem: 256Gi, gpu: '8', disk: 500Gi, volume_size: 1Ti}\n"
 	"security: {disable_root: true, block_existing_volumes: true, user_fields: [affinity]}\n"
 	"gpu: {default_type: nvidia.com/gpu, types: [nvidia.com/gpu, amd.com/gpu]}\n"
@@ -23,7 +24,10 @@ static const char policy_text[] =
 	"preemptible_nodes: {node_selector: {spot: 'true'}, tolerations: [{key: spot, operator: Exists, effect: NoSchedule}]}\n"
 	"priority_classes: {high: berth-high, low: berth-low}\n"
 	"profiles: [{id: 1xa100, resources: {cpu: '8', gpu: 1}, node_selector: {gpu: a100}, envs: [{name: A, value: b}]}]\n"
-	"quotas: {default: {cpu: '64', gpu: '4', runs: 5}}\n";
+	"quotas: {default: {cpu: '64', gpu: '4', runs: 5}}\n"
+	"projects: {vision: {defaults: {envs: [{name: T, value: v}], volumes: [{volume_type: empty_dir, "
+	"name: data, mount_path: /data}]}, limits: {mem: 64Gi}, priority_classes: {urgent: berth-urgent}, "
+	"profiles: [{id: v1, resources: {gpu: 1}}], quotas: {gpu: '2'}}}\n";
 
 static void whole_path(const berth_spec *s, const berth_policy *policy)
 {

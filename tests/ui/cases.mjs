@@ -953,6 +953,48 @@ export const cases = [
 		},
 	},
 	{
+		// issue 27: the profiles page and the form are the project's view of the policy (its
+		// overlay projects.team: its own profile, a volume on its runs); the form offers the
+		// volume mount type as MLRun's UI does, "Auto (using auto-mount), Manual or None"
+		name: 'project-view-and-volume-mode',
+		run: async (t) => {
+			const { page } = t;
+			const made = await t.api('POST', '/api/v1/projects', { token: t.tokens.star, body: { name: 'team' } });
+			t.expect(made.status === 201 || made.status === 409, `project team: ${made.status} ${made.text}`);
+			await signIn(t, t.tokens.star);
+			await page.selectOption('#project', 'team');
+			await page.click('#nav a[data-nav="profiles"]');
+			await page.waitForSelector('[data-profile="team-gpu"]');
+			const own = await page.textContent('[data-profile="team-gpu"]');
+			t.expect(own.includes("This project's own (projects.team.profiles)"), `team-gpu: ${own}`);
+			const def = await page.textContent('#defaults');
+			t.expect(def.includes('team-scratch'), `team's defaults: ${def}`);
+			await t.step('team-profiles');
+			// the form: Auto names the volume the platform mounts; None hides the list
+			await newRun(t);
+			const modes = await page.$$eval(`${bound('volumeMode')} option`, (os) => os.map((o) => o.textContent));
+			t.expect(modes.join('|') === 'Auto (using auto-mount)|Manual|None', `volume mount types: ${modes}`);
+			const hint = await page.textContent('#run-form .field:has([data-bind="volumeMode"]) .hint');
+			t.expect(hint.includes('team-scratch (/team-scratch)'), `the Auto hint: ${hint}`);
+			await fill(t, 'fname', 'vols');
+			await fill(t, 'image', 'python:3.11-slim');
+			await fill(t, 'command', 'true');
+			await page.selectOption(bound('volumeMode'), 'none');
+			await page.waitForSelector('#add-volume', { state: 'detached' });
+			await page.waitForSelector('#summary .ok-box');
+			await page.click('#tab-yaml');
+			const yaml = await page.inputValue('#yaml');
+			t.expect(yaml.includes('volume_mode: none') && yaml.includes('project: team'), `the YAML tab: ${yaml}`);
+			await t.step('volume-mode-none');
+			// another project's view has neither
+			await page.selectOption('#project', 'demo');
+			await page.click('#nav a[data-nav="profiles"]');
+			await page.waitForSelector('[data-profile="cpu-small"]');
+			t.expect(await page.$('[data-profile="team-gpu"]') === null, 'demo shows team-gpu');
+			t.expect(!(await page.textContent('#defaults')).includes('team-scratch'), "demo's defaults show team's volume");
+		},
+	},
+	{
 		// the queue: what waits, why, in which order (priority, then submission); the quota's use
 		name: 'queue-and-quota',
 		timeout: 60000,

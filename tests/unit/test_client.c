@@ -599,7 +599,7 @@ static void test_http(void)
 
 	char *json = NULL;
 	size_t jl;
-	CHECK_INT(berth_client_profiles(c, &json, &jl, &err), 0);
+	CHECK_INT(berth_client_profiles(c, NULL, &json, &jl, &err), 0);
 	CHECK_STR(json, "{\"items\": []}");
 	free(json);
 	CHECK(err == NULL);

@@ -23,7 +23,10 @@ static const char policy_text[] =
 	"preemptible_nodes: {node_selector: {spot: 'true'}, tolerations: [{key: spot, operator: Exists, effect: NoSchedule}]}\n"
 	"priority_classes: {high: berth-high, low: berth-low}\n"
 	"profiles: [{id: gpu, resources: {cpu: '8', gpu: 1}, envs: [{name: A, value: b}]}]\n"
-	"quotas: {default: {cpu: '4', gpu: '2', runs: 2}}\n";
+	"quotas: {default: {cpu: '4', gpu: '2', runs: 2}}\n"
+	"projects: {ml: {defaults: {envs: [{name: T, value: ml}], volumes: [{volume_type: empty_dir, name: s, "
+	"mount_path: /s}]}, limits: {mem: 64Gi}, priority_classes: {urgent: berth-urgent}, security: "
+	"{user_fields: [affinity]}, profiles: [{id: ml-gpu, resources: {gpu: 1}}], quotas: {gpu: '2'}}}\n";
 
 static const char spec_text[] =
 	"function: {name: train, image: python:3.11, command: [python, t.py]}\n"
@@ -603,6 +606,133 @@ static void test_policy_range_errors(void)
 	}
 }
 
+/* The overlays' own checks (issue 27): each problem at its place, its path
+ * under projects.NAME, an unknown key with a did-you-mean; a bound an
+ * overlay leaves out keeps the policy's. */
+static void test_project_overlay_errors(void)
+{
+	static const struct {
+		const char *policy, *want;
+	} rows[] = {
+		{"projects: {ml: {limit: {cpu: '2'}}}\n",
+		 "policy.yaml:1:17: projects.ml.limit: unknown key \"limit\"; did you mean \"limits\"?\n"},
+		{"projects: {ml: {defaults: {resources: {gpu: 0.5}}}}\n",
+		 "policy.yaml:1:45: projects.ml.defaults.resources.gpu.limits: 0.5 is not a whole number of GPUs "
+		 "(GPUs cannot be shared or split)\n"},
+		{"projects: {ml: {security: {fs_group_range: {max: 999}}}}\n",
+		 "policy.yaml:1:50: projects.ml.security.fs_group_range: min 1000 (the default) is more than max 999\n"},
+		{"security: {fs_group_range: \"1-2000\"}\nprojects: {ml: {security: {fs_group_range: {max: 999}}}}\n",
+		 ""},
+		{"security: {user_fields: [resources]}\nprojects: {ml: {security: {user_fields: [volume_mod]}}}\n",
+		 "policy.yaml:2:42: projects.ml.security.user_fields: \"volume_mod\" is not a run spec field that "
+		 "can be locked; did you mean \"volume_mode\"?\n"},
+		{"projects: {ml: {quotas: {gpu: -1}}}\n",
+		 "policy.yaml:1:31: projects.ml.quotas: a quota must not be negative\n"},
+		{"quotas: {ml: {gpu: '1'}}\nprojects: {ml: {quotas: {gpu: '2'}}}\n",
+		 "policy.yaml:2:25: projects.ml.quotas: the quota of project \"ml\" is written twice: here and as "
+		 "quotas.ml (line 1); keep one (they are the same quota)\n"},
+		{"projects: [ml]\n",
+		 "policy.yaml:1:11: projects: must be a map of project name to what that project's runs get, "
+		 "not a list\n"},
+		{"projects: {ml: {profiles: [{id: a}, {id: a}]}}\n",
+		 "policy.yaml:1:42: projects.ml.profiles[1]: profile \"a\" is defined twice (first at policy.yaml:1)\n"},
+		{"limits: {mem: 1Gi}\nprojects: {ml: {defaults: {volumes: [{volume_type: persistent_volume_claim, "
+		 "name: v, mount_path: /v, spec: {size: 1Gi}}]}, limits: {volume_size: 512Mi}}}\n",
+		 "policy.yaml:2:115: projects.ml.defaults.volumes[0].spec.size: 1Gi is over the platform's limit of "
+		 "512Mi (limits.volume_size, policy.yaml:2:146): every run of project \"ml\" that leaves it to its "
+		 "defaults would be refused\n"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		berth_policy *p = NULL;
+		berth_error *err = NULL;
+		int rc = policy_from(&p, rows[i].policy, &err);
+		CHECKF(rows[i].want[0] ? rc < 0 : rc == 0, "row %zu: %s", i, rc ? "refused" : "accepted");
+		CHECKF(strcmp(problems(err), rows[i].want) == 0, "row %zu:\n got: %s want: %s", i,
+		       problems(err), rows[i].want);
+		berth_error_free(err);
+		berth_policy_free(p);
+	}
+}
+
+/* A project's view: its overlay over the policy's keys, by the merge's rules
+ * (defaults key by key, profiles by id, priority classes by name), each value
+ * of the overlay's with its own origin; another project's view is the policy. */
+static void test_project_views(void)
+{
+	static const char text[] =
+		"defaults: {resources: {cpu: 100m}, envs: [{name: A, value: all}, {name: B, value: all}],"
+		" volumes: [{volume_type: empty_dir, name: scratch, mount_path: /scratch}]}\n"
+		"limits: {cpu: '4', mem: 8Gi}\n"
+		"priority_classes: {low: berth-low}\n"
+		"profiles: [{id: small, resources: {cpu: '1'}}, {id: big, resources: {cpu: '4'}}]\n"
+		"projects:\n"
+		"  ml:\n"
+		"    defaults: {envs: [{name: B, value: ml}]}\n"
+		"    limits: {mem: 64Gi}\n"
+		"    priority_classes: {urgent: berth-urgent}\n"
+		"    profiles: [{id: big, resources: {cpu: '2'}}, {id: gpu, resources: {gpu: 1}}]\n"
+		"    quotas: {gpu: '4'}\n"
+		"    namespace: ml-team\n";
+	berth_policy *p = NULL;
+	berth_error *err = NULL;
+	if (!CHECKF(policy_from(&p, text, &err) == 0, "%s", problems(err))) {
+		berth_error_free(err);
+		return;
+	}
+	const berth_policy *ml = berth_policy_for_project(p, "ml"), *other = berth_policy_for_project(p, "data");
+	CHECK(other == p);
+	CHECK(ml != p);
+	CHECK_STR(berth_policy_project(ml), "ml");
+	CHECK(berth_policy_project(p) == NULL);
+	/* profiles: the overlay's first, then the policy's it does not define again */
+	CHECK_INT(berth_policy_profile_count(ml), 3);
+	CHECK_STR(berth_policy_profile_get(ml, 0)->id.s, "big");
+	CHECK_STR(berth_policy_profile_get(ml, 1)->id.s, "gpu");
+	CHECK_STR(berth_policy_profile_get(ml, 2)->id.s, "small");
+	CHECK(berth_policy_profile_get(ml, 3) == NULL);
+	CHECK_STR(berth_policy_profile_find(ml, "big")->project, "ml");
+	CHECK(berth_policy_profile_find(ml, "small")->project == NULL);
+	CHECK_INT(berth_policy_profile_count(p), 2);
+	CHECK(berth_policy_profile_find(p, "gpu") == NULL);
+	CHECK(berth_policy_profile_find(p, "big")->project == NULL);
+	/* keys: replaced one by one; priority classes merged by name */
+	CHECK(ml->limits.cpu.set && ml->limits.mem.set);
+	CHECK_INT(ml->limits.mem.pos.line, 8);
+	CHECK_INT(ml->limits.cpu.pos.line, 2);
+	CHECK_INT(ml->priority_classes.n, 2);
+	CHECK_STR(ml->namespace.s, "ml-team");
+	CHECK(p->namespace.s == NULL);
+	/* the quota is the project's, for the policy too (the server's quota routes) */
+	const berth_quota *q = berth_policy_quota(p, "ml");
+	CHECK(q && q->overlay && q->gpu.set);
+	CHECK(berth_policy_quota(p, "data") == NULL);
+	/* a run of ml: each value's origin, and the policy's volume with them */
+	berth_spec_set *s = specs("project: ml\nfunction: {name: t, image: python:3.11}\n---\n"
+				  "project: ml\nfunction: {name: t, image: python:3.11}\nvolume_mode: Manual\n");
+	for (size_t d = 0; d < 2; d++) {
+		berth_run *run = NULL;
+		berth_run_opts o = {.run_id = "v1"};
+		CHECKF(berth_run_plan(&run, berth_spec_set_get(s, d), p, &o, &err) == 0, "doc %zu: %s", d, problems(err));
+		if (!run)
+			continue;
+		CHECK_STR(run->policy_project, "ml");
+		CHECK_STR(run->namespace, "ml-team");
+		const berth_kvlist *envs = &run->spec.envs;
+		CHECK_INT(envs->n, 2);
+		for (size_t i = 0; i < envs->n; i++)
+			CHECKF(envs->items[i].origin == (!strcmp(envs->items[i].key.s, "B") ? BERTH_ORIGIN_PROJECT
+											 : BERTH_ORIGIN_DEFAULT),
+			       "env %s origin %d", envs->items[i].key.s, envs->items[i].origin);
+		CHECK_INT(run->spec.nvolumes, d ? 0 : 1);
+		CHECK(d ? run->spec.volume_mode.s && !strcmp(run->spec.volume_mode.s, "manual")
+			: run->spec.volume_mode.s == NULL);
+		berth_run_free(run);
+	}
+	berth_spec_set_free(s);
+	berth_error_free(err);
+	berth_policy_free(p);
+}
+
 /* A run's ids against the ranges and disable_root, refused at the spec's value. */
 static void test_id_ranges(void)
 {
@@ -661,4 +791,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))
+T_MAIN(T(test_project_overlay_errors), T(test_project_views), T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))

@@ -117,6 +117,16 @@ static void priority_class_values(void)
 	j = setup_json("priority_classes: {only: p1}\n", "default");
 	CHECK_HAS(j, "\"value\":1000,\"preemptionPolicy\":\"PreemptLowerPriority\"");
 	free(j);
+	/* a project's overlay adds its own classes (projects.NAME.priority_classes), after the
+	 * policy's, once each; one it names again is the policy's */
+	j = setup_json("priority_classes: {high: pc-high, low: pc-low}\n"
+		       "projects:\n  ml: {priority_classes: {urgent: pc-urgent, high: pc-high}}\n"
+		       "  cv: {priority_classes: {urgent: pc-urgent}}\n", "default");
+	CHECK_HAS(j, "\"name\":\"pc-high\",\"labels\":{\"app.kubernetes.io/name\":\"berth\"}},\"value\":100000,");
+	CHECK_HAS(j, "\"name\":\"pc-urgent\",\"labels\":{\"app.kubernetes.io/name\":\"berth\"}},\"value\":1000,"
+		     "\"preemptionPolicy\":\"Never\",\"description\":\"berth runs of priority class urgent");
+	CHECK_INT(count(j, "\"kind\":\"PriorityClass\""), 3);
+	free(j);
 }
 
 /* The built-in policy's classes (MLRun's High, Medium, Low; Medium the default), with

@@ -1407,6 +1407,117 @@ out:
 	done(s, dir);
 }
 
+/* ---- durability (sync.c) ---- */
+
+typedef struct sync_worker {
+	const char *path;
+	int bad;      /* syncs that returned before their commit was counted durable */
+	int writes;
+} sync_worker;
+
+/* A server's worker: its own deferred handle; each commit, then the wait for it. */
+static void *sync_writer(void *arg)
+{
+	sync_worker *w = arg;
+	store *s = NULL;
+	berth_error *err = NULL;
+	if (store_open(&s, w->path, &err)) {
+		berth_error_free(err);
+		w->bad = -1;
+		return NULL;
+	}
+	store_defer_sync(s, true);
+	for (int i = 0; i < 50; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "w%p-%d", (void *)w, i);
+		if (store_project_add(s, name, &err) != 1)
+			w->bad++;
+		uint64_t seq = store_sync_take(s), committed, durable, fsyncs;
+		if (!seq || store_sync_to(s, seq, &err))
+			w->bad++;
+		store_sync_stats(s, &committed, &durable, &fsyncs);
+		if (durable < seq)
+			w->bad++;
+		w->writes++;
+	}
+	berth_error_free(err);
+	store_close(s);
+	return NULL;
+}
+
+/* Every commit is counted durable before the call that made it returns;
+ * a deferred handle's, before store_sync returns; the waits of threads at
+ * once share fsyncs (never more fsyncs than commits); BERTH_STORE_SYNC=normal
+ * makes no fsync, and a value it does not know is refused. */
+static void test_sync(void)
+{
+	if (on_pg()) {
+		printf("skip test_sync (the fsync of SQLite's WAL; PostgreSQL's commit is its own)\n");
+		return;
+	}
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	uint64_t c0, d0, f0, c1, d1, f1;
+	if (!s)
+		goto out;
+	store_sync_stats(s, &c0, &d0, &f0);
+	CHECK(c0 > 0 && d0 == c0 && f0 > 0); /* the migrations' commit */
+	CHECK_INT(store_project_add(s, "a", &err), 1);
+	store_sync_stats(s, &c1, &d1, &f1);
+	CHECK_INT(c1, c0 + 1);
+	CHECK_INT(d1, c1);
+	CHECK_INT(f1, f0 + 1);
+	/* deferred: committed (another handle reads it), not yet known durable */
+	store_defer_sync(s, true);
+	CHECK_INT(store_project_add(s, "b", &err), 1);
+	store_sync_stats(s, &c1, &d1, &f1);
+	CHECK_INT(c1, c0 + 2);
+	CHECK_INT(d1, c0 + 1);
+	CHECK(OK(store_sync(s, &err), err));
+	store_sync_stats(s, &c1, &d1, &f1);
+	CHECK_INT(d1, c1);
+	CHECK(OK(store_sync(s, &err), err)); /* nothing left: no fsync */
+	store_sync_stats(s, &c0, &d0, &f0);
+	CHECK_INT(f0, f1);
+	/* four threads, a handle each */
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/berth.db", dir);
+	sync_worker w[4];
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++) {
+		w[i] = (sync_worker){.path = path};
+		pthread_create(&th[i], NULL, sync_writer, &w[i]);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		CHECK_INT(w[i].bad, 0);
+		CHECK_INT(w[i].writes, 50);
+	}
+	store_sync_stats(s, &c1, &d1, &f1);
+	CHECK_INT(c1, c0 + 200);
+	CHECK_INT(d1, c1);
+	CHECK(f1 - f0 <= 200);
+	/* the opt-out: no number, no fsync */
+	store *n = NULL;
+	setenv("BERTH_STORE_SYNC", "normal", 1);
+	if (OK(store_open(&n, path, &err), err)) {
+		CHECK_INT(store_project_add(n, "c", &err), 1);
+		store_sync_stats(n, &c1, &d1, &f1);
+		CHECK(c1 == 0 && d1 == 0 && f1 == 0);
+		store_close(n);
+	}
+	setenv("BERTH_STORE_SYNC", "fast", 1);
+	n = NULL;
+	CHECK(store_open(&n, path, &err) != 0 && !n);
+	const berth_problem *p = err ? berth_error_get(err, 0) : NULL;
+	CHECK(p && strstr(p->message, "BERTH_STORE_SYNC is \"fast\""));
+	unsetenv("BERTH_STORE_SYNC");
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
 static void test_cleanup(void)
 {
 	if (home)
@@ -1417,5 +1528,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_alloc_failures), T(test_pg_store), T(test_pg_reconnect),
-       T(test_cleanup))
+       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_alloc_failures), T(test_pg_store),
+       T(test_pg_reconnect), T(test_cleanup))

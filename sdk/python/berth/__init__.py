@@ -57,9 +57,10 @@ def _client():
     return _default if _default is not None else connect()
 
 
-def get_profiles():
-    """The platform's hardware profiles (of the default client)."""
-    return _client().get_profiles()
+def get_profiles(project=None):
+    """The platform's hardware profiles (of the default client); with project, those
+    that project's runs may use (its overlay of the policy with the rest)."""
+    return _client().get_profiles(project=project)
 
 
 def get_or_create_project(name, context=None, user_project=False, **kwargs):

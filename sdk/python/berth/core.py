@@ -22,7 +22,7 @@ from .errors import (BerthError, ConflictError, ForbiddenError, InvalidSpecError
 
 # every field of a run spec (runspec.md section 1) that func.run() takes
 RUN_FIELDS = (
-    "project", "name", "action", "schedule", "profile", "resources", "volumes",
+    "project", "name", "action", "schedule", "profile", "resources", "volumes", "volume_mode",
     "node_selector", "affinity", "tolerations", "secrets", "envs", "fs_group", "run_as_user",
     "run_as_group", "priority_class", "preemption_mode", "replicas", "min_replicas",
     "max_replicas", "service", "labels", "args", "inputs", "timeout", "retries", "distributed",
@@ -210,9 +210,12 @@ class Client:
         at ...")."""
         self._t.request("DELETE", Transport.path("api", "v1", "tokens", token_id))
 
-    def get_profiles(self):
-        """The platform's hardware profiles: each with what it sets."""
-        return self._t.request("GET", Transport.path("api", "v1", "profiles"))["profiles"]
+    def get_profiles(self, project=None):
+        """The platform's hardware profiles: each with what it sets. With project, those
+        its runs may use: the policy's overlay for it (projects.NAME.profiles) with the
+        rest; without, the token's project's when it has one project."""
+        return self._t.request("GET", Transport.path("api", "v1", "profiles",
+                                                     project=project))["profiles"]
 
     def get_run(self, run_id):
         return Run(self, self._t.request("GET", Transport.path("api", "v1", "runs", run_id)))
@@ -273,6 +276,11 @@ class Project:
 
     def _path(self, *rest, **query):
         return Transport.path("api", "v1", "projects", self.name, *rest, **query)
+
+    def get_profiles(self):
+        """The hardware profiles this project's runs may use (its overlay of the policy,
+        projects.NAME, with the rest): another project's own are not among them."""
+        return self.client.get_profiles(project=self.name)
 
     def new_function(self, name, image=None, command=None, args=None, kind=None, code_src=None,
                      handler=None, python_version=None, requirements=None, **fields):
@@ -732,6 +740,16 @@ class Function:
         self._dirty = True
         return self
 
+    def with_volume_mode(self, mode):
+        """auto | manual | none, in any case (MLRun's UI: "Auto (using auto-mount), Manual
+        or None"): auto mounts the volumes the platform's policy mounts on every run
+        (defaults.volumes) besides the function's; manual only the function's; none no
+        volume."""
+        self._fields["volume_mode"] = getattr(mode, "value", mode)
+        self._mark("volume_mode", _call("with_volume_mode", mode=self._fields["volume_mode"]))
+        self._dirty = True
+        return self
+
     def with_preemption_mode(self, mode):
         """allow | constrain | prevent | none (spot and preemptible nodes), in any case
         (MLRun writes "Prevent")."""
@@ -1027,11 +1045,20 @@ def mount_v3io(*args, **kwargs):
 
 
 def auto_mount(*args, **kwargs):
-    """MLRun's auto_mount (V3IO, or the PVC of MLRUN_PVC_MOUNT): berth mounts what is asked."""
-    raise NotSupportedError("auto_mount(...)",
-                            "berth mounts only the volumes a run or its function names: "
-                            "apply(mount_pvc(pvc_name=..., volume_mount_path=...)); a platform-wide "
-                            "volume is the policy's (projects: ... defaults)")
+    """MLRun's auto_mount: "the most commonly used type of volume" on every pod. berth's
+    are the policy's (defaults.volumes, or the project's): with no argument, a modifier
+    that asks for them (volume_mode auto, as a run gets unless it says manual or none).
+    MLRun's arguments (V3IO, or a PVC by name) are not: mount_pvc(...) mounts a PVC."""
+    if args or kwargs:
+        raise NotSupportedError("auto_mount(...)",
+                                "berth's auto-mounted volumes are the platform policy's "
+                                "(defaults.volumes), taken with auto_mount(); a PVC of your own "
+                                "is apply(mount_pvc(pvc_name=..., volume_mount_path=...))")
+
+    def modify(fn):
+        fn.with_volume_mode("auto")
+    modify._call = _call("auto_mount")
+    return modify
 
 
 class VolumeMount(tuple):

@@ -325,7 +325,7 @@ class MLRunShapes(unittest.TestCase):
             fn.with_annotations({"sidecar.istio.io/inject": "false"})
         for call in (lambda: berth.mount_v3io(name="data", access_key="XYZ123",
                                               volume_mounts=[berth.VolumeMount("/data", "projects/p")]),
-                     berth.auto_mount):
+                     lambda: berth.auto_mount(pvc_name="data")):
             with self.assertRaises(berth.NotSupportedError) as cm:
                 fn.apply(call())
             self.assertIn("mount_pvc", str(cm.exception))

@@ -55,7 +55,11 @@ def example_policy(tmp):
         text = f.read().replace("  disable_root: true", "  disable_root: false")
     text += ("\nlocal:\n  capacity: {cpu: \"96\", mem: 2Ti, gpu: \"8\", disk: 10Ti}\n"
              "  labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB,"
-             " app.iguazio.com/lifecycle: non-preemptible}\n  grace_period: 1\n")
+             " app.iguazio.com/lifecycle: non-preemptible}\n  grace_period: 1\n"
+             # a team's overlay (ProjectView): its own profile, and a volume on its runs
+             "projects:\n  sdk-team:\n    profiles: [{id: team-only, resources: {cpu: \"1\"}}]\n"
+             "    defaults:\n      volumes: [{volume_type: empty_dir, name: team-scratch,"
+             " mount_path: /team-scratch}]\n")
     with open(cfg, "w") as f:
         f.write(text)
     return cfg
@@ -276,6 +280,48 @@ class KeptSeeds(unittest.TestCase):
         for name in os.listdir(KEPT_SEEDS):
             with open(os.path.join(KEPT_SEEDS, name)) as a, open(os.path.join(SHARED_SEEDS, name)) as b:
                 self.assertEqual(a.read(), b.read(), f"{name}: copy it again from ../shared/seeds")
+
+
+class ProjectView(unittest.TestCase):
+    """Issue 27: a project's overlay of the policy (projects.sdk-team): the profiles its
+    runs may use, the volumes they get unless they say manual or none (MLRun's volume
+    mount type "Auto (using auto-mount), Manual or None")."""
+
+    def setUp(self):
+        self.client = berth.Client(S["url"], S["admin"])
+
+    def test_profiles_of_a_project(self):
+        team = [p["id"] for p in self.client.get_profiles(project="sdk-team")]
+        everyone = [p["id"] for p in self.client.get_profiles()]
+        seeds = [p["id"] for p in self.client.project("seeds").get_profiles()]
+        self.assertEqual(team[0], "team-only")
+        self.assertIn("1xa100", team)
+        self.assertNotIn("team-only", everyone)
+        self.assertNotIn("team-only", seeds)
+        self.assertEqual([p["id"] for p in self.client.project("sdk-team").get_profiles()], team)
+        with self.assertRaises(berth.ForbiddenError):
+            berth.Client(S["url"], S["other"]).get_profiles(project="sdk-team")
+        # another project's profile is unknown to this one, never applied
+        fn = self.client.project("seeds").new_function("other-profile", image="python:3.11",
+                                                       command=["true"])
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            fn.explain(profile="team-only")
+        self.assertIn('unknown profile "team-only"', str(cm.exception))
+
+    def test_auto_mounted_volume_and_its_modes(self):
+        fn = self.client.project("sdk-team").new_function("vols", image="python:3.11",
+                                                          command=["true"])
+        def volumes(d):
+            return {f["path"]: f.get("origin") for f in d["fields"] if f["path"].startswith("volumes.")}
+        self.assertEqual(volumes(fn.explain()), {"volumes.team-scratch": "projects.sdk-team.defaults"})
+        self.assertEqual(volumes(fn.explain(volume_mode="None")), {})
+        fn.with_volume_mode("manual")
+        self.assertEqual(volumes(fn.explain()), {})
+        fn.apply(berth.auto_mount())
+        self.assertEqual(volumes(fn.explain()), {"volumes.team-scratch": "projects.sdk-team.defaults"})
+        with self.assertRaises(berth.InvalidSpecError) as cm:
+            fn.explain(volumes=[{"volume_type": "empty_dir", "name": "team-scratch", "mount_path": "/x"}])
+        self.assertIn("the platform mounts on every run", str(cm.exception))
 
 
 class MLRunModifiers(unittest.TestCase):

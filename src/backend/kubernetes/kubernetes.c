@@ -1208,11 +1208,12 @@ static int delete_object(berth_backend *b, const kres *res, const char *ns, cons
  * with its quota and LimitRange, on the project's first run. */
 static int project_namespace(berth_backend *b, const berth_run *run, berth_error **err)
 {
-	const char *tpl = b->policy->namespace.s;
+	const char *project = run->spec.project.s ? run->spec.project.s : "default";
+	/* the project's namespace: its overlay's (projects.NAME.namespace), else the policy's */
+	const char *tpl = berth_policy_for_project(b->policy, project)->namespace.s;
 	if (!tpl || !strstr(tpl, "{project}") || !run->namespace)
 		return 0;
-	return kube_project_namespace(KUBE(b)->api, b->policy,
-				      run->spec.project.s ? run->spec.project.s : "default", run->namespace, err);
+	return kube_project_namespace(KUBE(b)->api, b->policy, project, run->namespace, err);
 }
 
 /*

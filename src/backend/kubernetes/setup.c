@@ -224,7 +224,8 @@ static size_t project_objects(obuild *b, const berth_policy *p, const char *proj
 	objs[n++] = o;
 	if ((o = project_quota(b, p, project, ns)))
 		objs[n++] = o;
-	if ((o = project_limits(b, p, ns)))
+	/* the limits and defaults the project's runs get (its overlay, projects.NAME) */
+	if ((o = project_limits(b, berth_policy_for_project(p, project), ns)))
 		objs[n++] = o;
 	return n;
 }
@@ -375,18 +376,27 @@ static void priority_classes(setup *s, const berth_policy *p)
 {
 	obuild *b = &s->b;
 	const berth_kvlist *pc = &p->priority_classes;
-	const berth_kv **first = pc->n ? berth_arena_alloc(b->arena, pc->n * sizeof(*first)) : NULL;
+	/* the policy's classes, then those the projects' overlays add (projects.NAME.priority_classes) */
+	size_t all = pc->n;
+	for (size_t j = 0; j < p->nprojects; j++)
+		all += p->projects[j].view->priority_classes.n;
+	const berth_kv **first = all ? berth_arena_alloc(b->arena, all * sizeof(*first)) : NULL;
 	size_t n = 0;
-	if (pc->n && !first) {
+	if (all && !first) {
 		b->failed = 1;
 		return;
 	}
-	for (size_t i = 0; i < pc->n; i++) {
-		size_t k = 0;
-		while (k < n && strcmp(first[k]->value.s, pc->items[i].value.s))
-			k++;
-		if (k == n)
-			first[n++] = &pc->items[i];
+	for (size_t j = 0; j <= p->nprojects; j++) {
+		const berth_kvlist *l = j ? &p->projects[j - 1].view->priority_classes : pc;
+		for (size_t i = 0; i < l->n; i++) {
+			size_t k = 0;
+			if (j && l->items[i].origin != BERTH_ORIGIN_PROJECT)
+				continue; /* the policy's own, named above */
+			while (k < n && strcmp(first[k]->value.s, l->items[i].value.s))
+				k++;
+			if (k == n)
+				first[n++] = &l->items[i];
+		}
 	}
 	const char *dflt = NULL; /* the PriorityClass of defaults.priority_class */
 	for (size_t i = 0; i < pc->n && p->defaults.priority_class.s; i++)
