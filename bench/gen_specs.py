@@ -3,6 +3,7 @@
 
     bench/gen_specs.py N SEED [--jsonl FILE] > specs.yaml
     bench/gen_specs.py N SEED --split MAX_BYTES --prefix DIR/specs   (prints the files)
+    bench/gen_specs.py N SEED --split MAX_BYTES --prefix DIR/specs --json   (JSON files)
     bench/gen_specs.py --secrets-list                 (the names for --secrets)
 
 The same N and SEED always give the same bytes (random.Random(SEED), no clock, no
@@ -33,7 +34,9 @@ Sizes stay within the example policy's per-run limits and per-project quotas (8 
 192 cores, 2Ti for all replicas of a run), so every run is allowed.
 
 --jsonl FILE also writes the same specs as JSON lines (one spec per line), for a reader
-without a YAML parser.
+without a YAML parser. --json with --split writes the files as JSON lines instead of YAML
+(PREFIX-001.json, ...): the same specs, one JSON value a line, which berth reads as a
+stream of JSON values.
 """
 
 import argparse
@@ -291,6 +294,8 @@ def main(argv):
                     help="write PREFIX-001.yaml, PREFIX-002.yaml, ... of at most MAX_BYTES "
                          "each (berth reads at most 4 MiB per input) and print their names")
     ap.add_argument("--prefix", default="specs", help="file name prefix for --split")
+    ap.add_argument("--json", action="store_true",
+                    help="with --split: write the files as JSON lines (PREFIX-001.json, ...)")
     ap.add_argument("--secrets-list", action="store_true",
                     help="print the secret names the specs use (for --secrets) and exit")
     a = ap.parse_args(argv[1:])
@@ -302,7 +307,12 @@ def main(argv):
     r = random.Random(a.seed)
     specs = [spec(r, i) for i in range(a.n)]
     docs = []
+    if a.json and a.split is None:
+        ap.error("--json needs --split")
     for i, s in enumerate(specs):
+        if a.json:
+            docs.append(json.dumps(s, separators=(",", ":")) + "\n")
+            continue
         lines = [f"# spec {i} of {a.n} (seed {a.seed})"]
         # every other document writes short lists and maps in flow style
         flowkeys = {"command", "args", "ports", "resources", "spec"} if i % 2 else set()
@@ -313,8 +323,9 @@ def main(argv):
     else:
         # greedy: as many whole documents per file as fit in MAX_BYTES
         chunks, cur, size = [], [], 0
+        sep = "" if a.json else "---\n"
         for d in docs:
-            add = len(d.encode()) + (4 if cur else 0)
+            add = len(d.encode()) + (len(sep) if cur else 0)
             if cur and size + add > a.split:
                 chunks.append(cur)
                 cur, size, add = [], 0, len(d.encode())
@@ -323,9 +334,9 @@ def main(argv):
         if cur:
             chunks.append(cur)
         for k, chunk in enumerate(chunks, 1):
-            path = f"{a.prefix}-{k:03d}.yaml"
+            path = f"{a.prefix}-{k:03d}.{'json' if a.json else 'yaml'}"
             with open(path, "w", encoding="utf-8") as f:
-                f.write("---\n".join(chunk))
+                f.write(sep.join(chunk))
             print(path)
     if a.jsonl:
         with open(a.jsonl, "w", encoding="utf-8") as f:

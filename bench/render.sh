@@ -10,15 +10,19 @@
 #      command), and against that piped into `kubectl set resources --local`
 #      (bench/kubectl_job.sh) for the same requests and limits. hyperfine
 #      (--warmup 3 --runs 30), else a loop on bash's clock.
-#   2. throughput: bench/gen_specs.py writes N (10,000) varied specs; each must render
-#      (else exit 1); then `taskset -c 0 berth render -` of all of them, 5 times (berth
-#      reads at most 4 MiB per input, so the specs are cut into files under 4,000,000
-#      bytes, rendered one process after the other, all inside each timed run);
-#      bench/yaml_floor.c (built here: libfyaml's events and each scalar's text for
-#      the same files, nothing else: the most any reader on libfyaml can do), 5 times;
-#      callgrind's instruction count per spec ((Ir of 1,000 specs - Ir of 1) / 999);
-#      and bench/k8s_models.py (Debian's /usr/bin/python3 with python3-kubernetes)
-#      building and serialising the same objects from the same files, 3 times, also
+#   2. throughput: bench/gen_specs.py writes N (10,000) varied specs, as YAML and as
+#      JSON (the same specs, one JSON value a line: --json); each must render, the
+#      JSON to the same objects (else exit 1); then `taskset -c 0 berth render -` of all of them, 5 times for each
+#      format (berth reads at most 4 MiB per input, so the specs are cut into files
+#      under 4,000,000 bytes, rendered one process after the other, all inside each
+#      timed run); bench/yaml_floor.c (built here: libfyaml's events and each scalar's
+#      text for the same files, nothing else: the most any reader on libfyaml can
+#      do), 5 times for each format, its run alternating with berth's so that both
+#      see the same machine; callgrind's instruction count per spec ((Ir of 1,000
+#      specs - Ir of 1) / 999), by phase (bench/render_phases.py; with
+#      BENCH_BERTH_BEFORE=PATH, another berth binary's too, side by side); and
+#      bench/k8s_models.py (Debian's /usr/bin/python3 with python3-kubernetes)
+#      building and serialising the same objects from the YAML files, 3 times, also
 #      on core 0.
 # Prints a table | benchmark | berth | alternative | ratio (median, min–max) | and
 # writes it with the machine, the date and the exact commands as Markdown to $OUT
@@ -31,7 +35,8 @@
 #
 # Knobs (environment): BENCH_SPECS (10000), BENCH_SEED (1), BENCH_RUNS (30),
 # BENCH_WARMUP (3), BENCH_THROUGHPUT_RUNS (5), BENCH_PY_RUNS (3),
-# BENCH_CALLGRIND_SPECS (1000; 0 skips callgrind), OUT (build/bench/render.md),
+# BENCH_CALLGRIND_SPECS (1000; 0 skips callgrind), BENCH_BERTH_BEFORE (a berth binary
+# whose instructions per phase are shown beside build/berth's), OUT (build/bench/render.md),
 # PYTHON (python3: runs the standard-library helpers).
 # Exit status: 0, or 1 when berth failed to render a generated spec or a step failed.
 # Missing kubectl, hyperfine, valgrind or python3-kubernetes skip their part (said so).
@@ -190,13 +195,16 @@ else
 fi
 
 # ---- 2. throughput -----------------------------------------------------------
-echo "== 2. throughput: $N specs (seed $SEED)" >&2
+echo "== 2. throughput: $N specs (seed $SEED), YAML and JSON" >&2
 mapfile -t chunks < <("$PY" bench/gen_specs.py "$N" "$SEED" --split "$SPLIT_BYTES" --prefix "$tmp/specs")
-[ ${#chunks[@]} -gt 0 ] || die "gen_specs.py wrote nothing"
+mapfile -t jchunks < <("$PY" bench/gen_specs.py "$N" "$SEED" --split "$SPLIT_BYTES" --prefix "$tmp/specs" --json)
+[ ${#chunks[@]} -gt 0 ] && [ ${#jchunks[@]} -gt 0 ] || die "gen_specs.py wrote nothing"
 spec_bytes=$(cat "${chunks[@]}" | wc -c)
+json_bytes=$(cat "${jchunks[@]}" | wc -c)
 render=("$berth" render - --config "$CONFIG" --secrets "$secrets" --run-id b1)
 
-# Every spec must render: each file once, untimed, with its objects kept for the counts.
+# Every spec must render: each file once, untimed, with its objects kept for the counts;
+# the JSON files must give the same objects.
 : >"$tmp/kinds.berth"
 out_bytes=0
 for f in "${chunks[@]}"; do
@@ -210,40 +218,75 @@ done
 runs_rendered=$(grep -cE '^kind: (Job|Deployment|CronJob)$' "$tmp/kinds.berth" || true)
 [ "$runs_rendered" -eq "$N" ] || die "berth rendered $runs_rendered runs of $N specs"
 berth_kinds=$(cut -d' ' -f2 "$tmp/kinds.berth" | sort | uniq -c | awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }')
+: >"$tmp/kinds.json"
+for f in "${jchunks[@]}"; do
+	"${render[@]}" <"$f" >"$tmp/out.yaml" 2>/dev/null || die "berth failed to render $(basename "$f")"
+	grep '^kind:' "$tmp/out.yaml" >>"$tmp/kinds.json" || true
+done
+# the files are cut elsewhere, so the run ids (b1, b1-2, ...) differ: the objects' kinds
+# are compared (bench/render_diff.sh compares bytes)
+cmp -s "$tmp/kinds.berth" "$tmp/kinds.json" || die "the JSON specs gave other objects than the YAML specs"
 
-# the timed command: every file, one berth process each, one after the other
-{
-	echo '#!/usr/bin/env bash'
-	echo 'set -eu'
-	for f in "${chunks[@]}"; do
-		printf '%q ' "${render[@]}"
-		printf '<%q\n' "$f"
-	done
-} >"$tmp/render-all.sh"
-bench throughput "$TP_RUNS" 1 "${taskset[@]}" bash "$tmp/render-all.sh"
-read -r t_med t_min t_max < <(stats "$tmp/throughput.times")
-# specs/s: the median time gives the median rate; the slowest run gives the lowest
-r_med=$(calc '%.1f' "$N / $t_med")
-r_min=$(calc '%.1f' "$N / $t_max")
-r_max=$(calc '%.1f' "$N / $t_min")
-commands+=("$PY bench/gen_specs.py $N $SEED --split $SPLIT_BYTES --prefix \$TMP/specs   # ${#chunks[@]} file(s), $(group "$spec_bytes") bytes")
-commands+=("${taskset[*]} build/berth render - --config $CONFIG --secrets $secrets --run-id b1 < \$TMP/specs-00K.yaml > /dev/null   # for each file, in one timed run")
-notes+=("Throughput: $(group "$N") specs ($(group "$spec_bytes") bytes of YAML, cut into ${#chunks[@]} file(s) of at most $(group "$SPLIT_BYTES") bytes as berth reads at most 4 MiB per input: one process per file) give $(group "$out_bytes") bytes of objects: $berth_kinds.")
-notes+=("Target berth ≥ 100,000 specs/s on one core (median): $(met "$r_med" 100000) ($(group "$(calc '%d' "$r_med")") specs/s, $(calc '%.2f' "1000000 / $r_med") µs per spec).")
+# the timed commands: every file, one berth process each, one after the other
+for fmt in yaml json; do
+	{
+		echo '#!/usr/bin/env bash'
+		echo 'set -eu'
+		if [ $fmt = yaml ]; then files=("${chunks[@]}"); else files=("${jchunks[@]}"); fi
+		for f in "${files[@]}"; do
+			printf '%q ' "${render[@]}"
+			printf '<%q\n' "$f"
+		done
+	} >"$tmp/render-$fmt.sh"
+done
 
 # the floor: libfyaml alone on the same files (events and each scalar's text, nothing
 # else), the most any reader of these specs built on libfyaml could reach
 floor_bin=$keep/yaml_floor
 cc -O2 -o "$floor_bin" bench/yaml_floor.c $(pkg-config --cflags --libs libfyaml) ||
 	die "cannot build bench/yaml_floor.c"
-read -r floor_docs _ _ < <("$floor_bin" "${chunks[@]}") || die "yaml_floor failed"
-[ "$floor_docs" -eq "$N" ] || die "yaml_floor read $floor_docs documents of $N"
-bench floor "$TP_RUNS" 1 "${taskset[@]}" "$floor_bin" "${chunks[@]}"
-read -r f_med f_min f_max < <(stats "$tmp/floor.times")
+for fmt in yaml json; do
+	if [ $fmt = yaml ]; then files=("${chunks[@]}"); else files=("${jchunks[@]}"); fi
+	read -r floor_docs _ _ < <("$floor_bin" "${files[@]}") || die "yaml_floor failed"
+	[ "$floor_docs" -eq "$N" ] || die "yaml_floor read $floor_docs documents of $N ($fmt)"
+done
+
+# berth and the floor in turns, one run of each at a time: the machine's load, which
+# changes (it is shared), weighs on both alike
+for fmt in yaml json; do
+	if [ $fmt = yaml ]; then files=("${chunks[@]}"); else files=("${jchunks[@]}"); fi
+	: >"$tmp/throughput-$fmt.all"
+	: >"$tmp/floor-$fmt.all"
+	bench throughput-$fmt 1 1 "${taskset[@]}" bash "$tmp/render-$fmt.sh" # a warm-up
+	for ((i = 0; i < TP_RUNS; i++)); do
+		bench throughput-$fmt 1 0 "${taskset[@]}" bash "$tmp/render-$fmt.sh"
+		cat "$tmp/throughput-$fmt.times" >>"$tmp/throughput-$fmt.all"
+		bench floor-$fmt 1 0 "${taskset[@]}" "$floor_bin" "${files[@]}"
+		cat "$tmp/floor-$fmt.times" >>"$tmp/floor-$fmt.all"
+	done
+done
+read -r t_med t_min t_max < <(stats "$tmp/throughput-yaml.all")
+read -r j_med j_min j_max < <(stats "$tmp/throughput-json.all")
+read -r f_med f_min f_max < <(stats "$tmp/floor-yaml.all")
+read -r fj_med fj_min fj_max < <(stats "$tmp/floor-json.all")
+# specs/s: the median time gives the median rate; the slowest run gives the lowest
+r_med=$(calc '%.1f' "$N / $t_med")
+r_min=$(calc '%.1f' "$N / $t_max")
+r_max=$(calc '%.1f' "$N / $t_min")
+rj_med=$(calc '%.1f' "$N / $j_med")
 fr_med=$(calc '%.1f' "$N / $f_med")
+frj_med=$(calc '%.1f' "$N / $fj_med")
+floor_pct=$(calc '%.1f' "100 * $r_med / $fr_med")
+floor_pct_json=$(calc '%.1f' "100 * $rj_med / $frj_med")
+commands+=("$PY bench/gen_specs.py $N $SEED --split $SPLIT_BYTES --prefix \$TMP/specs   # ${#chunks[@]} file(s), $(group "$spec_bytes") bytes")
+commands+=("$PY bench/gen_specs.py $N $SEED --split $SPLIT_BYTES --prefix \$TMP/specs --json   # ${#jchunks[@]} file(s), $(group "$json_bytes") bytes")
+commands+=("${taskset[*]} build/berth render - --config $CONFIG --secrets $secrets --run-id b1 < \$TMP/specs-00K.yaml > /dev/null   # for each file, in one timed run (.json: the same)")
 commands+=("cc -O2 -o $keep/yaml_floor bench/yaml_floor.c \$(pkg-config --cflags --libs libfyaml)")
-commands+=("${taskset[*]} $keep/yaml_floor \$TMP/specs-*.yaml   # the same files, $TP_RUNS runs")
-notes+=("Floor: libfyaml alone, parsing the same files into events and reading each scalar's text (bench/yaml_floor.c; no tree, no rules, no output), reaches $(group "$(calc '%d' "$fr_med")") specs/s ($(calc '%.2f' "1000000 / $fr_med") µs per spec): berth's rate is $(calc '%.0f' "100 * $r_med / $fr_med") % of it, and no reader built on libfyaml can pass it.")
+commands+=("${taskset[*]} $keep/yaml_floor \$TMP/specs-*.yaml   # the same files (.json: the same), $TP_RUNS runs, each after one of berth's")
+notes+=("Throughput: $(group "$N") specs ($(group "$spec_bytes") bytes of YAML, cut into ${#chunks[@]} file(s) of at most $(group "$SPLIT_BYTES") bytes as berth reads at most 4 MiB per input: one process per file; as JSON, one value a line: $(group "$json_bytes") bytes in ${#jchunks[@]} file(s)) give $(group "$out_bytes") bytes of objects (the same objects from the JSON): $berth_kinds.")
+notes+=("Target berth ≥ 100,000 specs/s on one core (median): $(met "$r_med" 100000) ($(group "$(calc '%d' "$r_med")") specs/s, $(calc '%.2f' "1000000 / $r_med") µs per spec).")
+notes+=("Floor: libfyaml alone, parsing the same files into events and reading each scalar's text (bench/yaml_floor.c; no tree, no rules, no output), reaches $(group "$(calc '%d' "$fr_med")") specs/s for YAML ($(calc '%.2f' "1000000 / $fr_med") µs per spec) and $(group "$(calc '%d' "$frj_med")") for JSON; no reader built on libfyaml can pass it.")
+notes+=("Target berth ≥ 60 % of the floor (median rates, each format against its own floor): YAML $(met "$floor_pct" 60) ($floor_pct %), JSON $(met "$floor_pct_json" 60) ($floor_pct_json %).")
 
 # the same specs through the Kubernetes Python client
 py_cell="python3-kubernetes not found: skipped"
@@ -277,36 +320,82 @@ print("read %.2f s, build %.2f s, serialise %.2f s; %s bytes; %s" % (d["read"], 
       ", ".join("%s %d" % kv for kv in d["objects"].items())))' "$tmp/py-$PY_RUNS.json")
 	commands+=("${taskset[*]} /usr/bin/python3 bench/k8s_models.py \$TMP/specs-*.yaml > /dev/null   # $PY_RUNS runs")
 	notes+=("Python ($pyv): one run took $py_summary. Its rate counts reading, building and serialising only; with the interpreter's start and \`import kubernetes\` the whole process took $(calc '%.2f' "$pw_med") s (median).")
-	notes+=("Target berth ≥ 100× the Python client (median): $(met "$py_ratio_num" 100) ($(calc '%.1f' "$py_ratio_num")×).")
+	py_ratio_json=$(calc '%.4f' "$rj_med / $pr_med")
+	notes+=("Target berth ≥ 50× the Python client (median; issue 28): $(met "$py_ratio_num" 50) ($(calc '%.1f' "$py_ratio_num")× from YAML, $(calc '%.1f' "$py_ratio_json")× from JSON).")
 else
 	echo "python3-kubernetes not found for /usr/bin/python3 (scripts/deps-bench.sh): skipped" >&2
 fi
-rows+=("render throughput, $(group "$N") specs, one core (berth $TP_RUNS runs, Python $PY_RUNS)$tab$(rate_cell "$r_med" "$r_min" "$r_max")$tab$py_cell$tab$py_ratio")
-rows+=("the floor: libfyaml's events for the same files, nothing else ($TP_RUNS runs)$tab$(rate_cell "$fr_med" "$N / $f_max" "$N / $f_min")$tab–$tab–")
+rows+=("render throughput, $(group "$N") specs as YAML, one core (berth $TP_RUNS runs, Python $PY_RUNS)$tab$(rate_cell "$r_med" "$r_min" "$r_max")$tab$py_cell$tab$py_ratio")
+rows+=("the floor: libfyaml's events for the same YAML files, nothing else ($TP_RUNS runs)$tab$(rate_cell "$fr_med" "$N / $f_max" "$N / $f_min")$tab–${tab}berth at $floor_pct % of it")
+rows+=("render throughput, the same specs as JSON lines, one core ($TP_RUNS runs)$tab$(rate_cell "$rj_med" "$N / $j_max" "$N / $j_min")$tab–$tab–")
+rows+=("the floor: libfyaml's events for the same JSON files ($TP_RUNS runs)$tab$(rate_cell "$frj_med" "$N / $fj_max" "$N / $fj_min")$tab–${tab}berth at $floor_pct_json % of it")
 
 # ---- instructions per spec (callgrind) ----------------------------------------
 cg_row="valgrind not found: skipped"
+phases=() # Markdown lines: the table of instructions per spec by phase
 if [ -n "$valgrind" ] && [ "$CG_N" -gt 1 ]; then
-	echo "== callgrind: $CG_N specs and 1 spec" >&2
+	echo "== callgrind: $CG_N specs and 1 spec, YAML and JSON" >&2
 	for n in "$CG_N" 1; do
-		"$PY" bench/gen_specs.py "$n" "$SEED" >"$tmp/cg-$n.yaml"
-		"$valgrind" --tool=callgrind --callgrind-out-file="$keep/render-callgrind.$n.out" \
-			"${render[@]}" <"$tmp/cg-$n.yaml" >/dev/null 2>"$tmp/cg-$n.log" ||
-			{ tail -20 "$tmp/cg-$n.log" >&2; die "berth under callgrind failed ($n specs)"; }
+		"$PY" bench/gen_specs.py "$n" "$SEED" --jsonl "$tmp/cg-$n.json" >"$tmp/cg-$n.yaml"
 	done
+	# profile WHO BERTH FMT: the two profiles of BERTH over $CG_N specs and 1, as FMT
+	profile() {
+		local who=$1 bin=$2 fmt=$3 n
+		for n in "$CG_N" 1; do
+			"$valgrind" --tool=callgrind --callgrind-out-file="$keep/render-callgrind.$who.$fmt.$n.out" \
+				"$bin" render - --config "$CONFIG" --secrets "$secrets" --run-id b1 \
+				<"$tmp/cg-$n.$fmt" >/dev/null 2>"$tmp/cg-$n.log" ||
+				{ tail -20 "$tmp/cg-$n.log" >&2; die "$bin under callgrind failed ($n specs, $fmt)"; }
+		done
+	}
 	ir() { awk '/^(summary|totals):/ { print $2; exit }' "$1"; }
-	ir_n=$(ir "$keep/render-callgrind.$CG_N.out")
-	ir_1=$(ir "$keep/render-callgrind.1.out")
+	whos=(after)
+	profile after "$berth" yaml
+	profile after "$berth" json
+	if [ -n "${BENCH_BERTH_BEFORE:-}" ]; then
+		whos=(before after)
+		profile before "$BENCH_BERTH_BEFORE" yaml
+		profile before "$BENCH_BERTH_BEFORE" json
+	fi
+	ir_n=$(ir "$keep/render-callgrind.after.yaml.$CG_N.out")
+	ir_1=$(ir "$keep/render-callgrind.after.yaml.1.out")
 	ir_spec=$(calc '%d' "($ir_n - $ir_1) / ($CG_N - 1)")
-	cg_row="$(group "$ir_spec") instructions per spec"
+	irj_spec=$(calc '%d' "($(ir "$keep/render-callgrind.after.json.$CG_N.out") - $(ir "$keep/render-callgrind.after.json.1.out")) / ($CG_N - 1)")
+	cg_row="$(group "$ir_spec") instructions per spec (JSON: $(group "$irj_spec"))"
+	# the phases, each profile a column
+	for who in "${whos[@]}"; do
+		for fmt in yaml json; do
+			bench/render_phases.py "$CG_N" "$keep/render-callgrind.$who.$fmt.$CG_N.out" \
+				"$keep/render-callgrind.$who.$fmt.1.out" >"$tmp/phases.$who.$fmt" ||
+				die "bench/render_phases.py failed"
+		done
+	done
+	head="| phase |"
+	rule="|---|"
+	for who in "${whos[@]}"; do
+		head+=" $who, YAML | $who, JSON |"
+		rule+="---|---|"
+	done
+	phases+=("$head" "$rule")
+	mapfile -t names < <(cut -d'|' -f2 "$tmp/phases.after.yaml" | sed 's/^ //; s/ $//')
+	for ((k = 0; k < ${#names[@]}; k++)); do
+		line="| ${names[$k]} |"
+		for who in "${whos[@]}"; do
+			for fmt in yaml json; do
+				line+=" $(sed -n "$((k + 1))p" "$tmp/phases.$who.$fmt" | cut -d'|' -f3- | sed 's/ |$//; s/ | / (/; s/$/)/; s/^ //') |"
+			done
+		done
+		phases+=("$line")
+	done
 	for mode in inclusive self; do
 		inc=no
 		[ $mode = inclusive ] && inc=yes
-		callgrind_annotate --inclusive=$inc --threshold=99 "$keep/render-callgrind.$CG_N.out" \
+		callgrind_annotate --inclusive=$inc --threshold=99 "$keep/render-callgrind.after.yaml.$CG_N.out" \
 			>"$keep/render-callgrind.$mode.txt" 2>/dev/null || true
 	done
-	commands+=("valgrind --tool=callgrind --callgrind-out-file=$keep/render-callgrind.N.out build/berth render - --config $CONFIG --secrets $secrets --run-id b1 < specs-N.yaml > /dev/null   # N = $CG_N and 1")
-	notes+=("Instructions: $(group "$ir_n") for $(group "$CG_N") specs, $(group "$ir_1") for 1 (the start: loading and relocating the shared libraries, reading the policy); ($(group "$ir_n") − $(group "$ir_1")) / $(group "$((CG_N - 1))") = $(group "$ir_spec") per spec. Profiles: $keep/render-callgrind.{$CG_N,1}.out; \`callgrind_annotate\` listings: $keep/render-callgrind.{inclusive,self}.txt.")
+	commands+=("valgrind --tool=callgrind --callgrind-out-file=$keep/render-callgrind.WHO.FMT.N.out build/berth render - --config $CONFIG --secrets $secrets --run-id b1 < specs-N.FMT > /dev/null   # N = $CG_N and 1, FMT = yaml and json (gen_specs.py --jsonl)")
+	commands+=("bench/render_phases.py $CG_N $keep/render-callgrind.WHO.FMT.$CG_N.out $keep/render-callgrind.WHO.FMT.1.out")
+	notes+=("Instructions: $(group "$ir_n") for $(group "$CG_N") specs, $(group "$ir_1") for 1 (the start: loading and relocating the shared libraries, reading the policy); ($(group "$ir_n") − $(group "$ir_1")) / $(group "$((CG_N - 1))") = $(group "$ir_spec") per spec. Profiles: $keep/render-callgrind.*.out; \`callgrind_annotate\` listings: $keep/render-callgrind.{inclusive,self}.txt.")
 fi
 rows+=("instructions per spec (callgrind, $(group "$CG_N") specs − 1 spec)$tab$cg_row$tab–$tab–")
 
@@ -336,6 +425,12 @@ timer="a bash loop on \$EPOCHREALTIME (hyperfine not found)"
 	table
 	echo
 	for n in "${notes[@]}"; do echo "- $n"; done
+	if [ ${#phases[@]} -gt 0 ]; then
+		echo
+		echo "**Instructions per spec by phase** (callgrind, bench/render_phases.py; inclusive, share of the total)${BENCH_BERTH_BEFORE:+; before: \`$BENCH_BERTH_BEFORE\`}"
+		echo
+		for l in "${phases[@]}"; do echo "$l"; done
+	fi
 	echo
 	echo "**Commands** (\$TMP is a temporary directory)"
 	echo
@@ -348,5 +443,9 @@ echo
 table
 echo
 for n in "${notes[@]}"; do echo "- $n"; done
+if [ ${#phases[@]} -gt 0 ]; then
+	echo
+	for l in "${phases[@]}"; do echo "$l"; done
+fi
 echo
 echo "Markdown: $OUT"

@@ -8,6 +8,11 @@
  *   yaml_floor FILE...      prints "DOCUMENTS SCALARS BYTES" on stdout
  *
  * The parser is set up as src/spec/yaml.c sets it up (YAML 1.2, no mmap, quiet).
+ * A file that starts with '{' or '[' is a stream of JSON values (one spec a
+ * line, bench/gen_specs.py --json), which libfyaml reads one value a stream:
+ * as berth does, one parser in JSON mode reads each value in turn (reset
+ * between them), the values cut where their brackets close (the least work
+ * that gives libfyaml one value at a time).
  */
 #include <libfyaml.h>
 #include <stdio.h>
@@ -38,38 +43,83 @@ static char *slurp(const char *path, size_t *len)
 	return data;
 }
 
+/* One pass of p over data[0, len): counts into the totals; 0, or -1 on a
+ * stream error. */
+static int pass(struct fy_parser *p, const char *data, size_t len, long *docs, long *scalars,
+		long *bytes)
+{
+	if (fy_parser_set_string(p, data, len))
+		return -1;
+	struct fy_event *e;
+	while ((e = fy_parser_parse(p))) {
+		if (e->type == FYET_DOCUMENT_START)
+			(*docs)++;
+		if (e->type == FYET_SCALAR) {
+			size_t n = 0;
+			if (fy_token_get_text(e->scalar.value, &n))
+				(*scalars)++;
+			*bytes += (long)n;
+		}
+		fy_parser_event_free(p, e);
+	}
+	return fy_parser_get_stream_error(p) ? -1 : 0;
+}
+
+/* Where the JSON object or array at s[at] ends (one past its closing bracket). */
+static size_t value_end(const char *s, size_t at, size_t len)
+{
+	size_t depth = 0;
+	for (size_t i = at; i < len; i++) {
+		if (s[i] == '"') {
+			for (i++; i < len && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+		} else if (s[i] == '{' || s[i] == '[') {
+			depth++;
+		} else if ((s[i] == '}' || s[i] == ']') && --depth == 0) {
+			return i + 1;
+		}
+	}
+	return len;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 int main(int argc, char **argv)
 {
 	long docs = 0, scalars = 0, bytes = 0;
 	for (int i = 1; i < argc; i++) {
-		size_t len;
+		size_t len, at = 0;
 		char *data = slurp(argv[i], &len);
 		if (!data) {
 			perror(argv[i]);
 			return 1;
 		}
+		while (at < len && is_space(data[at]))
+			at++;
+		int json = at < len && (data[at] == '{' || data[at] == '[');
 		struct fy_parse_cfg cfg = {
-			.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_DISABLE_MMAP_OPT,
+			.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_DISABLE_MMAP_OPT |
+				 (json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE),
 		};
 		struct fy_parser *p = fy_parser_create(&cfg);
-		if (!p || fy_parser_set_string(p, data, len)) {
-			fprintf(stderr, "%s: cannot set up the parser\n", argv[i]);
-			return 1;
-		}
-		struct fy_event *e;
-		while ((e = fy_parser_parse(p))) {
-			if (e->type == FYET_DOCUMENT_START)
-				docs++;
-			if (e->type == FYET_SCALAR) {
-				size_t n = 0;
-				if (fy_token_get_text(e->scalar.value, &n))
-					scalars++;
-				bytes += (long)n;
+		int bad = !p;
+		if (!json && !bad) {
+			bad = pass(p, data, len, &docs, &scalars, &bytes);
+		} else {
+			for (int first = 1; !bad && at < len; first = 0) {
+				size_t end = value_end(data, at, len);
+				bad = (!first && fy_parser_reset(p)) ||
+				      pass(p, data + at, end - at, &docs, &scalars, &bytes);
+				for (at = end; at < len && is_space(data[at]);)
+					at++;
 			}
-			fy_parser_event_free(p, e);
 		}
-		int bad = fy_parser_get_stream_error(p);
-		fy_parser_destroy(p);
+		if (p)
+			fy_parser_destroy(p);
 		free(data);
 		if (bad) {
 			fprintf(stderr, "%s: not YAML\n", argv[i]);

@@ -116,6 +116,7 @@ typedef struct cli_plan_opts {
 	int check_secrets;    /* secret_names come from a store: check them */
 	const berth_usage *usage; /* the project's active runs, for quotas */
 	const char *backend;  /* --backend KIND: what it needs is checked (berth_run_needs) */
+	berth_render *render; /* kubernetes: the runs' objects go here (berth_run_needs_render) */
 	const char *project;  /* --project P (with a server): the project of every run */
 } cli_plan_opts;
 
@@ -138,8 +139,8 @@ struct cli_server;
 int cli_plan_args(const char *verb, cli_plan_opts *o, struct cli_server *srv, int argc, char **argv,
 		  const char **spec);
 /* Plans the index-th run of a file (see berth_run_plan), then, with
- * o->backend, checks what that backend needs of it (berth_run_needs): the
- * problems of both in *err. */
+ * o->backend, checks what that backend needs of it (berth_run_needs; with
+ * o->render, its objects are added there): the problems of both in *err. */
 int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec *spec, size_t index,
 		 berth_run **run, berth_error **err);
 /* -o table|yaml|json of explain and profiles (NULL: table); -1 (reported) else. */

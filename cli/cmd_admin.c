@@ -17,7 +17,7 @@ const char usage_admin[] =
 	"logs and work dirs, nor volumes.\n"
 	"\n"
 	"'backup' writes FILE (mode 0600, whole or not at all) with what was committed\n"
-	"when it began, also while a server runs.\n"
+	"when it began, also while a server runs. FILE is outside the data dir.\n"
 	"  --include-key  with the key that seals the secrets (secret.key): FILE then\n"
 	"                 opens every secret; keep it as the key is kept. Without it,\n"
 	"                 the secrets of a restore open only in a data dir with the\n"

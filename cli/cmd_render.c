@@ -37,18 +37,50 @@ const cli_args args_render = {
 	.arg = CLI_FILE,
 };
 
+/* The runs of the stream as they are read (berth_spec_read_file): each is
+ * planned, and rendered into out as what Kubernetes needs of it is checked. */
+struct render_runs {
+	cli_plan_opts *o;
+	const berth_policy *policy;
+	berth_format fmt;
+	berth_render *out;
+	berth_error *err; /* the runs' problems */
+	int refused;
+};
+
+static void runs_start(void *arg)
+{
+	struct render_runs *r = arg;
+	berth_error_free(r->err);
+	r->err = NULL;
+	r->refused = 0;
+	berth_render_free(r->out);
+	r->o->render = r->out = berth_render_new(r->fmt);
+}
+
+static void runs_run(void *arg, const berth_spec *spec, size_t i)
+{
+	struct render_runs *r = arg;
+	berth_run *run = NULL;
+	if (!r->out)
+		return;
+	if (cli_plan_run(r->o, r->policy, spec, i, &run, &r->err) < 0)
+		r->refused = 1;
+	berth_run_free(run);
+}
+
 int cmd_render(int argc, char **argv)
 {
 	cli_plan_opts o;
 	const char *path;
 	berth_format fmt = BERTH_FORMAT_YAML;
 	berth_policy *policy = NULL;
-	berth_spec_set *set = NULL;
-	berth_render *out = NULL;
-	berth_error *err = NULL;
+	berth_error *specs_err = NULL;
+	struct render_runs r;
 	int status;
 
 	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
 	if (cli_plan_args("render", &o, NULL, argc, argv, &path) < 0)
 		return 2;
 	if (o.backend && strcmp(o.backend, "kubernetes")) {
@@ -64,39 +96,39 @@ int cmd_render(int argc, char **argv)
 		cli_error("render: -o takes yaml or json, not \"%s\"", o.output);
 		return 2;
 	}
-	if ((status = cli_plan_open(&o, path, &policy, &set)))
+	if ((status = cli_plan_load(&o, &policy)))
 		goto out;
-	if (!(out = berth_render_new(fmt))) {
+	/* every run is planned, and rendered as what Kubernetes needs of it is
+	 * checked, as the stream is read; nothing is printed unless every spec
+	 * is valid and every run allowed: all or nothing */
+	r.o = &o;
+	r.policy = policy;
+	r.fmt = fmt;
+	berth_spec_sink sink = {&r, runs_start, runs_run};
+	int ret = berth_spec_read_file(path, &sink, &specs_err);
+	/* warnings of a valid spec are shown too */
+	int st = cli_report(specs_err);
+	if (ret < 0) {
+		status = st ? st : 1;
+		goto out;
+	}
+	if (!r.out) {
 		cli_error("out of memory");
 		status = 1;
 		goto out;
 	}
-	/* every run is planned before anything is printed: all or nothing */
-	size_t n = berth_spec_set_count(set);
-	berth_run **runs = calloc(n, sizeof(*runs));
-	int refused = 0;
-	for (size_t i = 0; runs && i < n; i++)
-		if (cli_plan_run(&o, policy, berth_spec_set_get(set, i), i, &runs[i], &err) < 0)
-			refused = 1;
-	if (!runs) {
-		cli_error("out of memory");
-		status = 1;
-	} else if (refused || berth_error_count(err)) {
-		status = cli_report(err);
-		if (!refused)
+	if (r.refused || berth_error_count(r.err)) {
+		status = cli_report(r.err);
+		if (!r.refused)
 			status = 0;
 	}
-	for (size_t i = 0; runs && i < n && !refused && !status; i++) {
-		berth_error_free(err);
-		err = NULL;
-		if (berth_render_add(out, runs[i], &err) < 0)
-			status = cli_report(err);
-	}
-	if (runs && !refused && !status) {
+	if (!r.refused && !status) {
 		char *data;
 		size_t len;
-		if (berth_render_finish(out, &data, &len, &err) < 0) {
-			status = cli_report(err);
+		berth_error_free(r.err);
+		r.err = NULL;
+		if (berth_render_finish(r.out, &data, &len, &r.err) < 0) {
+			status = cli_report(r.err);
 		} else {
 			fwrite(data, 1, len, stdout);
 			free(data);
@@ -106,13 +138,10 @@ int cmd_render(int argc, char **argv)
 			}
 		}
 	}
-	for (size_t i = 0; runs && i < n; i++)
-		berth_run_free(runs[i]);
-	free(runs);
 out:
-	berth_render_free(out);
-	berth_error_free(err);
-	berth_spec_set_free(set);
+	berth_render_free(r.out);
+	berth_error_free(r.err);
+	berth_error_free(specs_err);
 	berth_policy_free(policy);
 	cli_plan_release(&o);
 	return status;

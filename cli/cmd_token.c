@@ -21,15 +21,18 @@ const char usage_token[] =
 	"and revoked through it by an admin token of their projects (an admin or '*'\n"
 	"token only by an admin of every project). A token sees only its projects\n"
 	"('*': every project). viewer reads; user also runs, stops and registers\n"
-	"functions; admin also manages secrets and tokens, reads the policy and, with\n"
-	"'*', creates projects. 'create' prints the token once: only its hash is kept.\n"
+	"functions; admin also manages secrets and tokens and, with '*', reads the\n"
+	"policy and creates projects. 'create' prints the token once: only its hash\n"
+	"is kept.\n"
 	"\n"
 	"  --expires-in D   refused after D: 30d, 12h, 90m (at most 400d)\n"
 	"  --expires TIME   refused from TIME (RFC 3339: 2027-01-31T00:00:00Z)\n"
 	"                   (neither: it never expires)\n"
 	"\n"
 	"A revoked or expired token is refused with 401 and that reason; 'list' shows\n"
-	"each one's expiry, revocation and last use (to a minute).\n"
+	"each one's expiry, revocation, last use (to a minute) and the token that made\n"
+	"it through a server (made_by). Revoking a token revokes those it made (and\n"
+	"theirs): a token made by another expires and is revoked with it.\n"
 	"\n" CLI_SERVER_HELP;
 
 const cli_args args_token = {

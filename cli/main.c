@@ -178,25 +178,55 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* Problems go to stderr through a buffer: stderr is unbuffered, and a stream
+ * of runs has thousands of warnings, which cost two writes each. */
+struct report_out {
+	char *buf;
+	size_t len, cap;
+};
+
+static void report_put(struct report_out *r, const char *s, size_t n)
+{
+	if (r->buf && r->len + n > r->cap) {
+		fwrite(r->buf, 1, r->len, stderr);
+		r->len = 0;
+	}
+	if (!r->buf || n > r->cap) {
+		fwrite(s, 1, n, stderr);
+		return;
+	}
+	memcpy(r->buf + r->len, s, n);
+	r->len += n;
+}
+
 int cli_report(const berth_error *err)
 {
 	char line[1024];
 	bool color = cli_color(stderr);
+	struct report_out r = {NULL, 0, 0};
+	if (berth_error_count(err) > 1 && (r.buf = malloc(1 << 16)))
+		r.cap = 1 << 16;
 	for (size_t i = 0; i < berth_error_count(err); i++) {
 		const berth_problem *p = berth_error_get(err, i);
 		size_t n = berth_problem_format(p, line, sizeof(line));
+		size_t shown = n < sizeof(line) ? n : sizeof(line) - 1;
 		/* the message in the colour of its severity, after its place */
 		const char *msg = color && p->message ? strstr(line, p->message) : NULL;
 		if (msg) {
-			fwrite(line, 1, (size_t)(msg - line), stderr);
-			fputs(p->severity == BERTH_WARNING ? YELLOW : RED, stderr);
-			fputs(msg, stderr);
-			fputs(CLI_COLOR_END, stderr);
+			const char *on = p->severity == BERTH_WARNING ? YELLOW : RED;
+			report_put(&r, line, (size_t)(msg - line));
+			report_put(&r, on, strlen(on));
+			report_put(&r, msg, shown - (size_t)(msg - line));
+			report_put(&r, CLI_COLOR_END, strlen(CLI_COLOR_END));
 		} else
-			fputs(line, stderr);
+			report_put(&r, line, shown);
 		if (n >= sizeof(line))
-			fputs("...", stderr);
-		fputc('\n', stderr);
+			report_put(&r, "...", 3);
+		report_put(&r, "\n", 1);
+	}
+	if (r.buf) {
+		fwrite(r.buf, 1, r.len, stderr);
+		free(r.buf);
 	}
 	return berth_code_exit_status(berth_error_code(err));
 }

@@ -152,10 +152,13 @@ int cli_plan_run(cli_plan_opts *o, const berth_policy *policy, const berth_spec 
 	ro.nsecrets = o->nsecret_names;
 	ro.check_secrets = o->secrets != NULL || o->check_secrets;
 	ro.usage = o->usage;
+	ro.no_notes = o->render != NULL; /* objects only: no explanation is shown */
 	int rc = berth_run_plan(run, spec, policy, &ro, err);
 	/* what the backend needs: every problem at once, also of a refused run */
 	if (o->backend && *run && rc != -BERTH_ENOMEM && rc != -BERTH_EARG && rc != -BERTH_EIO) {
-		int r2 = berth_run_needs(*run, o->backend, policy, err);
+		int r2 = o->render && !strcmp(o->backend, "kubernetes")
+				 ? berth_run_needs_render(*run, o->render, err)
+				 : berth_run_needs(*run, o->backend, policy, err);
 		rc = rc ? rc : r2;
 	}
 	return rc;

@@ -1121,7 +1121,7 @@ const route routes[] = {
 	{"POST", "/api/v1/tokens", post_tokens, SCOPE_ANY, A, "create a token (shown once)", G},
 	{"DELETE", "/api/v1/tokens/{id}", delete_token, SCOPE_ANY, A, "revoke a token", 0},
 	{"GET", "/api/v1/profiles", get_profiles, SCOPE_ANY, V, "hardware profiles", 0},
-	{"GET", "/api/v1/policy", get_policy, SCOPE_ANY, A, "the platform policy", 0},
+	{"GET", "/api/v1/policy", get_policy, SCOPE_ALL, A, "the platform policy", 0},
 	{"POST", "/api/v1/runs", post_runs, SCOPE_ANY, U, "create runs (project from the spec)", G},
 	{"GET", "/api/v1/runs", get_runs, SCOPE_ANY, V, "list runs", 0},
 	{"POST", "/api/v1/projects/{project}/runs", post_runs, SCOPE_PROJECT, U, "create runs", G},

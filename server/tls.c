@@ -4,16 +4,20 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tls.h"
 
@@ -64,6 +68,7 @@ typedef struct pair {
 	gnutls_pcert_st pcerts[TLS_CHAIN_MAX];
 	unsigned npcerts;
 	gnutls_privkey_t key;
+	unsigned char digest[crypto_generichash_BYTES]; /* of the two files' bytes */
 	struct pair *older; /* the pairs it replaced: a handshake may still hold one */
 } pair;
 
@@ -83,21 +88,39 @@ static void pair_free(pair *p)
 	}
 }
 
-/* The file at path, whole (at most TLS_FILE_MAX bytes): 0, or -1 said. */
-static int read_whole(const char *what, const char *path, gnutls_datum_t *out)
+/* The file at path, whole (at most TLS_FILE_MAX bytes): 0, or -1 said. Only
+ * a plain file is read: a FIFO or a device put in its place would hold the
+ * server's loop (which reloads, reconciles and sees files change) for as long
+ * as it gives nothing. *mode: the file's. */
+static int read_whole(const char *what, const char *path, mode_t *mode, gnutls_datum_t *out)
 {
 	out->data = NULL;
 	out->size = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "berth serve: the TLS %s %s cannot be read: %s\n", what, path,
-			strerror(errno));
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	const char *why = fd < 0 || fstat(fd, &st) ? strerror(errno)
+			  : !S_ISREG(st.st_mode)   ? "it is not a file"
+						   : NULL;
+	if (why) {
+		fprintf(stderr, "berth serve: the TLS %s %s cannot be read: %s\n", what, path, why);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
+	*mode = st.st_mode;
 	unsigned char *buf = malloc(TLS_FILE_MAX + 1);
-	size_t n = buf ? fread(buf, 1, TLS_FILE_MAX + 1, f) : 0;
-	int bad = ferror(f);
-	fclose(f);
+	size_t n = 0;
+	bool bad = false;
+	while (buf && !bad && n <= TLS_FILE_MAX) {
+		ssize_t got = read(fd, buf + n, TLS_FILE_MAX + 1 - n);
+		if (got > 0)
+			n += (size_t)got;
+		else if (!got)
+			break;
+		else
+			bad = errno != EINTR;
+	}
+	close(fd);
 	if (!buf || bad || n > TLS_FILE_MAX || !n) {
 		fprintf(stderr, "berth serve: the TLS %s %s %s\n", what, path,
 			!buf ? "cannot be read: out of memory" : bad ? "cannot be read"
@@ -159,17 +182,40 @@ static int describe(const pair *p, char *line, size_t len)
 	return 0;
 }
 
-/* The pair of the files, checked: NULL when it has a problem (said). */
-static pair *pair_load(char *line, size_t len)
+/* The pair of the files, checked: NULL when it has a problem (said), or when
+ * the files hold just what in_force was loaded from (*unchanged). */
+static pair *pair_load(char *line, size_t len, const pair *in_force, bool *unchanged)
 {
 	gnutls_datum_t cert, key;
-	if (read_whole("certificate", cert_path, &cert))
+	*unchanged = false;
+	mode_t mode;
+	if (read_whole("certificate", cert_path, &mode, &cert))
 		return NULL;
-	if (read_whole("key", key_path, &key)) {
+	if (read_whole("key", key_path, &mode, &key)) {
 		free(cert.data);
 		return NULL;
 	}
+	unsigned char digest[crypto_generichash_BYTES];
+	crypto_generichash_state h;
+	crypto_generichash_init(&h, NULL, 0, sizeof(digest));
+	crypto_generichash_update(&h, (const unsigned char *)&cert.size, sizeof(cert.size));
+	crypto_generichash_update(&h, cert.data, cert.size);
+	crypto_generichash_update(&h, key.data, key.size);
+	crypto_generichash_final(&h, digest, sizeof(digest));
+	if (in_force && !memcmp(digest, in_force->digest, sizeof(digest))) {
+		*unchanged = true;
+		sodium_memzero(key.data, key.size);
+		free(key.data);
+		free(cert.data);
+		return NULL;
+	}
+	/* used all the same: the files are the operator's, as ssh's keys are */
+	if (mode & 077)
+		fprintf(stderr, "berth serve: warning: the TLS key %s may be read by others (mode "
+				"%03o): chmod 600 it\n", key_path, (unsigned)(mode & 0777));
 	pair *p = calloc(1, sizeof(*p));
+	if (p)
+		memcpy(p->digest, digest, sizeof(digest));
 	gnutls_certificate_credentials_t cred = NULL;
 	int rc = p ? gt.gnutls_certificate_allocate_credentials(&cred) : GNUTLS_E_MEMORY_ERROR;
 	/* both parse and the key is the certificate's: what GnuTLS checks of a pair */
@@ -241,8 +287,13 @@ int tls_open(const char *cert_file, const char *key_file)
 	}
 	cert_path = cert_file;
 	key_path = key_file;
+	if (sodium_init() < 0) {
+		fprintf(stderr, "berth serve: libsodium cannot start\n");
+		return -1;
+	}
 	char line[1024];
-	pair *p = pair_load(line, sizeof(line));
+	bool unchanged;
+	pair *p = pair_load(line, sizeof(line), NULL, &unchanged);
 	if (!p)
 		return -1;
 	atomic_store(&current, p);
@@ -256,15 +307,20 @@ int tls_reload(void)
 		return 0;
 	pthread_mutex_lock(&reload_lock);
 	char line[1024];
-	pair *p = pair_load(line, sizeof(line));
+	bool unchanged;
+	/* the files as they were (a SIGHUP for the policy, a storm of them): nothing
+	 * is loaded, so nothing is kept (each pair replaced is kept till the end) */
+	pair *p = pair_load(line, sizeof(line), atomic_load(&current), &unchanged);
 	if (p) {
 		p->older = atomic_load(&current);
 		atomic_store(&current, p);
 		fprintf(stderr, "berth serve: TLS certificate %s reloaded: %s\n", cert_path, line);
-	} else
+	} else if (unchanged)
+		fprintf(stderr, "berth serve: TLS certificate %s unchanged\n", cert_path);
+	else
 		fprintf(stderr, "berth serve: the TLS certificate in force stays\n");
 	pthread_mutex_unlock(&reload_lock);
-	return p ? 0 : -1;
+	return p || unchanged ? 0 : -1;
 }
 
 const char *tls_cert_file(void)

@@ -405,6 +405,13 @@ check backup-while-serving 0 'backed up to .*holds|holds the secret key' -- "$be
 check backup-is-0600 0 '^600$' -- stat -c %a "$bk/full.db"
 check backup-no-overwrite 1 'full.db exists: --force replaces it' -- "$berth" admin backup "$bk/full.db"
 check backup-force 0 'backed up to' -- "$berth" admin backup "$bk/full.db" --include-key --force
+# a backup into the data dir is refused, --force or not, by any path to it: it replaced the
+# secret key with a copy of the store (every secret lost), or the store under the server
+key_size=$(stat -c %s "$bk/a/secret.key")
+check backup-into-data-dir-refused 2 'secret.key is in the data dir .*: write the backup outside it' -- "$berth" admin backup "$bk/a/secret.key" --force
+ln -s "$bk/a" "$bk/a-link"
+check backup-into-data-dir-by-link-refused 2 'is in the data dir .*: write the backup outside it' -- "$berth" admin backup "$bk/a-link/berth.db" --force
+check backup-into-data-dir-changes-nothing 0 "^$key_size\$" -- stat -c %s "$bk/a/secret.key"
 check backup-without-key 0 'backed up to' -- "$berth" admin backup "$bk/nokey.db"
 check restore-refused-while-serving 1 'a server \(berth serve\) uses the data dir' -- "$berth" admin restore "$bk/full.db"
 bk_stop
@@ -432,6 +439,18 @@ python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGM
 cp "$bk/full.db" "$bk/extra.db"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM tokens; END'); c.commit()" "$bk/extra.db"
 check restore-foreign-schema-refused 2 'extra.db is not a berth backup: its tables are not those of a berth store' -- "$berth" admin restore "$bk/extra.db"
+# a trigger is refused also under the key table's name, and under a name of SQLite's own
+# (sqlite_..., written into the schema past SQLite's checks): each made a viewer's token
+# an admin of every project once restored
+cp "$bk/full.db" "$bk/keynamed.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TRIGGER berth_backup_key AFTER INSERT ON tokens BEGIN UPDATE tokens SET role=3, projects=\'*\' WHERE id=new.id; END'); c.commit()" "$bk/keynamed.db"
+check restore-trigger-named-as-key-refused 2 'keynamed.db is not a berth backup: its tables are not those' -- "$berth" admin restore "$bk/keynamed.db"
+cp "$bk/full.db" "$bk/sqlitenamed.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA writable_schema=ON'); c.execute('INSERT INTO sqlite_schema VALUES (\'trigger\', \'sqlite_t\', \'tokens\', 0, \'CREATE TRIGGER sqlite_t AFTER INSERT ON tokens BEGIN UPDATE tokens SET role=3 WHERE id=new.id; END\')'); c.commit()" "$bk/sqlitenamed.db"
+check restore-trigger-named-sqlite-refused 2 'sqlitenamed.db is not a berth backup: its tables are not those' -- "$berth" admin restore "$bk/sqlitenamed.db"
+cp "$bk/full.db" "$bk/keyview.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('DROP TABLE berth_backup_key'); c.execute('CREATE VIEW berth_backup_key AS SELECT zeroblob(32) AS key'); c.commit()" "$bk/keyview.db"
+check restore-view-named-as-key-refused 2 'keyview.db is not a berth backup: its tables are not those' -- "$berth" admin restore "$bk/keyview.db"
 check restore-truncated-refused 2 'truncated.db is not a whole berth backup' -- "$berth" admin restore "$bk/truncated.db"
 check restore-foreign-refused 2 'foreign.db is not a whole berth backup' -- "$berth" admin restore "$bk/foreign.db"
 check restore-newer-refused 2 'newer.db is a store of schema version 999, newer than this berth knows' -- "$berth" admin restore "$bk/newer.db"

@@ -546,7 +546,7 @@ ALTER TABLE runs DROP COLUMN labels; DROP TRIGGER runs_rv_insert; DROP TRIGGER r
 DROP TRIGGER runs_rv_delete; DROP INDEX runs_rv; ALTER TABLE runs DROP COLUMN rv; DROP TABLE rv;
 DROP TABLE tombstones; DROP TABLE samples; ALTER TABLE runs DROP COLUMN submitted_by;
 DROP TABLE project_uids; ALTER TABLE tokens DROP COLUMN expires; ALTER TABLE tokens DROP COLUMN revoked;
-ALTER TABLE tokens DROP COLUMN last_used;"
+ALTER TABLE tokens DROP COLUMN last_used; ALTER TABLE tokens DROP COLUMN maker;"
 python3 - "$mig/berth.db" "$undo_5_on" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
@@ -563,7 +563,7 @@ cols = [r[2] for r in db.execute("PRAGMA index_info(runs_queue)")]
 print(v, ",".join(cols))
 PY
 )
-if [ "$n3" = 1 ] && [ "$v" = 15 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
+if [ "$n3" = 1 ] && [ "$v" = 16 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
 	ok store-migrated-from-schema-3
 else
 	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"

@@ -711,12 +711,13 @@ else
 fi
 call -t "$usera" GET /api/v1/whoami >/dev/null
 who=$(json 'd["role"] + " " + ",".join(d["projects"])' <body)
+s2=$(call -t "$adminb" GET /api/v1/policy) # it holds every project's overlay: not one project's
 s1=$(call -t "$admin" GET /api/v1/policy)
-if [ "$who" = "user alpha" ] && [ "$s1" = 200 ] && [ "$(json 'd["file"]' <body)" = "$tmp/policy.yaml" ] &&
+if [ "$who" = "user alpha" ] && [ "$s1" = 200 ] && [ "$s2" = 403 ] && [ "$(json 'd["file"]' <body)" = "$tmp/policy.yaml" ] &&
 	json 'd["text"]' <body | grep 'grace_period: 1' >/dev/null; then
 	ok whoami-policy
 else
-	fail whoami-policy "whoami '$who', policy $s1"
+	fail whoami-policy "whoami '$who', policy $s1, of a project's admin $s2"
 fi
 rid=$("$berth" token list -o json | json '[t["id"] for t in d if t["projects"] == "beta"][0]')
 "$berth" token revoke "$rid" 2>out

@@ -167,6 +167,35 @@ if [ "$(serial)" = 1001 ] && grep -q 'the TLS key key.pem cannot be read: No suc
 else
 	fail tls-reload-missing-key-keeps-the-old "$(tail -3 "$slog")"
 fi
+# a storm of SIGHUPs with the files as they are: nothing is loaded (each pair loaded is kept
+# till the end, for the handshakes that may hold it)
+cp srv-one.key key.pem && chmod 600 key.pem && kill -HUP "$spid"
+for _ in $(seq 50); do grep -q 'TLS certificate cert.pem unchanged' "$slog" && break; sleep 0.1; done
+n0=$(grep -c 'reloaded:' "$slog")
+for _ in $(seq 10); do kill -HUP "$spid"; sleep 0.2; done
+for _ in $(seq 50); do [ "$(grep -c 'cert.pem unchanged' "$slog")" -ge 11 ] && break; sleep 0.1; done
+n1=$(grep -c 'reloaded:' "$slog")
+if [ "$n0" = "$n1" ] && [ "$(grep -c 'cert.pem unchanged' "$slog")" -ge 11 ] && [ "$(serial)" = 1001 ]; then
+	ok tls-reload-unchanged-loads-nothing
+else
+	fail tls-reload-unchanged-loads-nothing "$n0 then $n1 reloads: $(tail -3 "$slog")"
+fi
+# a FIFO in the certificate's place: refused at once (an open of it waited for a writer, and
+# held the loop that sees files change until the next signal); the next pair is seen
+rm cert.pem && mkfifo cert.pem && kill -HUP "$spid"
+for _ in $(seq 50); do grep -q 'cert.pem cannot be read: it is not a file' "$slog" && break; sleep 0.1; done
+cp srv-two.key key.tmp && chmod 644 key.tmp && cp srv-two.pem cert.tmp && mv key.tmp key.pem && mv cert.tmp cert.pem
+for _ in $(seq 50); do [ "$(serial)" = 2002 ] && break; sleep 0.1; done
+if grep -q 'cert.pem cannot be read: it is not a file' "$slog" && [ "$(serial)" = 2002 ]; then
+	ok tls-reload-fifo-refused
+else
+	fail tls-reload-fifo-refused "serial $(serial): $(tail -3 "$slog")"
+fi
+if grep -q 'warning: the TLS key key.pem may be read by others (mode 644): chmod 600 it' "$slog"; then
+	ok tls-key-readable-by-others-warns
+else
+	fail tls-key-readable-by-others-warns "$(tail -3 "$slog")"
+fi
 stop_server
 
 # ---- plain HTTP off loopback is warned of --------------------------------------------------

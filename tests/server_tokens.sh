@@ -96,6 +96,15 @@ if [ "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8 $b9" = "422 422 400 400 400 400 400 422 40
 else
 	fail token-api-bodies-checked "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8 $b9"
 fi
+# a description with a terminal's escape (a title set, the screen cleared) or a newline
+c1=$(mk "$adma" '{"role": "user", "projects": ["pa"], "description": "\u001b]0;owned\u0007\u001b[2J"}')
+m1=$(msg)
+c2=$(mk "$adma" '{"role": "user", "projects": ["pa"], "description": "two\nlines"}')
+if [ "$c1 $c2" = "400 400" ] && [ "$m1" = "a token's description must not contain control characters" ]; then
+	ok token-description-control-characters-refused
+else
+	fail token-description-control-characters-refused "$c1 $c2: $m1"
+fi
 
 # ---- expiry ---------------------------------------------------------------------------------
 mk "$adma" '{"role": "viewer", "projects": ["pa"], "expires_in": "1s"}' >/dev/null
@@ -157,6 +166,27 @@ then
 	ok token-api-list-expiry-revoked-last-used
 else
 	fail token-api-list-expiry-revoked-last-used "$s1: $(head -c 600 body)"
+fi
+# a revoked token takes those it made with it, and theirs (a leaked admin token's tokens
+# were left working): "*" makes an admin of pa, which makes a user of pa
+mk "$star" '{"role": "admin", "projects": ["pa"], "description": "mid"}' >/dev/null
+mid=$(json 'd["token"]' <body 2>/dev/null)
+midid=$(json 'd["id"]' <body 2>/dev/null)
+mk "$mid" '{"role": "user", "projects": ["pa"], "description": "leaf"}' >/dev/null
+leaf=$(json 'd["token"]' <body 2>/dev/null)
+leafid=$(json 'd["id"]' <body 2>/dev/null)
+s0=$(call -t "$leaf" GET /api/v1/whoami)
+call -t "$star" GET /api/v1/tokens >/dev/null
+made=$(json '[t.get("made_by", "") for t in d["items"] if t["id"] == "'"$leafid"'"][0]' <body 2>/dev/null)
+s1=$(call -t "$star" DELETE "/api/v1/tokens/$midid")
+s2=$(call -t "$leaf" GET /api/v1/whoami)
+m2=$(msg)
+s3=$(call -t "$adma" GET /api/v1/whoami)
+if [ "$s0$s1$s2$s3" = 200204401200 ] && [ "$made" = "$midid" ] &&
+	echo "$m2" | grep -Eq "^token $leafid revoked at 20[0-9-]+T[0-9:.]+Z$"; then
+	ok token-revoke-takes-the-tokens-it-made
+else
+	fail token-revoke-takes-the-tokens-it-made "$s0 $s1 $s2 $s3, made_by '$made' (mid $midid): $m2"
 fi
 
 # ---- the CLI, on this machine and through the server -------------------------------------

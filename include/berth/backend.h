@@ -222,6 +222,14 @@ int berth_backend_setup(berth_backend *b, bool dry_run, char **out, berth_error 
 int berth_run_needs(const berth_run *run, const char *kind, const berth_policy *policy,
 		    berth_error **err);
 
+/*
+ * berth_run_needs(run, "kubernetes", ...) for berth render: what only the
+ * objects say is found by making them, and here they are added to rd
+ * (berth_render_add) rather than made again. The same problems; on failure
+ * rd may hold part of the run's objects (print nothing of it).
+ */
+int berth_run_needs_render(const berth_run *run, berth_render *rd, berth_error **err);
+
 /* The kind new runs go to when none is named ("local"). */
 const char *berth_backend_default_kind(void);
 

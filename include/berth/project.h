@@ -164,7 +164,8 @@ int berth_token_create(berth_backend *b, const berth_token_new *t, char **token,
 /* The same, asked by who (a server's request): who must be an admin of every
  * project of t, an admin of every project ("*") for a "*" token or an admin
  * token; else BERTH_EFORBIDDEN saying which. A token that expires makes only
- * tokens that expire by then (BERTH_EARG otherwise). */
+ * tokens that expire by then (BERTH_EARG otherwise); one revoked takes the
+ * tokens it made with it (berth_token_revoke). */
 int berth_token_create_for(berth_backend *b, const berth_principal *who, const berth_token_new *t,
 			   char **token, char **id, berth_error **err);
 /* When a token made now expires, from a duration (expires_in: "30d", "12h",
@@ -188,7 +189,8 @@ int berth_token_list(berth_backend *b, berth_format fmt, char **out, size_t *len
  * access to). A server lists them to an admin this way. */
 int berth_token_list_for(berth_backend *b, const berth_principal *who, berth_format fmt,
 			 char **out, size_t *len, berth_error **err);
-/* Revokes token id: kept in the store, refused from now on with that reason.
+/* Revokes token id: kept in the store, refused from now on with that reason;
+ * the tokens it made through a server (their made_by), and theirs, with it.
  * BERTH_ENOTFOUND when there is none, BERTH_ECONFLICT when it is revoked already. */
 int berth_token_revoke(berth_backend *b, const char *id, berth_error **err);
 /* The same, asked by who: an admin who may see it (berth_token_list_for);

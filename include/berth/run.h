@@ -55,6 +55,9 @@ typedef struct berth_run_opts {
 	bool template;               /* spec is a function's template planned alone (when it is
 					registered): what ties its fields to the action or to
 					another layer's is checked on each run that names it */
+	bool no_notes;               /* the notes of why values are what they are
+					(berth_run_note, explain) are not made: berth render,
+					which prints objects, has no use for them */
 } berth_run_opts;
 
 /* Why a value is what it is, for a value a rule derived or changed. */

@@ -253,6 +253,30 @@ int berth_spec_parse_function(berth_spec_set **out, const char *name, const char
 /* Reads path ("-": standard input) and parses it as berth_spec_parse. */
 int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **err);
 
+/*
+ * Who takes the runs of a stream as berth_spec_read_file reads them: start
+ * before the first, and again when the input is read again from its start
+ * (a stray comma dropped): what was done with the runs so far is to be
+ * forgotten; run with each valid run spec as soon as its document is read,
+ * index counting the runs (empty documents are none). The spec and what it
+ * points to last until run returns.
+ */
+typedef struct berth_spec_sink {
+	void *arg;
+	void (*start)(void *arg);
+	void (*run)(void *arg, const berth_spec *spec, size_t index);
+} berth_spec_sink;
+
+/*
+ * berth_spec_parse_file, the runs handed to sink one at a time: a stream of
+ * thousands is read in the memory of one run, at the pace of the parser.
+ * The same problems in the same order, and the same return. Once a spec is
+ * found invalid no run is handed over; when it returns < 0, what the sink
+ * did with the runs it had is to be dropped (the input is not valid, and a
+ * run is used only when all are).
+ */
+int berth_spec_read_file(const char *path, const berth_spec_sink *sink, berth_error **err);
+
 size_t berth_spec_set_count(const berth_spec_set *set);
 const berth_spec *berth_spec_set_get(const berth_spec_set *set, size_t i);
 void berth_spec_set_free(berth_spec_set *set);

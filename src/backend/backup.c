@@ -20,7 +20,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -55,6 +58,29 @@ static char *home_of(const berth_backup_opts *o)
 	return o && o->home ? berth_strdup(o->home) : backend_default_home();
 }
 
+/* Refuses a file in the data dir home (or under it): there --force replaced
+ * the store under a server, or the secret key with a copy of the store (every
+ * secret lost), and a backup would go with the data dir it is to outlive. */
+static int outside_home(const char *file, const char *home, berth_error **err)
+{
+	char *copy = berth_strdup(file), *dir = NULL, *in = NULL;
+	if (!copy)
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	dir = realpath(dirname(copy), NULL);
+	in = dir ? realpath(home, NULL) : NULL; /* no data dir: the open says so */
+	size_t n = in ? strlen(in) : 0;
+	int rc = in && !strncmp(dir, in, n) && (dir[n] == '/' || !dir[n] || !strcmp(in, "/"))
+			 ? berth_fail(err, BERTH_EARG, "%s is in the data dir %s: write the backup "
+							"outside it (it could replace the store or its "
+							"key, and would be lost with the data dir)",
+				      file, in)
+			 : 0;
+	free(in);
+	free(dir);
+	free(copy);
+	return rc;
+}
+
 int berth_backup(const char *file, const berth_backup_opts *o, berth_error **err)
 {
 	char *home = home_of(o);
@@ -66,9 +92,11 @@ int berth_backup(const char *file, const berth_backup_opts *o, berth_error **err
 	char keyfile[4200];
 	bool with_key = o && o->include_key;
 	bool force = o && o->force;
-	int rc = 0;
+	int rc = outside_home(file, home, err);
 	struct stat st;
-	if (!force && lstat(file, &st) == 0)
+	if (rc)
+		;
+	else if (!force && lstat(file, &st) == 0)
 		rc = berth_fail(err, BERTH_ECONFLICT, "%s exists: --force replaces it", file);
 	else if (with_key && fs_path(keyfile, sizeof(keyfile), home, "secret.key"))
 		rc = berth_fail(err, BERTH_EARG, "the data dir's path is too long");

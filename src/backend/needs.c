@@ -22,8 +22,9 @@ static void missing(berth_error **err, const berth_run *run, const char *path, c
 	berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "run \"%s\" %s", run->base_name, why);
 }
 
-int backend_needs(const char *kind, const local_node *node, const berth_run *run,
-		  berth_arena *arena, berth_error **err)
+/* backend_needs; a cluster's objects go to into when it is not NULL. */
+static int needs(const char *kind, const local_node *node, const berth_run *run,
+		 berth_arena *arena, berth_render *into, berth_error **err)
 {
 	const berth_spec *s = &run->spec;
 	size_t errors = berth_error_errors(*err), before = berth_error_count(*err);
@@ -36,11 +37,12 @@ int backend_needs(const char *kind, const local_node *node, const berth_run *run
 			/* what only the objects say (a launcher the policy's operator
 			 * cannot run, mpirun without a command): the objects are made,
 			 * and dropped */
-			berth_render *rd = berth_render_new(BERTH_FORMAT_YAML);
+			berth_render *rd = into ? into : berth_render_new(BERTH_FORMAT_YAML);
 			if (!rd)
 				return berth_fail(err, BERTH_ENOMEM, "out of memory");
 			berth_render_add(rd, run, err);
-			berth_render_free(rd);
+			if (rd != into)
+				berth_render_free(rd);
 		}
 	} else {
 		if (s->action == BERTH_ACTION_CRONJOB) {
@@ -69,6 +71,17 @@ int backend_needs(const char *kind, const local_node *node, const berth_run *run
 			return -(int)p->code;
 	}
 	return -BERTH_EPOLICY;
+}
+
+int backend_needs(const char *kind, const local_node *node, const berth_run *run,
+		  berth_arena *arena, berth_error **err)
+{
+	return needs(kind, node, run, arena, NULL, err);
+}
+
+int berth_run_needs_render(const berth_run *run, berth_render *rd, berth_error **err)
+{
+	return needs("kubernetes", NULL, run, NULL, rd, err);
 }
 
 int berth_run_needs(const berth_run *run, const char *kind, const berth_policy *policy,

@@ -10,11 +10,19 @@ struct berth_error {
 	size_t count, cap;
 	berth_problem *items;
 	int is_static;
+	size_t errors; /* items of severity BERTH_ERROR */
+	/* berth_error_sort: items[0, sorted) are in order, and files[0, nfiles)
+	 * are their files in order of first appearance (NULL one of them), so
+	 * that sorting again places only the problems added since: a stream of
+	 * runs sorts its growing list once a run */
+	size_t sorted, nfiles, files_cap;
+	const char **files;
 };
 
 /* Returned when even the error cannot be allocated. */
 static berth_problem oom_problem = {BERTH_ENOMEM, BERTH_ERROR, NULL, 0, 0, NULL, "out of memory"};
-static berth_error oom_error = {1, 1, &oom_problem, 1};
+static berth_error oom_error = {.count = 1, .cap = 1, .items = &oom_problem, .is_static = 1,
+				.errors = 1};
 
 static void problem_clear(berth_problem *p)
 {
@@ -30,6 +38,7 @@ void berth_error_free(berth_error *err)
 	for (size_t i = 0; i < err->count; i++)
 		problem_clear(&err->items[i]);
 	free(err->items);
+	free(err->files);
 	free(err);
 }
 
@@ -50,10 +59,7 @@ size_t berth_error_count(const berth_error *err)
 
 size_t berth_error_errors(const berth_error *err)
 {
-	size_t n = 0;
-	for (size_t i = 0; err && i < err->count; i++)
-		n += err->items[i].severity == BERTH_ERROR;
-	return n;
+	return err ? err->errors : 0;
 }
 
 const berth_problem *berth_error_get(const berth_error *err, size_t i)
@@ -88,6 +94,7 @@ static int push(berth_error **err, berth_problem *p)
 		e->cap = cap;
 	}
 	e->items[e->count++] = *p;
+	e->errors += p->severity == BERTH_ERROR;
 	return 0;
 }
 
@@ -178,11 +185,13 @@ int berth_error_move(berth_error **dst, berth_error *src)
 			for (size_t j = i; j < src->count; j++)
 				problem_clear(&src->items[j]);
 			free(src->items);
+			free(src->files);
 			free(src);
 			return set_oom(dst);
 		}
 	}
 	free(src->items);
+	free(src->files);
 	free(src);
 	return 0;
 }
@@ -192,6 +201,7 @@ struct sortkey {
 	const berth_problem *p;
 };
 
+/* Orders by file rank, line, column; the index keeps the order of equals. */
 static int sortkey_cmp(const void *a, const void *b)
 {
 	const struct sortkey *x = a, *y = b;
@@ -204,56 +214,136 @@ static int sortkey_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-void berth_error_sort(berth_error *err)
+/* The rank of file f: its place among files[0, *n), where it is added when
+ * it is new (files has room for it). NULL is a file of its own. */
+static size_t file_rank(const char **files, size_t *n, const char *f)
 {
-	struct sortkey *keys;
-	berth_problem *items;
-	if (!err || err->is_static || err->count < 2)
-		return;
-	keys = berth_malloc(err->count * sizeof(*keys));
-	items = berth_malloc(err->count * sizeof(*items));
-	if (!keys || !items) {
-		free(keys);
-		free(items);
-		return; /* unsorted is still correct */
-	}
-	for (size_t i = 0; i < err->count; i++) {
-		const char *f = err->items[i].file;
-		size_t first = i;
-		/* a file's rank is the index of its first problem */
-		for (size_t j = 0; j < i; j++)
-			if ((f == NULL) == (err->items[j].file == NULL) &&
-			    (!f || strcmp(f, err->items[j].file) == 0)) {
-				first = keys[j].file;
-				break;
-			}
-		keys[i].file = first;
-		keys[i].index = i;
-		keys[i].p = &err->items[i];
-	}
-	qsort(keys, err->count, sizeof(*keys), sortkey_cmp);
-	for (size_t i = 0; i < err->count; i++)
-		items[i] = *keys[i].p;
-	free(err->items);
-	err->items = items;
-	err->cap = err->count;
-	free(keys);
+	for (size_t i = 0; i < *n; i++)
+		if (files[i] == f || (f && files[i] && strcmp(files[i], f) == 0))
+			return i;
+	files[*n] = f;
+	return (*n)++;
 }
 
+/*
+ * A stable sort of the whole list, done as one of the problems added since
+ * the last sort (items[sorted, count)) merged into the sorted ones after
+ * them: the same order, as a stable sort of a sorted list and what follows
+ * it keeps the sorted ones first among equals. When the new ones all go
+ * after the old (a stream's runs, each further down the file), only they
+ * are moved. Without memory the problems stay as they were.
+ */
+void berth_error_sort(berth_error *err)
+{
+	if (!err || err->is_static || err->sorted >= err->count)
+		return;
+	size_t a = err->sorted, nb = err->count - a, nfiles = err->nfiles;
+	if (err->files_cap < nfiles + nb) {
+		const char **files = berth_realloc(err->files, (nfiles + nb) * sizeof(*files));
+		if (!files)
+			return;
+		err->files = files;
+		err->files_cap = nfiles + nb;
+	}
+	struct sortkey *keys = berth_malloc(nb * sizeof(*keys));
+	berth_problem *items = NULL;
+	if (!keys)
+		return;
+	for (size_t i = 0; i < nb; i++) {
+		keys[i].file = file_rank(err->files, &nfiles, err->items[a + i].file);
+		keys[i].index = i;
+		keys[i].p = &err->items[a + i];
+	}
+	qsort(keys, nb, sizeof(*keys), sortkey_cmp);
+	struct sortkey last = {0, 0, NULL};
+	if (a) {
+		size_t n = nfiles; /* the old problems' files are all there */
+		last = (struct sortkey){file_rank(err->files, &n, err->items[a - 1].file), 0,
+					&err->items[a - 1]};
+	}
+	/* equals keep the old first: compare without the index */
+	if (!a || sortkey_cmp(&last, &(struct sortkey){keys[0].file, 0, keys[0].p}) <= 0) {
+		if (!(items = berth_malloc(nb * sizeof(*items)))) {
+			free(keys);
+			return;
+		}
+		for (size_t i = 0; i < nb; i++)
+			items[i] = *keys[i].p;
+		memcpy(err->items + a, items, nb * sizeof(*items));
+	} else {
+		if (!(items = berth_malloc(err->count * sizeof(*items)))) {
+			free(keys);
+			return;
+		}
+		size_t i = 0, j = 0, k = 0;
+		while (i < a || j < nb) {
+			int old_first = j == nb;
+			if (i < a && j < nb) {
+				size_t n = nfiles;
+				struct sortkey x = {file_rank(err->files, &n, err->items[i].file), 0,
+						    &err->items[i]};
+				old_first = sortkey_cmp(&x, &(struct sortkey){keys[j].file, 0, keys[j].p}) <= 0;
+			}
+			items[k++] = old_first ? err->items[i++] : *keys[j++].p;
+		}
+		free(err->items);
+		err->items = items;
+		err->cap = err->count;
+		items = NULL;
+	}
+	free(items);
+	free(keys);
+	err->nfiles = nfiles;
+	err->sorted = err->count;
+}
+
+/* Appends s (n bytes) at *o of buf (len bytes), as much as fits with the NUL;
+ * *o counts what the whole text needs, as snprintf's return does. */
+static void fmt_put(char *buf, size_t len, size_t *o, const char *s, size_t n)
+{
+	if (*o + 1 < len) {
+		size_t room = len - 1 - *o;
+		memcpy(buf + *o, s, n < room ? n : room);
+	}
+	*o += n;
+}
+
+static void fmt_uint(char *buf, size_t len, size_t *o, unsigned v)
+{
+	char d[16], *e = d + sizeof(d), *p = e;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	fmt_put(buf, len, o, p, (size_t)(e - p));
+}
+
+/* Without printf: a stream of runs formats thousands of warnings. */
 size_t berth_problem_format(const berth_problem *p, char *buf, size_t len)
 {
-	char pos[64] = "";
-	int n;
-
-	if (p->line && p->column)
-		snprintf(pos, sizeof(pos), ":%u:%u", p->line, p->column);
-	else if (p->line)
-		snprintf(pos, sizeof(pos), ":%u", p->line);
-	n = snprintf(buf, len, "%s%s%s%s%s%s%s",
-		     p->file ? p->file : "", p->file ? pos : "", p->file ? ": " : "",
-		     p->severity == BERTH_WARNING ? "warning: " : "",
-		     p->path ? p->path : "", p->path ? ": " : "", p->message);
-	return n < 0 ? 0 : (size_t)n;
+	size_t o = 0;
+	if (p->file) {
+		fmt_put(buf, len, &o, p->file, strlen(p->file));
+		if (p->line) {
+			fmt_put(buf, len, &o, ":", 1);
+			fmt_uint(buf, len, &o, p->line);
+			if (p->column) {
+				fmt_put(buf, len, &o, ":", 1);
+				fmt_uint(buf, len, &o, p->column);
+			}
+		}
+		fmt_put(buf, len, &o, ": ", 2);
+	}
+	if (p->severity == BERTH_WARNING)
+		fmt_put(buf, len, &o, "warning: ", 9);
+	if (p->path) {
+		fmt_put(buf, len, &o, p->path, strlen(p->path));
+		fmt_put(buf, len, &o, ": ", 2);
+	}
+	if (p->message)
+		fmt_put(buf, len, &o, p->message, strlen(p->message));
+	if (len)
+		buf[o < len ? o : len - 1] = '\0';
+	return o;
 }
 
 static const char *const code_names[] = {

@@ -55,6 +55,8 @@ typedef struct berth_buf {
 
 int berth_buf_append(berth_buf *b, const void *data, size_t len);
 int berth_buf_puts(berth_buf *b, const char *s);
+/* Room for extra bytes more (and the NUL) at data + len: 0, or b->failed. */
+int berth_buf_reserve(berth_buf *b, size_t extra);
 int berth_buf_printf(berth_buf *b, const char *fmt, ...) BERTH_PRINTF(2, 3);
 int berth_buf_vprintf(berth_buf *b, const char *fmt, va_list ap) BERTH_PRINTF(2, 0);
 /* Hands the string over (never NULL on success) and resets b. */

@@ -88,6 +88,11 @@ int berth_buf_append(berth_buf *b, const void *data, size_t len)
 	return 0;
 }
 
+int berth_buf_reserve(berth_buf *b, size_t extra)
+{
+	return buf_grow(b, extra);
+}
+
 int berth_buf_puts(berth_buf *b, const char *s)
 {
 	return berth_buf_append(b, s, strlen(s));

@@ -32,6 +32,7 @@ typedef struct plan {
 	size_t errors;
 	size_t notes_cap;
 	int nomem;
+	int no_notes; /* opts->no_notes: NOTE neither formats nor keeps them */
 } plan;
 
 #define Q(q) qfmt(&(q), (char[BERTH_QUANTITY_STR_MAX]){0})
@@ -86,6 +87,14 @@ static void BERTH_PRINTF(5, 6) warn(plan *p, uint8_t origin, berth_pos pos, cons
 	vproblem(p, BERTH_WARNING, BERTH_EPOLICY, origin, pos, path, fmt, ap);
 	va_end(ap);
 }
+
+/* A note, when the run keeps them: its arguments are not even formatted
+ * otherwise. */
+#define NOTE(p, ...)                                  \
+	do {                                          \
+		if (!(p)->no_notes)                   \
+			note((p), __VA_ARGS__);        \
+	} while (0)
 
 static void BERTH_PRINTF(3, 4) note(plan *p, const char *path, const char *fmt, ...)
 {
@@ -505,7 +514,7 @@ static void make_names(plan *p)
 		blen = max - 1 - idlen;
 		while (blen > 1 && base[blen - 1] == '-')
 			blen--;
-		note(p, "name", "\"%s\" is cut to %zu characters so that \"<name>-<run id>\" fits in %zu",
+		NOTE(p, "name", "\"%s\" is cut to %zu characters so that \"<name>-<run id>\" fits in %zu",
 		     base, blen, max);
 	}
 	char *b = berth_arena_strndup(r->arena, base, blen);
@@ -561,14 +570,14 @@ static void default_request(plan *p, size_t i, berth_resource *res)
 		res->requests = *dr;
 		/* the project's defaults, merged over the policy's, mark their own */
 		res->requests.origin = dr->origin == BERTH_ORIGIN_PROJECT ? BERTH_ORIGIN_PROJECT : BERTH_ORIGIN_DEFAULT;
-		note(p, path, "the policy's default request (requests: default, from %s)", WHO(p, by));
+		NOTE(p, path, "the policy's default request (requests: default, from %s)", WHO(p, by));
 	} else if (res->limits.set) {
 		if (dr->set)
-			note(p, path, "= limits %s (requests: default, from %s: the policy's default %s, %s, "
+			NOTE(p, path, "= limits %s (requests: default, from %s: the policy's default %s, %s, "
 			     "is more than the limit)", Q(res->limits.q), WHO(p, by), Q(dr->q),
 			     POLICY_AT(p, dr->pos));
 		else
-			note(p, path, "= limits %s (requests: default, from %s: the policy has no default "
+			NOTE(p, path, "= limits %s (requests: default, from %s: the policy has no default "
 			     "request, and a limit given without a request is the request)", Q(res->limits.q),
 			     WHO(p, by));
 		res->requests = res->limits;
@@ -610,10 +619,10 @@ static void derive_resources(plan *p)
 				      : "a limit given without a request is the request";
 		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
 		if (res->requests.set)
-			note(p, path, "= limits %s from %s (%s; %s from %s does not apply)", Q(res->limits.q),
+			NOTE(p, path, "= limits %s from %s (%s; %s from %s does not apply)", Q(res->limits.q),
 			     WHO(p, res->limits.origin), why, Q(res->requests.q), WHO(p, res->requests.origin));
 		else
-			note(p, path, "= limits %s (%s)", Q(res->limits.q), why);
+			NOTE(p, path, "= limits %s (%s)", Q(res->limits.q), why);
 		res->requests = res->limits;
 		res->requests.at = BERTH_QTY_AT(&res->limits);
 		res->requests.origin = BERTH_ORIGIN_RULE;
@@ -735,12 +744,12 @@ static void mem_ratio_rule(plan *p)
 	if (cap->set && berth_quantity_cmp(&lim, &cap->q) > 0 &&
 	    berth_quantity_cmp(&mem->requests.q, &cap->q) <= 0) {
 		mem->limits.q = cap->q;
-		note(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s (%s) = %s, capped "
+		NOTE(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s (%s) = %s, capped "
 		     "at the platform's limit of %s (limits.mem, %s)", Q(mem->requests.q), Q(ratio->q),
 		     POLICY_AT(p, ratio->pos), Q(lim), Q(cap->q), POLICY_AT(p, cap->pos));
 		return;
 	}
-	note(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s, rounded up to a whole %s (%s)",
+	NOTE(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s, rounded up to a whole %s (%s)",
 	     Q(mem->requests.q), RATIO(*ratio), binary ? "Mi" : "byte", POLICY_AT(p, ratio->pos));
 }
 
@@ -776,7 +785,7 @@ static void volume_rules(plan *p)
 			v->storage_class = pol->storage.default_class;
 			v->storage_class.origin = BERTH_ORIGIN_DEFAULT;
 			snprintf(path, sizeof(path), "volumes[%zu].spec.storage_class", i);
-			note(p, path, "= storage.default_class %s (%s)", pol->storage.default_class.s,
+			NOTE(p, path, "= storage.default_class %s (%s)", pol->storage.default_class.s,
 			     POLICY_AT(p, pol->storage.default_class.pos));
 		}
 		if (none && (v->origin == BERTH_ORIGIN_RUN || v->origin == BERTH_ORIGIN_FUNCTION)) {
@@ -863,7 +872,7 @@ static void preemption_rule(plan *p)
 			warn(p, t->origin, t->pos, path,
 			     "toleration of spot nodes (key \"%s\") removed: preemption_mode is prevent",
 			     t->key.s ? t->key.s : "");
-			note(p, "tolerations", "toleration \"%s\" from %s removed (preemption_mode prevent)",
+			NOTE(p, "tolerations", "toleration \"%s\" from %s removed (preemption_mode prevent)",
 			     t->key.s ? t->key.s : "", WHO(p, t->origin));
 		}
 		s->ntolerations = k;
@@ -879,7 +888,7 @@ static void preemption_rule(plan *p)
 			}
 			warn(p, kv->origin, kv->pos, "node_selector",
 			     "\"%s\" selects spot nodes and is removed: preemption_mode is prevent", kv->key.s);
-			note(p, "node_selector", "\"%s\" from %s removed (preemption_mode prevent)", kv->key.s,
+			NOTE(p, "node_selector", "\"%s\" from %s removed (preemption_mode prevent)", kv->key.s,
 			     WHO(p, kv->origin));
 		}
 		s->node_selector.n = k;
@@ -906,7 +915,7 @@ static void preemption_rule(plan *p)
 			all[s->ntolerations].origin = BERTH_ORIGIN_RULE;
 			s->tolerations = all;
 			snprintf(path, sizeof(path), "tolerations[%zu]", s->ntolerations++);
-			note(p, path, "added: preemption_mode %s tolerates spot nodes (preemptible_nodes, %s)",
+			NOTE(p, path, "added: preemption_mode %s tolerates spot nodes (preemptible_nodes, %s)",
 			     mname, POLICY_AT(p, pre->tolerations[i].pos));
 		}
 		if (mode == BERTH_PREEMPTION_CONSTRAIN)
@@ -915,7 +924,7 @@ static void preemption_rule(plan *p)
 	if (r->spot_operator && pre->node_selector.n) {
 		r->spot_labels = pre->node_selector.items;
 		r->nspot_labels = pre->node_selector.n;
-		note(p, "affinity", "every required node affinity term gets %s %s (preemption_mode %s, "
+		NOTE(p, "affinity", "every required node affinity term gets %s %s (preemption_mode %s, "
 		     "preemptible_nodes, %s)", pre->node_selector.items[0].key.s, r->spot_operator, mname,
 		     POLICY_AT(p, pre->node_selector.pos));
 	} else {
@@ -981,10 +990,10 @@ static void priority_rule(plan *p)
 			 found->origin == BERTH_ORIGIN_PROJECT ? ".priority_classes" : "priority_classes");
 		r->priority_class_name = found->value.s;
 		if (strcmp(found->key.s, pc->s))
-			note(p, "priority_class", "PriorityClass %s (\"%s\" of %s, %s)", found->value.s,
+			NOTE(p, "priority_class", "PriorityClass %s (\"%s\" of %s, %s)", found->value.s,
 			     found->key.s, key, POLICY_AT(p, found->pos));
 		else if (strcmp(found->value.s, pc->s))
-			note(p, "priority_class", "PriorityClass %s (%s, %s)", found->value.s, key,
+			NOTE(p, "priority_class", "PriorityClass %s (%s, %s)", found->value.s, key,
 			     POLICY_AT(p, found->pos));
 		return;
 	}
@@ -1354,7 +1363,7 @@ static void secret_env_rule(plan *p)
 			     "secret \"%s\" reaches the processes as %s: names starting with BERTH_ are "
 			     "set by berth", sec->items[i].s, name);
 		else if (strcmp(name, sec->items[i].s))
-			note(p, path, "reaches the processes as $%s", name);
+			NOTE(p, path, "reaches the processes as $%s", name);
 	}
 	for (size_t i = 0; i < envs->n; i++)
 		if (envs->items[i].key.s)
@@ -1402,6 +1411,7 @@ int berth_run_plan(berth_run **out, const berth_spec *spec, const berth_policy *
 	p.pol = policy;
 	p.spec = spec;
 	p.opts = opts;
+	p.no_notes = opts && opts->no_notes;
 	p.err = err;
 
 	const char *id = opts ? opts->run_id : NULL;

@@ -315,12 +315,129 @@ int berth_docs_json(const char *name, const char *data, size_t len, char **out, 
 	return 0;
 }
 
+/* ---- the writer -------------------------------------------------------------------- */
+
+/* Writes straight into out's buffer, in one pass: the room for what comes
+ * is made first (berth_buf_reserve), then the bytes are stored; out->len is
+ * set when the writing ends (wr_close). After a failure (out->failed) every
+ * write is a no-op. */
+typedef struct wr {
+	berth_buf *out;
+	char *p, *end; /* the next byte's place; the end of the room (the NUL's place kept) */
+} wr;
+
+static void wr_open(wr *w, berth_buf *out)
+{
+	w->out = out;
+	w->p = w->end = NULL;
+	if (!out->failed && out->data) {
+		w->p = out->data + out->len;
+		w->end = out->data + out->cap - 1;
+	}
+}
+
+static void wr_close(wr *w)
+{
+	berth_buf *b = w->out;
+	if (!b->failed && w->p) {
+		b->len = (size_t)(w->p - b->data);
+		*w->p = '\0';
+	}
+}
+
+/* Room for n bytes more; 0 after a failure. */
+static int wr_grow(wr *w, size_t n)
+{
+	berth_buf *b = w->out;
+	if (b->failed)
+		return 0;
+	wr_close(w); /* what was written stays a string, if growing fails */
+	/* the buffer doubles: growing is rare */
+	if (berth_buf_reserve(b, n) < 0) {
+		w->p = w->end = NULL;
+		return 0;
+	}
+	w->p = b->data + b->len;
+	w->end = b->data + b->cap - 1;
+	return 1;
+}
+
+static inline int room(wr *w, size_t n)
+{
+	return (w->p && (size_t)(w->end - w->p) >= n) || wr_grow(w, n);
+}
+
+/* n bytes of s to d: most are short (a key, a name), copied by a few
+ * overlapping fixed-size moves rather than a call */
+static inline void copy_bytes(char *d, const char *s, size_t n)
+{
+	if (n >= 8 && n <= 16) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	} else {
+		memcpy(d, s, n);
+	}
+}
+
+static inline void put(wr *w, const char *s, size_t n)
+{
+	if (room(w, n)) {
+		copy_bytes(w->p, s, n);
+		w->p += n;
+	}
+}
+
+#define PUT_LIT(w, lit) put((w), (lit), sizeof(lit) - 1)
+
+static inline void put_c(wr *w, char c)
+{
+	if (room(w, 1))
+		*w->p++ = c;
+}
+
+static void put_indent(wr *w, size_t n)
+{
+	/* eight spaces at a time, the last ones past n overwritten later */
+	if (room(w, n + 8)) {
+		for (size_t i = 0; i < n; i += 8)
+			memcpy(w->p + i, "        ", 8);
+		w->p += n;
+	}
+}
+
+static void put_int(wr *w, int64_t v)
+{
+	char buf[24], *e = buf + sizeof(buf), *d = e;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do
+		*--d = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--d = '-';
+	put(w, d, (size_t)(e - d));
+}
+
 /* ---- scalars -------------------------------------------------------------------- */
 
-/* The characters a plain scalar may hold here (letters, digits, _ . / -), and
- * those of a number-like word (digits, . _ + - and e x o b a c d f of either case). */
-enum { PLAIN = 1, NUM = 2 };
+/* What a byte is to the writers: one a plain scalar may hold here (letters,
+ * digits, _ . / -), one of a number-like word (digits, . _ + - and e x o b a
+ * c d f of either case), one that ends a run of bytes copied as they are in
+ * a double-quoted string (NUL, controls, '"', '\\', DEL, and the first bytes
+ * of the UTF-8 forms that are escaped: C1 controls, LINE and PARAGRAPH
+ * SEPARATOR). One table lookup a byte decides each. */
+enum { PLAIN = 1, NUM = 2, ESC = 4 };
 static const unsigned char scalar_chars[256] = {
+	[0] = ESC, [1] = ESC, [2] = ESC, [3] = ESC, [4] = ESC, [5] = ESC, [6] = ESC, [7] = ESC,
+	[8] = ESC, [9] = ESC, [10] = ESC, [11] = ESC, [12] = ESC, [13] = ESC, [14] = ESC, [15] = ESC,
+	[16] = ESC, [17] = ESC, [18] = ESC, [19] = ESC, [20] = ESC, [21] = ESC, [22] = ESC,
+	[23] = ESC, [24] = ESC, [25] = ESC, [26] = ESC, [27] = ESC, [28] = ESC, [29] = ESC,
+	[30] = ESC, [31] = ESC, ['"'] = ESC, ['\\'] = ESC, [0x7f] = ESC, [0xc2] = ESC, [0xe2] = ESC,
 	['+'] = NUM, ['-'] = PLAIN | NUM, ['.'] = PLAIN | NUM, ['/'] = PLAIN, ['0'] = PLAIN | NUM,
 	['1'] = PLAIN | NUM, ['2'] = PLAIN | NUM, ['3'] = PLAIN | NUM, ['4'] = PLAIN | NUM,
 	['5'] = PLAIN | NUM, ['6'] = PLAIN | NUM, ['7'] = PLAIN | NUM, ['8'] = PLAIN | NUM,
@@ -337,99 +454,143 @@ static const unsigned char scalar_chars[256] = {
 	['x'] = PLAIN | NUM, ['y'] = PLAIN, ['z'] = PLAIN,
 };
 
-/* Could a YAML reader take s for something other than a string? */
-static int needs_quotes(const char *s)
+/* s (len bytes) is w (wl letters in lower case), W... or ALL in capitals:
+ * the spellings YAML readers give a meaning. */
+static int is_word(const char *s, size_t len, const char *w, size_t wl)
 {
-	static const struct {
-		unsigned char len;
-		char s[6];
-	} special[] = {
-		{4, "null"}, {4, "Null"}, {4, "NULL"}, {1, "~"},     {4, "true"},  {4, "True"},
-		{4, "TRUE"}, {5, "false"}, {5, "False"}, {5, "FALSE"}, {3, "yes"},   {3, "Yes"},
-		{3, "YES"},  {2, "no"},    {2, "No"},    {2, "NO"},    {2, "on"},    {2, "On"},
-		{2, "ON"},   {3, "off"},   {3, "Off"},   {3, "OFF"},   {1, "y"},     {1, "Y"},
-		{1, "n"},    {1, "N"},     {4, ".inf"},  {4, ".Inf"},  {4, ".INF"},  {4, ".nan"},
-		{4, ".NaN"}, {4, ".NAN"},
-	};
-	unsigned num = NUM;
-	size_t len = 0;
-	for (; s[len]; len++) {
-		unsigned c = scalar_chars[(unsigned char)s[len]];
-		if (!(c & PLAIN))
-			return 1;
-		num &= c;
-	}
-	if (len == 0 || s[0] == '-' || s[0] == '.' || s[len - 1] == '.')
+	if (len != wl)
+		return 0;
+	if (memcmp(s, w, len) == 0)
 		return 1;
-	if (len <= 5 && strchr("nNtTfFyYoO", s[0]))
-		for (size_t i = 0; i < BERTH_ARRAY_SIZE(special); i++)
-			if (special[i].len == len && special[i].s[0] == s[0] &&
-			    memcmp(s, special[i].s, len) == 0)
-				return 1;
-	/* number-like: a digit, then digits with at most e, x, o, b, '.', '_', sign */
-	return s[0] >= '0' && s[0] <= '9' && num != 0;
+	if (s[0] != w[0] - 32)
+		return 0;
+	if (memcmp(s + 1, w + 1, len - 1) == 0)
+		return 1;
+	for (size_t i = 1; i < len; i++)
+		if (s[i] != w[i] - 32)
+			return 0;
+	return 1;
 }
 
-static void put_quoted(berth_buf *out, const char *s)
+#define IS_WORD(s, len, lit) is_word((s), (len), (lit), sizeof(lit) - 1)
+
+/* Could a YAML reader take s (len bytes, all PLAIN) for something other
+ * than a string? null, booleans of YAML 1.1 and 1.2, numbers. */
+static int plain_is_ambiguous(const char *s, size_t len)
+{
+	if (len == 0 || s[0] == '-' || s[0] == '.' || s[len - 1] == '.')
+		return 1;
+	if (len <= 5) {
+		switch (s[0] | 0x20) {
+		case 'n':
+			if (IS_WORD(s, len, "null") || IS_WORD(s, len, "no") || IS_WORD(s, len, "n"))
+				return 1;
+			break;
+		case 't':
+			if (IS_WORD(s, len, "true"))
+				return 1;
+			break;
+		case 'f':
+			if (IS_WORD(s, len, "false"))
+				return 1;
+			break;
+		case 'y':
+			if (IS_WORD(s, len, "yes") || IS_WORD(s, len, "y"))
+				return 1;
+			break;
+		case 'o':
+			if (IS_WORD(s, len, "on") || IS_WORD(s, len, "off"))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	}
+	/* number-like: a digit, then digits with at most e, x, o, b, '.', '_', sign */
+	if (s[0] < '0' || s[0] > '9')
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!(scalar_chars[(unsigned char)s[i]] & NUM))
+			return 0;
+	return 1;
+}
+
+static void put_quoted(wr *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
-	berth_buf_append(out, "\"", 1);
-	const char *run = s;
-	for (const char *p = s;; p++) {
-		unsigned char c = (unsigned char)*p;
-		const unsigned char *b = (const unsigned char *)p;
+	put_c(w, '"');
+	const unsigned char *run = (const unsigned char *)s, *b = run;
+	for (;; b++) {
+		while (!(scalar_chars[*b] & ESC))
+			b++;
+		unsigned char c = *b;
 		/* C1 controls (NEL), LINE and PARAGRAPH SEPARATOR: line breaks or
 		 * controls to a YAML 1.1 reader (kubectl's folds a NEL to a space) */
 		unsigned wide = c == 0xc2 && b[1] >= 0x80 && b[1] < 0xa0 ? b[1]
 				: c == 0xe2 && b[1] == 0x80 && (b[2] == 0xa8 || b[2] == 0xa9) ? 0x2000u + b[2] - 0x80 : 0;
-		if (c && c >= 0x20 && c != '"' && c != '\\' && c != 0x7f && !wide)
+		if (c >= 0x80 && !wide)
 			continue;
-		berth_buf_append(out, run, (size_t)(p - run));
+		put(w, (const char *)run, (size_t)(b - run));
 		if (!c)
 			break;
-		run = p + 1;
+		run = b + 1;
 		if (wide) {
-			char w[7];
-			snprintf(w, sizeof(w), "\\u%04x", wide);
-			berth_buf_append(out, w, 6);
-			p += c == 0xc2 ? 1 : 2;
-			run = p + 1;
+			char u[6] = {'\\', 'u', hex[wide >> 12], hex[(wide >> 8) & 15], hex[(wide >> 4) & 15],
+				     hex[wide & 15]};
+			put(w, u, 6);
+			b += c == 0xc2 ? 1 : 2;
+			run = b + 1;
 			continue;
 		}
 		switch (c) {
-		case '"': berth_buf_append(out, "\\\"", 2); break;
-		case '\\': berth_buf_append(out, "\\\\", 2); break;
-		case '\n': berth_buf_append(out, "\\n", 2); break;
-		case '\t': berth_buf_append(out, "\\t", 2); break;
-		case '\r': berth_buf_append(out, "\\r", 2); break;
+		case '"': PUT_LIT(w, "\\\""); break;
+		case '\\': PUT_LIT(w, "\\\\"); break;
+		case '\n': PUT_LIT(w, "\\n"); break;
+		case '\t': PUT_LIT(w, "\\t"); break;
+		case '\r': PUT_LIT(w, "\\r"); break;
 		default: {
 			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-			berth_buf_append(out, u, 6);
+			put(w, u, 6);
 		}
 		}
 	}
-	berth_buf_append(out, "\"", 1);
+	put_c(w, '"');
 }
 
-static void put_scalar(berth_buf *out, const onode *n, int json)
+/* A string in YAML: plain when no reader could take it for another type,
+ * else double-quoted (JSON escapes, which YAML reads the same way). */
+static void put_yaml_str(wr *w, const char *s)
 {
-	char num[24];
+	const unsigned char *u = (const unsigned char *)s;
+	while (scalar_chars[*u] & PLAIN)
+		u++;
+	size_t len = (size_t)(u - (const unsigned char *)s);
+	if (*u || plain_is_ambiguous(s, len))
+		put_quoted(w, s);
+	else
+		put(w, s, len);
+}
+
+static void put_scalar(wr *w, const onode *n, int json)
+{
 	switch (n->kind) {
 	case O_STR:
-		if (!json && !needs_quotes(n->s))
-			berth_buf_puts(out, n->s);
+		if (json)
+			put_quoted(w, n->s);
 		else
-			put_quoted(out, n->s);
+			put_yaml_str(w, n->s);
 		break;
 	case O_INT:
-		snprintf(num, sizeof(num), "%lld", (long long)n->i);
-		berth_buf_puts(out, num);
+		put_int(w, n->i);
 		break;
 	case O_BOOL:
-		berth_buf_puts(out, n->i ? "true" : "false");
+		if (n->i)
+			PUT_LIT(w, "true");
+		else
+			PUT_LIT(w, "false");
 		break;
 	case O_RAW:
-		berth_buf_puts(out, n->s);
+		put(w, n->s, strlen(n->s));
 		break;
 	default:
 		break;
@@ -438,140 +599,143 @@ static void put_scalar(berth_buf *out, const onode *n, int json)
 
 /* ---- YAML ------------------------------------------------------------------------ */
 
-static void indent(berth_buf *out, int n)
-{
-	static const char spaces[] = "                                                                ";
-	while (n > 0) {
-		int k = n < 64 ? n : 64;
-		berth_buf_append(out, spaces, (size_t)k);
-		n -= k;
-	}
-}
-
-static void yaml_key(berth_buf *out, const char *key)
-{
-	if (needs_quotes(key))
-		put_quoted(out, key);
-	else
-		berth_buf_puts(out, key);
-}
-
 /* How a collection is written: JSON on lines indented by level, JSON on one
  * line, or a YAML flow collection (JSON with a space after ':' and ',', which
  * YAML 1.1 readers need). */
 enum style { PRETTY, COMPACT, FLOW };
 
-static void json_value(berth_buf *out, const onode *n, int ind, enum style st, unsigned depth);
+static void json_value(wr *w, const onode *n, size_t ind, enum style st, unsigned depth);
 
 /* A tree deeper than O_MAX_DEPTH is not written: the output fails. */
-static int too_deep_out(berth_buf *out, unsigned depth)
+static int too_deep_out(wr *w, unsigned depth)
 {
 	if (depth <= O_MAX_DEPTH)
 		return 0;
-	if (!out->failed)
-		out->failed = -BERTH_ETOOBIG;
+	if (!w->out->failed) {
+		wr_close(w);
+		w->out->failed = -BERTH_ETOOBIG;
+		w->p = w->end = NULL;
+	}
 	return 1;
 }
 
-static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first, unsigned depth);
+static void yaml_block(wr *w, const onode *n, size_t ind, int inline_first, unsigned depth);
 
 /* What follows "key:" or "- ": a scalar, an empty collection, a block, or
  * past O_BLOCK_DEPTH levels a flow collection. v is at level depth. */
-static void yaml_value(berth_buf *out, const onode *v, int ind, int in_seq, unsigned depth)
+static void yaml_value(wr *w, const onode *v, size_t ind, int in_seq, unsigned depth)
 {
 	if (v->kind != O_MAP && v->kind != O_SEQ) {
-		berth_buf_append(out, " ", 1);
-		put_scalar(out, v, 0);
-		berth_buf_append(out, "\n", 1);
+		put_c(w, ' ');
+		put_scalar(w, v, 0);
+		put_c(w, '\n');
 	} else if (!v->first) {
-		berth_buf_puts(out, v->kind == O_MAP ? " {}\n" : " []\n");
+		if (v->kind == O_MAP)
+			PUT_LIT(w, " {}\n");
+		else
+			PUT_LIT(w, " []\n");
 	} else if (depth > O_BLOCK_DEPTH) {
-		berth_buf_append(out, " ", 1);
-		json_value(out, v, 0, FLOW, depth);
-		berth_buf_append(out, "\n", 1);
+		put_c(w, ' ');
+		json_value(w, v, 0, FLOW, depth);
+		put_c(w, '\n');
 	} else if (in_seq && v->kind == O_MAP) {
-		berth_buf_append(out, " ", 1);
-		yaml_block(out, v, ind + 2, 1, depth);
+		put_c(w, ' ');
+		yaml_block(w, v, ind + 2, 1, depth);
 	} else {
-		berth_buf_append(out, "\n", 1);
+		put_c(w, '\n');
 		/* a list under a key sits at the key's indentation, as kubectl writes it */
-		yaml_block(out, v, v->kind == O_SEQ && !in_seq ? ind : ind + 2, 0, depth);
+		yaml_block(w, v, v->kind == O_SEQ && !in_seq ? ind : ind + 2, 0, depth);
 	}
 }
 
-static void yaml_block(berth_buf *out, const onode *n, int ind, int inline_first, unsigned depth)
+static void yaml_block(wr *w, const onode *n, size_t ind, int inline_first, unsigned depth)
 {
-	if (too_deep_out(out, depth))
+	if (too_deep_out(w, depth))
 		return;
 	for (const onode *c = n->first; c; c = c->next) {
 		if (!inline_first || c != n->first)
-			indent(out, ind);
+			put_indent(w, ind);
 		if (n->kind == O_MAP) {
-			yaml_key(out, c->key);
-			berth_buf_append(out, ":", 1);
-			yaml_value(out, c, ind, 0, depth + 1);
+			put_yaml_str(w, c->key);
+			put_c(w, ':');
+			yaml_value(w, c, ind, 0, depth + 1);
 		} else {
-			berth_buf_append(out, "-", 1);
-			yaml_value(out, c, ind, 1, depth + 1);
+			put_c(w, '-');
+			yaml_value(w, c, ind, 1, depth + 1);
 		}
 	}
 }
 
 void emit_yaml(berth_buf *out, const onode *n)
 {
+	wr w;
+	wr_open(&w, out);
 	if (n->kind == O_MAP || n->kind == O_SEQ) {
 		if (n->first)
-			yaml_block(out, n, 0, 0, 1);
+			yaml_block(&w, n, 0, 0, 1);
+		else if (n->kind == O_MAP)
+			PUT_LIT(&w, "{}\n");
 		else
-			berth_buf_puts(out, n->kind == O_MAP ? "{}\n" : "[]\n");
+			PUT_LIT(&w, "[]\n");
 	} else {
-		put_scalar(out, n, 0);
-		berth_buf_append(out, "\n", 1);
+		put_scalar(&w, n, 0);
+		put_c(&w, '\n');
 	}
+	wr_close(&w);
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
 /* n is at level depth (the root: 1); past O_BLOCK_DEPTH, PRETTY is COMPACT. */
-static void json_value(berth_buf *out, const onode *n, int ind, enum style st, unsigned depth)
+static void json_value(wr *w, const onode *n, size_t ind, enum style st, unsigned depth)
 {
 	if (n->kind != O_MAP && n->kind != O_SEQ) {
-		put_scalar(out, n, 1);
+		put_scalar(w, n, 1);
 		return;
 	}
-	if (too_deep_out(out, depth))
+	if (too_deep_out(w, depth))
 		return;
 	if (st == PRETTY && depth > O_BLOCK_DEPTH)
 		st = COMPACT;
-	const char *open = n->kind == O_MAP ? "{" : "[", *close = n->kind == O_MAP ? "}" : "]";
-	berth_buf_puts(out, open);
+	char open = n->kind == O_MAP ? '{' : '[', close = n->kind == O_MAP ? '}' : ']';
+	put_c(w, open);
 	if (!n->first) {
-		berth_buf_puts(out, close);
+		put_c(w, close);
 		return;
 	}
 	for (const onode *c = n->first; c; c = c->next) {
 		if (st == PRETTY) {
-			berth_buf_append(out, "\n", 1);
-			indent(out, ind + 2);
+			put_c(w, '\n');
+			put_indent(w, ind + 2);
 		}
 		if (n->kind == O_MAP) {
-			put_quoted(out, c->key);
-			berth_buf_puts(out, st == COMPACT ? ":" : ": ");
+			put_quoted(w, c->key);
+			if (st == COMPACT)
+				put_c(w, ':');
+			else
+				PUT_LIT(w, ": ");
 		}
-		json_value(out, c, ind + 2, st, depth + 1);
-		if (c->next)
-			berth_buf_puts(out, st == FLOW ? ", " : ",");
+		json_value(w, c, ind + 2, st, depth + 1);
+		if (c->next) {
+			if (st == FLOW)
+				PUT_LIT(w, ", ");
+			else
+				put_c(w, ',');
+		}
 	}
 	if (st == PRETTY) {
-		berth_buf_append(out, "\n", 1);
-		indent(out, ind);
+		put_c(w, '\n');
+		put_indent(w, ind);
 	}
-	berth_buf_puts(out, close);
+	put_c(w, close);
 }
 
 void emit_json(berth_buf *out, const onode *n, int ind, int pretty)
 {
-	json_value(out, n, ind, pretty ? PRETTY : COMPACT, 1);
+	wr w;
+	wr_open(&w, out);
+	json_value(&w, n, ind > 0 ? (size_t)ind : 0, pretty ? PRETTY : COMPACT, 1);
+	wr_close(&w);
 }
 
 onode *o_time(obuild *b, onode *parent, const char *key, int64_t ms)

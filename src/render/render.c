@@ -685,6 +685,8 @@ static int renderable(const berth_run *run, plan_workload wl, berth_error **err)
 
 /* ---- writing ---------------------------------------------------------------------- */
 
+#define JSON_LIST_HEAD "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": ["
+
 static void put(berth_render *r, const onode *o)
 {
 	if (!o)
@@ -694,7 +696,9 @@ static void put(berth_render *r, const onode *o)
 			berth_buf_puts(&r->out, "---\n");
 		emit_yaml(&r->out, o);
 	} else {
-		berth_buf_puts(&r->out, r->objects ? ",\n    " : "    ");
+		/* the List's head goes before its first item: the output is made in
+		 * one buffer, in one pass */
+		berth_buf_puts(&r->out, r->objects ? ",\n    " : JSON_LIST_HEAD "\n    ");
 		emit_json(&r->out, o, 4, 1);
 	}
 	r->objects++;
@@ -927,20 +931,12 @@ int berth_render_finish(berth_render *r, char **data, size_t *len, berth_error *
 	berth_buf all = BERTH_BUF_INIT;
 	*data = NULL;
 	*len = 0;
-	if (r->fmt == BERTH_FORMAT_JSON) {
-		berth_buf_puts(&all, "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [");
-		if (r->objects) {
-			berth_buf_puts(&all, "\n");
-			berth_buf_append(&all, r->out.data, r->out.len);
-			berth_buf_puts(&all, "\n  ");
-		}
-		berth_buf_puts(&all, "]\n}\n");
-		berth_buf_release(&r->out);
-	} else {
-		all = r->out;
-		memset(&r->out, 0, sizeof(r->out));
+	all = r->out;
+	memset(&r->out, 0, sizeof(r->out));
+	if (r->fmt == BERTH_FORMAT_JSON)
+		berth_buf_puts(&all, r->objects ? "\n  ]\n}\n" : JSON_LIST_HEAD "]\n}\n");
+	else
 		berth_buf_puts(&all, ""); /* an empty output is "" too */
-	}
 	r->objects = 0;
 	if (all.failed) {
 		berth_buf_release(&all);

@@ -81,8 +81,9 @@ static void token_hash(const char *token, unsigned char out[STORE_TOKEN_HASH])
 			   0);
 }
 
-int berth_token_create(berth_backend *b, const berth_token_new *nt, char **token, char **id,
-		       berth_error **err)
+/* berth_token_create, the token made by the token maker (NULL: by a command). */
+static int token_create(berth_backend *b, const berth_token_new *nt, const char *maker,
+			char **token, char **id, berth_error **err)
 {
 	*token = NULL;
 	if (id)
@@ -97,6 +98,10 @@ int berth_token_create(berth_backend *b, const berth_token_new *nt, char **token
 	if (nt->description && strlen(nt->description) > BERTH_TOKEN_DESCRIPTION_MAX)
 		return berth_fail(err, BERTH_EARG, "a token's description is %d bytes at most",
 				  BERTH_TOKEN_DESCRIPTION_MAX);
+	/* shown by berth token list and the UI: no escape sequence reaches a terminal */
+	if (nt->description && berth_check_printable(nt->description))
+		return berth_fail(err, BERTH_EARG, "a token's description %s",
+				  berth_check_printable(nt->description));
 	if (nt->expires < 0)
 		return berth_fail(err, BERTH_EARG, "a token's expiry is a time after 1970");
 	if (sodium_init() < 0)
@@ -116,7 +121,7 @@ int berth_token_create(berth_backend *b, const berth_token_new *nt, char **token
 	char text[sizeof(TOKEN_PREFIX) + 64], tid[16];
 	store_token t = {.id = tid, .role = nt->role, .projects = list.data,
 			 .description = (char *)nt->description, .created = store_now_ms(),
-			 .expires = nt->expires};
+			 .expires = nt->expires, .maker = (char *)maker};
 	randombytes_buf(raw, sizeof(raw));
 	memcpy(text, TOKEN_PREFIX, sizeof(TOKEN_PREFIX) - 1);
 	sodium_bin2base64(text + sizeof(TOKEN_PREFIX) - 1, sizeof(text) - sizeof(TOKEN_PREFIX) + 1,
@@ -148,6 +153,12 @@ int berth_token_create(berth_backend *b, const berth_token_new *nt, char **token
 	return 0;
 }
 
+int berth_token_create(berth_backend *b, const berth_token_new *nt, char **token, char **id,
+		       berth_error **err)
+{
+	return token_create(b, nt, NULL, token, id, err);
+}
+
 int berth_token_create_for(berth_backend *b, const berth_principal *who, const berth_token_new *t,
 			   char **token, char **id, berth_error **err)
 {
@@ -176,7 +187,8 @@ int berth_token_create_for(berth_backend *b, const berth_principal *who, const b
 		return berth_fail(err, BERTH_EARG, "this token expires at %s: the tokens it makes "
 						   "expire by then (give an expiry)", when);
 	}
-	return berth_token_create(b, t, token, id, err);
+	/* and it goes with its maker: revoking who revokes it too */
+	return token_create(b, t, who->token_id, token, id, err);
 }
 
 int berth_token_expiry(const char *expires_in, const char *expires, int64_t now_ms, int64_t *out,
@@ -328,6 +340,8 @@ int berth_token_list_for(berth_backend *b, const berth_principal *who, berth_for
 			o_time(&ob, m, "revoked", t->revoked);
 		if (t->last_used)
 			o_time(&ob, m, "last_used", t->last_used);
+		if (t->maker)
+			o_str(&ob, m, "made_by", t->maker);
 	}
 	rc = service_output(&ob, seq, fmt, out, len, err);
 	berth_arena_free(ob.arena);

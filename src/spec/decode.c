@@ -14,35 +14,80 @@
 
 /* ---- context helpers ------------------------------------------------------ */
 
-static int plain_key(const char *k)
-{
-	if (!*k)
-		return 0;
-	for (; *k; k++)
-		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
-		      *k == '_' || *k == '-'))
-			return 0;
-	return 1;
-}
+/* The characters of a key written after a dot (others go in brackets). */
+static const unsigned char key_chars[256] = {
+	['-'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+	['7'] = 1, ['8'] = 1, ['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,
+	['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1,
+	['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+	['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['_'] = 1, ['a'] = 1, ['b'] = 1,
+	['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
+	['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+	['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
 
+/* A path is made for every key read, and printed only with a problem:
+ * one table lookup a character, one append. */
 size_t path_key(dctx *c, const char *key)
 {
-	size_t len = c->path.len;
-	if (plain_key(key)) {
-		if (len)
-			berth_buf_append(&c->path, ".", 1);
-		berth_buf_puts(&c->path, key);
+	size_t len = c->path.len, n = 0;
+	while (key_chars[(unsigned char)key[n]])
+		n++;
+	if (n && !key[n]) {
+		char small[128];
+		if (len && n < sizeof(small)) {
+			small[0] = '.';
+			memcpy(small + 1, key, n);
+			berth_buf_append(&c->path, small, n + 1);
+		} else {
+			if (len)
+				berth_buf_append(&c->path, ".", 1);
+			berth_buf_append(&c->path, key, n);
+		}
 	} else {
 		berth_buf_printf(&c->path, "[%s]", QUOTE(key));
 	}
 	return len;
 }
 
+/* i in decimal, written backwards from end; returns its first digit */
+static char *decimal(char *end, size_t i)
+{
+	do
+		*--end = (char)('0' + i % 10);
+	while (i /= 10);
+	return end;
+}
+
 size_t path_index(dctx *c, size_t i)
 {
 	size_t len = c->path.len;
-	berth_buf_printf(&c->path, "[%zu]", i);
+	char num[24], *d = decimal(num + sizeof(num) - 1, i);
+	num[sizeof(num) - 1] = ']';
+	*--d = '[';
+	berth_buf_append(&c->path, d, (size_t)(num + sizeof(num) - d));
 	return len;
+}
+
+const char *path_make(char *buf, size_t n, const char *head, size_t i, const char *tail)
+{
+	char num[24], *d = num + sizeof(num);
+	size_t o = 0;
+	if (i != SIZE_MAX) {
+		*--d = ']';
+		d = decimal(d, i);
+		*--d = '[';
+	}
+	const char *part[3] = {head, d, tail};
+	size_t plen[3] = {strlen(head), (size_t)(num + sizeof(num) - d), strlen(tail)};
+	for (int k = 0; k < 3 && n; k++) {
+		size_t m = plen[k] < n - 1 - o ? plen[k] : n - 1 - o;
+		memcpy(buf + o, part[k], m);
+		o += m;
+	}
+	if (n)
+		buf[o] = '\0';
+	return buf;
 }
 
 void path_pop(dctx *c, size_t len)

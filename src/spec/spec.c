@@ -539,6 +539,110 @@ int berth_spec_parse_file(berth_spec_set **out, const char *path, berth_error **
 	return ret;
 }
 
+/* berth_spec_read_file: spec_parse, each document decoded as it is read. */
+struct stream {
+	dctx c;
+	const berth_spec_sink *sink;
+	berth_error *spec; /* the specs' problems, in order (the reader's go in its own list) */
+	size_t runs;       /* the runs read: non-empty documents */
+};
+
+static void stream_start(void *arg)
+{
+	struct stream *st = arg;
+	berth_error_free(st->spec);
+	st->spec = NULL;
+	st->runs = 0;
+	st->c.errors = 0;
+	st->c.first_code = BERTH_OK;
+	st->sink->start(st->sink->arg);
+}
+
+static void stream_doc(void *arg, const berth_yaml_doc *doc, size_t i)
+{
+	struct stream *st = arg;
+	dctx *c = &st->c;
+	berth_spec s;
+	memset(&s, 0, sizeof(s));
+	s.file = c->file;
+	s.doc = i;
+	c->path.len = 0;
+	if (c->path.data)
+		c->path.data[0] = '\0';
+	if (!doc->root || is_null(doc->root))
+		return; /* an empty document ("---" at the end) holds no run */
+	decode_spec(c, doc->root, &s);
+	berth_spec_validate(c, &s);
+	if (!c->errors && !berth_error_errors(st->spec))
+		st->sink->run(st->sink->arg, &s, st->runs);
+	st->runs++;
+}
+
+int berth_spec_read_file(const char *path, const berth_spec_sink *sink, berth_error **err)
+{
+	struct stream st;
+	berth_error *yaml = NULL;
+	berth_arena *arena = NULL;
+	char *data;
+	size_t len, ndocs = 0;
+	int ret = berth_read_file(path, BERTH_YAML_MAX_BYTES, &data, &len, err);
+	if (ret < 0)
+		return ret;
+	memset(&st, 0, sizeof(st));
+	st.sink = sink;
+	st.c.err = &st.spec;
+	if (!(arena = berth_arena_new()) ||
+	    !(st.c.file = berth_arena_strdup(arena, strcmp(path, "-") == 0 ? "<stdin>" : path))) {
+		free(data);
+		berth_arena_free(arena);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	st.c.arena = arena;
+	berth_yaml_each each = {&st, stream_start, stream_doc};
+	ret = berth_yaml_parse_each(arena, st.c.file, data, len, &berth_yaml_file_limits, &each, &ndocs,
+				    &yaml);
+	free(data);
+	berth_buf_release(&st.c.path);
+	/* the problems as spec_parse has them: the reader's, then the specs' */
+	if (err) {
+		berth_error_move(err, yaml);
+		if (ret == 0)
+			berth_error_move(err, st.spec);
+		else
+			berth_error_free(st.spec);
+	} else {
+		berth_error_free(yaml);
+		berth_error_free(st.spec);
+	}
+	if (ret < 0)
+		goto out;
+	if (ndocs == 0) {
+		berth_where w = {st.c.file, 0, 0, NULL};
+		ret = berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "%s",
+					"holds no run spec (the input is empty)");
+		goto out;
+	}
+	if (st.runs == 0 && !st.c.errors) {
+		berth_where w = {st.c.file, 0, 0, NULL};
+		berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "%s",
+				  "holds no run spec (every document is empty)");
+		st.c.errors++;
+	}
+	if (err)
+		berth_error_sort(*err);
+	if (err && berth_error_errors(*err) && !st.c.errors)
+		st.c.errors++;
+	if (st.c.errors) {
+		ret = err && berth_error_code(*err) ? -(int)berth_error_code(*err)
+						    : -(int)(st.c.first_code ? st.c.first_code : BERTH_EINVALID);
+		if (ret == 0)
+			ret = -BERTH_EINVALID;
+	}
+out:
+	berth_arena_free(arena);
+	return ret < 0 ? ret : 0;
+}
+
 size_t berth_spec_set_count(const berth_spec_set *set)
 {
 	return set ? set->n : 0;

@@ -29,6 +29,10 @@ typedef struct dctx {
 size_t path_key(dctx *c, const char *key);
 size_t path_index(dctx *c, size_t i);
 void path_pop(dctx *c, size_t len);
+/* "head[i]tail" (i == SIZE_MAX: "headtail") into buf of size n, cut to fit
+ * as snprintf would; returns buf. The paths of the checks, which are made for
+ * every field of every run and printed only for a problem: without printf. */
+const char *path_make(char *buf, size_t n, const char *head, size_t i, const char *tail);
 
 /* Reports a problem at pos, under the current path (or under `path`). */
 void report(dctx *c, berth_pos pos, berth_code code, const char *fmt, ...) BERTH_PRINTF(4, 5);

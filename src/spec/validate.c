@@ -39,14 +39,22 @@ static const char *qstr(const berth_quantity *q, char *buf)
 
 /* ---- resources ---------------------------------------------------------------- */
 
+/* "resources.NAME" and which (".requests", ".limits") */
+static const char *res_path(char *path, size_t n, const char *name, const char *which)
+{
+	char head[48];
+	return path_make(path, n, path_make(head, sizeof(head), "resources.", SIZE_MAX, name), SIZE_MAX,
+			 which);
+}
+
 static void check_resource(dctx *c, const berth_resource *r, const char *name, int gpu)
 {
 	char path[64], a[BERTH_QUANTITY_STR_MAX], b[BERTH_QUANTITY_STR_MAX];
 	const berth_qty *q[2] = {&r->requests, &r->limits};
-	const char *which[2] = {"requests", "limits"};
+	const char *which[2] = {".requests", ".limits"};
 
 	if (r->requests.from_default && gpu) {
-		snprintf(path, sizeof(path), "resources.%s.requests", name);
+		res_path(path, sizeof(path), name, ".requests");
 		AT(c, r->requests.pos, path, BERTH_EINVALID,
 		   "a GPU is set as a limit, and its request is that limit: \"default\" applies to the "
 		   "requests of cpu, mem and disk");
@@ -54,7 +62,7 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 	for (int i = 0; i < 2; i++) {
 		if (!q[i]->set || q[i]->from_default)
 			continue;
-		snprintf(path, sizeof(path), "resources.%s.%s", name, which[i]);
+		res_path(path, sizeof(path), name, which[i]);
 		if (berth_quantity_sign(&q[i]->q) < 0)
 			AT(c, q[i]->pos, path, BERTH_ERANGE, "%s must not be negative", qstr(&q[i]->q, a));
 		else if (gpu && !berth_quantity_is_integer(&q[i]->q))
@@ -66,19 +74,19 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 		return; /* the policy's default request: the plan knows it, and compares it */
 	if (r->requests.set && r->limits.set && berth_quantity_sign(&r->requests.q) >= 0 &&
 	    berth_quantity_cmp(&r->requests.q, &r->limits.q) > 0) {
-		snprintf(path, sizeof(path), "resources.%s.requests", name);
+		res_path(path, sizeof(path), name, ".requests");
 		AT(c, r->requests.pos, path, BERTH_EINVALID, "request %s is more than the limit %s",
 		   qstr(&r->requests.q, a), qstr(&r->limits.q, b));
 	}
 	if (gpu && r->requests.set && !r->limits.set) {
-		snprintf(path, sizeof(path), "resources.%s.requests", name);
+		res_path(path, sizeof(path), name, ".requests");
 		AT(c, r->requests.pos, path, BERTH_EINVALID,
 		   "a GPU is set as a limit, not a request: write gpu: {limits: \"%s\"} or gpu: \"%s\"",
 		   qstr(&r->requests.q, a), a);
 	}
 	if (gpu && r->requests.set && r->limits.set &&
 	    berth_quantity_cmp(&r->requests.q, &r->limits.q) < 0) {
-		snprintf(path, sizeof(path), "resources.%s.requests", name);
+		res_path(path, sizeof(path), name, ".requests");
 		AT(c, r->requests.pos, path, BERTH_EINVALID,
 		   "GPU request %s differs from its limit %s (for GPUs the request is the limit)",
 		   qstr(&r->requests.q, a), qstr(&r->limits.q, b));
@@ -149,7 +157,7 @@ static void check_volume(dctx *c, const berth_spec *s, size_t i)
 	static const char *const access_modes[] = {"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany",
 						   "ReadWriteOncePod"};
 
-#define VPATH(k) (snprintf(path, sizeof(path), "volumes[%zu].%s", i, k), path)
+#define VPATH(k) path_make(path, sizeof(path), "volumes", i, "." k)
 	if (!v->name.s)
 		AT(c, v->pos, VPATH("name"), BERTH_EMISSING, "\"name\" is required");
 	else
@@ -320,7 +328,7 @@ static void check_envs(dctx *c, const berth_kvlist *l)
 	size_t *first = first_same(c, l, l->n, kv_key);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const berth_kv *kv = &l->items[i];
-		snprintf(path, sizeof(path), "envs[%zu].name", i);
+		path_make(path, sizeof(path), "envs", i, ".name");
 		check_name(c, &kv->key, path, berth_check_env_name, "environment variable name");
 		if (first[i] != SIZE_MAX)
 			AT(c, kv->key.pos, path, BERTH_EDUPLICATE, "%s is set twice (first at line %u)",
@@ -338,7 +346,7 @@ static void check_secret_names(dctx *c, const berth_strlist *l)
 	size_t *first = first_same(c, l, l->n, str_at);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const char *s = l->items[i].s;
-		snprintf(path, sizeof(path), "secrets[%zu]", i);
+		path_make(path, sizeof(path), "secrets", i, "");
 		check_name(c, &l->items[i], path, berth_check_secret_key, "secret name");
 		if (first[i] != SIZE_MAX)
 			AT(c, l->items[i].pos, path, BERTH_EDUPLICATE,
@@ -353,7 +361,7 @@ static void check_toleration(dctx *c, const berth_toleration *t, size_t i)
 {
 	char path[64];
 	int exists = 0;
-#define TPATH(k) (snprintf(path, sizeof(path), "tolerations[%zu].%s", i, k), path)
+#define TPATH(k) path_make(path, sizeof(path), "tolerations", i, "." k)
 	if (t->op.s) {
 		if (strcmp(t->op.s, "Exists") == 0)
 			exists = 1;
@@ -787,18 +795,18 @@ void berth_spec_validate(dctx *c, berth_spec *s)
 	for (size_t i = 0; i < s->nports; i++) {
 		char path[64];
 		const berth_port *p = &s->ports[i];
-		snprintf(path, sizeof(path), "service.ports[%zu].port", i);
+		path_make(path, sizeof(path), "service.ports", i, ".port");
 		if (!p->port.set)
 			AT(c, p->pos, path, BERTH_EMISSING, "\"port\" is required");
 		check_range(c, &p->port, path, 1, 65535);
-		snprintf(path, sizeof(path), "service.ports[%zu].target_port", i);
+		path_make(path, sizeof(path), "service.ports", i, ".target_port");
 		check_range(c, &p->target_port, path, 1, 65535);
 		check_name(c, &p->target_port_name, path, berth_check_port_name, "port name");
-		snprintf(path, sizeof(path), "service.ports[%zu].node_port", i);
+		path_make(path, sizeof(path), "service.ports", i, ".node_port");
 		check_range(c, &p->node_port, path, 30000, 32767);
-		snprintf(path, sizeof(path), "service.ports[%zu].name", i);
+		path_make(path, sizeof(path), "service.ports", i, ".name");
 		check_name(c, &p->name, path, berth_check_port_name, "port name");
-		snprintf(path, sizeof(path), "service.ports[%zu].protocol", i);
+		path_make(path, sizeof(path), "service.ports", i, ".protocol");
 		if (p->protocol.s && strcmp(p->protocol.s, "TCP") && strcmp(p->protocol.s, "UDP") &&
 		    strcmp(p->protocol.s, "SCTP"))
 			AT(c, p->protocol.pos, path, BERTH_EINVALID, "%s is not one of TCP, UDP, SCTP",

@@ -59,6 +59,9 @@ struct builder {
 	berth_error **err;
 	int failed;
 	int peer; /* a peer's JSON reply: NUL in strings is kept (cut where read) */
+	const berth_yaml_each *each; /* documents handed over one at a time */
+	uintptr_t in_lo, in_hi;      /* the input of this pass (checked: no NUL in it) */
+	berth_arena_mark doc_mark;   /* the arena when the document started */
 };
 
 static berth_pos mark_pos(const struct builder *b, const struct fy_mark *m)
@@ -71,7 +74,7 @@ static berth_pos mark_pos(const struct builder *b, const struct fy_mark *m)
 	return p;
 }
 
-BERTH_PRINTF(3, 4) static int syntax(struct builder *b, berth_pos pos, const char *fmt, ...)
+BERTH_PRINTF(3, 4) __attribute__((cold, noinline)) static int syntax(struct builder *b, berth_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
@@ -84,7 +87,7 @@ BERTH_PRINTF(3, 4) static int syntax(struct builder *b, berth_pos pos, const cha
 }
 
 /* An input over one of the caps. */
-BERTH_PRINTF(3, 4) static int too_big(struct builder *b, berth_pos pos, const char *fmt, ...)
+BERTH_PRINTF(3, 4) __attribute__((cold, noinline)) static int too_big(struct builder *b, berth_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 	berth_where w = {b->name, pos.line, pos.column, NULL};
@@ -96,7 +99,7 @@ BERTH_PRINTF(3, 4) static int too_big(struct builder *b, berth_pos pos, const ch
 }
 
 /* Counts n nodes and text bytes more, aliases expanded, against the caps. */
-static int count(struct builder *b, berth_pos pos, size_t nodes, size_t text)
+static inline int count(struct builder *b, berth_pos pos, size_t nodes, size_t text)
 {
 	b->nodes += nodes;
 	b->text += text;
@@ -110,7 +113,7 @@ static int count(struct builder *b, berth_pos pos, size_t nodes, size_t text)
 }
 
 /* A child of height h (0: a scalar) goes in the open collection, if any. */
-static int nest(struct builder *b, berth_pos pos, unsigned h, int alias)
+static inline int nest(struct builder *b, berth_pos pos, unsigned h, int alias)
 {
 	if (b->nframes == 0)
 		return 0;
@@ -144,13 +147,19 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int is_digits(const char *s, size_t n, const char *set)
+/* s (n > 0 bytes) is all digits of base 8, 10 or 16 */
+static int is_digits(const char *s, size_t n, int base)
 {
 	if (n == 0)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!strchr(set, s[i]) || s[i] == '\0')
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		int ok = base == 8	? c >= '0' && c <= '7'
+			 : base == 10	? c >= '0' && c <= '9'
+					: (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+		if (!ok)
 			return 0;
+	}
 	return 1;
 }
 
@@ -162,7 +171,19 @@ static int eq(const char *s, size_t n, const char *lit)
 /* YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution). */
 static berth_scalar_type resolve_plain(const char *s, size_t n)
 {
-	if (n == 0 || eq(s, n, "~") || eq(s, n, "null") || eq(s, n, "Null") || eq(s, n, "NULL"))
+	if (n == 0)
+		return BERTH_SCALAR_NULL;
+	/* most plain scalars are words: only these first characters start
+	 * anything else */
+	switch (s[0]) {
+	case '~': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case '+': case '-':
+	case '.': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+	case '8': case '9':
+		break;
+	default:
+		return BERTH_SCALAR_STR;
+	}
+	if (eq(s, n, "~") || eq(s, n, "null") || eq(s, n, "Null") || eq(s, n, "NULL"))
 		return BERTH_SCALAR_NULL;
 	if (eq(s, n, "true") || eq(s, n, "True") || eq(s, n, "TRUE") || eq(s, n, "false") ||
 	    eq(s, n, "False") || eq(s, n, "FALSE"))
@@ -171,11 +192,11 @@ static berth_scalar_type resolve_plain(const char *s, size_t n)
 	size_t dn = n;
 	if (*d == '-' || *d == '+')
 		d++, dn--;
-	if (is_digits(d, dn, "0123456789"))
+	if (is_digits(d, dn, 10))
 		return BERTH_SCALAR_INT;
-	if (n > 2 && s[0] == '0' && s[1] == 'o' && is_digits(s + 2, n - 2, "01234567"))
+	if (n > 2 && s[0] == '0' && s[1] == 'o' && is_digits(s + 2, n - 2, 8))
 		return BERTH_SCALAR_INT;
-	if (n > 2 && s[0] == '0' && s[1] == 'x' && is_digits(s + 2, n - 2, "0123456789abcdefABCDEF"))
+	if (n > 2 && s[0] == '0' && s[1] == 'x' && is_digits(s + 2, n - 2, 16))
 		return BERTH_SCALAR_INT;
 	if (eq(d, dn, ".inf") || eq(d, dn, ".Inf") || eq(d, dn, ".INF") || eq(s, n, ".nan") ||
 	    eq(s, n, ".NaN") || eq(s, n, ".NAN"))
@@ -235,11 +256,16 @@ static int emit(struct builder *b, const berth_node *n, const char *anchor, size
 		b->nanchors++;
 	}
 	if (b->nframes == 0) {
+		berth_yaml_doc d = {n, n->pos};
+		if (b->each) {
+			/* handed over, then its memory is the next one's */
+			b->each->doc(b->each->arg, &d, b->ndocs++);
+			berth_arena_release(b->arena, b->doc_mark);
+			return 0;
+		}
 		if (grow((void **)&b->docs, &b->docs_cap, b->ndocs + 1, sizeof(*b->docs)))
 			return nomem(b);
-		b->docs[b->ndocs].root = n;
-		b->docs[b->ndocs].pos = n->pos;
-		b->ndocs++;
+		b->docs[b->ndocs++] = d;
 		return 0;
 	}
 	if (grow((void **)&b->kids, &b->kids_cap, b->nkids + 1, sizeof(*b->kids)))
@@ -282,7 +308,8 @@ static int on_scalar(struct builder *b, struct fy_event *e)
 		return -BERTH_ETOOBIG;
 	/* a "\0" or "\u0000" escape: berth's strings end at NUL, so the text
 	 * would be cut there; refused rather than read as something else */
-	if (!b->peer && memchr(text, '\0', len))
+	uintptr_t at = (uintptr_t)text;
+	if (!b->peer && (at < b->in_lo || at >= b->in_hi) && memchr(text, '\0', len))
 		return syntax(b, n->pos, "%s",
 			      "a NUL character (\\0, \\u0000) is not allowed in a value");
 	if (!(n->u.text = berth_arena_strndup(b->arena, text, len)))
@@ -423,6 +450,7 @@ static int on_event(struct builder *b, struct fy_event *e)
 		}
 		b->anchors = NULL; /* anchors do not cross documents */
 		b->nanchors = 0;
+		b->doc_mark = berth_arena_save(b->arena);
 		return 0;
 	default:
 		return 0;
@@ -451,60 +479,113 @@ struct pass {
 	size_t comma;       /* where a stray comma was found, or SIZE_MAX */
 	berth_pos comma_pos;
 	size_t consumed;    /* JSON: bytes of input used by the documents read */
+	int framed;         /* JSON: the input is one value, cut by json_value_end */
 };
 
-/* One libfyaml pass over data; fills b. */
-static int parse_pass(struct builder *b, const char *data, size_t len, struct pass *ps)
+/* One libfyaml parser (and its diagnostics) for a whole input: a pass over
+ * it, or over each JSON value of a stream of them, resets the parser rather
+ * than making another (making and destroying one costs more than parsing a
+ * spec). libfyaml 0.7.12 resets a parser only at the end of a stream (in
+ * the middle of one it refuses, or frees twice): a pass that stops before
+ * the end leaves it dirty, and the next pass makes a new one. */
+struct reader {
+	struct fy_diag *diag;
+	struct fy_parser *fyp;
+	int json;
+	int used;  /* a pass ran: reset before the next */
+	int dirty; /* a pass stopped before the stream's end: make a new one */
+};
+
+static int reader_open(struct reader *r, struct builder *b, int json)
 {
 	struct fy_diag_cfg dcfg;
-	struct fy_diag *diag;
 	struct fy_parse_cfg cfg;
-	struct fy_parser *fyp;
-	struct fy_event *e;
-	int ret = 0;
-
+	memset(r, 0, sizeof(*r));
+	r->json = json;
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
 	dcfg.output_fn = NULL;
 	dcfg.colorize = false;
-	if (!(diag = fy_diag_create(&dcfg)))
+	if (!(r->diag = fy_diag_create(&dcfg)))
 		return nomem(b);
-	fy_diag_set_collect_errors(diag, true);
+	fy_diag_set_collect_errors(r->diag, true);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_DISABLE_MMAP_OPT |
-		    FYPCF_SLOPPY_FLOW_INDENTATION |
-		    (ps->json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
-	cfg.diag = diag;
-	if (!(fyp = fy_parser_create(&cfg))) {
-		fy_diag_destroy(diag);
+		    FYPCF_SLOPPY_FLOW_INDENTATION | (json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
+	cfg.diag = r->diag;
+	if (!(r->fyp = fy_parser_create(&cfg))) {
+		fy_diag_destroy(r->diag);
+		r->diag = NULL;
 		return nomem(b);
 	}
-	if (fy_parser_set_string(fyp, data, len) != 0) {
-		ret = nomem(b);
-		goto out;
+	return 0;
+}
+
+static void reader_close(struct reader *r)
+{
+	if (r->fyp)
+		fy_parser_destroy(r->fyp);
+	if (r->diag)
+		fy_diag_destroy(r->diag);
+	memset(r, 0, sizeof(*r));
+}
+
+/* One pass of r's parser over data; fills b. */
+static int parse_pass(struct builder *b, struct reader *r, const char *data, size_t len,
+		      struct pass *ps)
+{
+	struct fy_parser *fyp;
+	struct fy_event *e;
+	int ret = 0;
+
+	if (r->dirty) {
+		reader_close(r);
+		if (reader_open(r, b, ps->json) < 0)
+			return -BERTH_ENOMEM;
+	} else if (r->used && fy_parser_reset(r->fyp) != 0) {
+		return nomem(b);
 	}
+	fyp = r->fyp;
+	r->used = 1;
+	/* text libfyaml hands out in place is this input's, which bad_text
+	 * found free of NUL; what it made (escapes, folding) is looked at */
+	b->in_lo = (uintptr_t)data;
+	b->in_hi = (uintptr_t)data + len;
+	if (fy_parser_set_string(fyp, data, len) != 0)
+		return nomem(b);
 	ps->comma = SIZE_MAX;
 	while (!b->failed && (e = fy_parser_parse(fyp)) != NULL) {
 		int is_doc_end = e->type == FYET_DOCUMENT_END;
-		const struct fy_mark *m = fy_event_end_mark(e);
-		if (is_doc_end && ps->json && m)
-			ps->consumed = m->input_pos;
-		if (!is_doc_end && ps->json && m && b->nframes <= 1 &&
-		    (e->type == FYET_MAPPING_END || e->type == FYET_SEQUENCE_END || e->type == FYET_SCALAR))
-			ps->consumed = m->input_pos;
+		/* JSON: where the top-level value ends (asked only there) */
+		if (ps->json && (is_doc_end || (b->nframes <= 1 && (e->type == FYET_MAPPING_END ||
+								    e->type == FYET_SEQUENCE_END ||
+								    e->type == FYET_SCALAR)))) {
+			const struct fy_mark *m = fy_event_end_mark(e);
+			if (m)
+				ps->consumed = m->input_pos;
+		}
 		ret = on_event(b, e);
 		fy_parser_event_free(fyp, e);
-		if (ret < 0)
-			goto out;
-		/* JSON: stop after each top-level value; the caller goes on */
-		if (ps->json && b->nframes == 0 && b->ndocs > 0 && !is_doc_end && ps->consumed)
-			goto out;
+		if (ret < 0) {
+			r->dirty = 1;
+			return ret;
+		}
+		/* JSON: stop after each top-level value; the caller goes on. A
+		 * value cut from the stream is all of this pass's input: what
+		 * follows is the stream's and the document's end */
+		if (ps->json && b->nframes == 0 && b->ndocs > 0 && !is_doc_end && ps->consumed) {
+			while (ps->framed && (e = fy_parser_parse(fyp)) != NULL)
+				fy_parser_event_free(fyp, e);
+			if (!ps->framed || fy_parser_get_stream_error(fyp))
+				r->dirty = 1;
+			return b->failed ? -BERTH_ESYNTAX : 0;
+		}
 	}
 	if (fy_parser_get_stream_error(fyp)) {
 		void *it = NULL;
 		struct fy_diag_error *de;
 		int n = 0;
-		while ((de = fy_diag_errors_iterate(diag, &it)) != NULL) {
+		while ((de = fy_diag_errors_iterate(r->diag, &it)) != NULL) {
 			if (de->type < FYET_ERROR)
 				continue;
 			size_t c = n == 0 ? stray_comma(data, len, de) : SIZE_MAX;
@@ -512,8 +593,7 @@ static int parse_pass(struct builder *b, const char *data, size_t len, struct pa
 				ps->comma = c;
 				ps->comma_pos.line = (uint32_t)de->line + b->line0;
 				ps->comma_pos.column = (uint32_t)de->column + (de->line == 1 ? b->col0 : 0);
-				ret = -BERTH_ESYNTAX;
-				goto out;
+				return -BERTH_ESYNTAX;
 			}
 			berth_pos p = {(uint32_t)(de->line > 0 ? de->line : 0) + b->line0,
 				       (uint32_t)(de->column > 0 ? de->column : 0) + (de->line == 1 ? b->col0 : 0)};
@@ -524,9 +604,6 @@ static int parse_pass(struct builder *b, const char *data, size_t len, struct pa
 			syntax(b, (berth_pos){b->line0 + 1, 1}, "%s", "not well-formed YAML");
 		ret = -BERTH_ESYNTAX;
 	}
-out:
-	fy_parser_destroy(fyp);
-	fy_diag_destroy(diag);
 	return ret < 0 ? ret : (b->failed ? -BERTH_ESYNTAX : 0);
 }
 
@@ -539,44 +616,106 @@ static void builder_reset(struct builder *b)
 	b->failed = 0;
 }
 
-static size_t skip_space(const char *s, size_t i, size_t len, uint32_t *line, uint32_t *col)
-{
-	for (; i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'); i++) {
-		if (s[i] == '\n')
-			(*line)++, *col = 0;
-		else
-			(*col)++;
-	}
-	return i;
-}
-
 /* Advances line/col over s[from, to). */
 static void advance(const char *s, size_t from, size_t to, uint32_t *line, uint32_t *col)
 {
-	for (size_t i = from; i < to; i++) {
-		if (s[i] == '\n')
-			(*line)++, *col = 0;
-		else if ((s[i] & 0xC0) != 0x80)
-			(*col)++;
+	const char *p = s + from, *end = s + to, *nl;
+	/* whole lines by memchr, then the characters of the last one */
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		(*line)++;
+		*col = 0;
+		p = nl + 1;
 	}
+	for (; p < end; p++)
+		if ((*p & 0xC0) != 0x80)
+			(*col)++;
 }
 
-static int parse_json(struct builder *b, const char *data, size_t len)
+/*
+ * Where the JSON value at data[at] ends, one past its last byte, as its
+ * brackets and strings say, so that libfyaml, which reads one JSON value a
+ * stream, is given one value at a time of a stream of them, all with one
+ * parser. This only cuts: what is malformed is libfyaml's to find, in the
+ * same bytes. A value that is not an object or an array (a string, a
+ * number: no run spec, and libfyaml looks past it for what follows), or
+ * whose end is not found, runs to the end of the input.
+ */
+static size_t json_value_end(const char *s, size_t at, size_t len)
 {
-	uint32_t line = 0, col = 0;
-	size_t at = skip_space(data, 0, len, &line, &col);
-	while (at < len) {
-		struct pass ps = {1, SIZE_MAX, {0, 0}, 0};
+	size_t depth = 0;
+	if (s[at] != '{' && s[at] != '[')
+		return len;
+	for (size_t i = at; i < len; i++) {
+		switch (s[i]) {
+		case '"':
+			/* to the closing quote: one after an even number of backslashes */
+			for (;;) {
+				const char *q = memchr(s + i + 1, '"', len - i - 1);
+				if (!q)
+					return len;
+				size_t k = (size_t)(q - s), bs = 0;
+				while (k - bs > i + 1 && s[k - bs - 1] == '\\')
+					bs++;
+				i = k;
+				if (bs % 2 == 0)
+					break;
+			}
+			break;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (--depth == 0)
+				return i + 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return len;
+}
+
+/* The characters (not UTF-8 continuation bytes) of s[from, to). */
+static uint32_t columns(const char *s, size_t from, size_t to)
+{
+	uint32_t n = 0;
+	for (size_t i = from; i < to; i++)
+		n += (s[i] & 0xC0) != 0x80;
+	return n;
+}
+
+static int parse_json(struct builder *b, struct reader *r, const char *data, size_t len)
+{
+	/* where each value starts: its line, and the start of that line (its
+	 * column is counted only when it does not start the line) */
+	uint32_t line = 0;
+	size_t line_start = 0, at = 0;
+	for (;;) {
+		for (; at < len && (data[at] == ' ' || data[at] == '\t' || data[at] == '\n' ||
+				    data[at] == '\r'); at++)
+			if (data[at] == '\n')
+				line++, line_start = at + 1;
+		if (at >= len)
+			break;
+		size_t end = json_value_end(data, at, len);
+		struct pass ps = {1, SIZE_MAX, {0, 0}, 0, end != len};
 		size_t before = b->ndocs;
 		b->line0 = line;
-		b->col0 = col;
-		int ret = parse_pass(b, data + at, len - at, &ps);
+		b->col0 = columns(data, line_start, at);
+		int ret = parse_pass(b, r, data + at, end - at, &ps);
 		if (ret < 0)
 			return ret;
 		if (b->ndocs == before || ps.consumed == 0)
 			break;
-		advance(data, at, at + ps.consumed, &line, &col);
-		at = skip_space(data, at + ps.consumed, len, &line, &col);
+		const char *p = data + at, *stop = data + at + ps.consumed, *nl;
+		while (p < stop && (nl = memchr(p, '\n', (size_t)(stop - p))) != NULL) {
+			line++;
+			line_start = (size_t)(nl - data) + 1;
+			p = nl + 1;
+		}
+		at += ps.consumed;
 	}
 	return 0;
 }
@@ -587,10 +726,35 @@ static int parse_json(struct builder *b, const char *data, size_t len)
  * sees them (0.7.12 loops forever on some invalid bytes in a directive).
  * Returns the offset of the first bad byte, or SIZE_MAX.
  */
+#define SWAR_ONES 0x0101010101010101u
+#define SWAR_HIGHS (SWAR_ONES * 0x80)
+
+/* The high bit of each byte of v that is c. */
+static inline uint64_t byte_is(uint64_t v, unsigned char c)
+{
+	uint64_t t = v ^ (SWAR_ONES * c);
+	return ~(((t & (SWAR_ONES * 0x7f)) + SWAR_ONES * 0x7f) | t) & SWAR_HIGHS;
+}
+
 static size_t bad_text(const char *data, size_t len, unsigned *cp)
 {
 	const unsigned char *s = (const unsigned char *)data;
 	for (size_t i = 0; i < len;) {
+		/* eight bytes at a time while they are printable ASCII or a tab,
+		 * line feed or carriage return (a spec is almost all of them);
+		 * each test is exact for each byte (no carry crosses bytes) */
+		while (len - i >= 8) {
+			uint64_t v;
+			memcpy(&v, s + i, 8);
+			if (v & SWAR_HIGHS)
+				break;
+			uint64_t ctl = ~(v + SWAR_ONES * 0x60) & SWAR_HIGHS; /* bytes < 0x20 */
+			if (byte_is(v, 0x7f) || (ctl & ~(byte_is(v, '\t') | byte_is(v, '\n') | byte_is(v, '\r'))))
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
 		unsigned c = s[i];
 		size_t n;
 		if (c < 0x80) {
@@ -643,7 +807,7 @@ static const berth_yaml_limits peer_limits = {
 
 static int parse_docs(berth_arena *arena, const char *name, const char *data, size_t len,
 		      const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
-		      berth_error **err, int peer)
+		      berth_error **err, int peer, const berth_yaml_each *each)
 {
 	struct builder b;
 	char *copy = NULL;
@@ -657,6 +821,7 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 	b.lim = lim;
 	b.err = err;
 	b.peer = peer;
+	b.each = each;
 	*docs = NULL;
 	*ndocs = 0;
 	if (len > BERTH_YAML_MAX_BYTES)
@@ -678,12 +843,20 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 	}
 	while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
 		i++;
-	if (i < len && (data[i] == '{' || data[i] == '[')) {
-		ret = parse_json(&b, data, len);
+	struct reader r;
+	int json = i < len && (data[i] == '{' || data[i] == '[');
+	if (each)
+		each->start(each->arg);
+	if ((ret = reader_open(&r, &b, json)) < 0) {
+		free(b.docs);
+		return ret;
+	}
+	if (json) {
+		ret = parse_json(&b, &r, data, len);
 	} else {
 		for (;;) {
-			struct pass ps = {0, SIZE_MAX, {0, 0}, 0};
-			ret = parse_pass(&b, text, len, &ps);
+			struct pass ps = {0, SIZE_MAX, {0, 0}, 0, 0};
+			ret = parse_pass(&b, &r, text, len, &ps);
 			if (ret == 0 || ps.comma == SIZE_MAX)
 				break;
 			/* seed 004 writes `name: "my-pvc",`: drop the comma, say so */
@@ -707,12 +880,21 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 					  "comma after a quoted value ignored (YAML block mappings "
 					  "need no commas)");
 			builder_reset(&b);
+			if (each)
+				each->start(each->arg);
+			/* a fresh parser: the diagnostics hold the last pass's errors */
+			reader_close(&r);
+			if ((ret = reader_open(&r, &b, 0)) < 0)
+				break;
 		}
 	}
+	reader_close(&r);
 	free(copy);
 	free(b.frames);
 	free(b.kids);
-	if (ret == 0) {
+	if (ret == 0 && each) {
+		*ndocs = b.ndocs; /* handed over as they came */
+	} else if (ret == 0) {
 		berth_yaml_doc *out = berth_arena_alloc(arena, b.ndocs * sizeof(*out));
 		if (!out) {
 			free(b.docs);
@@ -730,14 +912,22 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 int berth_yaml_parse(berth_arena *arena, const char *name, const char *data, size_t len,
 		     berth_yaml_doc **docs, size_t *ndocs, berth_error **err)
 {
-	return parse_docs(arena, name, data, len, &berth_yaml_input_limits, docs, ndocs, err, 0);
+	return parse_docs(arena, name, data, len, &berth_yaml_input_limits, docs, ndocs, err, 0, NULL);
 }
 
 int berth_yaml_parse_with(berth_arena *arena, const char *name, const char *data, size_t len,
 			  const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
 			  berth_error **err)
 {
-	return parse_docs(arena, name, data, len, lim, docs, ndocs, err, 0);
+	return parse_docs(arena, name, data, len, lim, docs, ndocs, err, 0, NULL);
+}
+
+int berth_yaml_parse_each(berth_arena *arena, const char *name, const char *data, size_t len,
+			  const berth_yaml_limits *lim, const berth_yaml_each *each, size_t *ndocs,
+			  berth_error **err)
+{
+	berth_yaml_doc *docs;
+	return parse_docs(arena, name, data, len, lim, &docs, ndocs, err, 0, each);
 }
 
 int berth_read_file(const char *path, size_t max, char **out, size_t *len, berth_error **err)
@@ -855,7 +1045,7 @@ int berth_json_root(berth_arena *arena, const char *name, const char *data, size
 	size_t ndocs;
 	berth_error *perr = NULL;
 	*root = NULL;
-	int ret = parse_docs(arena, name, data, len, &peer_limits, &docs, &ndocs, &perr, 1);
+	int ret = parse_docs(arena, name, data, len, &peer_limits, &docs, &ndocs, &perr, 1, NULL);
 	if (ret < 0) {
 		if (err)
 			berth_error_move(err, perr);

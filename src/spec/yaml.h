@@ -77,6 +77,25 @@ int berth_yaml_parse_with(berth_arena *arena, const char *name, const char *data
 			  const berth_yaml_limits *lim, berth_yaml_doc **docs, size_t *ndocs,
 			  berth_error **err);
 
+/*
+ * berth_yaml_parse_with for a stream read one document at a time: each->doc
+ * is called with each document as soon as it is read (index counts them
+ * from 0), and what it and the document allocated in arena after the
+ * document started is freed when it returns (so a stream of thousands of
+ * documents needs the memory of one). each->start is called before the
+ * first, and again when the input is read again from its start (a stray
+ * comma dropped, see above): what was done with the documents so far is to
+ * be forgotten. Problems as berth_yaml_parse_with; *ndocs: the documents.
+ */
+typedef struct berth_yaml_each {
+	void *arg;
+	void (*start)(void *arg);
+	void (*doc)(void *arg, const berth_yaml_doc *doc, size_t index);
+} berth_yaml_each;
+int berth_yaml_parse_each(berth_arena *arena, const char *name, const char *data, size_t len,
+			  const berth_yaml_limits *lim, const berth_yaml_each *each, size_t *ndocs,
+			  berth_error **err);
+
 /* One JSON value read from a peer (a server's reply): *root, in arena.
  * Warnings are dropped; err may be NULL. A NUL in a string is kept in the
  * node (its len) and cuts its text. The caps are the file's, with a depth

@@ -25,6 +25,7 @@
 #include "store/store_internal.h"
 
 #define KEY_TABLE "berth_backup_key"
+#define KEY_TABLE_SQL "CREATE TABLE " KEY_TABLE " (key BLOB NOT NULL)"
 
 int store_backup_into(store *s, const char *path, const void *key, size_t keylen, berth_error **err)
 {
@@ -44,7 +45,7 @@ int store_backup_into(store *s, const char *path, const void *key, size_t keylen
 	sqlite3 *conn = NULL;
 	sqlite3_stmt *ins = NULL;
 	if (sqlite3_open_v2(path, &conn, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(conn, "CREATE TABLE " KEY_TABLE " (key BLOB NOT NULL)", NULL, NULL, NULL) !=
+	    sqlite3_exec(conn, KEY_TABLE_SQL, NULL, NULL, NULL) !=
 		    SQLITE_OK ||
 	    sqlite3_prepare_v2(conn, "INSERT INTO " KEY_TABLE " (key) VALUES (?1)", -1, &ins, NULL) !=
 		    SQLITE_OK ||
@@ -62,14 +63,20 @@ int store_schema_latest(void)
 	return store_migrations();
 }
 
-/* The schema (every table, index and trigger but SQLite's own and the
- * backup's key) as one text, in name order. */
+/* The schema (every table, index, view and trigger) as one text, in name
+ * order: all but the statistics tables ANALYZE may make and the backup's key
+ * as store_backup_into makes it. What is left out is left out by its kind
+ * and whole text, never by its name alone: a trigger named as the key table,
+ * or "sqlite_..." (a file can hold one, written past SQLite's checks), is
+ * compared as any other and so refused. */
 static int schema_text(sqlite3 *conn, berth_buf *out)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(conn,
-			       "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE"
-			       " 'sqlite\\_%' ESCAPE '\\' AND name <> '" KEY_TABLE "' ORDER BY type, name",
+			       "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE NOT (type ="
+			       " 'table' AND ((name IN ('sqlite_stat1', 'sqlite_stat4') AND name ="
+			       " tbl_name) OR (name = '" KEY_TABLE "' AND tbl_name = name AND sql = '"
+			       KEY_TABLE_SQL "'))) ORDER BY type, name",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	int step;

@@ -194,6 +194,9 @@ static const char *const migrations[] = {
 	"ALTER TABLE tokens ADD COLUMN expires INTEGER;"
 	"ALTER TABLE tokens ADD COLUMN revoked INTEGER;"
 	"ALTER TABLE tokens ADD COLUMN last_used INTEGER;",
+	/* 16: the token that made a token through a server: a revocation takes the
+	 * tokens it made with it, as an expiry does (they expire by their maker's) */
+	"ALTER TABLE tokens ADD COLUMN maker TEXT;",
 };
 
 int store_migrations(void)
@@ -213,6 +216,8 @@ static const char *const pg_migrations[] = {
 	"ALTER TABLE tokens ADD COLUMN expires BIGINT;"
 	"ALTER TABLE tokens ADD COLUMN revoked BIGINT;"
 	"ALTER TABLE tokens ADD COLUMN last_used BIGINT;",
+	/* 16: as SQLite's */
+	"ALTER TABLE tokens ADD COLUMN maker TEXT;",
 };
 _Static_assert(STORE_PG_BASE + BERTH_ARRAY_SIZE(pg_migrations) == BERTH_ARRAY_SIZE(migrations),
 	       "each schema past STORE_PG_BASE needs its PostgreSQL migration in pg_migrations[]");

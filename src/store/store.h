@@ -293,6 +293,7 @@ typedef struct store_token {
 	int64_t expires;     /* ms since the epoch it is refused after; 0: never */
 	int64_t revoked;     /* ms since the epoch it was revoked; 0: it is not */
 	int64_t last_used;   /* ms since the epoch, to a minute (store_token_touch); 0: never */
+	char *maker;         /* the id of the token that made it (a server's); NULL: a command */
 } store_token;
 /* BERTH_ECONFLICT when a token of this id or hash exists already. */
 int store_token_insert(store *s, const store_token *t, berth_error **err);
@@ -303,8 +304,9 @@ int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store
 int store_token_list(store *s, store_token **out, size_t *n, berth_error **err);
 /* The token of this id: *out NULL (and 0 returned) when there is none. */
 int store_token_get(store *s, const char *id, store_token **out, berth_error **err);
-/* Marks it revoked at time now (kept: a request with it is told so). 1 when
- * revoked now, 0 when there is none or it was revoked already. */
+/* Marks it revoked at time now (kept: a request with it is told so), and the
+ * tokens it made (store_token.maker), theirs, and so on. 1 when one was
+ * revoked now, 0 when there is none or all were revoked already. */
 int store_token_revoke(store *s, const char *id, int64_t now, berth_error **err);
 /* Its last use is now. */
 int store_token_touch(store *s, const char *id, int64_t now, berth_error **err);

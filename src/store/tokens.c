@@ -10,16 +10,17 @@ int store_token_insert(store *s, const store_token *t, berth_error **err)
 {
 	store_arg args[] = {STORE_S(t->id), STORE_B(t->hash, sizeof(t->hash)), STORE_I(t->role),
 			    STORE_S(t->projects), STORE_S(t->description), STORE_I(t->created),
-			    STORE_I(t->expires)};
+			    STORE_I(t->expires), STORE_S(t->maker)};
 	int rc = store_exec_args(s,
 				 "INSERT INTO tokens (id, hash, role, projects, description, created,"
-				 " expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-				 args, 7, err);
+				 " expires, maker) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+				 args, 8, err);
 	return rc < 0 ? rc : 0;
 }
 
 /* What read_tokens reads, in its order: the hash last */
-#define TOKEN_COLUMNS "id, role, projects, description, created, expires, revoked, last_used, hash"
+#define TOKEN_COLUMNS \
+	"id, role, projects, description, created, expires, revoked, last_used, maker, hash"
 
 /* The tokens of a statement (TOKEN_COLUMNS; the hash when with_hash), in its order. */
 static int read_tokens(store *s, db_stmt *st, bool with_hash, store_token **out, size_t *n,
@@ -42,11 +43,11 @@ static int read_tokens(store *s, db_stmt *st, bool with_hash, store_token **out,
 				   .revoked = db_col_int(st, 6),
 				   .last_used = db_col_int(st, 7)};
 		size_t len = 0;
-		const void *hash = with_hash ? db_col_blob(st, 8, &len) : NULL;
+		const void *hash = with_hash ? db_col_blob(st, 9, &len) : NULL;
 		if (hash && len == sizeof(t->hash))
 			memcpy(t->hash, hash, sizeof(t->hash));
 		if (store_col_text(st, 0, &t->id) || store_col_text(st, 2, &t->projects) ||
-		    store_col_text(st, 3, &t->description)) {
+		    store_col_text(st, 3, &t->description) || store_col_text(st, 8, &t->maker)) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			break;
 		}
@@ -111,8 +112,12 @@ int store_token_list(store *s, store_token **out, size_t *n, berth_error **err)
 
 int store_token_revoke(store *s, const char *id, int64_t now, berth_error **err)
 {
+	/* the token and those it made, and theirs (a made token is never older than
+	 * its maker: the walk ends; UNION drops an id seen twice all the same) */
 	store_arg args[] = {STORE_S(id), STORE_I(now)};
-	int rc = store_exec_args(s, "UPDATE tokens SET revoked = ?2 WHERE id = ?1 AND"
+	int rc = store_exec_args(s, "WITH RECURSIVE made(id) AS (SELECT id FROM tokens WHERE id = ?1"
+				    " UNION SELECT tokens.id FROM tokens JOIN made ON tokens.maker = made.id)"
+				    " UPDATE tokens SET revoked = ?2 WHERE id IN (SELECT id FROM made) AND"
 				    " (revoked IS NULL OR revoked = 0)", args, 2, err);
 	return rc < 0 ? rc : rc > 0;
 }
@@ -135,6 +140,7 @@ void store_token_list_free(store_token *list, size_t n)
 		free(list[i].id);
 		free(list[i].projects);
 		free(list[i].description);
+		free(list[i].maker);
 	}
 	free(list);
 }

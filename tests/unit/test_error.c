@@ -331,6 +331,46 @@ static void test_sort_allocation_failure(void)
 	berth_error_free(err);
 }
 
+/* Sorting, adding and sorting again orders the list as one sort of
+ * everything would: the new problems merged among the sorted ones (after
+ * those at the same place), new files after the known ones; problems that
+ * all go after the sorted ones (a stream's next run) are appended as they
+ * sort. */
+static void test_sort_again_after_adding(void)
+{
+	berth_error *err = NULL, *once = NULL;
+	static const struct {
+		const char *file;
+		unsigned line, col;
+		const char *msg;
+	} steps[] = {
+		{"b.yaml", 5, 1, "b5"}, {"a.yaml", 2, 1, "a2"}, {"b.yaml", 1, 1, "b1"}, {NULL, 0, 0, "sort"},
+		{"b.yaml", 5, 1, "b5x"}, {"c.yaml", 1, 1, "c1"}, {"b.yaml", 3, 1, "b3"},
+		{"a.yaml", 1, 1, "a1"}, {NULL, 0, 0, "sort"},
+		{"c.yaml", 7, 1, "c7"}, {"c.yaml", 9, 2, "c9"}, {NULL, 0, 0, "sort"},
+		{NULL, 0, 0, "sort"}, {NULL, 1, 0, "none"}, {"a.yaml", 1, 1, "a1x"}, {NULL, 0, 0, "sort"},
+	};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(steps); i++) {
+		if (!strcmp(steps[i].msg, "sort")) {
+			berth_error_sort(err);
+			continue;
+		}
+		add(&err, steps[i].file, steps[i].line, steps[i].col, steps[i].msg);
+		add(&once, steps[i].file, steps[i].line, steps[i].col, steps[i].msg);
+	}
+	berth_error_sort(once);
+	CHECK_STR(messages(err), "b1 b3 b5 b5x a1 a1x a2 c1 c7 c9 none");
+	char all[1024];
+	snprintf(all, sizeof(all), "%s", messages(once));
+	CHECK_STR(messages(err), all);
+	CHECK_INT(berth_error_errors(err), 11);
+	berth_problem_add(&err, BERTH_ESYNTAX, BERTH_WARNING, NULL, "%s", "w");
+	CHECK_INT(berth_error_errors(err), 11);
+	CHECK_INT(berth_error_count(err), 12);
+	berth_error_free(err);
+	berth_error_free(once);
+}
+
 /* ---- berth_error_move ---------------------------------------------------------------------- */
 
 static void test_move(void)
@@ -509,6 +549,7 @@ T_MAIN(T(test_format_full), T(test_format_parts_left_out), T(test_format_warning
        T(test_format_truncates), T(test_problem_add), T(test_problem_add_long_message_and_empty_path),
        T(test_problem_add_null_err), T(test_queries_on_null_and_warnings), T(test_out_of_memory_error),
        T(test_problem_add_every_allocation_fails), T(test_sort_by_line_and_column), T(test_sort_stable),
-       T(test_sort_files_in_order_of_appearance), T(test_sort_allocation_failure), T(test_move),
+       T(test_sort_files_in_order_of_appearance), T(test_sort_allocation_failure),
+       T(test_sort_again_after_adding), T(test_move),
        T(test_move_out_of_memory), T(test_code_exit_status), T(test_code_http_status),
        T(test_code_names))

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "berth/node.h"
 #include "berth/spec.h"
@@ -20,13 +19,6 @@
 #include "t.h"
 
 /* ---- helpers --------------------------------------------------------------- */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void dump(const berth_error *err)
 {
@@ -152,7 +144,8 @@ static void test_depth_yaml(void)
 }
 
 /* 100,000 nested "[" (200 KB) overflowed the stack of the walks that copy
- * and print a tree: refused at level 65, at once, on every path that reads it. */
+ * and print a tree: refused at level 65 (the position each problem names), on
+ * every path that reads it. How fast is bench/'s, not a test's. */
 static void test_depth_100000(void)
 {
 	size_t n = 100000;
@@ -163,7 +156,6 @@ static void test_depth_100000(void)
 	memset(deep + n, ']', n);
 	deep[2 * n] = '\n';
 
-	double t0 = now();
 	berth_buf b = {deep, 2 * n + 1, 2 * n + 1, 0, 0};
 	berth_error *err = NULL;
 	CHECK_INT(spec_parse(&b, &err), -BERTH_ETOOBIG);
@@ -201,8 +193,6 @@ static void test_depth_100000(void)
 	CHECK_INT(spec_parse(&b, &err), -BERTH_ETOOBIG);
 	check_only(err, BERTH_ETOOBIG, 1, 3 + 64, "nesting deeper than 64 levels");
 	berth_error_free(err);
-	double dt = now() - t0;
-	CHECKF(dt < 2.0, "refusing 100,000 levels took %.2f s", dt);
 	free(deep);
 }
 

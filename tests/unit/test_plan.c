@@ -151,6 +151,33 @@ static void test_derived_request_at_its_limit(void)
 	berth_policy_free(p);
 }
 
+/* Without notes (berth render) the run is the same, and says nothing of why. */
+static void test_no_notes(void)
+{
+	berth_policy *p = policy();
+	berth_spec_set *s = specs(spec_text);
+	berth_run *with = NULL, *without = NULL;
+	berth_error *e1 = NULL, *e2 = NULL;
+	const char *const secrets[] = {"token"};
+	berth_run_opts o = {.run_id = "n1", .secrets = secrets, .nsecrets = 1};
+	CHECK_INT(berth_run_plan(&with, berth_spec_set_get(s, 0), p, &o, &e1), 0);
+	o.no_notes = true;
+	CHECK_INT(berth_run_plan(&without, berth_spec_set_get(s, 0), p, &o, &e2), 0);
+	if (with && without) {
+		CHECK(berth_run_note(with, "resources.mem.limits") != NULL);
+		CHECK(berth_run_note(without, "resources.mem.limits") == NULL);
+		CHECK_INT(berth_quantity_cmp(&with->spec.resources.mem.limits.q,
+					     &without->spec.resources.mem.limits.q), 0);
+		CHECK_INT(berth_error_count(e2), berth_error_count(e1));
+	}
+	berth_run_free(with);
+	berth_run_free(without);
+	berth_error_free(e1);
+	berth_error_free(e2);
+	berth_spec_set_free(s);
+	berth_policy_free(p);
+}
+
 static void test_secrets_need_a_store(void)
 {
 	berth_spec_set *s = specs(spec_text);
@@ -791,4 +818,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_project_overlay_errors), T(test_project_views), T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_allocation_failures))
+T_MAIN(T(test_project_overlay_errors), T(test_project_views), T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_no_notes), T(test_allocation_failures))

@@ -464,12 +464,13 @@ static void test_migration(void)
 			   " ALTER TABLE tokens DROP COLUMN expires;"
 			   " ALTER TABLE tokens DROP COLUMN revoked;"
 			   " ALTER TABLE tokens DROP COLUMN last_used;"
+			   " ALTER TABLE tokens DROP COLUMN maker;"
 			   " PRAGMA user_version = 5"))
 		goto out;
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "15");
+	CHECK_STR(sql, "16");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
@@ -1365,7 +1366,7 @@ static void test_pg_store(void)
 	/* set back to the schema a new store is made at, then set on by hand */
 	static const char *const by_hand[] = {
 		"UPDATE berth_schema SET version = 14; ALTER TABLE tokens DROP COLUMN expires,"
-		" DROP COLUMN revoked, DROP COLUMN last_used",
+		" DROP COLUMN revoked, DROP COLUMN last_used, DROP COLUMN maker",
 		"UPDATE berth_schema SET version = 99",
 	};
 	char why[256];
@@ -1378,7 +1379,7 @@ static void test_pg_store(void)
 		if (c)
 			berth_pq.finish(c);
 		if (k == 0 && OK(store_open(&s, where, &err), err)) {
-			CHECK_INT(pg_number(where, "SELECT version FROM berth_schema"), 15);
+			CHECK_INT(pg_number(where, "SELECT version FROM berth_schema"), 16);
 			store_token t = {.id = "t1", .role = 1, .projects = "a", .created = 1, .expires = 7};
 			CHECK_INT(store_token_insert(s, &t, &err), 0);
 			store_token *got = NULL;

@@ -262,7 +262,7 @@ int kpod_worker(const berth_node *obj)
 	}
 	char *end;
 	long n = ix && *ix && add >= 0 ? strtol(ix, &end, 10) : -1;
-	if (n < 0 || *end || n + add >= BERTH_WORKERS_MAX)
+	if (n < 0 || *end || n >= BERTH_WORKERS_MAX - add) /* (n + add overflowed at LONG_MAX) */
 		return -1;
 	return (int)n + add;
 }
