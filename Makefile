@@ -15,8 +15,9 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 WARN     := -Wall -Wextra -Werror -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wnull-dereference -Wimplicit-fallthrough \
             -Wno-unused-parameter
+# libpq's header only: the store loads libpq when it opens a PostgreSQL store (src/store/pq_dl.h)
 CPPFLAGS := -Iinclude -Isrc -Iserver -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='"$(VERSION)"' \
-            -DBERTH_UI_GZ='"build/ui"' $(shell pkg-config --cflags $(PKGS) gnutls)
+            -DBERTH_UI_GZ='"build/ui"' $(shell pkg-config --cflags $(PKGS) gnutls libpq)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN) -fno-strict-aliasing
 LDLIBS   := $(shell pkg-config --libs $(PKGS))

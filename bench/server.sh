@@ -18,6 +18,11 @@
 #   6. creates as fast as they go with SQLite NORMAL (BERTH_STORE_SYNC=normal) and
 #      durable (the default), side by side, each on a new server, BENCH_SYNC_ROUNDS (3)
 #      rounds in turn
+#   7. the stores side by side: creates as fast as they go (as part 1) on SQLite, on
+#      PostgreSQL with one server, and with two servers (replicas) on one PostgreSQL, wrk
+#      sending half its connections to each (their rates added, the higher p99 kept);
+#      the PostgreSQL is the benchmark's own (tests/pg_lib.sh: initdb in $tmp, a unix
+#      socket, stopped at the end), skipped with the reason when it cannot run
 # A create must not start a process: each server first gets a "blocker" run that asks
 # for every CPU (nproc) and sleeps, so every benchmarked run waits as Pending. At the
 # end the server, the blocker's supervisor and its sleep are killed (never stopped:
@@ -25,7 +30,7 @@
 #
 # Knobs (environment): BENCH_DURATION (10s), BENCH_RATES ("1000 50": one part 2 each),
 # BENCH_THREADS (2), BENCH_CONNECTIONS (16), BENCH_FOLLOWERS (100: part 4),
-# BENCH_FOLLOW_RATE (50: part 4's fixed rate), BENCH_PARTS ("1 2 4 5 6": part 3 goes
+# BENCH_FOLLOW_RATE (50: part 4's fixed rate), BENCH_PARTS ("1 2 4 5 6 7": part 3 goes
 # with 1), BENCH_STORED (100000: part 5's runs stored), BENCH_PAGES (20: part 5's open
 # run pages), BENCH_SYNC_ROUNDS (3: part 6's rounds), BENCH_SERVE_ARGS (flags of every
 # berth serve), BENCH_PERF=FILE: `perf record --call-graph
@@ -43,7 +48,7 @@ CONNS=${BENCH_CONNECTIONS:-16}
 PERF_OUT=${BENCH_PERF:-}
 FOLLOWERS=${BENCH_FOLLOWERS:-100}
 FOLLOW_RATE=${BENCH_FOLLOW_RATE:-50}
-PARTS=" ${BENCH_PARTS:-1 2 4 5 6} "
+PARTS=" ${BENCH_PARTS:-1 2 4 5 6 7} "
 STORED=${BENCH_STORED:-100000}
 PAGES=${BENCH_PAGES:-20}
 part() { [[ $PARTS == *" $1 "* ]]; }
@@ -96,14 +101,16 @@ cleanup() {
 			echo "server.sh: processes of blocker $id are still running" >&2
 		fi
 	done
+	[ -z "${PG_DIR:-}" ] || pg_stop
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# start_server NAME: a fresh server on $tmp/NAME; sets $port, $url, $spid
+# start_server NAME [HOME]: a fresh server on $tmp/NAME (or on $tmp/HOME, which another
+# server may have: replicas); sets $port, $url, $spid
 start_server() {
-	local home=$tmp/$1 log=$tmp/$1.log
+	local home=$tmp/${2:-$1} log=$tmp/$1.log
 	mkdir -p "$home"
 	BERTH_HOME=$home "$berth" serve --listen 127.0.0.1:0 --insecure-local ${BENCH_SERVE_ARGS:-} >"$log" 2>&1 &
 	spid=$!
@@ -361,6 +368,69 @@ if part 6; then
 		[ "$mode" = durable ] && label=durable per="; commits per fsync: ${s_per[$mode]% }"
 		rows+=("SQLite $label: creates per second (max), p50 / p99, median of $SYNC_ROUNDS rounds (each round's /s: ${s_rps[$mode]% }$per)|$(median <<<"${s_rps[$mode]}") /s, $(median <<<"${s_p50[$mode]}") / $(median <<<"${s_p99[$mode]}") ms|BERTH_STORE_SYNC=$mode; $wrk_cmd -s bench/server_post.lua URL/api/v1/runs")
 	done
+fi
+
+# ---- 7. the stores side by side: SQLite, PostgreSQL with one server and with two -------------
+# wrk2 LABEL URL1 URL2: creates as fast as they go, half the connections to each server at
+# once; sets rps (the sum) and p99 (the higher)
+wrk2() {
+	local half=$((CONNS / 2)) a b
+	[ "$half" -ge "$THREADS" ] || half=$THREADS
+	wrk -t"$THREADS" -c"$half" -d"$DURATION" -s bench/server_post.lua "$2/api/v1/runs" >"$tmp/$1.a.out" 2>&1 &
+	a=$!
+	wrk -t"$THREADS" -c"$half" -d"$DURATION" -s bench/server_post.lua "$3/api/v1/runs" >"$tmp/$1.b.out" 2>&1 &
+	b=$!
+	wait "$a" || die "wrk failed ($1): $(cat "$tmp/$1.a.out")"
+	wait "$b" || die "wrk failed ($1): $(cat "$tmp/$1.b.out")"
+	local la lb
+	la=$(grep '^BENCH ' "$tmp/$1.a.out") || die "no BENCH line ($1)"
+	lb=$(grep '^BENCH ' "$tmp/$1.b.out") || die "no BENCH line ($1)"
+	for l in "$la" "$lb"; do
+		if [ "$(sed -n 's/.* non2xx=\([^ ]*\).*/\1/p' <<<"$l")" != 0 ] ||
+			[ "$(sed -n 's/.* socket_errors=\([^ ]*\).*/\1/p' <<<"$l")" != 0 ]; then
+			echo "!! $1: $l"
+			failures=$((failures + 1))
+		fi
+	done
+	rps=$(awk -v a="$(sed -n 's/.* rps=\([^ ]*\).*/\1/p' <<<"$la")" -v b="$(sed -n 's/.* rps=\([^ ]*\).*/\1/p' <<<"$lb")" 'BEGIN {print a + b}')
+	p99=$(awk -v a="$(sed -n 's/.* p99_ms=\([^ ]*\).*/\1/p' <<<"$la")" -v b="$(sed -n 's/.* p99_ms=\([^ ]*\).*/\1/p' <<<"$lb")" 'BEGIN {print (a > b ? a : b)}')
+	echo "-- $1: $la"
+	echo "-- $1: $lb"
+}
+if part 7; then
+	. tests/pg_lib.sh
+	why=$(pg_missing)
+	if [ -n "$why" ]; then
+		echo "   part 7 skipped: $why"
+	else
+		start_server store-sqlite
+		start_blocker
+		run_wrk store-sqlite bench/server_post.lua /api/v1/runs
+		l_rps=$rps l_p50=$p50 l_p99=$p99
+		stop_server
+		pg_start >"$tmp/pg.log" 2>&1 || die "PostgreSQL did not start: $(cat "$tmp/pg.log")"
+		pg_newdb bench1 && pg_newdb bench2 || die "no database for the benchmark"
+		BERTH_STORE=$(pg_url bench1) start_server store-pg1
+		BERTH_STORE=$(pg_url bench1) start_blocker
+		run_wrk store-pg1 bench/server_post.lua /api/v1/runs
+		p1_rps=$rps p1_p50=$p50 p1_p99=$p99
+		stop_server
+		export BERTH_STORE
+		BERTH_STORE=$(pg_url bench2)
+		start_server store-pg2a store-pg2
+		url_a=$url spid_a=$spid
+		start_blocker
+		start_server store-pg2b store-pg2
+		wrk2 store-pg2 "$url_a" "$url"
+		p2_rps=$rps p2_p99=$p99
+		kill -TERM "$spid_a" 2>/dev/null || true
+		wait "$spid_a" 2>/dev/null || true
+		stop_server
+		unset BERTH_STORE
+		pg_stop
+		rows+=("creates per second (max): SQLite / PostgreSQL, 1 server / PostgreSQL, 2 servers|$(printf %.0f "$l_rps") / $(printf %.0f "$p1_rps") / $(printf %.0f "$p2_rps") /s|$wrk_cmd -s bench/server_post.lua URL/api/v1/runs (2 servers: -c$((CONNS / 2)) to each at once)")
+		rows+=("create latency p99 at max rate: SQLite / PostgreSQL, 1 / 2 servers|$l_p99 / $p1_p99 / $p2_p99 ms|(same runs; 2 servers: the higher of the two)")
+	fi
 fi
 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

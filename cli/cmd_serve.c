@@ -14,7 +14,7 @@ const char usage_serve[] =
 	"                   [--kubeconfig FILE] [--context NAME] [--insecure-local]\n"
 	"                   [--max-body BYTES] [--threads N] [--max-connections N]\n"
 	"                   [--max-per-ip N] [--idle-timeout SECONDS] [--max-streams N]\n"
-	"                   [--tls-cert FILE --tls-key FILE]\n"
+	"                   [--tls-cert FILE --tls-key FILE] [--store URL]\n"
 	"\n"
 	"Serves the REST API of docs/api.md (OpenAPI at /api/v1/openapi.json), with\n"
 	"/healthz and /metrics, over the store in $BERTH_HOME (default ~/.berth).\n"
@@ -45,6 +45,10 @@ const char usage_serve[] =
 	"                      serve HTTPS with this certificate (PEM, its chain after\n"
 	"                      it) and key; without them plain HTTP, which off a\n"
 	"                      loopback address is warned of\n"
+	"  --store URL         the store on PostgreSQL (postgresql://USER@HOST/DB), which\n"
+	"                      several servers share (default: $BERTH_STORE, else\n"
+	"                      $BERTH_HOME/berth.db, SQLite); a password is better in\n"
+	"                      $BERTH_STORE or ~/.pgpass than on a command line\n"
 	"\n"
 	"While the filesystem of $BERTH_HOME has less free space than a reserve\n"
 	"($BERTH_DISK_RESERVE bytes, default 64Mi or 1% of it, whichever is less),\n"
@@ -71,6 +75,7 @@ const cli_args args_serve = {
 		{.name = "--max-streams", .arg = "N"},
 		{.name = "--tls-cert", .arg = "FILE"},
 		{.name = "--tls-key", .arg = "FILE"},
+		{.name = "--store", .arg = "URL"},
 		{.name = "--routes", .flags = CLI_HIDDEN},
 		{0},
 	},
@@ -128,6 +133,10 @@ int cmd_serve(int argc, char **argv)
 			if (r < 0 || parse_count("--max-streams", v, 100000, &n))
 				return 2;
 			o.max_streams = (unsigned)n;
+		} else if ((r = cli_flag(argc, argv, &i, "--store", &v))) {
+			/* the environment: the server's supervisors and commands read the same */
+			if (r < 0 || setenv("BERTH_STORE", v, 1))
+				return 2;
 		} else if (!strcmp(argv[i], "--insecure-local"))
 			o.insecure_local = true;
 		else if (!strcmp(argv[i], "--routes")) {

@@ -6,7 +6,9 @@
 #           libsqlite3-dev (the run store), libsodium-dev (secrets encrypted at rest),
 #           libseccomp-dev (the seccomp filter of local runs),
 #           libmicrohttpd-dev (berth serve), libcurl4-openssl-dev (the CLI as a client
-#           of a server, the Kubernetes API)
+#           of a server, the Kubernetes API), libpq-dev (the store on PostgreSQL: its
+#           header at build time; libpq is loaded only by a process that opens one)
+#   tests:  postgresql (a PostgreSQL of the tests' own: tiers unit-pg, server-pg)
 #   tests:  curl (drives berth serve over HTTP); bench: wrk (server load)
 #   tests:  openssl (a test CA and certificates) and python3 (the stand-in Kubernetes
 #           API server, tests/kube/, standard library only); kubectl, when present,
@@ -23,7 +25,7 @@
 set -eu
 pkgs=(gcc make pkg-config libfyaml-dev libsqlite3-dev libsodium-dev libseccomp-dev libmicrohttpd-dev
 	libcurl4-openssl-dev curl wrk openssl clang libclang-rt-14-dev valgrind chromium python3-torch
-	openmpi-bin python3-mpi4py)
+	openmpi-bin python3-mpi4py libpq-dev postgresql)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -309,7 +309,10 @@ int serve_main(const serve_opts *o)
 		}
 		if (stopping)
 			break;
-		server_reconcile(s);
+		/* one server of those that share a store reconciles; another takes
+		 * the lead when it ends */
+		if (server_lead(s))
+			server_reconcile(s);
 	}
 	fprintf(stderr, "berth serve: stopping\n");
 	/* no connection may be suspended when the daemon stops */

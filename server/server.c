@@ -25,6 +25,7 @@ struct server {
 	berth_policy **retired;
 	size_t nretired;
 	berth_backend *b;          /* the main thread's: recovery at start, then the reconciler */
+	int leading;               /* server_lead's last answer: 1, 0, -1 failed */
 	pthread_key_t handle;      /* each worker thread's own backend handle (srv_backend) */
 	pthread_mutex_t lock;      /* submissions (srv_lock) */
 	size_t max_body;
@@ -740,6 +741,7 @@ int server_open(server **out, const serve_opts *o)
 		return 1;
 	}
 	s->o = o;
+	s->leading = 1; /* what a server alone on its store does: said only when it changes */
 	s->max_body = o->max_body ? o->max_body : 1u << 20;
 	s->disk_reserve = -1;
 	const char *reserve = getenv("BERTH_DISK_RESERVE");
@@ -798,6 +800,23 @@ void server_reconcile(server *s)
 	/* on the main handle: SQLite orders its writes with the workers' */
 	berth_backend_reconcile(s->b, &err);
 	berth_error_free(err);
+}
+
+bool server_lead(server *s)
+{
+	berth_error *err = NULL;
+	int rc = berth_backend_lead(s->b, &err);
+	int was = s->leading;
+	s->leading = rc > 0 ? 1 : rc == 0 ? 0 : -1;
+	if (s->leading != was) {
+		const berth_problem *p = rc < 0 ? berth_error_get(err, 0) : NULL;
+		fprintf(stderr, "berth serve: %s\n",
+			rc > 0	   ? "this server leads the reconciling"
+			: rc == 0 ? "another server leads the reconciling: this one answers requests"
+				  : p ? p->message : "the lead cannot be known");
+	}
+	berth_error_free(err);
+	return rc > 0;
 }
 
 void server_check_cluster(server *s)

@@ -54,6 +54,9 @@ int server_open(server **out, const serve_opts *o);
 /* One pass of the reconciler (serve_main's loop, on the main thread): the
  * runs' records brought up to what their backend says. */
 void server_reconcile(server *s);
+/* Whether this server leads the reconciling among the servers of its store
+ * (berth_backend_lead): a change is said on stderr. */
+bool server_lead(server *s);
 /* What the cluster of a kubernetes server lacks for the policy (berth cluster
  * check), into the log before the first submit: each line not ok, and a count. */
 void server_check_cluster(server *s);

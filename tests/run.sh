@@ -9,13 +9,16 @@
 # abuse), kube (the kubernetes backend against a stand-in API server), kube-real
 # (the same against a real control plane, ../shared/k8s, when there), sdk (the
 # Python SDK), ui (the web UI in a browser), schema (rendered objects against
-# the Kubernetes API), fuzz (short runs). Under --valgrind: unit, golden, render.
+# the Kubernetes API), fuzz (short runs); unit-pg and server-pg: the store's unit
+# tests and the server tier again on a PostgreSQL of their own, with two replicas
+# of berth serve on it (tests/replicas.sh; skipped, with the reason, where its
+# binaries are missing). Under --valgrind: unit, golden, render.
 set -u
 bt=${1:-build/test}
 shift || true
 mode=
 if [ "${1:-}" = --valgrind ]; then mode=--valgrind; shift; fi
-all_tiers="unit golden render cli local security server load kube kube-real sdk ui schema fuzz"
+all_tiers="unit golden render cli local security server load kube kube-real sdk ui schema fuzz unit-pg server-pg"
 vg_tiers="unit golden render"
 if [ $# -gt 0 ]; then
 	tiers="$*"
@@ -86,6 +89,50 @@ unit() {
 	done
 }
 
+# on_pg TIER COMMAND...: COMMAND with BERTH_TEST_STORE=postgresql and a PostgreSQL
+# of its own (tests/pg_lib.sh), stopped after it; the tier is skipped when the
+# binaries are missing
+on_pg() {
+	local name=$1 why rc
+	shift
+	. "$here/pg_lib.sh"
+	why=$(pg_missing)
+	if [ -n "$why" ]; then
+		echo "== $name"
+		count <<<"skip $name ($why)"
+		echo "    skip $name ($why)"
+		return
+	fi
+	if ! pg_start >"$log" 2>&1; then
+		echo "== $name"
+		count <<<"FAIL $name (PostgreSQL did not start)"
+		sed 's/^/    /' "$log" | head -20
+		pg_stop
+		return
+	fi
+	BERTH_TEST_STORE=postgresql "$@"
+	rc=$?
+	pg_stop
+	return $rc
+}
+
+unit_pg() {
+	echo "== unit-pg (the store's unit tests on PostgreSQL)"
+	"$bt/test_store" >"$log" 2>&1
+	local rc=$?
+	count <"$log"
+	if [ $rc -ne 0 ]; then
+		grep -v '^ok ' "$log" | sed 's/^/    /' | head -40
+		grep -q '^FAIL ' "$log" || { fail=$((fail + 1)); echo "FAIL test_store on PostgreSQL (exit $rc)"; }
+	fi
+}
+
+server_pg() {
+	tier "server on PostgreSQL (berth serve over HTTP, its store a PostgreSQL)" 80 "$here/server.sh" "$bt/berth"
+	tier "replicas (two berth serve on one PostgreSQL: one leads, kill -9 of it under load)" 40 \
+		"$here/replicas.sh" "$bt/berth"
+}
+
 fuzz() {
 	echo "== fuzz (short runs)"
 	local f n corpus
@@ -136,6 +183,8 @@ for t in $tiers; do
 	ui) tier "web ui (playwright-core, Debian's chromium, berth serve on loopback)" 80 "$here/ui.sh" "$bt/berth" ;;
 	schema) tier "schema (rendered objects against the Kubernetes API, kubernetes-models)" 60 "$here/schema.sh" "$bt/berth" ;;
 	fuzz) fuzz ;;
+	unit-pg) on_pg unit-pg unit_pg ;;
+	server-pg) on_pg server-pg server_pg ;;
 	esac
 done
 

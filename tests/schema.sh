@@ -6,7 +6,7 @@
 #     example policy (it must be accepted) and with the built-in policy (it must
 #     be accepted, or refused only for naming a profile the built-in policy
 #     lacks);
-#   - the deploy manifests (deploy/kubernetes/rbac.yaml, berth-serve.yaml);
+#   - the deploy manifests (deploy/kubernetes/rbac.yaml, berth-serve.yaml, postgresql.yaml);
 #   - the validator's own fixtures (tests/schema/selftest.sh), so that it is
 #     known to refuse what it must.
 # Prints "ok NAME" / "FAIL NAME" per file.
@@ -57,7 +57,7 @@ for spec in examples/*.yaml examples/seeds/*.yaml; do
 		sed 's/^/    /' "$tmp/err"
 	fi
 done
-files+=(deploy/kubernetes/rbac.yaml deploy/kubernetes/berth-serve.yaml)
+files+=(deploy/kubernetes/rbac.yaml deploy/kubernetes/berth-serve.yaml deploy/kubernetes/postgresql.yaml)
 # the validator itself: good fixtures pass, bad ones are refused with the expected words
 # (the operators' resources among them: crds/*.json and the core types they embed)
 bash tests/schema/selftest.sh 2>&1 | sed -n 's/^\(ok\|FAIL\) /\1 validator /p'

@@ -12,6 +12,11 @@
 #   serve_setup               for a tier of its own: tmp (removed at exit, with every server
 #                             started killed), BERTH_HOME in it, no BERTH_* of the caller's,
 #                             a small $tmp/policy.yaml; cd there
+#   on_test_store             with BERTH_TEST_STORE=postgresql (tests/run.sh server-pg), a new
+#                             database of the tier's PostgreSQL in $BERTH_STORE (every berth of
+#                             the tier reads it), else nothing: the store is $BERTH_HOME/berth.db
+#   store_sql < SQL           SQL on the store itself, past berth (a state set up by hand)
+#   store_dump                every byte the store keeps (what must never hold a secret)
 
 ok() { echo "ok $tier $1"; }
 fail() {
@@ -19,6 +24,30 @@ fail() {
 	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
 }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+on_test_store() {
+	[ "${BERTH_TEST_STORE:-}" = postgresql ] || return 0
+	. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pg_lib.sh"
+	PG_DIR=$BERTH_TEST_PG_HOST PG_PORT=$BERTH_TEST_PG_PORT
+	pg_newdb "berth_${tier//-/_}_$$" || return 1
+	export BERTH_STORE
+	BERTH_STORE=$(pg_url "berth_${tier//-/_}_$$")
+}
+store_sql() {
+	if [ -n "${BERTH_STORE:-}" ]; then
+		psql -q -X -v ON_ERROR_STOP=1 "$BERTH_STORE" -f - >/dev/null
+	else
+		python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript(sys.stdin.read()); db.commit()' \
+			"$BERTH_HOME/berth.db"
+	fi
+}
+store_dump() {
+	if [ -n "${BERTH_STORE:-}" ]; then
+		"${PG_BIN:-/usr/lib/postgresql/15/bin}/pg_dump" -a "$BERTH_STORE"
+	else
+		cat "$BERTH_HOME"/berth.db*
+	fi
+}
 
 start() {
 	starts=$((${starts:-0} + 1))
@@ -51,7 +80,7 @@ call() {
 serve_setup() {
 	tmp=$(mktemp -d)
 	export BERTH_HOME=$tmp/home
-	unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN BERTH_CACERT
+	unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN BERTH_CACERT BERTH_STORE
 	pids=()
 	trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 	cd "$tmp" || exit 1

@@ -354,6 +354,13 @@ int berth_backend_stop_request(berth_backend *b, const char *id, int grace_s, be
  * and starts the queued runs that fit: what opening does, for a process
  * that keeps its handle open (berth serve calls it every few seconds). */
 int berth_backend_reconcile(berth_backend *b, berth_error **err);
+/* Whether this handle leads the work that one process at a time does for a
+ * store several servers share (berth_backend_reconcile): 1 it does, until it
+ * is closed or its process ends (killed or not: another server's handle then
+ * takes the lead at its next call), 0 another handle leads, or a negative
+ * code. It holds a connection of its own to the store for it. On a store
+ * of one data dir (SQLite), always 1. */
+int berth_backend_lead(berth_backend *b, berth_error **err);
 /* Waits until the run is final or timeout_ms passes (< 0: no limit); *out
  * (may be NULL) receives its record. BERTH_ETIMEOUT on timeout. */
 int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, berth_run_info **out,

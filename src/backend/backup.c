@@ -272,7 +272,11 @@ int berth_restore(const char *file, const berth_backup_opts *o, berth_error **er
 	unsigned char key[SECRET_KEY_BYTES];
 	bool has_key = false;
 	struct stat st;
-	if (stat(file, &st))
+	const char *url = getenv("BERTH_STORE");
+	if (url && *url)
+		rc = berth_fail(err, BERTH_EARG, "the store is on PostgreSQL ($BERTH_STORE): restore it "
+				"with PostgreSQL (pg_restore), not into the data dir %s", home);
+	else if (stat(file, &st))
 		rc = berth_fail(err, errno == ENOENT ? BERTH_ENOTFOUND : BERTH_EIO, "%s: %s", file,
 				strerror(errno));
 	else if (!S_ISREG(st.st_mode))

@@ -120,7 +120,7 @@ int backend_runtime_open(berth_backend **out, const berth_backend_opts *opts, be
 				strerror(errno));
 	else if (opts && opts->serves && (rc = hold_served(b, err)))
 		;
-	else if (fs_path(path, sizeof(path), b->home, "berth.db") || store_open(&b->st, path, err))
+	else if (backend_store_where(path, sizeof(path), b->home) || store_open(&b->st, path, err))
 		rc = -BERTH_EIO;
 	if (rc) {
 		backend_runtime_close(b);
@@ -138,6 +138,7 @@ void backend_runtime_close(berth_backend *b)
 	if (!b)
 		return;
 	store_close(b->st);
+	store_close(b->lead);
 	if (b->served_fd >= 0)
 		close(b->served_fd);
 	free(b->config);
@@ -171,6 +172,22 @@ void backend_state_set(berth_backend *b, const backend_ops *kind, void *state)
 		return; /* more kinds than the registry holds: cannot be */
 	b->state[i].kind = state ? kind : NULL;
 	b->state[i].state = state;
+}
+
+int berth_backend_lead(berth_backend *b, berth_error **err)
+{
+	char path[4096];
+	if (!b->lead && (backend_store_where(path, sizeof(path), b->home) || store_open(&b->lead, path, err)))
+		return -BERTH_EIO;
+	return store_lead(b->lead, err);
+}
+
+int backend_store_where(char *buf, size_t len, const char *home)
+{
+	const char *url = getenv("BERTH_STORE");
+	if (url && *url)
+		return snprintf(buf, len, "%s", url) < (int)len ? 0 : -1;
+	return fs_path(buf, len, home, "berth.db");
 }
 
 int backend_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub)

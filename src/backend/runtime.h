@@ -97,6 +97,7 @@ struct berth_backend {
 	const berth_policy *policy;
 	berth_policy *own_policy;  /* the built-in one when none was given */
 	store *st;
+	store *lead;               /* berth_backend_lead's own connection (NULL before) */
 	berth_arena *arena;
 	bool passive;              /* opened without reconciling (berth_backend_opts) */
 	bool cached;               /* records are kept fresh by reconcile: get reads the store */
@@ -127,6 +128,12 @@ int backend_kind_register(const backend_ops *kind);
 int64_t backend_sample_ms(void);
 
 int backend_run_path(char *buf, size_t len, const char *home, const char *id, const char *sub);
+
+/* runtime.c: where the store of data dir home is: $BERTH_STORE when set (a
+ * PostgreSQL URL that several servers and their supervisors share: `berth
+ * serve --store` and the config's store: set it, and every process started
+ * from there inherits it), else home/berth.db; -1 when it does not fit len. */
+int backend_store_where(char *buf, size_t len, const char *home);
 
 /* backend.c: what service/ asks of the kind of a run (berth_run_delete,
  * berth_batch_dry_run): forget (nothing for a kind without), dry_run with

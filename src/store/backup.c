@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,29 +29,32 @@
 
 int store_backup_into(store *s, const char *path, const void *key, size_t keylen, berth_error **err)
 {
+	if (store_dialect(s) != DB_SQLITE)
+		return berth_fail(err, BERTH_EARG, "store %s: a store on PostgreSQL is backed up by "
+				  "PostgreSQL (pg_dump), with the data dir's secret.key", s->path);
 	store_arg to[] = {STORE_S(path)};
-	sqlite3_stmt *st;
+	db_stmt *st;
 	int rc = store_prepare_args(s, "VACUUM INTO ?1", to, 1, &st, err);
 	if (rc)
 		return rc;
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (db_step(st) != DB_DONE)
 		rc = store_db_fail(s, err, "writing the backup");
 	store_stmt_put(s, st);
 	if (rc || !key)
 		return rc;
-	sqlite3 *db = NULL;
+	sqlite3 *conn = NULL;
 	sqlite3_stmt *ins = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, KEY_TABLE_SQL, NULL, NULL, NULL) !=
+	if (sqlite3_open_v2(path, &conn, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(conn, KEY_TABLE_SQL, NULL, NULL, NULL) !=
 		    SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO " KEY_TABLE " (key) VALUES (?1)", -1, &ins, NULL) !=
+	    sqlite3_prepare_v2(conn, "INSERT INTO " KEY_TABLE " (key) VALUES (?1)", -1, &ins, NULL) !=
 		    SQLITE_OK ||
 	    sqlite3_bind_blob(ins, 1, key, (int)keylen, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_step(ins) != SQLITE_DONE)
 		rc = berth_fail(err, BERTH_EIO, "%s: cannot add the key: %s", path,
-				db ? sqlite3_errmsg(db) : "out of memory");
+				conn ? sqlite3_errmsg(conn) : "out of memory");
 	sqlite3_finalize(ins);
-	sqlite3_close(db);
+	sqlite3_close(conn);
 	return rc;
 }
 
@@ -65,10 +69,10 @@ int store_schema_latest(void)
  * and whole text, never by its name alone: a trigger named as the key table,
  * or "sqlite_..." (a file can hold one, written past SQLite's checks), is
  * compared as any other and so refused. */
-static int schema_text(sqlite3 *db, berth_buf *out)
+static int schema_text(sqlite3 *conn, berth_buf *out)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
+	if (sqlite3_prepare_v2(conn,
 			       "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE NOT (type ="
 			       " 'table' AND ((name IN ('sqlite_stat1', 'sqlite_stat4') AND name ="
 			       " tbl_name) OR (name = '" KEY_TABLE "' AND tbl_name = name AND sql = '"
@@ -89,13 +93,13 @@ static int schema_text(sqlite3 *db, berth_buf *out)
 /* A berth store of schema version as this berth makes it. */
 static int schema_of(int version, berth_buf *out)
 {
-	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK ? 0 : -1;
+	sqlite3 *conn = NULL;
+	int rc = sqlite3_open_v2(":memory:", &conn, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK ? 0 : -1;
 	for (int v = 0; !rc && v < version; v++)
-		rc = sqlite3_exec(db, store_migration(v), NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+		rc = sqlite3_exec(conn, store_migration(v), NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 	if (!rc)
-		rc = schema_text(db, out);
-	sqlite3_close(db);
+		rc = schema_text(conn, out);
+	sqlite3_close(conn);
 	return rc;
 }
 
@@ -103,31 +107,31 @@ int store_restore_check(const char *path, const char *shown, unsigned char *key,
 			bool *has_key, berth_error **err)
 {
 	*has_key = false;
-	sqlite3 *db = NULL;
+	sqlite3 *conn = NULL;
 	int rc = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &conn, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		rc = berth_fail(err, BERTH_EARG, "%s cannot be opened: %s", shown,
-				db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+				conn ? sqlite3_errmsg(conn) : "out of memory");
+		sqlite3_close(conn);
 		return rc;
 	}
 	/* nothing the file defines runs: no trigger or view of its own is trusted,
 	 * and the schema cannot be written through SQL */
-	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(conn, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(conn, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 	sqlite3_stmt *st = NULL;
 	char *check = NULL;
-	if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(1)", -1, &st, NULL) == SQLITE_OK &&
+	if (sqlite3_prepare_v2(conn, "PRAGMA integrity_check(1)", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		check = berth_strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	if (!check || strcmp(check, "ok")) {
 		rc = berth_fail(err, BERTH_EARG, "%s is not a whole berth backup: %s", shown,
-				check ? check : sqlite3_errmsg(db));
+				check ? check : sqlite3_errmsg(conn));
 		goto out;
 	}
 	int version = -1;
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	if (sqlite3_prepare_v2(conn, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
@@ -140,7 +144,7 @@ int store_restore_check(const char *path, const char *shown, unsigned char *key,
 		goto out;
 	}
 	berth_buf want = BERTH_BUF_INIT, have = BERTH_BUF_INIT;
-	bool same = version >= 1 && !schema_of(version, &want) && !schema_text(db, &have) &&
+	bool same = version >= 1 && !schema_of(version, &want) && !schema_text(conn, &have) &&
 		    want.len == have.len && !memcmp(want.data, have.data, want.len);
 	berth_buf_release(&want);
 	berth_buf_release(&have);
@@ -152,7 +156,7 @@ int store_restore_check(const char *path, const char *shown, unsigned char *key,
 		goto out;
 	}
 	/* the key, when the backup has one: taken out of the store */
-	if (sqlite3_prepare_v2(db, "SELECT key FROM " KEY_TABLE, -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(conn, "SELECT key FROM " KEY_TABLE, -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW &&
 		    (size_t)sqlite3_column_bytes(st, 0) == keylen) {
 			memcpy(key, sqlite3_column_blob(st, 0), keylen);
@@ -160,12 +164,12 @@ int store_restore_check(const char *path, const char *shown, unsigned char *key,
 		} else
 			rc = berth_fail(err, BERTH_EARG, "%s: its secret key is not one", shown);
 		sqlite3_finalize(st);
-		if (!rc && sqlite3_exec(db, "DROP TABLE " KEY_TABLE, NULL, NULL, NULL) != SQLITE_OK)
-			rc = berth_fail(err, BERTH_EIO, "%s: %s", shown, sqlite3_errmsg(db));
+		if (!rc && sqlite3_exec(conn, "DROP TABLE " KEY_TABLE, NULL, NULL, NULL) != SQLITE_OK)
+			rc = berth_fail(err, BERTH_EIO, "%s: %s", shown, sqlite3_errmsg(conn));
 	}
 out:
 	free(check);
-	if (sqlite3_close(db) != SQLITE_OK && !rc)
+	if (sqlite3_close(conn) != SQLITE_OK && !rc)
 		rc = berth_fail(err, BERTH_EIO, "%s: cannot be closed", shown);
 	return rc;
 }
@@ -176,12 +180,12 @@ int store_retire(const char *path, berth_error **err)
 		return 0;
 	/* out of WAL mode: SQLite checkpoints the WAL into the database and
 	 * removes it, which it does only for the one connection to the store */
-	sqlite3 *db = NULL;
+	sqlite3 *conn = NULL;
 	sqlite3_stmt *st = NULL;
 	const char *mode = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
-		sqlite3_busy_timeout(db, 2000);
-		if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL) == SQLITE_OK &&
+	if (sqlite3_open_v2(path, &conn, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(conn, 2000);
+		if (sqlite3_prepare_v2(conn, "PRAGMA journal_mode=DELETE", -1, &st, NULL) == SQLITE_OK &&
 		    sqlite3_step(st) == SQLITE_ROW)
 			mode = (const char *)sqlite3_column_text(st, 0);
 	}
@@ -190,8 +194,8 @@ int store_retire(const char *path, berth_error **err)
 		rc = berth_fail(err, BERTH_ECONFLICT,
 				"store %s: another process has it open (a berth command, a run's "
 				"supervisor?): let it end first (%s)",
-				path, db ? sqlite3_errmsg(db) : "out of memory");
+				path, conn ? sqlite3_errmsg(conn) : "out of memory");
 	sqlite3_finalize(st);
-	sqlite3_close(db);
+	sqlite3_close(conn);
 	return rc;
 }

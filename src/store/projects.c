@@ -16,9 +16,9 @@ int store_project_add(store *s, const char *name, berth_error **err)
 	if (s->project && !strcmp(s->project, name))
 		return 0;
 	store_arg args[] = {STORE_S(name), STORE_I(store_now_ms())};
-	int rc = store_exec_args(s, "INSERT OR IGNORE INTO projects (name, created) VALUES (?1, ?2)",
+	int rc = store_exec_args(s, "INSERT INTO projects (name, created) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
 				 args, 2, err);
-	if (rc >= 0 && sqlite3_get_autocommit(s->db)) { /* committed: not in a transaction */
+	if (rc >= 0 && !s->ops->in_transaction(s->db)) { /* committed: not in a transaction */
 		free(s->project);
 		s->project = berth_strdup(name);
 	}
@@ -41,9 +41,9 @@ int store_project_uid(store *s, const char *project, int64_t min, int64_t max, i
 			     args, 3, err);
 	if (rc >= 0)
 		rc = store_exec_args(s,
-				     "INSERT OR IGNORE INTO project_uids (project, uid)"
+				     "INSERT INTO project_uids (project, uid)"
 				     " SELECT ?1, coalesce(max(uid) + 1, ?2) FROM project_uids WHERE uid BETWEEN ?2 AND ?3"
-				     " HAVING coalesce(max(uid) + 1, ?2) <= ?3",
+				     " HAVING coalesce(max(uid) + 1, ?2) <= ?3 ON CONFLICT DO NOTHING",
 				     args, 3, err);
 	if (rc >= 0)
 		rc = store_select_int(s, "SELECT uid FROM project_uids WHERE project = ?1", args, 1, uid, err);
@@ -78,20 +78,20 @@ int store_project_list(store *s, const char *const *names, size_t n, bool all,
 			berth_buf_printf(&sql, ", ?%zu", i + 1);
 		berth_buf_puts(&sql, ") ORDER BY name");
 	}
-	sqlite3_stmt *st = NULL;
+	db_stmt *st = NULL;
 	int rc = 0;
 	if (sql.failed)
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	else if (store_stmt_get(s, sql.data, -1, &st, NULL) != SQLITE_OK)
+	else if (!(st = store_stmt_get(s, sql.data)))
 		rc = store_db_fail(s, err, "preparing a statement");
 	for (size_t i = 0; !rc && !all && i < n; i++)
-		if (sqlite3_bind_text(st, (int)i + 1, names[i], -1, SQLITE_STATIC) != SQLITE_OK)
+		if (db_bind_text(st, (int)i + 1, names[i]) != 0)
 			rc = store_db_fail(s, err, "binding a statement");
 	berth_buf_release(&sql);
 	store_project *list = NULL;
 	size_t cnt = 0, cap = 0;
-	int step = SQLITE_DONE;
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+	int step = DB_DONE;
+	while (!rc && (step = db_step(st)) == DB_ROW) {
 		store_project *grown = store_grow(list, sizeof(*list), cnt, &cap);
 		if (!grown) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -99,11 +99,11 @@ int store_project_list(store *s, const char *const *names, size_t n, bool all,
 		}
 		list = grown;
 		store_project *p = &list[cnt++];
-		*p = (store_project){.created = sqlite3_column_int64(st, 1)};
+		*p = (store_project){.created = db_col_int(st, 1)};
 		if (store_col_text(st, 0, &p->name))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading projects");
 	store_stmt_put(s, st);
 	if (rc) {
@@ -120,13 +120,13 @@ int store_project_list(store *s, const char *const *names, size_t n, bool all,
 #define FUNCTION_COLS "SELECT project, name, spec, created, updated FROM functions"
 
 /* The functions of a statement of FUNCTION_COLS (bound by the caller), in its order. */
-static int read_functions(store *s, sqlite3_stmt *st, store_function **out, size_t *n,
+static int read_functions(store *s, db_stmt *st, store_function **out, size_t *n,
 			  berth_error **err)
 {
 	store_function *list = NULL;
 	size_t cnt = 0, cap = 0;
 	int rc = 0, step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		store_function *grown = store_grow(list, sizeof(*list), cnt, &cap);
 		if (!grown) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -134,15 +134,15 @@ static int read_functions(store *s, sqlite3_stmt *st, store_function **out, size
 		}
 		list = grown;
 		store_function *f = &list[cnt++];
-		*f = (store_function){.created = sqlite3_column_int64(st, 3),
-				      .updated = sqlite3_column_int64(st, 4)};
+		*f = (store_function){.created = db_col_int(st, 3),
+				      .updated = db_col_int(st, 4)};
 		if (store_col_text(st, 0, &f->project) || store_col_text(st, 1, &f->name) ||
 		    store_col_text(st, 2, &f->spec)) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			break;
 		}
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading functions");
 	store_stmt_put(s, st);
 	if (rc) {
@@ -175,12 +175,11 @@ int store_function_get(store *s, const char *project, const char *name, store_fu
 		       berth_error **err)
 {
 	*out = NULL;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, FUNCTION_COLS " WHERE project = ?1 AND name = ?2", -1, &st, NULL) !=
-	    SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, FUNCTION_COLS " WHERE project = ?1 AND name = ?2")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, project);
+	db_bind_text(st, 2, name);
 	store_function *list;
 	size_t n;
 	int rc = read_functions(s, st, &list, &n, err);
@@ -198,11 +197,10 @@ int store_function_list(store *s, const char *project, store_function **out, siz
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, FUNCTION_COLS " WHERE project = ?1 ORDER BY name", -1, &st, NULL) !=
-	    SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, FUNCTION_COLS " WHERE project = ?1 ORDER BY name")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, project);
 	return read_functions(s, st, out, n, err);
 }
 

@@ -98,62 +98,63 @@ static const run_col run_cols[] = {
 
 #define FIELD(r, c, T) ((T *)((char *)(r) + (c)->off))
 
-static int bind_col(sqlite3_stmt *st, int i, const store_run *r, const run_col *c)
+static int bind_col(db_stmt *st, int i, const store_run *r, const run_col *c)
 {
 	switch (c->kind) {
 	case C_STR: {
 		const char *v = *FIELD(r, c, char *const);
-		return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+		return db_bind_text(st, i, v);
 	}
 	case C_INT:
-		return sqlite3_bind_int64(st, i, *FIELD(r, c, const int64_t));
+		return db_bind_int(st, i, *FIELD(r, c, const int64_t));
 	case C_I32:
-		return sqlite3_bind_int(st, i, *FIELD(r, c, const int));
+		return db_bind_int(st, i, *FIELD(r, c, const int));
 	case C_BOOL:
-		return sqlite3_bind_int(st, i, *FIELD(r, c, const bool));
+		return db_bind_int(st, i, *FIELD(r, c, const bool));
 	case C_STATE:
-		return sqlite3_bind_int(st, i, (int)*FIELD(r, c, const berth_state));
+		return db_bind_int(st, i, (int)*FIELD(r, c, const berth_state));
 	case C_BLOB: {
 		const char *v = *FIELD(r, c, char *const);
 		size_t n = *(const size_t *)((const char *)r + c->len_off);
-		return v ? sqlite3_bind_blob64(st, i, v, n, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+		return db_bind_blob(st, i, v, n);
 	}
 	}
-	return SQLITE_MISUSE;
+	return -1;
 }
 
-static int read_col(sqlite3_stmt *st, int i, store_run *r, const run_col *c)
+static int read_col(db_stmt *st, int i, store_run *r, const run_col *c)
 {
 	switch (c->kind) {
 	case C_STR:
 	case C_BLOB: {
-		int n = sqlite3_column_bytes(st, i);
-		const void *v = c->kind == C_STR ? (const void *)sqlite3_column_text(st, i)
-						 : sqlite3_column_blob(st, i);
-		if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		if (db_col_null(st, i))
 			return 0;
-		char *copy = berth_malloc((size_t)n + 1);
+		size_t n = 0;
+		const void *v = db_col_blob(st, i, &n);
+		if (c->kind == C_STR && (v = db_col_text(st, i)))
+			n = strlen(v);
+		char *copy = berth_malloc(n + 1);
 		if (!copy)
 			return -1;
 		if (n)
-			memcpy(copy, v, (size_t)n);
+			memcpy(copy, v, n);
 		copy[n] = 0;
 		*FIELD(r, c, char *) = copy;
 		if (c->kind == C_BLOB)
-			*(size_t *)((char *)r + c->len_off) = (size_t)n;
+			*(size_t *)((char *)r + c->len_off) = n;
 		return 0;
 	}
 	case C_INT:
-		*FIELD(r, c, int64_t) = sqlite3_column_int64(st, i);
+		*FIELD(r, c, int64_t) = db_col_int(st, i);
 		return 0;
 	case C_I32:
-		*FIELD(r, c, int) = sqlite3_column_int(st, i);
+		*FIELD(r, c, int) = (int)db_col_int(st, i);
 		return 0;
 	case C_BOOL:
-		*FIELD(r, c, bool) = sqlite3_column_int(st, i) != 0;
+		*FIELD(r, c, bool) = (int)db_col_int(st, i) != 0;
 		return 0;
 	case C_STATE:
-		*FIELD(r, c, berth_state) = (berth_state)sqlite3_column_int(st, i);
+		*FIELD(r, c, berth_state) = (berth_state)(int)db_col_int(st, i);
 		return 0;
 	}
 	return -1;
@@ -218,34 +219,34 @@ static int run_sql(store *s)
 	return s->cols && s->insert && s->update ? 0 : -1;
 }
 
-static int prepare(store *s, berth_buf *sql, sqlite3_stmt **st, berth_error **err)
+static int prepare(store *s, berth_buf *sql, db_stmt **st, berth_error **err)
 {
 	if (sql->failed)
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (store_stmt_get(s, sql->data, -1, st, NULL) != SQLITE_OK)
+	if (!(*st = store_stmt_get(s, sql->data)))
 		return store_db_fail(s, err, "preparing a statement");
 	return 0;
 }
 
-static int bind_all(sqlite3_stmt *st, const store_run *r, bool only_mutable)
+static int bind_all(db_stmt *st, const store_run *r, bool only_mutable)
 {
 	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
 		if (!only_mutable || run_cols[i].mutable || !strcmp(run_cols[i].name, "id"))
-			if (bind_col(st, (int)i + 1, r, &run_cols[i]) != SQLITE_OK)
+			if (bind_col(st, (int)i + 1, r, &run_cols[i]) != 0)
 				return -1;
 	return 0;
 }
 
 int store_run_insert(store *s, const store_run *r, berth_error **err)
 {
-	sqlite3_stmt *st = NULL;
+	db_stmt *st = NULL;
 	if (run_sql(s))
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (store_stmt_get(s, s->insert, -1, &st, NULL) != SQLITE_OK)
+	if (!(st = store_stmt_get(s, s->insert)))
 		return store_db_fail(s, err, "preparing a statement");
 	int rc = 0;
-	if (bind_all(st, r, false) || sqlite3_step(st) != SQLITE_DONE)
-		rc = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_PRIMARYKEY
+	if (bind_all(st, r, false) || db_step(st) != DB_DONE)
+		rc = s->ops->fault(s->db) == DB_F_UNIQUE
 			     ? berth_fail(err, BERTH_EDUPLICATE, "a run with id \"%s\" exists already",
 					  r->info.id)
 			     : store_db_fail(s, err, "adding a run");
@@ -255,13 +256,13 @@ int store_run_insert(store *s, const store_run *r, berth_error **err)
 
 int store_run_update(store *s, const store_run *r, berth_error **err)
 {
-	sqlite3_stmt *st = NULL;
+	db_stmt *st = NULL;
 	if (run_sql(s))
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	if (store_stmt_get(s, s->update, -1, &st, NULL) != SQLITE_OK)
+	if (!(st = store_stmt_get(s, s->update)))
 		return store_db_fail(s, err, "preparing a statement");
 	int rc = 0;
-	if (bind_all(st, r, true) || sqlite3_step(st) != SQLITE_DONE)
+	if (bind_all(st, r, true) || db_step(st) != DB_DONE)
 		rc = store_db_fail(s, err, "updating a run");
 	store_stmt_put(s, st);
 	return rc;
@@ -278,23 +279,23 @@ static void select_head(store *s, berth_buf *sql)
 }
 
 /* The runs of sql (select_head's columns); bind fills its parameters. */
-static int select_runs(store *s, berth_buf *sql, int (*bind)(sqlite3_stmt *, const void *),
+static int select_runs(store *s, berth_buf *sql, int (*bind)(db_stmt *, const void *),
 		       const void *ctx, store_run ***out, size_t *n, berth_error **err)
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st = NULL;
+	db_stmt *st = NULL;
 	int rc = prepare(s, sql, &st, err);
 	if (rc)
 		return rc;
-	if (bind(st, ctx) != SQLITE_OK) {
+	if (bind(st, ctx) != 0) {
 		store_stmt_put(s, st);
 		return store_db_fail(s, err, "binding a query");
 	}
 	store_run **list = NULL;
 	size_t cnt = 0, cap = 0;
 	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;
 			store_run **grown = berth_realloc(list, cap * sizeof(*list));
@@ -309,10 +310,10 @@ static int select_runs(store *s, berth_buf *sql, int (*bind)(sqlite3_stmt *, con
 		for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_cols); i++)
 			if (read_col(st, (int)i, r, &run_cols[i]))
 				goto oom;
-		r->seq = sqlite3_column_int64(st, (int)BERTH_ARRAY_SIZE(run_cols));
-		r->rv = sqlite3_column_int64(st, (int)BERTH_ARRAY_SIZE(run_cols) + 1);
+		r->seq = db_col_int(st, (int)BERTH_ARRAY_SIZE(run_cols));
+		r->rv = db_col_int(st, (int)BERTH_ARRAY_SIZE(run_cols) + 1);
 	}
-	if (step != SQLITE_DONE) {
+	if (step != DB_DONE) {
 		rc = store_db_fail(s, err, "reading runs");
 		goto fail;
 	}
@@ -328,9 +329,9 @@ fail:
 	return rc;
 }
 
-static int bind_id(sqlite3_stmt *st, const void *id)
+static int bind_id(db_stmt *st, const void *id)
 {
-	return sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	return db_bind_text(st, 1, id);
 }
 
 int store_run_get(store *s, const char *id, store_run **out, berth_error **err)
@@ -363,23 +364,23 @@ int store_run_get(store *s, const char *id, store_run **out, berth_error **err)
 /* The parameters of a query's SQL: ?1 the state, ?2 the cursor, ?3 the limit,
  * ?4... the projects, then the backend and the fit. The SQL may leave out the
  * state and the cursor (when there are none); it always names the limit. */
-static int bind_query(sqlite3_stmt *st, const void *ctx)
+static int bind_query(db_stmt *st, const void *ctx)
 {
 	const store_query *q = ctx;
-	int rc = sqlite3_bind_int(st, 1, q->state);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 2, q->after);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 3, q->limit > 0 ? q->limit : -1);
-	for (size_t i = 0; rc == SQLITE_OK && i < q->nprojects; i++)
-		rc = sqlite3_bind_text(st, (int)i + 4, q->projects[i], -1, SQLITE_STATIC);
+	int rc = db_bind_int(st, 1, q->state);
+	if (rc == 0)
+		rc = db_bind_int(st, 2, q->after);
+	if (rc == 0)
+		rc = db_bind_int(st, 3, q->limit > 0 ? q->limit : STORE_NO_LIMIT);
+	for (size_t i = 0; rc == 0 && i < q->nprojects; i++)
+		rc = db_bind_text(st, (int)i + 4, q->projects[i]);
 	int next = (int)q->nprojects + 4;
-	if (rc == SQLITE_OK && q->backend)
-		rc = sqlite3_bind_text(st, next++, q->backend, -1, SQLITE_STATIC);
-	for (int i = 0; rc == SQLITE_OK && q->fit && i < 4; i++)
-		rc = sqlite3_bind_int64(st, next++, q->fit[i]);
-	for (size_t i = 0; rc == SQLITE_OK && q->labels && i < q->labels->n; i++)
-		rc = sqlite3_bind_text(st, next++, q->labels->terms[i].needle, -1, SQLITE_STATIC);
+	if (rc == 0 && q->backend)
+		rc = db_bind_text(st, next++, q->backend);
+	for (int i = 0; rc == 0 && q->fit && i < 4; i++)
+		rc = db_bind_int(st, next++, q->fit[i]);
+	for (size_t i = 0; rc == 0 && q->labels && i < q->labels->n; i++)
+		rc = db_bind_text(st, next++, q->labels->terms[i].needle);
 	return rc;
 }
 
@@ -519,7 +520,7 @@ static int distinct(const store_query *q, store_query *d, const char ***names)
  * allows arms (500: 100 projects in any state, 500 in one). */
 static size_t projects_per_query(store *s, const store_query *q)
 {
-	int most = sqlite3_limit(store_db(s), SQLITE_LIMIT_COMPOUND_SELECT, -1);
+	int most = store_conn(s) ? s->ops->compound_limit(s->db) : 0;
 	if (q->queue || most <= 0 || !q->nprojects)
 		return q->nprojects ? q->nprojects : 1;
 	size_t per = (size_t)most / arms_per_project(q);
@@ -581,7 +582,7 @@ int store_run_query(store *s, const store_query *q, store_run ***out, size_t *n,
 		store_run_list_free(all, cnt);
 		return rc;
 	}
-	if (per < d.nprojects) {
+	if (per < d.nprojects && cnt) {
 		qsort(all, cnt, sizeof(*all), newest_first);
 		for (; q->limit > 0 && cnt > (size_t)q->limit; cnt--)
 			store_run_free(all[cnt - 1]);
@@ -605,14 +606,14 @@ typedef struct changes_args {
 } changes_args;
 
 /* ?1 since, ?2 the limit or upto, ?3... the projects */
-static int bind_changes(sqlite3_stmt *st, const void *ctx)
+static int bind_changes(db_stmt *st, const void *ctx)
 {
 	const changes_args *a = ctx;
-	int rc = sqlite3_bind_int64(st, 1, a->since);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 2, a->limit ? a->limit : a->upto);
-	for (size_t i = 0; rc == SQLITE_OK && i < a->n; i++)
-		rc = sqlite3_bind_text(st, (int)i + 3, a->projects[i], -1, SQLITE_STATIC);
+	int rc = db_bind_int(st, 1, a->since);
+	if (rc == 0)
+		rc = db_bind_int(st, 2, a->limit ? a->limit : a->upto);
+	for (size_t i = 0; rc == 0 && i < a->n; i++)
+		rc = db_bind_text(st, (int)i + 3, a->projects[i]);
 	return rc;
 }
 
@@ -620,15 +621,16 @@ static int bind_changes(sqlite3_stmt *st, const void *ctx)
  * rv index (what changed since a watch looked: a few rows), where it would read
  * a project's every run from runs_project and sort them (14,000 runs: 50 ms a
  * watch, and every watch of a project answers at each change) */
-static void projects_in(berth_buf *sql, const changes_args *a)
+static void projects_in(store *s, berth_buf *sql, const changes_args *a)
 {
 	for (size_t i = 0; i < a->n; i++)
-		berth_buf_printf(sql, "%s?%zu", i ? ", " : " AND +project IN (", i + 3);
+		berth_buf_printf(sql, "%s?%zu", i ? ", " : store_dialect(s) == DB_SQLITE ? " AND +project IN ("
+										   : " AND project IN (", i + 3);
 	if (a->n)
 		berth_buf_puts(sql, ")");
 }
 
-static int explain_sql(store *s, berth_buf *sql, int (*bind)(sqlite3_stmt *, const void *),
+static int explain_sql(store *s, berth_buf *sql, int (*bind)(db_stmt *, const void *),
 		       const void *ctx, char **out, berth_error **err);
 
 /* The runs a watch reads: from the rv index, what changed since it looked, no more */
@@ -636,7 +638,7 @@ static void changes_sql(store *s, berth_buf *sql, const changes_args *a)
 {
 	select_head(s, sql);
 	berth_buf_puts(sql, "WHERE rv > ?1");
-	projects_in(sql, a);
+	projects_in(s, sql, a);
 	berth_buf_puts(sql, " ORDER BY rv LIMIT ?2");
 }
 
@@ -668,7 +670,7 @@ int store_run_changes(store *s, const char *const *projects, size_t nprojects, i
 				  "version %lld is too old to watch from (the store is at %lld and "
 				  "keeps the deletions of the last %d versions): list the runs again",
 				  (long long)since, (long long)*rv, STORE_TOMBSTONES);
-	changes_args a = {projects, nprojects, since, *rv, limit > 0 ? limit : -1};
+	changes_args a = {projects, nprojects, since, *rv, limit > 0 ? limit : STORE_NO_LIMIT};
 	berth_buf sql = BERTH_BUF_INIT;
 	changes_sql(s, &sql, &a);
 	rc = select_runs(s, &sql, bind_changes, &a, runs, n, err);
@@ -683,16 +685,16 @@ int store_run_changes(store *s, const char *const *projects, size_t nprojects, i
 	a.limit = 0;
 	a.upto = *rv;
 	berth_buf_puts(&sql, "SELECT id FROM tombstones WHERE rv > ?1 AND rv <= ?2");
-	projects_in(&sql, &a);
+	projects_in(s, &sql, &a);
 	berth_buf_puts(&sql, " ORDER BY rv");
-	sqlite3_stmt *st = NULL;
+	db_stmt *st = NULL;
 	rc = prepare(s, &sql, &st, err);
 	berth_buf_release(&sql);
-	if (!rc && bind_changes(st, &a) != SQLITE_OK)
+	if (!rc && bind_changes(st, &a) != 0)
 		rc = store_db_fail(s, err, "binding a query");
 	size_t cap = 0;
-	int step = SQLITE_DONE;
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+	int step = DB_DONE;
+	while (!rc && (step = db_step(st)) == DB_ROW) {
 		char **grown = store_grow(*deleted, sizeof(**deleted), *ndeleted, &cap);
 		if (!grown) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -704,7 +706,7 @@ int store_run_changes(store *s, const char *const *projects, size_t nprojects, i
 		else
 			++*ndeleted;
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading deleted runs");
 	if (st)
 		store_stmt_put(s, st);
@@ -722,23 +724,27 @@ int store_run_changes(store *s, const char *const *projects, size_t nprojects, i
 
 /* EXPLAIN QUERY PLAN of sql (bind fills its parameters): each step a line,
  * indented two spaces a level. */
-static int explain_sql(store *s, berth_buf *sql, int (*bind)(sqlite3_stmt *, const void *),
+static int explain_sql(store *s, berth_buf *sql, int (*bind)(db_stmt *, const void *),
 		       const void *ctx, char **out, berth_error **err)
 {
 	*out = NULL;
 	berth_buf plan = BERTH_BUF_INIT;
-	sqlite3_stmt *st = NULL;
+	db_stmt *st = NULL;
 	int rc = 0;
 	if (sql->failed)
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	else if (sqlite3_prepare_v2(store_db(s), sql->data, -1, &st, NULL) != SQLITE_OK)
+	else if (!store_conn(s) || s->ops->prepare(s->db, sql->data, false, &st))
 		rc = store_db_fail(s, err, "preparing a statement");
-	else if (bind(st, ctx) != SQLITE_OK)
+	else if (bind(st, ctx) != 0)
 		rc = store_db_fail(s, err, "binding a query");
 	/* each step's depth, from its parent's: the steps come parents first */
-	int ids[64], depth[64], nids = 0, step = SQLITE_DONE;
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), dd = 0;
+	int ids[64], depth[64], nids = 0, step = DB_DONE;
+	while (!rc && (step = db_step(st)) == DB_ROW) {
+		if (store_dialect(s) == DB_PG) { /* EXPLAIN: a line a row, indented already */
+			berth_buf_printf(&plan, "%s\n", db_col_text(st, 0) ? db_col_text(st, 0) : "");
+			continue;
+		}
+		int id = (int)db_col_int(st, 0), parent = (int)db_col_int(st, 1), dd = 0;
 		for (int i = 0; i < nids; i++)
 			if (ids[i] == parent)
 				dd = depth[i] + 1;
@@ -746,12 +752,13 @@ static int explain_sql(store *s, berth_buf *sql, int (*bind)(sqlite3_stmt *, con
 			ids[nids] = id;
 			depth[nids++] = dd;
 		}
-		const char *detail = (const char *)sqlite3_column_text(st, 3);
+		const char *detail = db_col_text(st, 3);
 		berth_buf_printf(&plan, "%*s%s\n", 2 * dd, "", detail ? detail : "");
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "explaining a query");
-	sqlite3_finalize(st);
+	if (st)
+		s->ops->finalize(st);
 	if (!rc && plan.failed)
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	if (rc) {
@@ -793,14 +800,14 @@ int store_run_list(store *s, const char *backend, int state, bool queue, store_r
 static int update_one(store *s, const char *sql, const char *id, int64_t a, int64_t b,
 		      berth_error **err)
 {
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, sql, -1, &st, NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, sql)))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, a);
-	sqlite3_bind_int64(st, 3, b);
-	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : store_db_fail(s, err, "updating a run");
-	if (!rc && !sqlite3_changes(s->db))
+	db_bind_text(st, 1, id);
+	db_bind_int(st, 2, a);
+	db_bind_int(st, 3, b);
+	int rc = db_step(st) == DB_DONE ? 0 : store_db_fail(s, err, "updating a run");
+	if (!rc && !db_changes(s->db))
 		rc = berth_fail(err, BERTH_ENOTFOUND, "no run \"%s\"", id);
 	store_stmt_put(s, st);
 	return rc;
@@ -866,7 +873,7 @@ int store_run_exists(store *s, const char *id, berth_error **err)
  * commits both deletions or neither) and is a transaction of its own outside one. */
 int store_run_delete(store *s, const char *id, berth_error **err)
 {
-	int rc = store_db_exec(s, "SAVEPOINT run_delete", err);
+	int rc = store_part_begin(s, err);
 	if (rc)
 		return rc;
 	store_arg arg = STORE_S(id);
@@ -876,28 +883,27 @@ int store_run_delete(store *s, const char *id, berth_error **err)
 	if (rc >= 0)
 		rc = store_exec_args(s, "DELETE FROM runs WHERE id = ?1", &arg, 1, err);
 	if (rc >= 0) {
-		int released = store_db_exec(s, "RELEASE run_delete", err);
+		int released = store_part_end(s, true, err);
 		rc = released ? released : rc > 0;
 	}
 	if (rc < 0)
-		sqlite3_exec(s->db, "ROLLBACK TO run_delete; RELEASE run_delete", NULL, NULL, NULL);
+		store_part_end(s, false, NULL);
 	return rc;
 }
 
 int store_run_count_by_state(store *s, int64_t *counts, size_t n, berth_error **err)
 {
 	memset(counts, 0, n * sizeof(*counts));
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "SELECT state, COUNT(*) FROM runs GROUP BY state", -1, &st, NULL) !=
-	    SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT state, COUNT(*) FROM runs GROUP BY state")))
 		return store_db_fail(s, err, "preparing a statement");
 	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t state = sqlite3_column_int64(st, 0);
+	while ((step = db_step(st)) == DB_ROW) {
+		int64_t state = db_col_int(st, 0);
 		if (state >= 0 && (uint64_t)state < n)
-			counts[state] = sqlite3_column_int64(st, 1);
+			counts[state] = db_col_int(st, 1);
 	}
-	int rc = step == SQLITE_DONE ? 0 : store_db_fail(s, err, "counting runs");
+	int rc = step == DB_DONE ? 0 : store_db_fail(s, err, "counting runs");
 	store_stmt_put(s, st);
 	return rc;
 }
@@ -909,7 +915,7 @@ int store_run_supervised(store *s, const char *backend, store_supervised **out, 
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st;
+	db_stmt *st;
 	store_arg args[] = {STORE_I(BERTH_STATE_RUNNING), STORE_S(backend)};
 	/* four columns, not a record's sixty: every berth command asks, and
 	 * most often there is no run, or none whose supervisor died */
@@ -922,22 +928,22 @@ int store_run_supervised(store *s, const char *backend, store_supervised **out, 
 	store_supervised *list = NULL;
 	size_t cnt = 0, cap = 0;
 	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		store_supervised *grown = store_grow(list, sizeof(*list), cnt, &cap);
 		if (grown)
 			list = grown;
 		store_supervised *r = grown ? &list[cnt] : NULL;
 		if (r)
-			*r = (store_supervised){.supervisor_pid = sqlite3_column_int64(st, 1),
-						.supervisor_start = sqlite3_column_int64(st, 2),
-						.started = sqlite3_column_int64(st, 3)};
+			*r = (store_supervised){.supervisor_pid = db_col_int(st, 1),
+						.supervisor_start = db_col_int(st, 2),
+						.started = db_col_int(st, 3)};
 		if (!r || store_col_text(st, 0, &r->id)) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			break;
 		}
 		cnt++;
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading the running runs");
 	store_stmt_put(s, st);
 	if (rc) {
@@ -969,18 +975,19 @@ int store_queued(store *s, const char *backend)
 int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids, berth_error **err)
 {
 	*gpu_ids = NULL;
-	sqlite3_stmt *st;
+	db_stmt *st;
 	store_arg args[] = {STORE_I(BERTH_STATE_RUNNING), STORE_S(backend)};
 	int rc = store_prepare_args(s,
-			      "SELECT TOTAL(cpu_milli), TOTAL(mem), TOTAL(gpus), TOTAL(disk),"
+			      "SELECT coalesce(SUM(cpu_milli), 0), coalesce(SUM(mem), 0), coalesce(SUM(gpus), 0),"
+			      " coalesce(SUM(disk), 0),"
 			      " group_concat(gpu_ids, ',') FROM runs WHERE state = ?1 AND backend = ?2",
 			      args, 2, &st, err);
 	if (rc)
 		return rc;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (db_step(st) == DB_ROW) {
 		for (int i = 0; i < 4; i++)
-			sum[i] = sqlite3_column_int64(st, i);
-		const char *ids = (const char *)sqlite3_column_text(st, 4);
+			sum[i] = db_col_int(st, i);
+		const char *ids = db_col_text(st, 4);
 		if (ids && !(*gpu_ids = berth_strdup(ids)))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 	} else {
@@ -992,22 +999,23 @@ int store_running(store *s, const char *backend, int64_t sum[4], char **gpu_ids,
 
 int store_usage(store *s, const char *project, int64_t sum[4], berth_error **err)
 {
-	sqlite3_stmt *st;
+	db_stmt *st;
 	store_arg arg = STORE_S(project);
 	/* the queue index (state first) reaches the active runs only; what holds a
 	 * quota: a run admitted (Running), or applied to a cluster (a Pending run
 	 * of the local backend waits in its queue and holds nothing) */
 	int rc = store_prepare_args(s,
-			      "SELECT TOTAL(quota_cpu_milli), TOTAL(quota_mem), TOTAL(quota_gpus), COUNT(*)"
+			      "SELECT coalesce(SUM(quota_cpu_milli), 0), coalesce(SUM(quota_mem), 0),"
+			      " coalesce(SUM(quota_gpus), 0), COUNT(*)"
 			      " FROM runs"
 			      " WHERE state IN (0, 1) AND project = ?1"
 			      " AND (state = 1 OR backend <> 'local')",
 			      &arg, 1, &st, err);
 	if (rc)
 		return rc;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (db_step(st) == DB_ROW)
 		for (int i = 0; i < 4; i++)
-			sum[i] = sqlite3_column_int64(st, i);
+			sum[i] = db_col_int(st, i);
 	else
 		rc = store_db_fail(s, err, "reading usage");
 	store_stmt_put(s, st);
@@ -1026,15 +1034,14 @@ int store_quota_waiting(store *s, const char *project, int64_t *n, berth_error *
 
 int store_event(store *s, const char *run_id, const char *kind, const char *message)
 {
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "INSERT INTO events (run_id, time, kind, message) VALUES (?1, ?2, ?3, ?4)",
-			       -1, &st, NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "INSERT INTO events (run_id, time, kind, message) VALUES (?1, ?2, ?3, ?4)")))
 		return -BERTH_EIO;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, store_now_ms());
-	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, message, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -BERTH_EIO;
+	db_bind_text(st, 1, run_id);
+	db_bind_int(st, 2, store_now_ms());
+	db_bind_text(st, 3, kind);
+	db_bind_text(st, 4, message);
+	int rc = db_step(st) == DB_DONE ? 0 : -BERTH_EIO;
 	store_stmt_put(s, st);
 	return rc;
 }
@@ -1044,15 +1051,14 @@ int store_event_list(store *s, const char *run_id, store_event_row **out, size_t
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "SELECT time, kind, message FROM events WHERE run_id = ?1 ORDER BY rowid",
-			   -1, &st, NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT time, kind, message FROM events WHERE run_id = ?1 ORDER BY rowid")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, run_id);
 	store_event_row *list = NULL;
 	size_t cnt = 0, cap = 0;
 	int rc = 0, step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		store_event_row *grown = store_grow(list, sizeof(*list), cnt, &cap);
 		if (!grown) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -1060,13 +1066,13 @@ int store_event_list(store *s, const char *run_id, store_event_row **out, size_t
 		}
 		list = grown;
 		store_event_row *e = &list[cnt++];
-		*e = (store_event_row){.time = sqlite3_column_int64(st, 0)};
+		*e = (store_event_row){.time = db_col_int(st, 0)};
 		if (store_col_text(st, 1, &e->kind) || store_col_text(st, 2, &e->message)) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			break;
 		}
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading events");
 	store_stmt_put(s, st);
 	if (rc) {

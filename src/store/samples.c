@@ -28,7 +28,7 @@ int store_sample_add(store *s, const char *run_id, const store_sample *x, berth_
 	rc = store_exec_args(s,
 			     "DELETE FROM samples WHERE rowid IN (SELECT rowid FROM"
 			     " (SELECT rowid, row_number() OVER (ORDER BY t DESC) AS k FROM samples"
-			     " WHERE run_id = ?1 AND rank = ?2) WHERE k % 2 = 0)",
+			     " WHERE run_id = ?1 AND rank = ?2) AS numbered WHERE k % 2 = 0)",
 			     args, 2, err);
 	return rc < 0 ? rc : 1;
 }
@@ -39,14 +39,14 @@ int store_sample_last(store *s, const char *run_id, int64_t *t, berth_error **er
 	return store_select_int(s, "SELECT MAX(t) FROM samples WHERE run_id = ?1", args, 1, t, err);
 }
 
-static void sample_read(sqlite3_stmt *st, int at, store_sample *x)
+static void sample_read(db_stmt *st, int at, store_sample *x)
 {
-	x->rank = sqlite3_column_int64(st, at);
-	x->t = sqlite3_column_int64(st, at + 1);
-	x->cpu_milli = sqlite3_column_int64(st, at + 2);
-	x->mem = sqlite3_column_int64(st, at + 3);
-	x->gpu_util = sqlite3_column_int64(st, at + 4);
-	x->gpu_mem = sqlite3_column_int64(st, at + 5);
+	x->rank = db_col_int(st, at);
+	x->t = db_col_int(st, at + 1);
+	x->cpu_milli = db_col_int(st, at + 2);
+	x->mem = db_col_int(st, at + 3);
+	x->gpu_util = db_col_int(st, at + 4);
+	x->gpu_mem = db_col_int(st, at + 5);
 }
 
 int store_sample_list(store *s, const char *run_id, int64_t after, size_t max, store_sample **out,
@@ -54,10 +54,10 @@ int store_sample_list(store *s, const char *run_id, int64_t after, size_t max, s
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st;
+	db_stmt *st;
 	/* one more than max: whether the last t of the page is whole */
 	store_arg args[] = {STORE_S(run_id), STORE_I(after),
-			    STORE_I(max ? (int64_t)max + 1 : -1)};
+			    STORE_I(max ? (int64_t)max + 1 : STORE_NO_LIMIT)};
 	int rc = store_prepare_args(s,
 				    "SELECT rank, t, cpu_milli, mem, gpu_util, gpu_mem FROM samples"
 				    " WHERE run_id = ?1 AND t > ?2 ORDER BY t, rank LIMIT ?3",
@@ -66,7 +66,7 @@ int store_sample_list(store *s, const char *run_id, int64_t after, size_t max, s
 		return rc;
 	size_t cap = 0;
 	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		store_sample *grown = store_grow(*out, sizeof(**out), *n, &cap);
 		if (!grown) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -75,7 +75,7 @@ int store_sample_list(store *s, const char *run_id, int64_t after, size_t max, s
 		*out = grown;
 		sample_read(st, 0, &grown[(*n)++]);
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading samples");
 	store_stmt_put(s, st);
 	if (rc) {
@@ -97,20 +97,25 @@ int store_sample_latest(store *s, store_sample_of **out, size_t *n, berth_error 
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st;
+	db_stmt *st;
 	store_arg arg = STORE_I(BERTH_STATE_RUNNING);
 	/* the newest sample of each worker of the Running runs (runs_state, then
 	 * samples_run from each run's newest end) */
-	int rc = store_prepare_args(s,
-				    "SELECT r.id, r.project, x.rank, MAX(x.t), x.cpu_milli, x.mem,"
-				    " x.gpu_util, x.gpu_mem FROM runs r JOIN samples x ON x.run_id = r.id"
-				    " WHERE r.state = ?1 GROUP BY r.id, x.rank ORDER BY r.id, x.rank",
-				    &arg, 1, &st, err);
+	const char *sql =
+		store_dialect(s) == DB_SQLITE
+			/* SQLite: a bare column beside MAX() is of the row that has it */
+			? "SELECT r.id, r.project, x.rank, MAX(x.t), x.cpu_milli, x.mem,"
+			  " x.gpu_util, x.gpu_mem FROM runs r JOIN samples x ON x.run_id = r.id"
+			  " WHERE r.state = ?1 GROUP BY r.id, x.rank ORDER BY r.id, x.rank"
+			: "SELECT DISTINCT ON (r.id, x.rank) r.id, r.project, x.rank, x.t, x.cpu_milli,"
+			  " x.mem, x.gpu_util, x.gpu_mem FROM runs r JOIN samples x ON x.run_id = r.id"
+			  " WHERE r.state = ?1 ORDER BY r.id, x.rank, x.t DESC";
+	int rc = store_prepare_args(s, sql, &arg, 1, &st, err);
 	if (rc)
 		return rc;
 	size_t cap = 0;
 	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		store_sample_of *grown = store_grow(*out, sizeof(**out), *n, &cap);
 		if (grown)
 			*out = grown;
@@ -127,7 +132,7 @@ int store_sample_latest(store *s, store_sample_of **out, size_t *n, berth_error 
 		}
 		(*n)++;
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading samples");
 	store_stmt_put(s, st);
 	if (rc) {

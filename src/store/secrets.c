@@ -9,17 +9,15 @@
 int store_secret_put(store *s, const char *project, const char *name, const void *sealed,
 		     size_t len, berth_error **err)
 {
-	sqlite3_stmt *st;
-	if (store_stmt_get(s,
-			       "INSERT INTO secrets (project, name, sealed, updated) VALUES (?1, ?2, ?3, ?4)"
-			       " ON CONFLICT (project, name) DO UPDATE SET sealed = ?3, updated = ?4",
-			       -1, &st, NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "INSERT INTO secrets (project, name, sealed, updated) VALUES (?1, ?2, ?3, ?4)"
+			       " ON CONFLICT (project, name) DO UPDATE SET sealed = ?3, updated = ?4")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_blob64(st, 3, sealed, len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, store_now_ms());
-	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : store_db_fail(s, err, "storing a secret");
+	db_bind_text(st, 1, project);
+	db_bind_text(st, 2, name);
+	db_bind_blob(st, 3, sealed, len);
+	db_bind_int(st, 4, store_now_ms());
+	int rc = db_step(st) == DB_DONE ? 0 : store_db_fail(s, err, "storing a secret");
 	store_stmt_put(s, st);
 	return rc;
 }
@@ -29,24 +27,24 @@ int store_secret_get(store *s, const char *project, const char *name, void **sea
 {
 	*sealed = NULL;
 	*len = 0;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "SELECT sealed FROM secrets WHERE project = ?1 AND name = ?2",
-			       -1, &st, NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT sealed FROM secrets WHERE project = ?1 AND name = ?2")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	int rc = 0, step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+	db_bind_text(st, 1, project);
+	db_bind_text(st, 2, name);
+	int rc = 0, step = db_step(st);
+	if (step == DB_ROW) {
+		size_t n = 0;
+		const void *v = db_col_blob(st, 0, &n);
 		void *copy = berth_malloc(n ? n : 1);
 		if (!copy)
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		else {
-			memcpy(copy, sqlite3_column_blob(st, 0), n);
+			memcpy(copy, v, n);
 			*sealed = copy;
 			*len = n;
 		}
-	} else if (step != SQLITE_DONE)
+	} else if (step != DB_DONE)
 		rc = store_db_fail(s, err, "reading a secret");
 	store_stmt_put(s, st);
 	return rc;
@@ -57,17 +55,16 @@ int store_secret_names(store *s, const char *project, char ***names, size_t *n,
 {
 	*names = NULL;
 	*n = 0;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "SELECT name FROM secrets WHERE project = ?1 ORDER BY name", -1,
-			       &st, NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT name FROM secrets WHERE project = ?1 ORDER BY name")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, project);
 	char **list = NULL;
 	size_t cnt = 0;
 	int rc = 0, step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		char **grown = berth_realloc(list, (cnt + 1) * sizeof(*list));
-		char *name = grown ? berth_strdup((const char *)sqlite3_column_text(st, 0)) : NULL;
+		char *name = grown ? berth_strdup(db_col_text(st, 0)) : NULL;
 		if (grown)
 			list = grown;
 		if (!name) {
@@ -76,7 +73,7 @@ int store_secret_names(store *s, const char *project, char ***names, size_t *n,
 		}
 		list[cnt++] = name;
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading secrets");
 	store_stmt_put(s, st);
 	if (rc) {
@@ -92,13 +89,12 @@ int store_secret_names(store *s, const char *project, char ***names, size_t *n,
 
 int store_secret_delete(store *s, const char *project, const char *name, berth_error **err)
 {
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "DELETE FROM secrets WHERE project = ?1 AND name = ?2", -1, &st,
-			       NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "DELETE FROM secrets WHERE project = ?1 AND name = ?2")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(s->db) > 0
+	db_bind_text(st, 1, project);
+	db_bind_text(st, 2, name);
+	int rc = db_step(st) == DB_DONE ? db_changes(s->db) > 0
 						 : store_db_fail(s, err, "deleting a secret");
 	store_stmt_put(s, st);
 	return rc;

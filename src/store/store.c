@@ -1,41 +1,39 @@
 /*
- * store.c - the store's handle (see store.h): opening it, the schema and its
- * migrations, transactions, the cache of prepared statements, and what the
- * other files of the store share to run SQL (store_internal.h).
- *
- * SQLite because the state is small, local and written by several short
- * processes (the CLI, one supervisor per run): it gives transactions across
- * processes, WAL readers that never block, and crash safety, with nothing to
- * run beside berth.
+ * store.c - the store's handle (see store.h): opening it on its driver, the
+ * schema and its migrations, transactions, the cache of prepared statements,
+ * and what the other files of the store share to run SQL (store_internal.h).
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "store/store_internal.h"
 
 static int connect_db(store *s, berth_error **err);
 
-sqlite3 *store_db(store *s)
+db *store_conn(store *s)
 {
+	/* a connection lost (its server restarted, or ended it) is opened anew
+	 * once none of its statements is in use: the call that found it lost
+	 * failed, the next one works */
+	if (s->db && s->ops->broken(s->db))
+		store_suspend(s);
 	if (!s->db)
 		store_resume(s, NULL);
 	return s->db;
 }
 
-/* sqlite3_prepare_v2's shape, from the cache when the text was seen */
-int store_stmt_get(store *s, const char *sql, int nbytes, sqlite3_stmt **st, const char **tail)
+/* The connection (opened again when lost or suspended), or a failure in err. */
+static int connected(store *s, berth_error **err)
 {
-	(void)nbytes;
-	(void)tail;
-	store_db(s);
+	return store_conn(s) || !store_resume(s, err) ? 0 : -BERTH_EIO;
+}
+
+db_stmt *store_stmt_get(store *s, const char *sql)
+{
+	if (!store_conn(s))
+		return NULL;
 	stmt_slot *free_slot = NULL;
 	for (size_t i = 0; i < STMT_CACHE; i++) {
 		stmt_slot *c = &s->cache[i];
@@ -46,31 +44,33 @@ int store_stmt_get(store *s, const char *sql, int nbytes, sqlite3_stmt **st, con
 		}
 		if (!c->busy && !strcmp(c->sql, sql)) {
 			c->busy = true;
-			*st = c->st;
-			return SQLITE_OK;
+			return c->st;
 		}
 	}
-	int rc = sqlite3_prepare_v3(s->db, sql, -1, free_slot ? SQLITE_PREPARE_PERSISTENT : 0, st, NULL);
-	if (rc == SQLITE_OK && free_slot && (free_slot->sql = berth_strdup(sql))) {
-		free_slot->st = *st;
+	db_stmt *st = NULL;
+	int rc = s->ops->prepare(s->db, sql, free_slot != NULL, &st);
+	if (rc) {
+		s->nomem = rc == DB_NOMEM;
+		return NULL;
+	}
+	if (free_slot && (free_slot->sql = berth_strdup(sql))) {
+		free_slot->st = st;
 		free_slot->busy = true;
 	}
-	return rc;
+	return st;
 }
 
-/* sqlite3_finalize's shape: a cached statement is reset for its next use */
-int store_stmt_put(store *s, sqlite3_stmt *st)
+void store_stmt_put(store *s, db_stmt *st)
 {
 	if (!st)
-		return SQLITE_OK;
+		return;
 	for (size_t i = 0; i < STMT_CACHE; i++)
 		if (s->cache[i].st == st && s->cache[i].busy) {
 			s->cache[i].busy = false;
-			sqlite3_reset(st);
-			sqlite3_clear_bindings(st);
-			return SQLITE_OK;
+			s->ops->reset(st);
+			return;
 		}
-	return sqlite3_finalize(st);
+	s->ops->finalize(st);
 }
 
 /* ---- schema --------------------------------------------------------------- */
@@ -209,111 +209,114 @@ const char *store_migration(int i)
 	return migrations[i];
 }
 
+/* PostgreSQL's migrations after its schema of STORE_PG_BASE (schema_pg.c): one
+ * for each of migrations[] past it, in the same order */
+static const char *const pg_migrations[] = {
+	/* 15: as SQLite's */
+	"ALTER TABLE tokens ADD COLUMN expires BIGINT;"
+	"ALTER TABLE tokens ADD COLUMN revoked BIGINT;"
+	"ALTER TABLE tokens ADD COLUMN last_used BIGINT;",
+	/* 16: as SQLite's */
+	"ALTER TABLE tokens ADD COLUMN maker TEXT;",
+};
+_Static_assert(STORE_PG_BASE + BERTH_ARRAY_SIZE(pg_migrations) == BERTH_ARRAY_SIZE(migrations),
+	       "each schema past STORE_PG_BASE needs its PostgreSQL migration in pg_migrations[]");
+
 /* A full disk has a code of its own (a server answers 507, not 500). */
 static berth_code db_code(store *s)
 {
-	return (sqlite3_errcode(s->db) & 0xff) == SQLITE_FULL ? BERTH_ENOSPC : BERTH_EIO;
+	return s->db && s->ops->fault(s->db) == DB_F_FULL ? BERTH_ENOSPC : BERTH_EIO;
+}
+
+static const char *db_msg(store *s)
+{
+	return s->db ? s->ops->errmsg(s->db) : "not connected";
 }
 
 int store_db_fail(store *s, berth_error **err, const char *what)
 {
-	return berth_fail(err, db_code(s), "store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	if (s->nomem) {
+		s->nomem = false;
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	return berth_fail(err, db_code(s), "store %s: %s: %s", s->path, what, db_msg(s));
 }
 
 int store_db_exec(store *s, const char *sql, berth_error **err)
 {
-	char *msg = NULL;
-	if (sqlite3_exec(store_db(s), sql, NULL, NULL, &msg) == SQLITE_OK)
+	if (connected(s, err))
+		return -BERTH_EIO;
+	if (s->ops->exec(s->db, sql) == 0)
 		return 0;
-	int rc = berth_fail(err, db_code(s), "store %s: %s", s->path, msg ? msg : "error");
-	sqlite3_free(msg);
-	return rc;
+	return berth_fail(err, db_code(s), "store %s: %s", s->path, db_msg(s));
+}
+
+/* The steps from version v to the next. */
+static int migrate_step(store *s, int64_t v, berth_error **err)
+{
+	if (store_dialect(s) == DB_SQLITE)
+		return store_db_exec(s, migrations[v], err);
+	for (size_t i = 0; v == 0 && store_pg_schema[i]; i++)
+		if (store_db_exec(s, store_pg_schema[i], err))
+			return -BERTH_EIO;
+	if (v == 0)
+		return 0;
+	if (v < STORE_PG_BASE)
+		return berth_fail(err, BERTH_EIO, "store %s: schema version %lld is older than any "
+				  "PostgreSQL store of berth", s->path, (long long)v);
+	return store_db_exec(s, pg_migrations[v - STORE_PG_BASE], err);
 }
 
 static int migrate(store *s, berth_error **err)
 {
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+	int64_t version = 0;
+	if (s->ops->schema_version(s->db, &version))
 		return store_db_fail(s, err, "reading the schema version");
-	int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	store_stmt_put(s, st);
-	int latest = (int)BERTH_ARRAY_SIZE(migrations);
+	int64_t latest = (int64_t)BERTH_ARRAY_SIZE(migrations);
 	if (version > latest)
 		return berth_fail(err, BERTH_EIO,
-				  "store %s: schema version %d is newer than this berth knows (%d)",
-				  s->path, version, latest);
+				  "store %s: schema version %lld is newer than this berth knows (%lld)",
+				  s->path, (long long)version, (long long)latest);
 	if (version == latest)
 		return 0;
 	if (store_begin(s, err))
 		return -BERTH_EIO;
 	/* another process may have migrated while this one waited */
-	if (store_stmt_get(s, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
+	if (s->ops->schema_version(s->db, &version)) {
+		int rc = store_db_fail(s, err, "reading the schema version");
 		store_rollback(s);
-		return store_db_fail(s, err, "reading the schema version");
+		return rc;
 	}
-	version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	store_stmt_put(s, st);
-	for (int v = version; v < latest; v++) {
-		char pragma[40];
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
-		if (store_db_exec(s, migrations[v], err) || store_db_exec(s, pragma, err)) {
+	while (version < latest) {
+		/* a new PostgreSQL store is made at STORE_PG_BASE in one step */
+		int64_t next = store_dialect(s) == DB_PG && version == 0 ? STORE_PG_BASE : version + 1;
+		if (migrate_step(s, version, err) || s->ops->set_schema_version(s->db, next)) {
+			if (err && !*err)
+				store_db_fail(s, err, "setting the schema version");
 			store_rollback(s);
 			return -BERTH_EIO;
 		}
+		version = next;
 	}
 	return store_commit(s, err);
 }
 
-/* Another process writes: wait for it, up to 10 s. SQLite's own timeout
- * sleeps 1 ms at first and then longer, while a berth transaction holds the
- * lock for a few tenths of one: a short sleep that doubles (50 µs to 2 ms)
- * takes the lock soon after it is free. */
-static int busy_wait(void *ctx, int tries)
-{
-	store *s = ctx;
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	int64_t now = (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-	if (tries == 0)
-		s->busy_since = now;
-	else if (now - s->busy_since >= 10000)
-		return 0;
-	long us = tries < 6 ? 50L << tries : 2000;
-	struct timespec ts = {0, us * 1000};
-	nanosleep(&ts, NULL);
-	return 1;
-}
-
-int store_open(store **out, const char *path, berth_error **err)
+int store_open(store **out, const char *where, berth_error **err)
 {
 	*out = NULL;
 	store *s = berth_calloc(1, sizeof(*s));
-	if (!s || !(s->path = berth_strdup(path))) {
+	if (!s || !(s->where = berth_strdup(where)) || !(s->path = db_display(where))) {
+		if (s)
+			free(s->where);
 		free(s);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
-	/* 0600 whatever the umask: it holds every run's environment. SQLite
-	 * makes the WAL and its index with the database's mode; those of an
-	 * older berth are set too. By path, never by a descriptor: closing any
-	 * descriptor of a database file drops the POSIX locks that this
-	 * process's other connections (a server's threads) hold on it */
-	static const char *const suffix[] = {"", "-wal", "-shm"};
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(suffix); i++) {
-		char file[4200];
-		struct stat st;
-		snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
-		if (lstat(file, &st) == 0) {
-			if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 0077))
-				chmod(file, 0600);
-		} else if (i == 0 && errno == ENOENT) {
-			/* new: nobody has it open yet */
-			int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-			if (fd >= 0)
-				close(fd);
-		}
-	}
+	s->ops = db_driver(where);
+	/* a commit is durable before the call that made it returns: SQLite's by the
+	 * group fsync of its WAL (sync.c), PostgreSQL's by its own commit */
 	s->ckpt_pages = 100;
-	if (wal_sync_get(path, &s->sync, err) || connect_db(s, err) || migrate(s, err)) {
+	if ((store_dialect(s) == DB_SQLITE && wal_sync_get(where, &s->sync, err)) || connect_db(s, err) ||
+	    migrate(s, err)) {
 		store_close(s);
 		return -BERTH_EIO;
 	}
@@ -321,45 +324,36 @@ int store_open(store **out, const char *path, berth_error **err)
 	return 0;
 }
 
-/* The connection to s->path, set up as every one is. */
+/* The connection to s->where, set up as every one is. */
 static int connect_db(store *s, berth_error **err)
 {
-	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-						      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL);
-	if (rc != SQLITE_OK)
-		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path,
-				  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-	sqlite3_busy_handler(s->db, busy_wait, s);
-	/* the last connection to close would checkpoint the WAL into the database
-	 * and fsync both: milliseconds at the end of every berth command. The WAL
-	 * is checkpointed as it grows instead (every 1000 pages), by whoever writes */
-	sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	/* WAL: readers never wait for writers; NORMAL: a commit survives a
-	 * crash of berth, and sync.c fsyncs the WAL after it, outside the write
-	 * lock and shared by the commits of the moment, before anyone is told
-	 * of it (SQLite's FULL would fsync under the lock, one commit at a
-	 * time). journal_mode=WAL comes first: on a new store, SQLite writes
-	 * the database's header under its default synchronous=FULL.
-	 * The first process to open the store reads the whole WAL to index it
-	 * (0.5 to 1.5 ms for the 1000 pages of SQLite's default), so the WAL is
-	 * checkpointed every 100 pages (ckpt_pages, by sync.c's hook, which
-	 * replaces SQLite's wal_autocheckpoint); a server raises it (store_long_lived) */
-	rc = store_db_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
-			   err);
-	if (!rc)
-		sqlite3_wal_hook(s->db, store_on_commit, s);
-	return rc;
+	char msg[512] = "";
+	if (s->ops->open(&s->db, s->where, msg, sizeof(msg)))
+		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path, msg);
+	/* each commit (SQLite's WAL hook): numbered for sync.c, and the WAL
+	 * checkpointed every ckpt_pages pages (a server raises it: store_long_lived) */
+	s->ops->commit_hook(s->db, store_on_commit, s);
+	return 0;
+}
+
+static void drop_cache(store *s)
+{
+	for (size_t i = 0; i < STMT_CACHE; i++) {
+		if (s->cache[i].st)
+			s->ops->finalize(s->cache[i].st);
+		free(s->cache[i].sql);
+		s->cache[i] = (stmt_slot){0};
+	}
 }
 
 int store_suspend(store *s)
 {
-	for (size_t i = 0; i < STMT_CACHE; i++) {
-		sqlite3_finalize(s->cache[i].st);
-		free(s->cache[i].sql);
-		s->cache[i] = (stmt_slot){0};
-	}
-	if (sqlite3_close(s->db) != SQLITE_OK)
-		return -1;
+	for (size_t i = 0; i < STMT_CACHE; i++)
+		if (s->cache[i].busy)
+			return -1;
+	drop_cache(s);
+	if (s->db)
+		s->ops->close(s->db);
 	s->db = NULL;
 	return 0;
 }
@@ -368,12 +362,7 @@ int store_resume(store *s, berth_error **err)
 {
 	if (s->db)
 		return 0;
-	int rc = connect_db(s, err);
-	if (rc) {
-		sqlite3_close(s->db);
-		s->db = NULL;
-	}
-	return rc;
+	return connect_db(s, err);
 }
 
 void store_long_lived(store *s)
@@ -386,23 +375,24 @@ void store_close(store *s)
 	if (!s)
 		return;
 	store_sync(s, NULL);
-	for (size_t i = 0; i < STMT_CACHE; i++) {
-		sqlite3_finalize(s->cache[i].st);
-		free(s->cache[i].sql);
-	}
-	sqlite3_close(s->db);
+	drop_cache(s);
+	if (s->db)
+		s->ops->close(s->db);
 	wal_sync_put(s->sync);
 	free(s->cols);
 	free(s->insert);
 	free(s->update);
 	free(s->project);
 	free(s->path);
+	free(s->where);
 	free(s);
 }
 
 int store_begin(store *s, berth_error **err)
 {
-	return store_db_exec(s, "BEGIN IMMEDIATE", err);
+	if (connected(s, err))
+		return -BERTH_EIO;
+	return s->ops->begin(s->db) ? store_db_fail(s, err, "beginning a transaction") : 0;
 }
 
 int store_commit(store *s, berth_error **err)
@@ -412,7 +402,41 @@ int store_commit(store *s, berth_error **err)
 
 void store_rollback(store *s)
 {
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (s->db)
+		s->ops->exec(s->db, "ROLLBACK");
+}
+
+/* A savepoint inside a transaction; outside one, a transaction of its own */
+int store_part_begin(store *s, berth_error **err)
+{
+	if (connected(s, err))
+		return -BERTH_EIO;
+	s->part_own = !s->ops->in_transaction(s->db);
+	return store_db_exec(s, s->part_own ? "BEGIN" : "SAVEPOINT part", err);
+}
+
+int store_part_end(store *s, bool ok, berth_error **err)
+{
+	if (ok)
+		return store_db_exec(s, s->part_own ? "COMMIT" : "RELEASE part", err);
+	if (s->part_own)
+		store_rollback(s);
+	else
+		store_db_exec(s, "ROLLBACK TO part; RELEASE part", NULL);
+	return 0;
+}
+
+int store_lead(store *s, berth_error **err)
+{
+	if (connected(s, err))
+		return -BERTH_EIO;
+	int rc = s->ops->try_lead(s->db);
+	if (rc >= 0)
+		return rc;
+	rc = store_db_fail(s, err, "taking the lead");
+	/* a lost connection: a new one next time (which takes the lead when free) */
+	store_suspend(s);
+	return rc;
 }
 
 int64_t store_now_ms(void)
@@ -425,23 +449,22 @@ int64_t store_now_ms(void)
 /* ---- any statement ---------------------------------------------------------------- */
 
 int store_prepare_args(store *s, const char *sql, const store_arg *args, size_t nargs,
-			sqlite3_stmt **st, berth_error **err)
+		       db_stmt **st, berth_error **err)
 {
-	if (store_stmt_get(s, sql, -1, st, NULL) != SQLITE_OK)
+	if (!(*st = store_stmt_get(s, sql)))
 		return store_db_fail(s, err, "preparing a statement");
-	int rc = SQLITE_OK;
-	for (size_t i = 0; rc == SQLITE_OK && i < nargs; i++) {
+	int rc = 0;
+	for (size_t i = 0; !rc && i < nargs; i++) {
 		int k = (int)i + 1;
 		const store_arg *a = &args[i];
 		if (a->kind == 'i')
-			rc = sqlite3_bind_int64(*st, k, a->i);
+			rc = db_bind_int(*st, k, a->i);
 		else if (a->kind == 'b')
-			rc = sqlite3_bind_blob64(*st, k, a->blob, a->len, SQLITE_STATIC);
+			rc = db_bind_blob(*st, k, a->blob, a->len);
 		else
-			rc = a->s ? sqlite3_bind_text(*st, k, a->s, -1, SQLITE_STATIC)
-				  : sqlite3_bind_null(*st, k);
+			rc = db_bind_text(*st, k, a->s);
 	}
-	if (rc != SQLITE_OK) {
+	if (rc) {
 		store_stmt_put(s, *st);
 		return store_db_fail(s, err, "binding a statement");
 	}
@@ -450,14 +473,15 @@ int store_prepare_args(store *s, const char *sql, const store_arg *args, size_t 
 
 int store_exec_args(store *s, const char *sql, const store_arg *args, size_t nargs, berth_error **err)
 {
-	sqlite3_stmt *st;
+	db_stmt *st;
 	int rc = store_prepare_args(s, sql, args, nargs, &st, err);
 	if (rc)
 		return rc;
-	int step = sqlite3_step(st);
-	if (step == SQLITE_DONE)
-		rc = sqlite3_changes(s->db);
-	else if ((sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_CONSTRAINT)
+	int step = db_step(st);
+	db_fault f = step == DB_DONE ? DB_F_OTHER : s->ops->fault(s->db);
+	if (step == DB_DONE)
+		rc = (int)db_changes(s->db);
+	else if (f == DB_F_UNIQUE || f == DB_F_CONSTRAINT)
 		rc = berth_fail(err, BERTH_ECONFLICT, "it exists already");
 	else
 		rc = store_db_fail(s, err, "writing");
@@ -469,17 +493,17 @@ int store_exec_args(store *s, const char *sql, const store_arg *args, size_t nar
 static int select_first(store *s, const char *sql, const store_arg *args, size_t nargs,
 			char **text, int64_t *num, berth_error **err)
 {
-	sqlite3_stmt *st;
+	db_stmt *st;
 	int rc = store_prepare_args(s, sql, args, nargs, &st, err);
 	if (rc)
 		return rc;
-	int step = sqlite3_step(st);
-	if (step == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+	int step = db_step(st);
+	if (step == DB_ROW && !db_col_null(st, 0)) {
 		if (num)
-			*num = sqlite3_column_int64(st, 0);
-		else if (!(*text = berth_strdup((const char *)sqlite3_column_text(st, 0))))
+			*num = db_col_int(st, 0);
+		else if (!(*text = berth_strdup(db_col_text(st, 0))))
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
-	} else if (step != SQLITE_ROW && step != SQLITE_DONE) {
+	} else if (step != DB_ROW && step != DB_DONE) {
 		rc = store_db_fail(s, err, "reading");
 	}
 	store_stmt_put(s, st);
@@ -502,17 +526,20 @@ int store_select_int(store *s, const char *sql, const store_arg *args, size_t na
 
 int store_data_version(store *s, int64_t *version, berth_error **err)
 {
-	return store_select_int(s, "PRAGMA data_version", NULL, 0, version, err);
+	*version = 0;
+	if (connected(s, err))
+		return -BERTH_EIO;
+	return s->ops->data_version(s->db, version) ? store_db_fail(s, err, "reading the version") : 0;
 }
 
 /* ---- shared by the store's files ---------------------------------------------------- */
 
-int store_col_text(sqlite3_stmt *st, int i, char **out)
+int store_col_text(db_stmt *st, int i, char **out)
 {
 	*out = NULL;
-	const char *v = (const char *)sqlite3_column_text(st, i);
+	const char *v = db_col_text(st, i);
 	if (!v)
-		return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : -1;
+		return db_col_null(st, i) ? 0 : -1;
 	return (*out = berth_strdup(v)) ? 0 : -1;
 }
 
@@ -529,6 +556,7 @@ void *store_grow(void *list, size_t size, size_t n, size_t *cap)
 
 int store_checkpoint(store *s, berth_error **err)
 {
-	int64_t busy;
-	return store_select_int(s, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, 0, &busy, err);
+	if (connected(s, err))
+		return -BERTH_EIO;
+	return s->ops->checkpoint(s->db) ? store_db_fail(s, err, "checkpointing") : 0;
 }

@@ -326,6 +326,14 @@ int store_secret_delete(store *s, const char *project, const char *name, berth_e
 
 int64_t store_now_ms(void);
 
+/* Whether this handle leads the work that one server at a time does for a
+ * store several servers share (reconciling): 1 it does, until its connection
+ * ends (its process too, killed or not), 0 another handle does, or a
+ * negative code. A handle whose connection was lost is connected again and
+ * tries anew. SQLite: always 1 (one server on one data dir). Keep the handle
+ * for nothing else: its connection holds the lead. */
+int store_lead(store *s, berth_error **err);
+
 /* PRAGMA data_version: a number that changes when another connection commits. */
 int store_data_version(store *s, int64_t *version, berth_error **err);
 

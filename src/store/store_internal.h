@@ -5,6 +5,7 @@
  *
  *   store.c     the handle: open, the schema and its migrations, transactions,
  *               the statement cache, any statement (store_select_*)
+ *   db.h        the seam to the database: db_sqlite.c, db_pg.c (schema_pg.c)
  *   runs.c      run records and their queries, what runs hold, their events
  *   projects.c  projects, the uid each project's runs get, registered functions
  *   tokens.c    the server's API tokens (their hashes)
@@ -15,9 +16,8 @@
 #ifndef BERTH_STORE_INTERNAL_H
 #define BERTH_STORE_INTERNAL_H
 
-#include <sqlite3.h>
-
 #include "base/internal.h"
+#include "store/db.h"
 #include "store/store.h"
 
 /* Any statement: parameters ?1, ?2, ... from args. */
@@ -39,21 +39,24 @@ int store_select_text(store *s, const char *sql, const store_arg *args, size_t n
 int store_select_int(store *s, const char *sql, const store_arg *args, size_t nargs, int64_t *out,
 		     berth_error **err);
 
-/* Statements are prepared once and kept (sqlite3_prepare is a large part of a
+/* Statements are prepared once and kept (preparing is a large part of a
  * short statement's cost): keyed by their text, reset when handed back. */
 #define STMT_CACHE 48
 typedef struct stmt_slot {
 	char *sql;
-	sqlite3_stmt *st;
+	db_stmt *st;
 	bool busy;
 } stmt_slot;
 
 struct store {
-	sqlite3 *db;
-	char *path;
+	db *db;
+	const db_ops *ops;
+	char *where;    /* what store_open was given: a path, or a URL (which may hold a password) */
+	char *path;     /* where, as messages show it (no password) */
 	stmt_slot cache[STMT_CACHE];
 	char *project;  /* the last project recorded through this handle */
-	int64_t busy_since; /* when the wait for another writer began (ms, monotonic) */
+	bool part_own;
+	bool nomem;     /* the last statement failed to prepare for want of memory */  /* the part begun (store_part_begin) is a transaction of its own */
 	/* the SQL of a run's columns, written on first use (runs.c): "a, b, ...", the
 	 * INSERT and the UPDATE of every mutable column */
 	char *cols, *insert, *update;
@@ -67,6 +70,11 @@ struct store {
 	int ckpt_pages;
 };
 
+/* The connection's dialect (what SQL beyond the common subset it takes). */
+static inline db_dialect store_dialect(const store *s)
+{
+	return s->ops->dialect;
+}
 /* ---- durability (sync.c) ---- */
 /* The group fsync of path's WAL in this process (shared by its handles):
  * NULL and 0 when BERTH_STORE_SYNC is normal, -1 with *err on a bad value. */
@@ -75,21 +83,24 @@ void wal_sync_put(struct wal_sync *w);
 /* SQLite's WAL hook (sqlite3_wal_hook; ctx is the handle): each commit gets
  * its number, is made durable at once unless the handle defers it, and a
  * WAL of ckpt_pages pages or more is checkpointed (as SQLite's own
- * wal_autocheckpoint, which this hook replaces). */
-int store_on_commit(void *ctx, sqlite3 *db, const char *name, int pages);
+ * wal_autocheckpoint, which this hook replaces). conn is the sqlite3
+ * connection (db_commit_hook); a PostgreSQL store has none. */
+int store_on_commit(void *ctx, void *conn, const char *name, int pages);
 
 /* The schema's migrations (store.c): how many, and the SQL of the i-th (from 0),
  * which makes version i + 1. */
 int store_migrations(void);
 const char *store_migration(int i);
 
-/* The connection, opened again first when suspended (store_suspend). */
-sqlite3 *store_db(store *s);
+/* The connection, opened again first when suspended (store_suspend): NULL
+ * when it cannot be. */
+db *store_conn(store *s);
 
-/* sqlite3_prepare_v2's shape, from the cache when the text was seen */
-int store_stmt_get(store *s, const char *sql, int nbytes, sqlite3_stmt **st, const char **tail);
-/* sqlite3_finalize's shape: a cached statement is reset for its next use */
-int store_stmt_put(store *s, sqlite3_stmt *st);
+/* A statement of sql, from the cache when the text was seen: NULL when it
+ * cannot be prepared (store_db_fail says why). */
+db_stmt *store_stmt_get(store *s, const char *sql);
+/* Hands a statement back: a cached one is reset for its next use. */
+void store_stmt_put(store *s, db_stmt *st);
 
 /* Fails with the connection's last error ("store PATH: what: message"):
  * BERTH_ENOSPC for a full disk, else BERTH_EIO. */
@@ -99,14 +110,27 @@ int store_db_exec(store *s, const char *sql, berth_error **err);
 
 /* A cached statement with ?1, ?2, ... bound from args. */
 int store_prepare_args(store *s, const char *sql, const store_arg *args, size_t nargs,
-		       sqlite3_stmt **st, berth_error **err);
+		       db_stmt **st, berth_error **err);
 /* Runs a statement; returns the number of rows it changed, or a negative
  * code (BERTH_ECONFLICT "it exists already" when a constraint refused it). */
 int store_exec_args(store *s, const char *sql, const store_arg *args, size_t nargs,
 		    berth_error **err);
 
 /* A copy of column i's text in *out (NULL for SQL NULL); -1 when out of memory. */
-int store_col_text(sqlite3_stmt *st, int i, char **out);
+int store_col_text(db_stmt *st, int i, char **out);
+
+/* A part of the caller's transaction, or a transaction of its own outside
+ * one: store_part_end commits it (ok) or undoes it. */
+int store_part_begin(store *s, berth_error **err);
+int store_part_end(store *s, bool ok, berth_error **err);
+
+/* PostgreSQL's schema (schema_pg.c): a new store is made at version
+ * STORE_PG_BASE in one step; store.c's pg_migrations[] go on from there. */
+#define STORE_PG_BASE 14
+extern const char *const store_pg_schema[]; /* its parts, NULL-terminated */
+
+/* No LIMIT: a bound for ?N of "LIMIT ?N" that both dialects take. */
+#define STORE_NO_LIMIT INT64_MAX
 
 /* list (of *cap items of size bytes), grown when needed to hold item n: the
  * list (maybe moved), or NULL when out of memory (list left as it was). */

@@ -46,6 +46,7 @@
 #include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -215,11 +216,11 @@ static int wal_sync_wait(struct wal_sync *w, uint64_t seq)
 	return rc;
 }
 
-int store_on_commit(void *ctx, sqlite3 *db, const char *name, int pages)
+int store_on_commit(void *ctx, void *conn, const char *name, int pages)
 {
 	store *s = ctx;
 	if (pages >= s->ckpt_pages)
-		sqlite3_wal_checkpoint(db, name);
+		sqlite3_wal_checkpoint(conn, name);
 	if (!s->sync)
 		return SQLITE_OK;
 	pthread_mutex_lock(&s->sync->mu);

@@ -23,13 +23,13 @@ int store_token_insert(store *s, const store_token *t, berth_error **err)
 	"id, role, projects, description, created, expires, revoked, last_used, maker, hash"
 
 /* The tokens of a statement (TOKEN_COLUMNS; the hash when with_hash), in its order. */
-static int read_tokens(store *s, sqlite3_stmt *st, bool with_hash, store_token **out, size_t *n,
+static int read_tokens(store *s, db_stmt *st, bool with_hash, store_token **out, size_t *n,
 		       berth_error **err)
 {
 	store_token *list = NULL;
 	size_t cnt = 0, cap = 0;
 	int rc = 0, step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		store_token *grown = store_grow(list, sizeof(*list), cnt, &cap);
 		if (!grown) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
@@ -37,20 +37,22 @@ static int read_tokens(store *s, sqlite3_stmt *st, bool with_hash, store_token *
 		}
 		list = grown;
 		store_token *t = &list[cnt++];
-		*t = (store_token){.role = sqlite3_column_int64(st, 1),
-				   .created = sqlite3_column_int64(st, 4),
-				   .expires = sqlite3_column_int64(st, 5),
-				   .revoked = sqlite3_column_int64(st, 6),
-				   .last_used = sqlite3_column_int64(st, 7)};
-		if (with_hash && sqlite3_column_bytes(st, 9) == (int)sizeof(t->hash))
-			memcpy(t->hash, sqlite3_column_blob(st, 9), sizeof(t->hash));
+		*t = (store_token){.role = db_col_int(st, 1),
+				   .created = db_col_int(st, 4),
+				   .expires = db_col_int(st, 5),
+				   .revoked = db_col_int(st, 6),
+				   .last_used = db_col_int(st, 7)};
+		size_t len = 0;
+		const void *hash = with_hash ? db_col_blob(st, 9, &len) : NULL;
+		if (hash && len == sizeof(t->hash))
+			memcpy(t->hash, hash, sizeof(t->hash));
 		if (store_col_text(st, 0, &t->id) || store_col_text(st, 2, &t->projects) ||
 		    store_col_text(st, 3, &t->description) || store_col_text(st, 8, &t->maker)) {
 			rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
 			break;
 		}
 	}
-	if (!rc && step != SQLITE_DONE)
+	if (!rc && step != DB_DONE)
 		rc = store_db_fail(s, err, "reading tokens");
 	store_stmt_put(s, st);
 	if (rc) {
@@ -63,7 +65,7 @@ static int read_tokens(store *s, sqlite3_stmt *st, bool with_hash, store_token *
 }
 
 /* The one token the statement st (its ?1 bound) finds, or *out NULL. */
-static int read_one(store *s, sqlite3_stmt *st, store_token **out, berth_error **err)
+static int read_one(store *s, db_stmt *st, store_token **out, berth_error **err)
 {
 	store_token *list;
 	size_t n;
@@ -81,22 +83,20 @@ int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store
 		     berth_error **err)
 {
 	*out = NULL;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens WHERE hash = ?1", -1, &st,
-			   NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens WHERE hash = ?1")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_blob(st, 1, hash, STORE_TOKEN_HASH, SQLITE_STATIC);
+	db_bind_blob(st, 1, hash, STORE_TOKEN_HASH);
 	return read_one(s, st, out, err);
 }
 
 int store_token_get(store *s, const char *id, store_token **out, berth_error **err)
 {
 	*out = NULL;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens WHERE id = ?1", -1, &st,
-			   NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens WHERE id = ?1")))
 		return store_db_fail(s, err, "preparing a statement");
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, id);
 	return read_one(s, st, out, err);
 }
 
@@ -104,9 +104,8 @@ int store_token_list(store *s, store_token **out, size_t *n, berth_error **err)
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st;
-	if (store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens ORDER BY created, id", -1, &st,
-			   NULL) != SQLITE_OK)
+	db_stmt *st;
+	if (!(st = store_stmt_get(s, "SELECT " TOKEN_COLUMNS " FROM tokens ORDER BY created, id")))
 		return store_db_fail(s, err, "preparing a statement");
 	return read_tokens(s, st, false, out, n, err);
 }
@@ -116,9 +115,9 @@ int store_token_revoke(store *s, const char *id, int64_t now, berth_error **err)
 	/* the token and those it made, and theirs (a made token is never older than
 	 * its maker: the walk ends; UNION drops an id seen twice all the same) */
 	store_arg args[] = {STORE_S(id), STORE_I(now)};
-	int rc = store_exec_args(s, "WITH RECURSIVE made(id) AS (SELECT ?1 UNION SELECT tokens.id"
-				    " FROM tokens JOIN made ON tokens.maker = made.id)"
-				    " UPDATE tokens SET revoked = ?2 WHERE id IN made AND"
+	int rc = store_exec_args(s, "WITH RECURSIVE made(id) AS (SELECT id FROM tokens WHERE id = ?1"
+				    " UNION SELECT tokens.id FROM tokens JOIN made ON tokens.maker = made.id)"
+				    " UPDATE tokens SET revoked = ?2 WHERE id IN (SELECT id FROM made) AND"
 				    " (revoked IS NULL OR revoked = 0)", args, 2, err);
 	return rc < 0 ? rc : rc > 0;
 }

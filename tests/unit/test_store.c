@@ -11,15 +11,22 @@
  * while a writer holds its transaction open. Then, on small stores of their
  * own, each typed record: projects, functions, events, samples, tokens, a run's kind,
  * its deletion and the counts by state, with allocation failures injected.
+ *
+ * With BERTH_TEST_STORE=postgresql (tests/run.sh unit-pg, which starts a
+ * PostgreSQL of its own and names it in BERTH_TEST_PG_HOST and _PORT), the
+ * same tests on PostgreSQL, each store a database of its own; what only
+ * SQLite has (EXPLAIN QUERY PLAN's words, its older schemas) is skipped.
  */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "berth/berth.h"
 #include "base/internal.h"
+#include "store/pq_dl.h"
 #include "store/store.h"
 #include "t.h"
 
@@ -57,6 +64,45 @@ static berth_state state_of(int64_t i)
 static char *home;   /* the data dir: home/berth.db */
 static char db[4200];
 
+static bool on_pg(void)
+{
+	const char *s = getenv("BERTH_TEST_STORE");
+	return s && !strcmp(s, "postgresql");
+}
+
+/* The URL of database name on the test's PostgreSQL. */
+static void pg_url(char *buf, size_t len, const char *name)
+{
+	const char *host = getenv("BERTH_TEST_PG_HOST"), *port = getenv("BERTH_TEST_PG_PORT");
+	snprintf(buf, len, "postgresql:///%s?host=%s&port=%s", name, host ? host : "",
+		 port ? port : "5432");
+}
+
+/* Where a test's store goes: dir/berth.db, or on PostgreSQL a new database. */
+static void where_of(char *buf, size_t len, const char *dir)
+{
+	static int made_dbs;
+	if (!on_pg()) {
+		snprintf(buf, len, "%s/berth.db", dir);
+		return;
+	}
+	char why[256], name[64], admin[600], sql[128];
+	snprintf(name, sizeof(name), "berth_t%d_%d", (int)getpid(), ++made_dbs);
+	pg_url(admin, sizeof(admin), "postgres");
+	pg_url(buf, len, name);
+	snprintf(sql, sizeof(sql), "CREATE DATABASE %s", name);
+	if (t_check(berth_pq_load(why, sizeof(why)) == 0, __FILE__, __LINE__, "%s", why)) {
+		PGconn *c = berth_pq.connectdb(admin);
+		PGresult *r = c ? berth_pq.exec(c, sql) : NULL;
+		t_check(r && berth_pq.result_status(r) == PGRES_COMMAND_OK, __FILE__, __LINE__,
+			"%s: %s", sql, c ? berth_pq.error_message(c) : "no connection");
+		if (r)
+			berth_pq.clear(r);
+		if (c)
+			berth_pq.finish(c);
+	}
+}
+
 /* Makes the store of N runs once (the tests share it; none writes to it). */
 static int made(void)
 {
@@ -66,7 +112,9 @@ static int made(void)
 	done = 0;
 	if (!(home = t_temp_dir("berth-store")))
 		return 0;
-	snprintf(db, sizeof(db), "%s/berth.db", home);
+	where_of(db, sizeof(db), home);
+	if (on_pg()) /* the handles the tests open on home read it (berth_run_page) */
+		setenv("BERTH_STORE", db, 1);
 	store *s = NULL;
 	berth_error *err = NULL;
 	if (!OK(store_open(&s, db, &err), err) || !OK(store_begin(s, &err), err)) {
@@ -122,6 +170,10 @@ typedef struct plan_case {
  * no step sorts ("TEMP B-TREE"), none scans an index whole. */
 static void test_plans(void)
 {
+	if (on_pg()) {
+		printf("skip test_plans (EXPLAIN QUERY PLAN is SQLite's)\n");
+		return;
+	}
 	if (!made())
 		return;
 	static const char *const p3[] = {"p3"};
@@ -369,6 +421,10 @@ static char *raw_text(const char *path, const char *sql)
  * its runs kept; a store newer than this berth is refused. */
 static void test_migration(void)
 {
+	if (on_pg()) {
+		printf("skip test_migration (SQLite's older schemas; PostgreSQL's: test_pg_store)\n");
+		return;
+	}
 	char *dir = t_temp_dir("berth-store5");
 	if (!dir)
 		return;
@@ -511,13 +567,15 @@ out:
 
 /* A new, empty store of its own in *dir (NULL, and a failed check, when it
  * cannot be made). */
+static char fresh_where[4200]; /* where the last fresh store is */
+
 static store *fresh(char **dir)
 {
 	*dir = t_temp_dir("berth-records");
 	if (!*dir)
 		return NULL;
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/berth.db", *dir);
+	char *path = fresh_where;
+	where_of(fresh_where, sizeof(fresh_where), *dir);
 	store *s = NULL;
 	berth_error *err = NULL;
 	OK(store_open(&s, path, &err), err);
@@ -985,8 +1043,7 @@ static void test_run_records(void)
 	CHECK_INT(n, 0);
 	store_event_list_free(ev, n);
 	/* on its own: committed, another handle sees it gone */
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/berth.db", dir);
+	const char *path = fresh_where;
 	CHECK_INT(store_run_delete(s, "k2", &err), 1);
 	CHECK_INT(store_run_delete(s, "k2", &err), 0);
 	if (OK(store_open(&other, path, &err), err)) {
@@ -1013,13 +1070,13 @@ static void test_data_version(void)
 	berth_error *err = NULL;
 	if (!s)
 		goto out;
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/berth.db", dir);
+	const char *path = fresh_where;
 	int64_t v0 = -1, v1 = -1, v2 = -1;
 	CHECK_INT(store_data_version(s, &v0, &err), 0);
 	add_run(s, "own", "local", BERTH_STATE_PENDING);
 	CHECK_INT(store_data_version(s, &v1, &err), 0);
-	CHECK_INT(v1, v0);
+	if (!on_pg()) /* PostgreSQL's is the store's version (rv): its own writes move it too */
+		CHECK_INT(v1, v0);
 	if (OK(store_open(&w, path, &err), err))
 		add_run(w, "theirs", "local", BERTH_STATE_PENDING);
 	CHECK_INT(store_data_version(s, &v2, &err), 0);
@@ -1221,6 +1278,136 @@ out:
 	done(s, dir);
 }
 
+/* The first column of the first row of sql on PostgreSQL at url, as a number
+ * (-1 when it fails). */
+static long long pg_number(const char *url, const char *sql)
+{
+	char why[256];
+	long long v = -1;
+	if (berth_pq_load(why, sizeof(why)))
+		return -1;
+	PGconn *c = berth_pq.connectdb(url);
+	PGresult *r = c ? berth_pq.exec(c, sql) : NULL;
+	if (r && berth_pq.result_status(r) == PGRES_TUPLES_OK && berth_pq.ntuples(r) > 0)
+		v = strtoll(berth_pq.getvalue(r, 0, 0), NULL, 10);
+	if (r)
+		berth_pq.clear(r);
+	if (c)
+		berth_pq.finish(c);
+	return v;
+}
+
+/* On PostgreSQL: a handle whose connection is ended by the server (a restart)
+ * connects again: the call that finds it lost fails, the next ones work; the
+ * lead is held by one handle, and taken by another once its connection ends. */
+static void test_pg_reconnect(void)
+{
+	if (!on_pg()) {
+		printf("skip test_pg_reconnect (BERTH_TEST_STORE is not postgresql)\n");
+		return;
+	}
+	char *dir;
+	store *s = fresh(&dir), *other = NULL;
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	add_run(s, "r1", "local", BERTH_STATE_PENDING);
+	CHECK_INT(store_lead(s, &err), 1);
+	if (OK(store_open(&other, fresh_where, &err), err))
+		CHECK_INT(store_lead(other, &err), 0);
+	char admin[600], sql[300];
+	pg_url(admin, sizeof(admin), "postgres");
+	const char *name = fresh_where + strlen("postgresql:///");
+	snprintf(sql, sizeof(sql), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+		 " WHERE datname = '%.*s'", (int)strcspn(name, "?"), name);
+	CHECK(pg_number(admin, sql) >= 2);
+	int rc = 1;
+	for (int k = 0; k < 3 && rc != 0; k++) { /* the first may find it lost */
+		rc = store_run_exists(s, "r1", &err) == 1 ? 0 : -1;
+		berth_error_free(err);
+		err = NULL;
+	}
+	CHECK_INT(rc, 0);
+	/* both lost the lead with their connections; the first to ask takes it */
+	int lead = -1;
+	for (int k = 0; k < 3 && lead < 0; k++) {
+		lead = store_lead(other, &err);
+		berth_error_free(err);
+		err = NULL;
+	}
+	CHECK_INT(lead, 1);
+	CHECK_INT(store_lead(s, &err), 0);
+	CHECK_INT(store_run_exists(other, "r1", &err), 1);
+out:
+	berth_error_free(err);
+	store_close(other);
+	done(s, dir);
+}
+
+/* On PostgreSQL: a store of schema STORE_PG_BASE (14) is migrated on open by the
+ * later migrations; a store of a newer schema than this berth knows is refused;
+ * a URL's password is in no message (the server refuses a database that is
+ * not there, and says so). */
+static void test_pg_store(void)
+{
+	if (!on_pg()) {
+		printf("skip test_pg_store (BERTH_TEST_STORE is not postgresql)\n");
+		return;
+	}
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	char where[4200];
+	snprintf(where, sizeof(where), "%s", fresh_where);
+	store_close(s);
+	s = NULL;
+	/* set back to the schema a new store is made at, then set on by hand */
+	static const char *const by_hand[] = {
+		"UPDATE berth_schema SET version = 14; ALTER TABLE tokens DROP COLUMN expires,"
+		" DROP COLUMN revoked, DROP COLUMN last_used, DROP COLUMN maker",
+		"UPDATE berth_schema SET version = 99",
+	};
+	char why[256];
+	for (size_t k = 0; k < 2 && !berth_pq_load(why, sizeof(why)); k++) {
+		PGconn *c = berth_pq.connectdb(where);
+		PGresult *r = c ? berth_pq.exec(c, by_hand[k]) : NULL;
+		CHECK(r && berth_pq.result_status(r) == PGRES_COMMAND_OK);
+		if (r)
+			berth_pq.clear(r);
+		if (c)
+			berth_pq.finish(c);
+		if (k == 0 && OK(store_open(&s, where, &err), err)) {
+			CHECK_INT(pg_number(where, "SELECT version FROM berth_schema"), 16);
+			store_token t = {.id = "t1", .role = 1, .projects = "a", .created = 1, .expires = 7};
+			CHECK_INT(store_token_insert(s, &t, &err), 0);
+			store_token *got = NULL;
+			CHECK_INT(store_token_get(s, "t1", &got, &err), 0);
+			CHECK(got && got->expires == 7);
+			store_token_free(got);
+			store_close(s);
+			s = NULL;
+		}
+	}
+	CHECK_INT(store_open(&s, where, &err), -BERTH_EIO);
+	const berth_problem *p = berth_error_get(err, 0);
+	CHECK(p && strstr(p->message, "schema version 99 is newer"));
+	berth_error_free(err);
+	err = NULL;
+	/* a password is never said */
+	const char *host = getenv("BERTH_TEST_PG_HOST"), *port = getenv("BERTH_TEST_PG_PORT");
+	snprintf(where, sizeof(where), "postgresql://someone:s3cret-word@/nosuchdb?host=%s&port=%s"
+		 "&password=0ther-s3cret", host ? host : "", port ? port : "5432");
+	CHECK_INT(store_open(&s, where, &err), -BERTH_EIO);
+	p = berth_error_get(err, 0);
+	CHECK(p && !strstr(p->message, "s3cret") && strstr(p->message, "postgresql://someone@/nosuchdb"));
+	CHECKF(p && strstr(p->message, "password=***"), "%s", p ? p->message : "");
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
 /* ---- durability (sync.c) ---- */
 
 typedef struct sync_worker {
@@ -1265,6 +1452,10 @@ static void *sync_writer(void *arg)
  * makes no fsync, and a value it does not know is refused. */
 static void test_sync(void)
 {
+	if (on_pg()) {
+		printf("skip test_sync (the fsync of SQLite's WAL; PostgreSQL's commit is its own)\n");
+		return;
+	}
 	char *dir;
 	store *s = fresh(&dir);
 	berth_error *err = NULL;
@@ -1338,4 +1529,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_alloc_failures), T(test_cleanup))
+       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_alloc_failures), T(test_pg_store),
+       T(test_pg_reconnect), T(test_cleanup))

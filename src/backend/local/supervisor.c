@@ -79,7 +79,7 @@ static int sup_store(sup *s)
 		return 0;
 	char path[4096];
 	berth_error *e = NULL;
-	int rc = fs_path(path, sizeof(path), s->home, "berth.db") ? -1 : store_open(&s->st, path, &e);
+	int rc = backend_store_where(path, sizeof(path), s->home) ? -1 : store_open(&s->st, path, &e);
 	berth_error_free(e);
 	return rc ? -1 : 0;
 }
@@ -1231,7 +1231,7 @@ static void run_attempts(sup *s, sigset_t *set, const char *const *files, const 
 		if (!record_start(s)) {
 			signal_all(s, SIGKILL);
 			r->info.state = BERTH_STATE_FAILED;
-			set_reason(r, fmt("the store %s/berth.db cannot be opened to record the run", s->home));
+			set_reason(r, fmt("the store of %s cannot be opened to record the run", s->home));
 			return;
 		}
 		enum ending end = wait_workers(s, set, deadline);
@@ -1564,7 +1564,7 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 		_exit(1);
 #endif
 	if (!s.r) {
-		if (fs_path(path, sizeof(path), home, "berth.db") || store_open(&s.st, path, err))
+		if (backend_store_where(path, sizeof(path), home) || store_open(&s.st, path, err))
 			return -BERTH_EIO;
 		int rc = store_run_get(s.st, id, &s.r, err);
 		if (rc || s.r->info.state != BERTH_STATE_RUNNING) {
