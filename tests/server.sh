@@ -381,7 +381,7 @@ s4=$(call -t "$adminb" GET "/api/v1/runs/$rid/logs?rank=1")
 b4=$(cat body)
 s5=$(call -t "$adminb" GET "/api/v1/runs/$rid/logs?rank=x")
 if [ "$rfinal" = Succeeded ] && [ "$s1" = 200 ] && [ "$b1" = w1 ] && [ "$s2" = 404 ] && [ -z "$bad" ] &&
-	[ "$s3$s4$s5" = 404404404 ] && ! echo "$b4" | grep -q w1; then
+	[ "$s3$s4$s5" = 404404404 ] && ! echo "$b4" | grep -qx w1; then
 	ok logs-rank
 else
 	fail logs-rank "$rid $rfinal: rank 1 $s1 [$b1], rank 2 $s2,$bad; other project $s3 $s4 $s5"

@@ -14,8 +14,8 @@ struct chunk {
 };
 
 struct berth_arena {
+	struct berth_arena_window w; /* first: arena.h's inline allocation bumps it */
 	struct chunk *head;
-	size_t total;
 	size_t chunks; /* made so far: the next one's seq */
 };
 
@@ -35,6 +35,19 @@ void berth_arena_free(berth_arena *a)
 	free(a);
 }
 
+/* The window over the head chunk's free bytes; the head's used count is
+ * the window's start (kept in the chunk only for chunks behind it). */
+static void window_on(berth_arena *a, struct chunk *c)
+{
+	a->w.p = c ? c->data + c->used : NULL;
+	a->w.end = c ? c->data + c->size : NULL;
+}
+
+static size_t head_used(const berth_arena *a)
+{
+	return a->head ? (size_t)(a->w.p - a->head->data) : 0;
+}
+
 /* A new chunk for n bytes (rounded), then those bytes: the slow path, kept
  * out of alloc_raw so that the common case is a few instructions. */
 static __attribute__((noinline)) void *alloc_chunk(berth_arena *a, size_t n)
@@ -51,38 +64,37 @@ static __attribute__((noinline)) void *alloc_chunk(berth_arena *a, size_t n)
 	if (!nc)
 		return NULL;
 	nc->size = size;
-	nc->used = 0;
+	nc->used = n;
 	nc->seq = a->chunks++;
 	/* a big one-off allocation goes behind the current chunk */
 	if (c && n > c->size) {
 		nc->next = c->next;
 		c->next = nc;
 	} else {
+		if (c)
+			c->used = head_used(a);
 		nc->next = c;
 		a->head = nc;
+		window_on(a, nc);
 	}
-	void *p = nc->data;
-	nc->used = n;
-	a->total += n;
-	return p;
+	return nc->data;
 }
 
 /* n bytes (16-byte aligned), not zeroed */
 static inline void *alloc_raw(berth_arena *a, size_t n)
 {
-	struct chunk *c = a->head;
 	if (n > SIZE_MAX - 15)
 		return NULL;
 	n = n ? (n + 15) & ~(size_t)15 : 16;
-	if (!c || c->size - c->used < n)
+	if ((uintptr_t)a->w.end - (uintptr_t)a->w.p < n)
 		return alloc_chunk(a, n);
-	void *p = c->data + c->used;
-	c->used += n;
-	a->total += n;
+	void *p = a->w.p;
+	a->w.p += n;
 	return p;
 }
 
-void *berth_arena_alloc(berth_arena *a, size_t n)
+/* berth_arena_alloc's slow path: what does not fit in the head chunk */
+void *berth_arena_alloc_chunk(berth_arena *a, size_t n)
 {
 	void *p = alloc_raw(a, n);
 	if (p)
@@ -103,7 +115,7 @@ char *berth_arena_strndup(berth_arena *a, const char *s, size_t n)
 
 berth_arena_mark berth_arena_save(const berth_arena *a)
 {
-	berth_arena_mark m = {a->chunks, a->head ? a->head->used : 0, a->total};
+	berth_arena_mark m = {a->chunks, head_used(a)};
 	return m;
 }
 
@@ -122,7 +134,7 @@ void berth_arena_release(berth_arena *a, berth_arena_mark m)
 	/* the head is the one of then: chunks made before are never put before it */
 	if (a->head)
 		a->head->used = m.used;
-	a->total = m.total;
+	window_on(a, a->head);
 }
 
 char *berth_arena_strdup(berth_arena *a, const char *s)

@@ -69,58 +69,75 @@ const size_t merge_nfields = BERTH_ARRAY_SIZE(merge_fields);
 #define COUNT(s, f) ((size_t *)((char *)(s) + (f)->aux))
 #define CCOUNT(s, f) (*(const size_t *)((const char *)(s) + (f)->aux))
 
+/* Whether s sets f: what a layer's merge asks of every field of every
+ * layer, inline and without the position and origin merge_field_get finds. */
+static inline int field_is_set(const berth_spec *s, const merge_field *f)
+{
+	switch (f->kind) {
+	case M_STR:
+		return CAT(s, f, berth_str)->s != NULL;
+	case M_INT:
+		return CAT(s, f, berth_int)->set;
+	case M_QTY:
+		return CAT(s, f, berth_qty)->set;
+	case M_STRS:
+	case M_SET:
+		return CAT(s, f, berth_strlist)->set;
+	case M_MAP:
+		return CAT(s, f, berth_kvlist)->set;
+	case M_NODE:
+		return *CAT(s, f, node_ptr) != NULL;
+	case M_VOLUMES:
+	case M_TOLERATIONS:
+	case M_PORTS:
+		return CCOUNT(s, f) > 0;
+	}
+	return 0;
+}
+
 int merge_field_get(const berth_spec *s, const merge_field *f, berth_pos *pos, uint8_t *origin)
 {
 	berth_pos p = {0, 0};
 	uint8_t o = 0;
-	int set = 0;
+	int set = field_is_set(s, f);
 	switch (f->kind) {
 	case M_STR:
-		set = CAT(s, f, berth_str)->s != NULL;
 		p = CAT(s, f, berth_str)->pos;
 		o = CAT(s, f, berth_str)->origin;
 		break;
 	case M_INT:
-		set = CAT(s, f, berth_int)->set;
 		p = CAT(s, f, berth_int)->pos;
 		o = CAT(s, f, berth_int)->origin;
 		break;
 	case M_QTY:
-		set = CAT(s, f, berth_qty)->set;
 		p = CAT(s, f, berth_qty)->pos;
 		o = CAT(s, f, berth_qty)->origin;
 		break;
 	case M_STRS:
 	case M_SET:
-		set = CAT(s, f, berth_strlist)->set;
 		p = CAT(s, f, berth_strlist)->pos;
 		o = CAT(s, f, berth_strlist)->origin;
 		break;
 	case M_MAP:
-		set = CAT(s, f, berth_kvlist)->set;
 		p = CAT(s, f, berth_kvlist)->pos;
 		o = CAT(s, f, berth_kvlist)->n ? CAT(s, f, berth_kvlist)->items[0].origin : 0;
 		break;
 	case M_NODE: {
 		node_ptr n = *CAT(s, f, node_ptr);
-		set = n != NULL;
 		if (n)
 			p = n->pos;
 		o = *((const uint8_t *)s + f->aux);
 		break;
 	}
 	case M_VOLUMES:
-		set = CCOUNT(s, f) > 0;
 		p = s->volumes_pos;
 		o = set ? s->volumes[0].origin : 0;
 		break;
 	case M_TOLERATIONS:
-		set = CCOUNT(s, f) > 0;
 		p = s->tolerations_pos;
 		o = set ? s->tolerations[0].origin : 0;
 		break;
 	case M_PORTS:
-		set = CCOUNT(s, f) > 0;
 		p = s->service_pos;
 		o = s->ports_origin;
 		break;
@@ -212,7 +229,7 @@ int merge_layer(berth_arena *a, berth_spec *dst, const berth_spec *src, uint8_t 
 	int ret = 0;
 	for (size_t i = 0; i < merge_nfields && ret == 0; i++) {
 		const merge_field *f = &merge_fields[i];
-		if (!merge_field_get(src, f, NULL, NULL))
+		if (!field_is_set(src, f))
 			continue;
 		switch (f->kind) {
 		case M_STR:
@@ -382,7 +399,11 @@ static void whole_resources(override_ctx *c, berth_spec *dst, const berth_spec *
 		if (!first)
 			continue;
 		/* "resources.mem.requests" -> "resources.mem" */
-		snprintf(by, sizeof(by), "%.*s", (int)(strrchr(first->path, '.') - first->path), first->path);
+		size_t bl = (size_t)(strrchr(first->path, '.') - first->path);
+		if (bl >= sizeof(by))
+			bl = sizeof(by) - 1;
+		memcpy(by, first->path, bl);
+		by[bl] = '\0';
 		for (size_t i = 0; i < merge_nfields; i++) {
 			const merge_field *f = &merge_fields[i];
 			berth_pos pos;
@@ -390,7 +411,7 @@ static void whole_resources(override_ctx *c, berth_spec *dst, const berth_spec *
 			if (f->group != g || !merge_field_get(dst, f, &pos, &origin))
 				continue;
 			if (user_origin(origin) &&
-			    !(merge_field_get(pro, f, NULL, NULL) && same_scalar(dst, pro, f)))
+			    !(field_is_set(pro, f) && same_scalar(dst, pro, f)))
 				report(c, f->path, NULL, scalar_text(dst, f, buf, sizeof(buf)), origin, pos, by,
 				       by_pos);
 			clear_field(dst, f);

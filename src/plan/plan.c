@@ -48,13 +48,20 @@ static const char *qfmt(const berth_quantity *q, char *buf)
 /* "config.yaml:4:20", or "built-in" for a rule with no file. */
 static const char *where(const char *file, berth_pos pos, char *buf, size_t len)
 {
-	if (!file)
-		snprintf(buf, len, "built-in");
-	else if (pos.line)
-		snprintf(buf, len, "%s:%u:%u", file, pos.line, pos.column);
-	else
-		snprintf(buf, len, "%s", file);
-	return buf;
+	/* in every warning of an overriding profile, one a run: without printf */
+	char tail[24], *d = tail + sizeof(tail);
+	uint32_t v = pos.column;
+	*--d = '\0';
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	*--d = ':';
+	v = pos.line;
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	*--d = ':';
+	return path_make(buf, len, file ? file : "built-in", SIZE_MAX, file && pos.line ? d : "");
 }
 #define WHERE(file, pos) where(file, pos, (char[512]){0}, 512)
 #define POLICY_AT(p, pos) WHERE((p)->pol->file, pos)
@@ -180,10 +187,21 @@ const char *berth_run_id_check(const char *id)
 
 void berth_run_id_nth(char *buf, size_t len, const char *base, size_t index)
 {
-	if (index == 0)
-		snprintf(buf, len, "%s", base);
-	else
-		snprintf(buf, len, "%.24s-%zu", base, index + 1);
+	/* once for every run of a stream: without printf, the same text */
+	if (index == 0) {
+		path_make(buf, len, base, SIZE_MAX, "");
+		return;
+	}
+	char head[25], tail[24], *d = tail + sizeof(tail);
+	size_t n = strnlen(base, 24), v = index + 1;
+	memcpy(head, base, n);
+	head[n] = '\0';
+	*--d = '\0';
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	*--d = '-';
+	path_make(buf, len, head, SIZE_MAX, d);
 }
 
 int berth_run_id_new(char *buf, size_t len)
@@ -247,7 +265,7 @@ static void overridden(void *ctx, const berth_override *o)
 	else if (!strncmp(o->path, "volumes.", 8))
 		snprintf(what, sizeof(what), "volume \"%s\"", o->path + 8);
 	else
-		snprintf(what, sizeof(what), "%s", o->value ? o->value : "the value");
+		path_make(what, sizeof(what), o->value ? o->value : "the value", SIZE_MAX, "");
 	if (strcmp(o->by, o->path))
 		warn(p, o->origin, o->pos, o->path,
 		     "%s from %s is overridden by profile \"%s\", which decides %s whole, requests and "
@@ -784,7 +802,7 @@ static void volume_rules(plan *p)
 		if (v->type == BERTH_VOLUME_PVC && !v->storage_class.s && pol->storage.default_class.s) {
 			v->storage_class = pol->storage.default_class;
 			v->storage_class.origin = BERTH_ORIGIN_DEFAULT;
-			snprintf(path, sizeof(path), "volumes[%zu].spec.storage_class", i);
+			path_make(path, sizeof(path), "volumes", i, ".spec.storage_class");
 			NOTE(p, path, "= storage.default_class %s (%s)", pol->storage.default_class.s,
 			     POLICY_AT(p, pol->storage.default_class.pos));
 		}
@@ -914,7 +932,7 @@ static void preemption_rule(plan *p)
 			all[s->ntolerations] = pre->tolerations[i];
 			all[s->ntolerations].origin = BERTH_ORIGIN_RULE;
 			s->tolerations = all;
-			snprintf(path, sizeof(path), "tolerations[%zu]", s->ntolerations++);
+			path_make(path, sizeof(path), "tolerations", s->ntolerations++, "");
 			NOTE(p, path, "added: preemption_mode %s tolerates spot nodes (preemptible_nodes, %s)",
 			     mname, POLICY_AT(p, pre->tolerations[i].pos));
 		}
@@ -983,12 +1001,14 @@ static void priority_rule(plan *p)
 	size_t errors = p->errors;
 	const berth_kv *found = find_class(p, pc, classes);
 	if (found) {
+		r->priority_class_name = found->value.s;
+		if (p->no_notes) /* the key below is for the notes only */
+			return;
 		/* a class of the project's overlay is named as its own */
 		char key[128];
 		snprintf(key, sizeof(key), "%s%s%s", found->origin == BERTH_ORIGIN_PROJECT ? "projects." : "",
 			 found->origin == BERTH_ORIGIN_PROJECT ? p->pol->project : "",
 			 found->origin == BERTH_ORIGIN_PROJECT ? ".priority_classes" : "priority_classes");
-		r->priority_class_name = found->value.s;
 		if (strcmp(found->key.s, pc->s))
 			NOTE(p, "priority_class", "PriorityClass %s (\"%s\" of %s, %s)", found->value.s,
 			     found->key.s, key, POLICY_AT(p, found->pos));
@@ -1298,13 +1318,13 @@ static void secrets_rule(plan *p)
 	if (!p->opts || !p->opts->check_secrets)
 		return;
 	for (size_t i = 0; i < r->spec.secrets.n; i++) {
-		snprintf(path, sizeof(path), "secrets[%zu]", i);
+		path_make(path, sizeof(path), "secrets", i, "");
 		check_secret(p, r->spec.secrets.items[i].s, r->spec.secrets.items[i].origin,
 			     r->spec.secrets.items[i].pos, path);
 	}
 	for (size_t i = 0; i < r->spec.nvolumes; i++)
 		if (r->spec.volumes[i].type == BERTH_VOLUME_SECRET && r->spec.volumes[i].ref.s) {
-			snprintf(path, sizeof(path), "volumes[%zu].spec.name", i);
+			path_make(path, sizeof(path), "volumes", i, ".spec.name");
 			check_secret(p, r->spec.volumes[i].ref.s, r->spec.volumes[i].origin,
 				     r->spec.volumes[i].ref.pos, path);
 		}
@@ -1357,7 +1377,7 @@ static void secret_env_rule(plan *p)
 		all[k].index = i;
 		all[k++].is_env = false;
 		char path[64];
-		snprintf(path, sizeof(path), "secrets[%zu]", i);
+		path_make(path, sizeof(path), "secrets", i, "");
 		if (!strncmp(name, "BERTH_", 6))
 			warn(p, sec->items[i].origin, sec->items[i].pos, path,
 			     "secret \"%s\" reaches the processes as %s: names starting with BERTH_ are "

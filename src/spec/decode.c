@@ -34,6 +34,18 @@ size_t path_key(dctx *c, const char *key)
 	while (key_chars[(unsigned char)key[n]])
 		n++;
 	if (n && !key[n]) {
+		berth_buf *b = &c->path;
+		/* room already made (the path's buffer grows once, for the deepest
+		 * path): the bytes go in place, without a call */
+		if (b->data && !b->max && !b->failed && n + 2 < b->cap - len) {
+			char *d = b->data + len;
+			if (len)
+				*d++ = '.';
+			memcpy(d, key, n);
+			d[n] = '\0';
+			b->len = (size_t)(d + n - b->data);
+			return len;
+		}
 		char small[128];
 		if (len && n < sizeof(small)) {
 			small[0] = '.';

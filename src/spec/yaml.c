@@ -748,8 +748,9 @@ static size_t bad_text(const char *data, size_t len, unsigned *cp)
 			memcpy(&v, s + i, 8);
 			if (v & SWAR_HIGHS)
 				break;
-			uint64_t ctl = ~(v + SWAR_ONES * 0x60) & SWAR_HIGHS; /* bytes < 0x20 */
-			if (byte_is(v, 0x7f) || (ctl & ~(byte_is(v, '\t') | byte_is(v, '\n') | byte_is(v, '\r'))))
+			/* the bytes < 0x20 or 0x7f: b + 0x60 below 0x80, or b + 1 at 0x80 */
+			uint64_t odd = (~(v + SWAR_ONES * 0x60) | (v + SWAR_ONES)) & SWAR_HIGHS;
+			if (odd && (odd & ~(byte_is(v, '\t') | byte_is(v, '\n') | byte_is(v, '\r'))))
 				break;
 			i += 8;
 		}

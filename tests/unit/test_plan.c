@@ -151,6 +151,29 @@ static void test_derived_request_at_its_limit(void)
 	berth_policy_free(p);
 }
 
+/* The ids of a stream's runs: the base, then base-N (the base cut at 24
+ * bytes), cut to the buffer as snprintf cuts. */
+static void test_run_id_nth(void)
+{
+	static const struct {
+		const char *base;
+		size_t index, size;
+		const char *want;
+	} rows[] = {
+		{"train", 0, 64, "train"},
+		{"train", 1, 64, "train-2"},
+		{"train", 99, 64, "train-100"},
+		{"abcdefghijklmnopqrstuvwxyz0123", 2, 64, "abcdefghijklmnopqrstuvwx-3"},
+		{"train", 1, 6, "train"},
+		{"ab", 12344, 6, "ab-12"},
+	};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(rows); i++) {
+		char id[64];
+		berth_run_id_nth(id, rows[i].size, rows[i].base, rows[i].index);
+		CHECK_STR(id, rows[i].want);
+	}
+}
+
 /* Without notes (berth render) the run is the same, and says nothing of why. */
 static void test_no_notes(void)
 {
@@ -818,4 +841,4 @@ static void test_id_ranges(void)
 	}
 }
 
-T_MAIN(T(test_project_overlay_errors), T(test_project_views), T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_no_notes), T(test_allocation_failures))
+T_MAIN(T(test_project_overlay_errors), T(test_project_views), T(test_policy_defaults), T(test_builtin_priority_classes), T(test_template_checked_for_the_run_action), T(test_request_default_in_a_function), T(test_policy_range_errors), T(test_id_ranges), T(test_overrides_of_each_layer), T(test_quota_counts_usage), T(test_quota_counts_every_worker), T(test_derived_request_at_its_limit), T(test_secrets_need_a_store), T(test_no_notes), T(test_run_id_nth), T(test_allocation_failures))

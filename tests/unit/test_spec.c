@@ -1472,6 +1472,64 @@ static void test_read_file_stream(void)
 
 /* What a stream's document allocated is freed once it is used: the next
  * one reuses the memory, what was allocated before stays. */
+/* The text check, eight bytes at a time: each ASCII byte at each place of a
+ * word is refused exactly when it is a control character other than tab,
+ * line feed and carriage return, or DEL; and where it is. */
+static void test_control_bytes(void)
+{
+	for (unsigned c = 0; c < 0x80; c++) {
+		int bad = (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+		for (size_t at = 3; at < 3 + 16; at++) {
+			char text[] = "k: \"aaaaaaaaaaaaaaaaaaaaaaaa\"\n";
+			text[at] = (char)c;
+			berth_arena *a = berth_arena_new();
+			berth_yaml_doc *docs = NULL;
+			size_t ndocs = 0;
+			berth_error *err = NULL;
+			berth_yaml_parse(a, "t.yaml", text, sizeof(text) - 1, &docs, &ndocs, &err);
+			const berth_problem *p = berth_error_count(err) ? berth_error_get(err, 0) : NULL;
+			int refused = p && p->message && strstr(p->message, "is not allowed (use an escape");
+			CHECKF(refused == bad, "byte 0x%02x at %zu: refused %d", c, at, refused);
+			if (refused)
+				CHECKF(p->column == at + 1, "byte 0x%02x at %zu: column %u", c, at, p->column);
+			berth_error_free(err);
+			berth_arena_free(a);
+		}
+	}
+}
+
+/* The inline allocation: zeroed (memory a released document used too),
+ * 16-byte aligned, each after the last in the head chunk, a one-off behind
+ * the head leaving the head's free bytes to the next. */
+static void test_arena_window(void)
+{
+	berth_arena *a = berth_arena_new();
+	if (!CHECK(a != NULL))
+		return;
+	CHECK(berth_arena_alloc(a, 8) != NULL); /* the head chunk, kept */
+	berth_arena_mark m = berth_arena_save(a);
+	unsigned char *p = berth_arena_alloc(a, 40);
+	if (!CHECK(p != NULL))
+		goto out;
+	memset(p, 0xab, 40);
+	berth_arena_release(a, m);
+	unsigned char *q = berth_arena_alloc(a, 40), *r = berth_arena_alloc(a, 3);
+	CHECK(q == p);
+	CHECK(r == q + 48);
+	for (int i = 0; q && i < 40; i++)
+		CHECKF(q[i] == 0, "byte %d of a reused allocation is 0x%02x", i, q[i]);
+	CHECK(berth_arena_alloc(a, 1 << 21) != NULL); /* a one-off behind the head */
+	unsigned char *s = berth_arena_alloc(a, 1);
+	CHECK(s == r + 16);
+	char *t = berth_arena_strndup(a, "abc", 3);
+	CHECK(t == (char *)s + 16);
+	CHECK(((uintptr_t)berth_arena_alloc(a, 0) & 15) == 0);
+	for (int i = 0; i < 2000; i++) /* past the first chunks */
+		CHECK(((uintptr_t)berth_arena_alloc(a, (size_t)i % 50) & 15) == 0);
+out:
+	berth_arena_free(a);
+}
+
 static void test_arena_release(void)
 {
 	berth_arena *a = berth_arena_new();
@@ -1904,7 +1962,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
-       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_control_bytes),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
        T(test_fault_injection_warnings), T(test_fault_injection_err_null),
        T(test_fault_injection_file))
