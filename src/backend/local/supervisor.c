@@ -1442,11 +1442,6 @@ static void finish(sup *s, const char *id)
 		s->w[i].log = -1;
 		log_clock_close(&s->w[i].clock);
 	}
-	if (s->ifd >= 0)
-		close(s->ifd);
-	if (s->sfd >= 0)
-		close(s->sfd);
-	s->ifd = s->sfd = -1;
 	r->info.finished = store_now_ms();
 	r->pid = 0;
 	/* the end and its event in one transaction; a full disk does not lose how
@@ -1602,6 +1597,14 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	finish(&s, id);
 	if (done_fd >= 0)
 		close(done_fd);
+	/* after the waiter is told: closing an inotify instance waits for the
+	 * kernel's grace period (15 ms on some machines, most of a short run's
+	 * launch when it came before the end was recorded) */
+	if (s.ifd >= 0)
+		close(s.ifd);
+	if (s.sfd >= 0)
+		close(s.sfd);
+	s.ifd = s.sfd = -1;
 	/* what is left no one waits for: its own files and its cgroup go, at idle
 	 * priority, behind whatever else wants the CPU (the waiter, which is
 	 * woken now; the next launch), not beside it */
