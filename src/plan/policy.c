@@ -1049,6 +1049,14 @@ static void build_views(dctx *c, berth_policy *p)
 		const char *name = p->projects[i].name.s;
 		if (!q)
 			continue;
+		/* quotas.default is every other project's: as the default project's
+		 * own, it would cap every project */
+		if (!strcmp(name, "default")) {
+			report_at(c, q->pos, "projects.default.quotas", BERTH_EINVALID,
+				  "a quota named \"default\" is that of every project without its own: "
+				  "write it as quotas.default");
+			continue;
+		}
 		size_t j = 0;
 		while (j < p->nquotas && strcmp(p->quotas[j].project.s, name))
 			j++;
