@@ -76,6 +76,10 @@ check config-unreadable 1 'cannot open "nope.yaml"' -- "$berth" render "$ex/trai
 check render-bad-format 2 '-o takes yaml or json, not "xml"' -- "$berth" render "$ex/train.yaml" -o xml
 check render-two-specs 2 'one spec file at a time' -- "$berth" render "$ex/train.yaml" "$ex/serve.yaml"
 check render-no-spec 2 'no spec given' -- "$berth" render --config "$pol"
+# a stream read one document at a time says what a whole file's read says of no run
+check render-empty-input 2 '^<stdin>: holds no run spec \(the input is empty\)' -- sh -c "printf '' | $berth render -"
+check render-all-documents-empty 2 '^<stdin>: holds no run spec \(every document is empty\)' -- \
+	sh -c "printf -- '---\\n---\\n' | $berth render - -o json"
 check render-unknown-option 2 'unknown option "--dry"' -- "$berth" render "$ex/train.yaml" --dry
 check render-bad-run-id 2 'run id "a_b" must consist of' -- "$berth" render "$ex/train.yaml" --run-id a_b
 # a stream of two valid runs and a refused one prints nothing at all

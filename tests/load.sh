@@ -14,18 +14,8 @@ set -u
 berth=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tier=load
 . "$(cd "$(dirname "$0")" && pwd)/serve_lib.sh"
-tmp=$(mktemp -d)
-export BERTH_HOME=$tmp/home
-unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN
 tag=3600.$$7 # the sleeps of this test's runs: `sleep $tag`, killed by pid at the end
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	for p in $(pgrep -f "^sleep $tag\$"); do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cd "$tmp" || exit 1
+serve_setup "$tag"
 
 cat >policy.yaml <<'EOF'
 local:

@@ -16,18 +16,8 @@ if [ "${BERTH_TEST_STORE:-}" != postgresql ]; then
 	echo "skip replicas (a store that replicas share: tests/run.sh server-pg)"
 	exit 0
 fi
-tmp=$(mktemp -d)
-export BERTH_HOME=$tmp/home
-unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN BERTH_STORE
-pids=()
 nap=3600.7$$ # a sleep of this run's own: the pids found by it are this run's
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	for p in $(pgrep -f "sleep $nap"); do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cd "$tmp" || exit 1
+serve_setup "$nap"
 on_test_store || { echo "FAIL $tier store: no database of its own"; exit 1; }
 
 cat >policy.yaml <<'EOF'
@@ -35,16 +25,6 @@ local:
   capacity: {cpu: "2", mem: 2Gi}
   grace_period: 1
 EOF
-
-final() { # URL ID: the run's state once final (polled, 60 s at most), else its last state
-	local s=
-	for _ in $(seq 600); do
-		s=$(curl -s -m 10 "$1/api/v1/runs/$2" | json 'd["state"]' 2>/dev/null)
-		case "$s" in Succeeded | Failed | Stopped) break ;; esac
-		sleep 0.1
-	done
-	echo "$s"
-}
 
 start --insecure-local && url1=$url pid1=$spid log1=$slog
 start --insecure-local && url2=$url pid2=$spid log2=$slog
@@ -59,11 +39,11 @@ done
 printf 'function:\n  name: hello\n  command: [echo, hi]\nresources: {cpu: 100m, mem: 32Mi}\n' >quick.yaml
 c=$(curl -s -X POST --data-binary @quick.yaml "$url1/api/v1/runs")
 id=$(echo "$c" | json 'd["id"]' 2>/dev/null)
-if [ -n "$leader" ] && [ -n "$id" ] && [ "$(final "$url2" "$id")" = Succeeded ] &&
+if [ -n "$leader" ] && [ -n "$id" ] && [ "$(url=$url2 wait_final "$id")" = Succeeded ] &&
 	! grep -q 'another server leads' "$([ "$leader" = 1 ] && echo "$log1" || echo "$log2")"; then
 	ok "one-leads-any-answers (replica $leader leads)"
 else
-	fail one-leads-any-answers "leader '$leader'; run '$id' read on the other: $(final "$url2" "$id")"
+	fail one-leads-any-answers "leader '$leader'; run '$id' read on the other: $(url=$url2 wait_final "$id")"
 fi
 if [ "$leader" = 1 ]; then
 	lurl=$url1 lpid=$pid1 surl=$url2 slog=$log2
@@ -88,11 +68,8 @@ kill -9 "$lpid"
 wait "$lpid" 2>/dev/null
 wait "$loader"
 n=$(wc -l <accepted)
-missing=0 unfinished=0
-for id in $(cat accepted); do
-	s=$(final "$surl" "$id")
-	case "$s" in Succeeded | Failed) ;; "") missing=$((missing + 1)) ;; *) unfinished=$((unfinished + 1)) ;; esac
-done
+url=$surl
+count_final accepted
 if [ "$n" -gt 0 ] && [ "$missing" = 0 ] && [ "$unfinished" = 0 ]; then
 	ok "failover-every-201-exists-and-ends ($n answered 201 by either)"
 else
@@ -105,7 +82,7 @@ for _ in $(seq 300); do # its next pass (5 s) takes the lead: 30 s at most
 	grep -q 'this server leads the reconciling' "$slog" && { led=1; break; }
 	sleep 0.1
 done
-post_json() { curl -s -X POST -H 'Content-Type: application/json' --data-binary "$1" "$surl/api/v1/runs" | json 'd["id"]'; }
+post_json() { curl -s -X POST -H 'Content-Type: application/json' --data-binary "$1" "$url/api/v1/runs" | json 'd["id"]'; }
 hold=$(post_json '{"function": {"name": "hold", "command": ["sleep", "'"$nap"'"]}, "resources": {"cpu": "2"}}')
 nxt=$(post_json '{"function": {"name": "next", "command": ["true"]}, "resources": {"cpu": "1"}}')
 queued=$(curl -s "$surl/api/v1/runs/$nxt" | json 'd["state"]' 2>/dev/null)
@@ -116,19 +93,17 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 for p in $sup; do kill -9 "$p"; done
-for p in $(pgrep -f "sleep $nap"); do kill -9 "$p" 2>/dev/null; done
-h=$(final "$surl" "$hold")
+for p in $(pgrep -f "^sleep $nap\$"); do kill -9 "$p" 2>/dev/null; done
+h=$(wait_final "$hold")
 why=$(curl -s "$surl/api/v1/runs/$hold" | json 'd.get("reason", "")' 2>/dev/null)
-s=$(final "$surl" "$nxt")
+s=$(wait_final "$nxt")
 if [ -n "$led" ] && [ "$queued" = Pending ] && [ "$h" = Failed ] && echo "$why" | grep -q 'supervisor' &&
 	[ "$s" = Succeeded ]; then
 	ok survivor-leads-and-reconciles
 else
 	fail survivor-leads-and-reconciles "lead taken: '${led:-no}'; the held run $h ($why); the queued one: $queued, then $s"
 fi
-stop_server_of() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
-stop_server_of "$pid1"
-stop_server_of "$pid2"
+for spid in "$pid1" "$pid2"; do stop_server; done
 if grep -qi "sanitizer\|runtime error" "$tmp"/serve.*.log; then
 	fail replicas-clean "$(grep -i -m3 'sanitizer\|runtime error' "$tmp"/serve.*.log)"
 else

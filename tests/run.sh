@@ -70,23 +70,29 @@ tier() {
 
 unit() {
 	echo "== unit"
-	local t run rc
+	local t
 	for t in "$bt"/test_*; do
 		[ -x "$t" ] || continue
 		if [ "$mode" = --valgrind ]; then
-			run=(valgrind -q --error-exitcode=99 --leak-check=full "$t")
+			unit_bin "$t" valgrind -q --error-exitcode=99 --leak-check=full "$t"
 		else
-			run=("$t")
-		fi
-		"${run[@]}" >"$log" 2>&1
-		rc=$?
-		count <"$log"
-		if [ $rc -ne 0 ]; then
-			grep -v '^ok ' "$log" | sed 's/^/    /' | head -40
-			# a crash or sanitizer report that left no FAIL line still fails
-			grep -q '^FAIL ' "$log" || { fail=$((fail + 1)); echo "FAIL $(basename "$t") (exit $rc)"; }
+			unit_bin "$t" "$t"
 		fi
 	done
+}
+
+# unit_bin BINARY COMMAND...: counts a unit binary's lines and shows what was not "ok"
+unit_bin() {
+	local t=$1 rc
+	shift
+	"$@" >"$log" 2>&1
+	rc=$?
+	count <"$log"
+	if [ $rc -ne 0 ]; then
+		grep -v '^ok ' "$log" | sed 's/^/    /' | head -40
+		# a crash or sanitizer report that left no FAIL line still fails
+		grep -q '^FAIL ' "$log" || { fail=$((fail + 1)); echo "FAIL $(basename "$t") (exit $rc)"; }
+	fi
 }
 
 # on_pg TIER COMMAND...: COMMAND with BERTH_TEST_STORE=postgresql and a PostgreSQL
@@ -118,13 +124,7 @@ on_pg() {
 
 unit_pg() {
 	echo "== unit-pg (the store's unit tests on PostgreSQL)"
-	"$bt/test_store" >"$log" 2>&1
-	local rc=$?
-	count <"$log"
-	if [ $rc -ne 0 ]; then
-		grep -v '^ok ' "$log" | sed 's/^/    /' | head -40
-		grep -q '^FAIL ' "$log" || { fail=$((fail + 1)); echo "FAIL test_store on PostgreSQL (exit $rc)"; }
-	fi
+	unit_bin "$bt/test_store" "$bt/test_store"
 }
 
 server_pg() {

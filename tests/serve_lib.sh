@@ -9,9 +9,14 @@
 #   stop_server               SIGTERM, and waits for it
 #   call [-t TOKEN] METHOD PATH [curl args]
 #                             the status; the body in $tmp/body (and appended to $tmp/all-bodies)
-#   serve_setup               for a tier of its own: tmp (removed at exit, with every server
-#                             started killed), BERTH_HOME in it, no BERTH_* of the caller's,
-#                             a small $tmp/policy.yaml; cd there
+#   serve_setup [TAG]         for a tier of its own: tmp (removed at exit, with every server
+#                             started killed, and every `sleep TAG` the tier's runs left),
+#                             BERTH_HOME in it, no BERTH_* of the caller's, a small
+#                             $tmp/policy.yaml; cd there
+#   wait_final ID             the run's final state (as TOKEN tok if set; polled, 60 s at most),
+#                             else its last state
+#   count_final FILE          of the run IDs in FILE (one a line), sets missing (not found) and
+#                             unfinished (not Succeeded or Failed)
 #   on_test_store             with BERTH_TEST_STORE=postgresql (tests/run.sh server-pg), a new
 #                             database of the tier's PostgreSQL in $BERTH_STORE (every berth of
 #                             the tier reads it), else nothing: the store is $BERTH_HOME/berth.db
@@ -82,7 +87,35 @@ serve_setup() {
 	export BERTH_HOME=$tmp/home
 	unset BERTH_CONFIG BERTH_SERVER BERTH_TOKEN BERTH_CACERT BERTH_STORE
 	pids=()
-	trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+	sleep_tag=${1:-}
+	trap serve_cleanup EXIT
 	cd "$tmp" || exit 1
 	printf 'local:\n  capacity: {cpu: "1", mem: 1Gi}\n' >policy.yaml
+}
+serve_cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	if [ -n "$sleep_tag" ]; then
+		for p in $(pgrep -f "^sleep $sleep_tag\$"); do kill -9 "$p" 2>/dev/null; done
+	fi
+	rm -rf "$tmp"
+}
+
+wait_final() {
+	local s=
+	for _ in $(seq 1200); do
+		call ${tok:+-t "$tok"} GET "/api/v1/runs/$1" >/dev/null
+		s=$(json 'd["state"]' <"$tmp/body" 2>/dev/null)
+		case "$s" in Succeeded | Failed | Stopped) break ;; esac
+		sleep 0.05
+	done
+	echo "$s"
+}
+count_final() {
+	local id s
+	missing=0 unfinished=0
+	for id in $(cat "$1"); do
+		s=$(wait_final "$id")
+		case "$s" in Succeeded | Failed) ;; "") missing=$((missing + 1)) ;; *) unfinished=$((unfinished + 1)) ;; esac
+	done
 }

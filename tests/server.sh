@@ -58,17 +58,6 @@ spec() { # NAME CMD [PROJECT]
 		"${3:-default}" "$1" "'$2'"
 }
 
-# wait_final ID: the run's final state (as TOKEN tok if set)
-wait_final() {
-	for _ in $(seq 200); do
-		call ${tok:+-t "$tok"} GET "/api/v1/runs/$1" >/dev/null
-		s=$(json 'd["state"]' <"$tmp/body" 2>/dev/null)
-		case "$s" in Succeeded | Failed | Stopped) echo "$s"; return 0 ;; esac
-		sleep 0.05
-	done
-	echo "$s"
-}
-
 # ---- tokens, then a server that needs them -------------------------------------------
 admin=$("$berth" token create --project '*' --role admin 2>/dev/null)
 usera=$("$berth" token create --project alpha --role user 2>/dev/null)
@@ -1447,11 +1436,7 @@ wait "$spid" 2>/dev/null
 wait "$loader"
 n=$(wc -l <accepted)
 start --insecure-local
-missing=0 unfinished=0
-for id in $(cat accepted); do
-	s=$(wait_final "$id")
-	case "$s" in Succeeded | Failed) ;; "") missing=$((missing + 1)) ;; *) unfinished=$((unfinished + 1)) ;; esac
-done
+count_final accepted
 if [ "$n" -gt 0 ] && [ "$missing" = 0 ] && [ "$unfinished" = 0 ]; then
 	ok "kill9-every-accepted-run-ends ($n accepted before and after the kill)"
 else

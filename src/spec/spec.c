@@ -434,6 +434,54 @@ void spec_finish(dctx *c, berth_spec *s)
 	}
 }
 
+/* Document i of a file into s, decoded and checked: 0 when the document is
+ * empty ("---" at the end: it holds no run), else 1. */
+static int spec_doc(dctx *c, const berth_node *root, size_t i, berth_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->file = c->file;
+	s->doc = i;
+	c->path.len = 0;
+	if (c->path.data)
+		c->path.data[0] = '\0';
+	if (!root || is_null(root))
+		return 0;
+	decode_spec(c, root, s);
+	berth_spec_validate(c, s);
+	return 1;
+}
+
+/* The end of a file's read (ndocs documents, runs of them not empty): a file
+ * without a run is an error, the problems are sorted; 0, or the error the
+ * problems say. */
+static int spec_end(dctx *c, size_t ndocs, size_t runs, berth_error **err)
+{
+	int ret = 0;
+	if (ndocs == 0) {
+		berth_where w = {c->file, 0, 0, NULL};
+		return berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "%s",
+					 "holds no run spec (the input is empty)");
+	}
+	if (runs == 0 && !c->errors) {
+		berth_where w = {c->file, 0, 0, NULL};
+		berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "%s",
+				  "holds no run spec (every document is empty)");
+		c->errors++;
+	}
+	if (err)
+		berth_error_sort(*err);
+	/* an error object that could not record a warning holds an error */
+	if (err && berth_error_errors(*err) && !c->errors)
+		c->errors++;
+	if (c->errors) {
+		ret = err && berth_error_code(*err) ? -(int)berth_error_code(*err)
+						    : -(int)(c->first_code ? c->first_code : BERTH_EINVALID);
+		if (ret == 0)
+			ret = -BERTH_EINVALID;
+	}
+	return ret;
+}
+
 /* lim: the reader's caps (yaml.h): a request's, or a file's that is only checked. */
 static int spec_parse(berth_spec_set **out, const char *name, const char *data, size_t len,
 		      const berth_yaml_limits *lim, bool template, berth_error **err)
@@ -462,49 +510,18 @@ static int spec_parse(berth_spec_set **out, const char *name, const char *data, 
 	if (ret < 0)
 		goto fail;
 	if (ndocs == 0) {
-		berth_where w = {name, 0, 0, NULL};
-		ret = berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "%s",
-					"holds no run spec (the input is empty)");
+		ret = spec_end(&c, 0, 0, err);
 		goto fail;
 	}
 	if (!(set->specs = berth_arena_alloc(set->arena, ndocs * sizeof(*set->specs)))) {
 		ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		goto fail;
 	}
-	for (size_t i = 0; i < ndocs; i++) {
-		berth_spec *s = &set->specs[set->n++];
-		memset(s, 0, sizeof(*s));
-		s->file = name;
-		s->doc = i;
-		c.path.len = 0;
-		if (c.path.data)
-			c.path.data[0] = '\0';
-		if (!docs[i].root || is_null(docs[i].root)) {
-			set->n--; /* an empty document ("---" at the end) holds no run */
-			continue;
-		}
-		decode_spec(&c, docs[i].root, s);
-		berth_spec_validate(&c, s);
-	}
+	for (size_t i = 0; i < ndocs; i++)
+		set->n += spec_doc(&c, docs[i].root, i, &set->specs[set->n]);
 	berth_buf_release(&c.path);
-	if (set->n == 0 && !c.errors) {
-		berth_where w = {name, 0, 0, NULL};
-		berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "%s",
-				  "holds no run spec (every document is empty)");
-		c.errors++;
-	}
-	if (err)
-		berth_error_sort(*err);
-	/* an error object that could not record a warning holds an error */
-	if (err && berth_error_errors(*err) && !c.errors)
-		c.errors++;
-	if (c.errors) {
-		ret = err && berth_error_code(*err) ? -(int)berth_error_code(*err)
-						    : -(int)(c.first_code ? c.first_code : BERTH_EINVALID);
-		if (ret == 0)
-			ret = -BERTH_EINVALID;
+	if ((ret = spec_end(&c, ndocs, set->n, err)) < 0)
 		goto fail;
-	}
 	*out = set;
 	return 0;
 fail:
@@ -563,16 +580,8 @@ static void stream_doc(void *arg, const berth_yaml_doc *doc, size_t i)
 	struct stream *st = arg;
 	dctx *c = &st->c;
 	berth_spec s;
-	memset(&s, 0, sizeof(s));
-	s.file = c->file;
-	s.doc = i;
-	c->path.len = 0;
-	if (c->path.data)
-		c->path.data[0] = '\0';
-	if (!doc->root || is_null(doc->root))
-		return; /* an empty document ("---" at the end) holds no run */
-	decode_spec(c, doc->root, &s);
-	berth_spec_validate(c, &s);
+	if (!spec_doc(c, doc->root, i, &s))
+		return; /* an empty document holds no run */
 	if (!c->errors && !berth_error_errors(st->spec))
 		st->sink->run(st->sink->arg, &s, st->runs);
 	st->runs++;
@@ -616,28 +625,7 @@ int berth_spec_read_file(const char *path, const berth_spec_sink *sink, berth_er
 	}
 	if (ret < 0)
 		goto out;
-	if (ndocs == 0) {
-		berth_where w = {st.c.file, 0, 0, NULL};
-		ret = berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "%s",
-					"holds no run spec (the input is empty)");
-		goto out;
-	}
-	if (st.runs == 0 && !st.c.errors) {
-		berth_where w = {st.c.file, 0, 0, NULL};
-		berth_problem_add(err, BERTH_EMISSING, BERTH_ERROR, &w, "%s",
-				  "holds no run spec (every document is empty)");
-		st.c.errors++;
-	}
-	if (err)
-		berth_error_sort(*err);
-	if (err && berth_error_errors(*err) && !st.c.errors)
-		st.c.errors++;
-	if (st.c.errors) {
-		ret = err && berth_error_code(*err) ? -(int)berth_error_code(*err)
-						    : -(int)(st.c.first_code ? st.c.first_code : BERTH_EINVALID);
-		if (ret == 0)
-			ret = -BERTH_EINVALID;
-	}
+	ret = spec_end(&st.c, ndocs, st.runs, err);
 out:
 	berth_arena_free(arena);
 	return ret < 0 ? ret : 0;
