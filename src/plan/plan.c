@@ -65,6 +65,8 @@ static const char *where(const char *file, berth_pos pos, char *buf, size_t len)
 }
 #define WHERE(file, pos) where(file, pos, (char[512]){0}, 512)
 #define POLICY_AT(p, pos) WHERE((p)->pol->file, pos)
+/* a rule's key, as the run's project's overlay names it where it writes it */
+#define RULE_KEY(p, at, key) berth_policy_key((p)->pol, at, key, (char[160]){0}, 160)
 
 static void vproblem(plan *p, berth_severity sev, berth_code code, uint8_t origin, berth_pos pos,
 		     const char *path, const char *fmt, va_list ap)
@@ -763,8 +765,9 @@ static void mem_ratio_rule(plan *p)
 	    berth_quantity_cmp(&mem->requests.q, &cap->q) <= 0) {
 		mem->limits.q = cap->q;
 		NOTE(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s (%s) = %s, capped "
-		     "at the platform's limit of %s (limits.mem, %s)", Q(mem->requests.q), Q(ratio->q),
-		     POLICY_AT(p, ratio->pos), Q(lim), Q(cap->q), POLICY_AT(p, cap->pos));
+		     "at the platform's limit of %s (%s, %s)", Q(mem->requests.q), Q(ratio->q),
+		     POLICY_AT(p, ratio->pos), Q(lim), Q(cap->q), RULE_KEY(p, &cap->pos, "limits.mem"),
+		     POLICY_AT(p, cap->pos));
 		return;
 	}
 	NOTE(p, "resources.mem.limits", "= requests %s x defaults.mem_limit_ratio %s, rounded up to a whole %s (%s)",
@@ -847,8 +850,10 @@ static void volume_rules(plan *p)
 		    berth_quantity_cmp(&v->size.q, &pol->limits.volume_size.q) > 0) {
 			snprintf(path, sizeof(path), "volumes[%zu].spec.size", i);
 			refuse(p, BERTH_EPOLICY, v->origin, v->size.pos, path,
-			       "%s is over the platform's limit of %s (limits.volume_size, %s)", Q(v->size.q),
-			       Q(pol->limits.volume_size.q), POLICY_AT(p, pol->limits.volume_size.pos));
+			       "%s is over the platform's limit of %s (%s, %s)", Q(v->size.q),
+			       Q(pol->limits.volume_size.q),
+			       RULE_KEY(p, &pol->limits.volume_size.pos, "limits.volume_size"),
+			       POLICY_AT(p, pol->limits.volume_size.pos));
 		}
 	}
 	r->pvc_per_pod = pol->storage.pvc_lifecycle.s && strcmp(pol->storage.pvc_lifecycle.s, "pod") == 0;
@@ -1113,9 +1118,12 @@ static void limits_rule(plan *p)
 			v = src;
 		snprintf(path, sizeof(path), "resources.%s.%s", resources[i].name,
 			 v == &res->limits ? "limits" : "requests");
+		char key[32];
+		snprintf(key, sizeof(key), "limits.%s", resources[i].name);
 		refuse(p, BERTH_EPOLICY, BERTH_QTY_AT(v), v->pos, path,
-		       "%s from %s is over the platform's limit of %s per run (limits.%s, %s)", Q(v->q),
-		       WHO(p, v->origin), Q(lim[i]->q), resources[i].name, POLICY_AT(p, lim[i]->pos));
+		       "%s from %s is over the platform's limit of %s per run (%s, %s)", Q(v->q),
+		       WHO(p, v->origin), Q(lim[i]->q), RULE_KEY(p, &lim[i]->pos, key),
+		       POLICY_AT(p, lim[i]->pos));
 	}
 }
 

@@ -842,15 +842,17 @@ static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec 
 		if (!lim[i]->set || (base && base_rule(base, blim[i]->set, blim[i]->pos, lim[i]->pos)))
 			continue;
 		snprintf(at, sizeof(at), "%s:%u:%u", p->file, lim[i]->pos.line, lim[i]->pos.column);
+		char key[128];
+		snprintf(key, sizeof(key), "limits.%s", fit_names[i]);
+		const char *lkey = berth_policy_key(p, &lim[i]->pos, key, (char[160]){0}, 160);
 		for (int k = 0; k < 2; k++) {
 			if (!v[k]->set || berth_quantity_cmp(&v[k]->q, &lim[i]->q) <= 0)
 				continue;
 			c->file = file;
 			snprintf(path, sizeof(path), "%s.resources.%s.%s", prefix, fit_names[i], which[k]);
 			report_at(c, v[k]->pos, path, BERTH_EPOLICY,
-				  "%s %s is over the platform's limit of %s per run (limits.%s, %s): every run "
-				  "%s would be refused", fit_names[i], QF(v[k]->q), QF(lim[i]->q), fit_names[i],
-				  at, what);
+				  "%s %s is over the platform's limit of %s per run (%s, %s): every run "
+				  "%s would be refused", fit_names[i], QF(v[k]->q), QF(lim[i]->q), lkey, at, what);
 		}
 		berth_quantity derived;
 		if (i != 1 || !p->mem_limit_ratio.set || !res->requests.set || res->limits.set ||
@@ -862,9 +864,9 @@ static void check_fragment_fit(dctx *c, const berth_policy *p, const berth_spec 
 		snprintf(path, sizeof(path), "%s.resources.mem.requests", prefix);
 		warn_at(c, res->requests.pos, path,
 			"mem %s x defaults.mem_limit_ratio %s (%s:%u:%u) is %s, over the platform's limit of "
-			"%s per run (limits.mem, %s): the memory limit of every run %s is capped at %s",
+			"%s per run (%s, %s): the memory limit of every run %s is capped at %s",
 			QF(res->requests.q), QF(p->mem_limit_ratio.q), p->file, p->mem_limit_ratio.pos.line,
-			p->mem_limit_ratio.pos.column, QF(derived), QF(lim[i]->q), at, what, QF(lim[i]->q));
+			p->mem_limit_ratio.pos.column, QF(derived), QF(lim[i]->q), lkey, at, what, QF(lim[i]->q));
 	}
 }
 
@@ -1049,6 +1051,14 @@ static void build_views(dctx *c, berth_policy *p)
 		const char *name = p->projects[i].name.s;
 		if (!q)
 			continue;
+		/* quotas.default is every other project's: as the default project's
+		 * own, it would cap every project */
+		if (!strcmp(name, "default")) {
+			report_at(c, q->pos, "projects.default.quotas", BERTH_EINVALID,
+				  "a quota named \"default\" is that of every project without its own: "
+				  "write it as quotas.default");
+			continue;
+		}
 		size_t j = 0;
 		while (j < p->nquotas && strcmp(p->quotas[j].project.s, name))
 			j++;
@@ -1364,6 +1374,18 @@ const berth_policy *berth_policy_for_project(const berth_policy *p, const char *
 		if (strcmp(p->projects[i].name.s, project) == 0)
 			return p->projects[i].view;
 	return p;
+}
+
+const char *berth_policy_key(const berth_policy *p, const berth_pos *at, const char *key, char *buf, size_t len)
+{
+	if (!p || !p->base)
+		return key;
+	/* the same member of the policy the view was copied from */
+	const berth_pos *own = (const berth_pos *)((const char *)p->base + ((const char *)at - (const char *)p));
+	if (own->line == at->line && own->column == at->column)
+		return key;
+	snprintf(buf, len, "projects.%s.%s", p->project, key);
+	return buf;
 }
 
 const char *berth_policy_project(const berth_policy *p)

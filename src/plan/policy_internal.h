@@ -149,6 +149,11 @@ int berth_mem_limit_by_ratio(const berth_quantity *request, const berth_quantity
  * {project}: true, and project's name appended to out (unchecked); else false. */
 bool berth_policy_project_name(const char *tpl, const char *project, berth_buf *out);
 
+/* A rule's key ("limits.mem") as the view p names it, at its place (at, a
+ * member of *p): "projects.P.limits.mem" where P's overlay writes it (its
+ * place is not the policy's), else key itself. */
+const char *berth_policy_key(const berth_policy *p, const berth_pos *at, const char *key, char *buf, size_t len);
+
 /* The quota for project: its own entry, else "default", else NULL. */
 const berth_quota *berth_policy_quota(const berth_policy *p, const char *project);
 
