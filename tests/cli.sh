@@ -468,5 +468,9 @@ echo other | "$berth" secrets set x >/dev/null 2>&1
 check restore-other-key-warns 0 'warning: the restored secrets do not open with the key' -- "$berth" admin restore "$bk/nokey.db"
 check restore-missing-file 2 'nope.db: No such file' -- env BERTH_HOME="$bk/d" "$berth" admin restore "$bk/nope.db"
 check restore-missing-makes-nothing 2 'No such file' -- ls -d "$bk/d"
+# a store on PostgreSQL is restored by PostgreSQL: refused before the data dir is touched
+check restore-on-postgresql-refused 2 'the store is on PostgreSQL .*: restore it with PostgreSQL' -- env BERTH_HOME="$bk/e" BERTH_STORE=postgresql://127.0.0.1:1/none "$berth" admin restore "$bk/full.db"
+check restore-on-postgresql-makes-nothing 2 'No such file' -- ls -d "$bk/e"
+check restore-directory-refused 2 'is not a file' -- env BERTH_HOME="$bk/e" "$berth" admin restore "$bk/a"
 check admin-usage 2 '^usage: berth admin backup FILE' -- "$berth" admin
 export BERTH_HOME=$tmp/home

@@ -816,13 +816,14 @@ else
 fi
 # usage over time from the metrics API: a cluster without it is asked, then left alone (no
 # samples, no error); with it, the server samples each Running run's pods as it reconciles
+# (in the units metrics-server writes: nanocores, rounded up to millicores, and Ki)
 usage() { curl -s -H "Authorization: Bearer $admin" "$url/api/v1/runs/$sid/usage"; }
 asked=$(requests | awk '$3 ~ /^\/apis\/metrics\.k8s\.io\// {print $6}' | paste -sd,)
 n=$(usage | json 'len(d["items"])' 2>/dev/null)
 if [ "$asked" = 404 ] && [ "$n" = 0 ] && ! grep -qi 'metrics' "$tmp/serve.1.log"; then
 	ok "serve: a cluster without the metrics API is asked once: no samples, nothing said"
 else fail "serve: a cluster without the metrics API is asked once: no samples, nothing said" "asked: $asked, samples: $n"; fi
-ctl metrics "{\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$sid\",\"cpu\":\"250m\",\"memory\":\"64Mi\"}" >/dev/null
+ctl metrics "{\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$sid\",\"cpu\":\"250000001n\",\"memory\":\"65536Ki\"}" >/dev/null
 kill "$spid"
 wait "$spid" 2>/dev/null
 BERTH_SAMPLE_MS=100 start 3
@@ -833,7 +834,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 query=$(requests | grep -cE " GET /apis/metrics\.k8s\.io/v1beta1/namespaces/ml/pods\?labelSelector=berth\.dev/run=$sid&limit=1000 - [a-z]+ 200")
-if [ "${got%%,*}" = "0:250:67108864:-" ] && [ "${query:-0}" -ge 1 ]; then
+if [ "${got%%,*}" = "0:251:67108864:-" ] && [ "${query:-0}" -ge 1 ]; then
 	ok "serve: samples a Running run's use from the metrics API"
 else fail "serve: samples a Running run's use from the metrics API" "samples: $got, asked for its pods by label: $query times"; fi
 kill "$spid"

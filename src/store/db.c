@@ -17,8 +17,9 @@ const db_ops *db_driver(const char *where)
 	return where && is_url(where) ? &db_pg_ops : &db_sqlite_ops;
 }
 
-/* A URL's user:password@ is user@; a query's password=... is password=***
- * (libpq's URLs take any parameter there). A path is shown as it is. */
+/* A URL's user:password@ is user@; a query's password=... is password=***,
+ * and so is any other ...password= (sslpassword: the client key's passphrase;
+ * libpq's URLs take any parameter there). A path is shown as it is. */
 char *db_display(const char *where)
 {
 	if (!is_url(where))
@@ -37,9 +38,12 @@ char *db_display(const char *where)
 	while (q && *q) {
 		const char *end = strchr(q + 1, '&');
 		size_t n = end ? (size_t)(end - q) : strlen(q);
-		if (!strncmp(q + 1, "password=", 9))
-			berth_buf_printf(&b, "%cpassword=***", *q);
-		else
+		const char *eq = memchr(q + 1, '=', n - 1);
+		size_t name = eq ? (size_t)(eq - q - 1) : 0;
+		if (name >= 8 && !strncmp(eq - 8, "password", 8)) {
+			berth_buf_append(&b, q, name + 2);
+			berth_buf_puts(&b, "***");
+		} else
 			berth_buf_append(&b, q, n);
 		q = end;
 	}

@@ -92,7 +92,7 @@ const db_ops *db_driver(const char *where);
 extern const db_ops db_sqlite_ops;
 extern const db_ops db_pg_ops;
 
-/* where as it may be shown: a URL's password and any password= left out
+/* where as it may be shown: a URL's password and any ...password= left out
  * (the caller's to free; NULL when out of memory). */
 char *db_display(const char *where);
 

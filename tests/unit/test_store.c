@@ -1426,6 +1426,27 @@ out:
 	done(s, dir);
 }
 
+/* A store's location as messages show it: no password of a URL, of its
+ * user or of any parameter named ...password (libpq's sslpassword is the
+ * passphrase of the client's key); a path as it is. */
+char *db_display(const char *where); /* store/db.h, whose type db this file's static db hides */
+
+static void test_display(void)
+{
+	static const char *const cases[][2] = {
+		{"postgresql://u:pw1@h:5/db", "postgresql://u@h:5/db"},
+		{"postgres://u@h/db?password=pw2&sslmode=require", "postgres://u@h/db?password=***&sslmode=require"},
+		{"postgresql://h/db?sslmode=require&sslpassword=pw3", "postgresql://h/db?sslmode=require&sslpassword=***"},
+		{"postgresql:///db?host=/run&passwordx=v&sslpassword", "postgresql:///db?host=/run&passwordx=v&sslpassword"},
+		{"/data/berth.db", "/data/berth.db"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *shown = db_display(cases[i][0]);
+		CHECK_STR(shown, cases[i][1]);
+		free(shown);
+	}
+}
+
 /* ---- durability (sync.c) ---- */
 
 typedef struct sync_worker {
@@ -1548,4 +1569,4 @@ static void test_cleanup(void)
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
        T(test_data_version), T(test_stop_requested), T(test_sync), T(test_alloc_failures), T(test_pg_store),
-       T(test_pg_reconnect), T(test_cleanup))
+       T(test_pg_reconnect), T(test_display), T(test_cleanup))
