@@ -301,6 +301,9 @@ static int post_tokens(req *r)
 		if (!known)
 			bad = "the body has a field that is none of role, projects, description, "
 			      "expires_in, expires";
+		else if (strcmp(root->u.pairs[i].key->u.text, "projects") &&
+			 root->u.pairs[i].value->kind != BERTH_NODE_SCALAR)
+			bad = "role, description, expires_in and expires are strings";
 	}
 	size_t n = !bad && pn ? (pn->kind == BERTH_NODE_SEQ ? pn->len : 1) : 0;
 	const char **projects = n ? calloc(n, sizeof(char *)) : NULL;

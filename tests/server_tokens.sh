@@ -91,10 +91,12 @@ b6=$(mk "$adma" "{\"role\": \"user\", \"projects\": [\"pa\"], \"description\": \
 b7=$(mk "$star" "$many")
 b8=$(mk "$adma" '{"role": "user", "projects": [["pa"]]}')
 b9=$(mk "$adma" '{"role": "user", "projects": ["pa"], "expires_in": "401d"}')
-if [ "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8 $b9" = "422 422 400 400 400 400 400 422 400" ]; then
+# a description that is no string is refused, not dropped (a token with none)
+b10=$(mk "$adma" '{"role": "user", "projects": ["pa"], "description": ["ci"]}')
+if [ "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8 $b9 $b10" = "422 422 400 400 400 400 400 422 400 422" ]; then
 	ok token-api-bodies-checked
 else
-	fail token-api-bodies-checked "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8 $b9"
+	fail token-api-bodies-checked "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8 $b9 $b10"
 fi
 # a description with a terminal's escape (a title set, the screen cleared) or a newline
 c1=$(mk "$adma" '{"role": "user", "projects": ["pa"], "description": "\u001b]0;owned\u0007\u001b[2J"}')

@@ -11,10 +11,18 @@ int store_token_insert(store *s, const store_token *t, berth_error **err)
 	store_arg args[] = {STORE_S(t->id), STORE_B(t->hash, sizeof(t->hash)), STORE_I(t->role),
 			    STORE_S(t->projects), STORE_S(t->description), STORE_I(t->created),
 			    STORE_I(t->expires), STORE_S(t->maker)};
+	/* a made token only while its maker stands: one revoked between its check and
+	 * this insert would otherwise leave a token that its revocation did not take */
 	int rc = store_exec_args(s,
-				 "INSERT INTO tokens (id, hash, role, projects, description, created,"
-				 " expires, maker) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+				 t->maker ? "INSERT INTO tokens (id, hash, role, projects, description,"
+					    " created, expires, maker) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
+					    " WHERE EXISTS (SELECT 1 FROM tokens WHERE id = ?8 AND"
+					    " (revoked IS NULL OR revoked = 0))"
+					  : "INSERT INTO tokens (id, hash, role, projects, description,"
+					    " created, expires, maker) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 				 args, 8, err);
+	if (rc == 0)
+		return berth_fail(err, BERTH_EAUTH, "token %s that makes it is revoked", t->maker);
 	return rc < 0 ? rc : 0;
 }
 

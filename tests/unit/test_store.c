@@ -972,6 +972,24 @@ static void test_tokens(void)
 	t = (store_token *)&t;
 	CHECK_INT(store_token_get(s, "nope", &t, &err), 0);
 	CHECK(t == NULL);
+	/* a token made by one revoked (or gone) meanwhile is not made: the revocation
+	 * took what its maker had made, and this one came after */
+	store_token made = {.id = "m1", .role = 1, .projects = "a", .created = 9000, .maker = "t1"};
+	memset(made.hash, 5, sizeof(made.hash));
+	CHECK_INT(store_token_insert(s, &made, &err), -BERTH_EAUTH);
+	made.maker = "nope";
+	CHECK_INT(store_token_insert(s, &made, &err), -BERTH_EAUTH);
+	berth_error_free(err);
+	err = NULL;
+	t = (store_token *)&t;
+	CHECK_INT(store_token_get(s, "m1", &t, &err), 0);
+	CHECK(t == NULL);
+	made.maker = "t2";
+	CHECK_INT(store_token_insert(s, &made, &err), 0);
+	if (OK(store_token_get(s, "m1", &t, &err), err) && t)
+		CHECK_STR(t->maker, "t2");
+	CHECK(t != NULL);
+	store_token_free(t);
 	store_token_free(NULL);
 out:
 	berth_error_free(err);
