@@ -849,12 +849,14 @@ export const cases = [
 	},
 	{
 		// a run's use over time: CPU and memory charts of its samples, growing while it
-		// runs (tests/ui.sh samples every 200 ms), their last and peak values in words
+		// runs (tests/ui.sh samples every 200 ms), their last and peak values in words.
+		// It runs 12 s after its work: the page reads new samples every 5 s, and on a
+		// loaded machine the page may open seconds after the run started (3 s was short)
 		name: 'run-usage-charts',
-		timeout: 45000,
+		timeout: 60000,
 		run: async (t) => {
 			const { page } = t;
-			const id = await apiRun(t, { name: 'busy', function: { command: ['sh', '-c', 'head -c 30000000 /dev/zero | sort >/dev/null; i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; sleep 3'] } });
+			const id = await apiRun(t, { name: 'busy', function: { command: ['sh', '-c', 'head -c 30000000 /dev/zero | sort >/dev/null; i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; sleep 12'] } });
 			await apiUntil(t, id, ['Running']);
 			await signIn(t, t.tokens.viewer);
 			await page.goto(`${t.url}/#/runs/${id}`);
@@ -865,7 +867,7 @@ export const cases = [
 				return l ? l.getAttribute('points').split(' ').length : 0;
 			});
 			const n1 = await waitFor(t, 'a CPU chart', points);
-			await waitFor(t, 'the chart to grow while the run runs', async () => (await points()) > n1, 10000);
+			await waitFor(t, 'the chart to grow while the run runs', async () => (await points()) > n1, 15000);
 			await until(t, 'Succeeded');
 			await page.click('#tab-logs');
 			await page.click('#tab-usage');
