@@ -90,8 +90,9 @@ void store_long_lived(store *s);
  * call that made it returns, unless BERTH_STORE_SYNC=normal. With defer, a
  * handle's commits are made durable by store_sync instead, which its caller
  * calls before it tells anyone of them (a server, before it answers): the
- * commits of threads that wait at once share one fsync. */
-void store_defer_sync(store *s, bool defer);
+ * commits of threads that wait at once share one fsync. Returns whether it
+ * deferred before. */
+bool store_defer_sync(store *s, bool defer);
 /* Waits until the handle's commits are on disk (at once when they are). */
 int store_sync(store *s, berth_error **err);
 /* The number of the handle's last commit not yet known durable (0: none),
