@@ -917,16 +917,16 @@ static void test_tokens(void)
 	memset(t1.hash, 1, sizeof(t1.hash));
 	memset(t2.hash, 2, sizeof(t2.hash));
 	memset(t0.hash, 0, sizeof(t0.hash));
-	CHECK_INT(store_token_insert(s, &t1, &err), 0);
-	CHECK_INT(store_token_insert(s, &t2, &err), 0);
-	CHECK_INT(store_token_insert(s, &t0, &err), 0);
+	CHECK_INT(store_token_insert(s, &t1, 0, 0, &err), 0);
+	CHECK_INT(store_token_insert(s, &t2, 0, 0, &err), 0);
+	CHECK_INT(store_token_insert(s, &t0, 0, 0, &err), 0);
 	/* the same id, the same hash */
 	store_token again = t1;
 	memset(again.hash, 9, sizeof(again.hash));
-	CHECK_INT(store_token_insert(s, &again, &err), -BERTH_ECONFLICT);
+	CHECK_INT(store_token_insert(s, &again, 0, 0, &err), -BERTH_ECONFLICT);
 	again = t2;
 	again.id = "t9";
-	CHECK_INT(store_token_insert(s, &again, &err), -BERTH_ECONFLICT);
+	CHECK_INT(store_token_insert(s, &again, 0, 0, &err), -BERTH_ECONFLICT);
 	berth_error_free(err);
 	err = NULL;
 
@@ -981,16 +981,16 @@ static void test_tokens(void)
 	 * took what its maker had made, and this one came after */
 	store_token made = {.id = "m1", .role = 1, .projects = "a", .created = 9000, .maker = "t1"};
 	memset(made.hash, 5, sizeof(made.hash));
-	CHECK_INT(store_token_insert(s, &made, &err), -BERTH_EAUTH);
+	CHECK_INT(store_token_insert(s, &made, 0, 0, &err), -BERTH_EAUTH);
 	made.maker = "nope";
-	CHECK_INT(store_token_insert(s, &made, &err), -BERTH_EAUTH);
+	CHECK_INT(store_token_insert(s, &made, 0, 0, &err), -BERTH_EAUTH);
 	berth_error_free(err);
 	err = NULL;
 	t = (store_token *)&t;
 	CHECK_INT(store_token_get(s, "m1", &t, &err), 0);
 	CHECK(t == NULL);
 	made.maker = "t2";
-	CHECK_INT(store_token_insert(s, &made, &err), 0);
+	CHECK_INT(store_token_insert(s, &made, 0, 0, &err), 0);
 	if (OK(store_token_get(s, "m1", &t, &err), err) && t)
 		CHECK_STR(t->maker, "t2");
 	CHECK(t != NULL);
@@ -1263,7 +1263,7 @@ static void test_alloc_failures(void)
 		store_token t = {.id = tid, .role = 1, .projects = "a",
 				 .description = k % 2 ? text : NULL, .created = k};
 		memset(t.hash, k, sizeof(t.hash));
-		store_token_insert(s, &t, NULL);
+		store_token_insert(s, &t, 0, 0, NULL);
 	}
 	static const struct {
 		const char *what;
@@ -1404,7 +1404,7 @@ static void test_pg_store(void)
 		if (k == 0 && OK(store_open(&s, where, &err), err)) {
 			CHECK_INT(pg_number(where, "SELECT version FROM berth_schema"), 16);
 			store_token t = {.id = "t1", .role = 1, .projects = "a", .created = 1, .expires = 7};
-			CHECK_INT(store_token_insert(s, &t, &err), 0);
+			CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
 			store_token *got = NULL;
 			CHECK_INT(store_token_get(s, "t1", &got, &err), 0);
 			CHECK(got && got->expires == 7);
