@@ -1603,15 +1603,15 @@ static void test_sync_entry(void)
 	berth_error *err = NULL;
 	if (!s)
 		goto out;
-	char wal[4300], mark;
+	char wal[4300], mark[8192];
 	snprintf(wal, sizeof(wal), "%s/berth.db-wal", dir);
-	ssize_t got = getxattr(wal, "user.berth.entry-synced", &mark, 1);
+	ssize_t got = getxattr(wal, "user.berth.entry-synced", mark, sizeof(mark));
 	bool xattrs = !(got < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP));
 	if (!xattrs)
 		printf("skip the mark of test_sync_entry (no user xattrs on %s)\n", dir);
 	/* the migrations' commit made it durable, entry included */
 	if (xattrs)
-		CHECK_INT(got, 1);
+		CHECK(got > 0);
 	/* unmarked (as a WAL made again by a tool is): the next process to sync
 	 * it fsyncs the directories and marks it */
 	if (xattrs)
@@ -1649,13 +1649,85 @@ static void test_sync_entry(void)
 	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	if (xattrs)
-		CHECK_INT(getxattr(wal, "user.berth.entry-synced", &mark, 1), 1);
+		CHECK(getxattr(wal, "user.berth.entry-synced", mark, sizeof(mark)) > 0);
 	/* the parent's own descriptor is still the WAL, and still syncs */
 	CHECK_INT(wal_fd_of(wal), parent_fd);
 	CHECK(OK(store_resume(s, &err), err));
 	CHECK_INT(store_project_add(s, "parent", &err), 1);
 out:
 	berth_error_free(err);
+	done(s, dir);
+}
+
+/* The mark of the WAL's entry (x, 0: none), read into buf. */
+static ssize_t entry_mark_of(const char *dir, char *buf, size_t len)
+{
+	char wal[4300];
+	snprintf(wal, sizeof(wal), "%s/berth.db-wal", dir);
+	ssize_t n = getxattr(wal, "user.berth.entry-synced", buf, len);
+	return n < 0 ? 0 : n;
+}
+
+/* One commit through a store opened at dir/berth.db, and closed (its WAL stays). */
+static void commit_at(const char *dir, const char *project)
+{
+	char where[4300];
+	snprintf(where, sizeof(where), "%s/berth.db", dir);
+	store *s = NULL;
+	berth_error *err = NULL;
+	if (OK(store_open(&s, where, &err), err))
+		CHECK_INT(store_project_add(s, project, &err), 1);
+	store_close(s);
+	berth_error_free(err);
+}
+
+/* The mark says that this file's entry, at this place, was fsynced: a WAL
+ * copied with its extended attributes (cp -a, rsync -X, a restore from tar
+ * --xattrs), whose new entry no one fsynced, or a data dir renamed, is not
+ * trusted: its directories are fsynced again, and the mark made anew, once. */
+static void test_sync_entry_copied(void)
+{
+	if (on_pg()) {
+		printf("skip test_sync_entry_copied (SQLite's WAL)\n");
+		return;
+	}
+	char *dir;
+	store *s = fresh(&dir);
+	if (!s)
+		goto out;
+	char m0[8192], m1[8192], m2[8192], m3[8192];
+	ssize_t n0 = entry_mark_of(dir, m0, sizeof(m0));
+	if (!n0) {
+		printf("skip test_sync_entry_copied (no user xattrs on %s)\n", dir);
+		goto out;
+	}
+	store_close(s);
+	s = NULL;
+	char copy[4300], moved[4300], cmd[9000];
+	snprintf(copy, sizeof(copy), "%s-copy", dir);
+	snprintf(moved, sizeof(moved), "%s-moved", dir);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", dir, copy);
+	CHECK_INT(system(cmd), 0);
+	/* copied with the file: the same mark, on a file no one synced there */
+	CHECK_INT(entry_mark_of(copy, m1, sizeof(m1)), n0);
+	commit_at(copy, "restored");
+	ssize_t n1 = entry_mark_of(copy, m1, sizeof(m1));
+	CHECK(n1 > 0 && (n1 != n0 || memcmp(m0, m1, (size_t)n1)));
+	/* the original keeps its own */
+	CHECK_INT(entry_mark_of(dir, m3, sizeof(m3)), n0);
+	CHECK(!memcmp(m0, m3, (size_t)n0));
+	/* renamed: its new entry was never synced either */
+	CHECK_INT(rename(copy, moved), 0);
+	commit_at(moved, "moved");
+	ssize_t n2 = entry_mark_of(moved, m2, sizeof(m2));
+	CHECK(n2 > 0 && (n2 != n1 || memcmp(m1, m2, (size_t)n2)));
+	/* and where it stays, the mark stays */
+	commit_at(moved, "again");
+	CHECK_INT(entry_mark_of(moved, m3, sizeof(m3)), n2);
+	CHECK(!memcmp(m2, m3, (size_t)n2));
+	t_rm_rf(moved);
+	t_rm_rf(copy);
+out:
 	done(s, dir);
 }
 
@@ -1669,5 +1741,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_entry), T(test_alloc_failures), T(test_pg_store),
+       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))
