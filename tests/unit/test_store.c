@@ -1563,6 +1563,124 @@ out:
 	done(s, dir);
 }
 
+/* A token made by maker, numbered k (its id and hash), created at 1000. */
+static store_token made_token(char *id, size_t len, const char *maker, int k, int64_t expires)
+{
+	snprintf(id, len, "%s-m%d", maker, k);
+	store_token t = {.id = id, .role = 1, .projects = "a", .created = 1000, .expires = expires,
+			 .maker = (char *)maker};
+	memset(t.hash, 0, sizeof(t.hash));
+	memcpy(t.hash, id, strlen(id) < sizeof(t.hash) ? strlen(id) : sizeof(t.hash));
+	return t;
+}
+
+struct cap_try {
+	const char *where;
+	bool revoke; /* revoke c3 (and what it made), or make a token of c1 */
+	int rc;
+};
+
+/* Another handle (another server worker, another server on the same
+ * PostgreSQL): makes a token of c1 under a cap of 1 made token, or revokes c3. */
+static void *cap_try(void *arg)
+{
+	struct cap_try *c = arg;
+	store *o = NULL;
+	berth_error *e = NULL;
+	c->rc = -1000;
+	if (!store_open(&o, c->where, &e)) {
+		char id[32];
+		store_token t = made_token(id, sizeof(id), "c1", 99, 0);
+		c->rc = c->revoke ? store_token_revoke(o, "c3", 2000, &e) : store_token_insert(o, &t, 1, 0, &e);
+	}
+	store_close(o);
+	berth_error_free(e);
+	return NULL;
+}
+
+/* Handle a makes token t in a transaction that another handle's cap_try c
+ * comes into (it counts or walks by then, unless it waits for a, as it
+ * should); whichever order they come in, the result is the same. */
+static void at_once(store *a, store_token *t, struct cap_try *c, int64_t made_max)
+{
+	berth_error *err = NULL;
+	pthread_t th;
+	bool started = false;
+	if (OK(store_begin(a, &err), err)) {
+		CHECK_INT(store_token_insert(a, t, made_max, 0, &err), 0);
+		started = pthread_create(&th, NULL, cap_try, c) == 0;
+		CHECK(started);
+		struct timespec ts = {0, 300 * 1000000L};
+		nanosleep(&ts, NULL);
+		CHECK_INT(store_commit(a, &err), 0);
+	}
+	if (started)
+		pthread_join(th, NULL);
+	berth_error_free(err);
+}
+
+/* The caps on made tokens count the live ones only (not revoked, not expired,
+ * not made by a command), and hold against requests at once: one that counts
+ * while another's insert is not yet committed waits for it. */
+static void test_token_caps(void)
+{
+	char *dir;
+	store *s = fresh(&dir), *a = NULL;
+	berth_error *err = NULL;
+	char id[8][32];
+	if (!s)
+		goto out;
+	store_token c1 = {.id = "c1", .role = 3, .projects = "*", .created = 1};
+	store_token c2 = {.id = "c2", .role = 3, .projects = "*", .created = 1};
+	memset(c1.hash, 0xc1, sizeof(c1.hash));
+	memset(c2.hash, 0xc2, sizeof(c2.hash));
+	CHECK_INT(store_token_insert(s, &c1, 1, 1, &err), 0); /* a command's: no cap */
+	CHECK_INT(store_token_insert(s, &c2, 1, 1, &err), 0);
+	/* c2: one expired (at 500, before the next's creation at 1000), one revoked */
+	store_token t = made_token(id[0], sizeof(id[0]), "c2", 0, 500);
+	CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
+	t = made_token(id[1], sizeof(id[1]), "c2", 1, 0);
+	CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
+	CHECK_INT(store_token_revoke(s, id[1], 900, &err), 1);
+	t = made_token(id[2], sizeof(id[2]), "c2", 2, 0);
+	CHECK_INT(store_token_insert(s, &t, 1, 2, &err), 0);
+	t = made_token(id[3], sizeof(id[3]), "c2", 3, 0);
+	CHECK_INT(store_token_insert(s, &t, 1, 0, &err), -BERTH_ECONFLICT);
+	berth_error_free(err);
+	err = NULL;
+	/* c1 under a cap of one made token: a's insert, not committed yet, and
+	 * another handle's at the same time: one is made */
+	struct cap_try c = {fresh_where, false, 0};
+	if (!OK(store_open(&a, fresh_where, &err), err))
+		goto out;
+	t = made_token(id[4], sizeof(id[4]), "c1", 4, 0);
+	at_once(a, &t, &c, 1);
+	CHECK_INT(c.rc, -BERTH_ECONFLICT);
+	/* c3 revoked while a makes a token of it: that token is revoked too */
+	store_token c3 = {.id = "c3", .role = 3, .projects = "*", .created = 1};
+	memset(c3.hash, 0xc3, sizeof(c3.hash));
+	CHECK_INT(store_token_insert(s, &c3, 0, 0, &err), 0);
+	struct cap_try r = {fresh_where, true, 0};
+	t = made_token(id[5], sizeof(id[5]), "c3", 5, 0);
+	at_once(a, &t, &r, 0);
+	CHECK_INT(r.rc, 1);
+	store_token *got = NULL;
+	if (OK(store_token_get(s, id[5], &got, &err), err) && got)
+		CHECK(got->revoked > 0);
+	store_token_free(got);
+	store_token *list = NULL;
+	size_t n = 0, of_c1 = 0;
+	if (OK(store_token_list(s, &list, &n, &err), err))
+		for (size_t i = 0; i < n; i++)
+			of_c1 += list[i].maker && !strcmp(list[i].maker, "c1");
+	CHECK_INT(of_c1, 1);
+	store_token_list_free(list, n);
+out:
+	store_close(a);
+	berth_error_free(err);
+	done(s, dir);
+}
+
 /* The highest descriptor of this process open on the store's WAL (-1: none). */
 static int wal_fd_of(const char *wal)
 {
@@ -1740,6 +1858,6 @@ static void test_cleanup(void)
 }
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
-       T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
+       T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_token_caps), T(test_run_records), T(test_labels),
        T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))
