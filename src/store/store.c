@@ -290,9 +290,19 @@ static int migrate(store *s, berth_error **err)
 	while (version < latest) {
 		/* a new PostgreSQL store is made at STORE_PG_BASE in one step */
 		int64_t next = store_dialect(s) == DB_PG && version == 0 ? STORE_PG_BASE : version + 1;
-		if (migrate_step(s, version, err) || s->ops->set_schema_version(s->db, next)) {
-			if (err && !*err)
-				store_db_fail(s, err, "setting the schema version");
+		berth_error *e = NULL;
+		if (migrate_step(s, version, &e) || s->ops->set_schema_version(s->db, next)) {
+			/* a store whose tables are not those its version says (made by
+			 * another build of berth) fails here: said so, not only SQL's words */
+			const berth_problem *p = e ? berth_error_get(e, 0) : NULL;
+			berth_fail(err, BERTH_EIO,
+				   "store %s: cannot migrate it from schema %lld to %lld (%s): its tables "
+				   "are not those of schema %lld (was this data dir used by another build "
+				   "of berth?); restore a backup (berth admin restore) or use another "
+				   "BERTH_HOME",
+				   s->path, (long long)version, (long long)next,
+				   p ? p->message : "setting the schema version", (long long)version);
+			berth_error_free(e);
 			store_rollback(s);
 			return -BERTH_EIO;
 		}

@@ -492,6 +492,19 @@ static void test_migration(void)
 	CHECK(old && old->info.labels == NULL); /* and from before labels: none */
 	store_run_free(old);
 	store_close(s);
+	/* a version that its tables do not match (another build's migrations): said so, and
+	 * nothing of the failed step stays */
+	raw_exec(path, "PRAGMA user_version = 15");
+	s = NULL;
+	CHECK_INT(store_open(&s, path, &err), -BERTH_EIO);
+	const berth_problem *p = err ? berth_error_get(err, 0) : NULL;
+	CHECK(p && strstr(p->message, "cannot migrate it from schema 15 to 16 (") &&
+	      strstr(p->message, "maker") && strstr(p->message, "another build of berth"));
+	sql = raw_text(path, "PRAGMA user_version");
+	CHECK_STR(sql, "15");
+	free(sql);
+	berth_error_free(err);
+	err = NULL;
 	/* from a berth that knows more */
 	raw_exec(path, "PRAGMA user_version = 99");
 	s = NULL;
