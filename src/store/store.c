@@ -295,13 +295,17 @@ static int migrate(store *s, berth_error **err)
 			/* a store whose tables are not those its version says (made by
 			 * another build of berth) fails here: said so, not only SQL's words */
 			const berth_problem *p = e ? berth_error_get(e, 0) : NULL;
+			const char *why = p ? p->message : "setting the schema version";
+			size_t plen = strlen(s->path);
+			if (!strncmp(why, "store ", 6) && !strncmp(why + 6, s->path, plen) &&
+			    !strncmp(why + 6 + plen, ": ", 2))
+				why += 8 + plen; /* its path once */
 			berth_fail(err, BERTH_EIO,
 				   "store %s: cannot migrate it from schema %lld to %lld (%s): its tables "
 				   "are not those of schema %lld (was this data dir used by another build "
 				   "of berth?); restore a backup (berth admin restore) or use another "
 				   "BERTH_HOME",
-				   s->path, (long long)version, (long long)next,
-				   p ? p->message : "setting the schema version", (long long)version);
+				   s->path, (long long)version, (long long)next, why, (long long)version);
 			berth_error_free(e);
 			store_rollback(s);
 			return -BERTH_EIO;
