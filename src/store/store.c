@@ -197,6 +197,10 @@ static const char *const migrations[] = {
 	/* 16: the token that made a token through a server: a revocation takes the
 	 * tokens it made with it, as an expiry does (they expire by their maker's) */
 	"ALTER TABLE tokens ADD COLUMN maker TEXT;",
+	/* 17: each worker's samples in order (its count, its thinning and its last one
+	 * read that worker's alone: a run of 1000 workers had each sample count the
+	 * whole run's, and /metrics read every sample of every Running run) */
+	"CREATE INDEX samples_worker ON samples(run_id, rank, t);",
 };
 
 int store_migrations(void)
@@ -218,6 +222,8 @@ static const char *const pg_migrations[] = {
 	"ALTER TABLE tokens ADD COLUMN last_used BIGINT;",
 	/* 16: as SQLite's */
 	"ALTER TABLE tokens ADD COLUMN maker TEXT;",
+	/* 17: as SQLite's */
+	"CREATE INDEX samples_worker ON samples(run_id, rank, t);",
 };
 _Static_assert(STORE_PG_BASE + BERTH_ARRAY_SIZE(pg_migrations) == BERTH_ARRAY_SIZE(migrations),
 	       "each schema past STORE_PG_BASE needs its PostgreSQL migration in pg_migrations[]");
