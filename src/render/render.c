@@ -5,6 +5,7 @@
  * written at once, so a stream of many runs keeps one run in memory. The
  * pod template is built once, by one function, for every workload kind.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,12 +14,13 @@
 #include "plan/distributed.h"
 #include "plan/workload.h"
 #include "plan/policy_internal.h"
+#include "base/spool.h"
 #include "render/emit.h"
 #include "render/render_internal.h"
 
 struct berth_render {
 	berth_format fmt;
-	berth_buf out;
+	spool out; /* a stream's output is held until it may be shown (spool.h) */
 	size_t objects;
 };
 
@@ -693,13 +695,13 @@ static void put(berth_render *r, const onode *o)
 		return;
 	if (r->fmt == BERTH_FORMAT_YAML) {
 		if (r->objects)
-			berth_buf_puts(&r->out, "---\n");
-		emit_yaml(&r->out, o);
+			berth_buf_puts(&r->out.buf, "---\n");
+		emit_yaml(&r->out.buf, o);
 	} else {
 		/* the List's head goes before its first item: the output is made in
-		 * one buffer, in one pass */
-		berth_buf_puts(&r->out, r->objects ? ",\n    " : JSON_LIST_HEAD "\n    ");
-		emit_json(&r->out, o, 4, 1);
+		 * one pass */
+		berth_buf_puts(&r->out.buf, r->objects ? ",\n    " : JSON_LIST_HEAD "\n    ");
+		emit_json(&r->out.buf, o, 4, 1);
 	}
 	r->objects++;
 }
@@ -912,8 +914,9 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 	berth_arena_free(arena);
 	if (rc)
 		return rc;
-	if (rd->out.failed)
-		return berth_fail(err, rd->out.failed == -BERTH_ETOOBIG ? BERTH_ETOOBIG : BERTH_ENOMEM,
+	int failed = spool_settle(&rd->out);
+	if (failed)
+		return berth_fail(err, failed == -BERTH_ETOOBIG ? BERTH_ETOOBIG : BERTH_ENOMEM,
 				  "the rendered output is too large");
 	return 0;
 }
@@ -921,29 +924,44 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 berth_render *berth_render_new(berth_format fmt)
 {
 	berth_render *r = berth_calloc(1, sizeof(*r));
-	if (r)
+	if (r) {
 		r->fmt = fmt;
+		r->out = (spool)SPOOL_INIT;
+	}
 	return r;
+}
+
+/* The output's end: the JSON List's close (or, with no item, the whole
+ * empty List); 0, or the output's sticky failure. */
+static int close_output(berth_render *r)
+{
+	if (r->fmt == BERTH_FORMAT_JSON)
+		berth_buf_puts(&r->out.buf, r->objects ? "\n  ]\n}\n" : JSON_LIST_HEAD "]\n}\n");
+	else
+		berth_buf_puts(&r->out.buf, ""); /* an empty output is "" too */
+	r->objects = 0;
+	return r->out.failed ? r->out.failed : r->out.buf.failed;
 }
 
 int berth_render_finish(berth_render *r, char **data, size_t *len, berth_error **err)
 {
-	berth_buf all = BERTH_BUF_INIT;
 	*data = NULL;
 	*len = 0;
-	all = r->out;
-	memset(&r->out, 0, sizeof(r->out));
-	if (r->fmt == BERTH_FORMAT_JSON)
-		berth_buf_puts(&all, r->objects ? "\n  ]\n}\n" : JSON_LIST_HEAD "]\n}\n");
-	else
-		berth_buf_puts(&all, ""); /* an empty output is "" too */
-	r->objects = 0;
-	if (all.failed) {
-		berth_buf_release(&all);
+	if (close_output(r) || spool_detach(&r->out, data, len) < 0) {
+		spool_release(&r->out);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
-	*len = all.len;
-	*data = berth_buf_detach(&all);
+	return 0;
+}
+
+int berth_render_write(berth_render *r, int fd, berth_error **err)
+{
+	if (close_output(r)) {
+		spool_release(&r->out);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	if (spool_write(&r->out, fd) < 0)
+		return berth_fail(err, BERTH_EIO, "cannot write the output: %s", strerror(errno));
 	return 0;
 }
 
@@ -951,6 +969,6 @@ void berth_render_free(berth_render *r)
 {
 	if (!r)
 		return;
-	berth_buf_release(&r->out);
+	spool_release(&r->out);
 	free(r);
 }

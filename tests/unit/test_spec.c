@@ -18,6 +18,7 @@
 #include "berth/spec.h"
 #include "render/emit.h"
 #include "base/internal.h"
+#include "base/spool.h"
 #include "spec/yaml.h"
 #include "t.h"
 
@@ -1548,6 +1549,75 @@ static void test_arena_release(void)
 	berth_arena_free(a);
 }
 
+/* A spool's bytes: pieces appended to its window (n bytes each, settled
+ * after each), in order. */
+static void spool_fill(spool *s, berth_buf *want, size_t pieces)
+{
+	for (size_t i = 0; i < pieces; i++) {
+		char piece[1000];
+		int n = snprintf(piece, sizeof(piece), "piece %zu ", i);
+		memset(piece + n, 'a' + (int)(i % 26), sizeof(piece) - (size_t)n - 1);
+		piece[sizeof(piece) - 2] = '\n';
+		berth_buf_append(&s->buf, piece, sizeof(piece) - 1);
+		berth_buf_append(want, piece, sizeof(piece) - 1);
+		CHECK_INT(spool_settle(s), 0);
+	}
+}
+
+/* What outgrows the window goes to the file, and comes back whole and in
+ * order, handed over or written; without a file the window holds it all. */
+static void test_spool(void)
+{
+	spool s = SPOOL_INIT;
+	berth_buf want = BERTH_BUF_INIT;
+	size_t pieces = 3 * SPOOL_WINDOW / 999 + 7;
+	spool_fill(&s, &want, pieces);
+	CHECKF(s.moved >= 2 * SPOOL_WINDOW && s.buf.len < SPOOL_WINDOW,
+	       "moved %zu, window %zu", s.moved, s.buf.len);
+	CHECK(s.buf.cap <= 2 * SPOOL_WINDOW); /* the window did not grow with the output */
+	char *data = NULL;
+	size_t len = 0;
+	CHECK_INT(spool_detach(&s, &data, &len), 0);
+	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0 && data[len] == '\0');
+	free(data);
+	CHECK(s.moved == 0 && s.buf.len == 0 && s.fd == -1); /* empty, to be used again */
+
+	/* written to a file, which gets every byte in order */
+	for (size_t i = 0; i < pieces; i++) {
+		berth_buf_append(&s.buf, want.data + i * 999, 999);
+		CHECK_INT(spool_settle(&s), 0);
+	}
+	char *dir = t_temp_dir("berth-spool");
+	if (dir) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/out", dir);
+		FILE *f = fopen(path, "w+");
+		if (CHECK(f != NULL)) {
+			CHECK_INT(spool_write(&s, fileno(f)), 0);
+			char *back = malloc(want.len + 1);
+			rewind(f);
+			CHECK(back && fread(back, 1, want.len + 1, f) == want.len &&
+			      memcmp(back, want.data, want.len) == 0);
+			free(back);
+			fclose(f);
+		}
+		t_rm_rf(dir);
+		free(dir);
+	}
+
+	/* no file to be had: the window grows and holds everything */
+	s.fd = -2;
+	for (size_t i = 0; i < pieces; i++) {
+		berth_buf_append(&s.buf, want.data + i * 999, 999);
+		CHECK_INT(spool_settle(&s), 0);
+	}
+	CHECK(s.moved == 0 && s.buf.len == want.len);
+	CHECK_INT(spool_detach(&s, &data, &len), 0);
+	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0);
+	free(data);
+	berth_buf_release(&want);
+}
+
 /* Each stray comma costs a parse of the whole input: at most 32 are fixed. */
 static void test_stray_comma_cap(void)
 {
@@ -1962,7 +2032,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
-       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_control_bytes),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_control_bytes),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
        T(test_fault_injection_warnings), T(test_fault_injection_err_null),
        T(test_fault_injection_file))
