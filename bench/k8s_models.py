@@ -8,9 +8,10 @@ installs the client into Debian's dist-packages, which another python3 on PATH (
 a venv) does not see.
 
 For each run spec of the YAML streams SPECS (bench/gen_specs.py; a file ending in
-.jsonl is read as one JSON spec per line instead) it does what a Python ML platform does
-per run:
-  1. reads the spec (yaml.load_all with PyYAML's C loader when it has one);
+.json or .jsonl is read as one JSON spec per line instead, with the json module) it
+does what a Python ML platform does per run:
+  1. reads the spec (yaml.load_all with PyYAML's C loader when it has one; json.loads
+     for JSON lines);
   2. builds the objects berth renders for it, as kubernetes.client models: a V1Secret
      (when the run names secrets or mounts one), a V1PersistentVolumeClaim per per-run
      volume, and a V1Job, V1CronJob, or V1Deployment (+ V1Service for serve,
@@ -290,7 +291,7 @@ def read_specs(paths):
     specs = []
     for p in paths:
         with open(p, encoding="utf-8") as f:
-            if p.endswith(".jsonl"):
+            if p.endswith((".json", ".jsonl")):
                 specs += [json.loads(line) for line in f if line.strip()]
             else:
                 specs += [d for d in yaml.load_all(f, Loader=LOADER) if d is not None]
@@ -299,7 +300,8 @@ def read_specs(paths):
 
 def main(paths):
     if not paths:
-        print("usage: k8s_models.py SPECS.yaml|SPECS.jsonl... > out.yaml", file=sys.stderr)
+        print("usage: k8s_models.py SPECS.yaml|SPECS.json|SPECS.jsonl... > out.yaml",
+              file=sys.stderr)
         return 2
     t0 = time.perf_counter()
     specs = read_specs(paths)
