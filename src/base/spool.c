@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/spool.h"
@@ -52,11 +53,23 @@ int spool_settle(spool *s)
 	return 0;
 }
 
-/* The file's bytes to fd: sendfile(2), which copies in the kernel (a pipe
- * or /dev/null takes the pages by reference), else read and write. */
+/* The file's bytes to fd: a character device (a terminal, /dev/null) is
+ * written from a mapping of the file, which reads only what the device
+ * takes (/dev/null nothing); anything else by sendfile(2), which copies in
+ * the kernel (a pipe takes the pages by reference); where neither can be
+ * had, read and write. */
 static int copy_file(spool *s, int fd)
 {
 	off_t off = 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+		void *map = mmap(NULL, s->moved, PROT_READ, MAP_SHARED, s->fd, 0);
+		if (map != MAP_FAILED) {
+			int ret = write_all(fd, map, s->moved);
+			munmap(map, s->moved);
+			return ret;
+		}
+	}
 	while ((size_t)off < s->moved) {
 		ssize_t n = sendfile(fd, s->fd, &off, s->moved - (size_t)off);
 		if (n > 0)

@@ -22,6 +22,7 @@ struct berth_render {
 	berth_format fmt;
 	spool out; /* a stream's output is held until it may be shown (spool.h) */
 	size_t objects;
+	berth_arena *arena; /* a run's objects, released after each: the next reuses it */
 };
 
 /* What a pod template is for: a plain pod (a Job's, an Indexed Job's, a
@@ -903,15 +904,15 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 {
 	onode *objs[RENDER_MAX_OBJECTS];
 	size_t n;
-	berth_arena *arena = berth_arena_new();
-	if (!arena)
+	if (!rd->arena && !(rd->arena = berth_arena_new()))
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	int rc = render_objects(arena, run, objs, &n, err);
+	berth_arena_mark mark = berth_arena_save(rd->arena);
+	int rc = render_objects(rd->arena, run, objs, &n, err);
 	for (size_t i = 0; i < n; i++) {
 		drop_owner_refs(objs[i]);
 		put(rd, objs[i]);
 	}
-	berth_arena_free(arena);
+	berth_arena_release(rd->arena, mark);
 	if (rc)
 		return rc;
 	int failed = spool_settle(&rd->out);
@@ -970,5 +971,6 @@ void berth_render_free(berth_render *r)
 	if (!r)
 		return;
 	spool_release(&r->out);
+	berth_arena_free(r->arena);
 	free(r);
 }
