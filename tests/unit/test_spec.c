@@ -1547,6 +1547,19 @@ static void test_arena_release(void)
 	CHECK_STR(keep, "kept");
 	berth_arena_release(a, berth_arena_save(a));
 	berth_arena_free(a);
+
+	/* the largest chunk released is kept, and is the next chunk made: each
+	 * document (each run's objects) reuses the memory of the one before */
+	a = berth_arena_new();
+	if (!CHECK(a != NULL))
+		return;
+	m = berth_arena_save(a);
+	void *small = berth_arena_alloc(a, 3000), *large = berth_arena_alloc(a, 3000);
+	CHECK(small && large && small != large); /* a 4 KiB chunk, then an 8 KiB one */
+	berth_arena_release(a, m);
+	CHECK(berth_arena_alloc(a, 3000) == large);
+	CHECK(berth_arena_alloc(a, 3000) == (char *)large + 3008); /* the same chunk, 8 KiB */
+	berth_arena_free(a);
 }
 
 /* A spool's bytes: pieces appended to its window (n bytes each, settled
