@@ -18,6 +18,7 @@
 #include "berth/spec.h"
 #include "render/emit.h"
 #include "base/internal.h"
+#include "base/rodata.h"
 #include "base/spool.h"
 #include "spec/yaml.h"
 #include "t.h"
@@ -1922,6 +1923,42 @@ static void test_node_at_and_text(void)
 /* A stream as JSON data, for clients without a YAML parser (POST /api/v1/parse). */
 /* The YAML writer: a string is written plain only when no YAML 1.1 or 1.2
  * reader could take it for anything else; every string reads back the same. */
+/* The program's own strings are known by address (rodata.h), and the writer
+ * keeps what it found of them: a literal and a copy of it on the heap are
+ * written the same, plain or quoted, however often and in whatever order. */
+static void test_emit_program_strings(void)
+{
+	static const char *const lits[] = {"apiVersion", "true", "8Gi", "a b", "", "-x", "berth.dev/run",
+					   "0755", "caf\xc3\xa9"};
+	char local[16] = "apiVersion";
+	const rodata_range *ro = rodata();
+	CHECK(ro->size > 0 && rodata_has(ro, lits[0]) && rodata_has(ro, "apiVersion"));
+	CHECK(!rodata_has(ro, local));
+	char *heap = strdup("apiVersion");
+	CHECK(heap && !rodata_has(ro, heap));
+	free(heap);
+	berth_arena *arena = berth_arena_new();
+	obuild b = {arena, 0};
+	onode *a = o_root(&b, O_SEQ), *h = o_root(&b, O_SEQ);
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(lits) / sizeof(lits[0]); i++) {
+			o_str(&b, a, NULL, lits[i]);
+			o_str(&b, h, NULL, berth_arena_strdup(arena, lits[i]));
+			onode *m = o_map(&b, a, NULL), *n = o_map(&b, h, NULL);
+			o_str(&b, m, lits[i], "v");
+			o_str(&b, n, berth_arena_strdup(arena, lits[i]), "v");
+		}
+	berth_buf x = BERTH_BUF_INIT, y = BERTH_BUF_INIT;
+	emit_yaml(&x, a);
+	emit_yaml(&y, h);
+	CHECK(!b.failed && x.data && y.data && strcmp(x.data, y.data) == 0);
+	CHECK(x.data && strstr(x.data, "- apiVersion\n- apiVersion: v\n- \"true\"\n- \"true\": v\n- 8Gi\n- 8Gi: v\n"
+				       "- \"a b\"\n- \"a b\": v\n- \"\"\n- \"\": v\n"));
+	berth_buf_release(&x);
+	berth_buf_release(&y);
+	berth_arena_free(arena);
+}
+
 static void test_emit_strings_read_back(void)
 {
 	static const struct {
@@ -2032,7 +2069,7 @@ static void test_docs_json(void)
 	}
 }
 
-T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_back), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
+T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_back), T(test_emit_program_strings), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
        T(test_resources_cpu_string), T(test_resources_spellings), T(test_resources_numbers),
        T(test_node_selector_list_and_map), T(test_envs_labels_secrets_args), T(test_envs_as_map), T(test_kv_item_with_bad_value),
        T(test_function_inline_and_ref), T(test_action_enum), T(test_preemption_enum),
