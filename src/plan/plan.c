@@ -584,7 +584,7 @@ static void default_request(plan *p, size_t i, berth_resource *res)
 	const berth_qty *dr = &d->requests;
 	char path[64];
 	uint8_t by = res->requests.origin;
-	snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+	berth_join(path, sizeof(path), "resources.", resources[i].name, ".requests", (char *)NULL);
 	if (dr->set && (!res->limits.set || berth_quantity_cmp(&dr->q, &res->limits.q) <= 0)) {
 		res->requests = *dr;
 		/* the project's defaults, merged over the policy's, mark their own */
@@ -636,7 +636,7 @@ static void derive_resources(plan *p)
 			continue;
 		const char *why = gpu ? "a GPU is a limit; its request is the same"
 				      : "a limit given without a request is the request";
-		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+		berth_join(path, sizeof(path), "resources.", resources[i].name, ".requests", (char *)NULL);
 		if (res->requests.set)
 			NOTE(p, path, "= limits %s from %s (%s; %s from %s does not apply)", Q(res->limits.q),
 			     WHO(p, res->limits.origin), why, Q(res->requests.q), WHO(p, res->requests.origin));
@@ -783,7 +783,7 @@ static void check_requests(plan *p)
 		if (!res->requests.set || !res->limits.set ||
 		    berth_quantity_cmp(&res->requests.q, &res->limits.q) <= 0)
 			continue;
-		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+		berth_join(path, sizeof(path), "resources.", resources[i].name, ".requests", (char *)NULL);
 		refuse(p, BERTH_EINVALID, BERTH_QTY_AT(&res->requests), res->requests.pos, path,
 		       "requests %s from %s are more than limits %s from %s (%s)", Q(res->requests.q),
 		       WHO(p, res->requests.origin), Q(res->limits.q), WHO(p, res->limits.origin),

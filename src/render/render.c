@@ -749,8 +749,11 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 
 	/* the run's Secret: the secrets it gets as variables, and those it mounts */
 	berth_buf keys = BERTH_BUF_INIT;
-	for (size_t i = 0; i < s->secrets.n; i++)
-		berth_buf_printf(&keys, "%s%s", keys.len ? "," : "", s->secrets.items[i].s);
+	for (size_t i = 0; i < s->secrets.n; i++) {
+		if (keys.len)
+			berth_buf_append(&keys, ",", 1);
+		berth_buf_puts(&keys, s->secrets.items[i].s);
+	}
 	for (size_t i = 0; i < s->nvolumes; i++) {
 		const char *ref = s->volumes[i].ref.s;
 		if (s->volumes[i].type != BERTH_VOLUME_SECRET || !ref)
@@ -760,8 +763,10 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 			listed = !strcmp(s->secrets.items[j].s, ref);
 		for (size_t j = 0; j < i && !listed; j++)
 			listed = s->volumes[j].type == BERTH_VOLUME_SECRET && !strcmp(s->volumes[j].ref.s, ref);
+		if (!listed && keys.len)
+			berth_buf_append(&keys, ",", 1);
 		if (!listed)
-			berth_buf_printf(&keys, "%s%s", keys.len ? "," : "", ref);
+			berth_buf_puts(&keys, ref);
 	}
 	if (keys.len || keys.failed) {
 		onode *o = object(&c, "v1", "Secret", run->name, 1);
@@ -779,7 +784,7 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 		if (v->type != BERTH_VOLUME_PVC)
 			continue;
 		char name[320];
-		snprintf(name, sizeof(name), "%s-%s", run->name, v->name.s);
+		berth_join(name, sizeof(name), run->name, "-", v->name.s, (char *)NULL);
 		onode *o = object(&c, "v1", "PersistentVolumeClaim", berth_arena_strdup(b->arena, name), 1);
 		onode *spec = o_map(b, o, "spec");
 		o_str(b, o_seq(b, spec, "accessModes"), NULL, v->access_mode.s ? v->access_mode.s : "ReadWriteOnce");
