@@ -263,10 +263,30 @@ static int keyed_cmp(const void *a, const void *b)
 /* For each of the n strings that key(list, i) gives, the index of the first
  * earlier one that is the same, or SIZE_MAX (an array of n, freed by the
  * caller); NULL when out of memory (reported). */
-static size_t *first_same(dctx *c, const void *list, size_t n, const char *(*key)(const void *, size_t))
+/* A list this short (a run's labels, variables, secrets) is compared pair by
+ * pair into the caller's array: no sort, no allocation, four times a run. */
+#define FIRST_SMALL 16
+
+/* For each item of list (n items, key(list, i) its key): the index of the
+ * first item with the same key, or SIZE_MAX for a first. In small (n <=
+ * FIRST_SMALL), else malloc'd; NULL when out of memory. */
+static size_t *first_same(dctx *c, const void *list, size_t n, const char *(*key)(const void *, size_t),
+			  size_t small[FIRST_SMALL])
 {
-	size_t *first = berth_malloc((n ? n : 1) * sizeof(*first));
-	keyed *v = berth_malloc((n ? n : 1) * sizeof(*v));
+	if (n <= FIRST_SMALL) {
+		for (size_t i = 0; i < n; i++) {
+			const char *k = key(list, i);
+			small[i] = SIZE_MAX;
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(k, key(list, j))) {
+					small[i] = j;
+					break;
+				}
+		}
+		return small;
+	}
+	size_t *first = berth_malloc(n * sizeof(*first));
+	keyed *v = berth_malloc(n * sizeof(*v));
 	if (!first || !v) {
 		free(first);
 		free(v);
@@ -297,7 +317,7 @@ static const char *str_at(const void *list, size_t i)
 static void check_labels(dctx *c, const berth_kvlist *l, const char *fname, int reserved)
 {
 	size_t top = path_key(c, fname);
-	size_t *first = first_same(c, l, l->n, kv_key);
+	size_t small[FIRST_SMALL], *first = first_same(c, l, l->n, kv_key, small);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const berth_kv *kv = &l->items[i];
 		const char *why;
@@ -318,14 +338,15 @@ static void check_labels(dctx *c, const berth_kvlist *l, const char *fname, int 
 			       QUOTE(kv->key.s), l->items[first[i]].key.pos.line);
 		path_pop(c, len);
 	}
-	free(first);
+	if (first != small)
+		free(first);
 	path_pop(c, top);
 }
 
 static void check_envs(dctx *c, const berth_kvlist *l)
 {
 	char path[64];
-	size_t *first = first_same(c, l, l->n, kv_key);
+	size_t small[FIRST_SMALL], *first = first_same(c, l, l->n, kv_key, small);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const berth_kv *kv = &l->items[i];
 		path_make(path, sizeof(path), "envs", i, ".name");
@@ -337,13 +358,14 @@ static void check_envs(dctx *c, const berth_kvlist *l)
 			warn_at(c, kv->key.pos, path, "%s: names starting with BERTH_ are set by berth",
 				QUOTE(kv->key.s));
 	}
-	free(first);
+	if (first != small)
+		free(first);
 }
 
 static void check_secret_names(dctx *c, const berth_strlist *l)
 {
 	char path[64];
-	size_t *first = first_same(c, l, l->n, str_at);
+	size_t small[FIRST_SMALL], *first = first_same(c, l, l->n, str_at, small);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const char *s = l->items[i].s;
 		path_make(path, sizeof(path), "secrets", i, "");
@@ -352,7 +374,8 @@ static void check_secret_names(dctx *c, const berth_strlist *l)
 			AT(c, l->items[i].pos, path, BERTH_EDUPLICATE,
 			   "secret %s is listed twice (first at line %u)", QUOTE(s), l->items[first[i]].pos.line);
 	}
-	free(first);
+	if (first != small)
+		free(first);
 }
 
 /* ---- tolerations -------------------------------------------------------------------- */

@@ -1923,6 +1923,32 @@ static void test_node_at_and_text(void)
 /* A stream as JSON data, for clients without a YAML parser (POST /api/v1/parse). */
 /* The YAML writer: a string is written plain only when no YAML 1.1 or 1.2
  * reader could take it for anything else; every string reads back the same. */
+/* A variable set again names its first setting, whether the list is short
+ * (compared pair by pair) or long (sorted): a third one too names the first. */
+static void test_envs_set_twice(void)
+{
+	for (int n = 5; n <= 40; n += 35) {
+		berth_buf b = BERTH_BUF_INIT;
+		berth_buf_puts(&b, "function: {name: f, image: x}\nenvs:\n"); /* the list from line 3 */
+		for (int i = 0; i < n; i++)
+			if (i == 1 || i == 3 || i == n - 1)
+				berth_buf_puts(&b, "  - {name: SAME, value: v}\n");
+			else
+				berth_buf_printf(&b, "  - {name: V%d, value: v}\n", i);
+		berth_spec_set *set = NULL;
+		berth_error *err = NULL;
+		CHECK_INT(berth_spec_parse(&set, "s.yaml", b.data, b.len, &err), -BERTH_EDUPLICATE);
+		int twice = 0;
+		for (size_t i = 0; i < berth_error_count(err); i++)
+			if (strstr(berth_error_get(err, i)->message, "\"SAME\" is set twice (first at line 4)"))
+				twice++;
+		CHECKF(twice == 2, "%d envs: %d of 2 repeats name line 4", n, twice);
+		berth_error_free(err);
+		berth_spec_set_free(set);
+		berth_buf_release(&b);
+	}
+}
+
 /* The program's own strings are known by address (rodata.h), and the writer
  * keeps what it found of them: a literal and a copy of it on the heap are
  * written the same, plain or quoted, however often and in whatever order. */
@@ -2069,7 +2095,7 @@ static void test_docs_json(void)
 	}
 }
 
-T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_back), T(test_emit_program_strings), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
+T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_back), T(test_emit_program_strings), T(test_envs_set_twice), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
        T(test_resources_cpu_string), T(test_resources_spellings), T(test_resources_numbers),
        T(test_node_selector_list_and_map), T(test_envs_labels_secrets_args), T(test_envs_as_map), T(test_kv_item_with_bad_value),
        T(test_function_inline_and_ref), T(test_action_enum), T(test_preemption_enum),
