@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/names.h"
+#include "base/rodata.h"
 #include "spec/spec_internal.h"
 #include "spec/yaml.h"
 
@@ -26,13 +27,41 @@ static const unsigned char key_chars[256] = {
 	['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
+/* The length of key's first run of key_chars (the whole key when it is
+ * written after a dot). A table's keys (the program's own strings, rodata.h)
+ * are measured once a thread and kept by address: most keys read are. */
+struct known_key {
+	const char *key;
+	size_t n;
+};
+static _Thread_local struct known_key known_keys[256];
+static _Thread_local const rodata_range *ro;
+
+static inline size_t key_span(const char *key)
+{
+	size_t n = 0;
+	if (!ro)
+		ro = rodata();
+	if (rodata_has(ro, key)) {
+		struct known_key *k = &known_keys[((uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15)) >> 56];
+		if (k->key != key) {
+			while (key_chars[(unsigned char)key[n]])
+				n++;
+			k->key = key;
+			k->n = n;
+		}
+		return k->n;
+	}
+	while (key_chars[(unsigned char)key[n]])
+		n++;
+	return n;
+}
+
 /* A path is made for every key read, and printed only with a problem:
  * one table lookup a character, one append. */
 size_t path_key(dctx *c, const char *key)
 {
-	size_t len = c->path.len, n = 0;
-	while (key_chars[(unsigned char)key[n]])
-		n++;
+	size_t len = c->path.len, n = key_span(key);
 	if (n && !key[n]) {
 		berth_buf *b = &c->path;
 		/* room already made (the path's buffer grows once, for the deepest
