@@ -353,6 +353,21 @@ if $root; then
 	else
 		fail own-tmp-shm-and-work-dir "$id: $(field "$id" state)"
 	fi
+	# a data dir under /dev/shm, which the run has a tmpfs of its own of: its work dir and
+	# a volume mounted under /dev/shm are made again there (never on the host's)
+	shm=$(mktemp -d /dev/shm/berth-sec-home.XXXXXX)
+	spec shmhome 'pwd; touch w && echo work-rw; echo v > /dev/shm/berth-sec-vol-'$$'/f && echo vol-rw' \
+		"volumes: [{name: v, volume_type: empty_dir, mount_path: /dev/shm/berth-sec-vol-$$}]"
+	id=$(BERTH_HOME=$shm/home "$berth" run shmhome.yaml --wait 2>out)
+	BERTH_HOME=$shm/home "$berth" logs "$id" >log 2>&1
+	if [ "$(BERTH_HOME=$shm/home field "$id" state)" = Succeeded ] && grep -qx "$shm/home/runs/$id/work" log &&
+		grep -qx work-rw log && grep -qx vol-rw log && [ ! -e "/dev/shm/berth-sec-vol-$$" ]; then
+		ok data-dir-under-dev-shm
+	else
+		cat log >>out
+		fail data-dir-under-dev-shm "$id: $(BERTH_HOME=$shm/home field "$id" reason)"
+	fi
+	rm -rf "$shm" "/dev/shm/berth-sec-vol-$$"
 	# its init killed from the host: the run failed, by that signal, not "exit code 0"
 	spec initkill 'sleep 30'
 	id=$("$berth" run initkill.yaml 2>/dev/null)

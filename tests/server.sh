@@ -1524,6 +1524,18 @@ if [ "$st" = 137 ] && [ -z "$made" ] && "$berth" token list 2>/dev/null | grep -
 else
 	fail durable-cli-prints-after-fsync "exit $st (137), printed '$made' (nothing), token list: $("$berth" token list 2>&1 | grep -c durable-probe)"
 fi
+# berth run starts the supervisor while its commit is made durable, and prints the run only after
+printf 'project: durable\nname: cliprobe\nfunction: {name: f, command: ["true"]}\n' >cliprobe.yaml
+touch "$arm"
+printed=$(BERTH_FAULT=kill-before-fsync:$arm "$berth" run cliprobe.yaml 2>/dev/null)
+st=$?
+rm -f "$arm"
+n=$("$berth" get runs --project durable -o json 2>/dev/null | grep -c '"name": "cliprobe-')
+if [ "$st" = 137 ] && [ -z "$printed" ] && [ "$n" = 1 ]; then
+	ok "durable-cli-run-prints-after-fsync (killed before the fsync: nothing printed, the run stored)"
+else
+	fail durable-cli-run-prints-after-fsync "exit $st (137), printed '$printed' (nothing), $n run(s) stored (1)"
+fi
 fi
 
 if grep -qi "sanitizer\|runtime error" "$tmp"/serve.*.log; then

@@ -253,6 +253,34 @@ else
 fi
 stop_server
 
+# ---- caps: the live tokens one token has made, and all those made through the API --------------
+# (lowered for the test; a command on the server's machine is not capped)
+export BERTH_HOME=$tmp/home2
+star2=$("$berth" token create --project '*' --role admin 2>/dev/null)
+adm2=$("$berth" token create --project pc --role admin 2>/dev/null)
+BERTH_TEST_TOKENS_MADE_MAX=3 BERTH_TEST_TOKENS_LIVE_MAX=5 start || { fail start "$(cat "$slog")"; exit 0; }
+codes=
+for i in 1 2 3 4; do codes="$codes$(mk "$adm2" '{"role": "viewer", "projects": ["pc"]}')"; done
+m1=$(msg)
+call -t "$adm2" GET /api/v1/tokens >/dev/null
+oneid=$(json '[t["id"] for t in d["items"] if t.get("made_by")][0]' <body 2>/dev/null)
+s1=$(call -t "$adm2" DELETE "/api/v1/tokens/$oneid")
+s2=$(mk "$adm2" '{"role": "viewer", "projects": ["pc"]}')
+s3=$(mk "$star2" '{"role": "viewer", "projects": ["pc"]}')
+s4=$(mk "$star2" '{"role": "viewer", "projects": ["pc"]}')
+s5=$(mk "$star2" '{"role": "viewer", "projects": ["pc"]}')
+m2=$(msg)
+n=$("$berth" token list -o json | json 'len(d)')
+if [ "$codes" = 201201201409 ] && [ "$s1$s2$s3$s4$s5" = 204201201201409 ] &&
+	echo "$m1" | grep -q 'has made 3 tokens that are not revoked or expired, the most one token may make' &&
+	echo "$m2" | grep -q 'holds 5 tokens made through its API that are not revoked or expired' &&
+	"$berth" token create --project pc --role viewer >/dev/null 2>&1; then
+	ok token-api-caps
+else
+	fail token-api-caps "$codes, $s1 $s2 $s3 $s4 $s5 ($n tokens): $m1 / $m2"
+fi
+stop_server
+
 if grep -qi "sanitizer\|runtime error" "$tmp"/serve.*.log; then
 	fail server-tokens-clean "$(grep -i -m3 'sanitizer\|runtime error' "$tmp"/serve.*.log)"
 else

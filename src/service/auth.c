@@ -133,8 +133,16 @@ static int token_create(berth_backend *b, const berth_token_new *nt, const char 
 			 : 0;
 	if (!rc && list.failed)
 		rc = berth_fail(err, BERTH_ENOMEM, "out of memory");
+	int64_t made_max = BERTH_TOKENS_MADE_MAX, live_max = BERTH_TOKENS_LIVE_MAX;
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: lower caps, reached with a few requests */
+	const char *cap = getenv("BERTH_TEST_TOKENS_MADE_MAX");
+	made_max = cap ? strtoll(cap, NULL, 10) : made_max;
+	cap = getenv("BERTH_TEST_TOKENS_LIVE_MAX");
+	live_max = cap ? strtoll(cap, NULL, 10) : live_max;
+#endif
 	if (!rc)
-		rc = store_token_insert(b->st, &t, err);
+		rc = store_token_insert(b->st, &t, made_max, live_max, err);
 	for (size_t i = 0; rc >= 0 && i < n; i++)
 		if (strcmp(projects[i], "*"))
 			store_project_add(b->st, projects[i], NULL);

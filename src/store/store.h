@@ -90,8 +90,9 @@ void store_long_lived(store *s);
  * call that made it returns, unless BERTH_STORE_SYNC=normal. With defer, a
  * handle's commits are made durable by store_sync instead, which its caller
  * calls before it tells anyone of them (a server, before it answers): the
- * commits of threads that wait at once share one fsync. */
-void store_defer_sync(store *s, bool defer);
+ * commits of threads that wait at once share one fsync. Returns whether it
+ * deferred before. */
+bool store_defer_sync(store *s, bool defer);
 /* Waits until the handle's commits are on disk (at once when they are). */
 int store_sync(store *s, berth_error **err);
 /* The number of the handle's last commit not yet known durable (0: none),
@@ -295,9 +296,12 @@ typedef struct store_token {
 	int64_t last_used;   /* ms since the epoch, to a minute (store_token_touch); 0: never */
 	char *maker;         /* the id of the token that made it (a server's); NULL: a command */
 } store_token;
-/* BERTH_ECONFLICT when a token of this id or hash exists already; BERTH_EAUTH when its
- * maker is revoked or gone. */
-int store_token_insert(store *s, const store_token *t, berth_error **err);
+/* BERTH_ECONFLICT when a token of this id or hash exists already, or when a made
+ * token (t->maker) would pass a cap: its maker's live tokens (made_max) or all the
+ * made ones (live_max), each counted when > 0; BERTH_EAUTH when its maker is
+ * revoked or gone. */
+int store_token_insert(store *s, const store_token *t, int64_t made_max, int64_t live_max,
+		       berth_error **err);
 /* The token of this hash: *out NULL (and 0 returned) when there is none. */
 int store_token_find(store *s, const unsigned char hash[STORE_TOKEN_HASH], store_token **out,
 		     berth_error **err);

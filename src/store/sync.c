@@ -31,6 +31,16 @@
  * file itself was written, with its header, under synchronous=FULL (SQLite's
  * default when journal_mode=WAL is set on a new store, in store.c).
  *
+ * Once both directories are fsynced for a WAL file, the file is marked so
+ * (an extended attribute, WAL_DURABLE_XATTR): every later process that opens
+ * the same file reads the mark and fsyncs only the WAL, where it fsynced the
+ * two directories too before (two of the three fsyncs of a short berth
+ * command). The mark is set only after the fsyncs have returned, so a
+ * process that sees it knows the entries are on disk; a WAL made again is
+ * another inode, without it; a file system without user xattrs (tmpfs before
+ * Linux 6.6) keeps the three fsyncs. SQLite never deletes the WAL of a berth
+ * connection (no checkpoint on close, db_sqlite.c), so the mark lasts.
+ *
  * Every writer of the store keeps this rule (the CLI, supervisors, the
  * server): a handle makes each commit durable before the call that made it
  * returns, or, with store_defer_sync (a server's worker), before the
@@ -50,6 +60,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "base/fs.h"
@@ -66,6 +77,8 @@ struct wal_sync {
 	uint64_t fsyncs;          /* how many fdatasyncs (for tests and the bench) */
 	bool syncing;             /* a thread is in fdatasync (the others wait for it) */
 	int fd;                   /* the WAL, -1 until the first fsync */
+	pid_t owner;              /* the process that opened fd: a forked child has
+				   * its parent's registry, not its descriptors */
 	int failed;               /* an fsync's errno: every wait fails from then on */
 	char *fault;              /* BERTH_FAULT's kill-before-fsync file, or NULL */
 };
@@ -75,7 +88,7 @@ static struct wal_sync *registry;
 
 static void wal_sync_free(struct wal_sync *w)
 {
-	if (w->fd >= 0)
+	if (w->fd >= 0 && w->owner == getpid())
 		close(w->fd);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->done);
@@ -157,11 +170,32 @@ void wal_sync_put(struct wal_sync *w)
 		wal_sync_free(w);
 }
 
+#define WAL_DURABLE_XATTR "user.berth.entry-synced"
+
+/* The WAL's directory entry, and the directory's own, on disk: fsynced here
+ * unless an earlier process marked this file after fsyncing them. 0 or an
+ * errno. */
+static int sync_wal_entry(struct wal_sync *w)
+{
+	char mark;
+	if (fgetxattr(w->fd, WAL_DURABLE_XATTR, &mark, 1) == 1)
+		return 0;
+	if (fs_sync(w->dir) || fs_sync_dir_of(w->dir))
+		return errno;
+	/* best effort: without it, the next process fsyncs them again */
+	fsetxattr(w->fd, WAL_DURABLE_XATTR, "1", 1, 0);
+	return 0;
+}
+
 /* One fdatasync of the WAL as it is at its path now (the syncer's, outside
  * the lock): 0 or an errno. */
 static int fsync_wal(struct wal_sync *w)
 {
 	struct stat had, now;
+	/* a descriptor of the parent that forked this process: that number may
+	 * be another file here (the supervisor closes what it inherits) */
+	if (w->fd >= 0 && w->owner != getpid())
+		w->fd = -1;
 	if (w->fd >= 0 && (fstat(w->fd, &had) || stat(w->wal, &now) || had.st_ino != now.st_ino ||
 			   had.st_dev != now.st_dev)) {
 		/* deleted (its commits were checkpointed into the database first),
@@ -172,14 +206,18 @@ static int fsync_wal(struct wal_sync *w)
 	}
 	if (w->fd < 0) {
 		w->fd = open(w->wal, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (w->fd < 0 && errno != ENOENT)
-			return errno;
+		/* with no WAL, every commit is in the database, which the
+		 * checkpoint that removed the WAL fsynced (its entry, that of a
+		 * store made just now, with the directories') */
+		if (w->fd < 0)
+			return errno != ENOENT			   ? errno
+			       : fs_sync(w->dir) || fs_sync_dir_of(w->dir) ? errno
+									   : 0;
+		w->owner = getpid();
 		/* the WAL's directory entry (SQLite fsyncs it only through its own
-		 * descriptor), and the directory's own (a data dir made just now);
-		 * with no WAL, every commit is in the database, which the checkpoint
-		 * that removed the WAL fsynced */
-		int rc = fs_sync(w->dir) || fs_sync_dir_of(w->dir) ? errno : 0;
-		if (rc || w->fd < 0)
+		 * descriptor), and the directory's own (a data dir made just now) */
+		int rc = sync_wal_entry(w);
+		if (rc)
 			return rc;
 	}
 	struct stat armed;
@@ -232,9 +270,11 @@ int store_on_commit(void *ctx, void *conn, const char *name, int pages)
 	return store_sync(s, NULL) ? SQLITE_IOERR_FSYNC : SQLITE_OK;
 }
 
-void store_defer_sync(store *s, bool defer)
+bool store_defer_sync(store *s, bool defer)
 {
+	bool was = s->defer;
 	s->defer = defer;
+	return was;
 }
 
 uint64_t store_sync_take(store *s)

@@ -6,24 +6,52 @@
 
 #include "store/store_internal.h"
 
-int store_token_insert(store *s, const store_token *t, berth_error **err)
+/* A live token: not revoked, and not expired at ?6 (the new token's creation). */
+#define TOKEN_LIVE "(revoked IS NULL OR revoked = 0) AND (expires IS NULL OR expires = 0 OR expires > ?6)"
+
+int store_token_insert(store *s, const store_token *t, int64_t made_max, int64_t live_max,
+		       berth_error **err)
 {
 	store_arg args[] = {STORE_S(t->id), STORE_B(t->hash, sizeof(t->hash)), STORE_I(t->role),
 			    STORE_S(t->projects), STORE_S(t->description), STORE_I(t->created),
-			    STORE_I(t->expires), STORE_S(t->maker)};
-	/* a made token only while its maker stands: one revoked between its check and
-	 * this insert would otherwise leave a token that its revocation did not take */
+			    STORE_I(t->expires), STORE_S(t->maker), STORE_I(made_max), STORE_I(live_max)};
+	/* a made token only while its maker stands (one revoked between its check and
+	 * this insert would otherwise leave a token that its revocation did not take),
+	 * and within the caps, counted in the same statement: requests at once cannot
+	 * pass them together */
 	int rc = store_exec_args(s,
 				 t->maker ? "INSERT INTO tokens (id, hash, role, projects, description,"
 					    " created, expires, maker) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
 					    " WHERE EXISTS (SELECT 1 FROM tokens WHERE id = ?8 AND"
 					    " (revoked IS NULL OR revoked = 0))"
+					    " AND (?9 <= 0 OR (SELECT count(*) FROM tokens WHERE maker = ?8"
+					    " AND " TOKEN_LIVE ") < ?9)"
+					    " AND (?10 <= 0 OR (SELECT count(*) FROM tokens WHERE maker IS"
+					    " NOT NULL AND " TOKEN_LIVE ") < ?10)"
 					  : "INSERT INTO tokens (id, hash, role, projects, description,"
 					    " created, expires, maker) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-				 args, 8, err);
-	if (rc == 0)
-		return berth_fail(err, BERTH_EAUTH, "token %s that makes it is revoked", t->maker);
-	return rc < 0 ? rc : 0;
+				 args, t->maker ? 10 : 8, err);
+	if (rc < 0)
+		return rc;
+	if (rc > 0)
+		return 0;
+	/* not made: which condition held it back */
+	int64_t n = 0;
+	if (!store_select_int(s, "SELECT count(*) FROM tokens WHERE maker = ?8 AND " TOKEN_LIVE, args,
+			      8, &n, NULL) &&
+	    made_max > 0 && n >= made_max)
+		return berth_fail(err, BERTH_ECONFLICT,
+				  "token %s has made %lld tokens that are not revoked or expired, the "
+				  "most one token may make; revoke some first",
+				  t->maker, (long long)n);
+	if (!store_select_int(s, "SELECT count(*) FROM tokens WHERE maker IS NOT NULL AND " TOKEN_LIVE,
+			      args, 6, &n, NULL) &&
+	    live_max > 0 && n >= live_max)
+		return berth_fail(err, BERTH_ECONFLICT,
+				  "the server holds %lld tokens made through its API that are not "
+				  "revoked or expired, the most it keeps; revoke some first",
+				  (long long)n);
+	return berth_fail(err, BERTH_EAUTH, "token %s that makes it is revoked", t->maker);
 }
 
 /* What read_tokens reads, in its order: the hash last */

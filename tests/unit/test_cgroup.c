@@ -361,10 +361,22 @@ static void test_v1_create(void)
 	cg_free(cg);
 	cg = NULL;
 	CHECK_INT(cg_create(&cg, CG_V1, root, "berth", "run3", NULL, &err), 0);
-	CHECK_STR(get_file(at(root, "cpu/berth/run3/cpu.cfs_quota_us")), "-1");
+	/* made just now: the kernel's defaults are not written again */
+	CHECK_STR(get_file(at(root, "cpu/berth/run3/cpu.cfs_quota_us")), "<absent>");
+	CHECK_STR(get_file(at(root, "cpu/berth/run3/cpu.cfs_period_us")), "<absent>");
 	CHECK_STR(get_file(at(root, "cpu/berth/run3/cpu.shares")), "1024");
-	CHECK_STR(get_file(at(root, "memory/berth/run3/memory.limit_in_bytes")), "-1");
+	CHECK_STR(get_file(at(root, "memory/berth/run3/memory.limit_in_bytes")), "<absent>");
 	CHECK_STR(get_file(at(root, "pids/berth/run3/pids.max")), "max");
+	CHECK(err == NULL);
+	cg_free(cg);
+	/* reused (a limit left from before): every value is written */
+	put_file(at(root, "cpu/berth/run3/cpu.cfs_quota_us"), "50000\n");
+	put_file(at(root, "memory/berth/run3/memory.limit_in_bytes"), "67108864\n");
+	cg = NULL;
+	CHECK_INT(cg_create(&cg, CG_V1, root, "berth", "run3", NULL, &err), 0);
+	CHECK_STR(get_file(at(root, "cpu/berth/run3/cpu.cfs_quota_us")), "-1");
+	CHECK_STR(get_file(at(root, "cpu/berth/run3/cpu.cfs_period_us")), "100000");
+	CHECK_STR(get_file(at(root, "memory/berth/run3/memory.limit_in_bytes")), "-1");
 	CHECK(err == NULL);
 	cg_free(cg);
 	t_rm_rf(root);

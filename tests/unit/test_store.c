@@ -23,6 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include "berth/berth.h"
 #include "base/internal.h"
@@ -912,16 +917,16 @@ static void test_tokens(void)
 	memset(t1.hash, 1, sizeof(t1.hash));
 	memset(t2.hash, 2, sizeof(t2.hash));
 	memset(t0.hash, 0, sizeof(t0.hash));
-	CHECK_INT(store_token_insert(s, &t1, &err), 0);
-	CHECK_INT(store_token_insert(s, &t2, &err), 0);
-	CHECK_INT(store_token_insert(s, &t0, &err), 0);
+	CHECK_INT(store_token_insert(s, &t1, 0, 0, &err), 0);
+	CHECK_INT(store_token_insert(s, &t2, 0, 0, &err), 0);
+	CHECK_INT(store_token_insert(s, &t0, 0, 0, &err), 0);
 	/* the same id, the same hash */
 	store_token again = t1;
 	memset(again.hash, 9, sizeof(again.hash));
-	CHECK_INT(store_token_insert(s, &again, &err), -BERTH_ECONFLICT);
+	CHECK_INT(store_token_insert(s, &again, 0, 0, &err), -BERTH_ECONFLICT);
 	again = t2;
 	again.id = "t9";
-	CHECK_INT(store_token_insert(s, &again, &err), -BERTH_ECONFLICT);
+	CHECK_INT(store_token_insert(s, &again, 0, 0, &err), -BERTH_ECONFLICT);
 	berth_error_free(err);
 	err = NULL;
 
@@ -976,16 +981,16 @@ static void test_tokens(void)
 	 * took what its maker had made, and this one came after */
 	store_token made = {.id = "m1", .role = 1, .projects = "a", .created = 9000, .maker = "t1"};
 	memset(made.hash, 5, sizeof(made.hash));
-	CHECK_INT(store_token_insert(s, &made, &err), -BERTH_EAUTH);
+	CHECK_INT(store_token_insert(s, &made, 0, 0, &err), -BERTH_EAUTH);
 	made.maker = "nope";
-	CHECK_INT(store_token_insert(s, &made, &err), -BERTH_EAUTH);
+	CHECK_INT(store_token_insert(s, &made, 0, 0, &err), -BERTH_EAUTH);
 	berth_error_free(err);
 	err = NULL;
 	t = (store_token *)&t;
 	CHECK_INT(store_token_get(s, "m1", &t, &err), 0);
 	CHECK(t == NULL);
 	made.maker = "t2";
-	CHECK_INT(store_token_insert(s, &made, &err), 0);
+	CHECK_INT(store_token_insert(s, &made, 0, 0, &err), 0);
 	if (OK(store_token_get(s, "m1", &t, &err), err) && t)
 		CHECK_STR(t->maker, "t2");
 	CHECK(t != NULL);
@@ -1258,7 +1263,7 @@ static void test_alloc_failures(void)
 		store_token t = {.id = tid, .role = 1, .projects = "a",
 				 .description = k % 2 ? text : NULL, .created = k};
 		memset(t.hash, k, sizeof(t.hash));
-		store_token_insert(s, &t, NULL);
+		store_token_insert(s, &t, 0, 0, NULL);
 	}
 	static const struct {
 		const char *what;
@@ -1399,7 +1404,7 @@ static void test_pg_store(void)
 		if (k == 0 && OK(store_open(&s, where, &err), err)) {
 			CHECK_INT(pg_number(where, "SELECT version FROM berth_schema"), 16);
 			store_token t = {.id = "t1", .role = 1, .projects = "a", .created = 1, .expires = 7};
-			CHECK_INT(store_token_insert(s, &t, &err), 0);
+			CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
 			store_token *got = NULL;
 			CHECK_INT(store_token_get(s, "t1", &got, &err), 0);
 			CHECK(got && got->expires == 7);
@@ -1558,6 +1563,102 @@ out:
 	done(s, dir);
 }
 
+/* The highest descriptor of this process open on the store's WAL (-1: none). */
+static int wal_fd_of(const char *wal)
+{
+	int found = -1;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char link[300], target[4300];
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", de->d_name);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		int fd = (int)strtol(de->d_name, NULL, 10);
+		if (!strcmp(target, wal) && fd > found)
+			found = fd;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The WAL's directory entry is fsynced once per WAL file: the first commit
+ * marks the file, and a WAL made again (another inode) has no mark. A child
+ * forked after its parent committed keeps its own descriptors: the parent's
+ * WAL descriptor number, reused for another file by the child, is not the
+ * child's to fstat or close (a supervisor forked by berth run --wait closes
+ * what it inherits, and its first commit once closed the fd that took that
+ * number: a worker's log). */
+static void test_sync_entry(void)
+{
+	if (on_pg()) {
+		printf("skip test_sync_entry (SQLite's WAL)\n");
+		return;
+	}
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	if (!s)
+		goto out;
+	char wal[4300], mark;
+	snprintf(wal, sizeof(wal), "%s/berth.db-wal", dir);
+	ssize_t got = getxattr(wal, "user.berth.entry-synced", &mark, 1);
+	bool xattrs = !(got < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP));
+	if (!xattrs)
+		printf("skip the mark of test_sync_entry (no user xattrs on %s)\n", dir);
+	/* the migrations' commit made it durable, entry included */
+	if (xattrs)
+		CHECK_INT(got, 1);
+	/* unmarked (as a WAL made again by a tool is): the next process to sync
+	 * it fsyncs the directories and marks it */
+	if (xattrs)
+		CHECK_INT(removexattr(wal, "user.berth.entry-synced"), 0);
+	/* as berth run --wait forks its supervisor: its own connection closed
+	 * first (SQLite's is not a child's to use), the WAL's sync fd kept */
+	CHECK_INT(store_suspend(s), 0);
+	int parent_fd = wal_fd_of(wal);
+	CHECK(parent_fd >= 3);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* as a supervisor does: nothing inherited stays open */
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		/* and then its own files, which take the freed numbers */
+		int fds[1024], n = 0, fd;
+		while ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0 && fd <= parent_fd)
+			fds[n++] = fd;
+		if (fd >= 0)
+			close(fd);
+		store *c = NULL;
+		berth_error *e = NULL;
+		int bad = store_open(&c, fresh_where, &e) ? 1 : store_project_add(c, "child", &e) != 1 ? 2 : 0;
+		for (int i = 0; i < n; i++)
+			bad |= fcntl(fds[i], F_GETFD) < 0 ? 4 : 0;
+		if (bad)
+			fprintf(stderr, "child: %d %s\n", bad,
+				e && berth_error_get(e, 0) ? berth_error_get(e, 0)->message : "");
+		store_close(c);
+		berth_error_free(e);
+		_exit(bad ? 1 : 0);
+	}
+	int st = -1;
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (xattrs)
+		CHECK_INT(getxattr(wal, "user.berth.entry-synced", &mark, 1), 1);
+	/* the parent's own descriptor is still the WAL, and still syncs */
+	CHECK_INT(wal_fd_of(wal), parent_fd);
+	CHECK(OK(store_resume(s, &err), err));
+	CHECK_INT(store_project_add(s, "parent", &err), 1);
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
 static void test_cleanup(void)
 {
 	if (home)
@@ -1568,5 +1669,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_alloc_failures), T(test_pg_store),
+       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_entry), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))

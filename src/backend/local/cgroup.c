@@ -477,10 +477,17 @@ static int v1_write_limits(const cg_handle *h, const cg_limits *l, berth_error *
 	int ret;
 	if (!cpu || !mem)
 		return berth_fail(err, BERTH_EINTERNAL, "cgroup v1 without cpu or memory");
-	if ((ret = put_i64(cpu, "cpu.cfs_period_us", CPU_PERIOD_US, false, err)) < 0 ||
-	    (ret = put_i64(cpu, "cpu.cfs_quota_us", quota ? quota : -1, false, err)) < 0 ||
+	/* a cgroup made just now has the kernel's defaults (no quota over a
+	 * 100 ms period, no memory limit): what would write them again is
+	 * skipped, five writes of a launch's critical path; a reused one gets
+	 * every value */
+	bool cpu_fresh = cpu->created && !quota, mem_fresh = mem->created && mem_limit < 0;
+	if ((!cpu_fresh && ((ret = put_i64(cpu, "cpu.cfs_period_us", CPU_PERIOD_US, false, err)) < 0 ||
+			    (ret = put_i64(cpu, "cpu.cfs_quota_us", quota ? quota : -1, false, err)) < 0)) ||
 	    (ret = put_i64(cpu, "cpu.shares", cpu_shares(l->cpu_request_milli), false, err)) < 0)
 		return ret;
+	if (mem_fresh)
+		goto pids;
 	/* The kernel keeps memory <= memory + swap at every write: in a reused
 	 * cgroup whose memsw is below the new limit, memsw has to go first; in a
 	 * new one it cannot, and this first try fails harmlessly. */
@@ -494,6 +501,7 @@ static int v1_write_limits(const cg_handle *h, const cg_limits *l, berth_error *
 	    /* memory + swap no more than memory: no escape into swap */
 	    (ret = put_i64(mem, "memory.memsw.limit_in_bytes", mem_limit, true, err)) < 0)
 		return ret;
+pids:
 	if (pids) {
 		if (l->pids_max > 0)
 			ret = put_i64(pids, "pids.max", l->pids_max, false, err);

@@ -987,17 +987,29 @@ static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfres
 		nanosleep(&ts, NULL);
 	}
 #endif
+	/* the supervisors start while the commit is made durable (an fsync, a
+	 * good part of a short run's launch, beside its preparation); no one is
+	 * told of the runs before it is: this caller waits below, a server's
+	 * worker before it answers (as for every commit of its own) */
+	bool deferred = store_defer_sync(b->st, true);
 	if (!rc)
 		rc = store_commit(b->st, err);
 	/* what the next pass may skip (see above) */
 	LOCAL(b)->last_pass.valid = !rc && !nfresh && !nadmitted;
 	LOCAL(b)->last_pass.version = version;
 	memcpy(LOCAL(b)->last_pass.fit, fit, sizeof(fit));
-out:
-	if (rc)
-		store_rollback(b->st);
-	else
+	if (!rc)
 		start_admitted(b, admitted, nadmitted, pending, npending, b->waits && nfresh);
+	store_defer_sync(b->st, deferred);
+	if (rc)
+		goto out;
+	/* durable, or the error says it may not be (its runs started) */
+	if (!deferred)
+		rc = store_sync(b->st, err);
+	goto done;
+out:
+	store_rollback(b->st);
+done:
 	free(admitted);
 	if (nfresh)
 		free(pending); /* the runs are the caller's */

@@ -33,23 +33,24 @@
 
 /* ---- volumes ---------------------------------------------------------------------- */
 
-/* The host's temporary directories, which a run in a pid namespace has of
- * its own (runs/ID/tmp, counted in its disk use, gone with it). */
-static const char *const run_tmp_dirs[] = {"/tmp", "/var/tmp"};
+/* The host's directories that a run in a pid namespace has of its own:
+ * the temporary ones (runs/ID/tmp, on the data dir's disk, counted in its
+ * disk use, gone with it) and /dev/shm (a tmpfs of the run's). What the
+ * run needs under one of them (its work dir, a volume's mount path: a data
+ * dir may be under /tmp or /dev/shm) is made again in the run's own. */
+static const struct {
+	const char *path;
+	size_t parts; /* the path's parts */
+	bool disk;    /* on the data dir's disk, not a tmpfs */
+} run_own_dirs[] = {{"/tmp", 1, true}, {"/var/tmp", 2, true}, {"/dev/shm", 2, false}};
 
-/* The parts of the run's temporary directory path is under (1 for /tmp, 2
- * for /var/tmp); 0: under neither. */
-static size_t run_tmp_parts(const char *path)
+/* The index in run_own_dirs of the one path is under; -1: none. */
+static int run_own_dir(const char *path)
 {
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
-		if (local_path_under(path, run_tmp_dirs[i]))
-			return i + 1;
-	return 0;
-}
-
-static bool in_run_tmp(const char *path)
-{
-	return run_tmp_parts(path) > 0;
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(run_own_dirs); i++)
+		if (local_path_under(path, run_own_dirs[i].path))
+			return (int)i;
+	return -1;
 }
 
 /* Part n (from 0) of an absolute path, in buf; -1 when there is none, -2
@@ -172,8 +173,8 @@ int sup_prepare_volumes(sup *s, bool fallback, berth_buf *why)
 		}
 		if (fallback)
 			continue;
-		/* under /tmp, the run's own /tmp: made there by its init */
-		v->in_tmp = s->pidns && in_run_tmp(v->mount);
+		/* under /tmp or /dev/shm, the run's own: made there by its init */
+		v->in_tmp = s->pidns && run_own_dir(v->mount) >= 0;
 		if (v->in_tmp)
 			continue;
 		int fd = walk_dir(v->mount, SIZE_MAX, true, &v->made);
@@ -244,31 +245,34 @@ int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const siz
 		char shm[64] = "mode=1777";
 		if (r->info.mem_limit > 0)
 			snprintf(shm, sizeof(shm), "mode=1777,size=%lld", (long long)r->info.mem_limit);
-		/* a working directory under /tmp stays where it was: bound again at its
-		 * path in the run's /tmp */
-		int work = s->tmp && in_run_tmp(r->workdir)
-				   ? open(r->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-				   : -1;
+		/* a working directory under /tmp or /dev/shm stays where it was:
+		 * bound again at its path in the run's own */
+		int own = run_own_dir(r->workdir);
+		if (own >= 0 && (run_own_dirs[own].disk ? !s->tmp : access("/dev/shm", F_OK) != 0))
+			own = -1; /* not replaced */
+		int work = own >= 0 ? open(r->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		/* (by its descriptor: a data dir under /tmp or /dev/shm is hidden once
+		 * the run's own are there) */
+		int tmp = s->tmp ? open(s->tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 		if (mount("proc", "/proc", "proc", safe | MS_NOEXEC, NULL) ||
 		    (access("/dev/shm", F_OK) == 0 && mount("tmpfs", "/dev/shm", "tmpfs", safe, shm)))
 			return -2;
-		/* (by its descriptor: a data dir under /tmp is hidden once /tmp is bound) */
-		int tmp = s->tmp ? open(s->tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 		char tmp_at[64];
 		snprintf(tmp_at, sizeof(tmp_at), "/proc/self/fd/%d", tmp);
-		for (size_t i = 0; tmp >= 0 && i < BERTH_ARRAY_SIZE(run_tmp_dirs); i++)
-			if (access(run_tmp_dirs[i], F_OK) == 0 && mount(tmp_at, run_tmp_dirs[i], NULL, MS_BIND, NULL))
+		for (size_t i = 0; tmp >= 0 && i < BERTH_ARRAY_SIZE(run_own_dirs); i++)
+			if (run_own_dirs[i].disk && access(run_own_dirs[i].path, F_OK) == 0 &&
+			    mount(tmp_at, run_own_dirs[i].path, NULL, MS_BIND, NULL))
 				return -2;
-		if (s->tmp && tmp < 0)
+		if ((s->tmp && tmp < 0) || (own >= 0 && work < 0))
 			return -2;
 		if (work >= 0) {
-			/* its first part below /tmp is made there, on the data dir's disk,
-			 * and holds a small tmpfs, read-only once the rest of the path is
-			 * made in it: one directory on the disk for the whole path (each
-			 * costs an inode to make and another to remove, 0.05 to 0.3 ms on
-			 * a busy ext4) */
-			size_t top_parts = run_tmp_parts(r->workdir) + 1;
-			bool deep = parts_of(r->workdir) > top_parts;
+			/* under /tmp, its first part below it is made there, on the data
+			 * dir's disk, and holds a small tmpfs, read-only once the rest of
+			 * the path is made in it: one directory on the disk for the whole
+			 * path (each costs an inode to make and another to remove, 0.05 to
+			 * 0.3 ms on a busy ext4); /dev/shm is a tmpfs already */
+			size_t top_parts = run_own_dirs[own].parts + 1;
+			bool deep = run_own_dirs[own].disk && parts_of(r->workdir) > top_parts;
 			int top = deep ? walk_dir(r->workdir, top_parts, true, NULL) : -1;
 			if (deep && (top < 0 || mount_at("tmpfs", top, "tmpfs", safe | MS_NOEXEC,
 							  "mode=0755,size=16k,nr_inodes=64")))

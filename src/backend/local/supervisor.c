@@ -31,7 +31,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <linux/capability.h>
-#include <seccomp.h>
 #include <sys/statvfs.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -423,10 +422,9 @@ static void become_command(sup *s, const sup_worker *w, int errp)
 	/* no setuid program gives it more, and the calls a pod's RuntimeDefault
 	 * profile refuses are refused */
 	if ((stays_root && drop_capabilities(true)) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    (s->filter && seccomp_load(s->filter)))
+	    sup_harden_load(s))
 		child_fail(errp, STEP_HARDEN, errno);
-	/* the limits last: this process may allocate until here (seccomp_load
-	 * does), and its address space is all of its parent's, a fork */
+	/* the limits last: its address space is all of its parent's, a fork */
 	if (!w->cg && r->info.mem_limit > 0) {
 		struct rlimit rl = {(rlim_t)r->info.mem_limit, (rlim_t)r->info.mem_limit};
 		if (setrlimit(RLIMIT_AS, &rl))
@@ -1508,8 +1506,7 @@ static void release(sup *s, char **files, size_t *lens)
 	free(s->mpi_argv0);
 	memset(s->mpi_token, 0, sizeof(s->mpi_token));
 	free(s->tmp);
-	if (s->filter)
-		seccomp_release(s->filter);
+	free(s->filter.filter);
 	free(s->evicted);
 	free(s->vols);
 	berth_buf_release(&s->notes);
