@@ -14,19 +14,25 @@
 
 #include "base/spool.h"
 
-/* write(2) of all n bytes; EINTR retried, a full non-blocking fd waited for */
+/* After a write to fd that failed: 1 to try again (EINTR; a full
+ * non-blocking fd, waited for), else 0 */
+static int again(int fd)
+{
+	if (errno == EINTR)
+		return 1;
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		return 0;
+	struct pollfd pfd = {fd, POLLOUT, 0};
+	return poll(&pfd, 1, -1) >= 0 || errno == EINTR;
+}
+
+/* write(2) of all n bytes */
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && again(fd))
 			continue;
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pfd = {fd, POLLOUT, 0};
-			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-				return -1;
-			continue;
-		}
 		if (w <= 0)
 			return -1;
 		p += w;
@@ -74,17 +80,13 @@ static int copy_file(spool *s, int fd)
 		ssize_t n = sendfile(fd, s->fd, &off, s->moved - (size_t)off);
 		if (n > 0)
 			continue;
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINVAL || errno == ENOSYS))
+			break; /* fd takes no sendfile: the plain way */
+		if (n < 0 && again(fd))
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pfd = {fd, POLLOUT, 0};
-			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-				return -1;
-			continue;
-		}
-		if (n < 0 && errno != EINVAL && errno != ENOSYS)
+		if (n < 0)
 			return -1;
-		break; /* fd takes no sendfile (or a short file): the plain way */
+		break; /* 0: the file is shorter than moved, which pread reports */
 	}
 	char chunk[64 << 10];
 	while ((size_t)off < s->moved) {
