@@ -14,13 +14,20 @@
 /* Reports at the position of a value, under path key (relative to nothing). */
 #define AT(c, pos, path, code, ...) report_at(c, pos, path, code, __VA_ARGS__)
 
-static void check_name(dctx *c, const berth_str *s, const char *path, const char *(*rule)(const char *),
-		       const char *what)
+static void name_invalid(dctx *c, const berth_str *s, const char *path, const char *why, const char *what)
 {
-	const char *why;
-	if (s->s && (why = rule(s->s)) != NULL)
-		AT(c, s->pos, path, BERTH_EINVALID, "%s is not a valid %s: it %s", QUOTE(s->s), what, why);
+	AT(c, s->pos, path, BERTH_EINVALID, "%s is not a valid %s: it %s", QUOTE(s->s), what, why);
 }
+
+/* s, when set, follows rule (a berth_check_* of names.h), else is reported at
+ * path: path is made only then (a list item's, by path_make: a few each run) */
+#define check_name(c_, str_, path_, rule_, what_)                                \
+	do {                                                                    \
+		const berth_str *n_ = (str_);                                   \
+		const char *why_;                                               \
+		if (n_->s && (why_ = (rule_)(n_->s)) != NULL)                   \
+			name_invalid((c_), n_, (path_), why_, (what_));        \
+	} while (0)
 
 static void check_range(dctx *c, const berth_int *v, const char *path, int64_t lo, int64_t hi)
 {
@@ -62,11 +69,11 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 	for (int i = 0; i < 2; i++) {
 		if (!q[i]->set || q[i]->from_default)
 			continue;
-		res_path(path, sizeof(path), name, which[i]);
 		if (berth_quantity_sign(&q[i]->q) < 0)
-			AT(c, q[i]->pos, path, BERTH_ERANGE, "%s must not be negative", qstr(&q[i]->q, a));
+			AT(c, q[i]->pos, res_path(path, sizeof(path), name, which[i]), BERTH_ERANGE,
+			   "%s must not be negative", qstr(&q[i]->q, a));
 		else if (gpu && !berth_quantity_is_integer(&q[i]->q))
-			AT(c, q[i]->pos, path, BERTH_EINVALID,
+			AT(c, q[i]->pos, res_path(path, sizeof(path), name, which[i]), BERTH_EINVALID,
 			   "%s is not a whole number of GPUs (GPUs cannot be shared or split)",
 			   berth_qty_written(q[i], a)); /* "0.5" as the user wrote it, not "500m" */
 	}
@@ -349,14 +356,15 @@ static void check_envs(dctx *c, const berth_kvlist *l)
 	size_t small[FIRST_SMALL], *first = first_same(c, l, l->n, kv_key, small);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const berth_kv *kv = &l->items[i];
-		path_make(path, sizeof(path), "envs", i, ".name");
-		check_name(c, &kv->key, path, berth_check_env_name, "environment variable name");
+#define EPATH path_make(path, sizeof(path), "envs", i, ".name") /* made only for a problem */
+		check_name(c, &kv->key, EPATH, berth_check_env_name, "environment variable name");
 		if (first[i] != SIZE_MAX)
-			AT(c, kv->key.pos, path, BERTH_EDUPLICATE, "%s is set twice (first at line %u)",
+			AT(c, kv->key.pos, EPATH, BERTH_EDUPLICATE, "%s is set twice (first at line %u)",
 			   QUOTE(kv->key.s), l->items[first[i]].key.pos.line);
 		if (strncmp(kv->key.s, "BERTH_", 6) == 0)
-			warn_at(c, kv->key.pos, path, "%s: names starting with BERTH_ are set by berth",
+			warn_at(c, kv->key.pos, EPATH, "%s: names starting with BERTH_ are set by berth",
 				QUOTE(kv->key.s));
+#undef EPATH
 	}
 	if (first != small)
 		free(first);
@@ -368,11 +376,12 @@ static void check_secret_names(dctx *c, const berth_strlist *l)
 	size_t small[FIRST_SMALL], *first = first_same(c, l, l->n, str_at, small);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const char *s = l->items[i].s;
-		path_make(path, sizeof(path), "secrets", i, "");
-		check_name(c, &l->items[i], path, berth_check_secret_key, "secret name");
+#define SPATH path_make(path, sizeof(path), "secrets", i, "") /* made only for a problem */
+		check_name(c, &l->items[i], SPATH, berth_check_secret_key, "secret name");
 		if (first[i] != SIZE_MAX)
-			AT(c, l->items[i].pos, path, BERTH_EDUPLICATE,
+			AT(c, l->items[i].pos, SPATH, BERTH_EDUPLICATE,
 			   "secret %s is listed twice (first at line %u)", QUOTE(s), l->items[first[i]].pos.line);
+#undef SPATH
 	}
 	if (first != small)
 		free(first);
