@@ -263,16 +263,26 @@ check "Events forbidden: the wait says what would say why" grep -q '^Pending|wai
 ctl log '{"namespace":"ml","labelSelector":"berth.dev/run=k1","text":"epoch 1\n"}' >/dev/null
 "$berth" logs k1 >"$tmp/out" 2>&1
 check "logs" grep -qx 'epoch 1' "$tmp/out"
-"$berth" logs k1 -f >logf.out 2>&1 &
-lpid=$!
-sleep 0.5
-ctl log '{"namespace":"ml","labelSelector":"berth.dev/run=k1","text":"epoch 2\n","append":true}' >/dev/null
-sleep 0.3
-pod_status k1 '{"phase":"Succeeded","containerStatuses":[{"name":"train","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
-for _ in $(seq 50); do kill -0 $lpid 2>/dev/null || break; sleep 0.1; done
-if ! kill -0 $lpid 2>/dev/null && [ "$(cat logf.out)" = "$(printf 'epoch 1\nepoch 2')" ]; then
+# follow_to_end RUN CONTAINER QUIET TEXT OUT: berth logs RUN -f into OUT; after QUIET seconds the
+# pod writes the line TEXT and succeeds. The follower's exit status once it ended (within 5 s
+# more), or 1 (it is killed)
+follow_to_end() {
+	"$berth" logs "$1" -f >"$5" 2>&1 &
+	local fpid=$!
+	sleep "$3"
+	ctl log "{\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$1\",\"text\":\"$4\\n\",\"append\":true}" >/dev/null
+	sleep 0.3
+	pod_status "$1" "{\"phase\":\"Succeeded\",\"containerStatuses\":[{\"name\":\"$2\",\"state\":{\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\"}}}]}"
+	for _ in $(seq 50); do kill -0 $fpid 2>/dev/null || break; sleep 0.1; done
+	if kill -0 $fpid 2>/dev/null; then
+		kill $fpid
+		return 1
+	fi
+	wait $fpid
+}
+if follow_to_end k1 train 0.5 'epoch 2' logf.out && [ "$(cat logf.out)" = "$(printf 'epoch 1\nepoch 2')" ]; then
 	ok "logs -f streams until the pod ends"
-else kill $lpid 2>/dev/null; cp logf.out "$tmp/out"; fail "logs -f streams until the pod ends" "output"; fi
+else cp logf.out "$tmp/out"; fail "logs -f streams until the pod ends" "output"; fi
 check "Succeeded" wait_state k1 'Succeeded|*'
 requests | grep '/log' >"$tmp/out"
 check "logs through the API (follow=true)" grep -q 'pods/train-k1-[a-z]*/log?follow=true' "$tmp/out"
@@ -391,16 +401,10 @@ if [ $rc = 1 ] && grep -qx 'the first line, and then nothing' "$tmp/out" &&
 	grep -q '/log stalled: nothing came for 1 s' "$tmp/out"; then
 	ok "a log that stalls: what came is shown, then an error naming it, exit 1"
 else fail "a log that stalls: what came is shown, then an error naming it, exit 1" "exit $rc"; fi
-BERTH_TEST_KUBE_STALL_S=1 "$berth" logs k44 -f >follow.out 2>&1 &
-fpid=$!
-sleep 2.5
-ctl log '{"namespace":"ml","labelSelector":"berth.dev/run=k44","text":"after a quiet while\n","append":true}' >/dev/null
-sleep 0.3
-pod_status k44 '{"phase":"Succeeded","containerStatuses":[{"name":"flood","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
-for _ in $(seq 50); do kill -0 $fpid 2>/dev/null || break; sleep 0.1; done
-if ! kill -0 $fpid 2>/dev/null && wait $fpid && grep -qx 'after a quiet while' follow.out; then
+if BERTH_TEST_KUBE_STALL_S=1 follow_to_end k44 flood 2.5 'after a quiet while' follow.out &&
+	grep -qx 'after a quiet while' follow.out; then
 	ok "logs -f: a followed log may be quiet (no stall cap)"
-else kill $fpid 2>/dev/null; cp follow.out "$tmp/out"; fail "logs -f: a followed log may be quiet (no stall cap)" "output"; fi
+else cp follow.out "$tmp/out"; fail "logs -f: a followed log may be quiet (no stall cap)" "output"; fi
 spec flooded "" >flooded.yaml
 ctl fail '{"verb":"watch","resource":"jobs","namespace":"ml","flood":"endless"}' >/dev/null
 run flooded.yaml --run-id k45 --wait
