@@ -297,6 +297,16 @@ id=$("$berth" run followts.yaml 2>/dev/null)
 "$berth" logs -f --timestamps "$id" >fts 2>&1
 if [ "$(sed 's/^[0-9T:.-]*Z //' fts | tr '\n' ' ')" = "a b " ]; then ok logs-follow-timestamps
 else cp fts out; fail logs-follow-timestamps "$id"; fi
+# a run that writes nothing has no times file (one file less to make in its launch); one that
+# writes has it, and its lines their times
+spec silent 'true'
+sid=$("$berth" run silent.yaml --wait 2>/dev/null)
+if [ -n "$sid" ] && [ -e "$BERTH_HOME/runs/$sid/log" ] && [ ! -e "$BERTH_HOME/runs/$sid/log.times" ] &&
+	[ -z "$("$berth" logs "$sid" --timestamps 2>&1)" ] && [ -s "$BERTH_HOME/runs/$id/log.times" ]; then
+	ok logs-times-file-only-when-written
+else
+	fail logs-times-file-only-when-written "$sid: $(ls "$BERTH_HOME/runs/$sid" 2>&1 | tr '\n' ' ')"
+fi
 check() { # NAME WANT_STATUS PATTERN -- CMD...
 	local name=$1 want=$2 pat=$3
 	shift 4

@@ -63,7 +63,11 @@ void log_clock_open(log_clock *c, const char *log_path)
 	char path[4200];
 	memset(c, 0, sizeof(*c));
 	c->fd = times_path(path, sizeof(path), log_path) ? -1
-		: open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		: open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	/* none yet: made with the first record (a run that writes nothing costs
+	 * no inode for it, one less file made in its launch) */
+	if (c->fd < 0 && errno == ENOENT && !times_path(path, sizeof(path), log_path))
+		c->made = berth_strdup(path);
 	/* a log appended to again (a retry, a new supervisor) goes on from its last record */
 	rec last;
 	int64_t n = rec_count(c->fd);
@@ -75,6 +79,13 @@ void log_clock_open(log_clock *c, const char *log_path)
 
 static void clock_write(log_clock *c)
 {
+	if (c->fd < 0) {
+		c->fd = open(c->made, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		free(c->made);
+		c->made = NULL;
+		if (c->fd < 0)
+			return;
+	}
 	/* times never go back (a clock set back): readers search them */
 	int64_t v[2] = {c->seen, c->seen_at > c->at ? c->seen_at : c->at};
 	if (write(c->fd, v, sizeof(v)) != (ssize_t)sizeof(v)) {
@@ -89,7 +100,7 @@ static void clock_write(log_clock *c)
 
 int64_t log_clock_flush(log_clock *c, int64_t now, bool force)
 {
-	if (c->fd < 0 || c->seen <= c->end)
+	if (!log_clock_on(c) || c->seen <= c->end)
 		return -1;
 	int64_t due = c->at + LOG_CLOCK_MS;
 	if (!force && now < due)
@@ -100,7 +111,7 @@ int64_t log_clock_flush(log_clock *c, int64_t now, bool force)
 
 int64_t log_clock_note(log_clock *c, int64_t size, int64_t now)
 {
-	if (c->fd >= 0 && size > c->seen) {
+	if (log_clock_on(c) && size > c->seen) {
 		c->seen = size;
 		c->seen_at = now;
 	}
@@ -109,7 +120,7 @@ int64_t log_clock_note(log_clock *c, int64_t size, int64_t now)
 
 void log_clock_mark(log_clock *c, int64_t end, int64_t ms)
 {
-	if (c->fd < 0 || end <= c->seen)
+	if (!log_clock_on(c) || end <= c->seen)
 		return;
 	if (c->seen > c->end && ms != c->seen_at)
 		clock_write(c); /* the lines of the pending time end where this one starts */
@@ -122,6 +133,8 @@ void log_clock_close(log_clock *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	free(c->made);
+	c->made = NULL;
 }
 
 /* ---- where a read starts ------------------------------------------------------------------ */

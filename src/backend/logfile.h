@@ -38,15 +38,23 @@ int log_opts_check(const berth_log_opts *o, berth_error **err);
 /* ---- the writer: one clock per log ----------------------------------------------------- */
 
 typedef struct log_clock {
-	int fd;                  /* LOG.times, appended to; -1: no times are kept */
+	int fd;                  /* LOG.times, appended to; -1: not open */
+	char *made;              /* LOG.times's path while it is not made yet (no record:
+				  * an empty log has no times file); NULL with fd -1: no
+				  * times are kept */
 	int64_t end, at;         /* the last record */
 	int64_t seen, seen_at;   /* a growth seen and not recorded yet (seen > end) */
 } log_clock;
 
-/* Opens the times of the log at log_path (made, or appended to); a clock
- * that cannot be opened keeps no times (fd -1), and every call on it is a
- * no-op. */
+/* Opens the times of the log at log_path (appended to; made with the first
+ * record); a clock that cannot be opened keeps no times (log_clock_on false),
+ * and every call on it is a no-op. */
 void log_clock_open(log_clock *c, const char *log_path);
+/* Whether c keeps times. */
+static inline bool log_clock_on(const log_clock *c)
+{
+	return c->fd >= 0 || c->made;
+}
 /* The log is size bytes long at now (ms): a record now, or LOG_CLOCK_MS
  * after the last one. Returns when a record is due (ms), or -1 when none is
  * pending. */

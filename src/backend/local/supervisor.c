@@ -827,7 +827,7 @@ static bool reap_workers(sup *s, enum ending end, int64_t *kill_at)
 static void watch_log(sup *s, sup_worker *w, const char *path)
 {
 	log_clock_open(&w->clock, path);
-	if (w->clock.fd < 0)
+	if (!log_clock_on(&w->clock))
 		return;
 	if (s->ifd < 0)
 		s->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
@@ -842,7 +842,7 @@ static int64_t note_logs(sup *s, bool all)
 	for (size_t i = 0; i < s->nw; i++) {
 		sup_worker *w = &s->w[i];
 		struct stat st;
-		if (w->log < 0 || w->clock.fd < 0)
+		if (w->log < 0 || !log_clock_on(&w->clock))
 			continue;
 		int64_t d = !fstat(w->log, &st) ? log_clock_note(&w->clock, (int64_t)st.st_size, now) : -1;
 		if (all)
