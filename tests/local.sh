@@ -573,7 +573,7 @@ cols = [r[2] for r in db.execute("PRAGMA index_info(runs_queue)")]
 print(v, ",".join(cols))
 PY
 )
-if [ "$n3" = 1 ] && [ "$v" = 16 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
+if [ "$n3" = 1 ] && [ "$v" = 17 ] && [ "$idx" = "state,priority,created,cpu_milli,mem,gpus,disk,backend" ]; then
 	ok store-migrated-from-schema-3
 else
 	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"

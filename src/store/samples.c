@@ -99,17 +99,24 @@ int store_sample_latest(store *s, store_sample_of **out, size_t *n, berth_error 
 	*n = 0;
 	db_stmt *st;
 	store_arg arg = STORE_I(BERTH_STATE_RUNNING);
-	/* the newest sample of each worker of the Running runs (runs_state, then
-	 * samples_run from each run's newest end) */
+	/* the newest sample of each worker of the Running runs: runs_state, then
+	 * one look into samples_worker for each worker (0 to workers - 1), never a
+	 * read of a run's whole series (720 samples a worker) */
 	const char *sql =
 		store_dialect(s) == DB_SQLITE
-			/* SQLite: a bare column beside MAX() is of the row that has it */
-			? "SELECT r.id, r.project, x.rank, MAX(x.t), x.cpu_milli, x.mem,"
-			  " x.gpu_util, x.gpu_mem FROM runs r JOIN samples x ON x.run_id = r.id"
-			  " WHERE r.state = ?1 GROUP BY r.id, x.rank ORDER BY r.id, x.rank"
-			: "SELECT DISTINCT ON (r.id, x.rank) r.id, r.project, x.rank, x.t, x.cpu_milli,"
-			  " x.mem, x.gpu_util, x.gpu_mem FROM runs r JOIN samples x ON x.run_id = r.id"
-			  " WHERE r.state = ?1 ORDER BY r.id, x.rank, x.t DESC";
+			? "WITH RECURSIVE w(id, project, rank, n) AS (SELECT id, project, 0,"
+			  " MAX(COALESCE(workers, 1), 1) FROM runs WHERE state = ?1 UNION ALL"
+			  " SELECT id, project, rank + 1, n FROM w WHERE rank + 1 < n)"
+			  " SELECT w.id, w.project, x.rank, x.t, x.cpu_milli, x.mem, x.gpu_util, x.gpu_mem"
+			  " FROM w JOIN samples x ON x.rowid = (SELECT y.rowid FROM samples y"
+			  " WHERE y.run_id = w.id AND y.rank = w.rank ORDER BY y.t DESC LIMIT 1)"
+			  " ORDER BY w.id, w.rank"
+			: "WITH RECURSIVE w(id, project, rank, n) AS (SELECT id, project, 0::BIGINT,"
+			  " GREATEST(COALESCE(workers, 1), 1) FROM runs WHERE state = ?1 UNION ALL"
+			  " SELECT id, project, rank + 1, n FROM w WHERE rank + 1 < n)"
+			  " SELECT w.id, w.project, x.rank, x.t, x.cpu_milli, x.mem, x.gpu_util, x.gpu_mem"
+			  " FROM w CROSS JOIN LATERAL (SELECT * FROM samples y WHERE y.run_id = w.id"
+			  " AND y.rank = w.rank ORDER BY y.t DESC LIMIT 1) x ORDER BY w.id, w.rank";
 	int rc = store_prepare_args(s, sql, &arg, 1, &st, err);
 	if (rc)
 		return rc;

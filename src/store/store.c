@@ -197,6 +197,10 @@ static const char *const migrations[] = {
 	/* 16: the token that made a token through a server: a revocation takes the
 	 * tokens it made with it, as an expiry does (they expire by their maker's) */
 	"ALTER TABLE tokens ADD COLUMN maker TEXT;",
+	/* 17: each worker's samples in order (its count, its thinning and its last one
+	 * read that worker's alone: a run of 1000 workers had each sample count the
+	 * whole run's, and /metrics read every sample of every Running run) */
+	"CREATE INDEX samples_worker ON samples(run_id, rank, t);",
 };
 
 int store_migrations(void)
@@ -218,6 +222,8 @@ static const char *const pg_migrations[] = {
 	"ALTER TABLE tokens ADD COLUMN last_used BIGINT;",
 	/* 16: as SQLite's */
 	"ALTER TABLE tokens ADD COLUMN maker TEXT;",
+	/* 17: as SQLite's */
+	"CREATE INDEX samples_worker ON samples(run_id, rank, t);",
 };
 _Static_assert(STORE_PG_BASE + BERTH_ARRAY_SIZE(pg_migrations) == BERTH_ARRAY_SIZE(migrations),
 	       "each schema past STORE_PG_BASE needs its PostgreSQL migration in pg_migrations[]");
@@ -290,9 +296,23 @@ static int migrate(store *s, berth_error **err)
 	while (version < latest) {
 		/* a new PostgreSQL store is made at STORE_PG_BASE in one step */
 		int64_t next = store_dialect(s) == DB_PG && version == 0 ? STORE_PG_BASE : version + 1;
-		if (migrate_step(s, version, err) || s->ops->set_schema_version(s->db, next)) {
-			if (err && !*err)
-				store_db_fail(s, err, "setting the schema version");
+		berth_error *e = NULL;
+		if (migrate_step(s, version, &e) || s->ops->set_schema_version(s->db, next)) {
+			/* a store whose tables are not those its version says (made by
+			 * another build of berth) fails here: said so, not only SQL's words */
+			const berth_problem *p = e ? berth_error_get(e, 0) : NULL;
+			const char *why = p ? p->message : "setting the schema version";
+			size_t plen = strlen(s->path);
+			if (!strncmp(why, "store ", 6) && !strncmp(why + 6, s->path, plen) &&
+			    !strncmp(why + 6 + plen, ": ", 2))
+				why += 8 + plen; /* its path once */
+			berth_fail(err, BERTH_EIO,
+				   "store %s: cannot migrate it from schema %lld to %lld (%s): its tables "
+				   "are not those of schema %lld (was this data dir used by another build "
+				   "of berth?); restore a backup (berth admin restore) or use another "
+				   "BERTH_HOME",
+				   s->path, (long long)version, (long long)next, why, (long long)version);
+			berth_error_free(e);
 			store_rollback(s);
 			return -BERTH_EIO;
 		}

@@ -475,7 +475,7 @@ static void test_migration(void)
 	if (!OK(store_open(&s, path, &err), err))
 		goto out;
 	char *sql = raw_text(path, "PRAGMA user_version");
-	CHECK_STR(sql, "16");
+	CHECK_STR(sql, "17");
 	free(sql);
 	sql = raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'runs_state'");
 	CHECK_STR(sql, "CREATE INDEX runs_state ON runs(state)");
@@ -492,6 +492,19 @@ static void test_migration(void)
 	CHECK(old && old->info.labels == NULL); /* and from before labels: none */
 	store_run_free(old);
 	store_close(s);
+	/* a version that its tables do not match (another build's migrations): said so, and
+	 * nothing of the failed step stays */
+	raw_exec(path, "PRAGMA user_version = 15");
+	s = NULL;
+	CHECK_INT(store_open(&s, path, &err), -BERTH_EIO);
+	const berth_problem *p = err ? berth_error_get(err, 0) : NULL;
+	CHECK(p && strstr(p->message, "cannot migrate it from schema 15 to 16 (") &&
+	      strstr(p->message, "maker") && strstr(p->message, "another build of berth"));
+	sql = raw_text(path, "PRAGMA user_version");
+	CHECK_STR(sql, "15");
+	free(sql);
+	berth_error_free(err);
+	err = NULL;
 	/* from a berth that knows more */
 	raw_exec(path, "PRAGMA user_version = 99");
 	s = NULL;
@@ -896,6 +909,36 @@ static void test_samples(void)
 		CHECK_INT(all[n - 1].t, STORE_SAMPLES + 1);
 	}
 	free(all);
+	/* each worker's newest sample, of the Running runs alone: r3 has three workers, of
+	 * which 1 has none yet; r4 has ended; r1's samples have no run */
+	store_run r3 = {.info = {.id = "r3", .name = "j", .project = "p3", .backend = "local",
+				 .state = BERTH_STATE_RUNNING, .created = 1, .workers = 3},
+			.uid = -1, .gid = -1, .fs_group = -1};
+	store_run r4 = r3;
+	r4.info.id = "r4";
+	r4.info.state = BERTH_STATE_SUCCEEDED;
+	CHECK_INT(store_run_insert(s, &r3, &err), 0);
+	CHECK_INT(store_run_insert(s, &r4, &err), 0);
+	static const int64_t ts[] = {300, 100, 200}; /* out of order: the newest is not the last */
+	for (size_t i = 0; i < 3; i++)
+		for (int64_t rank = 0; rank < 3; rank += 2) {
+			store_sample x = {.rank = rank, .t = ts[i], .cpu_milli = ts[i] + rank,
+					  .gpu_util = -1, .gpu_mem = -1};
+			CHECK_INT(store_sample_add(s, "r3", &x, &err), 0);
+			CHECK_INT(store_sample_add(s, "r4", &x, &err), 0);
+		}
+	store_sample_of *latest = NULL;
+	if (OK(store_sample_latest(s, &latest, &n, &err), err)) {
+		CHECK_INT(n, 2);
+		for (size_t i = 0; i < n && i < 2; i++) {
+			CHECK_STR(latest[i].id, "r3");
+			CHECK_STR(latest[i].project, "p3");
+			CHECK_INT(latest[i].x.rank, (int64_t)i * 2);
+			CHECK_INT(latest[i].x.t, 300);
+			CHECK_INT(latest[i].x.cpu_milli, 300 + (int64_t)i * 2);
+		}
+		store_sample_of_free(latest, n);
+	}
 out:
 	berth_error_free(err);
 	done(s, dir);
@@ -1389,7 +1432,8 @@ static void test_pg_store(void)
 	/* set back to the schema a new store is made at, then set on by hand */
 	static const char *const by_hand[] = {
 		"UPDATE berth_schema SET version = 14; ALTER TABLE tokens DROP COLUMN expires,"
-		" DROP COLUMN revoked, DROP COLUMN last_used, DROP COLUMN maker",
+		" DROP COLUMN revoked, DROP COLUMN last_used, DROP COLUMN maker;"
+		" DROP INDEX samples_worker",
 		"UPDATE berth_schema SET version = 99",
 	};
 	char why[256];
@@ -1402,7 +1446,7 @@ static void test_pg_store(void)
 		if (c)
 			berth_pq.finish(c);
 		if (k == 0 && OK(store_open(&s, where, &err), err)) {
-			CHECK_INT(pg_number(where, "SELECT version FROM berth_schema"), 16);
+			CHECK_INT(pg_number(where, "SELECT version FROM berth_schema"), 17);
 			store_token t = {.id = "t1", .role = 1, .projects = "a", .created = 1, .expires = 7};
 			CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
 			store_token *got = NULL;
