@@ -304,10 +304,11 @@ floor_pct=$(calc '%.1f' "100 * $r_med / $fr_med")
 floor_pct_json=$(calc '%.1f' "100 * $rj_med / $frj_med")
 # the same by CPU time (user + system of each run, medians): on a shared machine a run
 # waits for the core as long as the others' work takes, and the wall clock counts it
-read -r tc_med _ _ < <(stats "$tmp/throughput-yaml.cpu.all")
-read -r jc_med _ _ < <(stats "$tmp/throughput-json.cpu.all")
-read -r fc_med _ _ < <(stats "$tmp/floor-yaml.cpu.all")
-read -r fjc_med _ _ < <(stats "$tmp/floor-json.cpu.all")
+median() { stats "$1" | cut -d' ' -f1; }
+tc_med=$(median "$tmp/throughput-yaml.cpu.all")
+jc_med=$(median "$tmp/throughput-json.cpu.all")
+fc_med=$(median "$tmp/floor-yaml.cpu.all")
+fjc_med=$(median "$tmp/floor-json.cpu.all")
 cpu_pct=$(calc '%.1f' "100 * $fc_med / $tc_med")
 cpu_pct_json=$(calc '%.1f' "100 * $fjc_med / $jc_med")
 commands+=("$PY bench/gen_specs.py $N $SEED --split $SPLIT_BYTES --prefix \$TMP/specs   # ${#chunks[@]} file(s), $(group "$spec_bytes") bytes")
