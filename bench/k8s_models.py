@@ -8,9 +8,10 @@ installs the client into Debian's dist-packages, which another python3 on PATH (
 a venv) does not see.
 
 For each run spec of the YAML streams SPECS (bench/gen_specs.py; a file ending in
-.jsonl is read as one JSON spec per line instead) it does what a Python ML platform does
-per run:
-  1. reads the spec (yaml.load_all with PyYAML's C loader when it has one);
+.json or .jsonl is read as one JSON spec per line instead, with the json module) it
+does what a Python ML platform does per run:
+  1. reads the spec (yaml.load_all with PyYAML's C loader when it has one; json.loads
+     for JSON lines);
   2. builds the objects berth renders for it, as kubernetes.client models: a V1Secret
      (when the run names secrets or mounts one), a V1PersistentVolumeClaim per per-run
      volume, and a V1Job, V1CronJob, or V1Deployment (+ V1Service for serve,
@@ -30,7 +31,9 @@ as autoscaling/v2) with apiVersion autoscaling/v2.
 
 Timing: on stderr, one JSON line: specs, seconds (reading + building + serialising +
 writing: the interpreter's start and `import kubernetes` are left out, which favours
-Python), the three parts, the objects per kind and the bytes written.
+Python), cpu_seconds (the CPU time of the same span, user and system: what a shared
+machine's other work does not lengthen), the three parts, the objects per kind and the
+bytes written.
 """
 
 import json
@@ -290,7 +293,7 @@ def read_specs(paths):
     specs = []
     for p in paths:
         with open(p, encoding="utf-8") as f:
-            if p.endswith(".jsonl"):
+            if p.endswith((".json", ".jsonl")):
                 specs += [json.loads(line) for line in f if line.strip()]
             else:
                 specs += [d for d in yaml.load_all(f, Loader=LOADER) if d is not None]
@@ -299,9 +302,11 @@ def read_specs(paths):
 
 def main(paths):
     if not paths:
-        print("usage: k8s_models.py SPECS.yaml|SPECS.jsonl... > out.yaml", file=sys.stderr)
+        print("usage: k8s_models.py SPECS.yaml|SPECS.json|SPECS.jsonl... > out.yaml",
+              file=sys.stderr)
         return 2
     t0 = time.perf_counter()
+    c0 = time.process_time()
     specs = read_specs(paths)
     t1 = time.perf_counter()
     objs = [build(s, i) for i, s in enumerate(specs)]
@@ -318,7 +323,9 @@ def main(paths):
         out.write(text)
     out.flush()
     t3 = time.perf_counter()
-    print(json.dumps({"specs": len(specs), "seconds": t3 - t0, "read": t1 - t0,
+    c3 = time.process_time()
+    print(json.dumps({"specs": len(specs), "seconds": t3 - t0, "cpu_seconds": c3 - c0,
+                      "read": t1 - t0,
                       "build": t2 - t1, "serialise": t3 - t2, "import": T_IMPORTED - T_START,
                       "objects": dict(sorted(kinds.items())), "bytes": nbytes,
                       "yaml_c": LOADER.__name__.startswith("C")}), file=sys.stderr)

@@ -22,8 +22,9 @@
 #      specs - Ir of 1) / 999), by phase (bench/render_phases.py; with
 #      BENCH_BERTH_BEFORE=PATH, another berth binary's too, side by side); and
 #      bench/k8s_models.py (Debian's /usr/bin/python3 with python3-kubernetes)
-#      building and serialising the same objects from the YAML files, 3 times, also
-#      on core 0.
+#      building and serialising the same objects from the same files (YAML, and the
+#      JSON files read as JSON lines), 3 times for each format, also on core 0, each
+#      run followed by one of berth's on the same files.
 # Prints a table | benchmark | berth | alternative | ratio (median, min–max) | and
 # writes it with the machine, the date and the exact commands as Markdown to $OUT
 # (build/bench/render.md) for docs/performance.md. The callgrind profiles and their
@@ -31,7 +32,9 @@
 #
 # A ratio is alternative / berth (time) or berth / alternative (rate), of the medians;
 # min–max pairs the least and the most favourable runs (slowest berth run against the
-# fastest alternative run, and the other way round).
+# fastest alternative run, and the other way round). Against Python, each Python run
+# and the berth run right after it make a pair (one state of the shared machine): the
+# ratio is the median of the pairs' ratios, and min–max their least and most.
 #
 # Knobs (environment): BENCH_SPECS (10000), BENCH_SEED (1), BENCH_RUNS (30),
 # BENCH_WARMUP (3), BENCH_THROUGHPUT_RUNS (5), BENCH_PY_RUNS (3),
@@ -91,9 +94,12 @@ commands=() # the exact commands, for the Markdown
 # ---- helpers ---------------------------------------------------------------
 
 # bench NAME RUNS WARMUP CMD [ARG...]: runs CMD (no shell, stdout to /dev/null) WARMUP
-# times, then RUNS timed times, and writes each run's seconds to $tmp/NAME.times.
+# times, then RUNS timed times, and writes each run's seconds to $tmp/NAME.times, and
+# the CPU time of the runs (user + system, the command and its children: the mean of
+# the runs, so one run's own with RUNS 1) to $tmp/NAME.cpu.
 # With hyperfine (-N: no shell to subtract), its JSON goes to $tmp/NAME.json;
-# without, bash's $EPOCHREALTIME (microseconds, no fork) around each run.
+# without, bash's $EPOCHREALTIME (microseconds, no fork) around each run, and bash's
+# time for the CPU.
 bench() {
 	local name=$1 runs=$2 warmup=$3 i t0 t1
 	shift 3
@@ -101,17 +107,21 @@ bench() {
 		"$hyperfine" -N --style basic --warmup "$warmup" --runs "$runs" \
 			--export-json "$tmp/$name.json" --command-name "$name" -- "$(printf '%q ' "$@")" >&2
 		"$PY" -c 'import json, sys
-for t in json.load(open(sys.argv[1]))["results"][0]["times"]: print(t)' \
-			"$tmp/$name.json" >"$tmp/$name.times"
+r = json.load(open(sys.argv[1]))["results"][0]
+open(sys.argv[2], "w").write("%r\n" % (r["user"] + r["system"]))
+for t in r["times"]: print(t)' \
+			"$tmp/$name.json" "$tmp/$name.cpu" >"$tmp/$name.times"
 	else
 		for ((i = 0; i < warmup; i++)); do "$@" >/dev/null; done
 		: >"$tmp/$name.times"
+		: >"$tmp/$name.cpu.runs"
 		for ((i = 0; i < runs; i++)); do
 			t0=${EPOCHREALTIME/./}
-			"$@" >/dev/null
+			{ TIMEFORMAT='%3U %3S' && time "$@" >/dev/null 2>&1; } 2>>"$tmp/$name.cpu.runs"
 			t1=${EPOCHREALTIME/./}
 			echo "$((t1 - t0))e-6" >>"$tmp/$name.times"
 		done
+		awk '{ s += $1 + $2 } END { print s / NR }' "$tmp/$name.cpu.runs" >"$tmp/$name.cpu"
 	fi
 }
 
@@ -227,15 +237,25 @@ done
 # are compared (bench/render_diff.sh compares bytes)
 cmp -s "$tmp/kinds.berth" "$tmp/kinds.json" || die "the JSON specs gave other objects than the YAML specs"
 
-# the timed commands: every file, one berth process each, one after the other
+# shq WORD...: each word in single quotes, for sh
+shq() {
+	local w q="'\\''"
+	for w in "$@"; do printf "'%s' " "${w//\'/$q}"; done
+}
+
+# the timed commands: every file, one berth process each, one after the other, run
+# by sh (dash where it is /bin/sh), whose start (about 1 ms) is less of berth's time
+# than bash's (2 ms more for a script of three commands, here): the floor runs with
+# no shell at all
 for fmt in yaml json; do
 	{
-		echo '#!/usr/bin/env bash'
 		echo 'set -eu'
 		if [ $fmt = yaml ]; then files=("${chunks[@]}"); else files=("${jchunks[@]}"); fi
 		for f in "${files[@]}"; do
-			printf '%q ' "${render[@]}"
-			printf '<%q\n' "$f"
+			shq "${render[@]}"
+			printf '< '
+			shq "$f"
+			echo
 		done
 	} >"$tmp/render-$fmt.sh"
 done
@@ -257,12 +277,16 @@ for fmt in yaml json; do
 	if [ $fmt = yaml ]; then files=("${chunks[@]}"); else files=("${jchunks[@]}"); fi
 	: >"$tmp/throughput-$fmt.all"
 	: >"$tmp/floor-$fmt.all"
-	bench throughput-$fmt 1 1 "${taskset[@]}" bash "$tmp/render-$fmt.sh" # a warm-up
+	: >"$tmp/throughput-$fmt.cpu.all"
+	: >"$tmp/floor-$fmt.cpu.all"
+	bench throughput-$fmt 1 1 "${taskset[@]}" sh "$tmp/render-$fmt.sh" # a warm-up
 	for ((i = 0; i < TP_RUNS; i++)); do
-		bench throughput-$fmt 1 0 "${taskset[@]}" bash "$tmp/render-$fmt.sh"
+		bench throughput-$fmt 1 0 "${taskset[@]}" sh "$tmp/render-$fmt.sh"
 		cat "$tmp/throughput-$fmt.times" >>"$tmp/throughput-$fmt.all"
+		cat "$tmp/throughput-$fmt.cpu" >>"$tmp/throughput-$fmt.cpu.all"
 		bench floor-$fmt 1 0 "${taskset[@]}" "$floor_bin" "${files[@]}"
 		cat "$tmp/floor-$fmt.times" >>"$tmp/floor-$fmt.all"
+		cat "$tmp/floor-$fmt.cpu" >>"$tmp/floor-$fmt.cpu.all"
 	done
 done
 read -r t_med t_min t_max < <(stats "$tmp/throughput-yaml.all")
@@ -278,57 +302,89 @@ fr_med=$(calc '%.1f' "$N / $f_med")
 frj_med=$(calc '%.1f' "$N / $fj_med")
 floor_pct=$(calc '%.1f' "100 * $r_med / $fr_med")
 floor_pct_json=$(calc '%.1f' "100 * $rj_med / $frj_med")
+# the same by CPU time (user + system of each run, medians): on a shared machine a run
+# waits for the core as long as the others' work takes, and the wall clock counts it
+median() { stats "$1" | cut -d' ' -f1; }
+tc_med=$(median "$tmp/throughput-yaml.cpu.all")
+jc_med=$(median "$tmp/throughput-json.cpu.all")
+fc_med=$(median "$tmp/floor-yaml.cpu.all")
+fjc_med=$(median "$tmp/floor-json.cpu.all")
+cpu_pct=$(calc '%.1f' "100 * $fc_med / $tc_med")
+cpu_pct_json=$(calc '%.1f' "100 * $fjc_med / $jc_med")
 commands+=("$PY bench/gen_specs.py $N $SEED --split $SPLIT_BYTES --prefix \$TMP/specs   # ${#chunks[@]} file(s), $(group "$spec_bytes") bytes")
 commands+=("$PY bench/gen_specs.py $N $SEED --split $SPLIT_BYTES --prefix \$TMP/specs --json   # ${#jchunks[@]} file(s), $(group "$json_bytes") bytes")
-commands+=("${taskset[*]} build/berth render - --config $CONFIG --secrets $secrets --run-id b1 < \$TMP/specs-00K.yaml > /dev/null   # for each file, in one timed run (.json: the same)")
+commands+=("${taskset[*]} sh \$TMP/render-yaml.sh > /dev/null   # one line a file: build/berth render - --config $CONFIG --secrets $secrets --run-id b1 < \$TMP/specs-00K.yaml (.json: the same)")
 commands+=("cc -O2 -o $keep/yaml_floor bench/yaml_floor.c \$(pkg-config --cflags --libs libfyaml)")
 commands+=("${taskset[*]} $keep/yaml_floor \$TMP/specs-*.yaml   # the same files (.json: the same), $TP_RUNS runs, each after one of berth's")
 notes+=("Throughput: $(group "$N") specs ($(group "$spec_bytes") bytes of YAML, cut into ${#chunks[@]} file(s) of at most $(group "$SPLIT_BYTES") bytes as berth reads at most 4 MiB per input: one process per file; as JSON, one value a line: $(group "$json_bytes") bytes in ${#jchunks[@]} file(s)) give $(group "$out_bytes") bytes of objects (the same objects from the JSON): $berth_kinds.")
 notes+=("Target berth ≥ 100,000 specs/s on one core (median): $(met "$r_med" 100000) ($(group "$(calc '%d' "$r_med")") specs/s, $(calc '%.2f' "1000000 / $r_med") µs per spec).")
 notes+=("Floor: libfyaml alone, parsing the same files into events and reading each scalar's text (bench/yaml_floor.c; no tree, no rules, no output), reaches $(group "$(calc '%d' "$fr_med")") specs/s for YAML ($(calc '%.2f' "1000000 / $fr_med") µs per spec) and $(group "$(calc '%d' "$frj_med")") for JSON; no reader built on libfyaml can pass it.")
-notes+=("Target berth ≥ 60 % of the floor (median rates, each format against its own floor): YAML $(met "$floor_pct" 60) ($floor_pct %), JSON $(met "$floor_pct_json" 60) ($floor_pct_json %).")
+notes+=("Target berth ≥ 60 % of the floor (each format against its own floor), by CPU time (user + system of each run, the medians: berth $(calc '%.1f' "$tc_med * 1000") ms for YAML and $(calc '%.1f' "$jc_med * 1000") ms for JSON, the floor $(calc '%.1f' "$fc_med * 1000") and $(calc '%.1f' "$fjc_med * 1000") ms; the machine's other work does not lengthen it): YAML $(met "$cpu_pct" 60) ($cpu_pct %), JSON $(met "$cpu_pct_json" 60) ($cpu_pct_json %). By the wall clock's rates (the rows above; load average $load before the run): YAML $floor_pct %, JSON $floor_pct_json %.")
 
-# the same specs through the Kubernetes Python client
+# the same specs through the Kubernetes Python client, from the same files (YAML, then
+# the JSON lines, which it reads with its json module): each Python run is followed by
+# one of berth's on the same files, and the ratio is each pair's (Python's CPU seconds /
+# berth's), their median reported: a pair sees one state of the shared machine, where
+# berth's median of its own runs against Python's, taken minutes apart, did not; and
+# CPU time is what the machine's other work does not lengthen (the wall clock's pairs
+# are shown beside)
 py_cell="python3-kubernetes not found: skipped"
 py_ratio="–"
+py_ratio_json="–"
+py_json_cell="python3-kubernetes not found: skipped"
 if "$K8S_PY" -c 'import kubernetes, yaml' 2>/dev/null; then
 	pyv=$("$K8S_PY" -c 'import sys, kubernetes, yaml
 print("Python %d.%d.%d" % sys.version_info[:3], "kubernetes", kubernetes.__version__,
       "PyYAML", yaml.__version__, "(libyaml)" if yaml.__with_libyaml__ else "(pure Python)")')
-	: >"$tmp/py.times"
-	: >"$tmp/py-wall.times"
-	for ((i = 1; i <= PY_RUNS; i++)); do
-		echo "   python run $i of $PY_RUNS" >&2
-		t0=${EPOCHREALTIME/./}
-		"${taskset[@]}" "$K8S_PY" bench/k8s_models.py "${chunks[@]}" >/dev/null 2>"$tmp/py-$i.json" ||
-			{ cat "$tmp/py-$i.json" >&2; die "bench/k8s_models.py failed"; }
-		t1=${EPOCHREALTIME/./}
-		echo "$((t1 - t0))e-6" >>"$tmp/py-wall.times"
-		"$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readlines()[-1])["seconds"])' \
-			"$tmp/py-$i.json" >>"$tmp/py.times"
+	for fmt in yaml json; do
+		if [ $fmt = yaml ]; then files=("${chunks[@]}"); else files=("${jchunks[@]}"); fi
+		: >"$tmp/py-$fmt.times"
+		: >"$tmp/py-wall-$fmt.times"
+		: >"$tmp/py-pair-$fmt.ratios"
+		: >"$tmp/py-pairwall-$fmt.ratios"
+		for ((i = 1; i <= PY_RUNS; i++)); do
+			echo "   python run $i of $PY_RUNS ($fmt), then berth" >&2
+			t0=${EPOCHREALTIME/./}
+			"${taskset[@]}" "$K8S_PY" bench/k8s_models.py "${files[@]}" >/dev/null 2>"$tmp/py-$fmt-$i.json" ||
+				{ cat "$tmp/py-$fmt-$i.json" >&2; die "bench/k8s_models.py failed"; }
+			t1=${EPOCHREALTIME/./}
+			echo "$((t1 - t0))e-6" >>"$tmp/py-wall-$fmt.times"
+			read -r py_s py_c < <("$PY" -c 'import json, sys
+d = json.loads(open(sys.argv[1]).readlines()[-1]); print(d["seconds"], d["cpu_seconds"])' \
+				"$tmp/py-$fmt-$i.json")
+			echo "$py_s" >>"$tmp/py-$fmt.times"
+			bench pair-$fmt 1 0 "${taskset[@]}" sh "$tmp/render-$fmt.sh"
+			calc '%.4f\n' "$py_c / $(cat "$tmp/pair-$fmt.cpu")" >>"$tmp/py-pair-$fmt.ratios"
+			calc '%.4f\n' "$py_s / $(cat "$tmp/pair-$fmt.times")" >>"$tmp/py-pairwall-$fmt.ratios"
+		done
 	done
-	read -r p_med p_min p_max < <(stats "$tmp/py.times")
-	read -r pw_med _ _ < <(stats "$tmp/py-wall.times")
+	read -r p_med p_min p_max < <(stats "$tmp/py-yaml.times")
+	read -r pj_med _ _ < <(stats "$tmp/py-json.times")
+	read -r pw_med _ _ < <(stats "$tmp/py-wall-yaml.times")
+	read -r py_ratio_num q_min q_max < <(stats "$tmp/py-pair-yaml.ratios")
+	read -r py_ratio_json_num qj_min qj_max < <(stats "$tmp/py-pair-json.ratios")
+	read -r pyw_ratio _ _ < <(stats "$tmp/py-pairwall-yaml.ratios")
+	read -r pyw_ratio_json _ _ < <(stats "$tmp/py-pairwall-json.ratios")
 	pr_med=$(calc '%.1f' "$N / $p_med")
 	py_cell="python3-kubernetes models + PyYAML: $(rate_cell "$pr_med" "$N / $p_max" "$N / $p_min")"
-	py_ratio_num=$(calc '%.4f' "$r_med / $pr_med")
-	py_ratio=$(ratio_cell "$py_ratio_num" "$r_min / ($N / $p_min)" "$r_max / ($N / $p_max)")
+	py_ratio="$(ratio_cell "$py_ratio_num" "$q_min" "$q_max") of $PY_RUNS pairs"
+	py_ratio_json="$(ratio_cell "$py_ratio_json_num" "$qj_min" "$qj_max") of $PY_RUNS pairs"
+	py_json_cell="python3-kubernetes models, reading with its json module: $(group "$(calc '%d' "$N / $pj_med")") specs/s"
 	py_summary=$("$PY" -c 'import json, sys
 d = json.loads(open(sys.argv[1]).readlines()[-1])
 print("read %.2f s, build %.2f s, serialise %.2f s; %s bytes; %s" % (d["read"], d["build"],
       d["serialise"], format(d["bytes"], ","),
-      ", ".join("%s %d" % kv for kv in d["objects"].items())))' "$tmp/py-$PY_RUNS.json")
-	commands+=("${taskset[*]} /usr/bin/python3 bench/k8s_models.py \$TMP/specs-*.yaml > /dev/null   # $PY_RUNS runs")
-	notes+=("Python ($pyv): one run took $py_summary. Its rate counts reading, building and serialising only; with the interpreter's start and \`import kubernetes\` the whole process took $(calc '%.2f' "$pw_med") s (median).")
-	py_ratio_json=$(calc '%.4f' "$rj_med / $pr_med")
-	notes+=("Target berth ≥ 50× the Python client (median; issue 28): $(met "$py_ratio_num" 50) ($(calc '%.1f' "$py_ratio_num")× from YAML, $(calc '%.1f' "$py_ratio_json")× from JSON).")
+      ", ".join("%s %d" % kv for kv in d["objects"].items())))' "$tmp/py-yaml-$PY_RUNS.json")
+	commands+=("${taskset[*]} /usr/bin/python3 bench/k8s_models.py \$TMP/specs-*.yaml > /dev/null   # $PY_RUNS runs, each followed by one of berth's (.json: the same, read as JSON lines)")
+	notes+=("Python ($pyv): one run took $py_summary. Its rate counts reading, building and serialising only; with the interpreter's start and \`import kubernetes\` the whole process took $(calc '%.2f' "$pw_med") s (median). From the JSON lines (json.loads) it renders $(group "$(calc '%d' "$N / $pj_med")") specs/s (median).")
+	notes+=("Target berth ≥ 50× the Python client (issue 28; by CPU time, the median of $PY_RUNS pairs, each a Python run and the berth run after it, on the same files): YAML $(met "$py_ratio_num" 50) ($(calc '%.1f' "$py_ratio_num")×, pairs $(calc '%.1f' "$q_min")–$(calc '%.1f' "$q_max")×), JSON $(met "$py_ratio_json_num" 50) ($(calc '%.1f' "$py_ratio_json_num")×, pairs $(calc '%.1f' "$qj_min")–$(calc '%.1f' "$qj_max")×). By the wall clock, the same pairs: $(calc '%.1f' "$pyw_ratio")× and $(calc '%.1f' "$pyw_ratio_json")×.")
 else
 	echo "python3-kubernetes not found for /usr/bin/python3 (scripts/deps-bench.sh): skipped" >&2
 fi
 rows+=("render throughput, $(group "$N") specs as YAML, one core (berth $TP_RUNS runs, Python $PY_RUNS)$tab$(rate_cell "$r_med" "$r_min" "$r_max")$tab$py_cell$tab$py_ratio")
-rows+=("the floor: libfyaml's events for the same YAML files, nothing else ($TP_RUNS runs)$tab$(rate_cell "$fr_med" "$N / $f_max" "$N / $f_min")$tab–${tab}berth at $floor_pct % of it")
-rows+=("render throughput, the same specs as JSON lines, one core ($TP_RUNS runs)$tab$(rate_cell "$rj_med" "$N / $j_max" "$N / $j_min")$tab–$tab–")
-rows+=("the floor: libfyaml's events for the same JSON files ($TP_RUNS runs)$tab$(rate_cell "$frj_med" "$N / $fj_max" "$N / $fj_min")$tab–${tab}berth at $floor_pct_json % of it")
+rows+=("the floor: libfyaml's events for the same YAML files, nothing else ($TP_RUNS runs)$tab$(rate_cell "$fr_med" "$N / $f_max" "$N / $f_min")$tab–${tab}berth at $cpu_pct % of it by CPU time ($floor_pct % by rate)")
+rows+=("render throughput, the same specs as JSON lines, one core ($TP_RUNS runs)$tab$(rate_cell "$rj_med" "$N / $j_max" "$N / $j_min")$tab$py_json_cell$tab$py_ratio_json")
+rows+=("the floor: libfyaml's events for the same JSON files ($TP_RUNS runs)$tab$(rate_cell "$frj_med" "$N / $fj_max" "$N / $fj_min")$tab–${tab}berth at $cpu_pct_json % of it by CPU time ($floor_pct_json % by rate)")
 
 # ---- instructions per spec (callgrind) ----------------------------------------
 cg_row="valgrind not found: skipped"

@@ -14,8 +14,8 @@ The phases are berth's functions (inclusive):
   reader         the rest of parse_docs: berth's node tree, the UTF-8 check (and, where
                  a stream is read one document at a time, without the document's use:
                  stream_doc)
-  decode         decode_spec (where it is inlined: spec_parse less the reading and
-                 validate)
+  decode         decode_spec (where it is inlined: spec_doc less validate, or
+                 spec_parse less the reading and validate)
   validate       berth_spec_validate
   plan           berth_run_plan
   objects        render_objects (every time a run's objects are made)
@@ -79,7 +79,11 @@ def main(argv):
     rows.append(("reader (berth's node tree, UTF-8 check)", reader))
     for name, fns in PHASES[1:]:
         v = per(fns)
-        if fns == ["decode_spec"] and not v:
+        if fns == ["decode_spec"] and not v and per(["spec_doc"]):
+            # decode_spec inlined into spec_doc (a document of a stream, decoded and
+            # validated as it is read)
+            v = per(["spec_doc"]) - per(["berth_spec_validate"])
+        elif fns == ["decode_spec"] and not v:
             # decode_spec inlined into spec_parse (a whole file parsed, then decoded)
             v = per(["spec_parse"]) - per(["berth_yaml_parse_with"]) - per(["berth_spec_validate"])
         rows.append((name, v))

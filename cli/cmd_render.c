@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -123,19 +124,15 @@ int cmd_render(int argc, char **argv)
 			status = 0;
 	}
 	if (!r.refused && !status) {
-		char *data;
-		size_t len;
 		berth_error_free(r.err);
 		r.err = NULL;
-		if (berth_render_finish(r.out, &data, &len, &r.err) < 0) {
+		/* straight to the descriptor: nothing else was printed on stdout */
+		int rc = fflush(stdout) == 0 ? berth_render_write(r.out, STDOUT_FILENO, &r.err) : -BERTH_EIO;
+		if (rc == -BERTH_EIO) {
+			cli_error("render: cannot write the output");
+			status = 1;
+		} else if (rc < 0) {
 			status = cli_report(r.err);
-		} else {
-			fwrite(data, 1, len, stdout);
-			free(data);
-			if (fflush(stdout) != 0) {
-				cli_error("render: cannot write the output");
-				status = 1;
-			}
 		}
 	}
 out:

@@ -86,6 +86,22 @@ check render-bad-run-id 2 'run id "a_b" must consist of' -- "$berth" render "$ex
 check render-nothing-on-refusal 2 EMPTY -- \
 	sh -c "{ cat $r/009-stream/spec.yaml; echo ---; cat $r/101-unknown-profile-no-profiles/spec.yaml; } |
 	env -u BERTH_CONFIG $berth render - > $tmp/o 2>/dev/null; st=\$?; [ -s $tmp/o ] || exit \$st"
+# a long output (over the 256 KiB the renderer keeps in memory: the rest waits in a
+# memory file) comes whole and in order to a pipe, a file and a file opened to append
+# (which takes no sendfile), and a refusal at its end still prints nothing
+for i in $(seq 200); do cat "$r/009-stream/spec.yaml"; echo ---; done >"$tmp/long.yaml"
+check render-long-output 0 '^400 second-t1-400$' -- sh -c "
+	$berth render - --run-id t1 < $tmp/long.yaml | cat > $tmp/l1 &&
+	$berth render - --run-id t1 < $tmp/long.yaml > $tmp/l2 && : > $tmp/l3 &&
+	$berth render - --run-id t1 < $tmp/long.yaml >> $tmp/l3 && cmp $tmp/l1 $tmp/l2 && cmp $tmp/l1 $tmp/l3 &&
+	[ \$(wc -c < $tmp/l1) -gt 300000 ] &&
+	echo \$(grep -cE '^kind: (Job|Deployment)\$' $tmp/l1) \$(grep -o 'second-t1-[0-9]*' $tmp/l1 | tail -1)"
+check render-long-output-json 0 '^400 \]\}$' -- sh -c "
+	$berth render - --run-id t1 -o json < $tmp/long.yaml > $tmp/l4 &&
+	echo \$(grep -cE '^      \"kind\": \"(Job|Deployment)\",\$' $tmp/l4) \$(tail -n 2 $tmp/l4 | tr -d ' \\n')"
+check render-long-output-refused 2 EMPTY -- \
+	sh -c "{ cat $tmp/long.yaml; cat $r/101-unknown-profile-no-profiles/spec.yaml; } |
+	env -u BERTH_CONFIG $berth render - > $tmp/o 2>/dev/null; st=\$?; [ -s $tmp/o ] || exit \$st"
 check explain-json 0 '"status": "accepted"' -- "$berth" explain "$ex/serve.yaml" --config "$pol" -o json
 check explain-bad-format 2 '-o takes table, yaml or json' -- "$berth" explain "$ex/train.yaml" -o html
 check explain-refused-status 2 'refused:' -- sh -c "env -u BERTH_CONFIG $berth explain $ex/train.yaml"

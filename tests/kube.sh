@@ -263,16 +263,26 @@ check "Events forbidden: the wait says what would say why" grep -q '^Pending|wai
 ctl log '{"namespace":"ml","labelSelector":"berth.dev/run=k1","text":"epoch 1\n"}' >/dev/null
 "$berth" logs k1 >"$tmp/out" 2>&1
 check "logs" grep -qx 'epoch 1' "$tmp/out"
-"$berth" logs k1 -f >logf.out 2>&1 &
-lpid=$!
-sleep 0.5
-ctl log '{"namespace":"ml","labelSelector":"berth.dev/run=k1","text":"epoch 2\n","append":true}' >/dev/null
-sleep 0.3
-pod_status k1 '{"phase":"Succeeded","containerStatuses":[{"name":"train","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
-for _ in $(seq 50); do kill -0 $lpid 2>/dev/null || break; sleep 0.1; done
-if ! kill -0 $lpid 2>/dev/null && [ "$(cat logf.out)" = "$(printf 'epoch 1\nepoch 2')" ]; then
+# follow_to_end RUN CONTAINER QUIET TEXT OUT: berth logs RUN -f into OUT; after QUIET seconds the
+# pod writes the line TEXT and succeeds. The follower's exit status once it ended (within 5 s
+# more), or 1 (it is killed)
+follow_to_end() {
+	"$berth" logs "$1" -f >"$5" 2>&1 &
+	local fpid=$!
+	sleep "$3"
+	ctl log "{\"namespace\":\"ml\",\"labelSelector\":\"berth.dev/run=$1\",\"text\":\"$4\\n\",\"append\":true}" >/dev/null
+	sleep 0.3
+	pod_status "$1" "{\"phase\":\"Succeeded\",\"containerStatuses\":[{\"name\":\"$2\",\"state\":{\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\"}}}]}"
+	for _ in $(seq 50); do kill -0 $fpid 2>/dev/null || break; sleep 0.1; done
+	if kill -0 $fpid 2>/dev/null; then
+		kill $fpid
+		return 1
+	fi
+	wait $fpid
+}
+if follow_to_end k1 train 0.5 'epoch 2' logf.out && [ "$(cat logf.out)" = "$(printf 'epoch 1\nepoch 2')" ]; then
 	ok "logs -f streams until the pod ends"
-else kill $lpid 2>/dev/null; cp logf.out "$tmp/out"; fail "logs -f streams until the pod ends" "output"; fi
+else cp logf.out "$tmp/out"; fail "logs -f streams until the pod ends" "output"; fi
 check "Succeeded" wait_state k1 'Succeeded|*'
 requests | grep '/log' >"$tmp/out"
 check "logs through the API (follow=true)" grep -q 'pods/train-k1-[a-z]*/log?follow=true' "$tmp/out"
@@ -361,6 +371,50 @@ fi
 if grep -qx 'run k43 (timed-k43) deleted' "$tmp/out" && [ ! -e "$BERTH_HOME/runs/k43" ]; then
 	ok "delete: the kept log and its times go"
 else ls -la "$BERTH_HOME/runs/k43" >>"$tmp/out" 2>&1; fail "delete: the kept log and its times go" "-"; fi
+
+# ---- a reply past berth's caps (a hostile or broken API server): an error that names the URL and
+# the cap, not memory or time without bound. A list's Content-Length over 64 MiB is refused before
+# its body; a body that never ends, at 64 MiB; a watch event that never ends, at 16 MiB
+spec flood "" >flood.yaml
+run flood.yaml --run-id k44
+pod_status k44 '{"phase":"Running","containerStatuses":[{"name":"flood","state":{"running":{}}}]}'
+wait_state k44 'Running|*'
+pods_url="$api/api/v1/namespaces/ml/pods?labelSelector="
+for flood in 67108865 '"endless"'; do
+	ctl fail "{\"verb\":\"list\",\"resource\":\"pods\",\"namespace\":\"ml\",\"flood\":$flood}" >/dev/null
+	"$berth" logs k44 >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc = 1 ] && grep -qF "the reply to GET $pods_url" "$tmp/out" &&
+		grep -q "is over berth's cap of 64 MiB" "$tmp/out"; then
+		ok "a reply over 64 MiB ($flood bytes): refused, the URL and the cap said, exit 1"
+	else fail "a reply over 64 MiB ($flood bytes): refused, the URL and the cap said, exit 1" "exit $rc"; fi
+done
+"$berth" logs k44 >"$tmp/out" 2>&1
+check "the next reply is read again" [ $? = 0 ]
+# a log read whole (not followed) that stops coming fails (KUBE_STALL_S, here 1 s); a followed
+# log may be quiet as long as its container is
+ctl fail '{"resource":"pods/log","namespace":"ml","stall":true}' >/dev/null
+BERTH_TEST_KUBE_STALL_S=1 "$berth" logs k44 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -qx 'the first line, and then nothing' "$tmp/out" &&
+	grep -qF "the reply to GET $api/api/v1/namespaces/ml/pods/flood-k44-" "$tmp/out" &&
+	grep -q '/log stalled: nothing came for 1 s' "$tmp/out"; then
+	ok "a log that stalls: what came is shown, then an error naming it, exit 1"
+else fail "a log that stalls: what came is shown, then an error naming it, exit 1" "exit $rc"; fi
+if BERTH_TEST_KUBE_STALL_S=1 follow_to_end k44 flood 2.5 'after a quiet while' follow.out &&
+	grep -qx 'after a quiet while' follow.out; then
+	ok "logs -f: a followed log may be quiet (no stall cap)"
+else cp follow.out "$tmp/out"; fail "logs -f: a followed log may be quiet (no stall cap)" "output"; fi
+spec flooded "" >flooded.yaml
+ctl fail '{"verb":"watch","resource":"jobs","namespace":"ml","flood":"endless"}' >/dev/null
+run flooded.yaml --run-id k45 --wait
+rc=$?
+if [ $rc = 1 ] && grep -qF "an event of the watch $api/apis/batch/v1/namespaces/ml/jobs?watch=1&" "$tmp/out" &&
+	grep -q "is over berth's cap of 16 MiB" "$tmp/out"; then
+	ok "a watch event over 16 MiB: the watch ends with an error naming it and the cap"
+else fail "a watch event over 16 MiB: the watch ends with an error naming it and the cap" "exit $rc"; fi
+ctl fail '' DELETE >/dev/null
+"$berth" stop k45 --grace 0 >/dev/null 2>&1
 
 # ---- stop: foreground deletion, nothing left ---------------------------------------------------------
 spec svc "action: serve

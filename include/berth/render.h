@@ -44,6 +44,12 @@ int berth_render_add(berth_render *r, const berth_run *run, berth_error **err);
  * The render is empty again afterwards. */
 int berth_render_finish(berth_render *r, char **data, size_t *len, berth_error **err);
 
+/* Writes the output to the file descriptor fd (all of it, in order; a
+ * non-blocking fd is waited for) rather than handing it over: a long output
+ * is held outside the heap until then. The render is empty again afterwards.
+ * Returns 0, -BERTH_ENOMEM, or -BERTH_EIO when fd failed. */
+int berth_render_write(berth_render *r, int fd, berth_error **err);
+
 void berth_render_free(berth_render *r);
 
 #ifdef __cplusplus

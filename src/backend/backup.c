@@ -176,7 +176,7 @@ static int copy_file(const char *file, const char *to, berth_error **err)
 		for (ssize_t off = 0; !rc && off < got;) {
 			ssize_t put = write(out, buf + off, (size_t)(got - off));
 			if (put < 0 && errno != EINTR)
-				rc = berth_fail(err, errno == ENOSPC ? BERTH_ENOSPC : BERTH_EIO,
+				rc = berth_fail(err, fs_errno_code(errno),
 						"cannot copy %s: %s", file, strerror(errno));
 			off += put > 0 ? put : 0;
 		}

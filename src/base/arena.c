@@ -17,6 +17,10 @@ struct berth_arena {
 	struct berth_arena_window w; /* first: arena.h's inline allocation bumps it */
 	struct chunk *head;
 	size_t chunks; /* made so far: the next one's seq */
+	/* the largest chunk berth_arena_release let go, kept for the next chunk
+	 * it can hold: a stream's documents (and a render's runs) take and give
+	 * back the same memory rather than a malloc and a free each */
+	struct chunk *spare;
 };
 
 berth_arena *berth_arena_new(void)
@@ -32,6 +36,7 @@ void berth_arena_free(berth_arena *a)
 		next = c->next;
 		free(c);
 	}
+	free(a->spare);
 	free(a);
 }
 
@@ -60,9 +65,13 @@ static __attribute__((noinline)) void *alloc_chunk(berth_arena *a, size_t n)
 		size = n;
 	if (size > SIZE_MAX - sizeof(*c))
 		return NULL;
-	struct chunk *nc = berth_malloc(sizeof(*nc) + size);
-	if (!nc)
+	struct chunk *nc = a->spare;
+	if (nc && nc->size >= size) {
+		a->spare = NULL;
+		size = nc->size;
+	} else if (!(nc = berth_malloc(sizeof(*nc) + size))) {
 		return NULL;
+	}
 	nc->size = size;
 	nc->used = n;
 	nc->seq = a->chunks++;
@@ -126,7 +135,12 @@ void berth_arena_release(berth_arena *a, berth_arena_mark m)
 		struct chunk *c = *pp;
 		if (c->seq >= m.seq) {
 			*pp = c->next;
-			free(c);
+			if (a->spare && a->spare->size >= c->size) {
+				free(c);
+			} else {
+				free(a->spare);
+				a->spare = c;
+			}
 		} else {
 			pp = &c->next;
 		}

@@ -117,7 +117,12 @@ int berth_problem_vadd(berth_error **err, berth_code code, berth_severity sev,
 			goto oom;
 	}
 	va_copy(aq, ap);
-	{
+	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
+		/* a message made by the caller (one a run: no printf) */
+		const char *text = va_arg(aq, const char *);
+		va_end(aq);
+		berth_buf_puts(&msg, text ? text : "(null)");
+	} else {
 		char tmp[256];
 		int n = vsnprintf(tmp, sizeof(tmp), fmt, aq);
 		va_end(aq);

@@ -74,3 +74,8 @@ int fs_sync_dir_of(const char *path)
 	free(copy);
 	return rc;
 }
+
+berth_code fs_errno_code(int e)
+{
+	return e == ENOSPC || e == EDQUOT ? BERTH_ENOSPC : BERTH_EIO;
+}

@@ -21,5 +21,8 @@ int fs_private_dir(const char *path, mode_t mode);
 int fs_sync(const char *path);
 /* fs_sync of the directory that holds path (its new or renamed entries). */
 int fs_sync_dir_of(const char *path);
+/* The code of a file's write or fsync that failed with errno e: BERTH_ENOSPC
+ * for a full disk (ENOSPC) or quota (EDQUOT), else BERTH_EIO. */
+berth_code fs_errno_code(int e);
 
 #endif

@@ -67,6 +67,10 @@ void berth_buf_release(berth_buf *b);
 
 char *berth_strndup(const char *s, size_t n);
 char *berth_strdup(const char *s);
+/* The strings after n, up to a NULL, one after the other in buf (n bytes:
+ * cut to fit, NUL-terminated); returns buf. What a run's messages are made
+ * of, without printf's parsing of a format. */
+char *berth_join(char *buf, size_t n, ...) __attribute__((sentinel));
 
 /* Fault injection for tests: when set > 0, the n-th next allocation made
  * through berth_malloc fails. Only in test builds (BERTH_FAULT_INJECTION). */

@@ -2,6 +2,7 @@
  * util.c - memory and the capped growable buffer.
  */
 #include <stdio.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "berth/node.h"
@@ -46,6 +47,26 @@ char *berth_strndup(const char *s, size_t n)
 char *berth_strdup(const char *s)
 {
 	return berth_strndup(s, strlen(s));
+}
+
+char *berth_join(char *buf, size_t n, ...)
+{
+	va_list ap;
+	size_t o = 0;
+	const char *s;
+	if (!n)
+		return buf;
+	va_start(ap, n);
+	while ((s = va_arg(ap, const char *)) != NULL) {
+		size_t m = strlen(s);
+		if (m > n - 1 - o)
+			m = n - 1 - o;
+		memcpy(buf + o, s, m);
+		o += m;
+	}
+	va_end(ap);
+	buf[o] = '\0';
+	return buf;
 }
 
 static int buf_grow(berth_buf *b, size_t extra)

@@ -147,29 +147,26 @@ const char *berth_origin_name(berth_origin o)
 	return (size_t)o < BERTH_ARRAY_SIZE(origin_names) ? origin_names[o] : "?";
 }
 
-/* "the run spec", "profile 1xa100", "the policy's defaults" for messages. */
+/* "the run spec", "profile 1xa100", "the policy's defaults" for messages
+ * (one in every warning of an overriding profile, one a run: no printf). */
 static const char *who(plan *p, uint8_t origin, char *buf, size_t len)
 {
 	switch (origin) {
 	case BERTH_ORIGIN_PROFILE:
-		snprintf(buf, len, "profile \"%s\"", p->run->profile ? p->run->profile->id.s : "?");
-		break;
+		return berth_join(buf, len, "profile \"", p->run->profile ? p->run->profile->id.s : "?", "\"",
+				  (char *)NULL);
 	case BERTH_ORIGIN_DEFAULT:
-		snprintf(buf, len, "the policy's defaults");
-		break;
+		return "the policy's defaults";
 	case BERTH_ORIGIN_PROJECT:
-		snprintf(buf, len, "projects.%s.defaults", p->pol->project ? p->pol->project : "?");
-		break;
+		return berth_join(buf, len, "projects.", p->pol->project ? p->pol->project : "?", ".defaults",
+				  (char *)NULL);
 	case BERTH_ORIGIN_RUN:
-		snprintf(buf, len, "the run spec");
-		break;
+		return "the run spec";
 	case BERTH_ORIGIN_FUNCTION:
-		snprintf(buf, len, "the function");
-		break;
+		return "the function";
 	default:
-		snprintf(buf, len, "%s", berth_origin_name((berth_origin)origin));
+		return berth_origin_name((berth_origin)origin);
 	}
-	return buf;
 }
 #define WHO(p, o) who(p, o, (char[128]){0}, 128)
 
@@ -261,20 +258,22 @@ static void overridden(void *ctx, const berth_override *o)
 	r->overrides = all;
 	const char *id = r->profile->id.s;
 	const char *at = WHERE(r->profile->file, o->by_pos);
-	char what[320];
+	/* one warning a run or more: made without printf */
+	char what[320], text[1024];
 	if (o->ident)
-		snprintf(what, sizeof(what), "toleration \"%s\"", o->ident);
+		berth_join(what, sizeof(what), "toleration \"", o->ident, "\"", (char *)NULL);
 	else if (!strncmp(o->path, "volumes.", 8))
-		snprintf(what, sizeof(what), "volume \"%s\"", o->path + 8);
+		berth_join(what, sizeof(what), "volume \"", o->path + 8, "\"", (char *)NULL);
 	else
-		path_make(what, sizeof(what), o->value ? o->value : "the value", SIZE_MAX, "");
+		berth_join(what, sizeof(what), o->value ? o->value : "the value", (char *)NULL);
 	if (strcmp(o->by, o->path))
-		warn(p, o->origin, o->pos, o->path,
-		     "%s from %s is overridden by profile \"%s\", which decides %s whole, requests and "
-		     "limits (%s)", what, WHO(p, o->origin), id, o->by, at);
+		berth_join(text, sizeof(text), what, " from ", WHO(p, o->origin), " is overridden by profile \"",
+			   id, "\", which decides ", o->by, " whole, requests and limits (", at, ")",
+			   (char *)NULL);
 	else
-		warn(p, o->origin, o->pos, o->path, "%s from %s is overridden by profile \"%s\" (%s)", what,
-		     WHO(p, o->origin), id, at);
+		berth_join(text, sizeof(text), what, " from ", WHO(p, o->origin), " is overridden by profile \"",
+			   id, "\" (", at, ")", (char *)NULL);
+	warn(p, o->origin, o->pos, o->path, "%s", text);
 }
 
 /*
@@ -585,7 +584,7 @@ static void default_request(plan *p, size_t i, berth_resource *res)
 	const berth_qty *dr = &d->requests;
 	char path[64];
 	uint8_t by = res->requests.origin;
-	snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+	berth_join(path, sizeof(path), "resources.", resources[i].name, ".requests", (char *)NULL);
 	if (dr->set && (!res->limits.set || berth_quantity_cmp(&dr->q, &res->limits.q) <= 0)) {
 		res->requests = *dr;
 		/* the project's defaults, merged over the policy's, mark their own */
@@ -637,7 +636,7 @@ static void derive_resources(plan *p)
 			continue;
 		const char *why = gpu ? "a GPU is a limit; its request is the same"
 				      : "a limit given without a request is the request";
-		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+		berth_join(path, sizeof(path), "resources.", resources[i].name, ".requests", (char *)NULL);
 		if (res->requests.set)
 			NOTE(p, path, "= limits %s from %s (%s; %s from %s does not apply)", Q(res->limits.q),
 			     WHO(p, res->limits.origin), why, Q(res->requests.q), WHO(p, res->requests.origin));
@@ -784,7 +783,7 @@ static void check_requests(plan *p)
 		if (!res->requests.set || !res->limits.set ||
 		    berth_quantity_cmp(&res->requests.q, &res->limits.q) <= 0)
 			continue;
-		snprintf(path, sizeof(path), "resources.%s.requests", resources[i].name);
+		berth_join(path, sizeof(path), "resources.", resources[i].name, ".requests", (char *)NULL);
 		refuse(p, BERTH_EINVALID, BERTH_QTY_AT(&res->requests), res->requests.pos, path,
 		       "requests %s from %s are more than limits %s from %s (%s)", Q(res->requests.q),
 		       WHO(p, res->requests.origin), Q(res->limits.q), WHO(p, res->limits.origin),

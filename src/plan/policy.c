@@ -1002,9 +1002,7 @@ static void build_views(dctx *c, berth_policy *p)
 	if (!n)
 		return;
 	c->file = p->file;
-	c->path.len = 0;
-	if (c->path.data)
-		c->path.data[0] = '\0';
+	path_reset(c);
 	bool clean = c->errors == 0;
 	size_t len = path_key(c, "projects");
 	if (!(p->projects = berth_arena_alloc(c->arena, n->len * sizeof(*p->projects) + 1))) {
@@ -1085,9 +1083,7 @@ static void decode_file(dctx *c, berth_policy *p, const char *name, const char *
 	berth_yaml_doc *docs;
 	size_t ndocs;
 	c->file = name;
-	c->path.len = 0;
-	if (c->path.data)
-		c->path.data[0] = '\0';
+	path_reset(c);
 	if (berth_yaml_parse(c->arena, name, data, len, &docs, &ndocs, c->err) < 0) {
 		c->errors++;
 		return;
@@ -1129,7 +1125,7 @@ static int finish(dctx *c, berth_policy *p, berth_policy **out, berth_error **er
 {
 	build_views(c, p);
 	check_fit(c, p);
-	berth_buf_release(&c->path);
+	path_release(c);
 	if (err)
 		berth_error_sort(*err);
 	if (c->errors || (err && berth_error_errors(*err))) {

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/rodata.h"
 #include "render/emit.h"
 #include "spec/yaml.h"
 
@@ -401,12 +402,14 @@ static inline void put_c(wr *w, char c)
 		*w->p++ = c;
 }
 
-static void put_indent(wr *w, size_t n)
+static inline void put_indent(wr *w, size_t n)
 {
-	/* eight spaces at a time, the last ones past n overwritten later */
-	if (room(w, n + 8)) {
-		for (size_t i = 0; i < n; i += 8)
-			memcpy(w->p + i, "        ", 8);
+	/* sixteen spaces at a time (most lines are indented less), the last
+	 * ones past n overwritten later */
+	static const char spaces[16] = "                ";
+	if (room(w, n + 16)) {
+		for (size_t i = 0; i < n; i += 16)
+			memcpy(w->p + i, spaces, 16);
 		w->p += n;
 	}
 }
@@ -557,18 +560,54 @@ static void put_quoted(wr *w, const char *s)
 	put_c(w, '"');
 }
 
-/* A string in YAML: plain when no reader could take it for another type,
- * else double-quoted (JSON escapes, which YAML reads the same way). */
-static void put_yaml_str(wr *w, const char *s)
+/* Whether s is written plain, and its length then: its bytes are all
+ * PLAIN and no reader could take it for another type. */
+static inline int plain_len(const char *s, size_t *len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	while (scalar_chars[*u] & PLAIN)
 		u++;
-	size_t len = (size_t)(u - (const unsigned char *)s);
-	if (*u || plain_is_ambiguous(s, len))
-		put_quoted(w, s);
-	else
+	*len = (size_t)(u - (const unsigned char *)s);
+	return !*u && !plain_is_ambiguous(s, *len);
+}
+
+/* What plain_len found of the program's own strings (rodata.h), by address:
+ * the keys and the fixed values render.c writes (apiVersion, metadata,
+ * RuntimeDefault, ...), a few hundred of which every run's objects repeat,
+ * never change. A direct-mapped table for each thread (the server renders
+ * on several). */
+struct known {
+	const char *s;
+	uint32_t len;
+	uint32_t plain;
+};
+static _Thread_local struct known known[1024];
+static _Thread_local const rodata_range *ro; /* rodata(), asked once a thread */
+
+/* A string in YAML: plain when no reader could take it for another type,
+ * else double-quoted (JSON escapes, which YAML reads the same way). */
+static void put_yaml_str(wr *w, const char *s)
+{
+	size_t len;
+	if (!ro)
+		ro = rodata();
+	if (rodata_has(ro, s)) {
+		struct known *k = &known[((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
+		if (k->s != s) {
+			k->plain = (uint32_t)plain_len(s, &len);
+			k->len = (uint32_t)len;
+			k->s = s;
+		}
+		if (k->plain)
+			put(w, s, k->len);
+		else
+			put_quoted(w, s);
+		return;
+	}
+	if (plain_len(s, &len))
 		put(w, s, len);
+	else
+		put_quoted(w, s);
 }
 
 static void put_scalar(wr *w, const onode *n, int json)
@@ -652,16 +691,24 @@ static void yaml_block(wr *w, const onode *n, size_t ind, int inline_first, unsi
 {
 	if (too_deep_out(w, depth))
 		return;
+	int map = n->kind == O_MAP;
 	for (const onode *c = n->first; c; c = c->next) {
 		if (!inline_first || c != n->first)
 			put_indent(w, ind);
-		if (n->kind == O_MAP) {
+		if (map) {
 			put_yaml_str(w, c->key);
 			put_c(w, ':');
-			yaml_value(w, c, ind, 0, depth + 1);
 		} else {
 			put_c(w, '-');
-			yaml_value(w, c, ind, 1, depth + 1);
+		}
+		/* a string, the most common value, is written here rather than by
+		 * yaml_value and put_scalar: three calls fewer a line */
+		if (c->kind == O_STR) {
+			put_c(w, ' ');
+			put_yaml_str(w, c->s);
+			put_c(w, '\n');
+		} else {
+			yaml_value(w, c, ind, !map, depth + 1);
 		}
 	}
 }

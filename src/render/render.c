@@ -5,6 +5,7 @@
  * written at once, so a stream of many runs keeps one run in memory. The
  * pod template is built once, by one function, for every workload kind.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,13 +14,15 @@
 #include "plan/distributed.h"
 #include "plan/workload.h"
 #include "plan/policy_internal.h"
+#include "base/spool.h"
 #include "render/emit.h"
 #include "render/render_internal.h"
 
 struct berth_render {
 	berth_format fmt;
-	berth_buf out;
+	spool out; /* a stream's output is held until it may be shown (spool.h) */
 	size_t objects;
+	berth_arena *arena; /* a run's objects, released after each: the next reuses it */
 };
 
 /* What a pod template is for: a plain pod (a Job's, an Indexed Job's, a
@@ -693,13 +696,13 @@ static void put(berth_render *r, const onode *o)
 		return;
 	if (r->fmt == BERTH_FORMAT_YAML) {
 		if (r->objects)
-			berth_buf_puts(&r->out, "---\n");
-		emit_yaml(&r->out, o);
+			berth_buf_puts(&r->out.buf, "---\n");
+		emit_yaml(&r->out.buf, o);
 	} else {
 		/* the List's head goes before its first item: the output is made in
-		 * one buffer, in one pass */
-		berth_buf_puts(&r->out, r->objects ? ",\n    " : JSON_LIST_HEAD "\n    ");
-		emit_json(&r->out, o, 4, 1);
+		 * one pass */
+		berth_buf_puts(&r->out.buf, r->objects ? ",\n    " : JSON_LIST_HEAD "\n    ");
+		emit_json(&r->out.buf, o, 4, 1);
 	}
 	r->objects++;
 }
@@ -746,8 +749,11 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 
 	/* the run's Secret: the secrets it gets as variables, and those it mounts */
 	berth_buf keys = BERTH_BUF_INIT;
-	for (size_t i = 0; i < s->secrets.n; i++)
-		berth_buf_printf(&keys, "%s%s", keys.len ? "," : "", s->secrets.items[i].s);
+	for (size_t i = 0; i < s->secrets.n; i++) {
+		if (keys.len)
+			berth_buf_append(&keys, ",", 1);
+		berth_buf_puts(&keys, s->secrets.items[i].s);
+	}
 	for (size_t i = 0; i < s->nvolumes; i++) {
 		const char *ref = s->volumes[i].ref.s;
 		if (s->volumes[i].type != BERTH_VOLUME_SECRET || !ref)
@@ -757,8 +763,10 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 			listed = !strcmp(s->secrets.items[j].s, ref);
 		for (size_t j = 0; j < i && !listed; j++)
 			listed = s->volumes[j].type == BERTH_VOLUME_SECRET && !strcmp(s->volumes[j].ref.s, ref);
+		if (!listed && keys.len)
+			berth_buf_append(&keys, ",", 1);
 		if (!listed)
-			berth_buf_printf(&keys, "%s%s", keys.len ? "," : "", ref);
+			berth_buf_puts(&keys, ref);
 	}
 	if (keys.len || keys.failed) {
 		onode *o = object(&c, "v1", "Secret", run->name, 1);
@@ -776,7 +784,7 @@ int render_objects(berth_arena *arena, const berth_run *run, onode **objs, size_
 		if (v->type != BERTH_VOLUME_PVC)
 			continue;
 		char name[320];
-		snprintf(name, sizeof(name), "%s-%s", run->name, v->name.s);
+		berth_join(name, sizeof(name), run->name, "-", v->name.s, (char *)NULL);
 		onode *o = object(&c, "v1", "PersistentVolumeClaim", berth_arena_strdup(b->arena, name), 1);
 		onode *spec = o_map(b, o, "spec");
 		o_str(b, o_seq(b, spec, "accessModes"), NULL, v->access_mode.s ? v->access_mode.s : "ReadWriteOnce");
@@ -901,19 +909,20 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 {
 	onode *objs[RENDER_MAX_OBJECTS];
 	size_t n;
-	berth_arena *arena = berth_arena_new();
-	if (!arena)
+	if (!rd->arena && !(rd->arena = berth_arena_new()))
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
-	int rc = render_objects(arena, run, objs, &n, err);
+	berth_arena_mark mark = berth_arena_save(rd->arena);
+	int rc = render_objects(rd->arena, run, objs, &n, err);
 	for (size_t i = 0; i < n; i++) {
 		drop_owner_refs(objs[i]);
 		put(rd, objs[i]);
 	}
-	berth_arena_free(arena);
+	berth_arena_release(rd->arena, mark);
 	if (rc)
 		return rc;
-	if (rd->out.failed)
-		return berth_fail(err, rd->out.failed == -BERTH_ETOOBIG ? BERTH_ETOOBIG : BERTH_ENOMEM,
+	int failed = spool_settle(&rd->out);
+	if (failed)
+		return berth_fail(err, failed == -BERTH_ETOOBIG ? BERTH_ETOOBIG : BERTH_ENOMEM,
 				  "the rendered output is too large");
 	return 0;
 }
@@ -921,29 +930,44 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 berth_render *berth_render_new(berth_format fmt)
 {
 	berth_render *r = berth_calloc(1, sizeof(*r));
-	if (r)
+	if (r) {
 		r->fmt = fmt;
+		r->out = (spool)SPOOL_INIT;
+	}
 	return r;
+}
+
+/* The output's end: the JSON List's close (or, with no item, the whole
+ * empty List); 0, or the output's sticky failure. */
+static int close_output(berth_render *r)
+{
+	if (r->fmt == BERTH_FORMAT_JSON)
+		berth_buf_puts(&r->out.buf, r->objects ? "\n  ]\n}\n" : JSON_LIST_HEAD "]\n}\n");
+	else
+		berth_buf_puts(&r->out.buf, ""); /* an empty output is "" too */
+	r->objects = 0;
+	return r->out.failed ? r->out.failed : r->out.buf.failed;
 }
 
 int berth_render_finish(berth_render *r, char **data, size_t *len, berth_error **err)
 {
-	berth_buf all = BERTH_BUF_INIT;
 	*data = NULL;
 	*len = 0;
-	all = r->out;
-	memset(&r->out, 0, sizeof(r->out));
-	if (r->fmt == BERTH_FORMAT_JSON)
-		berth_buf_puts(&all, r->objects ? "\n  ]\n}\n" : JSON_LIST_HEAD "]\n}\n");
-	else
-		berth_buf_puts(&all, ""); /* an empty output is "" too */
-	r->objects = 0;
-	if (all.failed) {
-		berth_buf_release(&all);
+	if (close_output(r) || spool_detach(&r->out, data, len) < 0) {
+		spool_release(&r->out);
 		return berth_fail(err, BERTH_ENOMEM, "out of memory");
 	}
-	*len = all.len;
-	*data = berth_buf_detach(&all);
+	return 0;
+}
+
+int berth_render_write(berth_render *r, int fd, berth_error **err)
+{
+	if (close_output(r)) {
+		spool_release(&r->out);
+		return berth_fail(err, BERTH_ENOMEM, "out of memory");
+	}
+	if (spool_write(&r->out, fd) < 0)
+		return berth_fail(err, BERTH_EIO, "cannot write the output: %s", strerror(errno));
 	return 0;
 }
 
@@ -951,6 +975,7 @@ void berth_render_free(berth_render *r)
 {
 	if (!r)
 		return;
-	berth_buf_release(&r->out);
+	spool_release(&r->out);
+	berth_arena_free(r->arena);
 	free(r);
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/names.h"
@@ -26,40 +27,55 @@ static const unsigned char key_chars[256] = {
 	['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
-/* A path is made for every key read, and printed only with a problem:
- * one table lookup a character, one append. */
+struct path_seg {
+	const char *key; /* NULL: an index */
+	size_t index;
+};
+
+static size_t push(dctx *c, const char *key, size_t index)
+{
+	size_t mark = c->nsegs;
+	if (c->nsegs == c->segs_cap) {
+		size_t cap = c->segs_cap ? c->segs_cap * 2 : 16;
+		struct path_seg *s = berth_realloc(c->segs, cap * sizeof(*s));
+		if (!s)
+			return mark; /* out of memory: the path lacks this part */
+		c->segs = s;
+		c->segs_cap = cap;
+	}
+	c->segs[c->nsegs++] = (struct path_seg){key, index};
+	return mark;
+}
+
+/* A path is pushed for every key read, and made into text only for a
+ * problem: a push is two stores. */
 size_t path_key(dctx *c, const char *key)
 {
-	size_t len = c->path.len, n = 0;
-	while (key_chars[(unsigned char)key[n]])
-		n++;
-	if (n && !key[n]) {
-		berth_buf *b = &c->path;
-		/* room already made (the path's buffer grows once, for the deepest
-		 * path): the bytes go in place, without a call */
-		if (b->data && !b->max && !b->failed && n + 2 < b->cap - len) {
-			char *d = b->data + len;
-			if (len)
-				*d++ = '.';
-			memcpy(d, key, n);
-			d[n] = '\0';
-			b->len = (size_t)(d + n - b->data);
-			return len;
-		}
-		char small[128];
-		if (len && n < sizeof(small)) {
-			small[0] = '.';
-			memcpy(small + 1, key, n);
-			berth_buf_append(&c->path, small, n + 1);
-		} else {
-			if (len)
-				berth_buf_append(&c->path, ".", 1);
-			berth_buf_append(&c->path, key, n);
-		}
-	} else {
-		berth_buf_printf(&c->path, "[%s]", QUOTE(key));
-	}
-	return len;
+	return push(c, key, SIZE_MAX);
+}
+
+size_t path_index(dctx *c, size_t i)
+{
+	return push(c, NULL, i);
+}
+
+void path_pop(dctx *c, size_t mark)
+{
+	if (mark <= c->nsegs)
+		c->nsegs = mark;
+}
+
+void path_reset(dctx *c)
+{
+	c->nsegs = 0;
+}
+
+void path_release(dctx *c)
+{
+	berth_buf_release(&c->path);
+	free(c->segs);
+	c->segs = NULL;
+	c->nsegs = c->segs_cap = 0;
 }
 
 /* i in decimal, written backwards from end; returns its first digit */
@@ -71,14 +87,34 @@ static char *decimal(char *end, size_t i)
 	return end;
 }
 
-size_t path_index(dctx *c, size_t i)
+const char *path_text(dctx *c)
 {
-	size_t len = c->path.len;
-	char num[24], *d = decimal(num + sizeof(num) - 1, i);
-	num[sizeof(num) - 1] = ']';
-	*--d = '[';
-	berth_buf_append(&c->path, d, (size_t)(num + sizeof(num) - d));
-	return len;
+	berth_buf *b = &c->path;
+	b->len = 0;
+	b->failed = 0;
+	if (b->data)
+		b->data[0] = '\0';
+	for (size_t k = 0; k < c->nsegs; k++) {
+		const char *key = c->segs[k].key;
+		if (!key) {
+			char num[24], *d = decimal(num + sizeof(num) - 1, c->segs[k].index);
+			num[sizeof(num) - 1] = ']';
+			*--d = '[';
+			berth_buf_append(b, d, (size_t)(num + sizeof(num) - d));
+			continue;
+		}
+		size_t n = 0;
+		while (key_chars[(unsigned char)key[n]])
+			n++;
+		if (n && !key[n]) {
+			if (b->len)
+				berth_buf_append(b, ".", 1);
+			berth_buf_append(b, key, n);
+		} else {
+			berth_buf_printf(b, "[%s]", QUOTE(key));
+		}
+	}
+	return b->data;
 }
 
 const char *path_make(char *buf, size_t n, const char *head, size_t i, const char *tail)
@@ -102,13 +138,6 @@ const char *path_make(char *buf, size_t n, const char *head, size_t i, const cha
 	return buf;
 }
 
-void path_pop(dctx *c, size_t len)
-{
-	if (c->path.data && len <= c->path.len) {
-		c->path.len = len;
-		c->path.data[len] = '\0';
-	}
-}
 
 static void vreport(dctx *c, berth_pos pos, const char *path, berth_code code, berth_severity sev,
 		    const char *fmt, va_list ap)
@@ -131,7 +160,7 @@ void report(dctx *c, berth_pos pos, berth_code code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport(c, pos, c->path.data, code, BERTH_ERROR, fmt, ap);
+	vreport(c, pos, path_text(c), code, BERTH_ERROR, fmt, ap);
 	va_end(ap);
 }
 

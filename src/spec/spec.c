@@ -69,7 +69,8 @@ static void whole_bytes(dctx *c, berth_qty *q, const char *which)
 	if (berth_quantity_ceil(&up, &q->q) < 0)
 		return;
 	char was[BERTH_QUANTITY_STR_MAX], now[BERTH_QUANTITY_STR_MAX], path[160];
-	snprintf(path, sizeof(path), "%s.%s", c->path.data ? c->path.data : "", which);
+	const char *at = path_text(c);
+	snprintf(path, sizeof(path), "%s.%s", at ? at : "", which);
 	berth_format_bytes(now, sizeof(now), berth_quantity_value(&up));
 	warn_at(c, q->pos, path, "%s is not a whole number of bytes: %s is used",
 		berth_qty_written(q, was), now);
@@ -441,9 +442,7 @@ static int spec_doc(dctx *c, const berth_node *root, size_t i, berth_spec *s)
 	memset(s, 0, sizeof(*s));
 	s->file = c->file;
 	s->doc = i;
-	c->path.len = 0;
-	if (c->path.data)
-		c->path.data[0] = '\0';
+	path_reset(c);
 	if (!root || is_null(root))
 		return 0;
 	decode_spec(c, root, s);
@@ -519,13 +518,13 @@ static int spec_parse(berth_spec_set **out, const char *name, const char *data, 
 	}
 	for (size_t i = 0; i < ndocs; i++)
 		set->n += spec_doc(&c, docs[i].root, i, &set->specs[set->n]);
-	berth_buf_release(&c.path);
+	path_release(&c);
 	if ((ret = spec_end(&c, ndocs, set->n, err)) < 0)
 		goto fail;
 	*out = set;
 	return 0;
 fail:
-	berth_buf_release(&c.path);
+	path_release(&c);
 	berth_spec_set_free(set);
 	return ret < 0 ? ret : -BERTH_EINVALID;
 }
@@ -611,7 +610,7 @@ int berth_spec_read_file(const char *path, const berth_spec_sink *sink, berth_er
 	ret = berth_yaml_parse_each(arena, st.c.file, data, len, &berth_yaml_file_limits, &each, &ndocs,
 				    &yaml);
 	free(data);
-	berth_buf_release(&st.c.path);
+	path_release(&st.c);
 	/* the problems as spec_parse has them: the reader's, then the specs' */
 	if (err) {
 		berth_error_move(err, yaml);

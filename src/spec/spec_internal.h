@@ -18,17 +18,29 @@ typedef struct dctx {
 	berth_arena *arena;
 	const char *file;
 	berth_error **err;
-	berth_buf path;     /* key path of the value being read */
+	/* the key path of the value being read, as the keys and indexes pushed
+	 * (path_key, path_index): made into text (path, by path_text) only for
+	 * a problem, which few of the keys read ever have */
+	struct path_seg *segs;
+	size_t nsegs, segs_cap;
+	berth_buf path;
 	size_t errors;
 	berth_code first_code; /* of the first error, for callers without err */
 	const char *prefix; /* put before the absolute paths of report_at ("profiles[0]") */
 	bool template;      /* a registered function's text (berth_spec_parse_function) */
 } dctx;
 
-/* Key paths: push returns the length to restore with path_pop. */
+/* Key paths: push returns the mark to restore with path_pop. A key pushed
+ * is kept by address, not copied: it must live until it is popped. */
 size_t path_key(dctx *c, const char *key);
 size_t path_index(dctx *c, size_t i);
-void path_pop(dctx *c, size_t len);
+void path_pop(dctx *c, size_t mark);
+/* The path as text ("volumes[0].name", a key of other characters in
+ * brackets: labels["a/b"]), in c's buffer: NULL or "" at the top. */
+const char *path_text(dctx *c);
+/* Back to the top (a new document); path_release frees what the path holds. */
+void path_reset(dctx *c);
+void path_release(dctx *c);
 /* "head[i]tail" (i == SIZE_MAX: "headtail") into buf of size n, cut to fit
  * as snprintf would; returns buf. The paths of the checks, which are made for
  * every field of every run and printed only for a problem: without printf. */

@@ -14,13 +14,20 @@
 /* Reports at the position of a value, under path key (relative to nothing). */
 #define AT(c, pos, path, code, ...) report_at(c, pos, path, code, __VA_ARGS__)
 
-static void check_name(dctx *c, const berth_str *s, const char *path, const char *(*rule)(const char *),
-		       const char *what)
+static void name_invalid(dctx *c, const berth_str *s, const char *path, const char *why, const char *what)
 {
-	const char *why;
-	if (s->s && (why = rule(s->s)) != NULL)
-		AT(c, s->pos, path, BERTH_EINVALID, "%s is not a valid %s: it %s", QUOTE(s->s), what, why);
+	AT(c, s->pos, path, BERTH_EINVALID, "%s is not a valid %s: it %s", QUOTE(s->s), what, why);
 }
+
+/* s, when set, follows rule (a berth_check_* of names.h), else is reported at
+ * path: path is made only then (a list item's, by path_make: a few each run) */
+#define check_name(c_, str_, path_, rule_, what_)                                \
+	do {                                                                    \
+		const berth_str *n_ = (str_);                                   \
+		const char *why_;                                               \
+		if (n_->s && (why_ = (rule_)(n_->s)) != NULL)                   \
+			name_invalid((c_), n_, (path_), why_, (what_));        \
+	} while (0)
 
 static void check_range(dctx *c, const berth_int *v, const char *path, int64_t lo, int64_t hi)
 {
@@ -62,11 +69,11 @@ static void check_resource(dctx *c, const berth_resource *r, const char *name, i
 	for (int i = 0; i < 2; i++) {
 		if (!q[i]->set || q[i]->from_default)
 			continue;
-		res_path(path, sizeof(path), name, which[i]);
 		if (berth_quantity_sign(&q[i]->q) < 0)
-			AT(c, q[i]->pos, path, BERTH_ERANGE, "%s must not be negative", qstr(&q[i]->q, a));
+			AT(c, q[i]->pos, res_path(path, sizeof(path), name, which[i]), BERTH_ERANGE,
+			   "%s must not be negative", qstr(&q[i]->q, a));
 		else if (gpu && !berth_quantity_is_integer(&q[i]->q))
-			AT(c, q[i]->pos, path, BERTH_EINVALID,
+			AT(c, q[i]->pos, res_path(path, sizeof(path), name, which[i]), BERTH_EINVALID,
 			   "%s is not a whole number of GPUs (GPUs cannot be shared or split)",
 			   berth_qty_written(q[i], a)); /* "0.5" as the user wrote it, not "500m" */
 	}
@@ -263,10 +270,30 @@ static int keyed_cmp(const void *a, const void *b)
 /* For each of the n strings that key(list, i) gives, the index of the first
  * earlier one that is the same, or SIZE_MAX (an array of n, freed by the
  * caller); NULL when out of memory (reported). */
-static size_t *first_same(dctx *c, const void *list, size_t n, const char *(*key)(const void *, size_t))
+/* A list this short (a run's labels, variables, secrets) is compared pair by
+ * pair into the caller's array: no sort, no allocation, four times a run. */
+#define FIRST_SMALL 16
+
+/* For each item of list (n items, key(list, i) its key): the index of the
+ * first item with the same key, or SIZE_MAX for a first. In small (n <=
+ * FIRST_SMALL), else malloc'd; NULL when out of memory. */
+static size_t *first_same(dctx *c, const void *list, size_t n, const char *(*key)(const void *, size_t),
+			  size_t small[FIRST_SMALL])
 {
-	size_t *first = berth_malloc((n ? n : 1) * sizeof(*first));
-	keyed *v = berth_malloc((n ? n : 1) * sizeof(*v));
+	if (n <= FIRST_SMALL) {
+		for (size_t i = 0; i < n; i++) {
+			const char *k = key(list, i);
+			small[i] = SIZE_MAX;
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(k, key(list, j))) {
+					small[i] = j;
+					break;
+				}
+		}
+		return small;
+	}
+	size_t *first = berth_malloc(n * sizeof(*first));
+	keyed *v = berth_malloc(n * sizeof(*v));
 	if (!first || !v) {
 		free(first);
 		free(v);
@@ -297,7 +324,7 @@ static const char *str_at(const void *list, size_t i)
 static void check_labels(dctx *c, const berth_kvlist *l, const char *fname, int reserved)
 {
 	size_t top = path_key(c, fname);
-	size_t *first = first_same(c, l, l->n, kv_key);
+	size_t small[FIRST_SMALL], *first = first_same(c, l, l->n, kv_key, small);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const berth_kv *kv = &l->items[i];
 		const char *why;
@@ -318,41 +345,46 @@ static void check_labels(dctx *c, const berth_kvlist *l, const char *fname, int 
 			       QUOTE(kv->key.s), l->items[first[i]].key.pos.line);
 		path_pop(c, len);
 	}
-	free(first);
+	if (first != small)
+		free(first);
 	path_pop(c, top);
 }
 
 static void check_envs(dctx *c, const berth_kvlist *l)
 {
 	char path[64];
-	size_t *first = first_same(c, l, l->n, kv_key);
+	size_t small[FIRST_SMALL], *first = first_same(c, l, l->n, kv_key, small);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const berth_kv *kv = &l->items[i];
-		path_make(path, sizeof(path), "envs", i, ".name");
-		check_name(c, &kv->key, path, berth_check_env_name, "environment variable name");
+#define EPATH path_make(path, sizeof(path), "envs", i, ".name") /* made only for a problem */
+		check_name(c, &kv->key, EPATH, berth_check_env_name, "environment variable name");
 		if (first[i] != SIZE_MAX)
-			AT(c, kv->key.pos, path, BERTH_EDUPLICATE, "%s is set twice (first at line %u)",
+			AT(c, kv->key.pos, EPATH, BERTH_EDUPLICATE, "%s is set twice (first at line %u)",
 			   QUOTE(kv->key.s), l->items[first[i]].key.pos.line);
 		if (strncmp(kv->key.s, "BERTH_", 6) == 0)
-			warn_at(c, kv->key.pos, path, "%s: names starting with BERTH_ are set by berth",
+			warn_at(c, kv->key.pos, EPATH, "%s: names starting with BERTH_ are set by berth",
 				QUOTE(kv->key.s));
+#undef EPATH
 	}
-	free(first);
+	if (first != small)
+		free(first);
 }
 
 static void check_secret_names(dctx *c, const berth_strlist *l)
 {
 	char path[64];
-	size_t *first = first_same(c, l, l->n, str_at);
+	size_t small[FIRST_SMALL], *first = first_same(c, l, l->n, str_at, small);
 	for (size_t i = 0; first && i < l->n; i++) {
 		const char *s = l->items[i].s;
-		path_make(path, sizeof(path), "secrets", i, "");
-		check_name(c, &l->items[i], path, berth_check_secret_key, "secret name");
+#define SPATH path_make(path, sizeof(path), "secrets", i, "") /* made only for a problem */
+		check_name(c, &l->items[i], SPATH, berth_check_secret_key, "secret name");
 		if (first[i] != SIZE_MAX)
-			AT(c, l->items[i].pos, path, BERTH_EDUPLICATE,
+			AT(c, l->items[i].pos, SPATH, BERTH_EDUPLICATE,
 			   "secret %s is listed twice (first at line %u)", QUOTE(s), l->items[first[i]].pos.line);
+#undef SPATH
 	}
-	free(first);
+	if (first != small)
+		free(first);
 }
 
 /* ---- tolerations -------------------------------------------------------------------- */

@@ -163,7 +163,13 @@ static int lite_bind_blob(db_stmt *st, int i, const void *v, size_t len)
 static int lite_step(db_stmt *st)
 {
 	int rc = sqlite3_step(S(st));
-	return rc == SQLITE_ROW ? DB_ROW : rc == SQLITE_DONE ? DB_DONE : DB_ERROR;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return rc == SQLITE_ROW ? DB_ROW : DB_DONE;
+	/* the connection's error is the statement's own once it is reset: a
+	 * commit's WAL hook that failed (sync.c: SQLITE_FULL for a full disk)
+	 * leaves SQLite's step with a bare SQLITE_ERROR, "SQL logic error" */
+	sqlite3_reset(S(st));
+	return DB_ERROR;
 }
 
 static void lite_reset(db_stmt *st)

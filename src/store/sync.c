@@ -50,8 +50,14 @@
  * caller's store_sync returns. BERTH_STORE_SYNC=normal turns it off: a
  * commit may then be lost to a power cut (not to a crash of berth).
  *
- * Test-only fault (tests/server.sh): BERTH_FAULT=kill-before-fsync:PATH
- * kills the process with SIGKILL just before an fsync while PATH exists.
+ * An fsync that fails for a full disk or quota (ENOSPC, EDQUOT) says so with
+ * BERTH_ENOSPC (a server answers 507, as for a store that cannot write); any
+ * other errno is BERTH_EIO.
+ *
+ * Test-only faults: BERTH_FAULT=kill-before-fsync:PATH (tests/server.sh)
+ * kills the process with SIGKILL just before an fsync while PATH exists; in
+ * a test build (BERTH_FAULT_INJECTION), BERTH_TEST_FSYNC_ERRNO=N fails every
+ * fsync of the WAL with errno N (tests/unit/test_store.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +68,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -248,6 +255,11 @@ static int fsync_wal(struct wal_sync *w)
 	struct stat armed;
 	if (w->fault && stat(w->fault, &armed) == 0)
 		raise(SIGKILL);
+#ifdef BERTH_FAULT_INJECTION
+	const char *inject = getenv("BERTH_TEST_FSYNC_ERRNO");
+	if (inject && *inject)
+		return (int)strtol(inject, NULL, 10);
+#endif
 	return fdatasync(w->fd) ? errno : 0;
 }
 
@@ -291,8 +303,10 @@ int store_on_commit(void *ctx, void *conn, const char *name, int pages)
 	pthread_mutex_unlock(&s->sync->mu);
 	if (s->defer)
 		return SQLITE_OK;
-	/* the commit stays made; its statement fails, and the caller says so */
-	return store_sync(s, NULL) ? SQLITE_IOERR_FSYNC : SQLITE_OK;
+	/* the commit stays made; its statement fails, and the caller says so:
+	 * SQLITE_FULL is SQLite's "database or disk is full" (BERTH_ENOSPC) */
+	int rc = store_sync(s, NULL);
+	return rc == -BERTH_ENOSPC ? SQLITE_FULL : rc ? SQLITE_IOERR_FSYNC : SQLITE_OK;
 }
 
 bool store_defer_sync(store *s, bool defer)
@@ -314,13 +328,14 @@ int store_sync_to(store *s, uint64_t seq, berth_error **err)
 	if (!s->sync || !seq)
 		return 0;
 	int rc = wal_sync_wait(s->sync, seq);
-	if (rc)
-		return berth_fail(err, BERTH_EIO,
-				  "store %s: a commit could not be made durable (fsync of the WAL: %s); "
-				  "it may be lost to a power cut, and no further commit is answered "
-				  "until berth is started again",
-				  s->path, strerror(rc));
-	return 0;
+	if (!rc)
+		return 0;
+	berth_code code = fs_errno_code(rc);
+	return berth_fail(err, code,
+			  "store %s: a commit could not be made durable%s (fsync of the WAL: %s); "
+			  "it may be lost to a power cut, and no further commit is answered "
+			  "until berth is started again",
+			  s->path, code == BERTH_ENOSPC ? ": the disk is full" : "", strerror(rc));
 }
 
 int store_sync(store *s, berth_error **err)

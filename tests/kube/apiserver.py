@@ -161,6 +161,15 @@ class ApiError(Exception):
         self.body = status_body(code, reason or REASONS.get(code, 'Unknown'), message, details)
 
 
+class Flood(Exception):
+    """A fault that answers 200 with a body of `size` bytes ('endless': no end), or ('stall')
+    one line and then nothing, for the client's caps on what it reads of one reply and on
+    how long it waits for it."""
+    def __init__(self, size):
+        super().__init__(size)
+        self.size = size
+
+
 def bad_request(message):
     return ApiError(400, message)
 
@@ -1005,6 +1014,8 @@ class Handler(BaseHTTPRequestHandler):
             self.route(path, q, raw, body)
         except ApiError as e:
             self.send_json(e.code, e.body, e.headers)
+        except Flood as e:
+            self.flood(e.size)
         except OSError:      # the client went away
             self.close_connection = True
         except ValueError as e:   # a malformed number in the query or the framing
@@ -1119,6 +1130,10 @@ class Handler(BaseHTTPRequestHandler):
                 f['times'] = f.get('times', 1) - 1
                 if f['times'] <= 0:
                     S.faults.remove(f)
+                if 'flood' in f:
+                    raise Flood(f['flood'])
+                if f.get('stall'):
+                    raise Flood('stall')
                 code = int(f.get('code', 500))
                 base = res.split('/')[0]
                 g = group_of(base) if base in RES else ''
@@ -1132,6 +1147,37 @@ class Handler(BaseHTTPRequestHandler):
                 raise ApiError(code, msg, f.get('reason'), headers=headers, details={
                     'name': name, 'group': g, 'kind': base, 'causes': f.get('causes'),
                     'retryAfterSeconds': f.get('retryAfter')})
+
+    def flood(self, size):
+        """200 and a body of size bytes (its Content-Length said first), or 'endless' (chunked,
+        until the client goes away): no newline, so one line as a watch event; or 'stall': one
+        line, then nothing until the client goes away."""
+        piece = b'x' * (1 << 20)
+        try:
+            if size == 'stall':
+                self.start_stream('text/plain')
+                self.chunk('the first line, and then nothing\n')
+                for _ in range(1200):      # 2 minutes at most
+                    if self.client_gone():
+                        break
+                    time.sleep(0.1)
+                self.close_connection = True
+                return
+            if size == 'endless':
+                self.start_stream('application/json')
+                while True:
+                    self.chunk(piece)
+            left = int(size)
+            self.send_response(200)
+            self.send_header('Content-Type', 'application/json')
+            self.send_header('Content-Length', str(left))
+            self.end_headers()
+            while left > 0:
+                self.wfile.write(piece[:left])
+                left -= len(piece)
+        except OSError:      # the client stopped reading: what the flood is for
+            pass
+        self.close_connection = True
 
     def send_text(self, text, code=200):
         data = text.encode()

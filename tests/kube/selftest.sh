@@ -227,6 +227,16 @@ check fault-403 $? "got $code"
 code=$(apply $ns/services/s "$svc")
 [ "$code" = 201 ]
 check fault-once $? "got $code"
+# a flood: a 200 of N bytes, or one that never ends (until the client stops reading)
+ctl fail '{"verb":"list","resource":"pods","namespace":"t","flood":3000000}' >/dev/null
+code=$(api GET $ns/pods)
+[ "$code" = 200 ] && [ "$(wc -c <"$tmp/out")" = 3000000 ] && ! grep -q '[^x]' "$tmp/out"
+check fault-flood $? "got $code, $(wc -c <"$tmp/out") bytes"
+ctl fail '{"verb":"list","resource":"pods","namespace":"t","flood":"endless"}' >/dev/null
+got=$(curl -sS --cacert "$tmp/ca.pem" --cert "$tmp/client.pem" --key "$tmp/client.key" "$base$ns/pods" 2>/dev/null | head -c 5000000 | wc -c)
+code=$(api GET $ns/pods)
+[ "$got" = 5000000 ] && [ "$code" = 200 ] && t 'd["kind"]=="PodList"'
+check fault-flood-endless $? "read $got bytes, then $code"
 
 # --- reset, log file, clean exit
 ctl reset >/dev/null

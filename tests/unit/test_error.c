@@ -545,7 +545,24 @@ static void test_code_names(void)
 	CHECK_INT(BERTH_ENOSPC, 19);
 }
 
-T_MAIN(T(test_format_full), T(test_format_parts_left_out), T(test_format_warning),
+/* berth_join: the parts in order, cut to the buffer, always NUL-terminated;
+ * and a problem whose format is "%s" has that text as its message. */
+static void test_join_and_text_message(void)
+{
+	char buf[16];
+	CHECK_STR(berth_join(buf, sizeof(buf), "a", "", "bc", "\"d\"", (char *)NULL), "abc\"d\"");
+	CHECK_STR(berth_join(buf, sizeof(buf), "0123456789", "abcdefghij", (char *)NULL), "0123456789abcde");
+	CHECK_STR(berth_join(buf, 1, "x", (char *)NULL), "");
+	CHECK_STR(berth_join(buf, sizeof(buf), (char *)NULL), "");
+	berth_error *err = NULL;
+	berth_where w = {"f.yaml", 1, 2, "a.b"};
+	berth_problem_add(&err, BERTH_EPOLICY, BERTH_WARNING, &w, "%s", "50% of \"x\" %d");
+	const berth_problem *p = berth_error_get(err, 0);
+	CHECK(p && strcmp(p->message, "50% of \"x\" %d") == 0);
+	berth_error_free(err);
+}
+
+T_MAIN(T(test_join_and_text_message), T(test_format_full), T(test_format_parts_left_out), T(test_format_warning),
        T(test_format_truncates), T(test_problem_add), T(test_problem_add_long_message_and_empty_path),
        T(test_problem_add_null_err), T(test_queries_on_null_and_warnings), T(test_out_of_memory_error),
        T(test_problem_add_every_allocation_fails), T(test_sort_by_line_and_column), T(test_sort_stable),

@@ -18,6 +18,8 @@
 #include "berth/spec.h"
 #include "render/emit.h"
 #include "base/internal.h"
+#include "base/rodata.h"
+#include "base/spool.h"
 #include "spec/yaml.h"
 #include "t.h"
 
@@ -1546,6 +1548,88 @@ static void test_arena_release(void)
 	CHECK_STR(keep, "kept");
 	berth_arena_release(a, berth_arena_save(a));
 	berth_arena_free(a);
+
+	/* the largest chunk released is kept, and is the next chunk made: each
+	 * document (each run's objects) reuses the memory of the one before */
+	a = berth_arena_new();
+	if (!CHECK(a != NULL))
+		return;
+	m = berth_arena_save(a);
+	void *small = berth_arena_alloc(a, 3000), *large = berth_arena_alloc(a, 3000);
+	CHECK(small && large && small != large); /* a 4 KiB chunk, then an 8 KiB one */
+	berth_arena_release(a, m);
+	CHECK(berth_arena_alloc(a, 3000) == large);
+	CHECK(berth_arena_alloc(a, 3000) == (char *)large + 3008); /* the same chunk, 8 KiB */
+	berth_arena_free(a);
+}
+
+/* A spool's bytes: pieces appended to its window (n bytes each, settled
+ * after each), in order. */
+static void spool_fill(spool *s, berth_buf *want, size_t pieces)
+{
+	for (size_t i = 0; i < pieces; i++) {
+		char piece[1000];
+		int n = snprintf(piece, sizeof(piece), "piece %zu ", i);
+		memset(piece + n, 'a' + (int)(i % 26), sizeof(piece) - (size_t)n - 1);
+		piece[sizeof(piece) - 2] = '\n';
+		berth_buf_append(&s->buf, piece, sizeof(piece) - 1);
+		berth_buf_append(want, piece, sizeof(piece) - 1);
+		CHECK_INT(spool_settle(s), 0);
+	}
+}
+
+/* What outgrows the window goes to the file, and comes back whole and in
+ * order, handed over or written; without a file the window holds it all. */
+static void test_spool(void)
+{
+	spool s = SPOOL_INIT;
+	berth_buf want = BERTH_BUF_INIT;
+	size_t pieces = 3 * SPOOL_WINDOW / 999 + 7;
+	spool_fill(&s, &want, pieces);
+	CHECKF(s.moved >= 2 * SPOOL_WINDOW && s.buf.len < SPOOL_WINDOW,
+	       "moved %zu, window %zu", s.moved, s.buf.len);
+	CHECK(s.buf.cap <= 2 * SPOOL_WINDOW); /* the window did not grow with the output */
+	char *data = NULL;
+	size_t len = 0;
+	CHECK_INT(spool_detach(&s, &data, &len), 0);
+	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0 && data[len] == '\0');
+	free(data);
+	CHECK(s.moved == 0 && s.buf.len == 0 && s.fd == -1); /* empty, to be used again */
+
+	/* written to a file, which gets every byte in order */
+	for (size_t i = 0; i < pieces; i++) {
+		berth_buf_append(&s.buf, want.data + i * 999, 999);
+		CHECK_INT(spool_settle(&s), 0);
+	}
+	char *dir = t_temp_dir("berth-spool");
+	if (dir) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/out", dir);
+		FILE *f = fopen(path, "w+");
+		if (CHECK(f != NULL)) {
+			CHECK_INT(spool_write(&s, fileno(f)), 0);
+			char *back = malloc(want.len + 1);
+			rewind(f);
+			CHECK(back && fread(back, 1, want.len + 1, f) == want.len &&
+			      memcmp(back, want.data, want.len) == 0);
+			free(back);
+			fclose(f);
+		}
+		t_rm_rf(dir);
+		free(dir);
+	}
+
+	/* no file to be had: the window grows and holds everything */
+	s.fd = -2;
+	for (size_t i = 0; i < pieces; i++) {
+		berth_buf_append(&s.buf, want.data + i * 999, 999);
+		CHECK_INT(spool_settle(&s), 0);
+	}
+	CHECK(s.moved == 0 && s.buf.len == want.len);
+	CHECK_INT(spool_detach(&s, &data, &len), 0);
+	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0);
+	free(data);
+	berth_buf_release(&want);
 }
 
 /* Each stray comma costs a parse of the whole input: at most 32 are fixed. */
@@ -1839,6 +1923,68 @@ static void test_node_at_and_text(void)
 /* A stream as JSON data, for clients without a YAML parser (POST /api/v1/parse). */
 /* The YAML writer: a string is written plain only when no YAML 1.1 or 1.2
  * reader could take it for anything else; every string reads back the same. */
+/* A variable set again names its first setting, whether the list is short
+ * (compared pair by pair) or long (sorted): a third one too names the first. */
+static void test_envs_set_twice(void)
+{
+	for (int n = 5; n <= 40; n += 35) {
+		berth_buf b = BERTH_BUF_INIT;
+		berth_buf_puts(&b, "function: {name: f, image: x}\nenvs:\n"); /* the list from line 3 */
+		for (int i = 0; i < n; i++)
+			if (i == 1 || i == 3 || i == n - 1)
+				berth_buf_puts(&b, "  - {name: SAME, value: v}\n");
+			else
+				berth_buf_printf(&b, "  - {name: V%d, value: v}\n", i);
+		berth_spec_set *set = NULL;
+		berth_error *err = NULL;
+		CHECK_INT(berth_spec_parse(&set, "s.yaml", b.data, b.len, &err), -BERTH_EDUPLICATE);
+		int twice = 0;
+		for (size_t i = 0; i < berth_error_count(err); i++)
+			if (strstr(berth_error_get(err, i)->message, "\"SAME\" is set twice (first at line 4)"))
+				twice++;
+		CHECKF(twice == 2, "%d envs: %d of 2 repeats name line 4", n, twice);
+		berth_error_free(err);
+		berth_spec_set_free(set);
+		berth_buf_release(&b);
+	}
+}
+
+/* The program's own strings are known by address (rodata.h), and the writer
+ * keeps what it found of them: a literal and a copy of it on the heap are
+ * written the same, plain or quoted, however often and in whatever order. */
+static void test_emit_program_strings(void)
+{
+	static const char *const lits[] = {"apiVersion", "true", "8Gi", "a b", "", "-x", "berth.dev/run",
+					   "0755", "caf\xc3\xa9"};
+	char local[16] = "apiVersion";
+	const rodata_range *ro = rodata();
+	CHECK(ro->size > 0 && rodata_has(ro, lits[0]) && rodata_has(ro, "apiVersion"));
+	CHECK(!rodata_has(ro, local));
+	char *heap = strdup("apiVersion");
+	CHECK(heap && !rodata_has(ro, heap));
+	free(heap);
+	berth_arena *arena = berth_arena_new();
+	obuild b = {arena, 0};
+	onode *a = o_root(&b, O_SEQ), *h = o_root(&b, O_SEQ);
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(lits) / sizeof(lits[0]); i++) {
+			o_str(&b, a, NULL, lits[i]);
+			o_str(&b, h, NULL, berth_arena_strdup(arena, lits[i]));
+			onode *m = o_map(&b, a, NULL), *n = o_map(&b, h, NULL);
+			o_str(&b, m, lits[i], "v");
+			o_str(&b, n, berth_arena_strdup(arena, lits[i]), "v");
+		}
+	berth_buf x = BERTH_BUF_INIT, y = BERTH_BUF_INIT;
+	emit_yaml(&x, a);
+	emit_yaml(&y, h);
+	CHECK(!b.failed && x.data && y.data && strcmp(x.data, y.data) == 0);
+	CHECK(x.data && strstr(x.data, "- apiVersion\n- apiVersion: v\n- \"true\"\n- \"true\": v\n- 8Gi\n- 8Gi: v\n"
+				       "- \"a b\"\n- \"a b\": v\n- \"\"\n- \"\": v\n"));
+	berth_buf_release(&x);
+	berth_buf_release(&y);
+	berth_arena_free(arena);
+}
+
 static void test_emit_strings_read_back(void)
 {
 	static const struct {
@@ -1949,7 +2095,7 @@ static void test_docs_json(void)
 	}
 }
 
-T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_back), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
+T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_back), T(test_emit_program_strings), T(test_envs_set_twice), T(test_fs_group_string_and_int), T(test_run_as_user_group), T(test_int_not_padded), T(test_int_spellings),
        T(test_resources_cpu_string), T(test_resources_spellings), T(test_resources_numbers),
        T(test_node_selector_list_and_map), T(test_envs_labels_secrets_args), T(test_envs_as_map), T(test_kv_item_with_bad_value),
        T(test_function_inline_and_ref), T(test_action_enum), T(test_preemption_enum),
@@ -1962,7 +2108,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
-       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_control_bytes),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_control_bytes),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
        T(test_fault_injection_warnings), T(test_fault_injection_err_null),
        T(test_fault_injection_file))

@@ -1725,6 +1725,71 @@ out:
 	done(s, dir);
 }
 
+/* An fsync of the WAL that fails for a full disk or quota (ENOSPC, EDQUOT) is
+ * BERTH_ENOSPC (a server's 507) and says the disk is full, for a commit made
+ * durable at once (SQLite's "database or disk is full") or deferred (the
+ * wait's own words); any other errno is BERTH_EIO. A failed fsync stays
+ * failed: the next commit is refused too. */
+static void test_sync_full(void)
+{
+	if (on_pg()) {
+		printf("skip test_sync_full (the fsync of SQLite's WAL)\n");
+		return;
+	}
+#ifndef BERTH_FAULT_INJECTION
+	printf("skip test_sync_full (no BERTH_TEST_FSYNC_ERRNO outside a test build)\n");
+#else
+	static const struct {
+		int errnum;
+		bool deferred;
+		berth_code code;
+		const char *says;
+	} cases[] = {
+		{ENOSPC, false, BERTH_ENOSPC, "database or disk is full"},
+		{EDQUOT, false, BERTH_ENOSPC, "database or disk is full"},
+		{ENOSPC, true, BERTH_ENOSPC, "could not be made durable: the disk is full (fsync of the WAL: No space left on device)"},
+		{EDQUOT, true, BERTH_ENOSPC, "the disk is full (fsync of the WAL: Disk quota exceeded)"},
+		{EIO, false, BERTH_EIO, "disk I/O error"},
+		{EIO, true, BERTH_EIO, "could not be made durable (fsync of the WAL: Input/output error)"},
+	};
+	for (size_t i = 0; i < BERTH_ARRAY_SIZE(cases); i++) {
+		char *dir;
+		store *s = fresh(&dir);
+		berth_error *err = NULL;
+		if (!s) {
+			CHECK(s != NULL);
+			done(s, dir);
+			continue;
+		}
+		store_defer_sync(s, cases[i].deferred);
+		char num[16];
+		snprintf(num, sizeof(num), "%d", cases[i].errnum);
+		setenv("BERTH_TEST_FSYNC_ERRNO", num, 1);
+		int rc = store_project_add(s, "a", &err);
+		if (cases[i].deferred) {
+			CHECK_INT(rc, 1); /* made; durable only once store_sync says so */
+			berth_error_free(err);
+			err = NULL;
+			rc = store_sync(s, &err);
+		}
+		CHECK_INT(rc, -(int)cases[i].code);
+		CHECK_INT(berth_error_code(err), cases[i].code);
+		const berth_problem *p = err ? berth_error_get(err, 0) : NULL;
+		CHECK(p && strstr(p->message, cases[i].says));
+		if (!(p && strstr(p->message, cases[i].says)))
+			printf("    case %zu: %s\n", i, p ? p->message : "(no error)");
+		unsetenv("BERTH_TEST_FSYNC_ERRNO");
+		/* sticky: the disk may have room again, the lost fsync's commits not */
+		berth_error_free(err);
+		err = NULL;
+		if (!cases[i].deferred)
+			CHECK(store_project_add(s, "b", &err) < 0);
+		berth_error_free(err);
+		done(s, dir);
+	}
+#endif
+}
+
 /* The highest descriptor of this process open on the store's WAL (-1: none). */
 static int wal_fd_of(const char *wal)
 {
@@ -1903,5 +1968,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_token_caps), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
+       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))

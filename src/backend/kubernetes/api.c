@@ -21,8 +21,23 @@
 #include "backend/kubernetes/api.h"
 #include "spec/yaml.h"
 
-#define KUBE_MAX_REPLY (64u << 20) /* a LIST of a busy namespace */
-#define KUBE_MAX_LINE (16u << 20)  /* one watch event */
+/* What berth reads of one reply, whatever the API server sends (a hostile
+ * or broken one, or someone between): a body that is read whole (a GET, a
+ * list, an error's Status) at most KUBE_MAX_REPLY, the largest list berth
+ * reads (the pods of a busy namespace) and more; one event of a watch at
+ * most KUBE_MAX_LINE. A stream's 2xx body (a log) is not kept: it is handed
+ * on as it comes. docs/kubernetes.md, Limits. */
+#define KUBE_MAX_REPLY (64u << 20)
+#define KUBE_MAX_LINE (16u << 20)
+/* The most one plain request may take, its body read whole. */
+#define KUBE_REQUEST_S 60
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)(ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
 
 struct kube {
 	kube_config cfg;
@@ -238,6 +253,16 @@ static int transport_error(kube *k, CURLcode rc, const char *errbuf, long status
 			  why);
 }
 
+/* A reply over a cap: an error of the API server (or of what is between),
+ * not of the caller's input. */
+static int over_cap(const char *what, const char *url, unsigned cap, berth_error **err)
+{
+	return berth_fail(err, BERTH_EIO,
+			  "%s %s is over berth's cap of %u MiB: a Kubernetes API server that is "
+			  "broken or not to be trusted, or a proxy in between",
+			  what, url, cap >> 20);
+}
+
 typedef struct sink {
 	CURL *h;
 	long status;
@@ -246,6 +271,9 @@ typedef struct sink {
 	void *ctx;
 	int stopped;
 	curl_off_t last_poll; /* dlnow at the last empty chunk, -1 at none */
+	long quiet_since;     /* when data last came (now_ms) */
+	long stall_ms;        /* a stream quiet this long has stalled (0: it may be quiet) */
+	bool stalled;
 } sink;
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
@@ -276,7 +304,12 @@ static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_o
 	(void)ulnow;
 	if (!s->chunk || (s->status && s->status >= 300) || dlnow != s->last_poll) {
 		s->last_poll = dlnow; /* data came since: not quiet */
+		s->quiet_since = now_ms();
 		return 0;
+	}
+	if (s->stall_ms && now_ms() - s->quiet_since >= s->stall_ms) {
+		s->stalled = true;
+		return 1;
 	}
 	if (s->chunk(s->ctx, "", 0)) {
 		s->stopped = 1;
@@ -302,8 +335,13 @@ static int perform(kube *k, const char *method, const char *target, const char *
 		curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
 		if (timeout_s > 0)
 			curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)timeout_s);
+		/* a body read whole: one whose length is said to be over the cap is
+		 * refused before it comes (on_body caps the others as they come) */
+		if (!s->chunk)
+			curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)KUBE_MAX_REPLY);
 		if (s->chunk) {
 			s->last_poll = -1;
+			s->quiet_since = now_ms();
 			curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 			curl_easy_setopt(h, CURLOPT_XFERINFODATA, s);
 			curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
@@ -317,12 +355,17 @@ static int perform(kube *k, const char *method, const char *target, const char *
 		CURLcode rc = curl_easy_perform(h);
 		if (!s->status)
 			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &s->status);
-		if ((rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK) && s->stopped)
+		if (rc == CURLE_ABORTED_BY_CALLBACK && s->stalled)
+			ret = berth_fail(err, BERTH_EIO, "the reply to GET %s stalled: nothing came for %ld s",
+					 url.data, s->stall_ms / 1000);
+		else if ((rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK) && s->stopped)
 			ret = 0;
-		else if (rc == CURLE_WRITE_ERROR && s->body.failed == -BERTH_ETOOBIG)
-			ret = berth_fail(err, BERTH_ETOOBIG, "a reply of the Kubernetes API is over %u MiB",
-					 KUBE_MAX_REPLY >> 20);
-		else if (rc == CURLE_WRITE_ERROR && s->body.failed)
+		else if (rc == CURLE_FILESIZE_EXCEEDED ||
+			 (rc == CURLE_WRITE_ERROR && s->body.failed == -BERTH_ETOOBIG)) {
+			char what[40];
+			snprintf(what, sizeof(what), "the reply to %.16s", method);
+			ret = over_cap(what, url.data, KUBE_MAX_REPLY, err);
+		} else if (rc == CURLE_WRITE_ERROR && s->body.failed)
 			ret = berth_fail(err, BERTH_ENOMEM, "out of memory");
 		else if (rc == CURLE_OPERATION_TIMEDOUT && s->chunk && s->status && s->status < 300)
 			ret = 0; /* a stream that ran its time */
@@ -352,7 +395,7 @@ int kube_request(kube *k, const char *method, const char *path, const char *cont
 	sink s;
 	memset(&s, 0, sizeof(s));
 	memset(r, 0, sizeof(*r));
-	int rc = perform(k, method, path, content_type, body, len, 60, &s, err);
+	int rc = perform(k, method, path, content_type, body, len, KUBE_REQUEST_S, &s, err);
 	if (rc) {
 		berth_buf_release(&s.body);
 		return rc;
@@ -361,13 +404,20 @@ int kube_request(kube *k, const char *method, const char *path, const char *cont
 	return r->body ? 0 : berth_fail(err, BERTH_ENOMEM, "out of memory");
 }
 
-int kube_stream(kube *k, const char *path, int timeout_s, kube_chunk_fn chunk, void *ctx,
-		long *status, kube_reply *r, berth_error **err)
+int kube_stream(kube *k, const char *path, int timeout_s, int stall_s, kube_chunk_fn chunk,
+		void *ctx, long *status, kube_reply *r, berth_error **err)
 {
 	sink s;
 	memset(&s, 0, sizeof(s));
 	s.chunk = chunk;
 	s.ctx = ctx;
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: a stall found in a second, not a minute */
+	const char *stall = getenv("BERTH_TEST_KUBE_STALL_S");
+	if (stall && stall_s > 0)
+		stall_s = (int)strtol(stall, NULL, 10);
+#endif
+	s.stall_ms = stall_s > 0 ? stall_s * 1000L : 0;
 	if (r)
 		memset(r, 0, sizeof(*r));
 	int rc = perform(k, "GET", path, NULL, NULL, 0, timeout_s, &s, err);
@@ -482,9 +532,11 @@ static int watch_line(wstate *ws, const char *text, size_t len)
 static int watch_chunk(void *ctx, const char *data, size_t len)
 {
 	wstate *ws = ctx;
-	if (berth_buf_append(&ws->line, data, len) < 0) {
-		ws->done = berth_fail(ws->err, BERTH_ENOMEM, "a watch event is over %u MiB",
-				      KUBE_MAX_LINE >> 20);
+	int full = berth_buf_append(&ws->line, data, len);
+	if (full) {
+		ws->done = full == -BERTH_ETOOBIG
+				   ? over_cap("an event of the watch", ws->url.data, KUBE_MAX_LINE, ws->err)
+				   : berth_fail(ws->err, BERTH_ENOMEM, "out of memory");
 		return 1;
 	}
 	char *start = ws->line.data, *nl;
@@ -598,13 +650,6 @@ static int watch_start(wstate *ws, CURLM *multi, long timeout_ms)
 	if (curl_multi_add_handle(multi, ws->h) != CURLM_OK)
 		return berth_fail(ws->err, BERTH_EINTERNAL, "libcurl refused a watch");
 	return 0;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)(ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
 /* A watch stream ended: why, and what next (0: start again). */

@@ -78,9 +78,10 @@ void kube_put_escaped(berth_buf *b, const char *s);
 
 /*
  * method path[?query] with body (NULL: none) of content_type. A transport
- * failure is an error (BERTH_EIO, with curl's words); any HTTP status is
- * returned in *r for the caller to read (kube_status_error turns a Status
- * body into an error).
+ * failure is an error (BERTH_EIO, with curl's words), and so is a reply over
+ * 64 MiB or one that takes over 60 s (api.c: KUBE_MAX_REPLY, KUBE_REQUEST_S);
+ * any HTTP status is returned in *r for the caller to read
+ * (kube_status_error turns a Status body into an error).
  */
 int kube_request(kube *k, const char *method, const char *path, const char *content_type,
 		 const char *body, size_t len, kube_reply *r, berth_error **err);
@@ -89,10 +90,14 @@ int kube_request(kube *k, const char *method, const char *path, const char *cont
  * arrives; a nonzero return of chunk ends the stream (not an error). While
  * nothing comes, chunk is called with len 0 about once a second.
  * *status receives the HTTP status; on a status >= 300 the body is kept in
- * *r (may be NULL) instead of being streamed. timeout_s: 0 = none. */
+ * *r (may be NULL, at most KUBE_MAX_REPLY) instead of being streamed.
+ * timeout_s: the stream ends then, as if whole (0: none). stall_s: a stream
+ * that sends nothing for that long fails (BERTH_EIO; 0: it may be quiet for
+ * ever, as a followed log is); KUBE_STALL_S for a reply that should flow. */
+#define KUBE_STALL_S 60
 typedef int (*kube_chunk_fn)(void *ctx, const char *data, size_t len);
-int kube_stream(kube *k, const char *path, int timeout_s, kube_chunk_fn chunk, void *ctx,
-		long *status, kube_reply *r, berth_error **err);
+int kube_stream(kube *k, const char *path, int timeout_s, int stall_s, kube_chunk_fn chunk,
+		void *ctx, long *status, kube_reply *r, berth_error **err);
 
 /*
  * Watches collections (a workload and its pods) at once, until an event
@@ -103,7 +108,8 @@ int kube_stream(kube *k, const char *path, int timeout_s, kube_chunk_fn chunk, v
  * watches from rv with bookmarks, following rv, and reconnects when the
  * stream ends; when the API says the rv is too old (410 Gone, as an HTTP
  * status or an ERROR event) it lists again. event returns 0 to go on, 1
- * when done, or a negative code (an error in *err) to give up.
+ * when done, or a negative code (an error in *err) to give up. An event
+ * over 16 MiB (KUBE_MAX_LINE) is an error (BERTH_EIO).
  */
 typedef int (*kube_event_fn)(void *ctx, const char *type, const berth_node *obj,
 			     berth_error **err);

@@ -1714,8 +1714,9 @@ static void keep_log(berth_backend *b, const char *id, const target *t)
 	kube_reply rep;
 	memset(&rep, 0, sizeof(rep));
 	/* (libcurl's limit, a little later, ends a stream as if it were whole) */
-	int rc = path.failed ? -1 : kube_stream(KUBE(b)->api, path.data, KEEP_LOG_S + 5, keep_chunk, &k, &status,
-						 &rep, &e);
+	int rc = path.failed ? -1
+			     : kube_stream(KUBE(b)->api, path.data, KEEP_LOG_S + 5, 0, keep_chunk, &k,
+					   &status, &rep, &e);
 	berth_buf_release(&path);
 	kube_reply_free(&rep);
 	berth_error_free(e);
@@ -1967,7 +1968,8 @@ static int kube_logs(berth_backend *b, const char *id, const berth_log_opts *o,
 		long status = 0;
 		kube_reply rep;
 		rc = path.failed ? berth_fail(err, BERTH_ENOMEM, "out of memory")
-				 : kube_stream(KUBE(b)->api, path.data, 0, write_fn, ctx, &status, &rep, err);
+				 : kube_stream(KUBE(b)->api, path.data, 0, follow ? 0 : KUBE_STALL_S, write_fn,
+					       ctx, &status, &rep, err);
 		berth_buf_release(&path);
 		if (rc)
 			return rc;
