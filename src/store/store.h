@@ -299,7 +299,8 @@ typedef struct store_token {
 /* BERTH_ECONFLICT when a token of this id or hash exists already, or when a made
  * token (t->maker) would pass a cap: its maker's live tokens (made_max) or all the
  * made ones (live_max), each counted when > 0; BERTH_EAUTH when its maker is
- * revoked or gone. */
+ * revoked or gone. A made token is counted and inserted by one writer at a
+ * time (store_begin's lock; within the caller's transaction when it has one). */
 int store_token_insert(store *s, const store_token *t, int64_t made_max, int64_t live_max,
 		       berth_error **err);
 /* The token of this hash: *out NULL (and 0 returned) when there is none. */

@@ -37,9 +37,12 @@
  * two directories too before (two of the three fsyncs of a short berth
  * command). The mark is set only after the fsyncs have returned, so a
  * process that sees it knows the entries are on disk; a WAL made again is
- * another inode, without it; a file system without user xattrs (tmpfs before
- * Linux 6.6) keeps the three fsyncs. SQLite never deletes the WAL of a berth
- * connection (no checkpoint on close, db_sqlite.c), so the mark lasts.
+ * another inode, without it. The mark names the file and the place it was
+ * synced at (entry_mark): a copy that kept the file's extended attributes
+ * (cp -a, a restore), or a data dir renamed, is synced again. A file system
+ * without user xattrs (tmpfs before Linux 6.6) keeps the three fsyncs.
+ * SQLite never deletes the WAL of a berth connection (no checkpoint on
+ * close, db_sqlite.c), so the mark lasts.
  *
  * Every writer of the store keeps this rule (the CLI, supervisors, the
  * server): a handle makes each commit durable before the call that made it
@@ -63,6 +66,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,18 +183,39 @@ void wal_sync_put(struct wal_sync *w)
 
 #define WAL_DURABLE_XATTR "user.berth.entry-synced"
 
+/* What the mark says, in buf: this WAL file (device, inode) in this directory
+ * (path, device, inode) of this parent (device, inode). A copy that kept the
+ * extended attributes (cp -a, rsync -X, a restore of a backup), a hard link
+ * elsewhere, or a data dir moved or renamed since has another, and its
+ * entries are fsynced again: no one fsynced them there. Its length; 0 when it
+ * cannot be said (no mark then: the entries are fsynced every time). */
+static size_t entry_mark(const struct wal_sync *w, char *buf, size_t len)
+{
+	struct stat f, d, p;
+	char *copy = berth_strdup(w->dir);
+	bool ok = copy && !fstat(w->fd, &f) && !stat(w->dir, &d) && !stat(dirname(copy), &p);
+	free(copy);
+	int n = ok ? snprintf(buf, len, "1 %ju:%ju %ju:%ju %ju:%ju %s", (uintmax_t)f.st_dev,
+			      (uintmax_t)f.st_ino, (uintmax_t)d.st_dev, (uintmax_t)d.st_ino,
+			      (uintmax_t)p.st_dev, (uintmax_t)p.st_ino, w->dir)
+		   : -1;
+	return n > 0 && (size_t)n < len ? (size_t)n : 0;
+}
+
 /* The WAL's directory entry, and the directory's own, on disk: fsynced here
- * unless an earlier process marked this file after fsyncing them. 0 or an
- * errno. */
+ * unless an earlier process marked this file, at this place, after fsyncing
+ * them. 0 or an errno. */
 static int sync_wal_entry(struct wal_sync *w)
 {
-	char mark;
-	if (fgetxattr(w->fd, WAL_DURABLE_XATTR, &mark, 1) == 1)
+	char want[4400], had[4400];
+	size_t n = entry_mark(w, want, sizeof(want));
+	if (n && fgetxattr(w->fd, WAL_DURABLE_XATTR, had, sizeof(had)) == (ssize_t)n && !memcmp(had, want, n))
 		return 0;
 	if (fs_sync(w->dir) || fs_sync_dir_of(w->dir))
 		return errno;
 	/* best effort: without it, the next process fsyncs them again */
-	fsetxattr(w->fd, WAL_DURABLE_XATTR, "1", 1, 0);
+	if (n)
+		fsetxattr(w->fd, WAL_DURABLE_XATTR, want, n, 0);
 	return 0;
 }
 

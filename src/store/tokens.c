@@ -6,8 +6,62 @@
 
 #include "store/store_internal.h"
 
-/* A live token: not revoked, and not expired at ?6 (the new token's creation). */
-#define TOKEN_LIVE "(revoked IS NULL OR revoked = 0) AND (expires IS NULL OR expires = 0 OR expires > ?6)"
+/* A live token: not revoked, and not expired at `at` (the new token's creation). */
+#define TOKEN_LIVE(at) "(revoked IS NULL OR revoked = 0) AND (expires IS NULL OR expires = 0 OR expires > " at ")"
+
+/* One writer at a time for what counts or walks the tokens and then writes:
+ * on PostgreSQL a statement does not see another's write that is not
+ * committed yet (read committed), so two at once would each miss the other's;
+ * store_begin's lock (SQLite's BEGIN IMMEDIATE) makes the second wait. A
+ * caller's transaction is used as it is. */
+static int writer_begin(store *s, bool *own, berth_error **err)
+{
+	*own = !s->db || !s->ops->in_transaction(s->db);
+	return *own && store_begin(s, err) ? -BERTH_EIO : 0;
+}
+
+/* Ends what writer_begin began: committed when rc >= 0. rc, or the commit's error. */
+static int writer_end(store *s, bool own, int rc, berth_error **err)
+{
+	if (own && rc >= 0) {
+		int c = store_commit(s, err);
+		if (!c)
+			return rc;
+		rc = c;
+	}
+	if (own)
+		store_rollback(s);
+	return rc;
+}
+
+/* Why made token t was not inserted: a cap it would pass (BERTH_ECONFLICT), or
+ * its maker revoked or gone (BERTH_EAUTH). Each query binds only the values
+ * it uses (PostgreSQL cannot type a parameter that a statement never names). */
+static int token_refused(store *s, const store_token *t, int64_t made_max, int64_t live_max,
+			 berth_error **err)
+{
+	store_arg args[] = {STORE_I(t->created), STORE_S(t->maker)};
+	int64_t n = 0;
+	int rc = made_max > 0 ? store_select_int(s, "SELECT count(*) FROM tokens WHERE maker = ?2 AND "
+						    TOKEN_LIVE("?1"), args, 2, &n, err)
+			      : 0;
+	if (rc)
+		return rc;
+	if (made_max > 0 && n >= made_max)
+		return berth_fail(err, BERTH_ECONFLICT,
+				  "token %s has made %lld tokens that are not revoked or expired, the "
+				  "most one token may make; revoke some first",
+				  t->maker, (long long)n);
+	if (live_max > 0 && (rc = store_select_int(s, "SELECT count(*) FROM tokens WHERE maker IS NOT NULL"
+						       " AND " TOKEN_LIVE("?1"), args, 1, &n, err)))
+		return rc;
+	if (live_max > 0 && n >= live_max)
+		return berth_fail(err, BERTH_ECONFLICT,
+				  "the server holds %lld tokens made through its API that are not "
+				  "revoked or expired, the most it keeps; revoke some first",
+				  (long long)n);
+	return berth_fail(err, BERTH_EAUTH, "token %s that makes it is revoked", t->maker);
+}
 
 int store_token_insert(store *s, const store_token *t, int64_t made_max, int64_t live_max,
 		       berth_error **err)
@@ -15,43 +69,34 @@ int store_token_insert(store *s, const store_token *t, int64_t made_max, int64_t
 	store_arg args[] = {STORE_S(t->id), STORE_B(t->hash, sizeof(t->hash)), STORE_I(t->role),
 			    STORE_S(t->projects), STORE_S(t->description), STORE_I(t->created),
 			    STORE_I(t->expires), STORE_S(t->maker), STORE_I(made_max), STORE_I(live_max)};
+	if (!t->maker) {
+		int rc = store_exec_args(s, "INSERT INTO tokens (id, hash, role, projects, description,"
+					    " created, expires, maker) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+					 args, 8, err);
+		return rc < 0 ? rc : 0;
+	}
 	/* a made token only while its maker stands (one revoked between its check and
 	 * this insert would otherwise leave a token that its revocation did not take),
-	 * and within the caps, counted in the same statement: requests at once cannot
-	 * pass them together */
+	 * and within the caps, counted in the same statement, by one writer at a time:
+	 * requests at once cannot pass them together */
+	bool own;
+	if (writer_begin(s, &own, err))
+		return -BERTH_EIO;
 	int rc = store_exec_args(s,
-				 t->maker ? "INSERT INTO tokens (id, hash, role, projects, description,"
-					    " created, expires, maker) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
-					    " WHERE EXISTS (SELECT 1 FROM tokens WHERE id = ?8 AND"
-					    " (revoked IS NULL OR revoked = 0))"
-					    " AND (?9 <= 0 OR (SELECT count(*) FROM tokens WHERE maker = ?8"
-					    " AND " TOKEN_LIVE ") < ?9)"
-					    " AND (?10 <= 0 OR (SELECT count(*) FROM tokens WHERE maker IS"
-					    " NOT NULL AND " TOKEN_LIVE ") < ?10)"
-					  : "INSERT INTO tokens (id, hash, role, projects, description,"
-					    " created, expires, maker) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-				 args, t->maker ? 10 : 8, err);
-	if (rc < 0)
-		return rc;
-	if (rc > 0)
-		return 0;
+				 "INSERT INTO tokens (id, hash, role, projects, description,"
+				 " created, expires, maker) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
+				 " WHERE EXISTS (SELECT 1 FROM tokens WHERE id = ?8 AND"
+				 " (revoked IS NULL OR revoked = 0))"
+				 " AND (?9 <= 0 OR (SELECT count(*) FROM tokens WHERE maker = ?8"
+				 " AND " TOKEN_LIVE("?6") ") < ?9)"
+				 " AND (?10 <= 0 OR (SELECT count(*) FROM tokens WHERE maker IS"
+				 " NOT NULL AND " TOKEN_LIVE("?6") ") < ?10)",
+				 args, 10, err);
 	/* not made: which condition held it back */
-	int64_t n = 0;
-	if (!store_select_int(s, "SELECT count(*) FROM tokens WHERE maker = ?8 AND " TOKEN_LIVE, args,
-			      8, &n, NULL) &&
-	    made_max > 0 && n >= made_max)
-		return berth_fail(err, BERTH_ECONFLICT,
-				  "token %s has made %lld tokens that are not revoked or expired, the "
-				  "most one token may make; revoke some first",
-				  t->maker, (long long)n);
-	if (!store_select_int(s, "SELECT count(*) FROM tokens WHERE maker IS NOT NULL AND " TOKEN_LIVE,
-			      args, 6, &n, NULL) &&
-	    live_max > 0 && n >= live_max)
-		return berth_fail(err, BERTH_ECONFLICT,
-				  "the server holds %lld tokens made through its API that are not "
-				  "revoked or expired, the most it keeps; revoke some first",
-				  (long long)n);
-	return berth_fail(err, BERTH_EAUTH, "token %s that makes it is revoked", t->maker);
+	if (rc == 0)
+		rc = token_refused(s, t, made_max, live_max, err);
+	rc = writer_end(s, own, rc, err);
+	return rc < 0 ? rc : 0;
 }
 
 /* What read_tokens reads, in its order: the hash last */
@@ -150,11 +195,17 @@ int store_token_revoke(store *s, const char *id, int64_t now, berth_error **err)
 {
 	/* the token and those it made, and theirs (a made token is never older than
 	 * its maker: the walk ends; UNION drops an id seen twice all the same) */
+	/* (by one writer at a time: a token made while this walks is seen by it, or
+	 * sees its maker revoked) */
 	store_arg args[] = {STORE_S(id), STORE_I(now)};
+	bool own;
+	if (writer_begin(s, &own, err))
+		return -BERTH_EIO;
 	int rc = store_exec_args(s, "WITH RECURSIVE made(id) AS (SELECT id FROM tokens WHERE id = ?1"
 				    " UNION SELECT tokens.id FROM tokens JOIN made ON tokens.maker = made.id)"
 				    " UPDATE tokens SET revoked = ?2 WHERE id IN (SELECT id FROM made) AND"
 				    " (revoked IS NULL OR revoked = 0)", args, 2, err);
+	rc = writer_end(s, own, rc, err);
 	return rc < 0 ? rc : rc > 0;
 }
 

@@ -1607,6 +1607,124 @@ out:
 	done(s, dir);
 }
 
+/* A token made by maker, numbered k (its id and hash), created at 1000. */
+static store_token made_token(char *id, size_t len, const char *maker, int k, int64_t expires)
+{
+	snprintf(id, len, "%s-m%d", maker, k);
+	store_token t = {.id = id, .role = 1, .projects = "a", .created = 1000, .expires = expires,
+			 .maker = (char *)maker};
+	memset(t.hash, 0, sizeof(t.hash));
+	memcpy(t.hash, id, strlen(id) < sizeof(t.hash) ? strlen(id) : sizeof(t.hash));
+	return t;
+}
+
+struct cap_try {
+	const char *where;
+	bool revoke; /* revoke c3 (and what it made), or make a token of c1 */
+	int rc;
+};
+
+/* Another handle (another server worker, another server on the same
+ * PostgreSQL): makes a token of c1 under a cap of 1 made token, or revokes c3. */
+static void *cap_try(void *arg)
+{
+	struct cap_try *c = arg;
+	store *o = NULL;
+	berth_error *e = NULL;
+	c->rc = -1000;
+	if (!store_open(&o, c->where, &e)) {
+		char id[32];
+		store_token t = made_token(id, sizeof(id), "c1", 99, 0);
+		c->rc = c->revoke ? store_token_revoke(o, "c3", 2000, &e) : store_token_insert(o, &t, 1, 0, &e);
+	}
+	store_close(o);
+	berth_error_free(e);
+	return NULL;
+}
+
+/* Handle a makes token t in a transaction that another handle's cap_try c
+ * comes into (it counts or walks by then, unless it waits for a, as it
+ * should); whichever order they come in, the result is the same. */
+static void at_once(store *a, store_token *t, struct cap_try *c, int64_t made_max)
+{
+	berth_error *err = NULL;
+	pthread_t th;
+	bool started = false;
+	if (OK(store_begin(a, &err), err)) {
+		CHECK_INT(store_token_insert(a, t, made_max, 0, &err), 0);
+		started = pthread_create(&th, NULL, cap_try, c) == 0;
+		CHECK(started);
+		struct timespec ts = {0, 300 * 1000000L};
+		nanosleep(&ts, NULL);
+		CHECK_INT(store_commit(a, &err), 0);
+	}
+	if (started)
+		pthread_join(th, NULL);
+	berth_error_free(err);
+}
+
+/* The caps on made tokens count the live ones only (not revoked, not expired,
+ * not made by a command), and hold against requests at once: one that counts
+ * while another's insert is not yet committed waits for it. */
+static void test_token_caps(void)
+{
+	char *dir;
+	store *s = fresh(&dir), *a = NULL;
+	berth_error *err = NULL;
+	char id[8][32];
+	if (!s)
+		goto out;
+	store_token c1 = {.id = "c1", .role = 3, .projects = "*", .created = 1};
+	store_token c2 = {.id = "c2", .role = 3, .projects = "*", .created = 1};
+	memset(c1.hash, 0xc1, sizeof(c1.hash));
+	memset(c2.hash, 0xc2, sizeof(c2.hash));
+	CHECK_INT(store_token_insert(s, &c1, 1, 1, &err), 0); /* a command's: no cap */
+	CHECK_INT(store_token_insert(s, &c2, 1, 1, &err), 0);
+	/* c2: one expired (at 500, before the next's creation at 1000), one revoked */
+	store_token t = made_token(id[0], sizeof(id[0]), "c2", 0, 500);
+	CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
+	t = made_token(id[1], sizeof(id[1]), "c2", 1, 0);
+	CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
+	CHECK_INT(store_token_revoke(s, id[1], 900, &err), 1);
+	t = made_token(id[2], sizeof(id[2]), "c2", 2, 0);
+	CHECK_INT(store_token_insert(s, &t, 1, 2, &err), 0);
+	t = made_token(id[3], sizeof(id[3]), "c2", 3, 0);
+	CHECK_INT(store_token_insert(s, &t, 1, 0, &err), -BERTH_ECONFLICT);
+	berth_error_free(err);
+	err = NULL;
+	/* c1 under a cap of one made token: a's insert, not committed yet, and
+	 * another handle's at the same time: one is made */
+	struct cap_try c = {fresh_where, false, 0};
+	if (!OK(store_open(&a, fresh_where, &err), err))
+		goto out;
+	t = made_token(id[4], sizeof(id[4]), "c1", 4, 0);
+	at_once(a, &t, &c, 1);
+	CHECK_INT(c.rc, -BERTH_ECONFLICT);
+	/* c3 revoked while a makes a token of it: that token is revoked too */
+	store_token c3 = {.id = "c3", .role = 3, .projects = "*", .created = 1};
+	memset(c3.hash, 0xc3, sizeof(c3.hash));
+	CHECK_INT(store_token_insert(s, &c3, 0, 0, &err), 0);
+	struct cap_try r = {fresh_where, true, 0};
+	t = made_token(id[5], sizeof(id[5]), "c3", 5, 0);
+	at_once(a, &t, &r, 0);
+	CHECK_INT(r.rc, 1);
+	store_token *got = NULL;
+	if (OK(store_token_get(s, id[5], &got, &err), err) && got)
+		CHECK(got->revoked > 0);
+	store_token_free(got);
+	store_token *list = NULL;
+	size_t n = 0, of_c1 = 0;
+	if (OK(store_token_list(s, &list, &n, &err), err))
+		for (size_t i = 0; i < n; i++)
+			of_c1 += list[i].maker && !strcmp(list[i].maker, "c1");
+	CHECK_INT(of_c1, 1);
+	store_token_list_free(list, n);
+out:
+	store_close(a);
+	berth_error_free(err);
+	done(s, dir);
+}
+
 /* An fsync of the WAL that fails for a full disk or quota (ENOSPC, EDQUOT) is
  * BERTH_ENOSPC (a server's 507) and says the disk is full, for a commit made
  * durable at once (SQLite's "database or disk is full") or deferred (the
@@ -1712,15 +1830,15 @@ static void test_sync_entry(void)
 	berth_error *err = NULL;
 	if (!s)
 		goto out;
-	char wal[4300], mark;
+	char wal[4300], mark[8192];
 	snprintf(wal, sizeof(wal), "%s/berth.db-wal", dir);
-	ssize_t got = getxattr(wal, "user.berth.entry-synced", &mark, 1);
+	ssize_t got = getxattr(wal, "user.berth.entry-synced", mark, sizeof(mark));
 	bool xattrs = !(got < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP));
 	if (!xattrs)
 		printf("skip the mark of test_sync_entry (no user xattrs on %s)\n", dir);
 	/* the migrations' commit made it durable, entry included */
 	if (xattrs)
-		CHECK_INT(got, 1);
+		CHECK(got > 0);
 	/* unmarked (as a WAL made again by a tool is): the next process to sync
 	 * it fsyncs the directories and marks it */
 	if (xattrs)
@@ -1758,13 +1876,85 @@ static void test_sync_entry(void)
 	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	if (xattrs)
-		CHECK_INT(getxattr(wal, "user.berth.entry-synced", &mark, 1), 1);
+		CHECK(getxattr(wal, "user.berth.entry-synced", mark, sizeof(mark)) > 0);
 	/* the parent's own descriptor is still the WAL, and still syncs */
 	CHECK_INT(wal_fd_of(wal), parent_fd);
 	CHECK(OK(store_resume(s, &err), err));
 	CHECK_INT(store_project_add(s, "parent", &err), 1);
 out:
 	berth_error_free(err);
+	done(s, dir);
+}
+
+/* The mark of the WAL's entry (x, 0: none), read into buf. */
+static ssize_t entry_mark_of(const char *dir, char *buf, size_t len)
+{
+	char wal[4300];
+	snprintf(wal, sizeof(wal), "%s/berth.db-wal", dir);
+	ssize_t n = getxattr(wal, "user.berth.entry-synced", buf, len);
+	return n < 0 ? 0 : n;
+}
+
+/* One commit through a store opened at dir/berth.db, and closed (its WAL stays). */
+static void commit_at(const char *dir, const char *project)
+{
+	char where[4300];
+	snprintf(where, sizeof(where), "%s/berth.db", dir);
+	store *s = NULL;
+	berth_error *err = NULL;
+	if (OK(store_open(&s, where, &err), err))
+		CHECK_INT(store_project_add(s, project, &err), 1);
+	store_close(s);
+	berth_error_free(err);
+}
+
+/* The mark says that this file's entry, at this place, was fsynced: a WAL
+ * copied with its extended attributes (cp -a, rsync -X, a restore from tar
+ * --xattrs), whose new entry no one fsynced, or a data dir renamed, is not
+ * trusted: its directories are fsynced again, and the mark made anew, once. */
+static void test_sync_entry_copied(void)
+{
+	if (on_pg()) {
+		printf("skip test_sync_entry_copied (SQLite's WAL)\n");
+		return;
+	}
+	char *dir;
+	store *s = fresh(&dir);
+	if (!s)
+		goto out;
+	char m0[8192], m1[8192], m2[8192], m3[8192];
+	ssize_t n0 = entry_mark_of(dir, m0, sizeof(m0));
+	if (!n0) {
+		printf("skip test_sync_entry_copied (no user xattrs on %s)\n", dir);
+		goto out;
+	}
+	store_close(s);
+	s = NULL;
+	char copy[4300], moved[4300], cmd[9000];
+	snprintf(copy, sizeof(copy), "%s-copy", dir);
+	snprintf(moved, sizeof(moved), "%s-moved", dir);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", dir, copy);
+	CHECK_INT(system(cmd), 0);
+	/* copied with the file: the same mark, on a file no one synced there */
+	CHECK_INT(entry_mark_of(copy, m1, sizeof(m1)), n0);
+	commit_at(copy, "restored");
+	ssize_t n1 = entry_mark_of(copy, m1, sizeof(m1));
+	CHECK(n1 > 0 && (n1 != n0 || memcmp(m0, m1, (size_t)n1)));
+	/* the original keeps its own */
+	CHECK_INT(entry_mark_of(dir, m3, sizeof(m3)), n0);
+	CHECK(!memcmp(m0, m3, (size_t)n0));
+	/* renamed: its new entry was never synced either */
+	CHECK_INT(rename(copy, moved), 0);
+	commit_at(moved, "moved");
+	ssize_t n2 = entry_mark_of(moved, m2, sizeof(m2));
+	CHECK(n2 > 0 && (n2 != n1 || memcmp(m1, m2, (size_t)n2)));
+	/* and where it stays, the mark stays */
+	commit_at(moved, "again");
+	CHECK_INT(entry_mark_of(moved, m3, sizeof(m3)), n2);
+	CHECK(!memcmp(m2, m3, (size_t)n2));
+	t_rm_rf(moved);
+	t_rm_rf(copy);
+out:
 	done(s, dir);
 }
 
@@ -1777,6 +1967,6 @@ static void test_cleanup(void)
 }
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
-       T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_alloc_failures), T(test_pg_store),
+       T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_token_caps), T(test_run_records), T(test_labels),
+       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))
