@@ -149,9 +149,11 @@ int berth_principal_may(const berth_principal *p, const char *project, berth_rol
 /* A token to make. */
 #define BERTH_TOKEN_DESCRIPTION_MAX 256 /* bytes */
 #define BERTH_TOKEN_PROJECTS_MAX 64
-/* Tokens made through the API (by a token) that are neither revoked nor expired:
- * the most one token may have made, and the most a server keeps (a leaked admin
- * token cannot fill the store; a command on the server's machine is not capped) */
+/* Tokens made through the API (by a token) that are live (neither revoked nor
+ * expired) or less than a day old: the most one token may have made, and the most
+ * a server keeps; one that ended more than 30 days ago is deleted (a leaked admin
+ * token cannot fill the store, even by making and revoking in a loop; a command
+ * on the server's machine is not capped) */
 #define BERTH_TOKENS_MADE_MAX 100
 #define BERTH_TOKENS_LIVE_MAX 10000
 typedef struct berth_token_new {

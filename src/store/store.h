@@ -297,9 +297,10 @@ typedef struct store_token {
 	char *maker;         /* the id of the token that made it (a server's); NULL: a command */
 } store_token;
 /* BERTH_ECONFLICT when a token of this id or hash exists already, or when a made
- * token (t->maker) would pass a cap: its maker's live tokens (made_max) or all the
- * made ones (live_max), each counted when > 0; BERTH_EAUTH when its maker is
- * revoked or gone. A made token is counted and inserted by one writer at a
+ * token (t->maker) would pass a cap: its maker's tokens live or less than a day
+ * old at t->created (made_max) or all the made ones (live_max), each counted when
+ * > 0; BERTH_EAUTH when its maker is revoked or gone. Made tokens that ended 30
+ * days before t->created are deleted first. A made token is counted and inserted by one writer at a
  * time (store_begin's lock; within the caller's transaction when it has one). */
 int store_token_insert(store *s, const store_token *t, int64_t made_max, int64_t live_max,
 		       berth_error **err);

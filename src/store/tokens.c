@@ -8,6 +8,14 @@
 
 /* A live token: not revoked, and not expired at `at` (the new token's creation). */
 #define TOKEN_LIVE(at) "(revoked IS NULL OR revoked = 0) AND (expires IS NULL OR expires = 0 OR expires > " at ")"
+/* A made token that counts against the caps at time at (ms): live, or made less
+ * than a day before (one made and revoked at once still counts: no churn), as
+ * text for SQL */
+#define DAY_MS_TEXT "86400000"
+#define TOKEN_COUNTED(at) "((" TOKEN_LIVE(at) ") OR created > " at " - " DAY_MS_TEXT ")"
+/* How long a made token that ended (revoked, expired) is kept, so that its holder
+ * is told so (401 "revoked at"), before it goes: 30 days */
+#define ENDED_KEPT_MS_TEXT "2592000000"
 
 /* One writer at a time for what counts or walks the tokens and then writes:
  * on PostgreSQL a statement does not see another's write that is not
@@ -43,22 +51,24 @@ static int token_refused(store *s, const store_token *t, int64_t made_max, int64
 	store_arg args[] = {STORE_I(t->created), STORE_S(t->maker)};
 	int64_t n = 0;
 	int rc = made_max > 0 ? store_select_int(s, "SELECT count(*) FROM tokens WHERE maker = ?2 AND "
-						    TOKEN_LIVE("?1"), args, 2, &n, err)
+						    TOKEN_COUNTED("?1"), args, 2, &n, err)
 			      : 0;
 	if (rc)
 		return rc;
 	if (made_max > 0 && n >= made_max)
 		return berth_fail(err, BERTH_ECONFLICT,
-				  "token %s has made %lld tokens that are not revoked or expired, the "
-				  "most one token may make; revoke some first",
+				  "token %s has made %lld tokens that are live or less than a day old, "
+				  "the most one token may (a revoked one makes room a day after it was "
+				  "made)",
 				  t->maker, (long long)n);
 	if (live_max > 0 && (rc = store_select_int(s, "SELECT count(*) FROM tokens WHERE maker IS NOT NULL"
-						       " AND " TOKEN_LIVE("?1"), args, 1, &n, err)))
+						       " AND " TOKEN_COUNTED("?1"), args, 1, &n, err)))
 		return rc;
 	if (live_max > 0 && n >= live_max)
 		return berth_fail(err, BERTH_ECONFLICT,
-				  "the server holds %lld tokens made through its API that are not "
-				  "revoked or expired, the most it keeps; revoke some first",
+				  "the server holds %lld tokens made through its API that are live or "
+				  "less than a day old, the most it keeps; revoke some, and make more a "
+				  "day after they were made",
 				  (long long)n);
 	return berth_fail(err, BERTH_EAUTH, "token %s that makes it is revoked", t->maker);
 }
@@ -82,15 +92,24 @@ int store_token_insert(store *s, const store_token *t, int64_t made_max, int64_t
 	bool own;
 	if (writer_begin(s, &own, err))
 		return -BERTH_EIO;
+	/* made tokens that ended long ago go (their rows would grow without end); a
+	 * command's own stay */
+	store_arg now = STORE_I(t->created);
 	int rc = store_exec_args(s,
+				 "DELETE FROM tokens WHERE maker IS NOT NULL AND created < ?1 - "
+				 ENDED_KEPT_MS_TEXT " AND ((revoked > 0 AND revoked < ?1 - " ENDED_KEPT_MS_TEXT
+				 ") OR (expires > 0 AND expires < ?1 - " ENDED_KEPT_MS_TEXT "))",
+				 &now, 1, err);
+	if (rc >= 0)
+		rc = store_exec_args(s,
 				 "INSERT INTO tokens (id, hash, role, projects, description,"
 				 " created, expires, maker) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
 				 " WHERE EXISTS (SELECT 1 FROM tokens WHERE id = ?8 AND"
 				 " (revoked IS NULL OR revoked = 0))"
 				 " AND (?9 <= 0 OR (SELECT count(*) FROM tokens WHERE maker = ?8"
-				 " AND " TOKEN_LIVE("?6") ") < ?9)"
+				 " AND " TOKEN_COUNTED("?6") ") < ?9)"
 				 " AND (?10 <= 0 OR (SELECT count(*) FROM tokens WHERE maker IS"
-				 " NOT NULL AND " TOKEN_LIVE("?6") ") < ?10)",
+				 " NOT NULL AND " TOKEN_COUNTED("?6") ") < ?10)",
 				 args, 10, err);
 	/* not made: which condition held it back */
 	if (rc == 0)

@@ -1608,14 +1608,22 @@ out:
 }
 
 /* A token made by maker, numbered k (its id and hash), created at 1000. */
-static store_token made_token(char *id, size_t len, const char *maker, int k, int64_t expires)
+#define DAY_MS 86400000LL
+
+static store_token made_token_at(char *id, size_t len, const char *maker, int k, int64_t expires,
+				 int64_t created)
 {
 	snprintf(id, len, "%s-m%d", maker, k);
-	store_token t = {.id = id, .role = 1, .projects = "a", .created = 1000, .expires = expires,
+	store_token t = {.id = id, .role = 1, .projects = "a", .created = created, .expires = expires,
 			 .maker = (char *)maker};
 	memset(t.hash, 0, sizeof(t.hash));
 	memcpy(t.hash, id, strlen(id) < sizeof(t.hash) ? strlen(id) : sizeof(t.hash));
 	return t;
+}
+
+static store_token made_token(char *id, size_t len, const char *maker, int k, int64_t expires)
+{
+	return made_token_at(id, len, maker, k, expires, 1000);
 }
 
 struct cap_try {
@@ -1680,18 +1688,54 @@ static void test_token_caps(void)
 	memset(c2.hash, 0xc2, sizeof(c2.hash));
 	CHECK_INT(store_token_insert(s, &c1, 1, 1, &err), 0); /* a command's: no cap */
 	CHECK_INT(store_token_insert(s, &c2, 1, 1, &err), 0);
-	/* c2: one expired (at 500, before the next's creation at 1000), one revoked */
+	/* c2: one expired (at 500), one revoked, both made more than a day before the next */
 	store_token t = made_token(id[0], sizeof(id[0]), "c2", 0, 500);
 	CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
 	t = made_token(id[1], sizeof(id[1]), "c2", 1, 0);
 	CHECK_INT(store_token_insert(s, &t, 0, 0, &err), 0);
 	CHECK_INT(store_token_revoke(s, id[1], 900, &err), 1);
-	t = made_token(id[2], sizeof(id[2]), "c2", 2, 0);
+	t = made_token_at(id[2], sizeof(id[2]), "c2", 2, 0, 1000 + DAY_MS + 1);
 	CHECK_INT(store_token_insert(s, &t, 1, 2, &err), 0);
-	t = made_token(id[3], sizeof(id[3]), "c2", 3, 0);
+	t = made_token_at(id[3], sizeof(id[3]), "c2", 3, 0, 1000 + DAY_MS + 2);
 	CHECK_INT(store_token_insert(s, &t, 1, 0, &err), -BERTH_ECONFLICT);
 	berth_error_free(err);
 	err = NULL;
+	/* one made and revoked at once still counts for a day: no churn past the cap */
+	store_token c4 = {.id = "c4", .role = 3, .projects = "*", .created = 1};
+	memset(c4.hash, 0xc4, sizeof(c4.hash));
+	CHECK_INT(store_token_insert(s, &c4, 0, 0, &err), 0);
+	int64_t t0 = 100 * DAY_MS;
+	t = made_token_at(id[6], sizeof(id[6]), "c4", 6, 0, t0);
+	CHECK_INT(store_token_insert(s, &t, 1, 0, &err), 0);
+	CHECK_INT(store_token_revoke(s, id[6], t0 + 1, &err), 1);
+	t = made_token_at(id[7], sizeof(id[7]), "c4", 7, 0, t0 + 2);
+	CHECK_INT(store_token_insert(s, &t, 1, 0, &err), -BERTH_ECONFLICT);
+	const berth_problem *why = err ? berth_error_get(err, 0) : NULL;
+	CHECK(why && strstr(why->message, "live or less than a day old"));
+	berth_error_free(err);
+	err = NULL;
+	/* a day on, it makes room; 30 days after it ended, it goes (a command's own stay) */
+	t = made_token_at(id[7], sizeof(id[7]), "c4", 7, 0, t0 + DAY_MS + 1);
+	CHECK_INT(store_token_insert(s, &t, 1, 0, &err), 0);
+	store_token *kept = NULL;
+	CHECK_INT(store_token_get(s, id[6], &kept, &err), 0);
+	CHECK(kept != NULL);
+	store_token_free(kept);
+	CHECK_INT(store_token_revoke(s, id[7], t0 + DAY_MS + 2, &err), 1);
+	t = made_token_at(id[3], sizeof(id[3]), "c4", 8, 0, t0 + 31 * DAY_MS);
+	CHECK_INT(store_token_insert(s, &t, 1, 0, &err), 0);
+	kept = NULL;
+	CHECK_INT(store_token_get(s, id[6], &kept, &err), 0);
+	CHECK(kept == NULL);
+	store_token_free(kept);
+	kept = NULL;
+	CHECK_INT(store_token_get(s, id[7], &kept, &err), 0);
+	CHECK(kept != NULL); /* ended 29 days before */
+	store_token_free(kept);
+	kept = NULL;
+	CHECK_INT(store_token_get(s, "c1", &kept, &err), 0);
+	CHECK(kept != NULL);
+	store_token_free(kept);
 	/* c1 under a cap of one made token: a's insert, not committed yet, and
 	 * another handle's at the same time: one is made */
 	struct cap_try c = {fresh_where, false, 0};
