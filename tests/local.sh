@@ -579,6 +579,33 @@ else
 	fail store-migrated-from-schema-3 "$n3 runs listed, schema $v, queue index ($idx)"
 fi
 
+# ---- a migration that cannot be written (a full disk) says the disk is full, and never blames
+# another build of berth (as a schema whose tables do not match is: test_migration)
+mf=$tmp/migrate-full
+mkdir -p "$mf"
+if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=1m tmpfs "$mf" 2>/dev/null; then
+	skip store-migration-on-a-full-disk "cannot mount a tmpfs"
+else
+	BERTH_HOME=$mf/home "$berth" get runs >/dev/null 2>&1
+	python3 - "$mf/home/berth.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("DROP INDEX samples_worker; PRAGMA user_version = 16;")
+db.close()
+PY
+	# room for SQLite's shared memory and a page or two, not for the migration's commit
+	fallocate -l $(($(stat -f -c '%a * %S' "$mf") - 40960)) "$mf/filler"
+	BERTH_HOME=$mf/home "$berth" get runs >out 2>&1
+	rc=$?
+	v=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA user_version").fetchone()[0])' "$mf/home/berth.db")
+	if [ "$rc" != 0 ] && grep -q 'disk is full' out && ! grep -q 'another build' out && [ "$v" = 16 ]; then
+		ok store-migration-on-a-full-disk
+	else
+		fail store-migration-on-a-full-disk "exit $rc, schema $v: $(head -2 out)"
+	fi
+	umount "$mf"
+fi
+
 # ---- a run queued in a schema-4 store kept its volumes as tab-separated text, which is
 # never read again: the migration to 5 fails it with the reason, nothing is made or removed --------
 mig4=$tmp/migrate4-home

@@ -298,20 +298,22 @@ static int migrate(store *s, berth_error **err)
 		int64_t next = store_dialect(s) == DB_PG && version == 0 ? STORE_PG_BASE : version + 1;
 		berth_error *e = NULL;
 		if (migrate_step(s, version, &e) || s->ops->set_schema_version(s->db, next)) {
-			/* a store whose tables are not those its version says (made by
-			 * another build of berth) fails here: said so, not only SQL's words */
-			const berth_problem *p = e ? berth_error_get(e, 0) : NULL;
-			const char *why = p ? p->message : "setting the schema version";
-			size_t plen = strlen(s->path);
-			if (!strncmp(why, "store ", 6) && !strncmp(why + 6, s->path, plen) &&
-			    !strncmp(why + 6 + plen, ": ", 2))
-				why += 8 + plen; /* its path once */
-			berth_fail(err, BERTH_EIO,
-				   "store %s: cannot migrate it from schema %lld to %lld (%s): its tables "
-				   "are not those of schema %lld (was this data dir used by another build "
-				   "of berth?); restore a backup (berth admin restore) or use another "
-				   "BERTH_HOME",
-				   s->path, (long long)version, (long long)next, why, (long long)version);
+			berth_code code = e ? berth_error_code(e) : db_code(s);
+			if (code == BERTH_EIO)
+				/* a store whose tables are not those its version says (made
+				 * by another build of berth) fails here: said so, not only
+				 * in SQL's words */
+				berth_fail(err, BERTH_EIO,
+					   "store %s: cannot migrate it from schema %lld to %lld (%s): "
+					   "its tables are not those of schema %lld (was this data dir "
+					   "used by another build of berth?); restore a backup (berth "
+					   "admin restore) or use another BERTH_HOME",
+					   s->path, (long long)version, (long long)next, db_msg(s),
+					   (long long)version);
+			else /* a full disk, no memory: as they are */
+				berth_fail(err, code, "store %s: cannot migrate it from schema %lld to "
+					   "%lld: %s", s->path, (long long)version, (long long)next,
+					   e ? berth_error_get(e, 0)->message : db_msg(s));
 			berth_error_free(e);
 			store_rollback(s);
 			return -BERTH_EIO;
