@@ -368,6 +368,24 @@ if $root; then
 		fail data-dir-under-dev-shm "$id: $(BERTH_HOME=$shm/home field "$id" reason)"
 	fi
 	rm -rf "$shm" "/dev/shm/berth-sec-vol-$$"
+	# a run as root itself (a policy may allow it) starts, on a kernel without
+	# /proc/sysrq-trigger too; it works in its submitter's directory, and one under /tmp that
+	# is gone by the time the run starts (it was queued) is no failure: it starts in "/"
+	printf 'security: {disable_root: false, run_as_user_range: "0-0"}\nlocal: {capacity: {cpu: "1", mem: 1Gi}}\n' >root.yaml
+	spec hold 'sleep 3' 'resources: {cpu: "1"}'
+	spec rootcwd 'pwd' 'run_as_user: 0
+resources: {cpu: "1"}'
+	gone=$(mktemp -d /tmp/berth-sec-cwd.XXXXXX)
+	hid=$(BERTH_CONFIG=$tmp/root.yaml "$berth" run hold.yaml 2>/dev/null)
+	qid=$(cd "$gone" && BERTH_CONFIG=$tmp/root.yaml "$berth" run "$tmp/rootcwd.yaml" 2>"$tmp/out")
+	rmdir "$gone"
+	wait_state "$qid" Succeeded
+	if [ -n "$qid" ] && [ "$(field "$qid" state)" = Succeeded ] && [ "$("$berth" logs "$qid")" = / ]; then
+		ok gone-work-dir-starts-in-root
+	else
+		cat out >>log 2>/dev/null
+		fail gone-work-dir-starts-in-root "$hid $qid: $(field "$qid" state): $(field "$qid" reason): log [$("$berth" logs "$qid" 2>&1)]"
+	fi
 	# its init killed from the host: the run failed, by that signal, not "exit code 0"
 	spec initkill 'sleep 30'
 	id=$("$berth" run initkill.yaml 2>/dev/null)

@@ -251,6 +251,8 @@ int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const siz
 		if (own >= 0 && (run_own_dirs[own].disk ? !s->tmp : access("/dev/shm", F_OK) != 0))
 			own = -1; /* not replaced */
 		int work = own >= 0 ? open(r->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		/* (one gone since the run was submitted: the command starts in "/", as
+		 * anywhere else) */
 		/* (by its descriptor: a data dir under /tmp or /dev/shm is hidden once
 		 * the run's own are there) */
 		int tmp = s->tmp ? open(s->tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
@@ -263,7 +265,7 @@ int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const siz
 			if (run_own_dirs[i].disk && access(run_own_dirs[i].path, F_OK) == 0 &&
 			    mount(tmp_at, run_own_dirs[i].path, NULL, MS_BIND, NULL))
 				return -2;
-		if ((s->tmp && tmp < 0) || (own >= 0 && work < 0))
+		if (s->tmp && tmp < 0)
 			return -2;
 		if (work >= 0) {
 			/* under /tmp, its first part below it is made there, on the data
@@ -295,9 +297,11 @@ int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const siz
 		}
 		bool root = r->uid >= 0 ? r->uid == 0 : geteuid() == 0;
 		static const char *const ro[] = {"/sys", "/proc/sys", "/proc/sysrq-trigger"};
+		/* (what this kernel has: one without magic SysRq has no sysrq-trigger) */
 		for (size_t i = 0; root && i < BERTH_ARRAY_SIZE(ro); i++)
-			if (mount(ro[i], ro[i], NULL, MS_BIND | MS_REC, NULL) ||
-			    mount(NULL, ro[i], NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | safe, NULL))
+			if (access(ro[i], F_OK) == 0 && (mount(ro[i], ro[i], NULL, MS_BIND | MS_REC, NULL) ||
+						      mount(NULL, ro[i], NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | safe,
+							    NULL)))
 				return -2;
 	}
 	for (size_t i = 0; i < s->nvols; i++) {
