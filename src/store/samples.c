@@ -98,26 +98,27 @@ int store_sample_latest(store *s, store_sample_of **out, size_t *n, berth_error 
 	*out = NULL;
 	*n = 0;
 	db_stmt *st;
-	store_arg arg = STORE_I(BERTH_STATE_RUNNING);
+	store_arg args[] = {STORE_I(BERTH_STATE_RUNNING), STORE_I(BERTH_WORKERS_MAX)};
 	/* the newest sample of each worker of the Running runs: runs_state, then
-	 * one look into samples_worker for each worker (0 to workers - 1), never a
-	 * read of a run's whole series (720 samples a worker) */
+	 * one look into samples_worker for each worker (0 to workers - 1, and never
+	 * past BERTH_WORKERS_MAX, whatever a record says), never a read of a run's
+	 * whole series (720 samples a worker) */
 	const char *sql =
 		store_dialect(s) == DB_SQLITE
 			? "WITH RECURSIVE w(id, project, rank, n) AS (SELECT id, project, 0,"
-			  " MAX(COALESCE(workers, 1), 1) FROM runs WHERE state = ?1 UNION ALL"
+			  " MIN(MAX(COALESCE(workers, 1), 1), ?2) FROM runs WHERE state = ?1 UNION ALL"
 			  " SELECT id, project, rank + 1, n FROM w WHERE rank + 1 < n)"
 			  " SELECT w.id, w.project, x.rank, x.t, x.cpu_milli, x.mem, x.gpu_util, x.gpu_mem"
 			  " FROM w JOIN samples x ON x.rowid = (SELECT y.rowid FROM samples y"
 			  " WHERE y.run_id = w.id AND y.rank = w.rank ORDER BY y.t DESC LIMIT 1)"
 			  " ORDER BY w.id, w.rank"
 			: "WITH RECURSIVE w(id, project, rank, n) AS (SELECT id, project, 0::BIGINT,"
-			  " GREATEST(COALESCE(workers, 1), 1) FROM runs WHERE state = ?1 UNION ALL"
+			  " LEAST(GREATEST(COALESCE(workers, 1), 1), ?2) FROM runs WHERE state = ?1 UNION ALL"
 			  " SELECT id, project, rank + 1, n FROM w WHERE rank + 1 < n)"
 			  " SELECT w.id, w.project, x.rank, x.t, x.cpu_milli, x.mem, x.gpu_util, x.gpu_mem"
 			  " FROM w CROSS JOIN LATERAL (SELECT * FROM samples y WHERE y.run_id = w.id"
 			  " AND y.rank = w.rank ORDER BY y.t DESC LIMIT 1) x ORDER BY w.id, w.rank";
-	int rc = store_prepare_args(s, sql, &arg, 1, &st, err);
+	int rc = store_prepare_args(s, sql, args, 2, &st, err);
 	if (rc)
 		return rc;
 	size_t cap = 0;

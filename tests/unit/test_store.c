@@ -939,6 +939,25 @@ static void test_samples(void)
 		}
 		store_sample_of_free(latest, n);
 	}
+	/* a record's worker count is read no further than BERTH_WORKERS_MAX (a store
+	 * restored from elsewhere may say anything) */
+	store_run r5 = r3;
+	r5.info.id = "r5";
+	r5.info.workers = BERTH_WORKERS_MAX + 5;
+	CHECK_INT(store_run_insert(s, &r5, &err), 0);
+	for (int64_t rank = BERTH_WORKERS_MAX - 1; rank <= BERTH_WORKERS_MAX; rank++) {
+		store_sample x = {.rank = rank, .t = 500, .gpu_util = -1, .gpu_mem = -1};
+		CHECK_INT(store_sample_add(s, "r5", &x, &err), 0);
+	}
+	latest = NULL;
+	if (OK(store_sample_latest(s, &latest, &n, &err), err)) {
+		CHECK_INT(n, 3);
+		if (n == 3) {
+			CHECK_STR(latest[2].id, "r5");
+			CHECK_INT(latest[2].x.rank, BERTH_WORKERS_MAX - 1);
+		}
+		store_sample_of_free(latest, n);
+	}
 out:
 	berth_error_free(err);
 	done(s, dir);
