@@ -1043,6 +1043,12 @@ static int save(sup *s)
  * first time), the process, what the preparation noted, Started. A stop asked
  * before this supervisor could hear it is taken now. false when the store
  * cannot be opened: the run cannot be recorded, and is stopped.
+ *
+ * Its commit is not fsynced on its own: the run was made durable as Running
+ * when it was admitted, and a power cut that loses this record leaves what
+ * losing the supervisor leaves (recovery fails the run); the end's commit,
+ * fsynced before the run is said to be done, makes this one durable too. The
+ * run's command, often short, does not wait on the disk to be recorded.
  */
 static bool record_start(sup *s)
 {
@@ -1063,8 +1069,10 @@ static bool record_start(sup *s)
 	berth_buf_printf(&msg, ", attempt %d", r->info.attempts);
 	event(s, "Started", msg.failed ? "" : msg.data);
 	berth_buf_release(&msg);
+	bool deferred = store_defer_sync(s->st, true);
 	if (began && store_commit(s->st, &e))
 		store_rollback(s->st);
+	store_defer_sync(s->st, deferred);
 	berth_error_free(e);
 	if (stop)
 		raise(SIGTERM);
@@ -1453,6 +1461,12 @@ static void finish(sup *s, const char *id)
 			rc = store_commit(s->st, &e);
 		}
 		berth_error_free(e);
+		/* recorded, and durable: the waiter hears it now (one byte), while
+		 * the marker, for the others, is made */
+		if (!rc && s->done_fd >= 0) {
+			ssize_t w = write(s->done_fd, "e", 1);
+			(void)w;
+		}
 		if (!rc)
 			break;
 		store_rollback(s->st);
@@ -1460,6 +1474,15 @@ static void finish(sup *s, const char *id)
 		if (!backend_run_path(reserve, sizeof(reserve), s->home, id, "reserve"))
 			unlink(reserve);
 	}
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: the marker made late (a waiter told by the pipe does not wait for it) */
+	const char *late = getenv("BERTH_TEST_MARKER_DELAY_MS");
+	if (late) {
+		long ms = strtol(late, NULL, 10);
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+#endif
 	local_mark_outcome(s->home, id, &r->info);
 }
 
