@@ -383,10 +383,14 @@ static void close_from(int lo, int keep, bool cloexec)
  * uid 0 the process's own sets too, as a pod's "drop: [ALL]". */
 static int drop_capabilities(bool stays_root)
 {
+	/* each capability the kernel has, until it says EINVAL past its last */
 	if (geteuid() == 0)
-		for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
-			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0))
+		for (int c = 0;; c++)
+			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0)) {
+				if (errno == EINVAL && c > CAP_SETFCAP)
+					break;
 				return -1;
+			}
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (!stays_root)
 		return 0;
@@ -464,7 +468,11 @@ static void run_init(sup *s, const sup_worker *w, int errp, int statp)
 	/* blocked, a signal to pid 1 waits to be taken (unblocked, one with no
 	 * handler would be dropped) */
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	pid_t cmd = fork();
+	/* vfork: the command's child borrows this process's memory until its
+	 * exec (no copy of the supervisor's page tables on the launch's path);
+	 * become_command only makes system calls, into locals of its own, and
+	 * execs or _exits */
+	pid_t cmd = vfork();
 	if (cmd < 0)
 		child_fail(errp, STEP_FORK, errno);
 	if (cmd == 0) {
