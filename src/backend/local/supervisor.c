@@ -1460,6 +1460,7 @@ static void finish(sup *s, const char *id)
 	r->pid = 0;
 	/* the end and its event in one transaction; a full disk does not lose how
 	 * the run ended: its reserve is given back, and the done marker says it */
+	bool recorded = false;
 	for (int i = 0; i < 2 && !sup_store(s); i++) {
 		berth_error *e = NULL;
 		int rc = store_begin(s->st, &e);
@@ -1475,7 +1476,7 @@ static void finish(sup *s, const char *id)
 			ssize_t w = write(s->done_fd, "e", 1);
 			(void)w;
 		}
-		if (!rc)
+		if ((recorded = !rc))
 			break;
 		store_rollback(s->st);
 		char reserve[4096];
@@ -1491,7 +1492,10 @@ static void finish(sup *s, const char *id)
 		nanosleep(&ts, NULL);
 	}
 #endif
-	local_mark_outcome(s->home, id, &r->info);
+	/* recorded, the waiter may have deleted the run already: its directory
+	 * is not made again (a leftover no one removes); else the marker is
+	 * the record of the end, made whatever */
+	local_mark_outcome(s->home, id, &r->info, !recorded);
 }
 
 static void remove_cgroups(sup *s)
