@@ -442,6 +442,33 @@ else
 	fail recover-dead-supervisor "$(field "$id" state)"
 fi
 
+# ---- the command is looked up in the run's own PATH (its envs'), as a container's runtime looks
+# it up, not in berth's: berth started with a PATH without env finds it in the run's; a run's PATH
+# without it does not find it in berth's
+lookup() {
+	cat >"$1.yaml" <<EOF
+function:
+  name: $1
+  image: busybox
+  command: [env]
+tolerations: [{key: dedicated, operator: Equal, value: ml, effect: NoSchedule}]
+envs: [{name: PATH, value: "$2"}]
+EOF
+}
+lookup inpath "/nowhere-$fakeid:/usr/bin:/bin"
+lookup notinpath "/nowhere-$fakeid"
+id=$(PATH=/nowhere-$fakeid "$berth" run inpath.yaml --wait 2>out)
+found=$?
+"$berth" logs "$id" >log 2>>out
+nid=$("$berth" run notinpath.yaml --wait 2>>out)
+if [ "$found" = 0 ] && grep -qx "PATH=/nowhere-$fakeid:/usr/bin:/bin" log &&
+	[ "$(field "$nid" state)" = Failed ] &&
+	[ "$(field "$nid" reason)" = 'cannot run \"env\": No such file or directory' ]; then
+	ok command-in-the-runs-path
+else
+	fail command-in-the-runs-path "with the run's PATH: $(field "$id" state) $(field "$id" reason); without: $(field "$nid" state) $(field "$nid" reason)"
+fi
+
 # ---- berth run --wait: woken by a pipe from its supervisor, which the run never sees ---------------
 # Its supervisor is forked from it (no exec of berth again), or, where it cannot be, spawned as
 # `berth __supervise ID` as a server's is (BERTH_TEST_SPAWN_SUPERVISOR, test builds): both ways,
