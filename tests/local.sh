@@ -450,7 +450,7 @@ lookup() {
 function:
   name: $1
   image: busybox
-  command: [env]
+  command: [${3:-env}]
 tolerations: [{key: dedicated, operator: Equal, value: ml, effect: NoSchedule}]
 envs: [{name: PATH, value: "$2"}]
 EOF
@@ -467,6 +467,15 @@ if [ "$found" = 0 ] && grep -qx "PATH=/nowhere-$fakeid:/usr/bin:/bin" log &&
 	ok command-in-the-runs-path
 else
 	fail command-in-the-runs-path "with the run's PATH: $(field "$id" state) $(field "$id" reason); without: $(field "$nid" state) $(field "$nid" reason)"
+fi
+# a command that is nowhere is not found, also past a directory the run cannot search (pid 1's
+# root: not the run's to look into), where execvp says "Permission denied"
+lookup unsearchable "/proc/1/root/bin:/nowhere-$fakeid" "nothing-$fakeid"
+id=$("$berth" run unsearchable.yaml --wait 2>out)
+if [ "$(field "$id" reason)" = "cannot run \\\"nothing-$fakeid\\\": No such file or directory" ]; then
+	ok command-nowhere-is-not-found
+else
+	fail command-nowhere-is-not-found "$(field "$id" state): $(field "$id" reason)"
 fi
 
 # ---- berth run --wait: woken by a pipe from its supervisor, which the run never sees ---------------

@@ -406,7 +406,10 @@ static int drop_capabilities(bool stays_root)
  * empty one: the work dir; no PATH: execvp's /bin:/usr/bin), and execvpe on
  * the path found runs a file that is no program (ENOEXEC) with /bin/sh.
  * Stack memory and system calls only (a vfork child). Returns, with errno,
- * when nothing ran: EACCES when a file found was refused, as execvp says. */
+ * when nothing ran: EACCES when a file there was refused (not executable, a
+ * noexec mount); a directory the run's user cannot search holds nothing it
+ * can run (execvp would say EACCES for a command that is nowhere, as with
+ * the caller's /root/bin in PATH; a container's runtime says not found). */
 static void exec_in_run_path(char *const argv[], char *const envp[])
 {
 	const char *file = argv[0], *path = "/bin:/usr/bin";
@@ -427,9 +430,10 @@ static void exec_in_run_path(char *const argv[], char *const envp[])
 			memcpy(full, end > p ? p : ".", dlen);
 			full[dlen] = '/';
 			memcpy(full + dlen + 1, file, flen + 1);
+			struct stat st;
 			execvpe(full, argv, envp);
 			if (errno == EACCES)
-				refused = true;
+				refused |= stat(full, &st) == 0;
 			else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE && errno != ENODEV &&
 				 errno != ETIMEDOUT)
 				return; /* found, and it cannot run (E2BIG, ENOMEM, ...) */
