@@ -483,16 +483,22 @@ struct pass {
 };
 
 /* One libfyaml parser (and its diagnostics) for a whole input: a pass over
- * it, or over each JSON value of a stream of them, resets the parser rather
- * than making another (making and destroying one costs more than parsing a
- * spec). libfyaml 0.7.12 resets a parser only at the end of a stream (in
+ * it, or over each JSON value of a stream of them, takes the same parser
+ * rather than making another (making and destroying one costs more than
+ * parsing a spec). A parser reads the inputs it is given one after the
+ * other, each its own stream: one whose last stream ended cleanly (no
+ * error) takes the next input as it is, as one given several files does;
+ * resetting it would build its document state a second time (default tags
+ * made with snprintf, each in a malloc'd input), which the stream's start
+ * builds anyway: 11,000 instructions a JSON value. After a stream error it
+ * is reset. libfyaml 0.7.12 resets a parser only at the end of a stream (in
  * the middle of one it refuses, or frees twice): a pass that stops before
  * the end leaves it dirty, and the next pass makes a new one. */
 struct reader {
 	struct fy_diag *diag;
 	struct fy_parser *fyp;
 	int json;
-	int used;  /* a pass ran: reset before the next */
+	int used;  /* a pass ran and did not end its stream cleanly: reset before the next */
 	int dirty; /* a pass stopped before the stream's end: make a new one */
 };
 
@@ -535,7 +541,7 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 		      struct pass *ps)
 {
 	struct fy_parser *fyp;
-	struct fy_event *e;
+	struct fy_event *e = NULL;
 	int ret = 0;
 
 	if (r->dirty) {
@@ -578,9 +584,13 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 				fy_parser_event_free(fyp, e);
 			if (!ps->framed || fy_parser_get_stream_error(fyp))
 				r->dirty = 1;
+			else
+				r->used = 0; /* its stream ended cleanly */
 			return b->failed ? -BERTH_ESYNTAX : 0;
 		}
 	}
+	if (!e && !b->failed && !fy_parser_get_stream_error(fyp))
+		r->used = 0; /* its stream ended cleanly */
 	if (fy_parser_get_stream_error(fyp)) {
 		void *it = NULL;
 		struct fy_diag_error *de;
