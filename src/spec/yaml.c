@@ -480,7 +480,11 @@ struct pass {
 	berth_pos comma_pos;
 	size_t consumed;    /* JSON: bytes of input used by the documents read */
 	int framed;         /* JSON: the input is one value, cut by json_value_end */
+	int guess;          /* JSON: the input is the rest of the value's line (parse_json) */
 };
+
+/* parse_pass: a guessed cut was wrong (the value is not all of its line) */
+#define CUT_WRONG 1
 
 /* One libfyaml parser (and its diagnostics) for a whole input: a pass over
  * it, or over each JSON value of a stream of them, takes the same parser
@@ -569,12 +573,24 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 			const struct fy_mark *m = fy_event_end_mark(e);
 			if (m)
 				ps->consumed = m->input_pos;
+			/* a guessed cut holds if the value closes with nothing but
+			 * blanks after it on its line (parse_json says why) */
+			if (ps->guess && b->nframes == 1 && e->type != FYET_SCALAR) {
+				size_t i = ps->consumed;
+				while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r'))
+					i++;
+				if (!m || i < len) {
+					fy_parser_event_free(fyp, e);
+					r->dirty = 1;
+					return CUT_WRONG;
+				}
+			}
 		}
 		ret = on_event(b, e);
 		fy_parser_event_free(fyp, e);
 		if (ret < 0) {
 			r->dirty = 1;
-			return ret;
+			return ps->guess ? CUT_WRONG : ret;
 		}
 		/* JSON: stop after each top-level value; the caller goes on. A
 		 * value cut from the stream is all of this pass's input: what
@@ -588,6 +604,11 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 				r->used = 0; /* its stream ended cleanly */
 			return b->failed ? -BERTH_ESYNTAX : 0;
 		}
+	}
+	if (ps->guess) {
+		/* the line ended before the value did, or is not JSON */
+		r->dirty = 1;
+		return CUT_WRONG;
 	}
 	if (!e && !b->failed && !fy_parser_get_stream_error(fyp))
 		r->used = 0; /* its stream ended cleanly */
@@ -696,12 +717,57 @@ static uint32_t columns(const char *s, size_t from, size_t to)
 	return n;
 }
 
+/*
+ * A guessed cut: most JSON streams are one value a line, so a value is first
+ * given to libfyaml as the rest of its line, found by memchr, rather than
+ * cut by json_value_end, which looks at every byte (3,500 instructions a
+ * spec). The guess holds, and gives the events json_value_end's cut gives,
+ * when libfyaml reads an object or an array there that closes with nothing
+ * but blanks after it on the line: in JSON mode libfyaml takes only JSON's
+ * tokens inside a collection (double-quoted strings on one line, with JSON's
+ * escapes; numbers, true, false and null; brackets, commas and colons) and a
+ * comment only to the end of a line, which would leave the value open; so
+ * its brackets and strings are those json_value_end counts, and the cut is
+ * the same but for the blanks, which libfyaml reads as the stream's end.
+ * Anything else (the line ends before the value, an error, a cap, something
+ * after the value on its line) undoes what the pass built, with its
+ * problems, before a document was handed over, and the value is read again
+ * cut by json_value_end, as is the rest of the input.
+ */
+static int guess_pass(struct builder *b, struct reader *r, const char *data, size_t len,
+		      struct pass *ps)
+{
+	berth_error *problems = NULL, **err = b->err;
+	berth_arena_mark mark = berth_arena_save(b->arena);
+	size_t nodes = b->nodes, text = b->text, ndocs = b->ndocs;
+	berth_arena_mark doc_mark = b->doc_mark;
+	b->err = &problems;
+	int ret = parse_pass(b, r, data, len, ps);
+	b->err = err;
+	if (ret != CUT_WRONG) {
+		berth_error_move(err, problems); /* none but out of memory */
+		return ret;
+	}
+	berth_error_free(problems);
+	b->nodes = nodes;
+	b->text = text;
+	b->ndocs = ndocs;
+	b->nframes = b->nkids = 0;
+	b->anchors = NULL;
+	b->nanchors = 0;
+	b->failed = 0;
+	b->doc_mark = doc_mark;
+	berth_arena_release(b->arena, mark);
+	return CUT_WRONG;
+}
+
 static int parse_json(struct builder *b, struct reader *r, const char *data, size_t len)
 {
 	/* where each value starts: its line, and the start of that line (its
 	 * column is counted only when it does not start the line) */
 	uint32_t line = 0;
 	size_t line_start = 0, at = 0;
+	int guess = 1; /* until a guessed cut was wrong */
 	for (;;) {
 		for (; at < len && (data[at] == ' ' || data[at] == '\t' || data[at] == '\n' ||
 				    data[at] == '\r'); at++)
@@ -709,12 +775,23 @@ static int parse_json(struct builder *b, struct reader *r, const char *data, siz
 				line++, line_start = at + 1;
 		if (at >= len)
 			break;
-		size_t end = json_value_end(data, at, len);
-		struct pass ps = {1, SIZE_MAX, {0, 0}, 0, end != len};
 		size_t before = b->ndocs;
+		int ret = CUT_WRONG;
+		struct pass ps = {1, SIZE_MAX, {0, 0}, 0, 0, 0};
 		b->line0 = line;
 		b->col0 = columns(data, line_start, at);
-		int ret = parse_pass(b, r, data + at, end - at, &ps);
+		if (guess && (data[at] == '{' || data[at] == '[')) {
+			const char *nl = memchr(data + at, '\n', len - at);
+			size_t end = nl ? (size_t)(nl - data) : len;
+			ps.guess = ps.framed = 1;
+			ret = guess_pass(b, r, data + at, end - at, &ps);
+			guess = ret != CUT_WRONG;
+		}
+		if (ret == CUT_WRONG) {
+			size_t end = json_value_end(data, at, len);
+			ps = (struct pass){1, SIZE_MAX, {0, 0}, 0, end != len, 0};
+			ret = parse_pass(b, r, data + at, end - at, &ps);
+		}
 		if (ret < 0)
 			return ret;
 		if (b->ndocs == before || ps.consumed == 0)
@@ -866,7 +943,7 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 		ret = parse_json(&b, &r, data, len);
 	} else {
 		for (;;) {
-			struct pass ps = {0, SIZE_MAX, {0, 0}, 0, 0};
+			struct pass ps = {0, SIZE_MAX, {0, 0}, 0, 0, 0};
 			ret = parse_pass(&b, &r, text, len, &ps);
 			if (ret == 0 || ps.comma == SIZE_MAX)
 				break;
