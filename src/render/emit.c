@@ -592,11 +592,20 @@ static void put_yaml_str(wr *w, const char *s)
 	if (!ro)
 		ro = rodata();
 	if (rodata_has(ro, s)) {
-		struct known *k = &known[((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
+		/* two places a string may be kept (a few hundred strings in 1,024
+		 * places: one place each had some of them take each other's) */
+		size_t i = ((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 54;
+		struct known *k = &known[i];
 		if (k->s != s) {
-			k->plain = (uint32_t)plain_len(s, &len);
-			k->len = (uint32_t)len;
-			k->s = s;
+			struct known *o = &known[i ^ 1];
+			if (o->s == s) {
+				k = o;
+			} else {
+				*o = *k; /* the older one moves to the other place */
+				k->plain = (uint32_t)plain_len(s, &len);
+				k->len = (uint32_t)len;
+				k->s = s;
+			}
 		}
 		if (k->plain)
 			put(w, s, k->len);
