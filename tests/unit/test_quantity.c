@@ -4,6 +4,7 @@
  * Every input is copied into a buffer of exactly its length, so that ASan
  * catches any read past len.
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1023,7 +1024,41 @@ static void test_decimal(void)
 	}
 }
 
+/* A quantity printed again is printed the same, whatever came between: the
+ * forms a thread printed last are kept by the whole value (units, nanos,
+ * format), so values that share units or fall on one place are not mixed. */
+static void test_format_again(void)
+{
+	static const struct {
+		berth_quantity q;
+		const char *want;
+	} v[] = {
+		{{1024, 0, BERTH_QUANTITY_BINARY_SI}, "1Ki"},
+		{{1024, 0, BERTH_QUANTITY_DECIMAL_SI}, "1024"},
+		{{1024, 0, BERTH_QUANTITY_DECIMAL_EXP}, "1024"},
+		{{1024, 5, BERTH_QUANTITY_DECIMAL_SI}, "1024000000005n"},
+		{{-1024, 0, BERTH_QUANTITY_BINARY_SI}, "-1Ki"},
+		{{0, 500000000, BERTH_QUANTITY_DECIMAL_SI}, "500m"},
+		{{1000000, 0, BERTH_QUANTITY_DECIMAL_EXP}, "1e6"},
+		{{0, 0, BERTH_QUANTITY_BINARY_SI}, "0"},
+	};
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(v); i++)
+			CHECK_STR(fmt(&v[round == 1 ? BERTH_ARRAY_SIZE(v) - 1 - i : i].q),
+				  v[round == 1 ? BERTH_ARRAY_SIZE(v) - 1 - i : i].want);
+		/* many other values between the rounds: each place taken many times */
+		for (int64_t u = 1; u <= 600; u++) {
+			berth_quantity q = {u * 1024 * 1024, 0, BERTH_QUANTITY_BINARY_SI};
+			char want[32];
+			snprintf(want, sizeof(want), "%" PRId64 "Mi", u);
+			if (u % 1024 != 0)
+				CHECK_STR(fmt(&q), want);
+		}
+	}
+}
+
 T_MAIN(T(test_canonical), T(test_binary_readback), T(test_values), T(test_reject), T(test_message_truncation), T(test_long_inputs),
        T(test_not_terminated), T(test_message_buffer), T(test_error_object), T(test_cmp),
        T(test_sign_integer), T(test_add), T(test_mul), T(test_ceil), T(test_milli_value),
-       T(test_from_int), T(test_format_buffer), T(test_format_size), T(test_format_cpu), T(test_decimal))
+       T(test_from_int), T(test_format_buffer), T(test_format_size), T(test_format_cpu), T(test_decimal),
+       T(test_format_again))
