@@ -237,8 +237,8 @@ static int tag_is(const char *t, size_t n, const char *shortname)
 
 /* Adds a finished node: to its parent's children, or as the document root.
  * text and height are those of n, aliases expanded, for an anchor. */
-static int emit(struct builder *b, const berth_node *n, const char *anchor, size_t anchor_len,
-		size_t text, unsigned height)
+static int emit_slow(struct builder *b, const berth_node *n, const char *anchor, size_t anchor_len,
+		     size_t text, unsigned height)
 {
 	if (anchor) {
 		if (b->nanchors >= BERTH_YAML_MAX_ANCHORS)
@@ -270,6 +270,17 @@ static int emit(struct builder *b, const berth_node *n, const char *anchor, size
 	}
 	if (grow((void **)&b->kids, &b->kids_cap, b->nkids + 1, sizeof(*b->kids)))
 		return nomem(b);
+	b->kids[b->nkids++] = n;
+	return 0;
+}
+
+/* The same, inline for the most nodes: no anchor, a child of an open
+ * collection whose stack has room. */
+static inline int emit(struct builder *b, const berth_node *n, const char *anchor,
+		       size_t anchor_len, size_t text, unsigned height)
+{
+	if (anchor || b->nframes == 0 || b->nkids >= b->kids_cap)
+		return emit_slow(b, n, anchor, anchor_len, text, height);
 	b->kids[b->nkids++] = n;
 	return 0;
 }
