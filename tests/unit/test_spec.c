@@ -1130,6 +1130,23 @@ static void test_duplicate_key(void)
 	check_problem(err, 0, BERTH_EDUPLICATE, BERTH_ERROR, 3, 1, "timeout",
 		      "key \"timeout\" given twice (first at line 1)");
 	berth_error_free(err);
+
+	/* a map of more keys, looked at by their lengths and ends first: a
+	 * repeat is found wherever it is, an unknown key's too, and keys that
+	 * share a length and ends are not taken for one */
+	err = must_fail("action: job\nname: a\nretries: 2\ntimeout: 1\nprofile: p\nreplicas: 1\n"
+			"timeout: 3\nargs: [a]\nfoo_bar: 1\nfoo_bar: 2\n",
+			BERTH_EDUPLICATE);
+	CHECK_INT(berth_error_errors(err), 4);
+	check_problem(err, 0, BERTH_EDUPLICATE, BERTH_ERROR, 7, 1, "timeout",
+		      "key \"timeout\" given twice (first at line 4)");
+	check_problem(err, 2, BERTH_EDUPLICATE, BERTH_ERROR, 10, 1, "foo_bar",
+		      "key \"foo_bar\" given twice (first at line 9)");
+	berth_error_free(err);
+	berth_spec_set *set = must("action: job\nname: a\nretries: 2\ntimeout: 1\nprofile: p\n"
+				   "replicas: 1\nargs: [b]\n"
+				   "labels: {a: b, b: c, c: d, d: e, e: f, ab: x, ba: y}\n");
+	berth_spec_set_free(set);
 }
 
 static void test_warning_trailing_comma(void)
