@@ -523,6 +523,38 @@ else
 	fail spawner-slower-than-the-run "with --wait $(field "$w" state): $(field "$w" reason); without $(field "$nw" state): $(field "$nw" reason)"
 fi
 
+# ---- a launch's WAL fsyncs: the submission's and the end's; the start's record (its supervisor,
+# Started) is not fsynced on its own: the end's commit makes it durable too (test builds log
+# each WAL fsync: BERTH_TEST_FSYNC_LOG)
+"$berth" run quick.yaml --wait >/dev/null 2>&1 # the WAL's entries fsynced and marked already
+: >fsyncs
+id=$(BERTH_TEST_FSYNC_LOG=$tmp/fsyncs "$berth" run quick.yaml --wait 2>out)
+if [ "$(field "$id" state)" = Succeeded ] && [ "$(wc -l <fsyncs)" = 2 ] &&
+	"$berth" events "$id" 2>/dev/null | grep -q Started; then
+	ok launch-two-wal-fsyncs
+else
+	fail launch-two-wal-fsyncs "$(wc -l <fsyncs) WAL fsyncs (by pid: $(sort fsyncs | uniq -c | tr '\n' ' ')), state $(field "$id" state)"
+fi
+
+# ---- berth run --wait ends once its supervisor says the end is recorded (a byte on the pipe),
+# not when the done marker, made for the other waiters, is there (made 0.8 s late here: before
+# the waiter's next look at the store, 1 s after its last, which would find the end too)
+for how in forked exec; do
+	[ "$how" = exec ] && export BERTH_TEST_SPAWN_SUPERVISOR=1
+	id=$(BERTH_TEST_MARKER_DELAY_MS=800 timeout 20 "$berth" run quick.yaml --wait 2>out)
+	status=$?
+	marked=no
+	[ -e "$BERTH_HOME/runs/$id/done" ] && marked=yes
+	for _ in $(seq 100); do [ -e "$BERTH_HOME/runs/$id/done" ] && break; sleep 0.1; done
+	if [ "$status" = 0 ] && [ "$marked" = no ] && [ "$(field "$id" state)" = Succeeded ] &&
+		[ -e "$BERTH_HOME/runs/$id/done" ]; then
+		ok "wait-ends-before-the-marker-$how"
+	else
+		fail "wait-ends-before-the-marker-$how" "status $status, marker there when berth run ended: $marked, state $(field "$id" state)"
+	fi
+	unset BERTH_TEST_SPAWN_SUPERVISOR
+done
+
 # ---- no writable cgroup: rlimits, said so -----------------------------------------------------------
 spec rl 'tail /dev/zero' 'resources: {mem: {requests: 32Mi, limits: 32Mi}}'
 id=$(BERTH_CGROUP_ROOT=$tmp/none "$berth" run rl.yaml --wait 2>out)

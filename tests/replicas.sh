@@ -82,6 +82,7 @@ for _ in $(seq 300); do # its next pass (5 s) takes the lead: 30 s at most
 	grep -q 'this server leads the reconciling' "$slog" && { led=1; break; }
 	sleep 0.1
 done
+busy=$(url=$surl wait_idle)
 post_json() { curl -s -X POST -H 'Content-Type: application/json' --data-binary "$1" "$url/api/v1/runs" | json 'd["id"]'; }
 hold=$(post_json '{"function": {"name": "hold", "command": ["sleep", "'"$nap"'"]}, "resources": {"cpu": "2"}}')
 nxt=$(post_json '{"function": {"name": "next", "command": ["true"]}, "resources": {"cpu": "1"}}')
@@ -101,7 +102,7 @@ if [ -n "$led" ] && [ "$queued" = Pending ] && [ "$h" = Failed ] && echo "$why" 
 	[ "$s" = Succeeded ]; then
 	ok survivor-leads-and-reconciles
 else
-	fail survivor-leads-and-reconciles "lead taken: '${led:-no}'; the held run $h ($why); the queued one: $queued, then $s"
+	fail survivor-leads-and-reconciles "lead taken: '${led:-no}'; the held run $h ($why); the queued one: $queued, then $s; not final before: ${busy:-none}"
 fi
 for spid in "$pid1" "$pid2"; do stop_server; done
 if grep -qi "sanitizer\|runtime error" "$tmp"/serve.*.log; then

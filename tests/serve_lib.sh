@@ -111,6 +111,19 @@ wait_final() {
 	done
 	echo "$s"
 }
+# wait_idle: until no run is Pending or Running (a run admitted by a server killed before it
+# recorded its supervisor holds what it asked for until recovery takes it: 30 s); prints
+# what is still not final after 45 s
+wait_idle() {
+	local left=
+	for _ in $(seq 450); do
+		call GET '/api/v1/runs?limit=1000' >/dev/null
+		left=$(json '"; ".join("%s %s %s" % (r["id"], r["name"], r["state"]) for r in d["items"] if r["state"] in ("Pending", "Running"))' <"$tmp/body" 2>/dev/null)
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	echo "$left"
+}
 count_final() {
 	local id s
 	missing=0 unfinished=0

@@ -1448,6 +1448,7 @@ stop_server
 # nothing else writing to the store (the pass over the queue is skipped only while nothing
 # can start: no more free capacity than at its last pass, and no other writer since)
 start --insecure-local
+busy=$(wait_idle)
 post_json() { curl -s -X POST -H 'Content-Type: application/json' --data-binary "$1" "$url/api/v1/runs" | json 'd["id"]'; }
 hold=$(post_json '{"function": {"name": "hold", "command": ["sleep", "'"${nap}2"'"]}, "resources": {"cpu": "2"}}')
 nxt=$(post_json '{"function": {"name": "next", "command": ["true"]}, "resources": {"cpu": "1"}}')
@@ -1467,7 +1468,7 @@ h=$(json 'd["state"]' <"$tmp/body" 2>/dev/null)
 if [ "$queued" = Pending ] && [ "$s" = Succeeded ] && [ "$h" = Failed ]; then
 	ok queue-started-by-the-server-after-a-dead-supervisor
 else
-	fail queue-started-by-the-server-after-a-dead-supervisor "queued run: $queued, then $s after 15 s; the held run: $h"
+	fail queue-started-by-the-server-after-a-dead-supervisor "queued run: $queued, then $s after 15 s; the held run: $h; not final before: ${busy:-none}"
 fi
 stop_server
 # ---- durable answers, a power cut's stand-in: BERTH_FAULT kills the server (SIGKILL) just

@@ -677,8 +677,9 @@ static struct local_waiter *waiter_of(berth_backend *b, const char *id)
 	return NULL;
 }
 
-/* Up to ms for what the pipe from w's supervisor says: 1 when it closed,
- * 0 when it said the run started (w->started), or nothing. */
+/* Up to ms for what the pipe from w's supervisor says: 2 when it said the
+ * run's end is recorded ("e"), 1 when it closed, 0 when it said the run
+ * started ("s": w->started), or nothing. */
 static int waiter_hears(struct local_waiter *w, int ms)
 {
 	struct pollfd p = {w->fd, POLLIN, 0};
@@ -690,7 +691,7 @@ static int waiter_hears(struct local_waiter *w, int ms)
 		;
 	if (n > 0) {
 		w->started = true;
-		return 0;
+		return memchr(said, 'e', (size_t)n) ? 2 : 0;
 	}
 	return n == 0 || errno != EAGAIN;
 }
@@ -719,13 +720,15 @@ static int local_wait_done(berth_backend *b, const char *id, int ms)
 	if (!w)
 		return -1;
 	if (w->fd >= 0) {
-		if (!waiter_hears(w, ms))
+		int heard = waiter_hears(w, ms);
+		if (!heard)
 			return 0;
-		/* the supervisor closed its end: done, or it died */
+		/* the supervisor recorded the end, or closed its end: done, or it died */
 		close(w->fd);
 		w->fd = -1;
 		char done[4096];
-		if (backend_run_path(done, sizeof(done), b->home, id, "done") || access(done, F_OK) == 0) {
+		if (heard == 2 || backend_run_path(done, sizeof(done), b->home, id, "done") ||
+		    access(done, F_OK) == 0) {
 			w->done = true;
 			reap_done(b);
 			return 1;

@@ -383,10 +383,14 @@ static void close_from(int lo, int keep, bool cloexec)
  * uid 0 the process's own sets too, as a pod's "drop: [ALL]". */
 static int drop_capabilities(bool stays_root)
 {
+	/* each capability the kernel has, until it says EINVAL past its last */
 	if (geteuid() == 0)
-		for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
-			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0))
+		for (int c = 0;; c++)
+			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0)) {
+				if (errno == EINVAL && c > CAP_SETFCAP)
+					break;
 				return -1;
+			}
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (!stays_root)
 		return 0;
@@ -464,7 +468,11 @@ static void run_init(sup *s, const sup_worker *w, int errp, int statp)
 	/* blocked, a signal to pid 1 waits to be taken (unblocked, one with no
 	 * handler would be dropped) */
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	pid_t cmd = fork();
+	/* vfork: the command's child borrows this process's memory until its
+	 * exec (no copy of the supervisor's page tables on the launch's path);
+	 * become_command only makes system calls, into locals of its own, and
+	 * execs or _exits */
+	pid_t cmd = vfork();
 	if (cmd < 0)
 		child_fail(errp, STEP_FORK, errno);
 	if (cmd == 0) {
@@ -1043,6 +1051,12 @@ static int save(sup *s)
  * first time), the process, what the preparation noted, Started. A stop asked
  * before this supervisor could hear it is taken now. false when the store
  * cannot be opened: the run cannot be recorded, and is stopped.
+ *
+ * Its commit is not fsynced on its own: the run was made durable as Running
+ * when it was admitted, and a power cut that loses this record leaves what
+ * losing the supervisor leaves (recovery fails the run); the end's commit,
+ * fsynced before the run is said to be done, makes this one durable too. The
+ * run's command, often short, does not wait on the disk to be recorded.
  */
 static bool record_start(sup *s)
 {
@@ -1063,8 +1077,10 @@ static bool record_start(sup *s)
 	berth_buf_printf(&msg, ", attempt %d", r->info.attempts);
 	event(s, "Started", msg.failed ? "" : msg.data);
 	berth_buf_release(&msg);
+	bool deferred = store_defer_sync(s->st, true);
 	if (began && store_commit(s->st, &e))
 		store_rollback(s->st);
+	store_defer_sync(s->st, deferred);
 	berth_error_free(e);
 	if (stop)
 		raise(SIGTERM);
@@ -1453,6 +1469,12 @@ static void finish(sup *s, const char *id)
 			rc = store_commit(s->st, &e);
 		}
 		berth_error_free(e);
+		/* recorded, and durable: the waiter hears it now (one byte), while
+		 * the marker, for the others, is made */
+		if (!rc && s->done_fd >= 0) {
+			ssize_t w = write(s->done_fd, "e", 1);
+			(void)w;
+		}
 		if (!rc)
 			break;
 		store_rollback(s->st);
@@ -1460,6 +1482,15 @@ static void finish(sup *s, const char *id)
 		if (!backend_run_path(reserve, sizeof(reserve), s->home, id, "reserve"))
 			unlink(reserve);
 	}
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: the marker made late (a waiter told by the pipe does not wait for it) */
+	const char *late = getenv("BERTH_TEST_MARKER_DELAY_MS");
+	if (late) {
+		long ms = strtol(late, NULL, 10);
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+#endif
 	local_mark_outcome(s->home, id, &r->info);
 }
 
