@@ -111,7 +111,8 @@ void *berth_arena_alloc_chunk(berth_arena *a, size_t n)
 	return p;
 }
 
-char *berth_arena_strndup(berth_arena *a, const char *s, size_t n)
+/* berth_arena_strndup's slow path: what does not fit in the head chunk */
+char *berth_arena_strndup_chunk(berth_arena *a, const char *s, size_t n)
 {
 	/* every byte is written: no zeroing */
 	char *d = n == SIZE_MAX ? NULL : alloc_raw(a, n + 1);

@@ -36,8 +36,24 @@ static inline void *berth_arena_alloc(berth_arena *a, size_t n)
 	}
 	return berth_arena_alloc_chunk(a, n);
 }
-char *berth_arena_strndup(berth_arena *a, const char *s, size_t n);
+char *berth_arena_strndup_chunk(berth_arena *a, const char *s, size_t n);
 char *berth_arena_strdup(berth_arena *a, const char *s);
+
+/* s's first n bytes and a NUL; NULL on allocation failure. Inline where they
+ * fit: the reader copies every scalar of a spec. */
+static inline char *berth_arena_strndup(berth_arena *a, const char *s, size_t n)
+{
+	struct berth_arena_window *w = (struct berth_arena_window *)(void *)a;
+	size_t r = (n + 16) & ~(size_t)15; /* n + 1 rounded up; n < SIZE_MAX - 15 */
+	if (n < SIZE_MAX - 15 && (uintptr_t)w->end - (uintptr_t)w->p >= r) {
+		char *d = (char *)w->p;
+		w->p += r;
+		memcpy(d, s, n);
+		d[n] = '\0';
+		return d;
+	}
+	return berth_arena_strndup_chunk(a, s, n);
+}
 
 /* A point in an arena's life: berth_arena_release frees what was allocated
  * after it (a stream's document, once it has been used), so that the next

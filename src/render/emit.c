@@ -586,14 +586,22 @@ static _Thread_local const rodata_range *ro; /* rodata(), asked once a thread */
 
 /* A string in YAML: plain when no reader could take it for another type,
  * else double-quoted (JSON escapes, which YAML reads the same way). */
-static void put_yaml_str(wr *w, const char *s)
+static void put_yaml_str_slow(wr *w, const char *s)
 {
 	size_t len;
 	if (!ro)
 		ro = rodata();
 	if (rodata_has(ro, s)) {
-		struct known *k = &known[((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
-		if (k->s != s) {
+		/* two places a string may be kept (a few hundred strings in 1,024
+		 * places: one place each had some of them take each other's) */
+		size_t i = ((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 54;
+		struct known *k = &known[i], *o = &known[i ^ 1];
+		if (k->s == s) {
+			/* found: a string written quoted */
+		} else if (o->s == s) {
+			k = o;
+		} else {
+			*o = *k; /* the older one moves to the other place */
 			k->plain = (uint32_t)plain_len(s, &len);
 			k->len = (uint32_t)len;
 			k->s = s;
@@ -608,6 +616,19 @@ static void put_yaml_str(wr *w, const char *s)
 		put(w, s, len);
 	else
 		put_quoted(w, s);
+}
+
+/* The same, a plain program string found in its first place written here
+ * (only program strings are kept there): most strings a tree holds are
+ * (every key of berth's objects, their fixed values), and the call above
+ * would cost about as much as writing one. */
+static inline void put_yaml_str(wr *w, const char *s)
+{
+	const struct known *k = &known[((uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15)) >> 54];
+	if (k->s == s && k->plain)
+		put(w, s, k->len);
+	else
+		put_yaml_str_slow(w, s);
 }
 
 static void put_scalar(wr *w, const onode *n, int json)

@@ -375,6 +375,22 @@ void check_duplicate_keys(dctx *c, const berth_node *n)
 {
 	if (n->len < 2)
 		return;
+	/* most maps have no repeat: a key's length and first and last bytes,
+	 * one bit of 256 for each key, say so unless two keys share a bit */
+	if (n->len > 4 && n->len <= 32) {
+		uint64_t bits[4] = {0, 0, 0, 0};
+		bool shared = false;
+		for (size_t i = 0; i < n->len && !shared; i++) {
+			const berth_node *k = n->u.pairs[i].key;
+			unsigned h = (unsigned)(k->len * 31 + (unsigned char)k->u.text[0] * 7 +
+						(k->len ? (unsigned char)k->u.text[k->len - 1] : 0)) & 255;
+			uint64_t bit = (uint64_t)1 << (h & 63);
+			shared = (bits[h >> 6] & bit) != 0;
+			bits[h >> 6] |= bit;
+		}
+		if (!shared)
+			return;
+	}
 	/* most maps are small: look for a repeat at once, and sort only then */
 	if (n->len <= 32) {
 		bool repeated = false;

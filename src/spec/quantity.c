@@ -369,6 +369,17 @@ static int parse(berth_quantity *out, const char *s, size_t len, bool *neg, char
 	return 0;
 }
 
+/* The quantities a thread read last, by their text (the short ones): a
+ * spec's few quantities ("500m", "4Gi") are mostly the same as the last
+ * spec's, and reading one costs more than finding it. Only what was read
+ * without a problem is kept. */
+struct read_text {
+	uint8_t len; /* 0: an empty place (the empty text is no quantity) */
+	char text[23];
+	berth_quantity q;
+};
+static _Thread_local struct read_text read_texts[32];
+
 int berth_quantity_parse_message(berth_quantity *out, const char *s, size_t len,
 				 char *msg, size_t msglen)
 {
@@ -379,8 +390,25 @@ int berth_quantity_parse_message(berth_quantity *out, const char *s, size_t len,
 
 	if (!s)
 		len = 0;
+	struct read_text *r = NULL;
+	if (len > 0 && len <= sizeof(r->text)) {
+		uint64_t h = (uint64_t)len * 31 + (unsigned char)s[0] * 7 + (unsigned char)s[len - 1];
+		h = (h ^ (unsigned char)s[len / 2] << 16) * UINT64_C(0x9E3779B97F4A7C15);
+		r = &read_texts[h >> 59];
+		if (r->len == len && memcmp(r->text, s, len) == 0) {
+			*out = r->q;
+			if (msg && msglen)
+				msg[0] = '\0';
+			return 0;
+		}
+	}
 	ret = parse(&tmp, s, len, &neg, reason, sizeof(reason));
 	if (ret == 0) {
+		if (r) {
+			r->len = (uint8_t)len;
+			memcpy(r->text, s, len);
+			r->q = tmp;
+		}
 		*out = tmp;
 		if (msg && msglen)
 			msg[0] = '\0';
@@ -491,10 +519,38 @@ static size_t canonical(const berth_quantity *q, char *p)
 	return n + (size_t)snprintf(p + n, 16, "e%d", exp);
 }
 
+/* What canonical() wrote for the last quantities it was given, in a small
+ * table a thread (the server renders on several): a run's objects print the
+ * same few quantities (its cpu, memory, GPUs) several times each, and each
+ * costs 128-bit divisions. A place is kept by the whole of the value. */
+struct formatted {
+	int64_t units;
+	int32_t nanos;
+	uint8_t format, len; /* len 0: an empty place (no form is empty) */
+	char text[BERTH_QUANTITY_STR_MAX];
+};
+static _Thread_local struct formatted formatted[32];
+
 size_t berth_quantity_format(const berth_quantity *q, char *buf, size_t len)
 {
 	char tmp[64];
-	size_t n = canonical(q, tmp);
+	size_t n;
+	uint64_t h = ((uint64_t)q->units ^ (uint64_t)(uint32_t)q->nanos << 20 ^ (uint64_t)q->format << 40) *
+		     UINT64_C(0x9E3779B97F4A7C15);
+	struct formatted *f = &formatted[h >> 59];
+	if (f->len && f->units == q->units && f->nanos == q->nanos && f->format == (unsigned)q->format) {
+		n = f->len;
+		memcpy(tmp, f->text, n + 1);
+	} else {
+		n = canonical(q, tmp);
+		if (n > 0 && n < sizeof(f->text) && (unsigned)q->format <= UINT8_MAX) {
+			f->units = q->units;
+			f->nanos = q->nanos;
+			f->format = (uint8_t)q->format;
+			f->len = (uint8_t)n;
+			memcpy(f->text, tmp, n + 1);
+		}
+	}
 
 	if (buf && len) {
 		size_t c = n < len ? n : len - 1;

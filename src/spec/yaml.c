@@ -237,8 +237,8 @@ static int tag_is(const char *t, size_t n, const char *shortname)
 
 /* Adds a finished node: to its parent's children, or as the document root.
  * text and height are those of n, aliases expanded, for an anchor. */
-static int emit(struct builder *b, const berth_node *n, const char *anchor, size_t anchor_len,
-		size_t text, unsigned height)
+static int emit_slow(struct builder *b, const berth_node *n, const char *anchor, size_t anchor_len,
+		     size_t text, unsigned height)
 {
 	if (anchor) {
 		if (b->nanchors >= BERTH_YAML_MAX_ANCHORS)
@@ -270,6 +270,17 @@ static int emit(struct builder *b, const berth_node *n, const char *anchor, size
 	}
 	if (grow((void **)&b->kids, &b->kids_cap, b->nkids + 1, sizeof(*b->kids)))
 		return nomem(b);
+	b->kids[b->nkids++] = n;
+	return 0;
+}
+
+/* The same, inline for the most nodes: no anchor, a child of an open
+ * collection whose stack has room. */
+static inline int emit(struct builder *b, const berth_node *n, const char *anchor,
+		       size_t anchor_len, size_t text, unsigned height)
+{
+	if (anchor || b->nframes == 0 || b->nkids >= b->kids_cap)
+		return emit_slow(b, n, anchor, anchor_len, text, height);
 	b->kids[b->nkids++] = n;
 	return 0;
 }
@@ -480,19 +491,29 @@ struct pass {
 	berth_pos comma_pos;
 	size_t consumed;    /* JSON: bytes of input used by the documents read */
 	int framed;         /* JSON: the input is one value, cut by json_value_end */
+	int guess;          /* JSON: the input is the rest of the value's line (parse_json) */
 };
 
+/* parse_pass: a guessed cut was wrong (the value is not all of its line) */
+#define CUT_WRONG 1
+
 /* One libfyaml parser (and its diagnostics) for a whole input: a pass over
- * it, or over each JSON value of a stream of them, resets the parser rather
- * than making another (making and destroying one costs more than parsing a
- * spec). libfyaml 0.7.12 resets a parser only at the end of a stream (in
+ * it, or over each JSON value of a stream of them, takes the same parser
+ * rather than making another (making and destroying one costs more than
+ * parsing a spec). A parser reads the inputs it is given one after the
+ * other, each its own stream: one whose last stream ended cleanly (no
+ * error) takes the next input as it is, as one given several files does;
+ * resetting it would build its document state a second time (default tags
+ * made with snprintf, each in a malloc'd input), which the stream's start
+ * builds anyway: 11,000 instructions a JSON value. After a stream error it
+ * is reset. libfyaml 0.7.12 resets a parser only at the end of a stream (in
  * the middle of one it refuses, or frees twice): a pass that stops before
  * the end leaves it dirty, and the next pass makes a new one. */
 struct reader {
 	struct fy_diag *diag;
 	struct fy_parser *fyp;
 	int json;
-	int used;  /* a pass ran: reset before the next */
+	int used;  /* a pass ran and did not end its stream cleanly: reset before the next */
 	int dirty; /* a pass stopped before the stream's end: make a new one */
 };
 
@@ -535,7 +556,7 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 		      struct pass *ps)
 {
 	struct fy_parser *fyp;
-	struct fy_event *e;
+	struct fy_event *e = NULL;
 	int ret = 0;
 
 	if (r->dirty) {
@@ -563,12 +584,24 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 			const struct fy_mark *m = fy_event_end_mark(e);
 			if (m)
 				ps->consumed = m->input_pos;
+			/* a guessed cut holds if the value closes with nothing but
+			 * blanks after it on its line (parse_json says why) */
+			if (ps->guess && b->nframes == 1 && e->type != FYET_SCALAR) {
+				size_t i = ps->consumed;
+				while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r'))
+					i++;
+				if (!m || i < len) {
+					fy_parser_event_free(fyp, e);
+					r->dirty = 1;
+					return CUT_WRONG;
+				}
+			}
 		}
 		ret = on_event(b, e);
 		fy_parser_event_free(fyp, e);
 		if (ret < 0) {
 			r->dirty = 1;
-			return ret;
+			return ps->guess ? CUT_WRONG : ret;
 		}
 		/* JSON: stop after each top-level value; the caller goes on. A
 		 * value cut from the stream is all of this pass's input: what
@@ -578,9 +611,18 @@ static int parse_pass(struct builder *b, struct reader *r, const char *data, siz
 				fy_parser_event_free(fyp, e);
 			if (!ps->framed || fy_parser_get_stream_error(fyp))
 				r->dirty = 1;
+			else
+				r->used = 0; /* its stream ended cleanly */
 			return b->failed ? -BERTH_ESYNTAX : 0;
 		}
 	}
+	if (ps->guess) {
+		/* the line ended before the value did, or is not JSON */
+		r->dirty = 1;
+		return CUT_WRONG;
+	}
+	if (!e && !b->failed && !fy_parser_get_stream_error(fyp))
+		r->used = 0; /* its stream ended cleanly */
 	if (fy_parser_get_stream_error(fyp)) {
 		void *it = NULL;
 		struct fy_diag_error *de;
@@ -686,12 +728,57 @@ static uint32_t columns(const char *s, size_t from, size_t to)
 	return n;
 }
 
+/*
+ * A guessed cut: most JSON streams are one value a line, so a value is first
+ * given to libfyaml as the rest of its line, found by memchr, rather than
+ * cut by json_value_end, which looks at every byte (3,500 instructions a
+ * spec). The guess holds, and gives the events json_value_end's cut gives,
+ * when libfyaml reads an object or an array there that closes with nothing
+ * but blanks after it on the line: in JSON mode libfyaml takes only JSON's
+ * tokens inside a collection (double-quoted strings on one line, with JSON's
+ * escapes; numbers, true, false and null; brackets, commas and colons) and a
+ * comment only to the end of a line, which would leave the value open; so
+ * its brackets and strings are those json_value_end counts, and the cut is
+ * the same but for the blanks, which libfyaml reads as the stream's end.
+ * Anything else (the line ends before the value, an error, a cap, something
+ * after the value on its line) undoes what the pass built, with its
+ * problems, before a document was handed over, and the value is read again
+ * cut by json_value_end, as is the rest of the input.
+ */
+static int guess_pass(struct builder *b, struct reader *r, const char *data, size_t len,
+		      struct pass *ps)
+{
+	berth_error *problems = NULL, **err = b->err;
+	berth_arena_mark mark = berth_arena_save(b->arena);
+	size_t nodes = b->nodes, text = b->text, ndocs = b->ndocs;
+	berth_arena_mark doc_mark = b->doc_mark;
+	b->err = &problems;
+	int ret = parse_pass(b, r, data, len, ps);
+	b->err = err;
+	if (ret != CUT_WRONG) {
+		berth_error_move(err, problems); /* none but out of memory */
+		return ret;
+	}
+	berth_error_free(problems);
+	b->nodes = nodes;
+	b->text = text;
+	b->ndocs = ndocs;
+	b->nframes = b->nkids = 0;
+	b->anchors = NULL;
+	b->nanchors = 0;
+	b->failed = 0;
+	b->doc_mark = doc_mark;
+	berth_arena_release(b->arena, mark);
+	return CUT_WRONG;
+}
+
 static int parse_json(struct builder *b, struct reader *r, const char *data, size_t len)
 {
 	/* where each value starts: its line, and the start of that line (its
 	 * column is counted only when it does not start the line) */
 	uint32_t line = 0;
 	size_t line_start = 0, at = 0;
+	int guess = 1; /* until a guessed cut was wrong */
 	for (;;) {
 		for (; at < len && (data[at] == ' ' || data[at] == '\t' || data[at] == '\n' ||
 				    data[at] == '\r'); at++)
@@ -699,12 +786,23 @@ static int parse_json(struct builder *b, struct reader *r, const char *data, siz
 				line++, line_start = at + 1;
 		if (at >= len)
 			break;
-		size_t end = json_value_end(data, at, len);
-		struct pass ps = {1, SIZE_MAX, {0, 0}, 0, end != len};
 		size_t before = b->ndocs;
+		int ret = CUT_WRONG;
+		struct pass ps = {1, SIZE_MAX, {0, 0}, 0, 0, 0};
 		b->line0 = line;
 		b->col0 = columns(data, line_start, at);
-		int ret = parse_pass(b, r, data + at, end - at, &ps);
+		if (guess && (data[at] == '{' || data[at] == '[')) {
+			const char *nl = memchr(data + at, '\n', len - at);
+			size_t end = nl ? (size_t)(nl - data) : len;
+			ps.guess = ps.framed = 1;
+			ret = guess_pass(b, r, data + at, end - at, &ps);
+			guess = ret != CUT_WRONG;
+		}
+		if (ret == CUT_WRONG) {
+			size_t end = json_value_end(data, at, len);
+			ps = (struct pass){1, SIZE_MAX, {0, 0}, 0, end != len, 0};
+			ret = parse_pass(b, r, data + at, end - at, &ps);
+		}
 		if (ret < 0)
 			return ret;
 		if (b->ndocs == before || ps.consumed == 0)
@@ -856,7 +954,7 @@ static int parse_docs(berth_arena *arena, const char *name, const char *data, si
 		ret = parse_json(&b, &r, data, len);
 	} else {
 		for (;;) {
-			struct pass ps = {0, SIZE_MAX, {0, 0}, 0, 0};
+			struct pass ps = {0, SIZE_MAX, {0, 0}, 0, 0, 0};
 			ret = parse_pass(&b, &r, text, len, &ps);
 			if (ret == 0 || ps.comma == SIZE_MAX)
 				break;

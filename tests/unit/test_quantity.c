@@ -4,6 +4,7 @@
  * Every input is copied into a buffer of exactly its length, so that ASan
  * catches any read past len.
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1023,7 +1024,82 @@ static void test_decimal(void)
 	}
 }
 
+/* A quantity read again is read the same, whatever came between: the texts
+ * a thread read last are kept whole, so texts of one length and the same
+ * ends are not mixed, and a text with a problem is read (and refused) each
+ * time. */
+static void test_parse_again(void)
+{
+	static const struct {
+		const char *text, *want; /* want NULL: refused */
+	} v[] = {
+		{"1.5Gi", "1536Mi"}, {"1.6Gi", "1717986918400m"}, {"1.5Ki", "1536"},
+		{"500m", "500m"}, {"5000m", "5"}, {"1ki", NULL}, {"1Ki", "1Ki"},
+		{"4", "4"}, {"4e3", "4e3"}, {"1..5Gi", NULL}, {"12345678901234567890123", NULL},
+	};
+	for (int round = 0; round < 3; round++) {
+		for (size_t k = 0; k < BERTH_ARRAY_SIZE(v); k++) {
+			size_t i = round == 1 ? BERTH_ARRAY_SIZE(v) - 1 - k : k;
+			berth_quantity q = {7, 7, BERTH_QUANTITY_DECIMAL_SI};
+			char msg[256] = "x";
+			int ret = berth_quantity_parse_message(&q, v[i].text, strlen(v[i].text), msg, sizeof(msg));
+			if (v[i].want) {
+				CHECKF(ret == 0, "%s: %d %s", v[i].text, ret, msg);
+				CHECK_STR(msg, "");
+				CHECK_STR(fmt(&q), v[i].want);
+			} else {
+				CHECKF(ret < 0, "%s read as %s", v[i].text, fmt(&q));
+				CHECK(msg[0] != '\0');
+			}
+		}
+		for (int64_t u = 1; u <= 300; u++) {
+			char text[32], want[32];
+			berth_quantity q;
+			snprintf(text, sizeof(text), "%" PRId64 "Mi", u * 3);
+			snprintf(want, sizeof(want), "%" PRId64 "Mi", u * 3);
+			if ((u * 3) % 1024 == 0)
+				continue;
+			CHECK_INT(berth_quantity_parse_message(&q, text, strlen(text), NULL, 0), 0);
+			CHECK_STR(fmt(&q), want);
+		}
+	}
+}
+
+/* A quantity printed again is printed the same, whatever came between: the
+ * forms a thread printed last are kept by the whole value (units, nanos,
+ * format), so values that share units or fall on one place are not mixed. */
+static void test_format_again(void)
+{
+	static const struct {
+		berth_quantity q;
+		const char *want;
+	} v[] = {
+		{{1024, 0, BERTH_QUANTITY_BINARY_SI}, "1Ki"},
+		{{1024, 0, BERTH_QUANTITY_DECIMAL_SI}, "1024"},
+		{{1024, 0, BERTH_QUANTITY_DECIMAL_EXP}, "1024"},
+		{{1024, 5, BERTH_QUANTITY_DECIMAL_SI}, "1024000000005n"},
+		{{-1024, 0, BERTH_QUANTITY_BINARY_SI}, "-1Ki"},
+		{{0, 500000000, BERTH_QUANTITY_DECIMAL_SI}, "500m"},
+		{{1000000, 0, BERTH_QUANTITY_DECIMAL_EXP}, "1e6"},
+		{{0, 0, BERTH_QUANTITY_BINARY_SI}, "0"},
+	};
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < BERTH_ARRAY_SIZE(v); i++)
+			CHECK_STR(fmt(&v[round == 1 ? BERTH_ARRAY_SIZE(v) - 1 - i : i].q),
+				  v[round == 1 ? BERTH_ARRAY_SIZE(v) - 1 - i : i].want);
+		/* many other values between the rounds: each place taken many times */
+		for (int64_t u = 1; u <= 600; u++) {
+			berth_quantity q = {u * 1024 * 1024, 0, BERTH_QUANTITY_BINARY_SI};
+			char want[32];
+			snprintf(want, sizeof(want), "%" PRId64 "Mi", u);
+			if (u % 1024 != 0)
+				CHECK_STR(fmt(&q), want);
+		}
+	}
+}
+
 T_MAIN(T(test_canonical), T(test_binary_readback), T(test_values), T(test_reject), T(test_message_truncation), T(test_long_inputs),
        T(test_not_terminated), T(test_message_buffer), T(test_error_object), T(test_cmp),
        T(test_sign_integer), T(test_add), T(test_mul), T(test_ceil), T(test_milli_value),
-       T(test_from_int), T(test_format_buffer), T(test_format_size), T(test_format_cpu), T(test_decimal))
+       T(test_from_int), T(test_format_buffer), T(test_format_size), T(test_format_cpu), T(test_decimal),
+       T(test_format_again), T(test_parse_again))

@@ -972,6 +972,50 @@ static void test_json_stream_cut(void)
 	berth_error_free(err);
 }
 
+/* Each JSON value is first given to libfyaml as the rest of its line; where
+ * that is not the value (it goes on past the line, or another value follows
+ * it there), what was read of it is undone, problems included, and it and
+ * the rest are cut by their brackets. Either way, the same specs, positions
+ * and problems, each once. */
+static void test_json_cut_by_line(void)
+{
+	/* blanks and a carriage return after a value, an empty line, a value
+	 * over three lines, then values a line again */
+	berth_spec_set *set = must("{\"action\": \"job\"} \t\r\n"
+				   "\n"
+				   "{\"action\": \"serve\",\n \"replicas\": 2,\n \"timeout\": 7}\n"
+				   "{\"action\": \"deploy\", \"replicas\": 3}\n");
+	if (CHECK_INT_RET(berth_spec_set_count(set), 3)) {
+		const berth_spec *s1 = berth_spec_set_get(set, 1), *s2 = berth_spec_set_get(set, 2);
+		CHECK_INT(s1->replicas.v, 2);
+		CHECK_POS(s1->pos, 3, 1);
+		CHECK_POS(s1->timeout.pos, 5, 13);
+		CHECK_INT(s2->replicas.v, 3);
+		CHECK_POS(s2->replicas.pos, 6, 34);
+	}
+	berth_spec_set_free(set);
+
+	/* a problem in a value read from its line, then one in a value the line
+	 * cut gets wrong (it goes on), then one after the cut by brackets took
+	 * over: each problem once, where it is */
+	berth_error *err = must_fail("{\"action\": \"job\", \"retries\": \"a\"}\n"
+				     "{\"action\": \"job\",\n \"timeout\": \"b\"}\n"
+				     "{\"action\": \"job\", \"retries\": \"c\"}\n",
+				     BERTH_ETYPE);
+	CHECK_INT(berth_error_count(err), 3);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 31, "retries", "\"a\" is not an integer");
+	check_problem(err, 1, BERTH_ETYPE, BERTH_ERROR, 3, 14, "timeout", "\"b\" is not an integer");
+	check_problem(err, 2, BERTH_ETYPE, BERTH_ERROR, 4, 31, "retries", "\"c\" is not an integer");
+	berth_error_free(err);
+
+	/* a syntax error on the value's own line: libfyaml's, once */
+	err = must_fail("{\"action\": \"job\"}\n{\"action\": \"job\", \"x\"}\n", BERTH_ESYNTAX);
+	CHECK_INT(berth_error_count(err), 1);
+	check_problem(err, 0, BERTH_ESYNTAX, BERTH_ERROR, 2, 20, NULL,
+		      "JSON does not allow empty values in a mapping");
+	berth_error_free(err);
+}
+
 static void test_empty_inputs(void)
 {
 	static const char *const empty[] = {"", "\n\n", "# only a comment\n", "   "};
@@ -1086,6 +1130,23 @@ static void test_duplicate_key(void)
 	check_problem(err, 0, BERTH_EDUPLICATE, BERTH_ERROR, 3, 1, "timeout",
 		      "key \"timeout\" given twice (first at line 1)");
 	berth_error_free(err);
+
+	/* a map of more keys, looked at by their lengths and ends first: a
+	 * repeat is found wherever it is, an unknown key's too, and keys that
+	 * share a length and ends are not taken for one */
+	err = must_fail("action: job\nname: a\nretries: 2\ntimeout: 1\nprofile: p\nreplicas: 1\n"
+			"timeout: 3\nargs: [a]\nfoo_bar: 1\nfoo_bar: 2\n",
+			BERTH_EDUPLICATE);
+	CHECK_INT(berth_error_errors(err), 4);
+	check_problem(err, 0, BERTH_EDUPLICATE, BERTH_ERROR, 7, 1, "timeout",
+		      "key \"timeout\" given twice (first at line 4)");
+	check_problem(err, 2, BERTH_EDUPLICATE, BERTH_ERROR, 10, 1, "foo_bar",
+		      "key \"foo_bar\" given twice (first at line 9)");
+	berth_error_free(err);
+	berth_spec_set *set = must("action: job\nname: a\nretries: 2\ntimeout: 1\nprofile: p\n"
+				   "replicas: 1\nargs: [b]\n"
+				   "labels: {a: b, b: c, c: d, d: e, e: f, ab: x, ba: y}\n");
+	berth_spec_set_free(set);
 }
 
 static void test_warning_trailing_comma(void)
@@ -2103,7 +2164,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_affinity_kept_as_node), T(test_inputs_node), T(test_scalars_keep_spelling),
        T(test_positions_plain_and_quoted), T(test_multi_document), T(test_empty_middle_document),
        T(test_errors_across_documents), T(test_json_single), T(test_json_stream),
-       T(test_json_error_in_second_value), T(test_json_stream_cut), T(test_empty_inputs), T(test_not_a_map),
+       T(test_json_error_in_second_value), T(test_json_stream_cut), T(test_json_cut_by_line), T(test_empty_inputs), T(test_not_a_map),
        T(test_errors_collected_in_one_pass), T(test_problem_fields), T(test_unknown_key_did_you_mean),
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
