@@ -113,13 +113,18 @@ wait_final() {
 }
 # wait_idle: until no run is Pending or Running (a run admitted by a server killed before it
 # recorded its supervisor holds what it asked for until recovery takes it: 30 s); prints
-# what is still not final after 45 s
+# what is still not final after 45 s. A list that cannot be read (not answered, not 200: the
+# body is then another call's, or an error) is not an idle store
 wait_idle() {
-	local left=
+	local left= code
 	for _ in $(seq 450); do
-		call GET '/api/v1/runs?limit=1000' >/dev/null
-		left=$(json '"; ".join("%s %s %s" % (r["id"], r["name"], r["state"]) for r in d["items"] if r["state"] in ("Pending", "Running"))' <"$tmp/body" 2>/dev/null)
-		[ -z "$left" ] && return 0
+		code=$(call GET '/api/v1/runs?limit=1000')
+		if [ "$code" = 200 ] &&
+			left=$(json '"; ".join("%s %s %s" % (r["id"], r["name"], r["state"]) for r in d["items"] if r["state"] in ("Pending", "Running"))' <"$tmp/body" 2>/dev/null); then
+			[ -z "$left" ] && return 0
+		else
+			left="the list of runs unread (HTTP $code)"
+		fi
 		sleep 0.1
 	done
 	echo "$left"

@@ -185,15 +185,15 @@ void local_cleanup_volumes(const char *home, const store_run *r)
 /* Creates HOME/runs/ID/done, which waiters watch for. */
 void local_mark_done(const char *home, const char *id)
 {
-	local_mark_outcome(home, id, NULL);
+	local_mark_outcome(home, id, NULL, true);
 }
 
 /* The outcome in the done marker: "STATE EXIT SIGNAL OOM\nREASON". */
-void local_mark_outcome(const char *home, const char *id, const berth_run_info *i)
+void local_mark_outcome(const char *home, const char *id, const berth_run_info *i, bool make_dir)
 {
 	char path[4096];
 	/* a run that never started has no directory yet */
-	if (backend_run_path(path, sizeof(path), home, id, NULL) || fs_mkdirs(path, 0700))
+	if (make_dir && (backend_run_path(path, sizeof(path), home, id, NULL) || fs_mkdirs(path, 0700)))
 		return;
 	if (backend_run_path(path, sizeof(path), home, id, "done"))
 		return;

@@ -1380,8 +1380,14 @@ static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, bert
 static int local_forget(berth_backend *b, const char *id, berth_error **err)
 {
 	char dir[4096];
-	if (!backend_run_path(dir, sizeof(dir), b->home, id, NULL))
+	if (!backend_run_path(dir, sizeof(dir), b->home, id, NULL)) {
 		local_rm_tree(dir);
+		/* its supervisor, told the end is recorded, makes the done marker
+		 * into it last: once more, if that came between the walk and the
+		 * directory's removal */
+		if (access(dir, F_OK) == 0)
+			local_rm_tree(dir);
+	}
 	return 0;
 }
 

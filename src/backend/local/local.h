@@ -94,8 +94,10 @@ int local_proc_fields(pid_t pid, bool zombies, int first, int n, int64_t *out);
 /* files.c: creates HOME/runs/ID/done, which waiters watch for. */
 void local_mark_done(const char *home, const char *id);
 /* The same, with how the run ended written in it (i: NULL, nothing): what
- * recovery records when the store could not be written (a full disk). */
-void local_mark_outcome(const char *home, const char *id, const berth_run_info *i);
+ * recovery records when the store could not be written (a full disk). With
+ * make_dir false, only into the run's directory as it is: a run whose end is
+ * recorded may be deleted by then (its directory is not made again). */
+void local_mark_outcome(const char *home, const char *id, const berth_run_info *i, bool make_dir);
 
 /* procs.c: the cgroup of worker rank of a run of workers whose cgroups are
  * named after base: base itself for a run of one worker, else base.RANK; -1

@@ -400,6 +400,51 @@ static int drop_capabilities(bool stays_root)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
+/* execvpe with the run's own PATH (envp's: its envs', else the one berth
+ * passed it), not this process's, as a container's runtime looks up its
+ * command: a name without a slash is tried in each of its directories (an
+ * empty one: the work dir; no PATH: execvp's /bin:/usr/bin), and execvpe on
+ * the path found runs a file that is no program (ENOEXEC) with /bin/sh.
+ * Stack memory and system calls only (a vfork child). Returns, with errno,
+ * when nothing ran: EACCES when a file there was refused (not executable, a
+ * noexec mount); a directory the run's user cannot search holds nothing it
+ * can run (execvp would say EACCES for a command that is nowhere, as with
+ * the caller's /root/bin in PATH; a container's runtime says not found). */
+static void exec_in_run_path(char *const argv[], char *const envp[])
+{
+	const char *file = argv[0], *path = "/bin:/usr/bin";
+	if (!*file || strchr(file, '/')) {
+		execvpe(file, argv, envp);
+		return;
+	}
+	for (char *const *e = envp; *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			path = *e + 5;
+	size_t flen = strlen(file);
+	bool refused = false;
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		size_t dlen = end > p ? (size_t)(end - p) : 1;
+		char full[PATH_MAX];
+		if (dlen + 1 + flen < sizeof(full)) {
+			memcpy(full, end > p ? p : ".", dlen);
+			full[dlen] = '/';
+			memcpy(full + dlen + 1, file, flen + 1);
+			struct stat st;
+			execvpe(full, argv, envp);
+			if (errno == EACCES)
+				refused |= stat(full, &st) == 0;
+			else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE && errno != ENODEV &&
+				 errno != ETIMEDOUT)
+				return; /* found, and it cannot run (E2BIG, ENOMEM, ...) */
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	errno = refused ? EACCES : ENOENT;
+}
+
 /* The run's own process: its limits, directory, user and hardening, then
  * the command. Never returns. */
 static void become_command(sup *s, const sup_worker *w, int errp)
@@ -449,7 +494,7 @@ static void become_command(sup *s, const sup_worker *w, int errp)
 	if (s->mpi) /* this binary, whatever path reaches it from here */
 		execve("/proc/self/exe", w == s->w ? s->mpi_argv0 : s->mpi_argv, w->envp);
 	else
-		execvpe(s->argv[0], s->argv, w->envp);
+		exec_in_run_path(s->argv, w->envp);
 	child_fail(errp, STEP_EXEC, errno);
 }
 
@@ -1460,6 +1505,7 @@ static void finish(sup *s, const char *id)
 	r->pid = 0;
 	/* the end and its event in one transaction; a full disk does not lose how
 	 * the run ended: its reserve is given back, and the done marker says it */
+	bool recorded = false;
 	for (int i = 0; i < 2 && !sup_store(s); i++) {
 		berth_error *e = NULL;
 		int rc = store_begin(s->st, &e);
@@ -1475,7 +1521,7 @@ static void finish(sup *s, const char *id)
 			ssize_t w = write(s->done_fd, "e", 1);
 			(void)w;
 		}
-		if (!rc)
+		if ((recorded = !rc))
 			break;
 		store_rollback(s->st);
 		char reserve[4096];
@@ -1491,7 +1537,10 @@ static void finish(sup *s, const char *id)
 		nanosleep(&ts, NULL);
 	}
 #endif
-	local_mark_outcome(s->home, id, &r->info);
+	/* recorded, the waiter may have deleted the run already: its directory
+	 * is not made again (a leftover no one removes); else the marker is
+	 * the record of the end, made whatever */
+	local_mark_outcome(s->home, id, &r->info, !recorded);
 }
 
 static void remove_cgroups(sup *s)
