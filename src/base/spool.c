@@ -2,14 +2,13 @@
  * spool.c - output held until it may be shown, most of it outside the heap
  * (spool.h).
  */
-#define _GNU_SOURCE /* memfd_create */
+#define _GNU_SOURCE /* mremap */
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/spool.h"
@@ -41,75 +40,70 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* The mapping's pages are huge (2 MiB, transparent) where the kernel gives
+ * them to a region that asks: one fault and one clear per 2 MiB, not per
+ * 4 KiB. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* n bytes of fresh anonymous memory at a HUGE_PAGE boundary, asking for
+ * huge pages; MAP_FAILED when none can be had. */
+static char *map_aligned(size_t n)
+{
+	char *p = mmap(NULL, n + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return MAP_FAILED;
+	size_t head = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
+	if (head)
+		munmap(p, head);
+	munmap(p + head + n, HUGE_PAGE - head);
+	p += head;
+	madvise(p, n, MADV_HUGEPAGE); /* advice: without it the pages are small */
+	return p;
+}
+
+/* Room for need bytes in the mapping: a new one twice as large, at a huge
+ * page's boundary, takes the old one's pages (mremap moves them, nothing is
+ * copied). 0, or -1 when no memory can be had. */
+static int grow(spool *s, size_t need)
+{
+	size_t room = s->room ? s->room : 4 * HUGE_PAGE;
+	while (room < need) {
+		if (room > SIZE_MAX / 2)
+			return -1;
+		room *= 2;
+	}
+	char *p = map_aligned(room);
+	if (p == MAP_FAILED)
+		return -1;
+	if (s->room && mremap(s->held, s->room, s->room, MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED) {
+		munmap(p, room);
+		return -1;
+	}
+	s->held = p;
+	s->room = room;
+	return 0;
+}
+
 int spool_settle(spool *s)
 {
 	if (s->failed || s->buf.failed)
 		return s->failed ? s->failed : s->buf.failed;
-	if (s->buf.len < SPOOL_WINDOW || s->fd == -2)
+	if (s->buf.len < SPOOL_WINDOW)
 		return 0;
-	if (s->fd == -1 && (s->fd = memfd_create("berth-spool", MFD_CLOEXEC)) < 0) {
-		s->fd = -2; /* no such file here: the window holds everything */
-		return 0;
-	}
-	if (write_all(s->fd, s->buf.data, s->buf.len) < 0)
-		return s->failed = -BERTH_ENOMEM; /* the file's pages are memory too */
+	if (s->buf.len > SIZE_MAX - s->moved ||
+	    (s->moved + s->buf.len > s->room && grow(s, s->moved + s->buf.len) < 0))
+		return s->failed = -BERTH_ENOMEM;
+	memcpy(s->held + s->moved, s->buf.data, s->buf.len);
 	s->moved += s->buf.len;
 	s->buf.len = 0;
 	s->buf.data[0] = '\0';
 	return 0;
 }
 
-/* The file's bytes to fd: a character device (a terminal, /dev/null) is
- * written from a mapping of the file, which reads only what the device
- * takes (/dev/null nothing); anything else by sendfile(2), which copies in
- * the kernel (a pipe takes the pages by reference); where neither can be
- * had, read and write. */
-static int copy_file(spool *s, int fd)
-{
-	off_t off = 0;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
-		void *map = mmap(NULL, s->moved, PROT_READ, MAP_SHARED, s->fd, 0);
-		if (map != MAP_FAILED) {
-			int ret = write_all(fd, map, s->moved);
-			munmap(map, s->moved);
-			return ret;
-		}
-	}
-	while ((size_t)off < s->moved) {
-		ssize_t n = sendfile(fd, s->fd, &off, s->moved - (size_t)off);
-		if (n > 0)
-			continue;
-		if (n < 0 && (errno == EINVAL || errno == ENOSYS))
-			break; /* fd takes no sendfile: the plain way */
-		if (n < 0 && again(fd))
-			continue;
-		if (n < 0)
-			return -1;
-		break; /* 0: the file is shorter than moved, which pread reports */
-	}
-	char chunk[64 << 10];
-	while ((size_t)off < s->moved) {
-		size_t want = s->moved - (size_t)off < sizeof(chunk) ? s->moved - (size_t)off : sizeof(chunk);
-		ssize_t r = pread(s->fd, chunk, want, off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = EIO;
-			return -1;
-		}
-		if (write_all(fd, chunk, (size_t)r) < 0)
-			return -1;
-		off += r;
-	}
-	return 0;
-}
-
 int spool_write(spool *s, int fd)
 {
 	int ret = 0;
-	if (s->moved && copy_file(s, fd) < 0)
+	if (s->moved && write_all(fd, s->held, s->moved) < 0)
 		ret = -1;
 	if (!ret && s->buf.len && write_all(fd, s->buf.data, s->buf.len) < 0)
 		ret = -1;
@@ -134,17 +128,8 @@ int spool_detach(spool *s, char **data, size_t *len)
 		spool_release(s);
 		return -BERTH_ENOMEM;
 	}
-	for (size_t at = 0; at < s->moved;) {
-		ssize_t r = pread(s->fd, d + at, s->moved - at, (off_t)at);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			free(d);
-			spool_release(s);
-			return -BERTH_ENOMEM;
-		}
-		at += (size_t)r;
-	}
+	if (s->moved)
+		memcpy(d, s->held, s->moved);
 	if (s->buf.len)
 		memcpy(d + s->moved, s->buf.data, s->buf.len);
 	d[n] = '\0';
@@ -156,10 +141,11 @@ int spool_detach(spool *s, char **data, size_t *len)
 
 void spool_release(spool *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);
+	if (s->room)
+		munmap(s->held, s->room);
 	berth_buf_release(&s->buf);
-	s->fd = -1;
+	s->held = NULL;
+	s->room = 0;
 	s->moved = 0;
 	s->failed = 0;
 }
