@@ -61,51 +61,43 @@ static char *map_aligned(size_t n)
 	return p;
 }
 
-/* Room for need bytes in the mapping: a new one twice as large, at a huge
- * page's boundary, takes the old one's pages (mremap moves them, nothing is
- * copied). 0, or -1 when no memory can be had. */
-static int grow(spool *s, size_t need)
+/* The window's berth_buf grow (internal.h): on the heap up to SPOOL_WINDOW
+ * (1: realloc'd as usual); past it, a mapping twice as large as the last
+ * (8 MiB at first), at a huge page's boundary, that takes the bytes: the
+ * heap's by a copy, once; an old mapping's by mremap, its pages moved, not
+ * copied. */
+int spool_grow(berth_buf *b, size_t need)
 {
+	spool *s = (spool *)b; /* the window is a spool's first member */
+	if (!s->room && need <= SPOOL_WINDOW)
+		return 1;
 	size_t room = s->room ? s->room : 4 * HUGE_PAGE;
 	while (room < need) {
-		if (room > SIZE_MAX / 2)
-			return -1;
+		if (room > SIZE_MAX / 4)
+			return -BERTH_ENOMEM;
 		room *= 2;
 	}
 	char *p = map_aligned(room);
 	if (p == MAP_FAILED)
-		return -1;
-	if (s->room && mremap(s->held, s->room, s->room, MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED) {
+		return -BERTH_ENOMEM;
+	if (s->room && mremap(b->data, s->room, s->room, MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED) {
 		munmap(p, room);
-		return -1;
+		return -BERTH_ENOMEM;
 	}
-	s->held = p;
-	s->room = room;
-	return 0;
-}
-
-int spool_settle(spool *s)
-{
-	if (s->failed || s->buf.failed)
-		return s->failed ? s->failed : s->buf.failed;
-	if (s->buf.len < SPOOL_WINDOW)
-		return 0;
-	if (s->buf.len > SIZE_MAX - s->moved ||
-	    (s->moved + s->buf.len > s->room && grow(s, s->moved + s->buf.len) < 0))
-		return s->failed = -BERTH_ENOMEM;
-	memcpy(s->held + s->moved, s->buf.data, s->buf.len);
-	s->moved += s->buf.len;
-	s->buf.len = 0;
-	s->buf.data[0] = '\0';
+	if (!s->room) {
+		if (b->len)
+			memcpy(p, b->data, b->len + 1);
+		free(b->data);
+	}
+	b->data = p;
+	b->cap = s->room = room;
 	return 0;
 }
 
 int spool_write(spool *s, int fd)
 {
 	int ret = 0;
-	if (s->moved && write_all(fd, s->held, s->moved) < 0)
-		ret = -1;
-	if (!ret && s->buf.len && write_all(fd, s->buf.data, s->buf.len) < 0)
+	if (s->buf.len && write_all(fd, s->buf.data, s->buf.len) < 0)
 		ret = -1;
 	int saved = errno;
 	spool_release(s);
@@ -117,35 +109,29 @@ int spool_detach(spool *s, char **data, size_t *len)
 {
 	*data = NULL;
 	*len = 0;
-	if (s->failed || s->buf.failed) {
-		int ret = s->failed ? s->failed : s->buf.failed;
-		spool_release(s);
-		return ret;
+	int ret = s->buf.failed;
+	if (!ret && !s->room) { /* on the heap: handed over as it is */
+		*len = s->buf.len;
+		*data = berth_buf_detach(&s->buf);
+		ret = *data ? 0 : -BERTH_ENOMEM;
+	} else if (!ret) {
+		char *d = berth_malloc(s->buf.len + 1);
+		if (d) {
+			memcpy(d, s->buf.data, s->buf.len + 1);
+			*data = d;
+			*len = s->buf.len;
+		}
+		ret = d ? 0 : -BERTH_ENOMEM;
 	}
-	size_t n = s->moved + s->buf.len;
-	char *d = berth_malloc(n + 1);
-	if (!d) {
-		spool_release(s);
-		return -BERTH_ENOMEM;
-	}
-	if (s->moved)
-		memcpy(d, s->held, s->moved);
-	if (s->buf.len)
-		memcpy(d + s->moved, s->buf.data, s->buf.len);
-	d[n] = '\0';
-	*data = d;
-	*len = n;
 	spool_release(s);
-	return 0;
+	return ret;
 }
 
 void spool_release(spool *s)
 {
 	if (s->room)
-		munmap(s->held, s->room);
-	berth_buf_release(&s->buf);
-	s->held = NULL;
-	s->room = 0;
-	s->moved = 0;
-	s->failed = 0;
+		munmap(s->buf.data, s->room);
+	else
+		berth_buf_release(&s->buf);
+	*s = (spool)SPOOL_INIT;
 }

@@ -6,13 +6,12 @@
  * a growing heap buffer every page of it is a fresh 4 KiB page: a fault, a
  * zeroed page and its accounting, about a tenth of render's time; in a
  * memory file (memfd) the kernel still allocates, copies and frees each
- * page, 8 % of it. A spool keeps a window of the bytes (a berth_buf that a
- * writer appends to) and copies them, each time the window fills, to an
- * anonymous mapping that asks for transparent huge pages (madvise): the
- * window stays hot in the cache and the mapping takes a fault and a clear
- * per 2 MiB. It grows by doubling, its pages moved by mremap, not copied.
- * Where the kernel gives no huge pages the mapping's pages are small, as a
- * heap's are.
+ * page, 8 % of it. A spool is a berth_buf that writers append to: on the
+ * heap while it is small (a server's one run), and past SPOOL_WINDOW in an
+ * anonymous mapping that asks for transparent huge pages (madvise), which
+ * takes a fault and a clear per 2 MiB. The mapping grows by doubling, its
+ * pages moved by mremap, not copied. Where the kernel gives no huge pages
+ * the mapping's pages are small, as a heap's are.
  *
  * A spool is not shared between threads.
  */
@@ -23,23 +22,19 @@
 
 #include "base/internal.h"
 
-/* The window's size: bytes past it go to the mapping at the next spool_settle. */
+/* The most bytes held on the heap: past it, the bytes go to a mapping. */
 #define SPOOL_WINDOW (256u << 10)
 
 typedef struct spool {
-	berth_buf buf; /* the bytes not yet moved: writers append here */
-	char *held;    /* the moved bytes: an anonymous mapping of room bytes */
-	size_t room;   /* 0 before the first move */
-	size_t moved;  /* bytes in held */
-	int failed;    /* sticky: 0 or -BERTH_ENOMEM (no memory to hold the bytes) */
+	berth_buf buf; /* every byte: writers append here (its grow is spool_grow);
+	                  buf.failed: -BERTH_ENOMEM when no memory or mapping could be had */
+	size_t room;   /* the mapping's size; 0 while buf is on the heap */
 } spool;
 
-#define SPOOL_INIT {BERTH_BUF_INIT, NULL, 0, 0, 0}
+/* buf's grow (internal.h): the heap's way up to SPOOL_WINDOW, then the mapping */
+int spool_grow(berth_buf *b, size_t need);
 
-/* Moves the window to the mapping when it holds SPOOL_WINDOW bytes or more;
- * called between whole pieces (a run's objects). 0, or the sticky failure
- * (of the window's berth_buf, or -BERTH_ENOMEM: no mapping could be had). */
-int spool_settle(spool *s);
+#define SPOOL_INIT {{NULL, 0, 0, 0, 0, spool_grow}, 0}
 
 /* Every byte, in order: written to fd (a pipe, a file, a terminal; a
  * non-blocking one is waited for), then the spool is empty. 0, or -1 with

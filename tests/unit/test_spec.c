@@ -1624,8 +1624,7 @@ static void test_arena_release(void)
 	berth_arena_free(a);
 }
 
-/* A spool's bytes: pieces appended to its window (n bytes each, settled
- * after each), in order. */
+/* A spool's bytes: pieces appended to it (n bytes each), in order. */
 static void spool_fill(spool *s, berth_buf *want, size_t pieces)
 {
 	for (size_t i = 0; i < pieces; i++) {
@@ -1635,7 +1634,7 @@ static void spool_fill(spool *s, berth_buf *want, size_t pieces)
 		piece[sizeof(piece) - 2] = '\n';
 		berth_buf_append(&s->buf, piece, sizeof(piece) - 1);
 		berth_buf_append(want, piece, sizeof(piece) - 1);
-		CHECK_INT(spool_settle(s), 0);
+		CHECK_INT(s->buf.failed, 0);
 	}
 }
 
@@ -1659,30 +1658,60 @@ static int asked_huge(const void *p)
 	return ret;
 }
 
-/* What outgrows the window goes to the mapping, and comes back whole and in
- * order, handed over or written; the mapping starts at a huge page's
- * boundary and keeps its bytes when it grows. */
+static int grow_calls;
+static int grow_refuse(berth_buf *b, size_t need)
+{
+	grow_calls++;
+	return need > 100 ? -BERTH_ENOMEM : 1; /* small: the heap's way */
+}
+
+/* A berth_buf's grow decides where its bytes go: 1 lets the heap take them,
+ * a failure is the buffer's sticky failure (a spool's failed mapping). */
+static void test_buf_grow_hook(void)
+{
+	berth_buf b = BERTH_BUF_INIT;
+	b.grow = grow_refuse;
+	CHECK_INT(berth_buf_puts(&b, "small"), 0);
+	CHECK(grow_calls == 1 && b.len == 5 && strcmp(b.data, "small") == 0);
+	char big[200];
+	memset(big, 'x', sizeof(big));
+	CHECK_INT(berth_buf_append(&b, big, sizeof(big)), -BERTH_ENOMEM);
+	CHECK_INT(berth_buf_puts(&b, "!"), -BERTH_ENOMEM); /* sticky */
+	CHECK(b.failed == -BERTH_ENOMEM && b.len == 5);
+	berth_buf_release(&b);
+}
+
+/* A small output stays on the heap and is handed over as it is; past the
+ * window the bytes go to a mapping at a huge page's boundary that asked for
+ * huge pages, which keeps them when it grows; they come back whole and in
+ * order, handed over or written. */
 static void test_spool(void)
 {
 	spool s = SPOOL_INIT;
 	berth_buf want = BERTH_BUF_INIT;
-	size_t pieces = 3 * SPOOL_WINDOW / 999 + 7;
-	spool_fill(&s, &want, pieces);
-	CHECKF(s.moved >= 2 * SPOOL_WINDOW && s.buf.len < SPOOL_WINDOW,
-	       "moved %zu, window %zu", s.moved, s.buf.len);
-	CHECK(s.buf.cap <= 2 * SPOOL_WINDOW); /* the window did not grow with the output */
+	spool_fill(&s, &want, SPOOL_WINDOW / 999 - 1);
+	CHECK(s.room == 0 && s.buf.len == want.len); /* on the heap */
 	char *data = NULL;
 	size_t len = 0;
 	CHECK_INT(spool_detach(&s, &data, &len), 0);
 	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0 && data[len] == '\0');
 	free(data);
-	CHECK(s.moved == 0 && s.buf.len == 0 && s.held == NULL && s.room == 0); /* empty, to be used again */
+	CHECK(s.buf.len == 0 && s.buf.data == NULL && s.room == 0 && s.buf.grow == spool_grow);
+
+	size_t pieces = 3 * SPOOL_WINDOW / 999 + 7;
+	berth_buf_release(&want);
+	spool_fill(&s, &want, pieces);
+	CHECKF(s.room >= s.buf.len && s.buf.len == want.len && (uintptr_t)s.buf.data % (2u << 20) == 0,
+	       "room %zu, len %zu, at %p", s.room, s.buf.len, (void *)s.buf.data);
+	CHECK(asked_huge(s.buf.data) != 0);
+	CHECK_INT(spool_detach(&s, &data, &len), 0);
+	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0 && data[len] == '\0');
+	free(data);
+	CHECK(s.buf.len == 0 && s.buf.data == NULL && s.room == 0); /* empty, to be used again */
 
 	/* written to a file, which gets every byte in order */
-	for (size_t i = 0; i < pieces; i++) {
+	for (size_t i = 0; i < pieces; i++)
 		berth_buf_append(&s.buf, want.data + i * 999, 999);
-		CHECK_INT(spool_settle(&s), 0);
-	}
 	char *dir = t_temp_dir("berth-spool");
 	if (dir) {
 		char path[512];
@@ -1701,14 +1730,12 @@ static void test_spool(void)
 		free(dir);
 	}
 
-	/* past the first mapping (8 MiB): a larger one takes its bytes, both
-	 * at a 2 MiB boundary (where the kernel places huge pages) */
-	size_t big = (10u << 20) / 999;
+	/* past the first mapping (8 MiB): a larger one takes its bytes */
 	berth_buf_release(&want);
-	spool_fill(&s, &want, big);
-	CHECKF(s.room >= s.moved && s.room >= (16u << 20) && (uintptr_t)s.held % (2u << 20) == 0,
-	       "room %zu, moved %zu, at %p", s.room, s.moved, (void *)s.held);
-	CHECK(asked_huge(s.held) != 0);
+	spool_fill(&s, &want, (10u << 20) / 999);
+	CHECKF(s.room >= (16u << 20) && s.buf.len == want.len && (uintptr_t)s.buf.data % (2u << 20) == 0,
+	       "room %zu, len %zu, at %p", s.room, s.buf.len, (void *)s.buf.data);
+	CHECK(asked_huge(s.buf.data) != 0);
 	CHECK_INT(spool_detach(&s, &data, &len), 0);
 	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0);
 	free(data);
@@ -2191,7 +2218,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
-       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_control_bytes),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_buf_grow_hook), T(test_control_bytes),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
        T(test_fault_injection_warnings), T(test_fault_injection_err_null),
        T(test_fault_injection_file))
