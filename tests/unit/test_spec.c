@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1742,6 +1743,69 @@ static void test_spool(void)
 	berth_buf_release(&want);
 }
 
+/* berth_read_file of path (max bytes at most): its return, and the bytes
+ * compared with want (n of them) when it read them */
+static int read_cap(const char *path, size_t max, const char *want, size_t n)
+{
+	char *data = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int ret = berth_read_file(path, max, &data, &len, &err);
+	if (ret == 0)
+		CHECKF(len == n && memcmp(data, want, n) == 0 && data[n] == '\0', "%s: %zu bytes of %zu",
+		       path, len, n);
+	else
+		CHECK(data == NULL && err != NULL);
+	free(data);
+	berth_error_free(err);
+	return ret;
+}
+
+/* A file is read whole up to its cap and not a byte past it, whether its
+ * size is known (a regular file: read at once) or not (a pipe: in pieces). */
+static void test_read_file_cap(void)
+{
+	size_t n = 200000;
+	char *text = malloc(n + 1);
+	char *dir = t_temp_dir("berth-readcap");
+	if (!CHECK(text && dir)) {
+		free(text);
+		free(dir);
+		return;
+	}
+	for (size_t i = 0; i <= n; i++)
+		text[i] = (char)('a' + i % 23);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/in", dir);
+	FILE *f = fopen(path, "wb");
+	CHECK(f && fwrite(text, 1, n, f) == n && fclose(f) == 0);
+	CHECK_INT(read_cap(path, n, text, n), 0);          /* exactly the cap */
+	CHECK_INT(read_cap(path, n + 100, text, n), 0);    /* under it */
+	CHECK_INT(read_cap(path, n - 1, text, n), -BERTH_ETOOBIG);
+	CHECK_INT(read_cap(path, 70000, text, n), -BERTH_ETOOBIG);
+	for (size_t max = n - 1; max <= n; max++) { /* through a pipe */
+		int fd[2];
+		if (!CHECK(pipe(fd) == 0))
+			break;
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(fd[0]);
+			ssize_t w = write(fd[1], text, n);
+			_exit(w == (ssize_t)n ? 0 : 1);
+		}
+		close(fd[1]);
+		char dev[64];
+		snprintf(dev, sizeof(dev), "/dev/fd/%d", fd[0]);
+		CHECK_INT(read_cap(dev, max, text, n), max < n ? -BERTH_ETOOBIG : 0);
+		close(fd[0]);
+		int status = 0;
+		waitpid(pid, &status, 0);
+	}
+	t_rm_rf(dir);
+	free(dir);
+	free(text);
+}
+
 /* Each stray comma costs a parse of the whole input: at most 32 are fixed. */
 static void test_stray_comma_cap(void)
 {
@@ -2218,7 +2282,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
-       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_buf_grow_hook), T(test_control_bytes),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_buf_grow_hook), T(test_read_file_cap), T(test_control_bytes),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
        T(test_fault_injection_warnings), T(test_fault_injection_err_null),
        T(test_fault_injection_file))
