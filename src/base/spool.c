@@ -5,7 +5,6 @@
 #define _GNU_SOURCE /* mremap */
 #include <errno.h>
 #include <poll.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -40,57 +39,48 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* The mapping's pages are huge (2 MiB, transparent) where the kernel gives
- * them to a region that asks: one fault and one clear per 2 MiB, not per
- * 4 KiB. */
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* n bytes of fresh anonymous memory at a HUGE_PAGE boundary, asking for
- * huge pages; MAP_FAILED when none can be had. */
-static char *map_aligned(size_t n)
-{
-	char *p = mmap(NULL, n + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return MAP_FAILED;
-	size_t head = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
-	if (head)
-		munmap(p, head);
-	munmap(p + head + n, HUGE_PAGE - head);
-	p += head;
-	madvise(p, n, MADV_HUGEPAGE); /* advice: without it the pages are small */
-	return p;
-}
+/* The mapping's pages are made a MiB at a time (MADV_POPULATE_WRITE: one
+ * call for 256 pages, not a fault each); buf.cap is where the made pages end. */
+#define SPOOL_STEP ((size_t)1 << 20)
 
 /* The window's berth_buf grow (internal.h): on the heap up to SPOOL_WINDOW
- * (1: realloc'd as usual); past it, a mapping twice as large as the last
- * (8 MiB at first), at a huge page's boundary, that takes the bytes: the
- * heap's by a copy, once; an old mapping's by mremap, its pages moved, not
- * copied. */
+ * (1: realloc'd as usual); past it, an anonymous mapping (8 MiB at first,
+ * then twice as large by mremap, which moves its pages, not its bytes) that
+ * takes the heap's bytes once, its pages made a step ahead of the writer. */
 int spool_grow(berth_buf *b, size_t need)
 {
-	spool *s = (spool *)b; /* the window is a spool's first member */
+	spool *s = (spool *)b; /* the buffer is a spool's first member */
 	if (!s->room && need <= SPOOL_WINDOW)
 		return 1;
-	size_t room = s->room ? s->room : 4 * HUGE_PAGE;
-	while (room < need) {
-		if (room > SIZE_MAX / 4)
+	size_t made = s->room ? b->cap : 0;
+	char *heap = NULL;
+	if (need > s->room) {
+		size_t room = s->room ? 2 * s->room : 8 * SPOOL_STEP;
+		while (room < need) {
+			if (room > SIZE_MAX / 4)
+				return -BERTH_ENOMEM;
+			room *= 2;
+		}
+		char *p = s->room ? mremap(b->data, s->room, room, MREMAP_MAYMOVE)
+				  : mmap(NULL, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
 			return -BERTH_ENOMEM;
-		room *= 2;
+		if (!s->room)
+			heap = b->data;
+		b->data = p;
+		s->room = room;
 	}
-	char *p = map_aligned(room);
-	if (p == MAP_FAILED)
-		return -BERTH_ENOMEM;
-	if (s->room && mremap(b->data, s->room, s->room, MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED) {
-		munmap(p, room);
-		return -BERTH_ENOMEM;
-	}
-	if (!s->room) {
+	size_t end = (need + SPOOL_STEP - 1) / SPOOL_STEP * SPOOL_STEP;
+	if (end > s->room)
+		end = s->room;
+	if (end > made) /* where the kernel cannot, each page is made at its first write */
+		madvise(b->data + made, end - made, MADV_POPULATE_WRITE);
+	b->cap = end > made ? end : made;
+	if (heap) {
 		if (b->len)
-			memcpy(p, b->data, b->len + 1);
-		free(b->data);
+			memcpy(b->data, heap, b->len + 1);
+		free(heap);
 	}
-	b->data = p;
-	b->cap = s->room = room;
 	return 0;
 }
 

@@ -8,10 +8,11 @@
  * memory file (memfd) the kernel still allocates, copies and frees each
  * page, 8 % of it. A spool is a berth_buf that writers append to: on the
  * heap while it is small (a server's one run), and past SPOOL_WINDOW in an
- * anonymous mapping that asks for transparent huge pages (madvise), which
- * takes a fault and a clear per 2 MiB. The mapping grows by doubling, its
- * pages moved by mremap, not copied. Where the kernel gives no huge pages
- * the mapping's pages are small, as a heap's are.
+ * anonymous mapping whose pages are made a MiB at a time, ahead of the
+ * writer (one madvise call, not 256 faults). The mapping grows by doubling,
+ * its pages moved by mremap, not copied. Its pages are small: transparent
+ * huge pages were faster back to back, but slower after the machine idled
+ * (docs/performance.md).
  *
  * A spool is not shared between threads.
  */
