@@ -17,7 +17,9 @@
 #      - berth run --wait with the real cgroups (default BERTH_CGROUP_ROOT), when root and
 #        a cgroup tree is writable; skipped otherwise
 #    Each berth variant is checked: every run Succeeded, with the enforcement expected.
-#    BENCH_ROUNDS (3) rounds of all three, one after the other: a row pools the rounds'
+#    BENCH_ROUNDS (4) rounds of all three, one after the other (berth's rows each after a
+#    pause of 0.5 s; with BENCH_BASELINE, the two builds' rows in turns, this build's first
+#    in odd rounds: 4 puts each first as often): a row pools the rounds'
 #    runs, and the overhead is the median of the rounds' own (berth median - /bin/true
 #    median of the same round), so that a drift of the machine's speed counts once.
 # 2. Parts, timed the same way (BENCH_PART_RUNS runs each): berth's process start
@@ -41,7 +43,7 @@
 # 4. Profile: `perf record -e cpu-clock --call-graph dwarf` over 10 launches (when perf can
 #    sample; hardware counters such as instructions are often missing in a VM, cpu-clock
 #    works there), inclusive shares of the functions that matter.
-# Knobs (environment): BENCH_RUNS (30), BENCH_ROUNDS (3), BENCH_WARMUP (3), BENCH_PART_RUNS (20),
+# Knobs (environment): BENCH_RUNS (30), BENCH_ROUNDS (4), BENCH_WARMUP (3), BENCH_PART_RUNS (20),
 # BENCH_STRACE_RUNS (5), BENCH_PERF_LAUNCHES (10), BENCH_NO_PERF=1, BENCH_NO_STRACE=1,
 # BENCH_NO_HYPERFINE=1 (the date loop even where hyperfine is installed), OUT,
 # BENCH_BASELINE=PATH (another berth binary, timed in the same rounds: before and after).
@@ -50,7 +52,7 @@ set -eu -o pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${BENCH_RUNS:-30}
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-4}
 WARMUP=${BENCH_WARMUP:-3}
 PART_RUNS=${BENCH_PART_RUNS:-20}
 STRACE_RUNS=${BENCH_STRACE_RUNS:-5}
@@ -227,15 +229,32 @@ if [ -n "$base" ]; then
 	variants="$variants base-rlimits"
 	[ -n "$cg_note" ] || variants="$variants base-cgroup"
 fi
+# each berth row after a pause (the last row's supervisors end at idle priority, after their
+# waiters: a row that starts at once meets them, 0.8 ms a launch in an A/B of two builds), and
+# with BENCH_BASELINE the two builds in turns: this one first in odd rounds, the baseline first
+# in even ones (the first row of a round is the faster one)
+this_build() {
+	sleep 0.5
+	measure "rlimits-$1" "$RUNS" "BERTH_HOME=$tmp/rlimits" "$berth" run "$spec" --wait
+	[ -n "$cg_note" ] || { sleep 0.5 &&
+		measure "cgroup-$1" "$RUNS" "BERTH_HOME=$tmp/cgroup BERTH_CGROUP_ROOT=" "$berth" run "$spec" --wait; }
+}
+baseline_build() {
+	[ -n "$base" ] || return 0
+	sleep 0.5
+	measure "base-rlimits-$1" "$RUNS" "BERTH_HOME=$tmp/base-rlimits" "$base" run "$spec" --wait
+	[ -n "$cg_note" ] || { sleep 0.5 &&
+		measure "base-cgroup-$1" "$RUNS" "BERTH_HOME=$tmp/base-cgroup BERTH_CGROUP_ROOT=" "$base" run "$spec" --wait; }
+}
 for ((round = 1; round <= ROUNDS; round++)); do
 	measure "true-$round" "$RUNS" "" /bin/true
-	measure "rlimits-$round" "$RUNS" "BERTH_HOME=$tmp/rlimits" "$berth" run "$spec" --wait
-	[ -n "$cg_note" ] ||
-		measure "cgroup-$round" "$RUNS" "BERTH_HOME=$tmp/cgroup BERTH_CGROUP_ROOT=" "$berth" run "$spec" --wait
-	[ -z "$base" ] ||
-		measure "base-rlimits-$round" "$RUNS" "BERTH_HOME=$tmp/base-rlimits" "$base" run "$spec" --wait
-	[ -z "$base" ] || [ -n "$cg_note" ] ||
-		measure "base-cgroup-$round" "$RUNS" "BERTH_HOME=$tmp/base-cgroup BERTH_CGROUP_ROOT=" "$base" run "$spec" --wait
+	if ((round % 2)); then
+		this_build "$round"
+		baseline_build "$round"
+	else
+		baseline_build "$round"
+		this_build "$round"
+	fi
 done
 check_runs "$tmp/rlimits" $(((RUNS + WARMUP) * ROUNDS)) rlimits
 [ -n "$cg_note" ] || check_runs "$tmp/cgroup" $(((RUNS + WARMUP) * ROUNDS)) "cgroup $cg_ver"
