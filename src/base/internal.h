@@ -49,9 +49,13 @@ typedef struct berth_buf {
 	size_t cap;
 	size_t max;    /* 0: no cap */
 	int failed;    /* sticky: 0, -BERTH_ENOMEM or -BERTH_ETOOBIG */
+	/* NULL, or who makes room for need bytes (the NUL counted) when data is
+	 * full: 0 with data and cap set, 1 to have them realloc'd as usual, or a
+	 * -BERTH_ code (a spool's mapping, spool.h) */
+	int (*grow)(struct berth_buf *b, size_t need);
 } berth_buf;
 
-#define BERTH_BUF_INIT {NULL, 0, 0, 0, 0}
+#define BERTH_BUF_INIT {NULL, 0, 0, 0, 0, NULL}
 
 int berth_buf_append(berth_buf *b, const void *data, size_t len);
 int berth_buf_puts(berth_buf *b, const char *s);

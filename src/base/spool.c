@@ -2,14 +2,12 @@
  * spool.c - output held until it may be shown, most of it outside the heap
  * (spool.h).
  */
-#define _GNU_SOURCE /* memfd_create */
+#define _GNU_SOURCE /* mremap */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/spool.h"
@@ -41,67 +39,47 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int spool_settle(spool *s)
-{
-	if (s->failed || s->buf.failed)
-		return s->failed ? s->failed : s->buf.failed;
-	if (s->buf.len < SPOOL_WINDOW || s->fd == -2)
-		return 0;
-	if (s->fd == -1 && (s->fd = memfd_create("berth-spool", MFD_CLOEXEC)) < 0) {
-		s->fd = -2; /* no such file here: the window holds everything */
-		return 0;
-	}
-	if (write_all(s->fd, s->buf.data, s->buf.len) < 0)
-		return s->failed = -BERTH_ENOMEM; /* the file's pages are memory too */
-	s->moved += s->buf.len;
-	s->buf.len = 0;
-	s->buf.data[0] = '\0';
-	return 0;
-}
+/* The mapping's pages are made a MiB at a time (MADV_POPULATE_WRITE: one
+ * call for 256 pages, not a fault each); buf.cap is where the made pages end. */
+#define SPOOL_STEP ((size_t)1 << 20)
 
-/* The file's bytes to fd: a character device (a terminal, /dev/null) is
- * written from a mapping of the file, which reads only what the device
- * takes (/dev/null nothing); anything else by sendfile(2), which copies in
- * the kernel (a pipe takes the pages by reference); where neither can be
- * had, read and write. */
-static int copy_file(spool *s, int fd)
+/* The window's berth_buf grow (internal.h): on the heap up to SPOOL_WINDOW
+ * (1: realloc'd as usual); past it, an anonymous mapping (8 MiB at first,
+ * then twice as large by mremap, which moves its pages, not its bytes) that
+ * takes the heap's bytes once, its pages made a step ahead of the writer. */
+int spool_grow(berth_buf *b, size_t need)
 {
-	off_t off = 0;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
-		void *map = mmap(NULL, s->moved, PROT_READ, MAP_SHARED, s->fd, 0);
-		if (map != MAP_FAILED) {
-			int ret = write_all(fd, map, s->moved);
-			munmap(map, s->moved);
-			return ret;
+	spool *s = (spool *)b; /* the buffer is a spool's first member */
+	if (!s->room && need <= SPOOL_WINDOW)
+		return 1;
+	size_t made = s->room ? b->cap : 0;
+	char *heap = NULL;
+	if (need > s->room) {
+		size_t room = s->room ? 2 * s->room : 8 * SPOOL_STEP;
+		while (room < need) {
+			if (room > SIZE_MAX / 4)
+				return -BERTH_ENOMEM;
+			room *= 2;
 		}
+		char *p = s->room ? mremap(b->data, s->room, room, MREMAP_MAYMOVE)
+				  : mmap(NULL, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -BERTH_ENOMEM;
+		if (!s->room)
+			heap = b->data;
+		b->data = p;
+		s->room = room;
 	}
-	while ((size_t)off < s->moved) {
-		ssize_t n = sendfile(fd, s->fd, &off, s->moved - (size_t)off);
-		if (n > 0)
-			continue;
-		if (n < 0 && (errno == EINVAL || errno == ENOSYS))
-			break; /* fd takes no sendfile: the plain way */
-		if (n < 0 && again(fd))
-			continue;
-		if (n < 0)
-			return -1;
-		break; /* 0: the file is shorter than moved, which pread reports */
-	}
-	char chunk[64 << 10];
-	while ((size_t)off < s->moved) {
-		size_t want = s->moved - (size_t)off < sizeof(chunk) ? s->moved - (size_t)off : sizeof(chunk);
-		ssize_t r = pread(s->fd, chunk, want, off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = EIO;
-			return -1;
-		}
-		if (write_all(fd, chunk, (size_t)r) < 0)
-			return -1;
-		off += r;
+	size_t end = (need + SPOOL_STEP - 1) / SPOOL_STEP * SPOOL_STEP;
+	if (end > s->room)
+		end = s->room;
+	if (end > made) /* where the kernel cannot, each page is made at its first write */
+		madvise(b->data + made, end - made, MADV_POPULATE_WRITE);
+	b->cap = end > made ? end : made;
+	if (heap) {
+		if (b->len)
+			memcpy(b->data, heap, b->len + 1);
+		free(heap);
 	}
 	return 0;
 }
@@ -109,9 +87,7 @@ static int copy_file(spool *s, int fd)
 int spool_write(spool *s, int fd)
 {
 	int ret = 0;
-	if (s->moved && copy_file(s, fd) < 0)
-		ret = -1;
-	if (!ret && s->buf.len && write_all(fd, s->buf.data, s->buf.len) < 0)
+	if (s->buf.len && write_all(fd, s->buf.data, s->buf.len) < 0)
 		ret = -1;
 	int saved = errno;
 	spool_release(s);
@@ -123,43 +99,29 @@ int spool_detach(spool *s, char **data, size_t *len)
 {
 	*data = NULL;
 	*len = 0;
-	if (s->failed || s->buf.failed) {
-		int ret = s->failed ? s->failed : s->buf.failed;
-		spool_release(s);
-		return ret;
-	}
-	size_t n = s->moved + s->buf.len;
-	char *d = berth_malloc(n + 1);
-	if (!d) {
-		spool_release(s);
-		return -BERTH_ENOMEM;
-	}
-	for (size_t at = 0; at < s->moved;) {
-		ssize_t r = pread(s->fd, d + at, s->moved - at, (off_t)at);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			free(d);
-			spool_release(s);
-			return -BERTH_ENOMEM;
+	int ret = s->buf.failed;
+	if (!ret && !s->room) { /* on the heap: handed over as it is */
+		*len = s->buf.len;
+		*data = berth_buf_detach(&s->buf);
+		ret = *data ? 0 : -BERTH_ENOMEM;
+	} else if (!ret) {
+		char *d = berth_malloc(s->buf.len + 1);
+		if (d) {
+			memcpy(d, s->buf.data, s->buf.len + 1);
+			*data = d;
+			*len = s->buf.len;
 		}
-		at += (size_t)r;
+		ret = d ? 0 : -BERTH_ENOMEM;
 	}
-	if (s->buf.len)
-		memcpy(d + s->moved, s->buf.data, s->buf.len);
-	d[n] = '\0';
-	*data = d;
-	*len = n;
 	spool_release(s);
-	return 0;
+	return ret;
 }
 
 void spool_release(spool *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);
-	berth_buf_release(&s->buf);
-	s->fd = -1;
-	s->moved = 0;
-	s->failed = 0;
+	if (s->room)
+		munmap(s->buf.data, s->room);
+	else
+		berth_buf_release(&s->buf);
+	*s = (spool)SPOOL_INIT;
 }

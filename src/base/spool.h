@@ -3,13 +3,16 @@
  *
  * berth render prints nothing unless every run of a stream is allowed, so it
  * holds the whole output (36 MB for 10,000 runs) until the stream's end. In
- * a growing heap buffer every page of it is a fresh page: a fault, a zeroed
- * page and its accounting, about a tenth of render's time. A spool keeps a
- * window of the bytes (a berth_buf that a writer appends to) and moves them,
- * each time the window fills, to an unnamed memory file (memfd_create): the
- * window stays hot in the cache and the file's pages are written whole
- * (nothing zeroed, no fault). Where no such file can be made, the bytes stay
- * in the window, which then grows as a berth_buf does.
+ * a growing heap buffer every page of it is a fresh 4 KiB page: a fault, a
+ * zeroed page and its accounting, about a tenth of render's time; in a
+ * memory file (memfd) the kernel still allocates, copies and frees each
+ * page, 8 % of it. A spool is a berth_buf that writers append to: on the
+ * heap while it is small (a server's one run), and past SPOOL_WINDOW in an
+ * anonymous mapping whose pages are made a MiB at a time, ahead of the
+ * writer (one madvise call, not 256 faults). The mapping grows by doubling,
+ * its pages moved by mremap, not copied. Its pages are small: transparent
+ * huge pages were faster back to back, but slower after the machine idled
+ * (docs/performance.md).
  *
  * A spool is not shared between threads.
  */
@@ -20,22 +23,19 @@
 
 #include "base/internal.h"
 
-/* The window's size: bytes past it go to the file at the next spool_settle. */
+/* The most bytes held on the heap: past it, the bytes go to a mapping. */
 #define SPOOL_WINDOW (256u << 10)
 
 typedef struct spool {
-	berth_buf buf; /* the bytes not yet moved: writers append here */
-	int fd;        /* the file, -1 before the first move, -2 when none can be made */
-	size_t moved;  /* bytes in the file */
-	int failed;    /* sticky: 0 or -BERTH_ENOMEM (the file could not take the bytes) */
+	berth_buf buf; /* every byte: writers append here (its grow is spool_grow);
+	                  buf.failed: -BERTH_ENOMEM when no memory or mapping could be had */
+	size_t room;   /* the mapping's size; 0 while buf is on the heap */
 } spool;
 
-#define SPOOL_INIT {BERTH_BUF_INIT, -1, 0, 0}
+/* buf's grow (internal.h): the heap's way up to SPOOL_WINDOW, then the mapping */
+int spool_grow(berth_buf *b, size_t need);
 
-/* Moves the window to the file when it holds SPOOL_WINDOW bytes or more;
- * called between whole pieces (a run's objects). 0, or the sticky failure
- * (of the window's berth_buf, or of the file). */
-int spool_settle(spool *s);
+#define SPOOL_INIT {{NULL, 0, 0, 0, 0, spool_grow}, 0}
 
 /* Every byte, in order: written to fd (a pipe, a file, a terminal; a
  * non-blocking one is waited for), then the spool is empty. 0, or -1 with
@@ -46,7 +46,7 @@ int spool_write(spool *s, int fd);
  * then the spool is empty. 0, or -BERTH_ENOMEM. */
 int spool_detach(spool *s, char **data, size_t *len);
 
-/* Empties s (its file closed): it may be used again. */
+/* Empties s (its mapping unmapped): it may be used again. */
 void spool_release(spool *s);
 
 #endif

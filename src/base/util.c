@@ -78,6 +78,9 @@ static int buf_grow(berth_buf *b, size_t extra)
 	size_t need = b->len + extra + 1;
 	if (need <= b->cap)
 		return 0;
+	int by = b->grow ? b->grow(b, need) : 1;
+	if (by <= 0)
+		return by ? (b->failed = by) : 0;
 	size_t cap = b->cap ? b->cap : 64;
 	while (cap < need)
 		cap = cap > SIZE_MAX / 2 ? need : cap * 2;

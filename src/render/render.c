@@ -920,7 +920,7 @@ int berth_render_add(berth_render *rd, const berth_run *run, berth_error **err)
 	berth_arena_release(rd->arena, mark);
 	if (rc)
 		return rc;
-	int failed = spool_settle(&rd->out);
+	int failed = rd->out.buf.failed; /* sticky: the spool could not take the bytes */
 	if (failed)
 		return berth_fail(err, failed == -BERTH_ETOOBIG ? BERTH_ETOOBIG : BERTH_ENOMEM,
 				  "the rendered output is too large");
@@ -946,7 +946,7 @@ static int close_output(berth_render *r)
 	else
 		berth_buf_puts(&r->out.buf, ""); /* an empty output is "" too */
 	r->objects = 0;
-	return r->out.failed ? r->out.failed : r->out.buf.failed;
+	return r->out.buf.failed;
 }
 
 int berth_render_finish(berth_render *r, char **data, size_t *len, berth_error **err)

@@ -15,7 +15,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libfyaml.h>
 
@@ -1033,17 +1035,37 @@ int berth_read_file(const char *path, size_t max, char **out, size_t *len, berth
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	berth_buf b = BERTH_BUF_INIT;
-	char chunk[65536];
-	size_t n;
+	struct stat st;
 
 	*out = NULL;
 	*len = 0;
 	if (!f)
 		return berth_fail(err, BERTH_EIO, "cannot open \"%s\": %s", path, strerror(errno));
 	b.max = max;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (berth_buf_append(&b, chunk, n) < 0)
+	/* read into the buffer itself: a file's size asked for at once (one
+	 * allocation, one read, and room to see its end), else 64 KiB at a time */
+	size_t want = 65536;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size < SIZE_MAX - 1)
+		want = (size_t)st.st_size + 1;
+	for (;;) {
+		if (max && want > max - b.len)
+			want = max - b.len;
+		if (!want) { /* max bytes read: one more is one too many */
+			char c;
+			if (fread(&c, 1, 1, f) == 1)
+				b.failed = -BERTH_ETOOBIG;
 			break;
+		}
+		if (berth_buf_reserve(&b, want) < 0)
+			break;
+		size_t n = fread(b.data + b.len, 1, want, f);
+		b.len += n;
+		b.data[b.len] = '\0';
+		if (n < want)
+			break;
+		want = 65536;
+	}
 	int rerr = ferror(f);
 	if (f != stdin)
 		fclose(f);

@@ -156,7 +156,7 @@ static void test_depth_100000(void)
 	memset(deep + n, ']', n);
 	deep[2 * n] = '\n';
 
-	berth_buf b = {deep, 2 * n + 1, 2 * n + 1, 0, 0};
+	berth_buf b = {deep, 2 * n + 1, 2 * n + 1, 0, 0, NULL};
 	berth_error *err = NULL;
 	CHECK_INT(spec_parse(&b, &err), -BERTH_ETOOBIG);
 	check_only(err, BERTH_ETOOBIG, 1, 65, "nesting deeper than 64 levels");

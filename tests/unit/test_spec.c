@@ -7,10 +7,13 @@
  * after berth_spec_parse returns: ASan catches a read past len, and any
  * pointer the spec set keeps into the input.
  */
+#define _DEFAULT_SOURCE /* mincore */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1624,8 +1627,7 @@ static void test_arena_release(void)
 	berth_arena_free(a);
 }
 
-/* A spool's bytes: pieces appended to its window (n bytes each, settled
- * after each), in order. */
+/* A spool's bytes: pieces appended to it (n bytes each), in order. */
 static void spool_fill(spool *s, berth_buf *want, size_t pieces)
 {
 	for (size_t i = 0; i < pieces; i++) {
@@ -1635,33 +1637,77 @@ static void spool_fill(spool *s, berth_buf *want, size_t pieces)
 		piece[sizeof(piece) - 2] = '\n';
 		berth_buf_append(&s->buf, piece, sizeof(piece) - 1);
 		berth_buf_append(want, piece, sizeof(piece) - 1);
-		CHECK_INT(spool_settle(s), 0);
+		CHECK_INT(s->buf.failed, 0);
 	}
 }
 
-/* What outgrows the window goes to the file, and comes back whole and in
- * order, handed over or written; without a file the window holds it all. */
+/* 1 when the spool's last page below buf.cap is in memory though nothing
+ * was written there (its pages made ahead of the writer), 0 when it is not,
+ * -1 when mincore cannot tell. */
+static int made_ahead(const spool *s)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t last = ((uintptr_t)s->buf.data + s->buf.cap - 1) & ~(uintptr_t)(pg - 1);
+	unsigned char in = 0;
+	if (pg <= 0 || (uintptr_t)s->buf.data + s->buf.len + 1 > last)
+		return -1; /* written up to that page: it tells nothing */
+	return mincore((void *)last, (size_t)pg, &in) == 0 ? (in & 1) : -1;
+}
+
+static int grow_calls;
+static int grow_refuse(berth_buf *b, size_t need)
+{
+	grow_calls++;
+	return need > 100 ? -BERTH_ENOMEM : 1; /* small: the heap's way */
+}
+
+/* A berth_buf's grow decides where its bytes go: 1 lets the heap take them,
+ * a failure is the buffer's sticky failure (a spool's failed mapping). */
+static void test_buf_grow_hook(void)
+{
+	berth_buf b = BERTH_BUF_INIT;
+	b.grow = grow_refuse;
+	CHECK_INT(berth_buf_puts(&b, "small"), 0);
+	CHECK(grow_calls == 1 && b.len == 5 && strcmp(b.data, "small") == 0);
+	char big[200];
+	memset(big, 'x', sizeof(big));
+	CHECK_INT(berth_buf_append(&b, big, sizeof(big)), -BERTH_ENOMEM);
+	CHECK_INT(berth_buf_puts(&b, "!"), -BERTH_ENOMEM); /* sticky */
+	CHECK(b.failed == -BERTH_ENOMEM && b.len == 5);
+	berth_buf_release(&b);
+}
+
+/* A small output stays on the heap and is handed over as it is; past the
+ * window the bytes go to a mapping whose pages are made ahead of the
+ * writer, which keeps them when it grows; they come back whole and in
+ * order, handed over or written. */
 static void test_spool(void)
 {
 	spool s = SPOOL_INIT;
 	berth_buf want = BERTH_BUF_INIT;
-	size_t pieces = 3 * SPOOL_WINDOW / 999 + 7;
-	spool_fill(&s, &want, pieces);
-	CHECKF(s.moved >= 2 * SPOOL_WINDOW && s.buf.len < SPOOL_WINDOW,
-	       "moved %zu, window %zu", s.moved, s.buf.len);
-	CHECK(s.buf.cap <= 2 * SPOOL_WINDOW); /* the window did not grow with the output */
+	spool_fill(&s, &want, SPOOL_WINDOW / 999 - 1);
+	CHECK(s.room == 0 && s.buf.len == want.len); /* on the heap */
 	char *data = NULL;
 	size_t len = 0;
 	CHECK_INT(spool_detach(&s, &data, &len), 0);
 	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0 && data[len] == '\0');
 	free(data);
-	CHECK(s.moved == 0 && s.buf.len == 0 && s.fd == -1); /* empty, to be used again */
+	CHECK(s.buf.len == 0 && s.buf.data == NULL && s.room == 0 && s.buf.grow == spool_grow);
+
+	size_t pieces = 3 * SPOOL_WINDOW / 999 + 7;
+	berth_buf_release(&want);
+	spool_fill(&s, &want, pieces);
+	CHECKF(s.room >= s.buf.cap && s.buf.cap > s.buf.len && s.buf.len == want.len,
+	       "room %zu, cap %zu, len %zu", s.room, s.buf.cap, s.buf.len);
+	CHECK_INT(made_ahead(&s), 1);
+	CHECK_INT(spool_detach(&s, &data, &len), 0);
+	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0 && data[len] == '\0');
+	free(data);
+	CHECK(s.buf.len == 0 && s.buf.data == NULL && s.room == 0); /* empty, to be used again */
 
 	/* written to a file, which gets every byte in order */
-	for (size_t i = 0; i < pieces; i++) {
+	for (size_t i = 0; i < pieces; i++)
 		berth_buf_append(&s.buf, want.data + i * 999, 999);
-		CHECK_INT(spool_settle(&s), 0);
-	}
 	char *dir = t_temp_dir("berth-spool");
 	if (dir) {
 		char path[512];
@@ -1680,17 +1726,78 @@ static void test_spool(void)
 		free(dir);
 	}
 
-	/* no file to be had: the window grows and holds everything */
-	s.fd = -2;
-	for (size_t i = 0; i < pieces; i++) {
-		berth_buf_append(&s.buf, want.data + i * 999, 999);
-		CHECK_INT(spool_settle(&s), 0);
-	}
-	CHECK(s.moved == 0 && s.buf.len == want.len);
+	/* past the first mapping (8 MiB): a larger one takes its bytes */
+	berth_buf_release(&want);
+	spool_fill(&s, &want, (10u << 20) / 999);
+	CHECKF(s.room >= (16u << 20) && s.buf.cap > s.buf.len && s.buf.len == want.len,
+	       "room %zu, cap %zu, len %zu", s.room, s.buf.cap, s.buf.len);
 	CHECK_INT(spool_detach(&s, &data, &len), 0);
 	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0);
 	free(data);
 	berth_buf_release(&want);
+}
+
+/* berth_read_file of path (max bytes at most): its return, and the bytes
+ * compared with want (n of them) when it read them */
+static int read_cap(const char *path, size_t max, const char *want, size_t n)
+{
+	char *data = NULL;
+	size_t len = 0;
+	berth_error *err = NULL;
+	int ret = berth_read_file(path, max, &data, &len, &err);
+	if (ret == 0)
+		CHECKF(len == n && memcmp(data, want, n) == 0 && data[n] == '\0', "%s: %zu bytes of %zu",
+		       path, len, n);
+	else
+		CHECK(data == NULL && err != NULL);
+	free(data);
+	berth_error_free(err);
+	return ret;
+}
+
+/* A file is read whole up to its cap and not a byte past it, whether its
+ * size is known (a regular file: read at once) or not (a pipe: in pieces). */
+static void test_read_file_cap(void)
+{
+	size_t n = 200000;
+	char *text = malloc(n + 1);
+	char *dir = t_temp_dir("berth-readcap");
+	if (!CHECK(text && dir)) {
+		free(text);
+		free(dir);
+		return;
+	}
+	for (size_t i = 0; i <= n; i++)
+		text[i] = (char)('a' + i % 23);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/in", dir);
+	FILE *f = fopen(path, "wb");
+	CHECK(f && fwrite(text, 1, n, f) == n && fclose(f) == 0);
+	CHECK_INT(read_cap(path, n, text, n), 0);          /* exactly the cap */
+	CHECK_INT(read_cap(path, n + 100, text, n), 0);    /* under it */
+	CHECK_INT(read_cap(path, n - 1, text, n), -BERTH_ETOOBIG);
+	CHECK_INT(read_cap(path, 70000, text, n), -BERTH_ETOOBIG);
+	for (size_t max = n - 1; max <= n; max++) { /* through a pipe */
+		int fd[2];
+		if (!CHECK(pipe(fd) == 0))
+			break;
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(fd[0]);
+			ssize_t w = write(fd[1], text, n);
+			_exit(w == (ssize_t)n ? 0 : 1);
+		}
+		close(fd[1]);
+		char dev[64];
+		snprintf(dev, sizeof(dev), "/dev/fd/%d", fd[0]);
+		CHECK_INT(read_cap(dev, max, text, n), max < n ? -BERTH_ETOOBIG : 0);
+		close(fd[0]);
+		int status = 0;
+		waitpid(pid, &status, 0);
+	}
+	t_rm_rf(dir);
+	free(dir);
+	free(text);
 }
 
 /* Each stray comma costs a parse of the whole input: at most 32 are fixed. */
@@ -2169,7 +2276,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
-       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_control_bytes),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_buf_grow_hook), T(test_read_file_cap), T(test_control_bytes),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
        T(test_fault_injection_warnings), T(test_fault_injection_err_null),
        T(test_fault_injection_file))
