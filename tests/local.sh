@@ -591,6 +591,17 @@ for how in forked exec; do
 	unset BERTH_TEST_SPAWN_SUPERVISOR
 done
 
+# ---- the end's commit made but its fsync failed (a full disk): recorded once, not twice, and
+# berth run --wait still ends with it (test builds: BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28)
+id=$(BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28 timeout 30 "$berth" run quick.yaml --wait 2>out)
+status=$?
+ends=$("$berth" events "$id" 2>/dev/null | grep -c Succeeded)
+if [ "$status" = 0 ] && [ "$(field "$id" state)" = Succeeded ] && [ "$ends" = 1 ]; then
+	ok end-recorded-once-when-its-fsync-fails
+else
+	fail end-recorded-once-when-its-fsync-fails "status $status, state $(field "$id" state), Succeeded events: $ends"
+fi
+
 # ---- berth run --wait, then berth delete at once, while the supervisor still makes the done
 # marker (0.8 s late): the deleted run's directory is not made again (the marker is for the
 # other waiters; only an end the store could not record needs it made whatever)

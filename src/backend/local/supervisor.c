@@ -1524,6 +1524,15 @@ static void finish(sup *s, const char *id)
 		if ((recorded = !rc))
 			break;
 		store_rollback(s->st);
+		/* made, only its fsync failed (the store says it ended as this says):
+		 * a second try would record the end twice. Not durable: no "e", and
+		 * the marker says how it ended */
+		store_run *now = NULL;
+		bool made = !store_run_get(s->st, id, &now, NULL) && berth_state_final(now->info.state) &&
+			    now->info.finished == r->info.finished;
+		store_run_free(now);
+		if (made)
+			break;
 		char reserve[4096];
 		if (!backend_run_path(reserve, sizeof(reserve), s->home, id, "reserve"))
 			unlink(reserve);
@@ -1634,6 +1643,10 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 	/* tests: a supervisor that dies before it has started the run, or recorded itself */
 	if (getenv("BERTH_TEST_SUPERVISOR_DIES"))
 		_exit(1);
+	/* tests: this supervisor's fsyncs fail with this errno (store/sync.c), its caller's not */
+	const char *fsync_errno = getenv("BERTH_TEST_SUPERVISOR_FSYNC_ERRNO");
+	if (fsync_errno)
+		setenv("BERTH_TEST_FSYNC_ERRNO", fsync_errno, 1);
 #endif
 	if (!s.r) {
 		if (backend_store_where(path, sizeof(path), home) || store_open(&s.st, path, err))
