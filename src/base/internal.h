@@ -82,6 +82,9 @@ void *berth_malloc(size_t n);
 void *berth_calloc(size_t n, size_t size);
 void *berth_realloc(void *p, size_t n);
 extern long berth_fail_alloc_after;
+/* Tests: sleeps as many milliseconds as the environment variable name says
+ * (a slow step, for a race to be seen). Test builds only: elsewhere, nothing. */
+void berth_test_pause(const char *name);
 
 #include "base/banned.h"
 

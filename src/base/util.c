@@ -1,9 +1,11 @@
 /*
- * util.c - memory and the capped growable buffer.
+ * util.c - memory, the capped growable buffer, and the test builds' pause (berth_test_pause).
  */
 #include <stdio.h>
 #include <stdarg.h>
 #include <string.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "berth/node.h"
 #include "base/internal.h"
@@ -197,4 +199,17 @@ size_t berth_utf8_len(const char *str, size_t n)
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
 	return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : k;
+}
+
+void berth_test_pause(const char *name)
+{
+#ifdef BERTH_FAULT_INJECTION
+	const char *v = getenv(name);
+	long ms = v ? strtol(v, NULL, 10) : 0;
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	if (ms > 0)
+		nanosleep(&ts, NULL);
+#else
+	(void)name;
+#endif
 }

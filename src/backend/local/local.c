@@ -830,15 +830,9 @@ static void start_admitted(berth_backend *b, char **admitted, size_t nadmitted,
 			/* a waiting caller waits for what it submits, not for others' queued runs */
 			sup = spawn_supervisor(b, admitted[i], record_of(admitted[i], pending, npending),
 					       waits, &forked);
-#ifdef BERTH_FAULT_INJECTION
 		/* tests: the spawner is slow, so that a short run's supervisor ends first */
-		const char *slow = getenv("BERTH_TEST_SPAWN_DELAY_MS");
-		if (slow && sup > 0) {
-			long ms = strtol(slow, NULL, 10);
-			struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-			nanosleep(&ts, NULL);
-		}
-#endif
+		if (sup > 0)
+			berth_test_pause("BERTH_TEST_SPAWN_DELAY_MS");
 		/* one forked records itself: this process's store waits, closed */
 		if (forked)
 			continue;
@@ -981,15 +975,9 @@ static int local_schedule_runs(berth_backend *b, store_run **fresh, size_t nfres
 	/* in the same transaction: a commit less before the supervisors start */
 	for (size_t i = 0; i < nadmitted; i++)
 		store_event(b->st, admitted[i], "Scheduled", NULL);
-#ifdef BERTH_FAULT_INJECTION
 	/* tests: a submission killed before its commit leaves nothing */
-	const char *hold = getenv("BERTH_TEST_COMMIT_DELAY_MS");
-	if (hold && nfresh) {
-		long ms = strtol(hold, NULL, 10);
-		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
-	}
-#endif
+	if (nfresh)
+		berth_test_pause("BERTH_TEST_COMMIT_DELAY_MS");
 	/* the supervisors start while the commit is made durable (an fsync, a
 	 * good part of a short run's launch, beside its preparation); no one is
 	 * told of the runs before it is: this caller waits below, a server's

@@ -1537,15 +1537,8 @@ static void finish(sup *s, const char *id)
 		if (!backend_run_path(reserve, sizeof(reserve), s->home, id, "reserve"))
 			unlink(reserve);
 	}
-#ifdef BERTH_FAULT_INJECTION
 	/* tests: the marker made late (a waiter told by the pipe does not wait for it) */
-	const char *late = getenv("BERTH_TEST_MARKER_DELAY_MS");
-	if (late) {
-		long ms = strtol(late, NULL, 10);
-		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
-	}
-#endif
+	berth_test_pause("BERTH_TEST_MARKER_DELAY_MS");
 	/* recorded, the waiter may have deleted the run already: its directory
 	 * is not made again (a leftover no one removes); else the marker is
 	 * the record of the end, made whatever */
