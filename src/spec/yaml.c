@@ -777,9 +777,12 @@ static int guess_pass(struct builder *b, struct reader *r, const char *data, siz
 static int parse_json(struct builder *b, struct reader *r, const char *data, size_t len)
 {
 	/* where each value starts: its line, and the start of that line (its
-	 * column is counted only when it does not start the line) */
-	uint32_t line = 0;
-	size_t line_start = 0, at = 0;
+	 * column is counted only when it does not start the line); the columns
+	 * are counted on from the last value's start on the same line, not from
+	 * the line's (values on one long line cost their length once, not the
+	 * square of their count) */
+	uint32_t line = 0, col = 0;
+	size_t line_start = 0, at = 0, col_at = 0;
 	int guess = 1; /* until a guessed cut was wrong */
 	for (;;) {
 		for (; at < len && (data[at] == ' ' || data[at] == '\t' || data[at] == '\n' ||
@@ -791,8 +794,12 @@ static int parse_json(struct builder *b, struct reader *r, const char *data, siz
 		size_t before = b->ndocs;
 		int ret = CUT_WRONG;
 		struct pass ps = {1, SIZE_MAX, {0, 0}, 0, 0, 0};
+		if (col_at < line_start)
+			col_at = line_start, col = 0;
+		col += columns(data, col_at, at);
+		col_at = at;
 		b->line0 = line;
-		b->col0 = columns(data, line_start, at);
+		b->col0 = col;
 		if (guess && (data[at] == '{' || data[at] == '[')) {
 			const char *nl = memchr(data + at, '\n', len - at);
 			size_t end = nl ? (size_t)(nl - data) : len;

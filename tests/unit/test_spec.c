@@ -918,6 +918,15 @@ static void test_json_error_in_second_value(void)
 	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 32, "timeout", "\"x\" is not an integer");
 	berth_error_free(err);
 
+	/* columns are counted on from value to value: a third after an é in the
+	 * second, and a value on the last line of one over two lines */
+	err = must_fail("{} {\"args\": [\"\xc3\xa9\"]} {\"timeout\": \"x\"}", BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 1, 33, "timeout", "\"x\" is not an integer");
+	berth_error_free(err);
+	err = must_fail("{} {\"action\": \"job\",\n \"retries\": 1} {\"timeout\": \"x\"}", BERTH_ETYPE);
+	check_problem(err, 0, BERTH_ETYPE, BERTH_ERROR, 2, 29, "timeout", "\"x\" is not an integer");
+	berth_error_free(err);
+
 	/* a syntax error in the second value */
 	err = must_fail("{\"action\": \"job\"}\n{\"action\": \"job\",}\n", BERTH_ESYNTAX);
 	CHECK_INT(berth_error_count(err), 1);
