@@ -2,6 +2,8 @@
  * record.c - a run's record (record.h): states, the record of a new run, its
  * insertion and reading, and the record as YAML or JSON.
  */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -71,6 +73,143 @@ berth_run_info *record_info_take(store_run *r)
 	memset(&r->info, 0, sizeof(r->info));
 	return i;
 }
+
+/* ---- a record as bytes ------------------------------------------------------------------ */
+
+enum pack_type { P_STR, P_I64, P_INT, P_BOOL, P_STATE };
+
+/* Every field of berth_run_info, in the order packed. */
+static const struct {
+	const char *name;
+	size_t off;
+	enum pack_type type;
+} packed[] = {
+#define P(field, type) {#field, offsetof(berth_run_info, field), type}
+	P(id, P_STR), P(name, P_STR), P(project, P_STR), P(backend, P_STR), P(profile, P_STR),
+	P(image, P_STR), P(action, P_STR), P(state, P_STATE), P(reason, P_STR),
+	P(priority_class, P_STR), P(priority, P_I64), P(created, P_I64), P(started, P_I64),
+	P(finished, P_I64), P(cpu_milli, P_I64), P(mem, P_I64), P(gpus, P_I64), P(disk, P_I64),
+	P(workers, P_I64), P(worker_states, P_STR), P(cpu_limit_milli, P_I64), P(mem_limit, P_I64),
+	P(gpu_ids, P_STR), P(exit_code, P_INT), P(signal, P_INT), P(oom_killed, P_BOOL),
+	P(attempts, P_INT), P(cpu_usage_ns, P_I64), P(mem_peak, P_I64), P(enforcement, P_STR),
+	P(log_path, P_STR), P(target, P_STR), P(effective, P_STR), P(labels, P_STR),
+	P(submitted_by, P_STR),
+#undef P
+};
+/* A field added to berth_run_info must be added above too: this fails until
+ * the size below is changed with it. */
+_Static_assert(sizeof(berth_run_info) == 264, "berth_run_info changed: update packed[]");
+
+void record_pack(const berth_run_info *i, berth_buf *out)
+{
+	for (size_t k = 0; k < BERTH_ARRAY_SIZE(packed); k++) {
+		const char *at = (const char *)i + packed[k].off;
+		int64_t v = 0;
+		switch (packed[k].type) {
+		case P_STR: {
+			const char *s = *(char *const *)at;
+			/* a string's length + 1; 0: none (NULL) */
+			v = s ? (int64_t)strlen(s) + 1 : 0;
+			berth_buf_append(out, &v, sizeof(v));
+			if (s)
+				berth_buf_append(out, s, (size_t)v - 1);
+			continue;
+		}
+		case P_I64:
+			v = *(const int64_t *)at;
+			break;
+		case P_INT:
+			v = *(const int *)at;
+			break;
+		case P_BOOL:
+			v = *(const bool *)at;
+			break;
+		case P_STATE:
+			v = *(const berth_state *)at;
+			break;
+		}
+		berth_buf_append(out, &v, sizeof(v));
+	}
+}
+
+int record_unpack(const char *data, size_t len, berth_run_info **out)
+{
+	*out = NULL;
+	berth_run_info *i = berth_calloc(1, sizeof(*i));
+	size_t at = 0;
+	for (size_t k = 0; i && k < BERTH_ARRAY_SIZE(packed); k++) {
+		char *to = (char *)i + packed[k].off;
+		int64_t v;
+		if (len - at < sizeof(v))
+			break;
+		memcpy(&v, data + at, sizeof(v));
+		at += sizeof(v);
+		switch (packed[k].type) {
+		case P_STR:
+			if (v < 0 || (uint64_t)v > len - at + 1)
+				goto bad;
+			if (v && !(*(char **)to = berth_strndup(data + at, (size_t)v - 1)))
+				goto bad;
+			/* a NUL inside would cut it short: not a string as packed */
+			if (v && strlen(*(char **)to) != (size_t)v - 1)
+				goto bad;
+			at += v ? (size_t)v - 1 : 0;
+			break;
+		case P_I64:
+			*(int64_t *)to = v;
+			break;
+		case P_INT:
+			if (v < INT32_MIN || v > INT32_MAX)
+				goto bad;
+			*(int *)to = (int)v;
+			break;
+		case P_BOOL:
+			if (v != 0 && v != 1)
+				goto bad;
+			*(bool *)to = v;
+			break;
+		case P_STATE:
+			if (v < 0 || v > BERTH_STATE_STOPPED)
+				goto bad;
+			*(berth_state *)to = (berth_state)v;
+			break;
+		}
+		if (k + 1 == BERTH_ARRAY_SIZE(packed) && at == len) {
+			*out = i;
+			return 0;
+		}
+	}
+bad:
+	berth_run_info_free(i);
+	return -1;
+}
+
+#ifdef BERTH_FAULT_INJECTION
+int record_same_as_stored(store *st, const berth_run_info *i, berth_error **err)
+{
+	berth_run_info *stored = NULL;
+	int rc = record_get(st, i->id, &stored, err);
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < BERTH_ARRAY_SIZE(packed) && !rc; k++) {
+		const char *pa = (const char *)i + packed[k].off, *pb = (const char *)stored + packed[k].off;
+		bool same;
+		if (packed[k].type == P_STR) {
+			const char *x = *(char *const *)pa, *y = *(char *const *)pb;
+			same = x == y || (x && y && !strcmp(x, y));
+		} else
+			same = !memcmp(pa, pb, packed[k].type == P_I64 ? sizeof(int64_t)
+					       : packed[k].type == P_BOOL ? sizeof(bool)
+					       : sizeof(int));
+		if (!same)
+			rc = berth_fail(err, BERTH_EINTERNAL,
+					"run %s: the record told with its end differs from the "
+					"store's in %s", i->id, packed[k].name);
+	}
+	berth_run_info_free(stored);
+	return rc;
+}
+#endif
 
 static char *dup_or_null(const char *s)
 {

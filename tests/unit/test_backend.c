@@ -5,6 +5,7 @@
  * no kind checks, and allocation failures anywhere on open -> submit -> get
  * -> wait -> stop -> delete fail cleanly (no leak, no crash: ASan).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,5 +480,60 @@ static void test_allocation_failures(void)
 	teardown();
 }
 
-T_MAIN(T(test_registry), T(test_every_operation_reaches_its_kind), T(test_refused_by_the_kind),
+/* A record as bytes (record_pack) comes back whole (record_unpack), every
+ * field; bytes that are not exactly one packed record are refused. */
+static void test_record_packed(void)
+{
+	berth_run_info in = {
+		.id = "r1", .name = "train", .project = "p1", .backend = "local", .profile = "gpu",
+		.image = "img", .action = "job", .state = BERTH_STATE_FAILED,
+		.reason = "exit code 3\nsecond line, \"quoted\", tab\t", .priority_class = "high",
+		.priority = -7, .created = 1, .started = 2, .finished = INT64_MAX, .cpu_milli = 1500,
+		.mem = 1LL << 40, .gpus = 2, .disk = 3, .workers = 4, .worker_states = "Running,Failed",
+		.cpu_limit_milli = 2000, .mem_limit = 5, .gpu_ids = "0,1", .exit_code = 3,
+		.signal = 9, .oom_killed = true, .attempts = 2, .cpu_usage_ns = 123456789,
+		.mem_peak = 6, .enforcement = "cgroup v2", .log_path = "/l", .target = NULL,
+		.effective = "{}", .labels = "a=b,c=", .submitted_by = "user:root"};
+	berth_buf b = BERTH_BUF_INIT;
+	record_pack(&in, &b);
+	CHECK(!b.failed && b.len > 0);
+	berth_run_info *out = NULL;
+	CHECK_INT(record_unpack(b.data, b.len, &out), 0);
+	if (out) {
+		/* the same bytes again: every field came back */
+		berth_buf again = BERTH_BUF_INIT;
+		record_pack(out, &again);
+		CHECK(again.len == b.len && !memcmp(again.data, b.data, b.len));
+		CHECK_STR(out->reason, in.reason);
+		CHECK_STR(out->submitted_by, "user:root");
+		CHECK(!out->target);
+		CHECK_INT(out->finished, INT64_MAX);
+		CHECK_INT(out->state, BERTH_STATE_FAILED);
+		CHECK(out->oom_killed);
+		berth_buf_release(&again);
+		berth_run_info_free(out);
+	}
+	/* cut anywhere, or one byte more: not a record */
+	for (size_t n = 0; n < b.len; n++) {
+		out = NULL;
+		CHECKF(record_unpack(b.data, n, &out) == -1 && !out, "cut at %zu of %zu", n, b.len);
+	}
+	char *more = malloc(b.len + 1);
+	if (more) {
+		memcpy(more, b.data, b.len);
+		more[b.len] = 0;
+		CHECK_INT(record_unpack(more, b.len + 1, &out), -1);
+		/* a string's length that runs past the end, or a NUL inside it */
+		int64_t huge = INT64_MAX;
+		memcpy(more, &huge, sizeof(huge));
+		CHECK_INT(record_unpack(more, b.len, &out), -1);
+		memcpy(more, b.data, b.len);
+		more[sizeof(int64_t)] = 0; /* in "r1" */
+		CHECK_INT(record_unpack(more, b.len, &out), -1);
+		free(more);
+	}
+	berth_buf_release(&b);
+}
+
+T_MAIN(T(test_registry), T(test_record_packed), T(test_every_operation_reaches_its_kind), T(test_refused_by_the_kind),
        T(test_tampered_records), T(test_allocation_failures))
