@@ -85,6 +85,10 @@ extern long berth_fail_alloc_after;
 /* Tests: sleeps as many milliseconds as the environment variable name says
  * (a slow step, for a race to be seen). Test builds only: elsewhere, nothing. */
 void berth_test_pause(const char *name);
+/* Tests: appends line and a newline to the file the environment variable
+ * name names (how often, and by which process, a step happened). Test builds
+ * only: elsewhere, nothing. */
+void berth_test_note(const char *name, const char *line);
 
 #include "base/banned.h"
 

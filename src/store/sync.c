@@ -259,13 +259,10 @@ static int fsync_wal(struct wal_sync *w)
 	const char *inject = getenv("BERTH_TEST_FSYNC_ERRNO");
 	if (inject && *inject)
 		return (int)strtol(inject, NULL, 10);
-	/* tests: one line a WAL fsync, appended to the file named (how many a launch makes) */
-	const char *log = getenv("BERTH_TEST_FSYNC_LOG");
-	int lf = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
-	if (lf >= 0) {
-		dprintf(lf, "%ld\n", (long)getpid());
-		close(lf);
-	}
+	/* tests: one line a WAL fsync, its pid (how many a launch makes) */
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	berth_test_note("BERTH_TEST_FSYNC_LOG", pid);
 #endif
 	return fdatasync(w->fd) ? errno : 0;
 }
