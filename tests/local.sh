@@ -591,6 +591,28 @@ for how in forked exec; do
 	unset BERTH_TEST_SPAWN_SUPERVISOR
 done
 
+# ---- berth run --wait hears the end from its supervisor with the run's record (the pipe, not
+# the store): the store is opened twice a launch, by berth run before its fork and by the
+# supervisor, not a third time by the waiter. Test builds check every record so told against
+# the store's: one told wrong (its reason) fails the wait, naming the field
+: >opens
+id=$(BERTH_TEST_STORE_OPEN_LOG=$tmp/opens "$berth" run quick.yaml --wait 2>out)
+status=$?
+if [ "$status" = 0 ] && [ "$(field "$id" state)" = Succeeded ] && [ "$(wc -l <opens)" = 2 ] &&
+	[ "$(sort -u opens | wc -l)" = 2 ]; then
+	ok waiter-hears-the-record
+else
+	fail waiter-hears-the-record "status $status, state $(field "$id" state), store opened by pids: $(tr '\n' ' ' <opens)"
+fi
+id=$(BERTH_TEST_END_TOLD_REASON=forged "$berth" run quick.yaml --wait 2>out)
+status=$?
+if [ "$status" != 0 ] && grep -q "differs from the store's in reason" out &&
+	[ "$(field "$id" state)" = Succeeded ]; then
+	ok told-record-checked-against-the-store
+else
+	fail told-record-checked-against-the-store "status $status: $(cat out)"
+fi
+
 # ---- the end's commit made but its fsync failed (a full disk): recorded once, not twice, and
 # berth run --wait still ends with it (test builds: BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28)
 id=$(BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28 timeout 30 "$berth" run quick.yaml --wait 2>out)

@@ -247,7 +247,21 @@ int berth_backend_wait(berth_backend *b, const char *id, int64_t timeout_ms, ber
 	int rc = ops_of(b, id, &ops, err);
 	if (!rc)
 		rc = ops->wait(b, id, timeout_ms, err);
-	if (!rc && out)
+	/* the record the kind was told with the end is the stored one */
+	berth_run_info *end = !rc && ops->take_end ? ops->take_end(b, id) : NULL;
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: every such record is checked against the store's (unless a
+	 * test counts the store's connections) */
+	if (end && !getenv("BERTH_TEST_STORE_OPEN_LOG") && record_same_as_stored(b->st, end, err)) {
+		berth_run_info_free(end);
+		return -BERTH_EINTERNAL;
+	}
+#endif
+	if (end && out)
+		*out = end;
+	else
+		berth_run_info_free(end);
+	if (!rc && out && !end)
 		rc = record_get(b->st, id, out, err);
 	return rc;
 }

@@ -58,6 +58,10 @@ typedef struct backend_ops {
 	/* returns when the run's record is final (0) or timeout_ms (< 0: no
 	 * limit) passed (BERTH_ETIMEOUT) */
 	int (*wait)(berth_backend *b, const char *id, int64_t timeout_ms, berth_error **err);
+	/* optional: after a wait, the final record the kind was told with the
+	 * end (the caller's to free), so that the store need not be read;
+	 * NULL: read it */
+	berth_run_info *(*take_end)(berth_backend *b, const char *id);
 	/* optional: asks where the run runs for its state and records it (a
 	 * cluster); NULL: the record is always current */
 	int (*refresh)(berth_backend *b, const char *id, berth_error **err);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store/store_internal.h"
 
@@ -352,6 +353,12 @@ static int connect_db(store *s, berth_error **err)
 	char msg[512] = "";
 	if (s->ops->open(&s->db, s->where, msg, sizeof(msg)))
 		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path, msg);
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: one line a connection, its pid (how many a launch opens) */
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	berth_test_note("BERTH_TEST_STORE_OPEN_LOG", pid);
+#endif
 	/* each commit (SQLite's WAL hook): numbered for sync.c, and the WAL
 	 * checkpointed every ckpt_pages pages (a server raises it: store_long_lived) */
 	s->ops->commit_hook(s->db, store_on_commit, s);

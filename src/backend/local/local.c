@@ -630,7 +630,8 @@ struct local_waiter {
 	pid_t pid;    /* its pid and start time, for the record if it dies unrecorded */
 	int64_t start;
 	bool started; /* the supervisor said the run has started (a byte on the pipe) */
-	bool done;    /* its run is done: kept only to reap the child */
+	bool done;    /* its run is done: kept only to reap the child, or for end */
+	berth_run_info *end; /* the record the supervisor told with the end, until taken */
 };
 
 static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child, bool forked)
@@ -649,6 +650,7 @@ static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child, boo
 	n->start = forked ? local_proc_start_of(child, true) : -1;
 	n->started = false;
 	n->done = false;
+	n->end = NULL;
 	LOCAL(b)->nwaiters++;
 	return 0;
 }
@@ -660,7 +662,7 @@ static void reap_done(berth_backend *b)
 		struct local_waiter *w = &LOCAL(b)->waiters[i];
 		if (w->child > 0 && waitpid(w->child, NULL, WNOHANG) != 0)
 			w->child = 0;
-		if (w->done && !w->child) {
+		if (w->done && !w->child && !w->end) {
 			free(w->id);
 			*w = LOCAL(b)->waiters[--LOCAL(b)->nwaiters];
 			continue;
@@ -677,23 +679,89 @@ static struct local_waiter *waiter_of(berth_backend *b, const char *id)
 	return NULL;
 }
 
+/* The waiter of done run id whose supervisor told its record, or NULL. */
+static struct local_waiter *end_of(berth_backend *b, const char *id)
+{
+	for (size_t i = 0; i < LOCAL(b)->nwaiters; i++)
+		if (LOCAL(b)->waiters[i].end && !strcmp(LOCAL(b)->waiters[i].id, id))
+			return &LOCAL(b)->waiters[i];
+	return NULL;
+}
+
+static berth_run_info *local_take_end(berth_backend *b, const char *id)
+{
+	struct local_waiter *w = end_of(b, id);
+	berth_run_info *end = w ? w->end : NULL;
+	if (w)
+		w->end = NULL;
+	reap_done(b);
+	return end;
+}
+
+/* Up to ms for the next bytes on fd: > 0 bytes read, 0 at its end, -1 when
+ * nothing came or it failed. */
+static ssize_t read_within(int fd, char *buf, size_t len, int ms)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	if (poll(&p, 1, ms) <= 0)
+		return -1;
+	ssize_t n;
+	while ((n = read(fd, buf, len)) < 0 && errno == EINTR)
+		;
+	return n;
+}
+
+/* The record told with the end ("E": its length, then record_pack's bytes),
+ * of which have (nhave bytes) came with the "E": the rest was written at
+ * once, so it comes at once; NULL when it does not (the store is read). */
+static berth_run_info *end_record(int fd, const char *have, size_t nhave)
+{
+	berth_buf m = BERTH_BUF_INIT;
+	berth_buf_append(&m, have, nhave);
+	uint32_t len = 0;
+	char buf[4096];
+	ssize_t n = 1;
+	while (!m.failed && n > 0) {
+		if (m.len >= sizeof(len)) {
+			memcpy(&len, m.data, sizeof(len));
+			if (len > LOCAL_END_MAX || m.len - sizeof(len) >= len)
+				break;
+		}
+		if ((n = read_within(fd, buf, sizeof(buf), 1000)) > 0)
+			berth_buf_append(&m, buf, (size_t)n);
+	}
+	berth_run_info *info = NULL;
+	if (!m.failed && m.len >= sizeof(len) && len <= LOCAL_END_MAX && m.len - sizeof(len) == len &&
+	    record_unpack(m.data + sizeof(len), len, &info))
+		info = NULL;
+	berth_buf_release(&m);
+	return info;
+}
+
 /* Up to ms for what the pipe from w's supervisor says: 2 when it said the
- * run's end is recorded ("e"), 1 when it closed, 0 when it said the run
- * started ("s": w->started), or nothing. */
+ * run's end is recorded ("e", or "E" with the record: w->end), 1 when it
+ * closed, 0 when it said the run started ("s": w->started), or nothing. */
 static int waiter_hears(struct local_waiter *w, int ms)
 {
 	struct pollfd p = {w->fd, POLLIN, 0};
 	if (poll(&p, 1, ms) <= 0)
 		return 0;
-	char said[16];
+	char said[512];
 	ssize_t n;
 	while ((n = read(w->fd, said, sizeof(said))) < 0 && errno == EINTR)
 		;
-	if (n > 0) {
-		w->started = true;
-		return memchr(said, 'e', (size_t)n) ? 2 : 0;
-	}
-	return n == 0 || errno != EAGAIN;
+	if (n <= 0)
+		return n == 0 || errno != EAGAIN;
+	w->started = true;
+	/* "s" once, then the end's byte: what follows an "E" is its record */
+	size_t i = 0;
+	while (i < (size_t)n && said[i] == 's')
+		i++;
+	if (i == (size_t)n)
+		return 0;
+	if (said[i] == 'E')
+		w->end = end_record(w->fd, said + i + 1, (size_t)n - i - 1);
+	return 2;
 }
 
 /* A run this handle waits on through a pipe is its own: the kind's, and its
@@ -756,6 +824,7 @@ static void local_waiters_close(berth_backend *b)
 	for (size_t i = 0; i < LOCAL(b)->nwaiters; i++) {
 		if (LOCAL(b)->waiters[i].fd >= 0)
 			close(LOCAL(b)->waiters[i].fd);
+		berth_run_info_free(LOCAL(b)->waiters[i].end);
 		free(LOCAL(b)->waiters[i].id);
 	}
 	free(LOCAL(b)->waiters);
@@ -1329,15 +1398,23 @@ static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, bert
 	/* a supervisor forked from this process: its run starts first, then this
 	 * process opens its store again (fork_supervisor) */
 	local_wait_started(b, id, deadline);
-	int rc, stale = 0;
+	int rc = 0, stale = 0;
 	for (;;) {
-		berth_run_info *i;
-		if ((rc = record_get(b->st, id, &i, err)))
+		/* while the pipe from its supervisor is open, it tells the end, and
+		 * the record with it: the store is not read (nor opened again, after
+		 * a fork) */
+		if (end_of(b, id))
 			break;
-		bool final = berth_state_final(i->state);
-		berth_run_info_free(i);
-		if (final)
-			break;
+		struct local_waiter *pw = waiter_of(b, id);
+		if (!pw || pw->fd < 0) {
+			berth_run_info *i;
+			if ((rc = record_get(b->st, id, &i, err)))
+				break;
+			bool final = berth_state_final(i->state);
+			berth_run_info_free(i);
+			if (final)
+				break;
+		}
 		int64_t left = deadline < 0 ? 1000 : deadline - store_now_ms();
 		if (left <= 0) {
 			rc = berth_fail(err, BERTH_ETIMEOUT, "run \"%s\" is not finished after %lld ms", id,
@@ -1390,6 +1467,7 @@ const backend_ops local_backend_ops = {
 	.needs = local_needs,
 	.submit = local_submit,
 	.stop = local_stop,
+	.take_end = local_take_end,
 	.logs = local_logs,
 	.wait = local_wait,
 	.forget = local_forget,

@@ -33,6 +33,10 @@ typedef struct queue_pass {
 /* At most this many pipes from supervisors per handle (opts.waits); beyond,
  * a waiter watches the run's directory. */
 #define LOCAL_MAX_WAITERS 256
+/* The most bytes of a record a supervisor tells its waiter with the end:
+ * well under what a pipe holds (64 KiB; the start's byte may be in it), so
+ * its write never waits for a waiter that is stopped or slow. */
+#define LOCAL_END_MAX (32u << 10)
 
 /* HOME/runs/ID, or HOME/runs/ID/SUB (sub non-NULL): -1 when id is not a run
  * id (berth_run_id_check) or the path does not fit len. Every path of a run's

@@ -1486,6 +1486,38 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
  * run-long volumes removed, and its end recorded, also on a full disk (the
  * done marker says it then, for recovery to record). Its cgroup, empty,
  * goes after the marker (remove_cgroup): the kernel may hold it a while. */
+/* Tells the waiter the end is recorded, in one write: "E", the length of the
+ * record as stored (uint32_t) and the record (record_pack), so that the
+ * waiter need not open the store to read it; "e" alone when the record is
+ * larger than LOCAL_END_MAX (or no memory): the waiter reads the store. */
+static void tell_end(sup *s)
+{
+	berth_buf m = BERTH_BUF_INIT;
+	uint32_t n = 0;
+	berth_buf_append(&m, "E", 1);
+	berth_buf_append(&m, &n, sizeof(n));
+	record_pack(&s->r->info, &m);
+#ifdef BERTH_FAULT_INJECTION
+	/* tests: a record told that is not the store's (its reason), which the
+	 * waiter's check (record_same_as_stored) must see */
+	const char *lie = getenv("BERTH_TEST_END_TOLD_REASON");
+	if (lie) {
+		berth_run_info told = s->r->info;
+		told.reason = (char *)lie;
+		m.len = 1 + sizeof(n);
+		record_pack(&told, &m);
+	}
+#endif
+	bool whole = !m.failed && m.len <= LOCAL_END_MAX;
+	if (whole) {
+		n = (uint32_t)(m.len - 1 - sizeof(n));
+		memcpy(m.data + 1, &n, sizeof(n));
+	}
+	ssize_t w = write(s->done_fd, whole ? m.data : "e", whole ? m.len : 1);
+	(void)w;
+	berth_buf_release(&m);
+}
+
 static void finish(sup *s, const char *id)
 {
 	store_run *r = s->r;
@@ -1515,12 +1547,10 @@ static void finish(sup *s, const char *id)
 			rc = store_commit(s->st, &e);
 		}
 		berth_error_free(e);
-		/* recorded, and durable: the waiter hears it now (one byte), while
-		 * the marker, for the others, is made */
-		if (!rc && s->done_fd >= 0) {
-			ssize_t w = write(s->done_fd, "e", 1);
-			(void)w;
-		}
+		/* recorded, and durable: the waiter hears it now, while the marker,
+		 * for the others, is made */
+		if (!rc && s->done_fd >= 0)
+			tell_end(s);
 		if ((recorded = !rc))
 			break;
 		store_rollback(s->st);
@@ -1625,14 +1655,8 @@ static int supervise(const char *home, const char *id, store_run *r, int done_fd
 		 .sfd = -1, .ifd = -1};
 	char path[4096];
 #ifdef BERTH_FAULT_INJECTION
-	/* tests: how this supervisor was started, appended to the file named */
-	const char *how = getenv("BERTH_TEST_SUPERVISOR_HOW");
-	int hf = how ? open(how, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
-	if (hf >= 0) {
-		ssize_t w = write(hf, r ? "forked\n" : "exec\n", r ? 7 : 5);
-		(void)w;
-		close(hf);
-	}
+	/* tests: how this supervisor was started */
+	berth_test_note("BERTH_TEST_SUPERVISOR_HOW", r ? "forked" : "exec");
 	/* tests: a supervisor that dies before it has started the run, or recorded itself */
 	if (getenv("BERTH_TEST_SUPERVISOR_DIES"))
 		_exit(1);
