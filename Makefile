@@ -16,7 +16,7 @@ WARN     := -Wall -Wextra -Werror -Wpedantic -Wshadow -Wformat=2 -Wstrict-protot
             -Wmissing-prototypes -Wvla -Wnull-dereference -Wimplicit-fallthrough \
             -Wno-unused-parameter
 # libpq's header only: the store loads libpq when it opens a PostgreSQL store (src/store/pq_dl.h)
-CPPFLAGS := -Iinclude -Isrc -Iserver -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='"$(VERSION)"' \
+CPPFLAGS := -Iinclude -Isrc -Iserver -Ibuild/gen -D_POSIX_C_SOURCE=200809L -DBERTH_VERSION='"$(VERSION)"' \
             -DBERTH_UI_GZ='"build/ui"' $(shell pkg-config --cflags $(PKGS) gnutls libpq)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN) -fno-strict-aliasing
@@ -24,13 +24,13 @@ LDLIBS   := $(shell pkg-config --libs $(PKGS))
 # the berth binary links neither libcurl nor libmicrohttpd: it loads them when it
 # talks HTTP (src/base/curl_dl.h, server/mhd_dl.h), so that the processes that do not
 # (render, run, each run's supervisor) start without their 30 libraries
-BIN_PKGS := libfyaml sqlite3 libsodium libseccomp
+BIN_PKGS := libfyaml sqlite3 libsodium
 BIN_LIBS := $(shell pkg-config --libs $(BIN_PKGS)) -lpthread
-# and it has the four it uses in it, from their archives where the system has them
+# and it has the three it uses in it, from their archives where the system has them
 # (make STATIC_LIBS= links them shared): a berth process maps and relocates no shared
 # object of theirs, and the forks of a local run (its supervisor, its init, its command)
 # copy fewer mappings: 0.25 ms of every berth command, 0.5 ms of a local launch here
-BIN_ARCHIVES := $(foreach l,fyaml sqlite3 sodium seccomp,$(shell $(CC) -print-file-name=lib$(l).a))
+BIN_ARCHIVES := $(foreach l,fyaml sqlite3 sodium,$(shell $(CC) -print-file-name=lib$(l).a))
 STATIC_LIBS ?= $(if $(filter lib%.a,$(BIN_ARCHIVES)),,1)
 ifeq ($(STATIC_LIBS),1)
 BIN_LIBS := -Wl,-Bstatic $(shell pkg-config --libs-only-l $(BIN_PKGS)) -Wl,-Bdynamic -Wl,--as-needed \
@@ -96,6 +96,15 @@ $(B)/obj/server/ui.o $(BT)/obj/server/ui.o: $(UI_FILES) $(UI_GZ)
 $(B):
 	@mkdir -p $@
 
+# the seccomp filter of a local run's processes, made into BPF by libseccomp
+# when berth is built (tools/seccomp_filter.c), not by each run's supervisor
+GEN_SECCOMP := build/gen/seccomp_filter.h
+$(GEN_SECCOMP): tools/seccomp_filter.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c11 $(WARN) -o build/gen/seccomp_filter $< $(shell pkg-config --cflags --libs libseccomp)
+	build/gen/seccomp_filter >$@.tmp && mv $@.tmp $@
+$(B)/obj/src/backend/local/isolation.o $(BT)/obj/src/backend/local/isolation.o: $(GEN_SECCOMP)
+
 # ---- test build: ASan + UBSan, fault injection ---------------------------
 TCFLAGS := -O1 -g $(SAN) -std=c11 $(WARN) -DBERTH_FAULT_INJECTION
 $(BT)/obj/%.o: %.c
@@ -139,13 +148,13 @@ valgrind:
 FUZZ_CC    := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 $(CPPFLAGS)
 FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BT)/%,$(wildcard tests/fuzz/fuzz_*.c))
-$(BT)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR) $(HEADERS)
+$(BT)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR) $(HEADERS) $(GEN_SECCOMP)
 	@mkdir -p $(BT)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
 # the server's request path: its sources too (the daemon is a stand-in in the target)
 SERVER_SRC := $(wildcard server/*.c)
 $(BT)/fuzz_http: tests/fuzz/fuzz_http.c $(LIB_SRC) $(SERVER_SRC) $(LIB_HDR) $(wildcard server/*.h) \
-		 $(HEADERS) server/openapi.json $(UI_FILES) $(UI_GZ)
+		 $(HEADERS) server/openapi.json $(UI_FILES) $(UI_GZ) $(GEN_SECCOMP)
 	@mkdir -p $(BT)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(SERVER_SRC) $(LDLIBS)
 fuzz-build: $(FUZZ_BIN)

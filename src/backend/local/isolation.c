@@ -22,7 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <linux/capability.h>
-#include <seccomp.h>
+#include <stdint.h>
+#include <linux/seccomp.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -83,83 +84,17 @@ int sup_prepare_workdir(sup *s, berth_buf *why)
 	return 0;
 }
 
-/* What a pod's RuntimeDefault seccomp profile refuses, refused here too with
- * EPERM: the calls that change the machine (mounts, modules, clocks, swap,
- * reboot, keys), that reach other namespaces or make user namespaces, and
- * the kernel's risky corners (bpf, perf, userfaultfd, handles). clone3 says
- * ENOSYS so that libc falls back to clone, whose flags can be checked. */
-static const char *const refused_calls[] = {
-	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
-	"fsconfig", "fsmount", "fspick", "mount_setattr", "swapon", "swapoff", "reboot", "kexec_load",
-	"kexec_file_load", "init_module", "finit_module", "delete_module", "create_module",
-	"get_kernel_syms", "query_module", "unshare", "setns", "keyctl", "add_key", "request_key",
-	"bpf", "perf_event_open", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "acct",
-	"quotactl", "quotactl_fd", "lookup_dcookie", "clock_settime", "clock_adjtime", "settimeofday",
-	"adjtimex", "stime", "syslog", "iopl", "ioperm", "uselib", "vm86", "vm86old", "nfsservctl",
-	"fanotify_init", "process_vm_writev", "vhangup",
-};
+/* The filter of a local run's processes: what a pod's RuntimeDefault
+ * seccomp profile refuses, refused with EPERM (tools/seccomp_filter.c, which
+ * libseccomp made into this program when berth was built). */
+#include "seccomp_filter.h"
 
-/* The filter's BPF program, as libseccomp makes it (through a memfd: the
- * libseccomp of Debian 12 exports to a descriptor only). 0, or -errno. */
-static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *out)
+int sup_harden_load(void)
 {
-	int fd = memfd_create("berth-seccomp", MFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int rc = seccomp_export_bpf(ctx, fd);
-	off_t len = rc ? 0 : lseek(fd, 0, SEEK_END);
-	if (!rc && (len <= 0 || len % (off_t)sizeof(struct sock_filter) ||
-		    len / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS))
-		rc = -EINVAL;
-	struct sock_filter *prog = rc ? NULL : berth_malloc((size_t)len);
-	if (!rc && !prog)
-		rc = -ENOMEM;
-	if (!rc && pread(fd, prog, (size_t)len, 0) != (ssize_t)len)
-		rc = -EIO;
-	close(fd);
-	if (rc) {
-		free(prog);
-		return rc;
-	}
-	out->filter = prog;
-	out->len = (unsigned short)(len / (off_t)sizeof(struct sock_filter));
-	return 0;
-}
-
-int sup_harden_filter(sup *s, berth_buf *why)
-{
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return berth_buf_printf(why, "seccomp: out of memory"), -1;
-	int rc = 0;
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(refused_calls) && !rc; i++) {
-		int nr = seccomp_syscall_resolve_name(refused_calls[i]);
-		if (nr != __NR_SCMP_ERROR && nr >= 0)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
-	}
-	/* clone: never a new namespace (one rule a flag: the rules of a call are ORed) */
-	static const unsigned long ns_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
-						 CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP};
-	for (size_t i = 0; i < BERTH_ARRAY_SIZE(ns_flags) && !rc; i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
-	if (!rc)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-	/* made into BPF here, once: every child (each worker's) only loads it,
-	 * with no allocation between its fork and its exec */
-	if (!rc)
-		rc = export_bpf(ctx, &s->filter);
-	seccomp_release(ctx);
-	if (rc) {
-		berth_buf_printf(why, "seccomp: %s", strerror(-rc));
-		return -1;
-	}
-	return 0;
-}
-
-int sup_harden_load(const sup *s)
-{
-	return s->filter.filter ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &s->filter, 0, 0) : 0;
+	/* the kernel copies the program and writes nothing through the pointer */
+	struct sock_fprog prog = {(unsigned short)BERTH_ARRAY_SIZE(local_seccomp_bpf),
+				  (struct sock_filter *)(uintptr_t)local_seccomp_bpf};
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
 /* clone3's arguments up to its cgroup (CLONE_ARGS_SIZE_VER2), without

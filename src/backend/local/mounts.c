@@ -22,7 +22,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <linux/capability.h>
-#include <seccomp.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>

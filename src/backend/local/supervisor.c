@@ -471,7 +471,7 @@ static void become_command(sup *s, const sup_worker *w, int errp)
 	/* no setuid program gives it more, and the calls a pod's RuntimeDefault
 	 * profile refuses are refused */
 	if ((stays_root && drop_capabilities(true)) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    sup_harden_load(s))
+	    sup_harden_load())
 		child_fail(errp, STEP_HARDEN, errno);
 	/* the limits last: its address space is all of its parent's, a fork */
 	if (!w->cg && r->info.mem_limit > 0) {
@@ -1460,7 +1460,7 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 				 logfail ? strerror(logfail) : "out of memory");
 		return false;
 	}
-	if (local_volumes_parse(s->home, r, &s->vols, &s->nvols, why) || sup_harden_filter(s, why))
+	if (local_volumes_parse(s->home, r, &s->vols, &s->nvols, why))
 		return false;
 	bool fallback = sup_namespaces(s);
 	for (size_t i = 0; i < s->nvols; i++)
@@ -1618,7 +1618,6 @@ static void release(sup *s, char **files, size_t *lens)
 	free(s->mpi_argv0);
 	memset(s->mpi_token, 0, sizeof(s->mpi_token));
 	free(s->tmp);
-	free(s->filter.filter);
 	free(s->evicted);
 	free(s->vols);
 	berth_buf_release(&s->notes);

@@ -63,8 +63,6 @@ typedef struct sup {
 	struct rlimit nofile; /* the open files the command starts with (the supervisor's
 			       * own are raised for a distributed job's many workers) */
 	bool nofile_raised;
-	struct sock_fprog filter; /* the run's processes' seccomp filter, made into BPF once
-				  * here (filter NULL: none): each child only loads it */
 	bool pidns;          /* the run has a pid namespace (and a mount namespace) */
 	bool disk_watch;     /* the run has a disk limit or a sized volume */
 	char *tmp;           /* runs/ID/tmp, the run's /tmp in a pid namespace; NULL: none */
@@ -105,10 +103,9 @@ int sup_mount_run(sup *s, bool pidns, const char *const *secret_files, const siz
 
 /* isolation.c: the run's work dir, /tmp and disk reserve; -1 with why. */
 int sup_prepare_workdir(sup *s, berth_buf *why);
-/* The seccomp filter of the run's processes, as BPF; -1 with why. */
-int sup_harden_filter(sup *s, berth_buf *why);
-/* In a child, with no_new_privs set: loads that filter (none: 0); -1 with errno. */
-int sup_harden_load(const sup *s);
+/* In a child, with no_new_privs set: loads the seccomp filter of a run's
+ * processes (isolation.c); -1 with errno. */
+int sup_harden_load(void);
 /* A child of this process, as fork's return says: with pidns, the pid 1 of
  * new pid and mount namespaces; with cgfd >= 0 (a v2 cgroup's directory,
  * cg_dir_fd), made in that cgroup by clone3, never moved there, which
