@@ -651,6 +651,28 @@ print(fcntl.fcntl(fd, 1031, 4096))  # F_SETPIPE_SZ' "/proc/$waiter/fd/$pipe" 2>&
 	fi
 done
 
+# ---- berth run --wait of two runs, the first of which cannot start (its end comes with no start
+# before it): once it has said how the first ended, it holds the second's pipe only
+cat >nostart.yaml <<'EOF'
+function: {name: nostart, image: busybox, command: [/no/such/command]}
+tolerations: [{key: dedicated, operator: Equal, value: ml, effect: NoSchedule}]
+---
+function: {name: after, image: busybox, command: [sh, -c, 'sleep 3']}
+tolerations: [{key: dedicated, operator: Equal, value: ml, effect: NoSchedule}]
+EOF
+"$berth" run nostart.yaml --wait >nostart.ids 2>out &
+waiter=$!
+for _ in $(seq 100); do grep -q 'nostart-.*: Failed' out && break; sleep 0.1; done
+pipes=$(ls -l "/proc/$waiter/fd" 2>/dev/null | grep -c '^lr.*pipe:')
+wait "$waiter"
+status=$?
+if grep -q 'nostart-.*: Failed' out && [ "$pipes" = 1 ] && [ "$status" = 1 ] &&
+	[ "$(field "$(tail -1 nostart.ids)" state)" = Succeeded ]; then
+	ok wait-closes-the-pipe-of-a-run-that-did-not-start
+else
+	fail wait-closes-the-pipe-of-a-run-that-did-not-start "pipes read while waiting for the second: $pipes; status $status"
+fi
+
 # ---- the end's commit made but its fsync failed (a full disk): recorded once, not twice, and
 # berth run --wait still ends with it (test builds: BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28)
 id=$(BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28 timeout 30 "$berth" run quick.yaml --wait 2>out)
