@@ -376,8 +376,9 @@ spec flaky 'exit 1' 'retries: 1'
 id=$("$berth" run flaky.yaml --wait 2>out)
 if [ "$(field "$id" attempts)" = 2 ] && [ "$(field "$id" state)" = Failed ]; then ok retries; else fail retries "$id"; fi
 
-# ---- GPUs: handed out by index, never shared ----------------------------------------------------
-spec gpu 'echo "cuda=$CUDA_VISIBLE_DEVICES nvidia=$NVIDIA_VISIBLE_DEVICES"; sleep 1' 'resources: {gpu: 1}'
+# ---- GPUs: handed out by index, never shared (the first two hold theirs 3 s: the third is still
+# queued when the checks below look, on a loaded machine too, where each berth command here takes 0.3 s)
+spec gpu 'echo "cuda=$CUDA_VISIBLE_DEVICES nvidia=$NVIDIA_VISIBLE_DEVICES"; sleep 3' 'resources: {gpu: 1}'
 spec nogpu 'echo "cuda=[$CUDA_VISIBLE_DEVICES] nvidia=$NVIDIA_VISIBLE_DEVICES"'
 g1=$("$berth" run gpu.yaml 2>/dev/null)
 g2=$("$berth" run gpu.yaml 2>/dev/null)
