@@ -614,6 +614,66 @@ else
 	fail told-record-checked-against-the-store "status $status: $(cat out)"
 fi
 
+# ---- the end told to a waiter that does not read (stopped: kill -STOP, or reading another run's
+# pipe first) through a pipe smaller than the record (what a user past fs.pipe-user-pages-soft
+# gets: a page or two): the supervisor does not wait for it (it ends: a zombie of the stopped
+# waiter), and the waiter, let go, ends with the run's record (the store's)
+big=$(head -c 12000 /dev/zero | tr '\0' x)
+spec bigend 'sleep 3' "envs: [{name: BIG, value: $big}]"
+for how in forked exec; do
+	[ "$how" = exec ] && export BERTH_TEST_SPAWN_SUPERVISOR=1
+	"$berth" run bigend.yaml --wait >bigend.id 2>out &
+	waiter=$!
+	unset BERTH_TEST_SPAWN_SUPERVISOR
+	# the one pipe the waiter reads (its output goes to files) is the one from its supervisor
+	sup= pipe=
+	for _ in $(seq 100); do
+		sup=$(pgrep -P "$waiter" | head -1)
+		pipe=$(ls -l "/proc/$waiter/fd" 2>/dev/null | awk '/^lr.*pipe:/ {print $9; exit}')
+		[ -n "$sup" ] && [ -n "$pipe" ] && break
+		sleep 0.1
+	done
+	shrunk=$(python3 -c 'import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+print(fcntl.fcntl(fd, 1031, 4096))  # F_SETPIPE_SZ' "/proc/$waiter/fd/$pipe" 2>&1)
+	kill -STOP "$waiter"
+	for _ in $(seq 300); do [ "$(awk '{print $3}' "/proc/$sup/stat" 2>/dev/null)" = Z ] && break; sleep 0.1; done
+	sup_state=$(awk '{print $3}' "/proc/$sup/stat" 2>/dev/null)
+	sup_in=$(cat "/proc/$sup/wchan" 2>/dev/null)
+	kill -CONT "$waiter"
+	wait "$waiter"
+	status=$?
+	id=$(cat bigend.id)
+	if [ "$shrunk" = 4096 ] && [ "$sup_state" = Z ] && [ "$status" = 0 ] && [ -n "$id" ] &&
+		[ "$(field "$id" state)" = Succeeded ]; then
+		ok "end-told-to-a-stopped-waiter-$how"
+	else
+		fail "end-told-to-a-stopped-waiter-$how" "pipe shrunk to: $shrunk; supervisor $sup: ${sup_state:-gone} (Z: ended), in ${sup_in:-?}; berth run --wait: $status, state $(field "$id" state)"
+	fi
+done
+
+# ---- berth run --wait of two runs, the first of which cannot start (its end comes with no start
+# before it): once it has said how the first ended, it holds the second's pipe only
+cat >nostart.yaml <<'EOF'
+function: {name: nostart, image: busybox, command: [/no/such/command]}
+tolerations: [{key: dedicated, operator: Equal, value: ml, effect: NoSchedule}]
+---
+function: {name: after, image: busybox, command: [sh, -c, 'sleep 3']}
+tolerations: [{key: dedicated, operator: Equal, value: ml, effect: NoSchedule}]
+EOF
+"$berth" run nostart.yaml --wait >nostart.ids 2>out &
+waiter=$!
+for _ in $(seq 100); do grep -q 'nostart-.*: Failed' out && break; sleep 0.1; done
+pipes=$(ls -l "/proc/$waiter/fd" 2>/dev/null | grep -c '^lr.*pipe:')
+wait "$waiter"
+status=$?
+if grep -q 'nostart-.*: Failed' out && [ "$pipes" = 1 ] && [ "$status" = 1 ] &&
+	[ "$(field "$(tail -1 nostart.ids)" state)" = Succeeded ]; then
+	ok wait-closes-the-pipe-of-a-run-that-did-not-start
+else
+	fail wait-closes-the-pipe-of-a-run-that-did-not-start "pipes read while waiting for the second: $pipes; status $status"
+fi
+
 # ---- the end's commit made but its fsync failed (a full disk): recorded once, not twice, and
 # berth run --wait still ends with it (test builds: BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28)
 id=$(BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28 timeout 30 "$berth" run quick.yaml --wait 2>out)

@@ -739,8 +739,10 @@ static berth_run_info *end_record(int fd, const char *have, size_t nhave)
 }
 
 /* Up to ms for what the pipe from w's supervisor says: 2 when it said the
- * run's end is recorded ("e", or "E" with the record: w->end), 1 when it
- * closed, 0 when it said the run started ("s": w->started), or nothing. */
+ * run's end is recorded ("e", or "E" with the record: w->end; w is done,
+ * its pipe closed, whoever heard it: a run that never started says no "s"
+ * before), 1 when it closed, 0 when it said the run started ("s":
+ * w->started), or nothing. */
 static int waiter_hears(struct local_waiter *w, int ms)
 {
 	struct pollfd p = {w->fd, POLLIN, 0};
@@ -761,6 +763,9 @@ static int waiter_hears(struct local_waiter *w, int ms)
 		return 0;
 	if (said[i] == 'E')
 		w->end = end_record(w->fd, said + i + 1, (size_t)n - i - 1);
+	close(w->fd);
+	w->fd = -1;
+	w->done = true;
 	return 2;
 }
 
@@ -791,12 +796,15 @@ static int local_wait_done(berth_backend *b, const char *id, int ms)
 		int heard = waiter_hears(w, ms);
 		if (!heard)
 			return 0;
-		/* the supervisor recorded the end, or closed its end: done, or it died */
+		if (heard == 2) {
+			reap_done(b);
+			return 1;
+		}
+		/* the supervisor closed its end: done, or it died */
 		close(w->fd);
 		w->fd = -1;
 		char done[4096];
-		if (heard == 2 || backend_run_path(done, sizeof(done), b->home, id, "done") ||
-		    access(done, F_OK) == 0) {
+		if (backend_run_path(done, sizeof(done), b->home, id, "done") || access(done, F_OK) == 0) {
 			w->done = true;
 			reap_done(b);
 			return 1;

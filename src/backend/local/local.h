@@ -34,8 +34,9 @@ typedef struct queue_pass {
  * a waiter watches the run's directory. */
 #define LOCAL_MAX_WAITERS 256
 /* The most bytes of a record a supervisor tells its waiter with the end:
- * well under what a pipe holds (64 KiB; the start's byte may be in it), so
- * its write never waits for a waiter that is stopped or slow. */
+ * well under what a pipe usually holds (64 KiB; the start's byte may be in
+ * it), so that it is told whole (its write never waits: one that does not
+ * fit is cut short, and the waiter reads the store). */
 #define LOCAL_END_MAX (32u << 10)
 
 /* HOME/runs/ID, or HOME/runs/ID/SUB (sub non-NULL): -1 when id is not a run

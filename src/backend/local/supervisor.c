@@ -1355,6 +1355,12 @@ static int become_supervisor(sigset_t *set, sigset_t *run_mask, int done_fd)
 			done_fd = (int)fd;
 		unsetenv("BERTH_DONE_FD");
 	}
+	/* what it tells the waiter never waits for it to read (it may be stopped,
+	 * or reading another run's pipe first; a user past the kernel's pipe
+	 * pages gets pipes of a page): what does not fit is not told (tell_end) */
+	int fl = done_fd >= 0 ? fcntl(done_fd, F_GETFL) : -1;
+	if (fl >= 0)
+		fcntl(done_fd, F_SETFL, fl | O_NONBLOCK);
 	/* nothing its starter had open is held by this daemon (a pipe that a
 	 * shell reads to its end, a lock) */
 	close_from(3, done_fd, false);
@@ -1489,7 +1495,10 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 /* Tells the waiter the end is recorded, in one write: "E", the length of the
  * record as stored (uint32_t) and the record (record_pack), so that the
  * waiter need not open the store to read it; "e" alone when the record is
- * larger than LOCAL_END_MAX (or no memory): the waiter reads the store. */
+ * larger than LOCAL_END_MAX (or no memory): the waiter reads the store. The
+ * pipe does not wait (become_supervisor): a record that does not fit whole
+ * is cut short, which the waiter takes for none, and reads the store once
+ * this process closes the pipe. */
 static void tell_end(sup *s)
 {
 	berth_buf m = BERTH_BUF_INIT;
