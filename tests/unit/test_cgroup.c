@@ -942,9 +942,16 @@ static void test_cgroup_real(void)
 		CHECK_STR(first_message(err), "");
 		CHECK_INT(cg_count(cg), 1);
 		CHECK(write(fds[1], "x", 1) == 1);
-		ms_sleep(300);
+		/* until the child has touched its memory and been throttled: at 100m
+		 * that takes 0.3 s where a page fault costs 15 us (2,048 of them), so
+		 * up to 10 s, not a fixed wait */
 		cg_stats st;
-		CHECK_INT(cg_stats_read(cg, &st, &err), 0);
+		for (int i = 0; i < 100; i++) {
+			ms_sleep(100);
+			CHECK_INT(cg_stats_read(cg, &st, &err), 0);
+			if (st.mem_current >= (8u << 20) && st.nr_throttled >= 1 && st.cpu_usage_ns > 1000000)
+				break;
+		}
 		CHECKF(st.cpu_usage_ns > 1000000, "cpu %llu ns", (unsigned long long)st.cpu_usage_ns);
 		/* 100m: 10 ms of each 100 ms; the child spun for 100 ms */
 		CHECKF(st.nr_throttled >= 1, "throttled %llu of %llu periods",
