@@ -1227,11 +1227,13 @@ qspec() { # N CPU: N documents of project q, each asking CPU
 	done
 }
 count_q() { call GET '/api/v1/projects/q/runs?limit=1000' >/dev/null; json 'len(d["items"])' <body 2>/dev/null || echo 0; }
-# five runs under runs: 3: the first three sleep 1, 2 and 3 s, the fourth (no priority) and the
-# fifth (high) wait; the fifth starts first, when the first frees its place
+# five runs under runs: 3: the first three sleep 3, 4 and 5 s (the quota and the metrics are read
+# while all three hold it: four calls, over a second on a loaded machine with PostgreSQL), the
+# fourth (no priority) and the fifth (high) wait; the fifth starts first, when the first frees
+# its place
 for i in 1 2 3 4 5; do
 	[ "$i" = 1 ] || echo ---
-	printf 'project: q\nname: w%s\nfunction: {name: w, command: [sleep, "%s"]}\nresources: {cpu: 100m, mem: 16Mi}\n' "$i" "$([ "$i" -le 3 ] && echo "$i" || echo 0.2)"
+	printf 'project: q\nname: w%s\nfunction: {name: w, command: [sleep, "%s"]}\nresources: {cpu: 100m, mem: 16Mi}\n' "$i" "$([ "$i" -le 3 ] && echo "$((i + 2))" || echo 0.2)"
 	[ "$i" = 5 ] && echo 'priority_class: urgent'
 done >sweep.yaml
 s1=$(call POST /api/v1/runs --data-binary @sweep.yaml)
