@@ -1488,10 +1488,6 @@ static bool prepare(sup *s, char ***files, size_t **lens, berth_buf *why)
 	return true;
 }
 
-/* After the run: what is left killed, its usage read, its mount points and
- * run-long volumes removed, and its end recorded, also on a full disk (the
- * done marker says it then, for recovery to record). Its cgroup, empty,
- * goes after the marker (remove_cgroup): the kernel may hold it a while. */
 /* Tells the waiter the end is recorded, in one write: "E", the length of the
  * record as stored (uint32_t) and the record (record_pack), so that the
  * waiter need not open the store to read it; "e" alone when the record is
@@ -1527,6 +1523,10 @@ static void tell_end(sup *s)
 	berth_buf_release(&m);
 }
 
+/* After the run: what is left killed, its usage read, its mount points and
+ * run-long volumes removed, and its end recorded, also on a full disk (the
+ * done marker says it then, for recovery to record). Its cgroup, empty,
+ * goes after the marker (remove_cgroup): the kernel may hold it a while. */
 static void finish(sup *s, const char *id)
 {
 	store_run *r = s->r;
