@@ -482,9 +482,8 @@ static pid_t fork_supervisor(berth_backend *b, store_run *r, const char *diag, i
 		_exit(local_supervise_forked(b->home, r, done_fd) ? 1 : 0);
 	}
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	/* the store stays closed until this process next uses it: the waiter
-	 * waits for the run to start first (local_wait), and leaves the CPU to
-	 * the child, which the kernel often puts behind this process */
+	/* the store stays closed until this process next uses it: a waiter is
+	 * told the end with the record (local_wait), and does not open it */
 	return pid;
 }
 
@@ -629,7 +628,6 @@ struct local_waiter {
 	bool forked;  /* ... a fork of this process, which it has not recorded: */
 	pid_t pid;    /* its pid and start time, for the record if it dies unrecorded */
 	int64_t start;
-	bool started; /* the supervisor said the run has started (a byte on the pipe) */
 	bool done;    /* its run is done: kept only to reap the child, or for end */
 	berth_run_info *end; /* the record the supervisor told with the end, until taken */
 };
@@ -648,7 +646,6 @@ static int add_waiter(berth_backend *b, const char *id, int fd, pid_t child, boo
 	n->forked = forked;
 	n->pid = child;
 	n->start = forked ? local_proc_start_of(child, true) : -1;
-	n->started = false;
 	n->done = false;
 	n->end = NULL;
 	LOCAL(b)->nwaiters++;
@@ -740,9 +737,8 @@ static berth_run_info *end_record(int fd, const char *have, size_t nhave)
 
 /* Up to ms for what the pipe from w's supervisor says: 2 when it said the
  * run's end is recorded ("e", or "E" with the record: w->end; w is done,
- * its pipe closed, whoever heard it: a run that never started says no "s"
- * before), 1 when it closed, 0 when it said the run started ("s":
- * w->started), or nothing. */
+ * its pipe closed: a run that never started says no "s" before), 1 when
+ * it closed, 0 when it said the run started ("s") or nothing. */
 static int waiter_hears(struct local_waiter *w, int ms)
 {
 	struct pollfd p = {w->fd, POLLIN, 0};
@@ -754,7 +750,6 @@ static int waiter_hears(struct local_waiter *w, int ms)
 		;
 	if (n <= 0)
 		return n == 0 || errno != EAGAIN;
-	w->started = true;
 	/* "s" once, then the end's byte: what follows an "E" is its record */
 	size_t i = 0;
 	while (i < (size_t)n && said[i] == 's')
@@ -774,16 +769,6 @@ static int waiter_hears(struct local_waiter *w, int ms)
 static bool local_holds(berth_backend *b, const char *id)
 {
 	return waiter_of(b, id) != NULL;
-}
-
-static void local_wait_started(berth_backend *b, const char *id, int64_t deadline)
-{
-	struct local_waiter *w = waiter_of(b, id);
-	while (w && w->forked && !w->started && w->fd >= 0) {
-		int64_t left = deadline < 0 ? 1000 : deadline - store_now_ms();
-		if (left <= 0 || waiter_hears(w, left > 1000 ? 1000 : (int)left))
-			return;
-	}
 }
 
 static int local_wait_done(berth_backend *b, const char *id, int ms)
@@ -1403,9 +1388,6 @@ static int local_wait(berth_backend *b, const char *id, int64_t timeout_ms, bert
 	local_watch w = {.fd = -1};
 	if (local_wait_done(b, id, 0) < 0)
 		local_watch_open(&w, dir);
-	/* a supervisor forked from this process: its run starts first, then this
-	 * process opens its store again (fork_supervisor) */
-	local_wait_started(b, id, deadline);
 	int rc = 0, stale = 0;
 	for (;;) {
 		/* while the pipe from its supervisor is open, it tells the end, and
