@@ -102,35 +102,27 @@ static const struct {
 _Static_assert(sizeof(berth_run_info) == 264, "berth_run_info changed: update packed[]");
 #endif
 
+/* The value of a field that is not a string, at at, whatever its C type. */
+static int64_t scalar_at(const char *at, enum pack_type type)
+{
+	return type == P_I64   ? *(const int64_t *)at
+	       : type == P_INT  ? *(const int *)at
+	       : type == P_BOOL ? *(const bool *)at
+				: (int64_t)*(const berth_state *)at;
+}
+
 void record_pack(const berth_run_info *i, berth_buf *out)
 {
 	for (size_t k = 0; k < BERTH_ARRAY_SIZE(packed); k++) {
 		const char *at = (const char *)i + packed[k].off;
-		int64_t v = 0;
-		switch (packed[k].type) {
-		case P_STR: {
-			const char *s = *(char *const *)at;
-			/* a string's length + 1; 0: none (NULL) */
-			v = s ? (int64_t)strlen(s) + 1 : 0;
-			berth_buf_append(out, &v, sizeof(v));
-			if (s)
-				berth_buf_append(out, s, (size_t)v - 1);
-			continue;
-		}
-		case P_I64:
-			v = *(const int64_t *)at;
-			break;
-		case P_INT:
-			v = *(const int *)at;
-			break;
-		case P_BOOL:
-			v = *(const bool *)at;
-			break;
-		case P_STATE:
-			v = *(const berth_state *)at;
-			break;
-		}
+		const char *s = packed[k].type == P_STR ? *(char *const *)at : NULL;
+		/* a string's length + 1 (0: none, NULL), then its bytes */
+		int64_t v = packed[k].type != P_STR ? scalar_at(at, packed[k].type)
+			    : s			   ? (int64_t)strlen(s) + 1
+						   : 0;
 		berth_buf_append(out, &v, sizeof(v));
+		if (s)
+			berth_buf_append(out, s, (size_t)v - 1);
 	}
 }
 
@@ -200,9 +192,7 @@ int record_same_as_stored(store *st, const berth_run_info *i, berth_error **err)
 			const char *x = *(char *const *)pa, *y = *(char *const *)pb;
 			same = x == y || (x && y && !strcmp(x, y));
 		} else
-			same = !memcmp(pa, pb, packed[k].type == P_I64 ? sizeof(int64_t)
-					       : packed[k].type == P_BOOL ? sizeof(bool)
-					       : sizeof(int));
+			same = scalar_at(pa, packed[k].type) == scalar_at(pb, packed[k].type);
 		if (!same)
 			rc = berth_fail(err, BERTH_EINTERNAL,
 					"run %s: the record told with its end differs from the "
