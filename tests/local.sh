@@ -674,6 +674,20 @@ else
 	fail wait-closes-the-pipe-of-a-run-that-did-not-start "pipes read while waiting for the second: $pipes; status $status"
 fi
 
+# ---- a record over 32 KiB (its effective spec: a 40 KB variable) is told as "e" alone: the
+# waiter reads the store (opened a third time), and reports the run as it is
+big=$(head -c 40000 /dev/zero | tr '\0' x)
+spec bigrecord 'true' "envs: [{name: BIG, value: $big}]"
+: >opens
+id=$(BERTH_TEST_STORE_OPEN_LOG=$tmp/opens "$berth" run bigrecord.yaml --wait 2>out)
+status=$?
+if [ "$status" = 0 ] && [ "$(field "$id" state)" = Succeeded ] && [ "$(wc -l <opens)" = 3 ] &&
+	grep -q "): Succeeded$" out; then
+	ok large-record-read-from-the-store
+else
+	fail large-record-read-from-the-store "status $status, state $(field "$id" state), store opened by pids: $(tr '\n' ' ' <opens): $(tail -2 out)"
+fi
+
 # ---- the end's commit made but its fsync failed (a full disk): recorded once, not twice, and
 # berth run --wait still ends with it (test builds: BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28)
 id=$(BERTH_TEST_SUPERVISOR_FSYNC_ERRNO=28 timeout 30 "$berth" run quick.yaml --wait 2>out)
