@@ -98,9 +98,8 @@ const db_ops *db_driver(const char *where);
 extern const db_ops db_sqlite_ops;
 #ifdef BERTH_FAULT_INJECTION
 /* tests: what a connection opened now would find of path's WAL index
- * (db_sqlite.c): "joined", in use by another process's connection or hold,
- * or "first", to be built again from the WAL (this process's own POSIX locks
- * are not seen) */
+ * (db_sqlite.c): "joined", in use by a connection or a hold, or "first", to
+ * be built again from the WAL */
 const char *lite_index_found(const char *path);
 #endif
 extern const db_ops db_pg_ops;

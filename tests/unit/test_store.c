@@ -1172,6 +1172,8 @@ out:
 	done(s, dir);
 }
 
+const char *lite_index_found(const char *path); /* store/db.h (test builds) */
+
 /* Who holds the WAL index's dead man switch (byte 128 of PATH-shm), as a
  * process that opens the store now finds it (F_GETLK, asked by a child of
  * fork: the caller's own POSIX locks are not reported to itself): 'n' nobody
@@ -1251,6 +1253,35 @@ static void test_suspend_holds_the_index(void)
 	store_close(s);
 	s = NULL;
 	CHECK_INT(dms_holder(path), 'n');
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
+/* A connection opened while another of the same process is open (a
+ * server's threads) leaves that one's locks on the WAL index as they were:
+ * nothing of the store closes a descriptor of a file this process's SQLite
+ * connections lock (closing any drops every POSIX lock of the process on
+ * it); else another process would take the index as the machine's first,
+ * and empty it under the open connections. */
+static void test_second_connection_keeps_the_locks(void)
+{
+	char *dir;
+	store *s = fresh(&dir), *other = NULL;
+	berth_error *err = NULL;
+	if (!s || on_pg())
+		goto out;
+	CHECK_INT(dms_holder(fresh_where), 'p');
+	/* what the test builds note of a connection (db_sqlite.c) is read without
+	 * one: the process's own lock counts, the index is shared */
+	CHECK_STR(lite_index_found(fresh_where), "joined");
+	if (OK(store_open(&other, fresh_where, &err), err))
+		CHECK_INT(dms_holder(fresh_where), 'p');
+	store_close(other);
+	CHECK_INT(dms_holder(fresh_where), 'p');
+	store_close(s);
+	s = NULL;
+	CHECK_STR(lite_index_found(fresh_where), "first");
 out:
 	berth_error_free(err);
 	done(s, dir);
@@ -2115,5 +2146,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_token_caps), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_suspend_holds_the_index), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
+       T(test_data_version), T(test_stop_requested), T(test_suspend_holds_the_index), T(test_second_connection_keeps_the_locks), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))
