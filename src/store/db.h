@@ -46,6 +46,9 @@ struct db_stmt {
 	const db_ops *ops;
 };
 
+/* how many fds a hold takes (db_ops.hold) */
+#define DB_HELD 2
+
 struct db_ops {
 	db_dialect dialect;
 	/* opens the database where says (a path, a URL); msg gets why not */
@@ -85,12 +88,14 @@ struct db_ops {
 	 * until it ends: 1 held, 0 another connection holds it, -1 failed */
 	int (*try_lead)(db *d);
 	int (*checkpoint)(db *d);
-	/* An fd that keeps the database's shared state in use while this process
+	/* fds that keep the database's shared state in use while this process
 	 * has no connection to it, so that another process's next connection takes
 	 * it as the last one left it (SQLite: the WAL index, not read back from the
-	 * WAL). Closed only while this process has no connection to the database.
-	 * -1: none (a driver without it: NULL) */
-	int (*hold)(db *d);
+	 * WAL), as an open connection would: 0, else -1 (what held[] has then
+	 * holds too little). Each is -1 or an fd the caller closes, only while
+	 * this process has no connection to the database. (A driver without it:
+	 * NULL.) */
+	int (*hold)(db *d, int held[DB_HELD]);
 };
 
 /* The driver of where: PostgreSQL for a postgresql:// or postgres:// URL, else SQLite. */

@@ -338,7 +338,8 @@ int store_open(store **out, const char *where, berth_error **err)
 	/* a commit is durable before the call that made it returns: SQLite's by the
 	 * group fsync of its WAL (sync.c), PostgreSQL's by its own commit */
 	s->ckpt_pages = 100;
-	s->held = -1;
+	for (int i = 0; i < DB_HELD; i++)
+		s->held[i] = -1;
 	if ((store_dialect(s) == DB_SQLITE && wal_sync_get(where, &s->sync, err)) || connect_db(s, err) ||
 	    migrate(s, err)) {
 		store_close(s);
@@ -380,6 +381,17 @@ static void drop_cache(store *s)
 	}
 }
 
+/* The hold is let go while the handle has no connection, never with one:
+ * closing it would drop the connection's own locks (db_sqlite.c). */
+static void let_go(store *s)
+{
+	for (int i = 0; i < DB_HELD; i++) {
+		if (s->held[i] >= 0)
+			close(s->held[i]);
+		s->held[i] = -1;
+	}
+}
+
 int store_suspend(store *s)
 {
 	for (size_t i = 0; i < STMT_CACHE; i++)
@@ -387,22 +399,15 @@ int store_suspend(store *s)
 			return -1;
 	drop_cache(s);
 	if (s->db) {
-		/* taken before the close: the state is in use all along */
-		if (s->held < 0 && s->ops->hold)
-			s->held = s->ops->hold(s->db);
+		/* taken before the close: the state is in use all along; a hold
+		 * that is not whole is let go after it */
+		bool whole = s->ops->hold && s->ops->hold(s->db, s->held) == 0;
 		s->ops->close(s->db);
+		if (!whole)
+			let_go(s);
 	}
 	s->db = NULL;
 	return 0;
-}
-
-/* The hold is let go before a connection is opened, never after: closing it
- * then would drop the connection's own locks (db_sqlite.c). */
-static void let_go(store *s)
-{
-	if (s->held >= 0)
-		close(s->held);
-	s->held = -1;
 }
 
 int store_resume(store *s, berth_error **err)

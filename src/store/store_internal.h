@@ -69,8 +69,8 @@ struct store {
 	bool defer;
 	int ckpt_pages;
 	/* while suspended: the driver's hold on the database's shared state
-	 * (db_ops.hold), or -1; never while db is open */
-	int held;
+	 * (db_ops.hold), or -1s; never while db is open */
+	int held[DB_HELD];
 };
 
 /* The connection's dialect (what SQL beyond the common subset it takes). */

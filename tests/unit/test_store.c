@@ -1258,6 +1258,72 @@ out:
 	done(s, dir);
 }
 
+/* While a handle is suspended, another process cannot take the database for
+ * itself: with SQLite's locking_mode=EXCLUSIVE (asked before its first read)
+ * a connection keeps its WAL index in its own memory and writes the WAL and
+ * the database past the -shm file, which is then no longer theirs; it may do
+ * so only while no connection is open (a lock on the database file's shared
+ * range). The hold keeps the index in use, so it holds that lock too: else
+ * the next connection would join an index that the WAL no longer matches.
+ * Either that process is refused (busy), or what it wrote is read after. */
+static void test_suspended_store_not_taken_alone(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	sqlite3 *conn = NULL;
+	if (!s || on_pg())
+		goto out;
+	/* frames in the WAL that the database has not yet */
+	add_run(s, "before", "local", BERTH_STATE_PENDING);
+	add_run(s, "more", "local", BERTH_STATE_PENDING);
+	CHECK_INT(store_suspend(s), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		sqlite3 *c = NULL;
+		int rc = sqlite3_open_v2(fresh_where, &c, SQLITE_OPEN_READWRITE, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(c, "PRAGMA locking_mode=EXCLUSIVE; UPDATE runs SET name = 'taken' WHERE id = 'before'",
+					  NULL, NULL, NULL);
+		sqlite3_close(c);
+		_exit(rc == SQLITE_OK ? 0 : (rc & 0xff) == SQLITE_BUSY ? 2 : 1);
+	}
+	int status = -1;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	int took = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	CHECK(took == 0 || took == 2);
+	/* read by another process's connection, which joins the index (a
+	 * forked supervisor's), then by the handle again */
+	pid = fork();
+	if (pid == 0) {
+		store *c = NULL;
+		store_run *r = NULL;
+		berth_error *e = NULL;
+		int same = store_open(&c, fresh_where, &e) == 0 && store_run_get(c, "before", &r, &e) == 0 && r &&
+			   !strcmp(r->info.name, took == 0 ? "taken" : "job");
+		if (!same)
+			fprintf(stderr, "the joined index reads: %s\n", r ? r->info.name : e ? berth_error_get(e, 0)->message : "no run");
+		_exit(same ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	store_run *r = NULL;
+	if (OK(store_resume(s, &err), err) && OK(store_run_get(s, "before", &r, &err), err) && r)
+		CHECK_STR(r->info.name, took == 0 ? "taken" : "job");
+	store_run_free(r);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_open_v2(fresh_where, &conn, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(conn, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		CHECK_STR((const char *)sqlite3_column_text(st, 0), "ok");
+	else
+		CHECK(!"integrity_check ran");
+	sqlite3_finalize(st);
+out:
+	sqlite3_close(conn);
+	berth_error_free(err);
+	done(s, dir);
+}
+
 /* A connection opened while another of the same process is open (a
  * server's threads) leaves that one's locks on the WAL index as they were:
  * nothing of the store closes a descriptor of a file this process's SQLite
@@ -2146,5 +2212,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_token_caps), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_suspend_holds_the_index), T(test_second_connection_keeps_the_locks), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
+       T(test_data_version), T(test_stop_requested), T(test_suspend_holds_the_index), T(test_second_connection_keeps_the_locks), T(test_suspended_store_not_taken_alone), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))
