@@ -85,24 +85,11 @@ struct db_ops {
 	 * until it ends: 1 held, 0 another connection holds it, -1 failed */
 	int (*try_lead)(db *d);
 	int (*checkpoint)(db *d);
-	/* An fd that keeps the database's shared state in use while this process
-	 * has no connection to it, so that another process's next connection takes
-	 * it as the last one left it (SQLite: the WAL index, not read back from the
-	 * WAL). Closed only while this process has no connection to the database.
-	 * -1: none (a driver without it: NULL) */
-	int (*hold)(db *d);
 };
 
 /* The driver of where: PostgreSQL for a postgresql:// or postgres:// URL, else SQLite. */
 const db_ops *db_driver(const char *where);
 extern const db_ops db_sqlite_ops;
-#ifdef BERTH_FAULT_INJECTION
-/* tests: what a connection opened now would find of path's WAL index
- * (db_sqlite.c): "joined", in use by another process's connection or hold,
- * or "first", to be built again from the WAL (this process's own POSIX locks
- * are not seen) */
-const char *lite_index_found(const char *path);
-#endif
 extern const db_ops db_pg_ops;
 
 /* where as it may be shown: a URL's password and any ...password= left out

@@ -306,54 +306,6 @@ static int lite_checkpoint(db *d)
 	return lite_pragma_int(d, "PRAGMA wal_checkpoint(TRUNCATE)", &busy);
 }
 
-/* SQLite's unix VFS lets the first connection of the machine to a WAL
- * database, the one that finds no lock on the WAL index's "dead man switch"
- * (byte 128 of PATH-shm: sqlite.org/walformat.html), empty the index and
- * build it again from the whole WAL: every frame read and checksummed (up to
- * 100 pages here, store.c's ckpt_pages; 47 reads and 0.6 M instructions of a
- * 111-frame WAL). A process that closes its connection so that a child of
- * fork opens its own (store_suspend) would leave the child to do that.
- * Holding a read lock on that byte keeps the index in use, as an open
- * connection does: the next connection takes it as it is. The lock is an
- * open file description's (F_OFD_SETLK), not the process's: closing SQLite's
- * own descriptors does not drop it, closing this one drops none of SQLite's
- * POSIX locks (it is closed only while the process has no connection: a close
- * of any descriptor of a file drops all of them), and it lasts while any
- * process holds the description (the parent; the child closes its copy with
- * its other fds). Where the lock cannot be had: -1, and the next connection
- * builds the index, as before. */
-static int lite_hold(db *d)
-{
-	const char *file = sqlite3_db_filename(L(d)->conn, "main");
-	char shm[4200];
-	if (!file || !*file || (size_t)snprintf(shm, sizeof(shm), "%s-shm", file) >= sizeof(shm))
-		return -1;
-	int fd = open(shm, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	struct flock dms = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 128, .l_len = 1};
-	if (fcntl(fd, F_OFD_SETLK, &dms) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-#ifdef BERTH_FAULT_INJECTION
-const char *lite_index_found(const char *path)
-{
-	char shm[4200];
-	int fd = (size_t)snprintf(shm, sizeof(shm), "%s-shm", path) < sizeof(shm)
-			 ? open(shm, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-			 : -1;
-	struct flock dms = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 128, .l_len = 1};
-	int rc = fd >= 0 ? fcntl(fd, F_GETLK, &dms) : -1;
-	if (fd >= 0)
-		close(fd);
-	return rc < 0 || dms.l_type == F_UNLCK ? "first" : "joined";
-}
-#endif
-
 const db_ops db_sqlite_ops = {
 	.dialect = DB_SQLITE,
 	.open = lite_open,
@@ -383,5 +335,4 @@ const db_ops db_sqlite_ops = {
 	.commit_hook = lite_commit_hook,
 	.try_lead = lite_try_lead,
 	.checkpoint = lite_checkpoint,
-	.hold = lite_hold,
 };

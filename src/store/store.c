@@ -338,7 +338,6 @@ int store_open(store **out, const char *where, berth_error **err)
 	/* a commit is durable before the call that made it returns: SQLite's by the
 	 * group fsync of its WAL (sync.c), PostgreSQL's by its own commit */
 	s->ckpt_pages = 100;
-	s->held = -1;
 	if ((store_dialect(s) == DB_SQLITE && wal_sync_get(where, &s->sync, err)) || connect_db(s, err) ||
 	    migrate(s, err)) {
 		store_close(s);
@@ -352,17 +351,13 @@ int store_open(store **out, const char *where, berth_error **err)
 static int connect_db(store *s, berth_error **err)
 {
 	char msg[512] = "";
-#ifdef BERTH_FAULT_INJECTION
-	/* tests: one line a connection, its pid (how many a launch opens), and
-	 * for SQLite what it found of the WAL index (db_sqlite.c) */
-	char note[64];
-	snprintf(note, sizeof(note), "%ld %s", (long)getpid(),
-		 store_dialect(s) == DB_SQLITE ? lite_index_found(s->where) : "");
-#endif
 	if (s->ops->open(&s->db, s->where, msg, sizeof(msg)))
 		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path, msg);
 #ifdef BERTH_FAULT_INJECTION
-	berth_test_note("BERTH_TEST_STORE_OPEN_LOG", note);
+	/* tests: one line a connection, its pid (how many a launch opens) */
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	berth_test_note("BERTH_TEST_STORE_OPEN_LOG", pid);
 #endif
 	/* each commit (SQLite's WAL hook): numbered for sync.c, and the WAL
 	 * checkpointed every ckpt_pages pages (a server raises it: store_long_lived) */
@@ -386,30 +381,16 @@ int store_suspend(store *s)
 		if (s->cache[i].busy)
 			return -1;
 	drop_cache(s);
-	if (s->db) {
-		/* taken before the close: the state is in use all along */
-		if (s->held < 0 && s->ops->hold)
-			s->held = s->ops->hold(s->db);
+	if (s->db)
 		s->ops->close(s->db);
-	}
 	s->db = NULL;
 	return 0;
-}
-
-/* The hold is let go before a connection is opened, never after: closing it
- * then would drop the connection's own locks (db_sqlite.c). */
-static void let_go(store *s)
-{
-	if (s->held >= 0)
-		close(s->held);
-	s->held = -1;
 }
 
 int store_resume(store *s, berth_error **err)
 {
 	if (s->db)
 		return 0;
-	let_go(s);
 	return connect_db(s, err);
 }
 
@@ -426,7 +407,6 @@ void store_close(store *s)
 	drop_cache(s);
 	if (s->db)
 		s->ops->close(s->db);
-	let_go(s);
 	wal_sync_put(s->sync);
 	free(s->cols);
 	free(s->insert);

@@ -1172,90 +1172,6 @@ out:
 	done(s, dir);
 }
 
-/* Who holds the WAL index's dead man switch (byte 128 of PATH-shm), as a
- * process that opens the store now finds it (F_GETLK, asked by a child of
- * fork: the caller's own POSIX locks are not reported to itself): 'n' nobody
- * (the opener would build the index again), 'o' an open file description's
- * lock (a suspended handle's hold), 'p' a process's POSIX lock (SQLite's
- * connection), '?' the probe failed. */
-static char dms_holder(const char *path)
-{
-	char shm[4300];
-	snprintf(shm, sizeof(shm), "%s-shm", path);
-	int pfd[2];
-	if (pipe(pfd))
-		return '?';
-	pid_t pid = fork();
-	if (pid == 0) {
-		char c = '?';
-		int fd = open(shm, O_RDONLY | O_CLOEXEC);
-		struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 128, .l_len = 1};
-		if (fd >= 0 && fcntl(fd, F_GETLK, &l) == 0)
-			c = l.l_type == F_UNLCK ? 'n' : l.l_pid == -1 ? 'o' : 'p';
-		_exit(write(pfd[1], &c, 1) == 1 ? 0 : 1);
-	}
-	char c = '?';
-	close(pfd[1]);
-	if (pid < 0 || read(pfd[0], &c, 1) != 1)
-		c = '?';
-	close(pfd[0]);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return c;
-}
-
-/* A suspended handle keeps the WAL index in use (db_sqlite.c): a child of
- * fork that opens the store then joins the index, and sees and makes
- * commits as any connection; the hold is let go when the handle connects
- * again (before it does: its own locks stay) and when it closes. */
-static void test_suspend_holds_the_index(void)
-{
-	char *dir;
-	store *s = fresh(&dir);
-	berth_error *err = NULL;
-	if (!s || on_pg())
-		goto out;
-	const char *path = fresh_where;
-	add_run(s, "before", "local", BERTH_STATE_PENDING);
-	CHECK_INT(dms_holder(path), 'p');
-	CHECK_INT(store_suspend(s), 0);
-	CHECK_INT(dms_holder(path), 'o');
-	/* the fork's own connection: what was committed before, and a commit of its own */
-	pid_t pid = fork();
-	if (pid == 0) {
-		store *c = NULL;
-		store_run *r = NULL;
-		berth_error *e = NULL;
-		int ok = store_open(&c, path, &e) == 0 && store_run_get(c, "before", &r, &e) == 0 && r;
-		if (ok) {
-			store_run n = {.info = {.id = "child", .name = "job", .project = "p", .backend = "local",
-						.state = BERTH_STATE_PENDING, .created = 1},
-				       .uid = -1, .gid = -1, .fs_group = -1};
-			ok = store_run_insert(c, &n, &e) == 0;
-		}
-		store_run_free(r);
-		store_close(c);
-		_exit(ok ? 0 : 1);
-	}
-	int status = -1;
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	/* connected again: the hold let go, the connection's own lock in its place */
-	store_run *r = NULL;
-	if (OK(store_resume(s, &err), err) && OK(store_run_get(s, "child", &r, &err), err))
-		CHECK(r != NULL);
-	store_run_free(r);
-	CHECK_INT(dms_holder(path), 'p');
-	/* suspended, then closed: nothing holds it */
-	CHECK_INT(store_suspend(s), 0);
-	CHECK_INT(dms_holder(path), 'o');
-	store_close(s);
-	s = NULL;
-	CHECK_INT(dms_holder(path), 'n');
-out:
-	berth_error_free(err);
-	done(s, dir);
-}
-
 /* A stop asked is what the supervisor's narrow read says; a run that does
  * not exist asks for none. */
 static void test_stop_requested(void)
@@ -2115,5 +2031,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_token_caps), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_suspend_holds_the_index), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
+       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))
