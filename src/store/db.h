@@ -46,9 +46,6 @@ struct db_stmt {
 	const db_ops *ops;
 };
 
-/* how many fds a hold takes (db_ops.hold) */
-#define DB_HELD 2
-
 struct db_ops {
 	db_dialect dialect;
 	/* opens the database where says (a path, a URL); msg gets why not */
@@ -88,25 +85,11 @@ struct db_ops {
 	 * until it ends: 1 held, 0 another connection holds it, -1 failed */
 	int (*try_lead)(db *d);
 	int (*checkpoint)(db *d);
-	/* fds that keep the database's shared state in use while this process
-	 * has no connection to it, so that another process's next connection takes
-	 * it as the last one left it (SQLite: the WAL index, not read back from the
-	 * WAL), as an open connection would: 0, else -1 (what held[] has then
-	 * holds too little). Each is -1 or an fd the caller closes, only while
-	 * this process has no connection to the database. (A driver without it:
-	 * NULL.) */
-	int (*hold)(db *d, int held[DB_HELD]);
 };
 
 /* The driver of where: PostgreSQL for a postgresql:// or postgres:// URL, else SQLite. */
 const db_ops *db_driver(const char *where);
 extern const db_ops db_sqlite_ops;
-#ifdef BERTH_FAULT_INJECTION
-/* tests: what a connection opened now would find of path's WAL index
- * (db_sqlite.c): "joined", in use by a connection or a hold, or "first", to
- * be built again from the WAL */
-const char *lite_index_found(const char *path);
-#endif
 extern const db_ops db_pg_ops;
 
 /* where as it may be shown: a URL's password and any ...password= left out

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -307,80 +306,6 @@ static int lite_checkpoint(db *d)
 	return lite_pragma_int(d, "PRAGMA wal_checkpoint(TRUNCATE)", &busy);
 }
 
-/* SQLite's unix VFS lets the first connection of the machine to a WAL
- * database, the one that finds no lock on the WAL index's "dead man switch"
- * (byte 128 of PATH-shm: sqlite.org/walformat.html), empty the index and
- * build it again from the whole WAL: every frame read and checksummed (up to
- * 100 pages here, store.c's ckpt_pages; 47 reads and 0.6 M instructions of a
- * 111-frame WAL). A process that closes its connection so that a child of
- * fork opens its own (store_suspend) would leave the child to do that.
- * Holding the read locks that an open connection holds keeps the index in
- * use: the next connection takes it as it is. Both of them: the one on that
- * byte, and SQLite's SHARED lock on the database file (its shared range:
- * sqlite.org/fileformat2.html, the lock-byte page), without which a process
- * that finds the database free of connections (an EXCLUSIVE lock) may write
- * it past the index (locking_mode=EXCLUSIVE keeps one in its own memory), or
- * end the WAL and not the index; the index in use would then no longer be
- * the WAL's. The locks are open file descriptions' (F_OFD_SETLK), not the
- * process's: closing SQLite's own descriptors does not drop them, closing
- * these drops none of SQLite's POSIX locks (they are closed only while the
- * process has no connection: a close of any descriptor of a file drops all
- * of them), and they last while any process holds the descriptions (the
- * parent; the child closes its copies with its other fds). Where a lock
- * cannot be had: -1, and the next connection builds the index, as before. */
-enum { SHARED_FIRST = 0x40000002, SHARED_SIZE = 510, WAL_DMS = 128 };
-
-/* *fd: path's, opened for reading (kept even when -1 is returned, for the
- * caller to close after its connection), with a read lock of its open file
- * description on len bytes from start: 0, else -1. */
-static int held_read_lock(const char *path, off_t start, off_t len, int *fd)
-{
-	struct flock l = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	return *fd >= 0 && fcntl(*fd, F_OFD_SETLK, &l) == 0 ? 0 : -1;
-}
-
-static int lite_hold(db *d, int held[DB_HELD])
-{
-	const char *file = sqlite3_db_filename(L(d)->conn, "main");
-	char shm[4200];
-	held[0] = held[1] = -1;
-	if (!file || !*file || (size_t)snprintf(shm, sizeof(shm), "%s-shm", file) >= sizeof(shm))
-		return -1;
-	if (held_read_lock(file, SHARED_FIRST, SHARED_SIZE, &held[0]))
-		return -1;
-	return held_read_lock(shm, WAL_DMS, 1, &held[1]);
-}
-
-#ifdef BERTH_FAULT_INJECTION
-/* Read from /proc/locks, by the -shm's device and inode: never through a
- * descriptor of the file, whose close would drop the POSIX locks of this
- * process's open connections (lite_open). A lock of this process's own
- * counts: a second connection of a process shares the first's index. */
-const char *lite_index_found(const char *path)
-{
-	char shm[4200], line[256], end[24];
-	struct stat st;
-	FILE *f = NULL;
-	bool held = false;
-	if ((size_t)snprintf(shm, sizeof(shm), "%s-shm", path) < sizeof(shm) && lstat(shm, &st) == 0)
-		f = fopen("/proc/locks", "re");
-	unsigned maj, min;
-	unsigned long ino;
-	long long start;
-	/* "N: POSIX ADVISORY READ PID MAJ:MIN:INODE START END|EOF"; a waiter's
-	 * line ("N: -> POSIX ...") does not parse: it holds nothing */
-	while (f && !held && fgets(line, sizeof(line), f))
-		held = sscanf(line, "%*d: %*[A-Z] %*s %*s %*d %x:%x:%lu %lld %23s", &maj, &min, &ino, &start,
-			      end) == 5 &&
-		       ino == (unsigned long)st.st_ino && maj == major(st.st_dev) && min == minor(st.st_dev) &&
-		       start <= WAL_DMS && (!strcmp(end, "EOF") || atoll(end) >= WAL_DMS);
-	if (f)
-		fclose(f);
-	return held ? "joined" : "first";
-}
-#endif
-
 const db_ops db_sqlite_ops = {
 	.dialect = DB_SQLITE,
 	.open = lite_open,
@@ -410,5 +335,4 @@ const db_ops db_sqlite_ops = {
 	.commit_hook = lite_commit_hook,
 	.try_lead = lite_try_lead,
 	.checkpoint = lite_checkpoint,
-	.hold = lite_hold,
 };

@@ -338,8 +338,6 @@ int store_open(store **out, const char *where, berth_error **err)
 	/* a commit is durable before the call that made it returns: SQLite's by the
 	 * group fsync of its WAL (sync.c), PostgreSQL's by its own commit */
 	s->ckpt_pages = 100;
-	for (int i = 0; i < DB_HELD; i++)
-		s->held[i] = -1;
 	if ((store_dialect(s) == DB_SQLITE && wal_sync_get(where, &s->sync, err)) || connect_db(s, err) ||
 	    migrate(s, err)) {
 		store_close(s);
@@ -353,17 +351,13 @@ int store_open(store **out, const char *where, berth_error **err)
 static int connect_db(store *s, berth_error **err)
 {
 	char msg[512] = "";
-#ifdef BERTH_FAULT_INJECTION
-	/* tests: one line a connection, its pid (how many a launch opens), and
-	 * for SQLite what it found of the WAL index (db_sqlite.c) */
-	char note[64];
-	snprintf(note, sizeof(note), "%ld %s", (long)getpid(),
-		 store_dialect(s) == DB_SQLITE ? lite_index_found(s->where) : "");
-#endif
 	if (s->ops->open(&s->db, s->where, msg, sizeof(msg)))
 		return berth_fail(err, BERTH_EIO, "cannot open the store %s: %s", s->path, msg);
 #ifdef BERTH_FAULT_INJECTION
-	berth_test_note("BERTH_TEST_STORE_OPEN_LOG", note);
+	/* tests: one line a connection, its pid (how many a launch opens) */
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	berth_test_note("BERTH_TEST_STORE_OPEN_LOG", pid);
 #endif
 	/* each commit (SQLite's WAL hook): numbered for sync.c, and the WAL
 	 * checkpointed every ckpt_pages pages (a server raises it: store_long_lived) */
@@ -381,31 +375,14 @@ static void drop_cache(store *s)
 	}
 }
 
-/* The hold is let go while the handle has no connection, never with one:
- * closing it would drop the connection's own locks (db_sqlite.c). */
-static void let_go(store *s)
-{
-	for (int i = 0; i < DB_HELD; i++) {
-		if (s->held[i] >= 0)
-			close(s->held[i]);
-		s->held[i] = -1;
-	}
-}
-
 int store_suspend(store *s)
 {
 	for (size_t i = 0; i < STMT_CACHE; i++)
 		if (s->cache[i].busy)
 			return -1;
 	drop_cache(s);
-	if (s->db) {
-		/* taken before the close: the state is in use all along; a hold
-		 * that is not whole is let go after it */
-		bool whole = s->ops->hold && s->ops->hold(s->db, s->held) == 0;
+	if (s->db)
 		s->ops->close(s->db);
-		if (!whole)
-			let_go(s);
-	}
 	s->db = NULL;
 	return 0;
 }
@@ -414,7 +391,6 @@ int store_resume(store *s, berth_error **err)
 {
 	if (s->db)
 		return 0;
-	let_go(s);
 	return connect_db(s, err);
 }
 
@@ -431,7 +407,6 @@ void store_close(store *s)
 	drop_cache(s);
 	if (s->db)
 		s->ops->close(s->db);
-	let_go(s);
 	wal_sync_put(s->sync);
 	free(s->cols);
 	free(s->insert);

@@ -78,9 +78,7 @@ void store_close(store *s);
  * to use: a process that forks closes its connection first (statements
  * included; -1 when one is still running). It is opened again by
  * store_resume, or by the handle's next use (a failure leaves every call
- * failing until an open succeeds). Until then the handle keeps the store's
- * shared state in use (SQLite's WAL index: db_sqlite.c), so that the
- * child's own connection does not build it again from the WAL. */
+ * failing until an open succeeds). */
 int store_suspend(store *s);
 int store_resume(store *s, berth_error **err);
 /* For a connection that stays open (the server's): the WAL is checkpointed

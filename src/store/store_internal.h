@@ -68,9 +68,6 @@ struct store {
 	uint64_t pending;
 	bool defer;
 	int ckpt_pages;
-	/* while suspended: the driver's hold on the database's shared state
-	 * (db_ops.hold), or -1s; never while db is open */
-	int held[DB_HELD];
 };
 
 /* The connection's dialect (what SQL beyond the common subset it takes). */
