@@ -1172,6 +1172,130 @@ out:
 	done(s, dir);
 }
 
+/* Who holds the WAL index's dead man switch (byte 128 of PATH-shm), as a
+ * process that opens the store now finds it (F_GETLK, asked by a child of
+ * fork: the caller's own POSIX locks are not reported to itself): 'n' nobody
+ * (the opener would build the index again from the WAL), 'p' a process's
+ * lock (SQLite's connection), 'o' an open file description's, '?' the probe
+ * failed. */
+static char dms_holder(const char *path)
+{
+	char shm[4300];
+	snprintf(shm, sizeof(shm), "%s-shm", path);
+	int pfd[2];
+	if (pipe(pfd))
+		return '?';
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c = '?';
+		int fd = open(shm, O_RDONLY | O_CLOEXEC);
+		struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 128, .l_len = 1};
+		if (fd >= 0 && fcntl(fd, F_GETLK, &l) == 0)
+			c = l.l_type == F_UNLCK ? 'n' : l.l_pid == -1 ? 'o' : 'p';
+		_exit(write(pfd[1], &c, 1) == 1 ? 0 : 1);
+	}
+	char c = '?';
+	close(pfd[1]);
+	if (pid < 0 || read(pfd[0], &c, 1) != 1)
+		c = '?';
+	close(pfd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return c;
+}
+
+/* A connection opened while another of the same process is open (a
+ * server's threads) leaves that one's locks on the WAL index as they were:
+ * nothing of the store closes a descriptor of a file this process's SQLite
+ * connections lock (closing any drops every POSIX lock of the process on
+ * it; a probe of the -shm in d33b798 did); else another process would take
+ * the index as the machine's first, and empty it under the open connections. */
+static void test_second_connection_keeps_the_locks(void)
+{
+	char *dir;
+	store *s = fresh(&dir), *other = NULL;
+	berth_error *err = NULL;
+	if (!s || on_pg())
+		goto out;
+	CHECK_INT(dms_holder(fresh_where), 'p');
+	if (OK(store_open(&other, fresh_where, &err), err))
+		CHECK_INT(dms_holder(fresh_where), 'p');
+	store_close(other);
+	CHECK_INT(dms_holder(fresh_where), 'p');
+	store_close(s);
+	s = NULL;
+	CHECK_INT(dms_holder(fresh_where), 'n');
+out:
+	berth_error_free(err);
+	done(s, dir);
+}
+
+/* A process that takes the database for itself while a handle is suspended
+ * (SQLite's locking_mode=EXCLUSIVE, asked before its first read: its WAL
+ * index in its own memory, the WAL and the database written past the -shm,
+ * the WAL ended at its close) leaves the next connection of another process
+ * (a forked supervisor's) reading what it wrote, and the handle's too once
+ * it resumes. Whatever keeps the -shm's index in use while the handle has no
+ * connection must keep the database from being taken alone as well (the
+ * hold of d33b798 did not: that connection read frames of a WAL that was
+ * gone, "disk I/O error"): the writer is then refused, busy. */
+static void test_suspended_store_not_taken_alone(void)
+{
+	char *dir;
+	store *s = fresh(&dir);
+	berth_error *err = NULL;
+	sqlite3 *conn = NULL;
+	if (!s || on_pg())
+		goto out;
+	/* frames in the WAL that the database has not yet */
+	add_run(s, "before", "local", BERTH_STATE_PENDING);
+	add_run(s, "more", "local", BERTH_STATE_PENDING);
+	CHECK_INT(store_suspend(s), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		sqlite3 *c = NULL;
+		int rc = sqlite3_open_v2(fresh_where, &c, SQLITE_OPEN_READWRITE, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(c, "PRAGMA locking_mode=EXCLUSIVE; UPDATE runs SET name = 'taken' WHERE id = 'before'",
+					  NULL, NULL, NULL);
+		sqlite3_close(c);
+		_exit(rc == SQLITE_OK ? 0 : (rc & 0xff) == SQLITE_BUSY ? 2 : 1);
+	}
+	int status = -1;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	int took = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	CHECK(took == 0 || took == 2);
+	pid = fork();
+	if (pid == 0) {
+		store *c = NULL;
+		store_run *r = NULL;
+		berth_error *e = NULL;
+		int same = store_open(&c, fresh_where, &e) == 0 && store_run_get(c, "before", &r, &e) == 0 && r &&
+			   !strcmp(r->info.name, took == 0 ? "taken" : "job");
+		if (!same)
+			fprintf(stderr, "another process's connection reads: %s\n",
+				r ? r->info.name : e ? berth_error_get(e, 0)->message : "no run");
+		_exit(same ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	store_run *r = NULL;
+	if (OK(store_resume(s, &err), err) && OK(store_run_get(s, "before", &r, &err), err) && r)
+		CHECK_STR(r->info.name, took == 0 ? "taken" : "job");
+	store_run_free(r);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_open_v2(fresh_where, &conn, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(conn, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		CHECK_STR((const char *)sqlite3_column_text(st, 0), "ok");
+	else
+		CHECK(!"integrity_check ran");
+	sqlite3_finalize(st);
+out:
+	sqlite3_close(conn);
+	berth_error_free(err);
+	done(s, dir);
+}
+
 /* A stop asked is what the supervisor's narrow read says; a run that does
  * not exist asks for none. */
 static void test_stop_requested(void)
@@ -2031,5 +2155,5 @@ static void test_cleanup(void)
 
 T_MAIN(T(test_plans), T(test_pages), T(test_parts), T(test_migration), T(test_readers),
        T(test_projects), T(test_functions), T(test_events), T(test_samples), T(test_tokens), T(test_token_caps), T(test_run_records), T(test_labels),
-       T(test_data_version), T(test_stop_requested), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
+       T(test_data_version), T(test_stop_requested), T(test_second_connection_keeps_the_locks), T(test_suspended_store_not_taken_alone), T(test_sync), T(test_sync_full), T(test_sync_entry), T(test_sync_entry_copied), T(test_alloc_failures), T(test_pg_store),
        T(test_pg_reconnect), T(test_display), T(test_cleanup))
