@@ -27,7 +27,10 @@
 #    backend's open (`berth get run ID`), that with BERTH_GPU_DIR (one entry: no nvidia-smi
 #    probe), `berth run` without --wait, `berth run --wait` with BERTH_GPU_DIR; a main() that
 #    returns 0 linked with libc only, with the libraries berth links, and with all of the
-#    Makefile's PKGS. Then small C probes, compiled here: SQLite's WAL header sync and the
+#    Makefile's PKGS; the least a launch is, with no berth in it (a C probe: a fork that vforks
+#    and execs /bin/true, + the run's init in new pid and mount namespaces, + two fdatasyncs),
+#    whose overhead over /bin/true is this machine's floor for berth's. Then small C probes,
+#    compiled here: SQLite's WAL header sync and the
 #    directory fsync; an inotify instance with a watch, and its close (what a waiter in
 #    another process pays per wakeup: berth run --wait itself is woken by a pipe from its
 #    supervisor); a run's directory and files; one scan of /proc/N/stat (signal_all).
@@ -309,6 +312,66 @@ measure part-stub-core "$PART_RUNS" "" "$tmp/stub-core"
 parts+=("the same, linked with libfyaml, sqlite3, libsodium ($ncore libraries)|$med|$min|$max|cc stub.c -Wl,--no-as-needed \$(pkg-config --libs libfyaml sqlite3 libsodium)")
 measure part-stub-all "$PART_RUNS" "" "$tmp/stub-all"
 parts+=("the same, linked with all of the Makefile's PKGS (+ libmicrohttpd, libcurl: $nall libraries)|$med|$min|$max|cc stub.c -Wl,--no-as-needed \$(pkg-config --libs \$PKGS) -lpthread")
+# the least a launch is, with no berth in it: what this machine's processes, namespaces and
+# fdatasyncs cost before berth does anything (the 5 ms target is berth's overhead over
+# /bin/true; this floor's own overhead over /bin/true is the part of it berth cannot remove)
+cat >"$tmp/floor.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+/* floor MODE FILE. f: a fork (the supervisor) that vforks and execs /bin/true and waits;
+ * n: the same with the run's init, in new pid and mount namespaces, between them;
+ * s: n with a page appended to FILE and fdatasynced before the fork and after the init's end */
+static int run_true(void)
+{
+	int st;
+	pid_t c = vfork();
+	if (c == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	return c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+static int durable(char mode, int fd, const char *page)
+{
+	return mode != 's' || (write(fd, page, 4096) == 4096 && fdatasync(fd) == 0);
+}
+int main(int argc, char **argv)
+{
+	static char page[4096];
+	int st, fd = argc > 2 ? open(argv[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+	char mode = argc > 1 ? argv[1][0] : 'f';
+	if (fd < 0 || !durable(mode, fd, page))
+		return 1;
+	pid_t sup = fork();
+	if (sup == 0) {
+		if (mode == 'f')
+			_exit(run_true());
+		pid_t init = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL, NULL, NULL, NULL);
+		if (init == 0)
+			_exit(run_true());
+		int ok = init > 0 && waitpid(init, &st, 0) == init && WIFEXITED(st) && !WEXITSTATUS(st);
+		_exit(ok && durable(mode, fd, page) ? 0 : 1);
+	}
+	return sup > 0 && waitpid(sup, &st, 0) == sup && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+EOF
+cc -O2 -o "$tmp/floor" "$tmp/floor.c"
+floor_med=
+measure part-floor-fork "$PART_RUNS" "" "$tmp/floor" f "$tmp/floor.wal"
+parts+=("the least a launch is, no berth: a fork (the supervisor) that vforks and execs /bin/true|$med|$min|$max|floor f FILE (bench/launch.sh's C probe)")
+# new namespaces need root (CAP_SYS_ADMIN); without them the floor stops at the fork
+if "$tmp/floor" n "$tmp/floor.wal" 2>/dev/null; then
+	measure part-floor-ns "$PART_RUNS" "" "$tmp/floor" n "$tmp/floor.wal"
+	parts+=("+ the run's init between them, in new pid and mount namespaces|$med|$min|$max|floor n FILE")
+	measure part-floor-sync "$PART_RUNS" "" "$tmp/floor" s "$tmp/floor.wal"
+	parts+=("+ a page appended and fdatasynced before the fork and after the init (a submission, an end)|$med|$min|$max|floor s FILE")
+	floor_med=$med
+fi
 measure part-version "$PART_RUNS" "" "$berth" --version
 parts+=("berth --version: berth's process start ($nlibs libraries)|$med|$min|$max|berth --version")
 measure part-validate "$PART_RUNS" "" "$berth" validate "$spec"
@@ -717,6 +780,8 @@ over_cg=
 		IFS='|' read -r w m lo hi c <<<"$r"
 		echo "| $w | $m | $lo | $hi | \`$c\` |"
 	done
+	[ -z "$floor_med" ] ||
+		echo "| this machine's floor for the overhead (the last floor part - /bin/true; berth's own share is the overhead less this) | $(awk -v a="$floor_med" -v b="$true_med" 'BEGIN {printf "%.2f", a - b}') | | | |"
 	echo "| nvidia-smi probe (get run ID, with - without) | $(awk -v a="$get_med" -v b="$nogpu_get_med" 'BEGIN {printf "%.2f", a - b}') | | | |"
 	echo "| fdatasync of a new file / fsync of its dir (what a new WAL costs) | $sync_file / $sync_dir | | | syncprobe (median of 21) |"
 	echo "| inotify_init1 + inotify_add_watch on a fresh dir / close of that fd (min .. max), one process each: what a waiter in another process (berth wait, berth logs -f) pays per wakeup; berth run --wait has its supervisor's pipe | $ino_add / $ino_close ($ino_close_min .. $ino_close_max) | | | inoprobe (median of 21) |"
