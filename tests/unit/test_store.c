@@ -1234,11 +1234,12 @@ out:
  * (SQLite's locking_mode=EXCLUSIVE, asked before its first read: its WAL
  * index in its own memory, the WAL and the database written past the -shm,
  * the WAL ended at its close) leaves the next connection of another process
- * (a forked supervisor's) reading what it wrote, and the handle's too once
- * it resumes. Whatever keeps the -shm's index in use while the handle has no
- * connection must keep the database from being taken alone as well (the
- * hold of d33b798 did not: that connection read frames of a WAL that was
- * gone, "disk I/O error"): the writer is then refused, busy. */
+ * (a forked supervisor's) reading what it wrote, the handle's too once it
+ * resumes, and the database whole. A suspended handle holds nothing, so the
+ * writer gets the database; anything that ever keeps the -shm's index in use
+ * while the handle has no connection must have the writer refused, busy,
+ * instead (the hold of d33b798 kept the index and not the database: that
+ * connection read frames of a WAL that was gone, "disk I/O error"). */
 static void test_suspended_store_not_taken_alone(void)
 {
 	char *dir;
