@@ -361,9 +361,14 @@ int main(int argc, char **argv)
 }
 EOF
 cc -O2 -o "$tmp/floor" "$tmp/floor.c"
-floor_med=
+# /bin/true again, beside the floor: the floor's overhead is over this one, timed minutes
+# after the rounds above (this VM's speed drifts within minutes)
+measure part-true "$PART_RUNS" "" /bin/true
+floor_true=$med
+parts+=("/bin/true, timed again beside the floor below|$med|$min|$max|/bin/true")
 measure part-floor-fork "$PART_RUNS" "" "$tmp/floor" f "$tmp/floor.wal"
 parts+=("the least a launch is, no berth: a fork (the supervisor) that vforks and execs /bin/true|$med|$min|$max|floor f FILE (bench/launch.sh's C probe)")
+floor_med=$med
 # new namespaces need root (CAP_SYS_ADMIN); without them the floor stops at the fork
 if "$tmp/floor" n "$tmp/floor.wal" 2>/dev/null; then
 	measure part-floor-ns "$PART_RUNS" "" "$tmp/floor" n "$tmp/floor.wal"
@@ -780,8 +785,7 @@ over_cg=
 		IFS='|' read -r w m lo hi c <<<"$r"
 		echo "| $w | $m | $lo | $hi | \`$c\` |"
 	done
-	[ -z "$floor_med" ] ||
-		echo "| this machine's floor for the overhead (the last floor part - /bin/true; berth's own share is the overhead less this) | $(awk -v a="$floor_med" -v b="$true_med" 'BEGIN {printf "%.2f", a - b}') | | | |"
+	echo "| this machine's floor for the overhead (the last floor part - /bin/true beside it; berth's own share is the overhead less this) | $(awk -v a="$floor_med" -v b="$floor_true" 'BEGIN {printf "%.2f", a - b}') | | | |"
 	echo "| nvidia-smi probe (get run ID, with - without) | $(awk -v a="$get_med" -v b="$nogpu_get_med" 'BEGIN {printf "%.2f", a - b}') | | | |"
 	echo "| fdatasync of a new file / fsync of its dir (what a new WAL costs) | $sync_file / $sync_dir | | | syncprobe (median of 21) |"
 	echo "| inotify_init1 + inotify_add_watch on a fresh dir / close of that fd (min .. max), one process each: what a waiter in another process (berth wait, berth logs -f) pays per wakeup; berth run --wait has its supervisor's pipe | $ino_add / $ino_close ($ino_close_min .. $ino_close_max) | | | inoprobe (median of 21) |"
