@@ -8,11 +8,12 @@
  * memory file (memfd) the kernel still allocates, copies and frees each
  * page, 8 % of it. A spool is a berth_buf that writers append to: on the
  * heap while it is small (a server's one run), and past SPOOL_WINDOW in an
- * anonymous mapping whose pages are made a MiB at a time, ahead of the
- * writer (one madvise call, not 256 faults). The mapping grows by doubling,
- * its pages moved by mremap, not copied. Its pages are small: transparent
- * huge pages were faster back to back, but slower after the machine idled
- * (docs/performance.md).
+ * anonymous mapping on 2 MiB boundaries that asks for transparent huge
+ * pages, made a huge page at a time ahead of the writer (one madvise call).
+ * The mapping grows by doubling, its pages moved whole by mremap, not
+ * copied. Huge pages were 13 % of render's time on a VM whose page faults
+ * cost 11 to 18 us (docs/performance.md); where the kernel has them off,
+ * the pages are small and the rest is the same.
  *
  * A spool is not shared between threads.
  */
