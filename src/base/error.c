@@ -24,11 +24,11 @@ static berth_problem oom_problem = {BERTH_ENOMEM, BERTH_ERROR, NULL, 0, 0, NULL,
 static berth_error oom_error = {.count = 1, .cap = 1, .items = &oom_problem, .is_static = 1,
 				.errors = 1};
 
+/* A problem's file, path and message are one allocation, in that order
+ * (berth_problem_vadd): a stream of runs keeps thousands of warnings. */
 static void problem_clear(berth_problem *p)
 {
-	free((char *)p->file);
-	free((char *)p->path);
-	free((char *)p->message);
+	free((char *)(p->file ? p->file : p->path ? p->path : p->message));
 }
 
 void berth_error_free(berth_error *err)
@@ -98,56 +98,68 @@ static int push(berth_error **err, berth_problem *p)
 	return 0;
 }
 
+/* s (n bytes, NUL added) at *at, which moves past it */
+static const char *put_str(char **at, const char *s, size_t n)
+{
+	char *d = *at;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	*at = d + n + 1;
+	return d;
+}
+
 int berth_problem_vadd(berth_error **err, berth_code code, berth_severity sev,
 		       const berth_where *where, const char *fmt, va_list ap)
 {
 	berth_problem p = {code, sev, NULL, 0, 0, NULL, NULL};
 	int ret = sev == BERTH_ERROR ? -(int)code : 0;
-	berth_buf msg = BERTH_BUF_INIT;
+	char tmp[256], *big = NULL;
+	const char *text = tmp;
+	size_t n;
 	va_list aq;
 
 	if (!err)
 		return ret;
-	if (where) {
-		p.line = where->line;
-		p.column = where->column;
-		if (where->file && !(p.file = berth_strdup(where->file)))
-			goto oom;
-		if (where->path && where->path[0] && !(p.path = berth_strdup(where->path)))
-			goto oom;
-	}
 	va_copy(aq, ap);
 	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
 		/* a message made by the caller (one a run: no printf) */
-		const char *text = va_arg(aq, const char *);
-		va_end(aq);
-		berth_buf_puts(&msg, text ? text : "(null)");
+		text = va_arg(aq, const char *);
+		if (!text)
+			text = "(null)";
+		n = strlen(text);
 	} else {
-		char tmp[256];
-		int n = vsnprintf(tmp, sizeof(tmp), fmt, aq);
-		va_end(aq);
-		if (n < 0)
-			n = 0;
-		if ((size_t)n < sizeof(tmp)) {
-			berth_buf_append(&msg, tmp, (size_t)n);
-		} else {
-			char *big = berth_malloc((size_t)n + 1);
-			if (big) {
-				vsnprintf(big, (size_t)n + 1, fmt, ap);
-				berth_buf_append(&msg, big, (size_t)n);
-				free(big);
-			} else {
-				msg.failed = -BERTH_ENOMEM;
-			}
+		int len = vsnprintf(tmp, sizeof(tmp), fmt, aq);
+		n = len < 0 ? 0 : (size_t)len;
+		if (n >= sizeof(tmp) && (big = berth_malloc(n + 1))) {
+			vsnprintf(big, n + 1, fmt, ap);
+			text = big;
 		}
 	}
-	if (msg.failed || !(p.message = berth_buf_detach(&msg)))
+	va_end(aq);
+	if (text == tmp && n >= sizeof(tmp))
+		goto oom; /* no room for a long message */
+	const char *file = where ? where->file : NULL;
+	const char *path = where && where->path && where->path[0] ? where->path : NULL;
+	size_t flen = file ? strlen(file) + 1 : 0, plen = path ? strlen(path) + 1 : 0;
+	char *at = berth_malloc(flen + plen + n + 1);
+	if (!at)
 		goto oom;
+	if (where) {
+		p.line = where->line;
+		p.column = where->column;
+	}
+	if (file)
+		p.file = put_str(&at, file, flen - 1);
+	if (path)
+		p.path = put_str(&at, path, plen - 1);
+	p.message = put_str(&at, text, n);
+	free(big);
+	big = NULL;
 	if (push(err, &p) < 0)
 		goto oom;
 	return ret;
 oom:
-	berth_buf_release(&msg);
+	free(big);
 	problem_clear(&p);
 	set_oom(err);
 	return sev == BERTH_ERROR ? -BERTH_ENOMEM : 0;

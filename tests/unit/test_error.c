@@ -158,6 +158,22 @@ static void test_problem_add_long_message_and_empty_path(void)
 		CHECK(p->message[0] == '<' && p->message[1001] == '>' && p->message[500] == 'q');
 		CHECK(p->path == NULL); /* an empty path is no path */
 	}
+	/* a path without a file, and no place at all: the strings a problem
+	 * keeps are one allocation, freed whichever of them it starts with */
+	berth_where nofile = {NULL, 3, 4, "p.q"};
+	CHECK_INT(berth_problem_add(&err, BERTH_ETYPE, BERTH_WARNING, &nofile, "m %d", 2), 0);
+	CHECK_INT(berth_problem_add(&err, BERTH_ETYPE, BERTH_WARNING, NULL, "%s", longs), 0);
+	p = berth_error_get(err, 1);
+	if (CHECK(p != NULL)) {
+		CHECK(p->file == NULL);
+		CHECK_STR(p->path, "p.q");
+		CHECK_STR(p->message, "m 2");
+		CHECK_INT(p->line, 3);
+		CHECK_INT(p->column, 4);
+	}
+	p = berth_error_get(err, 2);
+	if (CHECK(p != NULL))
+		CHECK(p->file == NULL && p->path == NULL && strcmp(p->message, longs) == 0);
 	berth_error_free(err);
 }
 
@@ -228,9 +244,10 @@ static void test_out_of_memory_error(void)
 	berth_error_free(err);
 }
 
-static void test_problem_add_every_allocation_fails(void)
+/* Each allocation of an add, in turn, fails: never a crash or a leak. The
+ * message is given whole ("%s"), or formatted past the stack's 256 bytes. */
+static void every_allocation_fails(int formatted)
 {
-	/* each allocation of an add, in turn: never a crash or a leak */
 	int done = 0;
 	for (long n = 1; n < 100 && !done; n++) {
 		berth_error *err = NULL;
@@ -240,7 +257,8 @@ static void test_problem_add_every_allocation_fails(void)
 		longs[sizeof(longs) - 1] = '\0';
 		add(&err, "f.yaml", 1, 1, "before");
 		berth_fail_alloc_after = n;
-		int ret = berth_problem_add(&err, BERTH_ETYPE, BERTH_ERROR, &w, "%s", longs);
+		int ret = formatted ? berth_problem_add(&err, BERTH_ETYPE, BERTH_ERROR, &w, "<%s>", longs)
+				    : berth_problem_add(&err, BERTH_ETYPE, BERTH_ERROR, &w, "%s", longs);
 		int injected = berth_fail_alloc_after == 0;
 		berth_fail_alloc_after = 0;
 		if (injected) {
@@ -251,11 +269,20 @@ static void test_problem_add_every_allocation_fails(void)
 			CHECK_INT(ret, -BERTH_ETYPE);
 			CHECK_INT(berth_error_count(err), 2);
 			CHECK_INT(berth_error_code(err), BERTH_EINVALID);
+			const berth_problem *p = berth_error_get(err, 1);
+			CHECK(p && strlen(p->message) == sizeof(longs) - 1 + 2 * (size_t)formatted &&
+			      strcmp(p->file, "f.yaml") == 0 && strcmp(p->path, "a.b") == 0);
 			done = 1;
 		}
 		berth_error_free(err);
 	}
 	CHECK(done);
+}
+
+static void test_problem_add_every_allocation_fails(void)
+{
+	every_allocation_fails(0);
+	every_allocation_fails(1);
 }
 
 /* ---- berth_error_sort ----------------------------------------------------------------- */
