@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/hugemap.h"
 #include "base/spool.h"
 
 /* After a write to fd that failed: 1 to try again (EINTR; a full
@@ -40,28 +41,10 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* The mapping lies on 2 MiB boundaries and asks for transparent huge pages
- * (MADV_HUGEPAGE): 36 MB of output are then 18 pages for the kernel to make
- * and to free, not 9,000 (docs/performance.md). Its pages are made a huge
- * page at a time, ahead of the writer (MADV_POPULATE_WRITE: one call, not a
- * fault a page where huge pages are off); buf.cap is where the made pages
- * end. */
-#define SPOOL_STEP ((size_t)2 << 20)
-
-/* n bytes (a multiple of SPOOL_STEP) of address space on a SPOOL_STEP
- * boundary, with prot (PROT_NONE: reserved, no memory charged); MAP_FAILED
- * when there is none. */
-static char *map_aligned(size_t n, int prot)
-{
-	char *q = mmap(NULL, n + SPOOL_STEP, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return q;
-	char *p = (char *)(((uintptr_t)q + SPOOL_STEP - 1) & ~(uintptr_t)(SPOOL_STEP - 1));
-	if (p > q)
-		munmap(q, (size_t)(p - q));
-	munmap(p + n, (size_t)(q + SPOOL_STEP - p)); /* what is left past p + n */
-	return p;
-}
+/* The mapping's pages are made a huge page at a time (hugemap.h), ahead of
+ * the writer (MADV_POPULATE_WRITE: one call, not a fault a page where huge
+ * pages are off); buf.cap is where the made pages end. */
+#define SPOOL_STEP HUGEMAP_PAGE
 
 /* The mapping of room bytes at p, which holds old bytes (0: a new one),
  * moved to a 2 MiB boundary when it grows, its pages moved whole (mremap
@@ -69,19 +52,16 @@ static char *map_aligned(size_t n, int prot)
  * MAP_FAILED, and p as it was, when no place could be had. */
 static char *map_room(char *p, size_t old, size_t room)
 {
-	char *to;
-	if (!old) {
-		to = map_aligned(room, PROT_READ | PROT_WRITE);
-	} else {
-		char *at = map_aligned(room, PROT_NONE);
-		if (at == MAP_FAILED)
-			return at;
-		to = mremap(p, old, room, MREMAP_MAYMOVE | MREMAP_FIXED, at);
-		if (to == MAP_FAILED)
-			munmap(at, room);
-	}
-	if (to != MAP_FAILED)
-		madvise(to, room, MADV_HUGEPAGE); /* a hint: where huge pages are off, small ones */
+	if (!old)
+		return hugemap(room, PROT_READ | PROT_WRITE);
+	char *at = hugemap(room, PROT_NONE);
+	if (at == MAP_FAILED)
+		return at;
+	char *to = mremap(p, old, room, MREMAP_MAYMOVE | MREMAP_FIXED, at);
+	if (to == MAP_FAILED)
+		munmap(at, room);
+	else
+		hugemap_advise(to, room);
 	return to;
 }
 

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,4 +73,24 @@ void t_rm_rf(const char *path)
 	} else {
 		unlink(path);
 	}
+}
+
+int t_huge_asked(const void *addr)
+{
+	if (access("/sys/kernel/mm/transparent_hugepage", F_OK))
+		return -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int in = 0, ret = -1;
+	while (ret < 0 && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8))
+			ret = strstr(line, " hg") != NULL;
+	}
+	fclose(f);
+	return ret;
 }

@@ -24,6 +24,11 @@ int t_run(const t_case *cases, size_t n, int argc, char **argv);
 char *t_temp_dir(const char *prefix);
 void t_rm_rf(const char *path);
 
+/* Whether the mapping at addr was asked for transparent huge pages
+ * (MADV_HUGEPAGE: "hg" among its VmFlags in /proc/self/smaps): 1 or 0; -1
+ * when the kernel has none or smaps cannot tell. */
+int t_huge_asked(const void *addr);
+
 #define CHECK(c) t_check(!!(c), __FILE__, __LINE__, "%s", #c)
 #define CHECKF(c, ...) t_check(!!(c), __FILE__, __LINE__, __VA_ARGS__)
 #define CHECK_INT(a, b)                                                                  \

@@ -1663,29 +1663,6 @@ static int made_ahead(const spool *s)
 	return mincore((void *)last, (size_t)pg, &in) == 0 ? (in & 1) : -1;
 }
 
-/* Whether the mapping at addr was asked for huge pages (MADV_HUGEPAGE: "hg"
- * among its VmFlags in /proc/self/smaps): 1 or 0; -1 when the kernel has no
- * transparent huge pages or smaps cannot tell. */
-static int huge_asked(const void *addr)
-{
-	if (access("/sys/kernel/mm/transparent_hugepage", F_OK))
-		return -1;
-	FILE *f = fopen("/proc/self/smaps", "r");
-	if (!f)
-		return -1;
-	char line[512];
-	int in = 0, ret = -1;
-	while (ret < 0 && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
-			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
-		else if (in && !strncmp(line, "VmFlags:", 8))
-			ret = strstr(line, " hg") != NULL;
-	}
-	fclose(f);
-	return ret;
-}
-
 static int grow_calls;
 static int grow_refuse(berth_buf *b, size_t need)
 {
@@ -1734,7 +1711,7 @@ static void test_spool(void)
 	CHECK_INT(made_ahead(&s), 1);
 	/* on a 2 MiB boundary, asked for huge pages */
 	CHECKF((uintptr_t)s.buf.data % (2u << 20) == 0, "mapping at %p", (void *)s.buf.data);
-	CHECK(huge_asked(s.buf.data) != 0);
+	CHECK(t_huge_asked(s.buf.data) != 0);
 	CHECK_INT(spool_detach(&s, &data, &len), 0);
 	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0 && data[len] == '\0');
 	free(data);
@@ -1768,7 +1745,7 @@ static void test_spool(void)
 	       "room %zu, cap %zu, len %zu", s.room, s.buf.cap, s.buf.len);
 	/* moved whole to a 2 MiB boundary (elsewhere its huge pages would be split) */
 	CHECKF((uintptr_t)s.buf.data % (2u << 20) == 0, "mapping at %p", (void *)s.buf.data);
-	CHECK(huge_asked(s.buf.data) != 0);
+	CHECK(t_huge_asked(s.buf.data) != 0);
 	CHECK_INT(spool_detach(&s, &data, &len), 0);
 	CHECK(len == want.len && data && memcmp(data, want.data, len) == 0);
 	free(data);
