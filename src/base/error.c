@@ -3,8 +3,23 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include "base/hugemap.h"
 #include "base/internal.h"
+
+/* Where the problems' strings are kept: chunks that are filled in turn and
+ * freed with the error. Most errors hold a problem or two, in the first
+ * small chunk; a stream of runs holds thousands of warnings (a MB of text
+ * for 4,000 runs), which past CHUNK_HEAP bytes go to huge pages (hugemap.h),
+ * not to a fresh 4 KiB page every twenty of them. */
+struct chunk {
+	struct chunk *next;
+	size_t size; /* of the whole chunk: mapped when it is a multiple of HUGEMAP_PAGE */
+	char text[];
+};
+#define CHUNK_FIRST ((size_t)1 << 10)
+#define CHUNK_HEAP ((size_t)64 << 10) /* the largest chunk on the heap */
 
 struct berth_error {
 	size_t count, cap;
@@ -17,6 +32,8 @@ struct berth_error {
 	 * runs sorts its growing list once a run */
 	size_t sorted, nfiles, files_cap;
 	const char **files;
+	struct chunk *chunks; /* the newest first */
+	char *at, *end;       /* the free bytes of the newest */
 };
 
 /* Returned when even the error cannot be allocated. */
@@ -24,19 +41,57 @@ static berth_problem oom_problem = {BERTH_ENOMEM, BERTH_ERROR, NULL, 0, 0, NULL,
 static berth_error oom_error = {.count = 1, .cap = 1, .items = &oom_problem, .is_static = 1,
 				.errors = 1};
 
-/* A problem's file, path and message are one allocation, in that order
- * (berth_problem_vadd): a stream of runs keeps thousands of warnings. */
-static void problem_clear(berth_problem *p)
+static void chunks_free(struct chunk *c)
 {
-	free((char *)(p->file ? p->file : p->path ? p->path : p->message));
+	while (c) {
+		struct chunk *next = c->next;
+		if (c->size % HUGEMAP_PAGE == 0)
+			munmap(c, c->size);
+		else
+			free(c);
+		c = next;
+	}
+}
+
+/* n bytes for e's problems' strings: from its newest chunk, or from a new
+ * one four times as large as the last (huge pages past CHUNK_HEAP). NULL
+ * when there is no memory. */
+static char *text_alloc(berth_error *e, size_t n)
+{
+	if ((size_t)(e->end - e->at) < n) {
+		size_t last = e->chunks ? e->chunks->size : 0;
+		size_t size = last ? 4 * last : CHUNK_FIRST;
+		size_t need = n + offsetof(struct chunk, text);
+		struct chunk *c;
+		if (n > SIZE_MAX / 2)
+			return NULL;
+		if (size > CHUNK_HEAP || need > CHUNK_HEAP) {
+			size = (need + HUGEMAP_PAGE - 1) / HUGEMAP_PAGE * HUGEMAP_PAGE;
+			c = hugemap(size, PROT_READ | PROT_WRITE);
+			if (c == MAP_FAILED)
+				return NULL;
+		} else {
+			while (size < need)
+				size *= 2;
+			if (!(c = berth_malloc(size)))
+				return NULL;
+		}
+		c->size = size;
+		c->next = e->chunks;
+		e->chunks = c;
+		e->at = c->text;
+		e->end = (char *)c + size;
+	}
+	char *p = e->at;
+	e->at += n;
+	return p;
 }
 
 void berth_error_free(berth_error *err)
 {
 	if (!err || err->is_static)
 		return;
-	for (size_t i = 0; i < err->count; i++)
-		problem_clear(&err->items[i]);
+	chunks_free(err->chunks);
 	free(err->items);
 	free(err->files);
 	free(err);
@@ -74,17 +129,18 @@ static int set_oom(berth_error **err)
 	return -BERTH_ENOMEM;
 }
 
-static int push(berth_error **err, berth_problem *p)
+/* *err, made when it is NULL; NULL when it is the static error or no
+ * memory could be had. */
+static berth_error *error_of(berth_error **err)
 {
-	berth_error *e = *err;
-	if (!e) {
-		e = berth_calloc(1, sizeof(*e));
-		if (!e)
-			return -1;
-		*err = e;
-	}
-	if (e->is_static)
-		return -1;
+	if (!*err)
+		*err = berth_calloc(1, sizeof(**err));
+	return *err && !(*err)->is_static ? *err : NULL;
+}
+
+/* Appends p (its strings kept by e or by a chunk handed to e) to e. */
+static int push(berth_error *e, const berth_problem *p)
+{
 	if (e->count == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 4;
 		berth_problem *items = berth_realloc(e->items, cap * sizeof(*items));
@@ -136,33 +192,28 @@ int berth_problem_vadd(berth_error **err, berth_code code, berth_severity sev,
 		}
 	}
 	va_end(aq);
-	if (text == tmp && n >= sizeof(tmp))
-		goto oom; /* no room for a long message */
 	const char *file = where ? where->file : NULL;
 	const char *path = where && where->path && where->path[0] ? where->path : NULL;
 	size_t flen = file ? strlen(file) + 1 : 0, plen = path ? strlen(path) + 1 : 0;
-	char *at = berth_malloc(flen + plen + n + 1);
-	if (!at)
-		goto oom;
-	if (where) {
-		p.line = where->line;
-		p.column = where->column;
+	berth_error *e = text == tmp && n >= sizeof(tmp) ? NULL : error_of(err);
+	char *at = e ? text_alloc(e, flen + plen + n + 1) : NULL;
+	if (at) {
+		if (where) {
+			p.line = where->line;
+			p.column = where->column;
+		}
+		if (file)
+			p.file = put_str(&at, file, flen - 1);
+		if (path)
+			p.path = put_str(&at, path, plen - 1);
+		p.message = put_str(&at, text, n);
 	}
-	if (file)
-		p.file = put_str(&at, file, flen - 1);
-	if (path)
-		p.path = put_str(&at, path, plen - 1);
-	p.message = put_str(&at, text, n);
 	free(big);
-	big = NULL;
-	if (push(err, &p) < 0)
-		goto oom;
+	if (!at || push(e, &p) < 0) {
+		set_oom(err);
+		return sev == BERTH_ERROR ? -BERTH_ENOMEM : 0;
+	}
 	return ret;
-oom:
-	free(big);
-	problem_clear(&p);
-	set_oom(err);
-	return sev == BERTH_ERROR ? -BERTH_ENOMEM : 0;
 }
 
 int berth_problem_add(berth_error **err, berth_code code, berth_severity sev,
@@ -184,6 +235,25 @@ int berth_fail(berth_error **err, berth_code code, const char *fmt, ...)
 	return ret;
 }
 
+/* src's chunks, its problems' strings, to e (after e's newest: e keeps
+ * filling its own) */
+static void chunks_take(berth_error *e, berth_error *src)
+{
+	struct chunk **tail = e->chunks ? &e->chunks->next : &e->chunks;
+	struct chunk *last = src->chunks;
+	if (!last)
+		return;
+	while (last->next)
+		last = last->next;
+	last->next = *tail;
+	*tail = src->chunks;
+	if (!e->at) {
+		e->at = src->at;
+		e->end = src->end;
+	}
+	src->chunks = NULL;
+}
+
 int berth_error_move(berth_error **dst, berth_error *src)
 {
 	if (!src)
@@ -196,21 +266,14 @@ int berth_error_move(berth_error **dst, berth_error *src)
 		*dst = src;
 		return 0;
 	}
-	for (size_t i = 0; i < src->count; i++) {
-		if (push(dst, &src->items[i]) < 0) {
-			/* items moved so far belong to dst; free the rest */
-			for (size_t j = i; j < src->count; j++)
-				problem_clear(&src->items[j]);
-			free(src->items);
-			free(src->files);
-			free(src);
-			return set_oom(dst);
-		}
-	}
-	free(src->items);
-	free(src->files);
-	free(src);
-	return 0;
+	berth_error *e = *dst;
+	chunks_take(e, src); /* the strings go with the problems */
+	int ret = 0;
+	for (size_t i = 0; i < src->count && !ret; i++)
+		if (push(e, &src->items[i]) < 0)
+			ret = -1;
+	berth_error_free(src);
+	return ret ? set_oom(dst) : 0;
 }
 
 struct sortkey {

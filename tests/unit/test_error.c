@@ -213,9 +213,17 @@ static void test_out_of_memory_error(void)
 	berth_error *err = NULL;
 	add(&err, "f", 1, 1, "first");
 	add(&err, "f", 2, 1, "second");
-	/* the message cannot be copied: *err becomes the static error */
+	/* a short message goes where the first two are kept: no allocation */
 	berth_fail_alloc_after = 1;
-	CHECK_INT(berth_problem_add(&err, BERTH_EINVALID, BERTH_ERROR, NULL, "third"), -BERTH_ENOMEM);
+	CHECK_INT(berth_problem_add(&err, BERTH_EINVALID, BERTH_WARNING, NULL, "third"), 0);
+	CHECK_INT(berth_fail_alloc_after, 1);
+	CHECK_INT(berth_error_count(err), 3);
+	/* one past their first kilobyte cannot be copied: *err becomes the
+	 * static error */
+	char longs[1500];
+	memset(longs, 'l', sizeof(longs) - 1);
+	longs[sizeof(longs) - 1] = '\0';
+	CHECK_INT(berth_problem_add(&err, BERTH_EINVALID, BERTH_ERROR, NULL, "%s", longs), -BERTH_ENOMEM);
 	berth_fail_alloc_after = 0;
 	CHECK_INT(berth_error_count(err), 1);
 	CHECK_INT(berth_error_errors(err), 1);
@@ -283,6 +291,51 @@ static void test_problem_add_every_allocation_fails(void)
 {
 	every_allocation_fails(0);
 	every_allocation_fails(1);
+}
+
+/* One problem of many: warning i of a stream, as render's runs have them. */
+static void many_add(berth_error **err, int i, char *want, size_t n)
+{
+	berth_where w = {"<stdin>", (unsigned)i + 1, 3, "resources.cpu.requests"};
+	snprintf(want, n, "%dm from the run spec is overridden by profile \"p%d\", which decides "
+		 "resources.cpu whole (x.yaml:%d:1)", i, i % 7, i);
+	berth_problem_add(err, BERTH_EINVALID, BERTH_WARNING, &w, "%s", want);
+}
+
+/* Thousands of problems (a stream of runs): each keeps its strings whole,
+ * past the first chunks in memory asked for huge pages, and they stay
+ * whole when the problems move to another error and their first is freed. */
+static void test_many_problems(void)
+{
+	enum { N = 20000, M = 3000 };
+	berth_error *err = NULL, *dst = NULL;
+	char want[256];
+	for (int i = 0; i < N; i++)
+		many_add(&err, i, want, sizeof(want));
+	for (int i = 0; i < M; i++)
+		many_add(&dst, N + i, want, sizeof(want));
+	CHECK_INT(berth_error_count(err), N);
+	const berth_problem *last = berth_error_get(err, N - 1);
+	if (CHECK(last != NULL))
+		CHECK(t_huge_asked(last->message) != 0);
+	CHECK_INT(berth_error_move(&dst, err), 0);
+	CHECK_INT(berth_error_count(dst), N + M);
+	int bad = 0;
+	for (int k = 0; k < N + M; k++) {
+		int i = k < M ? N + k : k - M; /* dst's own first, then the moved ones */
+		const berth_problem *p = berth_error_get(dst, (size_t)k);
+		snprintf(want, sizeof(want), "%dm from the run spec is overridden by profile \"p%d\", "
+			 "which decides resources.cpu whole (x.yaml:%d:1)", i, i % 7, i);
+		if (!p || strcmp(p->message, want) || strcmp(p->file, "<stdin>") ||
+		    strcmp(p->path, "resources.cpu.requests") || p->line != (unsigned)i + 1)
+			bad++;
+	}
+	CHECKF(bad == 0, "%d of %d problems not as added", bad, N + M);
+	/* and more go on after the moved ones */
+	many_add(&dst, 7, want, sizeof(want));
+	const berth_problem *p = berth_error_get(dst, N + M);
+	CHECK(p && strcmp(p->message, want) == 0);
+	berth_error_free(dst);
 }
 
 /* ---- berth_error_sort ----------------------------------------------------------------- */
@@ -592,7 +645,7 @@ static void test_join_and_text_message(void)
 T_MAIN(T(test_join_and_text_message), T(test_format_full), T(test_format_parts_left_out), T(test_format_warning),
        T(test_format_truncates), T(test_problem_add), T(test_problem_add_long_message_and_empty_path),
        T(test_problem_add_null_err), T(test_queries_on_null_and_warnings), T(test_out_of_memory_error),
-       T(test_problem_add_every_allocation_fails), T(test_sort_by_line_and_column), T(test_sort_stable),
+       T(test_problem_add_every_allocation_fails), T(test_many_problems), T(test_sort_by_line_and_column), T(test_sort_stable),
        T(test_sort_files_in_order_of_appearance), T(test_sort_allocation_failure),
        T(test_sort_again_after_adding), T(test_move),
        T(test_move_out_of_memory), T(test_code_exit_status), T(test_code_http_status),
