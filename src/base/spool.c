@@ -58,10 +58,15 @@ static char *map_room(char *p, size_t old, size_t room)
 	if (at == MAP_FAILED)
 		return at;
 	char *to = mremap(p, old, room, MREMAP_MAYMOVE | MREMAP_FIXED, at);
-	if (to == MAP_FAILED)
+	if (to == MAP_FAILED) {
 		munmap(at, room);
-	else
-		hugemap_advise(to, room);
+		return to;
+	}
+	/* the rights the grown part has, said again: nothing for the kernel,
+	 * but valgrind's memcheck gives that part the rights of whatever it
+	 * finds where the old mapping was, unwritable (make valgrind failed) */
+	mprotect(to + old, room - old, PROT_READ | PROT_WRITE);
+	hugemap_advise(to, room);
 	return to;
 }
 
