@@ -58,7 +58,7 @@ static void chunks_free(struct chunk *c)
  * when there is no memory. */
 static char *text_alloc(berth_error *e, size_t n)
 {
-	if ((size_t)(e->end - e->at) < n) {
+	if (!e->at || (size_t)(e->end - e->at) < n) {
 		size_t last = e->chunks ? e->chunks->size : 0;
 		size_t size = last ? 4 * last : CHUNK_FIRST;
 		size_t need = n + offsetof(struct chunk, text);

@@ -10,7 +10,7 @@
 
 void *hugemap(size_t n, int prot)
 {
-	if (n > SIZE_MAX - HUGEMAP_PAGE)
+	if (!n || n % HUGEMAP_PAGE || n > SIZE_MAX - HUGEMAP_PAGE)
 		return MAP_FAILED;
 	char *q = mmap(NULL, n + HUGEMAP_PAGE, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (q == MAP_FAILED)

@@ -17,10 +17,10 @@
 /* A huge page's size: what hugemap's sizes and places are multiples of. */
 #define HUGEMAP_PAGE ((size_t)2 << 20)
 
-/* n bytes (a multiple of HUGEMAP_PAGE) of anonymous private memory at a
- * multiple of HUGEMAP_PAGE, with prot (PROT_NONE reserves the place, no
- * memory charged, for mremap to move a mapping onto); MAP_FAILED when there
- * is none. Freed with munmap. */
+/* n bytes (a multiple of HUGEMAP_PAGE, not 0: else MAP_FAILED) of
+ * anonymous private memory at a multiple of HUGEMAP_PAGE, with prot
+ * (PROT_NONE reserves the place, no memory charged, for mremap to move a
+ * mapping onto); MAP_FAILED when there is none. Freed with munmap. */
 void *hugemap(size_t n, int prot);
 
 /* Asks the kernel for huge pages on [p, p + n) (a hint: nothing when they

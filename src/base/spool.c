@@ -58,10 +58,10 @@ static char *map_room(char *p, size_t old, size_t room)
 	if (at == MAP_FAILED)
 		return at;
 	char *to = mremap(p, old, room, MREMAP_MAYMOVE | MREMAP_FIXED, at);
-	if (to == MAP_FAILED) {
-		munmap(at, room);
-		return to;
-	}
+	if (to == MAP_FAILED)
+		return to; /* the reserved place is not unmapped: mremap unmaps it before
+			      most of its failures, and another thread may have mapped
+			      something there since */
 	/* the rights the grown part has, said again: nothing for the kernel,
 	 * but valgrind's memcheck gives that part the rights of whatever it
 	 * finds where the old mapping was, unwritable (make valgrind failed) */

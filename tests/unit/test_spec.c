@@ -22,6 +22,7 @@
 #include "render/emit.h"
 #include "base/internal.h"
 #include "base/rodata.h"
+#include "base/hugemap.h"
 #include "base/spool.h"
 #include "spec/yaml.h"
 #include "t.h"
@@ -1663,6 +1664,27 @@ static int made_ahead(const spool *s)
 	return mincore((void *)last, (size_t)pg, &in) == 0 ? (in & 1) : -1;
 }
 
+/* hugemap: whole huge pages on their boundary, or MAP_FAILED for a size that
+ * is none (0, not a multiple, too large for the address space). */
+static void test_hugemap(void)
+{
+	CHECK(hugemap(0, PROT_READ | PROT_WRITE) == MAP_FAILED);
+	CHECK(hugemap(HUGEMAP_PAGE + 4096, PROT_READ | PROT_WRITE) == MAP_FAILED);
+	CHECK(hugemap(SIZE_MAX - HUGEMAP_PAGE + 1, PROT_READ | PROT_WRITE) == MAP_FAILED);
+	for (int none = 0; none < 2; none++) {
+		char *p = hugemap(2 * HUGEMAP_PAGE, none ? PROT_NONE : PROT_READ | PROT_WRITE);
+		if (!CHECK(p != MAP_FAILED))
+			continue;
+		CHECKF((uintptr_t)p % HUGEMAP_PAGE == 0, "at %p", (void *)p);
+		if (!none) {
+			p[0] = 'a';
+			p[2 * HUGEMAP_PAGE - 1] = 'z';
+			CHECK(p[0] == 'a' && t_huge_asked(p) != 0);
+		}
+		CHECK_INT(munmap(p, 2 * HUGEMAP_PAGE), 0);
+	}
+}
+
 static int grow_calls;
 static int grow_refuse(berth_buf *b, size_t need)
 {
@@ -2291,7 +2313,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
-       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_buf_grow_hook), T(test_read_file_cap), T(test_control_bytes),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_hugemap), T(test_buf_grow_hook), T(test_read_file_cap), T(test_control_bytes),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
        T(test_fault_injection_warnings), T(test_fault_injection_err_null),
        T(test_fault_injection_file))
