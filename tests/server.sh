@@ -976,9 +976,14 @@ PATH=$tmp/fakebin:$PATH BERTH_SAMPLE_MS=200 start --insecure-local
 printf 'function: {name: burn, command: [python3, -c, "import time\\nx = bytearray(40 << 20)\\nt = time.time()\\nwhile time.time() - t < 2.5: pass"]}\nresources: {cpu: "1", gpu: 1}\n' >burn.yaml
 call POST /api/v1/runs --data-binary @burn.yaml >/dev/null
 bid=$(json 'd["id"]' <body 2>/dev/null)
-sleep 1.5
-call GET /metrics >/dev/null
-cp body usage-metrics.txt
+# /metrics while the run burns (2.5 s): asked until its sample is there, not
+# once after a fixed sleep (a loaded machine starts the run later)
+for i in $(seq 25); do
+	sleep 0.2
+	call GET /metrics >/dev/null
+	cp body usage-metrics.txt
+	grep -q "^berth_run_gpu_utilization_percent{project=\"default\",run=\"$bid\",rank=\"0\"} 37$" usage-metrics.txt && break
+done
 final=$(wait_final "$bid")
 s1=$(call GET "/api/v1/runs/$bid/usage")
 cp body usage.json
