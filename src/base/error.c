@@ -61,10 +61,10 @@ static char *text_alloc(berth_error *e, size_t n)
 	if (!e->at || (size_t)(e->end - e->at) < n) {
 		size_t last = e->chunks ? e->chunks->size : 0;
 		size_t size = last ? 4 * last : CHUNK_FIRST;
-		size_t need = n + offsetof(struct chunk, text);
-		struct chunk *c;
 		if (n > SIZE_MAX / 2)
 			return NULL;
+		size_t need = n + offsetof(struct chunk, text);
+		struct chunk *c;
 		if (size > CHUNK_HEAP || need > CHUNK_HEAP) {
 			size = (need + HUGEMAP_PAGE - 1) / HUGEMAP_PAGE * HUGEMAP_PAGE;
 			c = hugemap(size, PROT_READ | PROT_WRITE);

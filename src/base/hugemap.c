@@ -7,10 +7,11 @@
 #include <sys/mman.h>
 
 #include "base/hugemap.h"
+#include "base/internal.h"
 
 void *hugemap(size_t n, int prot)
 {
-	if (!n || n % HUGEMAP_PAGE || n > SIZE_MAX - HUGEMAP_PAGE)
+	if (!n || n % HUGEMAP_PAGE || n > SIZE_MAX - HUGEMAP_PAGE || berth_injected_failure())
 		return MAP_FAILED;
 	char *q = mmap(NULL, n + HUGEMAP_PAGE, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (q == MAP_FAILED)

@@ -77,11 +77,14 @@ char *berth_strdup(const char *s);
 char *berth_join(char *buf, size_t n, ...) __attribute__((sentinel));
 
 /* Fault injection for tests: when set > 0, the n-th next allocation made
- * through berth_malloc fails. Only in test builds (BERTH_FAULT_INJECTION). */
+ * through berth_malloc (or a mapping through hugemap) fails. Only in test
+ * builds (BERTH_FAULT_INJECTION); berth_injected_failure says whether this
+ * allocation is the one, and counts it. */
 void *berth_malloc(size_t n);
 void *berth_calloc(size_t n, size_t size);
 void *berth_realloc(void *p, size_t n);
 extern long berth_fail_alloc_after;
+int berth_injected_failure(void);
 /* Tests: sleeps as many milliseconds as the environment variable name says
  * (a slow step, for a race to be seen). Test builds only: elsewhere, nothing. */
 void berth_test_pause(const char *name);

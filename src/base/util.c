@@ -14,7 +14,7 @@
 
 long berth_fail_alloc_after = 0;
 
-static int injected_failure(void)
+int berth_injected_failure(void)
 {
 #ifdef BERTH_FAULT_INJECTION
 	if (berth_fail_alloc_after > 0 && --berth_fail_alloc_after == 0)
@@ -25,17 +25,17 @@ static int injected_failure(void)
 
 void *berth_malloc(size_t n)
 {
-	return injected_failure() ? NULL : malloc(n ? n : 1);
+	return berth_injected_failure() ? NULL : malloc(n ? n : 1);
 }
 
 void *berth_calloc(size_t n, size_t size)
 {
-	return injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1);
+	return berth_injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1);
 }
 
 void *berth_realloc(void *p, size_t n)
 {
-	return injected_failure() ? NULL : realloc(p, n ? n : 1);
+	return berth_injected_failure() ? NULL : realloc(p, n ? n : 1);
 }
 
 char *berth_strndup(const char *s, size_t n)

@@ -3,6 +3,7 @@
  * out-of-memory error, and the mapping of codes to names and statuses.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "berth/error.h"
@@ -253,16 +254,20 @@ static void test_out_of_memory_error(void)
 }
 
 /* Each allocation of an add, in turn, fails: never a crash or a leak. The
- * message is given whole ("%s"), or formatted past the stack's 256 bytes. */
-static void every_allocation_fails(int formatted)
+ * message (len bytes) is given whole ("%s"), or formatted past the stack's
+ * 256 bytes; past 64 KiB it goes to a chunk of huge pages (a mapping that
+ * fails as an allocation does). */
+static int every_allocation_fails(size_t len, int formatted)
 {
-	int done = 0;
+	int done = 0, failed = 0;
+	char *longs = malloc(len + 1);
+	if (!CHECK(longs != NULL))
+		return -1;
+	memset(longs, 'z', len);
+	longs[len] = '\0';
 	for (long n = 1; n < 100 && !done; n++) {
 		berth_error *err = NULL;
 		berth_where w = {"f.yaml", 1, 2, "a.b"};
-		char longs[400];
-		memset(longs, 'z', sizeof(longs) - 1);
-		longs[sizeof(longs) - 1] = '\0';
 		add(&err, "f.yaml", 1, 1, "before");
 		berth_fail_alloc_after = n;
 		int ret = formatted ? berth_problem_add(&err, BERTH_ETYPE, BERTH_ERROR, &w, "<%s>", longs)
@@ -270,6 +275,7 @@ static void every_allocation_fails(int formatted)
 		int injected = berth_fail_alloc_after == 0;
 		berth_fail_alloc_after = 0;
 		if (injected) {
+			failed++;
 			CHECK_INT(ret, -BERTH_ENOMEM);
 			CHECK_INT(berth_error_code(err), BERTH_ENOMEM);
 			CHECK_INT(berth_error_count(err), 1);
@@ -278,19 +284,26 @@ static void every_allocation_fails(int formatted)
 			CHECK_INT(berth_error_count(err), 2);
 			CHECK_INT(berth_error_code(err), BERTH_EINVALID);
 			const berth_problem *p = berth_error_get(err, 1);
-			CHECK(p && strlen(p->message) == sizeof(longs) - 1 + 2 * (size_t)formatted &&
+			CHECK(p && strlen(p->message) == len + 2 * (size_t)formatted &&
 			      strcmp(p->file, "f.yaml") == 0 && strcmp(p->path, "a.b") == 0);
 			done = 1;
 		}
 		berth_error_free(err);
 	}
 	CHECK(done);
+	free(longs);
+	return failed;
 }
 
 static void test_problem_add_every_allocation_fails(void)
 {
-	every_allocation_fails(0);
-	every_allocation_fails(1);
+	/* how many allocations each add makes, each failed in turn: none where
+	 * the text fits the first chunk; the formatted message's buffer; the
+	 * huge-page chunk; both */
+	CHECK_INT(every_allocation_fails(399, 0), 0);
+	CHECK_INT(every_allocation_fails(399, 1), 1);
+	CHECK_INT(every_allocation_fails(100000, 0), 1);
+	CHECK_INT(every_allocation_fails(100000, 1), 2);
 }
 
 /* One problem of many: warning i of a stream, as render's runs have them. */

@@ -1685,6 +1685,34 @@ static void test_hugemap(void)
 	}
 }
 
+/* A spool whose mapping cannot be had (made first, or grown past 8 MiB) fails
+ * sticky, keeps what it held whole, and frees it: the output is refused, not
+ * cut or crashed (a mapping fails as an allocation does under fault
+ * injection). */
+static void test_spool_no_mapping(void)
+{
+	for (int grown = 0; grown < 2; grown++) {
+		spool s = SPOOL_INIT;
+		berth_buf want = BERTH_BUF_INIT;
+		size_t pieces = grown ? (8u << 20) / 999 - 10 : SPOOL_WINDOW / 999 - 1;
+		spool_fill(&s, &want, pieces);
+		CHECK(grown ? s.room == (8u << 20) : s.room == 0);
+		char big[20000];
+		memset(big, 'b', sizeof(big));
+		berth_fail_alloc_after = 1;
+		CHECK_INT(berth_buf_append(&s.buf, big, sizeof(big)), -BERTH_ENOMEM);
+		CHECKF(berth_fail_alloc_after == 0, "grown %d: the mapping was not asked for", grown);
+		berth_fail_alloc_after = 0;
+		CHECK_INT(berth_buf_puts(&s.buf, "more"), -BERTH_ENOMEM); /* sticky */
+		CHECK(s.buf.len == want.len && memcmp(s.buf.data, want.data, want.len) == 0);
+		char *data = NULL;
+		size_t len = 0;
+		CHECK_INT(spool_detach(&s, &data, &len), -BERTH_ENOMEM);
+		CHECK(data == NULL && len == 0 && s.buf.data == NULL && s.room == 0);
+		berth_buf_release(&want);
+	}
+}
+
 static int grow_calls;
 static int grow_refuse(berth_buf *b, size_t need)
 {
@@ -2313,7 +2341,7 @@ T_MAIN(T(test_node_at_and_text), T(test_docs_json), T(test_emit_strings_read_bac
        T(test_duplicate_key), T(test_warning_trailing_comma), T(test_warning_gpu_type_without_gpu),
        T(test_warnings_with_errors), T(test_err_null), T(test_syntax_error), T(test_nul_in_scalar),
        T(test_parse_file_missing), T(test_parse_file), T(test_parse_file_too_big),
-       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_hugemap), T(test_buf_grow_hook), T(test_read_file_cap), T(test_control_bytes),
+       T(test_billion_laughs), T(test_aliases_share), T(test_too_big), T(test_too_many_problems), T(test_stray_comma_cap), T(test_read_file_stream), T(test_arena_release), T(test_arena_window), T(test_spool), T(test_spool_no_mapping), T(test_hugemap), T(test_buf_grow_hook), T(test_read_file_cap), T(test_control_bytes),
        T(test_fault_injection_valid), T(test_fault_injection_invalid),
        T(test_fault_injection_warnings), T(test_fault_injection_err_null),
        T(test_fault_injection_file))
